@@ -1,0 +1,111 @@
+// The compiled form of a scenario: flat, with every name resolved to an index and every step
+// carrying its source position. The simulator and the native runtime both execute exactly this.
+
+export interface Pos {
+  /** 1-based. */
+  line: number;
+  /** 1-based. */
+  column: number;
+}
+
+export type Schedule = 'auto' | 'spin' | 'yield' | 'blockingSync';
+export type HostMemoryKind = 'pinned' | 'pageable';
+export type CopyDirection = 'HtoD' | 'DtoH' | 'DtoD' | 'HtoH';
+
+export interface StreamDecl {
+  id: number;
+  name: string;
+  nonBlocking: boolean;
+  /** CUDA convention: lower numbers are higher priority (0 is the default, -5 the highest on H200). */
+  priority: number;
+  legacyDefault: boolean;
+  perThreadDefault: boolean;
+  /** For a per-thread default stream, the thread that owns it. */
+  thread?: number;
+  pos: Pos;
+}
+
+export interface EventDecl {
+  id: number;
+  name: string;
+  timing: boolean;
+  blockingSync: boolean;
+  /** Internal events made by `waitStream` steps are not declared by the user. */
+  internal: boolean;
+  pos: Pos;
+}
+
+export interface BufferDecl {
+  id: number;
+  name: string;
+  bytes: number;
+  /** Absent for device memory. */
+  host?: HostMemoryKind;
+  pos: Pos;
+}
+
+interface StepBase {
+  /** Index of the step in its thread. */
+  index: number;
+  pos: Pos;
+}
+
+export type Step =
+  | (StepBase & {
+      op: 'launch';
+      name: string;
+      stream: number;
+      /** Duration in ns for a spin kernel; absent when `touch` sets the work. */
+      ns?: number;
+      /** A touch kernel: reads and writes this buffer (real memory traffic). */
+      touch?: number;
+      grid: number;
+      block: number;
+      reads: number[];
+      writes: number[];
+    })
+  | (StepBase & { op: 'record'; event: number; stream: number })
+  | (StepBase & { op: 'wait'; event: number; stream: number })
+  | (StepBase & { op: 'query'; event: number; expect?: 'ready' | 'notReady' })
+  | (StepBase & { op: 'eventSync'; event: number })
+  | (StepBase & { op: 'streamSync'; stream: number })
+  | (StepBase & { op: 'deviceSync' })
+  | (StepBase & { op: 'elapsed'; from: number; to: number })
+  | (StepBase & {
+      op: 'copy';
+      src: number;
+      dst: number;
+      bytes: number;
+      direction: CopyDirection;
+      async: boolean;
+      stream: number;
+    })
+  | (StepBase & { op: 'memset'; buffer: number; bytes: number; async: boolean; stream: number })
+  | (StepBase & { op: 'hostWork'; ns: number })
+  | (StepBase & { op: 'hostFunc'; stream: number; ns: number });
+
+export type StepOp = Step['op'];
+
+export interface ThreadDecl {
+  id: number;
+  name: string;
+  /** The stream that `"stream"`-less steps of this thread use: the legacy default stream, or
+   * this thread's per-thread default stream. */
+  defaultStream: number;
+  steps: Step[];
+}
+
+export interface Program {
+  name: string;
+  description?: string;
+  /** The scenario file's name, for messages. */
+  file?: string;
+  device: { schedule: Schedule; perThreadDefaultStream: boolean };
+  /** streams[0] is always the legacy default stream, named "default". */
+  streams: StreamDecl[];
+  events: EventDecl[];
+  buffers: BufferDecl[];
+  threads: ThreadDecl[];
+  /** Total steps over all threads. */
+  stepCount: number;
+}

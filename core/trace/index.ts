@@ -1,0 +1,3 @@
+export * from './model';
+export * from './table';
+export * from './json';

@@ -1,0 +1,337 @@
+// The Trace: the one contract between producers (simulator, GPU runtime, importers) and consumers
+// (analyses, report, exporters, timeline). In memory it is columnar; on disk it is JSON (json.ts).
+import { StringTable, Table, TableBuilder } from './table';
+
+export const TRACE_FORMAT = 'syncscope-trace';
+export const TRACE_VERSION = 1;
+
+/** Host-side API call kinds. `context` is an enclosing framework op (aten::item, a user range). */
+export const CALL_KINDS = [
+  'launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed',
+  'memcpy', 'memset', 'hostFunc', 'hostWork', 'context', 'api',
+] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
+
+export const OP_KINDS = ['kernel', 'memcpy', 'memset', 'eventRecord', 'waitEvent', 'hostFunc'] as const;
+export type OpKind = (typeof OP_KINDS)[number];
+
+/**
+ * Edge kinds. The endpoints' types follow from the kind: `launch` is call -> op, `release` is
+ * op -> call, every other kind is op -> op.
+ */
+export const EDGE_KINDS = ['stream', 'legacy', 'event', 'release', 'launch'] as const;
+export type EdgeKind = (typeof EDGE_KINDS)[number];
+
+export const COPY_KINDS = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const;
+export type CopyKind = (typeof COPY_KINDS)[number];
+
+export const HOST_MEMORY = ['', 'pinned', 'pageable'] as const;
+export type HostMemory = (typeof HOST_MEMORY)[number];
+
+/** Answers a host call got. `error` goes with a `status` string such as cudaErrorNotReady. */
+export const ANSWERS = ['', 'ready', 'notReady', 'error'] as const;
+export type Answer = (typeof ANSWERS)[number];
+
+export const enumIndex = <T extends readonly string[]>(list: T, value: T[number]): number => list.indexOf(value);
+
+/** releasedBy values that are not op ids. */
+export const RELEASED_NONE = -1; // nothing was pending: the wait returned at once
+export const RELEASED_UNKNOWN = -2; // the data cannot tell which op released the host
+
+export const CALL_COLUMNS = {
+  lane: Uint32Array,
+  kind: Uint8Array,
+  begin: Float64Array,
+  end: Float64Array,
+  /** API name, e.g. cudaStreamSynchronize (string id). */
+  name: Int32Array,
+  /** Stream lane the call targets, or -1. */
+  stream: Int32Array,
+  /** Event name (string id), 0 for none. For `elapsed`, the start event. */
+  event: Int32Array,
+  /** For `elapsed`, the end event (string id). */
+  event2: Int32Array,
+  /** Host time spent blocked on the GPU inside this call. */
+  blockedNs: Float64Array,
+  /** The op whose completion released this wait, or RELEASED_NONE / RELEASED_UNKNOWN. */
+  releasedBy: Int32Array,
+  /** Host return time minus the releasing op's end (S16); NaN where it does not apply. */
+  unblockNs: Float64Array,
+  answer: Uint8Array,
+  /** Status name where not success (string id), e.g. cudaErrorNotReady. */
+  status: Int32Array,
+  /** Elapsed milliseconds for `elapsed`; NaN otherwise. */
+  value: Float64Array,
+  bytes: Float64Array,
+  /** Scenario step index, or -1. */
+  step: Int32Array,
+  /** 1-based source line and column of the scenario step; 0 when unknown. */
+  line: Int32Array,
+  column: Int32Array,
+  /** Enclosing framework ops, outermost first, joined by " > " (string id). */
+  context: Int32Array,
+  /** Nesting depth of `context` calls on their lane. */
+  depth: Uint8Array,
+};
+
+export const OP_COLUMNS = {
+  lane: Uint32Array,
+  kind: Uint8Array,
+  start: Float64Array,
+  end: Float64Array,
+  /** The call that issued the op, or -1. */
+  call: Int32Array,
+  name: Int32Array,
+  grid: Uint32Array,
+  block: Uint32Array,
+  bytes: Float64Array,
+  copy: Uint8Array,
+  hostMemory: Uint8Array,
+  /** Event name (string id) for eventRecord / waitEvent ops. */
+  event: Int32Array,
+  /** The kernel's own %globaltimer span mapped to the host clock (GPU runs); NaN otherwise. */
+  truthStart: Float64Array,
+  truthEnd: Float64Array,
+};
+
+export const EDGE_COLUMNS = { kind: Uint8Array, from: Int32Array, to: Int32Array };
+
+/** Declared buffer accesses by ops: what the hazard analysis reads. */
+export const ACCESS_COLUMNS = { op: Int32Array, buffer: Int32Array, write: Uint8Array };
+
+export type CallTable = Table<typeof CALL_COLUMNS>;
+export type OpTable = Table<typeof OP_COLUMNS>;
+export type EdgeTable = Table<typeof EDGE_COLUMNS>;
+export type AccessTable = Table<typeof ACCESS_COLUMNS>;
+
+export type LaneKind = 'thread' | 'stream' | 'copyEngine';
+
+export interface Lane {
+  id: number;
+  kind: LaneKind;
+  name: string;
+  device: number;
+  /** Streams: created with cudaStreamNonBlocking. */
+  nonBlocking?: boolean;
+  priority?: number;
+  /** Streams: the legacy default stream (stream 0, NULL). */
+  legacyDefault?: boolean;
+  /** Streams: a per-thread default stream; `thread` names its host thread lane. */
+  perThreadDefault?: boolean;
+  thread?: number;
+  /** The stream's id in the source data (CUDA handle or profiler stream number). */
+  handle?: number;
+}
+
+export type TraceSource = 'simulator' | 'gpu' | 'pytorch' | 'chrome' | 'capture';
+
+export interface TraceMeta {
+  source: TraceSource;
+  device?: { name: string; sms?: number; driver?: string; computeCapability?: string; index?: number };
+  /** What the timestamps count from, e.g. "host-monotonic" or "simulated". */
+  clock: string;
+  /** Bound on the error of mapping GPU times into the host clock, in ns (0 when exact). */
+  alignmentErrorNs: number;
+  scenario?: { name: string; file?: string };
+  profile?: string;
+  createdAt?: string;
+  /** Free-form provenance notes (importer counts, fallbacks used). */
+  notes?: string[];
+}
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface Finding {
+  rule: string;
+  kind: string;
+  severity: Severity;
+  message: string;
+  calls: number[];
+  ops: number[];
+  source?: { line: number; column: number };
+  /** The smallest change that would remove the finding, in words. */
+  fix?: string;
+  /** Host time the fix would save, where known. */
+  savedNs?: number;
+}
+
+export interface Trace {
+  meta: TraceMeta;
+  lanes: Lane[];
+  strings: string[];
+  calls: CallTable;
+  ops: OpTable;
+  edges: EdgeTable;
+  accesses: AccessTable;
+  findings: Finding[];
+}
+
+// ---- Builders ------------------------------------------------------------------------------
+
+export interface CallInit {
+  lane: number;
+  kind: CallKind;
+  begin: number;
+  end: number;
+  name?: string;
+  stream?: number;
+  event?: string;
+  event2?: string;
+  blockedNs?: number;
+  releasedBy?: number;
+  unblockNs?: number;
+  answer?: Answer;
+  status?: string;
+  value?: number;
+  bytes?: number;
+  step?: number;
+  line?: number;
+  column?: number;
+  context?: string;
+  depth?: number;
+}
+
+export interface OpInit {
+  lane: number;
+  kind: OpKind;
+  start: number;
+  end: number;
+  call?: number;
+  name?: string;
+  grid?: number;
+  block?: number;
+  bytes?: number;
+  copy?: CopyKind;
+  hostMemory?: HostMemory;
+  event?: string;
+  truthStart?: number;
+  truthEnd?: number;
+}
+
+/** The one way producers make a Trace. */
+export class TraceBuilder {
+  readonly strings: StringTable;
+  readonly lanes: Lane[] = [];
+  readonly calls = new TableBuilder(CALL_COLUMNS);
+  readonly ops = new TableBuilder(OP_COLUMNS);
+  readonly edges = new TableBuilder(EDGE_COLUMNS);
+  readonly accesses = new TableBuilder(ACCESS_COLUMNS, 64);
+  readonly findings: Finding[] = [];
+
+  constructor(strings?: readonly string[]) {
+    this.strings = new StringTable(strings);
+  }
+
+  lane(init: Omit<Lane, 'id'>): number {
+    const id = this.lanes.length;
+    this.lanes.push({ id, ...init });
+    return id;
+  }
+
+  call(c: CallInit): number {
+    const i = this.calls.add();
+    const t = this.calls.cols;
+    const s = this.strings;
+    t.lane[i] = c.lane;
+    t.kind[i] = CALL_KINDS.indexOf(c.kind);
+    t.begin[i] = c.begin;
+    t.end[i] = c.end;
+    t.name[i] = c.name ? s.id(c.name) : 0;
+    t.stream[i] = c.stream ?? -1;
+    t.event[i] = c.event ? s.id(c.event) : 0;
+    t.event2[i] = c.event2 ? s.id(c.event2) : 0;
+    t.blockedNs[i] = c.blockedNs ?? 0;
+    t.releasedBy[i] = c.releasedBy ?? RELEASED_NONE;
+    t.unblockNs[i] = c.unblockNs ?? NaN;
+    t.answer[i] = c.answer ? ANSWERS.indexOf(c.answer) : 0;
+    t.status[i] = c.status ? s.id(c.status) : 0;
+    t.value[i] = c.value ?? NaN;
+    t.bytes[i] = c.bytes ?? 0;
+    t.step[i] = c.step ?? -1;
+    t.line[i] = c.line ?? 0;
+    t.column[i] = c.column ?? 0;
+    t.context[i] = c.context ? s.id(c.context) : 0;
+    t.depth[i] = c.depth ?? 0;
+    return i;
+  }
+
+  op(o: OpInit): number {
+    const i = this.ops.add();
+    const t = this.ops.cols;
+    const s = this.strings;
+    t.lane[i] = o.lane;
+    t.kind[i] = OP_KINDS.indexOf(o.kind);
+    t.start[i] = o.start;
+    t.end[i] = o.end;
+    t.call[i] = o.call ?? -1;
+    t.name[i] = o.name ? s.id(o.name) : 0;
+    t.grid[i] = o.grid ?? 0;
+    t.block[i] = o.block ?? 0;
+    t.bytes[i] = o.bytes ?? 0;
+    t.copy[i] = o.copy ? COPY_KINDS.indexOf(o.copy) : 0;
+    t.hostMemory[i] = o.hostMemory ? HOST_MEMORY.indexOf(o.hostMemory) : 0;
+    t.event[i] = o.event ? s.id(o.event) : 0;
+    t.truthStart[i] = o.truthStart ?? NaN;
+    t.truthEnd[i] = o.truthEnd ?? NaN;
+    return i;
+  }
+
+  edge(kind: EdgeKind, from: number, to: number): number {
+    const i = this.edges.add();
+    const t = this.edges.cols;
+    t.kind[i] = EDGE_KINDS.indexOf(kind);
+    t.from[i] = from;
+    t.to[i] = to;
+    return i;
+  }
+
+  access(op: number, buffer: string, write: boolean): void {
+    const i = this.accesses.add();
+    const t = this.accesses.cols;
+    t.op[i] = op;
+    t.buffer[i] = this.strings.id(buffer);
+    t.write[i] = write ? 1 : 0;
+  }
+
+  finish(meta: TraceMeta): Trace {
+    return {
+      meta,
+      lanes: this.lanes,
+      strings: this.strings.list,
+      calls: this.calls.finish(),
+      ops: this.ops.finish(),
+      edges: this.edges.finish(),
+      accesses: this.accesses.finish(),
+      findings: this.findings,
+    };
+  }
+}
+
+// ---- Reading helpers ------------------------------------------------------------------------
+
+export const callKind = (t: Trace, i: number): CallKind => CALL_KINDS[t.calls.kind[i]];
+export const opKind = (t: Trace, i: number): OpKind => OP_KINDS[t.ops.kind[i]];
+export const edgeKind = (t: Trace, i: number): EdgeKind => EDGE_KINDS[t.edges.kind[i]];
+export const str = (t: Trace, id: number): string => t.strings[id] ?? '';
+
+/** Host waits: the synchronize calls, and any call that spent time blocked on the GPU. */
+export function isWait(t: Trace, i: number): boolean {
+  const k = t.calls.kind[i];
+  return k === CALL_KINDS.indexOf('eventSync') || k === CALL_KINDS.indexOf('streamSync') ||
+    k === CALL_KINDS.indexOf('deviceSync') || t.calls.blockedNs[i] > 0;
+}
+
+/** Total time span covered by the trace's calls and ops. */
+export function traceExtent(t: Trace): { start: number; end: number } {
+  let start = Infinity;
+  let end = -Infinity;
+  for (let i = 0; i < t.calls.count; i++) {
+    if (t.calls.begin[i] < start) start = t.calls.begin[i];
+    if (t.calls.end[i] > end) end = t.calls.end[i];
+  }
+  for (let i = 0; i < t.ops.count; i++) {
+    if (t.ops.start[i] < start) start = t.ops.start[i];
+    if (t.ops.end[i] > end) end = t.ops.end[i];
+  }
+  return start <= end ? { start, end } : { start: 0, end: 0 };
+}

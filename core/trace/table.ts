@@ -1,0 +1,86 @@
+// Columnar storage: one typed array per field, so that millions of ops cost a few buffers instead
+// of millions of objects, and travel to the webview as transferable ArrayBuffers.
+
+export type ColumnCtor =
+  | Float64ArrayConstructor
+  | Int32ArrayConstructor
+  | Uint32ArrayConstructor
+  | Uint8ArrayConstructor;
+
+export type ColumnSchema = Record<string, ColumnCtor>;
+
+export type Columns<S extends ColumnSchema> = { [K in keyof S]: InstanceType<S[K]> };
+
+/** A finished table: `count` rows, each column exactly `count` long. */
+export type Table<S extends ColumnSchema> = Columns<S> & { count: number };
+
+/** Appends rows to growable columns; `finish()` trims them to size. */
+export class TableBuilder<S extends ColumnSchema> {
+  count = 0;
+  private capacity: number;
+  cols: Columns<S>;
+
+  constructor(private readonly schema: S, initialCapacity = 1024) {
+    this.capacity = Math.max(16, initialCapacity);
+    this.cols = {} as Columns<S>;
+    for (const key of Object.keys(schema) as (keyof S)[]) {
+      this.cols[key] = new schema[key](this.capacity) as Columns<S>[keyof S];
+    }
+  }
+
+  /** Reserves one row and returns its index; fill it through `cols`. */
+  add(): number {
+    if (this.count === this.capacity) this.grow(this.capacity * 2);
+    return this.count++;
+  }
+
+  private grow(capacity: number): void {
+    for (const key of Object.keys(this.schema) as (keyof S)[]) {
+      const next = new this.schema[key](capacity) as Columns<S>[keyof S];
+      (next as unknown as { set(a: ArrayLike<number>): void }).set(this.cols[key] as unknown as ArrayLike<number>);
+      this.cols[key] = next;
+    }
+    this.capacity = capacity;
+  }
+
+  finish(): Table<S> {
+    const out = { count: this.count } as Table<S>;
+    for (const key of Object.keys(this.schema) as (keyof S)[]) {
+      // slice, not subarray: the result owns a right-sized buffer that can be transferred alone.
+      out[key] = (this.cols[key] as unknown as { slice(a: number, b: number): unknown }).slice(0, this.count) as Table<S>[keyof S];
+    }
+    return out;
+  }
+}
+
+/** Builds a table directly from complete columns (for loading and for tests). */
+export function tableFrom<S extends ColumnSchema>(schema: S, count: number, fill: (cols: Columns<S>) => void): Table<S> {
+  const cols = {} as Columns<S>;
+  for (const key of Object.keys(schema) as (keyof S)[]) cols[key] = new schema[key](count) as Columns<S>[keyof S];
+  fill(cols);
+  return Object.assign(cols, { count }) as Table<S>;
+}
+
+/** Interns strings so that columns can refer to them by index. Index 0 is always "". */
+export class StringTable {
+  readonly list: string[] = [''];
+  private readonly ids = new Map<string, number>([['', 0]]);
+
+  constructor(initial?: readonly string[]) {
+    if (initial) for (const s of initial) this.id(s);
+  }
+
+  id(s: string): number {
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.list.length;
+      this.list.push(s);
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+
+  get(id: number): string {
+    return this.list[id] ?? '';
+  }
+}

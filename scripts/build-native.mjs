@@ -1,0 +1,1 @@
+// Placeholder removed by the native runtime work.
