@@ -1,0 +1,52 @@
+// What core/analyze gives every consumer: the report, `check`, the timeline and the Problems panel.
+import type { Finding } from '../trace/model';
+
+export interface ReleasingOp {
+  op: number;
+  name: string;
+  stream: string;
+}
+
+/** One host wait, explained. The shape of `waits[]` in `syncscope report --json`. */
+export interface WaitExplanation {
+  /** Call id. */
+  id: number;
+  kind: string;
+  thread: string;
+  /** The event or stream waited on ("device" for a device-wide wait). */
+  target: string;
+  beginNs: number;
+  endNs: number;
+  blockedNs: number;
+  /** Empty when nothing was pending; null when the data cannot tell. */
+  releasedBy: ReleasingOp[] | null;
+  unblockLatencyNs: number | null;
+  /** Enclosing framework ops, outermost first (imported traces). */
+  context?: string;
+  /** Whether any awaited work was still pending when the wait began. */
+  pending: boolean;
+  /** How much earlier a narrower wait (an event wait) would have released the host, if any. */
+  narrower?: { kind: 'eventSync'; savedNs: number; op: number };
+  /** SEMANTICS.md rules that govern this wait. */
+  rules: string[];
+  source?: { line: number; column: number };
+}
+
+export interface Metrics {
+  /** Share of the run's wall time that host threads spent blocked, in percent. */
+  hostBlockedPct: number;
+  /** Share of the run's wall time with at least one op running on the device. */
+  gpuBusyPct: number;
+  /** Share of GPU-busy time with two or more streams running at once. */
+  overlapPct: number;
+  perStream: { stream: string; busyPct: number }[];
+  /** The chain of host calls and GPU work that made the run as long as it was. */
+  criticalPath: { kind: 'call' | 'op'; id: number; name: string; startNs: number; endNs: number }[];
+  wallNs: number;
+}
+
+export interface Analysis {
+  waits: WaitExplanation[];
+  findings: Finding[];
+  metrics: Metrics;
+}
