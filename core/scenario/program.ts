@@ -82,7 +82,7 @@ export type Step =
     })
   | (StepBase & { op: 'memset'; buffer: number; bytes: number; async: boolean; stream: number })
   | (StepBase & { op: 'hostWork'; ns: number })
-  | (StepBase & { op: 'hostFunc'; stream: number; ns: number });
+  | (StepBase & { op: 'hostFunc'; name: string; stream: number; ns: number });
 
 export type StepOp = Step['op'];
 

@@ -1,0 +1,48 @@
+// The vocabulary of scenario files: the keys each object may have. The parser validates against
+// these lists, and a test checks that the JSON schema offers exactly the same ones.
+
+/** Each step kind and the keys a step of that kind may have besides its kind key. */
+export const STEP_KEYS = {
+  launch: ['stream', 'us', 'ms', 'ns', 'touch', 'grid', 'block', 'reads', 'writes'],
+  record: ['stream'],
+  wait: ['stream'],
+  waitStream: ['stream'],
+  query: ['expect'],
+  eventSync: [],
+  streamSync: [],
+  deviceSync: [],
+  elapsed: [],
+  copy: ['to', 'bytes', 'async', 'stream'],
+  memset: ['bytes', 'async', 'stream'],
+  hostWork: [],
+  hostFunc: ['stream', 'us', 'ms', 'ns'],
+  repeat: ['steps'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type StepKind = keyof typeof STEP_KEYS;
+export const STEP_KINDS = Object.keys(STEP_KEYS) as StepKind[];
+
+export const TOP_LEVEL_KEYS = ['$schema', 'name', 'description', 'device', 'streams', 'events', 'buffers', 'steps', 'threads'] as const;
+export const DEVICE_KEYS = ['schedule', 'perThreadDefaultStream'] as const;
+export const STREAM_KEYS = ['nonBlocking', 'priority'] as const;
+export const EVENT_KEYS = ['timing', 'blockingSync'] as const;
+export const BUFFER_KEYS = ['bytes', 'host'] as const;
+export const DURATION_KEYS = ['us', 'ms', 'ns'] as const;
+
+export const SCHEDULES = ['auto', 'spin', 'yield', 'blockingSync'] as const;
+export const HOST_MEMORY = ['pinned', 'pageable'] as const;
+export const QUERY_EXPECT = ['ready', 'notReady'] as const;
+
+/** "default" is the calling thread's default stream and "legacy" the legacy default stream. */
+export const RESERVED_STREAMS = ['default', 'legacy'] as const;
+
+export const LIMITS = {
+  repeat: 1_000_000,
+  steps: 5_000_000,
+  /** Larger than any GPU's memory: a bigger number is a typo. */
+  bufferBytes: 2 ** 40,
+  block: 1024,
+  grid: 2 ** 31 - 1,
+  /** CUDA's stream priority range on current GPUs: 0 (lowest) to -5 (highest). */
+  priorityHighest: -5,
+} as const;

@@ -1,0 +1,47 @@
+// What step compilation needs to know: the declared names, the thread being compiled, and the
+// running count of compiled steps that the repeat limit is checked against.
+import type { Node } from './jsonc';
+import type { BufferDecl, EventDecl } from './program';
+import type { Reader } from './read';
+import { closest, unknown } from './suggest';
+import { RESERVED_STREAMS } from './kinds';
+
+export interface Scope {
+  read: Reader;
+  /** User-declared streams by name (not "default" and "legacy"). */
+  streams: Map<string, number>;
+  /** User-declared events by name. */
+  events: Map<string, number>;
+  buffers: Map<string, BufferDecl>;
+  /** All events, user and internal; waitStream steps append internal ones. */
+  eventDecls: EventDecl[];
+  thread: { id: number; name: string; defaultStream: number };
+  /** Compiled steps so far, over all threads. */
+  emitted: number;
+}
+
+const listed = (what: string, names: readonly string[]): string =>
+  names.length ? `Declared ${what}s: ${names.join(', ')}` : `No ${what}s are declared; add one under "${what}s"`;
+
+/** The id a name resolves to, or undefined after reporting it at `node`. */
+function resolve<T>(scope: Scope, node: Node, label: string, what: string, names: Map<string, T>, builtins: readonly string[] = []): T | string | undefined {
+  if (!scope.read.is(node, 'string', label)) return undefined;
+  const name = node.value as string;
+  if (builtins.includes(name)) return name;
+  const found = names.get(name);
+  if (found !== undefined) return found;
+  const all = [...builtins, ...names.keys()];
+  scope.read.report.node(node, unknown(what, name, listed(what, all), closest(name, all)));
+  return undefined;
+}
+
+export function streamId(scope: Scope, node: Node, label: string): number | undefined {
+  const r = resolve(scope, node, label, 'stream', scope.streams, RESERVED_STREAMS);
+  return r === 'default' ? scope.thread.defaultStream : r === 'legacy' ? 0 : (r as number | undefined);
+}
+
+export const eventId = (scope: Scope, node: Node, label: string): number | undefined =>
+  resolve(scope, node, label, 'event', scope.events) as number | undefined;
+
+export const buffer = (scope: Scope, node: Node, label: string): BufferDecl | undefined =>
+  resolve(scope, node, label, 'buffer', scope.buffers) as BufferDecl | undefined;

@@ -1,0 +1,278 @@
+// Compiles a `steps` array into flat Program steps: names resolved to ids, durations in ns,
+// copy directions from the buffers, waitStream lowered to record + wait, repeat unrolled.
+import type { Node } from './jsonc';
+import type { BufferDecl, Pos, Step } from './program';
+import { DURATION_KEYS, LIMITS, QUERY_EXPECT, STEP_KEYS, STEP_KINDS, type StepKind } from './kinds';
+import type { Prop } from './read';
+import { buffer, eventId, streamId, type Scope } from './scope';
+import { closestStepKind, unknown } from './suggest';
+
+interface Ctx {
+  scope: Scope;
+  /** The kind key and its value. */
+  kind: Prop;
+  opts: Map<string, Prop>;
+  pos: Pos;
+  out: Step[];
+}
+
+type Unplaced<T> = T extends Step ? Omit<T, 'index' | 'pos'> : never;
+
+const OPTION_KEYS = new Set<string>(Object.values(STEP_KEYS).flat());
+const NS_PER: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6 };
+const an = (word: string): string => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
+const alternatives = (keys: readonly string[]): string =>
+  keys.map((k) => `"${k}"`).join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+export function compileSteps(scope: Scope, list: Node, label: string, out: Step[]): void {
+  if (!scope.read.is(list, 'array', label)) return;
+  for (const node of list.children ?? []) compileStep(scope, node, out);
+}
+
+function compileStep(scope: Scope, node: Node, out: Step[]): void {
+  const { read } = scope;
+  const report = read.report;
+  const entries = read.entries(node, 'a step');
+  if (!entries) return;
+  const kinds = entries.filter((p) => Object.hasOwn(STEP_KEYS, p.name));
+  if (kinds.length === 0) {
+    // A key that no step kind takes is most likely a misspelt kind.
+    const stray = entries.find((p) => !OPTION_KEYS.has(p.name));
+    if (stray) {
+      report.node(stray.key, unknown('step kind', stray.name, `Step kinds: ${STEP_KINDS.join(', ')}`, closestStepKind(stray.name, STEP_KINDS)));
+    } else {
+      report.at(node.offset, 1, `a step needs a kind, one of: ${STEP_KINDS.join(', ')}`);
+    }
+    return;
+  }
+  const [kind, ...extra] = kinds;
+  for (const p of extra) report.node(p.key, `a step has exactly one kind; this one has "${kind.name}" and "${p.name}"`);
+  const k = kind.name as StepKind;
+  const allowed: readonly string[] = STEP_KEYS[k];
+  const opts = new Map<string, Prop>();
+  for (const p of entries) {
+    if (p === kind || extra.includes(p)) continue;
+    if (allowed.includes(p.name)) opts.set(p.name, p);
+    else read.unknownKey(p, [k, ...allowed], `${an(k)} step`);
+  }
+  COMPILE[k]({ scope, kind, opts, pos: report.pos(node.offset), out });
+}
+
+function push(c: Ctx, step: Unplaced<Step>): void {
+  c.out.push({ ...step, index: 0, pos: c.pos } as Step);
+  c.scope.emitted++;
+}
+
+/** The `stream` option, or the thread's default stream without one. */
+function stream(c: Ctx): number | undefined {
+  const p = c.opts.get('stream');
+  return p ? streamId(c.scope, p.value, '"stream"') : c.scope.thread.defaultStream;
+}
+
+/** The first of `keys` present in `props`; a second one is an error, and so is none when `missing` is given. */
+function oneOf(c: Ctx, props: Map<string, Prop>, keys: readonly string[], missing?: [Node, string]): Prop | undefined {
+  const present = keys.map((k) => props.get(k)).filter((p): p is Prop => p !== undefined);
+  for (const p of present.slice(1)) {
+    c.scope.read.report.node(p.key, `${an(c.kind.name)} takes one of ${alternatives(keys)}, not both "${present[0].name}" and "${p.name}"`);
+  }
+  if (present.length === 0 && missing) c.scope.read.report.node(missing[0], missing[1]);
+  return present[0];
+}
+
+function nanoseconds(c: Ctx, p: Prop, allowZero: boolean): number | undefined {
+  const { read } = c.scope;
+  const n = read.number(p);
+  if (n === undefined) return undefined;
+  if (allowZero ? n < 0 : n <= 0) {
+    read.report.node(p.value, `"${p.name}": a duration must be ${allowZero ? '0 or more' : 'greater than 0'}, got ${n}`);
+    return undefined;
+  }
+  const ns = Math.round(n * NS_PER[p.name]);
+  if (!Number.isSafeInteger(ns) || (ns === 0 && !allowZero)) {
+    read.report.node(p.value, `"${p.name}": ${n} ${p.name} is ${ns === 0 ? 'shorter than 1 ns' : 'too long'}`);
+    return undefined;
+  }
+  return ns;
+}
+
+function buffers(c: Ctx, key: 'reads' | 'writes'): number[] {
+  const p = c.opts.get(key);
+  if (!p || !c.scope.read.is(p.value, 'array', `"${key}"`)) return [];
+  const ids = (p.value.children ?? []).map((n) => buffer(c.scope, n, `an item of "${key}"`)?.id);
+  return [...new Set(ids.filter((id): id is number => id !== undefined))];
+}
+
+/** A byte count: the `bytes` option up to `max`, or `max` without one. */
+function bytes(c: Ctx, max: number, of: BufferDecl): number | undefined {
+  const p = c.opts.get('bytes');
+  return p ? c.scope.read.int(p, 1, max, `from 1 to ${max} (the size of "${of.name}")`) : max;
+}
+
+/** `async` (default false); `stream` only means something for an async call. */
+function asyncAndStream(c: Ctx, call: string): { async?: boolean; stream?: number } {
+  const a = c.opts.get('async');
+  const async = a ? c.scope.read.bool(a) : false;
+  const s = c.opts.get('stream');
+  if (s && async === false) {
+    c.scope.read.report.node(s.key, `"stream" needs "async": true; ${call} always runs on the thread's default stream`);
+    return { async };
+  }
+  return { async, stream: stream(c) };
+}
+
+function noPageable(c: Ctx, node: Node, b: BufferDecl | undefined, what: string): BufferDecl | undefined {
+  if (b?.host !== 'pageable') return b;
+  c.scope.read.report.node(node, `${what} cannot access pageable host memory ("${b.name}"); use a device buffer or "host": "pinned"`);
+  return undefined;
+}
+
+const COMPILE: Record<StepKind, (c: Ctx) => void> = {
+  launch(c) {
+    const { scope, kind, opts } = c;
+    const name = scope.read.string(kind);
+    const s = stream(c);
+    const work = oneOf(c, opts, ['us', 'ms', 'ns', 'touch'], [
+      kind.key,
+      'a launch needs its work: "us", "ms" or "ns" (a spin kernel of that duration) or "touch" (a kernel over a buffer)',
+    ]);
+    let ns: number | undefined;
+    let touch: BufferDecl | undefined;
+    if (work?.name === 'touch') touch = noPageable(c, work.value, buffer(scope, work.value, '"touch"'), 'a kernel');
+    else if (work) ns = nanoseconds(c, work, false);
+    const grid = opts.get('grid') ? scope.read.int(opts.get('grid')!, 1, LIMITS.grid) : 1;
+    const block = opts.get('block') ? scope.read.int(opts.get('block')!, 1, LIMITS.block) : 256;
+    const reads = buffers(c, 'reads');
+    const writes = buffers(c, 'writes');
+    if (name === undefined || s === undefined || (ns === undefined && touch === undefined) || grid === undefined || block === undefined) return;
+    if (touch) {
+      // A touch kernel reads and writes its buffer, and the ordering checks must see both.
+      if (!reads.includes(touch.id)) reads.push(touch.id);
+      if (!writes.includes(touch.id)) writes.push(touch.id);
+    }
+    push(c, { op: 'launch', name, stream: s, ...(touch ? { touch: touch.id } : { ns }), grid, block, reads, writes });
+  },
+  record(c) {
+    const event = eventId(c.scope, c.kind.value, '"record"');
+    const s = stream(c);
+    if (event !== undefined && s !== undefined) push(c, { op: 'record', event, stream: s });
+  },
+  wait(c) {
+    const event = eventId(c.scope, c.kind.value, '"wait"');
+    const s = stream(c);
+    if (event !== undefined && s !== undefined) push(c, { op: 'wait', event, stream: s });
+  },
+  waitStream(c) {
+    const other = streamId(c.scope, c.kind.value, '"waitStream"');
+    const s = stream(c);
+    if (other === undefined || s === undefined) return;
+    // Stream.wait_stream: an event nobody declared, recorded on `other` and waited for on `s`.
+    const events = c.scope.eventDecls;
+    const waiter = (c.opts.get('stream')?.value.value as string | undefined) ?? 'default';
+    const event = events.length;
+    events.push({
+      id: event, name: `waitStream ${c.kind.value.value}->${waiter} at ${c.pos.line}:${c.pos.column}`,
+      timing: false, blockingSync: false, internal: true, pos: c.pos,
+    });
+    push(c, { op: 'record', event, stream: other });
+    push(c, { op: 'wait', event, stream: s });
+  },
+  query(c) {
+    const event = eventId(c.scope, c.kind.value, '"query"');
+    const e = c.opts.get('expect');
+    const expect = e ? c.scope.read.oneOf(e, QUERY_EXPECT, 'answer') : undefined;
+    if (event === undefined || (e && !expect)) return;
+    push(c, { op: 'query', event, ...(expect ? { expect } : {}) });
+  },
+  eventSync(c) {
+    const event = eventId(c.scope, c.kind.value, '"eventSync"');
+    if (event !== undefined) push(c, { op: 'eventSync', event });
+  },
+  streamSync(c) {
+    const s = streamId(c.scope, c.kind.value, '"streamSync"');
+    if (s !== undefined) push(c, { op: 'streamSync', stream: s });
+  },
+  deviceSync(c) {
+    if (c.kind.value.type === 'boolean' && c.kind.value.value === true) push(c, { op: 'deviceSync' });
+    else c.scope.read.report.node(c.kind.value, `"deviceSync": expected true, got ${c.kind.value.type === 'boolean' ? 'false' : c.kind.value.type}`);
+  },
+  elapsed(c) {
+    const v = c.kind.value;
+    const items = v.type === 'array' ? v.children ?? [] : [];
+    if (v.type !== 'array' || items.length !== 2) {
+      const got = v.type === 'array' ? `${items.length} item${items.length === 1 ? '' : 's'}` : v.type;
+      c.scope.read.report.node(v, `"elapsed": expected two event names, as in ["start", "end"], got ${got}`);
+      return;
+    }
+    const from = eventId(c.scope, items[0], '"elapsed"');
+    const to = eventId(c.scope, items[1], '"elapsed"');
+    if (from !== undefined && to !== undefined) push(c, { op: 'elapsed', from, to });
+  },
+  copy(c) {
+    const { scope, kind, opts } = c;
+    const src = buffer(scope, kind.value, '"copy"');
+    const to = opts.get('to');
+    if (!to) scope.read.report.node(kind.key, 'a copy needs "to": the destination buffer');
+    const dst = to && buffer(scope, to.value, '"to"');
+    const { async, stream: s } = asyncAndStream(c, 'a synchronous copy (cudaMemcpy)');
+    if (!src || !dst) return;
+    if (src === dst) {
+      scope.read.report.node(to.value, `a copy from "${src.name}" to itself; copy between two buffers`);
+      return;
+    }
+    const smaller = src.bytes <= dst.bytes ? src : dst;
+    const n = bytes(c, smaller.bytes, smaller);
+    if (n === undefined || async === undefined || s === undefined) return;
+    const direction = `${src.host ? 'H' : 'D'}to${dst.host ? 'H' : 'D'}` as const;
+    push(c, { op: 'copy', src: src.id, dst: dst.id, bytes: n, direction, async, stream: s });
+  },
+  memset(c) {
+    const b = noPageable(c, c.kind.value, buffer(c.scope, c.kind.value, '"memset"'), 'memset');
+    const { async, stream: s } = asyncAndStream(c, 'a synchronous memset (cudaMemset)');
+    if (!b) return;
+    const n = bytes(c, b.bytes, b);
+    if (n !== undefined && async !== undefined && s !== undefined) push(c, { op: 'memset', buffer: b.id, bytes: n, async, stream: s });
+  },
+  hostWork(c) {
+    const props = c.scope.read.props(c.kind.value, DURATION_KEYS, '"hostWork"', '"hostWork"');
+    if (!props) return;
+    const d = oneOf(c, props, DURATION_KEYS, [c.kind.value, '"hostWork": expected a duration, as in { "us": 30 }']);
+    const ns = d && nanoseconds(c, d, false);
+    if (ns !== undefined) push(c, { op: 'hostWork', ns });
+  },
+  hostFunc(c) {
+    const name = c.scope.read.string(c.kind);
+    const s = stream(c);
+    const d = oneOf(c, c.opts, DURATION_KEYS);
+    const ns = d ? nanoseconds(c, d, true) : 0;
+    if (name !== undefined && s !== undefined && ns !== undefined) push(c, { op: 'hostFunc', name, stream: s, ns });
+  },
+  repeat(c) {
+    const { scope, kind } = c;
+    const report = scope.read.report;
+    let count = scope.read.number(kind);
+    if (count !== undefined && !(Number.isInteger(count) && count >= 1 && count <= LIMITS.repeat)) {
+      report.node(kind.value, count > LIMITS.repeat
+        ? `runaway repeat: ${count} repetitions, over the limit of ${LIMITS.repeat}`
+        : `"repeat": expected a whole number from 1 to ${LIMITS.repeat}, got ${count}`);
+      count = undefined;
+    }
+    const steps = c.opts.get('steps');
+    if (!steps) {
+      report.node(kind.key, 'a repeat needs "steps": the steps to repeat');
+      return;
+    }
+    const body: Step[] = [];
+    compileSteps(scope, steps.value, '"steps"', body);
+    if (count === undefined) return;
+    const more = (count - 1) * body.length;
+    if (scope.emitted + more > LIMITS.steps) {
+      report.node(kind.value, `runaway repeat: ${count} x ${body.length} steps make ${scope.emitted + more} steps in all, over the limit of ${LIMITS.steps}`);
+      return;
+    }
+    scope.emitted += more;
+    for (const s of body) c.out.push(s);
+    // With errors there is no program to build, so skip the copies.
+    if (report.count > 0) return;
+    for (let r = 1; r < count; r++) for (const s of body) c.out.push({ ...s });
+  },
+};
