@@ -1,0 +1,39 @@
+import { simulate } from '../../core/simulate';
+import type { Trace } from '../../core/trace/model';
+import { RunnerError, runInRunner } from '../../runner/client';
+import { flagString, onePositional, parseArgs } from '../args';
+import { isScenarioPath, readProfile, readProgram } from '../input';
+import { CliIo, UsageError } from '../io';
+import { finishRun } from './simulate';
+
+const BACKENDS = ['gpu', 'sim', 'auto'];
+
+/**
+ * `run <scenario> [--backend gpu|sim|auto]`: run the scenario on the GPU, in a runner process.
+ * auto (the default) falls back to the simulator, with a one-line notice, where there is no GPU.
+ */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { valued: ['out', 'html', 'backend', 'profile', 'timeout'], bare: ['json'] });
+  const file = onePositional(args, 'scenario file');
+  if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
+  const backend = flagString(args, 'backend') ?? 'auto';
+  if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, got "${backend}"`);
+  const timeout = flagString(args, 'timeout');
+  const timeoutMs = timeout === undefined ? undefined : Number(timeout) * 1000;
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError(`--timeout takes seconds, got "${timeout}"`);
+  const program = await readProgram(file, io);
+  const simulated = async () => simulate(program, await readProfile(flagString(args, 'profile'), io));
+
+  let trace: Trace;
+  if (backend === 'sim') trace = await simulated();
+  else {
+    try {
+      trace = await runInRunner(program, { timeoutMs });
+    } catch (e) {
+      if (backend !== 'auto' || !(e instanceof RunnerError) || e.errorName !== 'GpuUnavailableError') throw e;
+      io.stderr(`syncscope run: ${e.message}; simulating instead\n`);
+      trace = await simulated();
+    }
+  }
+  return finishRun(trace, program, file, args, io);
+}

@@ -1,0 +1,146 @@
+// The JavaScript face of the runtime: available(), devices(), run(job) -> Promise, progress().
+#include <napi.h>
+
+#include "runtime.h"
+
+namespace {
+
+using namespace syncscope;
+
+template <class T, class A>
+std::vector<T> copyArray(const Napi::Object &o, const char *key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsTypedArray()) throw Napi::TypeError::New(o.Env(), std::string("run(): ") + key + " must be a typed array");
+  A a = v.As<A>();
+  return std::vector<T>(a.Data(), a.Data() + a.ElementLength());
+}
+
+Napi::Object deviceObject(Napi::Env env, const DeviceInfo &i, int index) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("index", index);
+  o.Set("name", i.name);
+  o.Set("sms", i.sms);
+  o.Set("computeCapability", std::to_string(i.major) + "." + std::to_string(i.minor));
+  o.Set("cudaDriverVersion", i.driverVersion);
+  if (i.totalMem > 0) o.Set("totalMem", i.totalMem);
+  return o;
+}
+
+const Driver &requireDriver(Napi::Env env) {
+  std::string reason;
+  const Driver *d = loadDriver(reason);
+  if (!d) throw Napi::Error::New(env, reason);
+  return *d;
+}
+
+class RunWorker : public Napi::AsyncWorker {
+ public:
+  RunWorker(Napi::Env env, const Driver &d, Job job)
+      : Napi::AsyncWorker(env), d(d), job(std::move(job)), deferred(Napi::Promise::Deferred::New(env)) {}
+  Napi::Promise promise() { return deferred.Promise(); }
+
+ protected:
+  void Execute() override { execute(d, job, result); }
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Object o = Napi::Object::New(env);
+    auto f64 = [&](const std::vector<double> &v) {
+      Napi::Float64Array a = Napi::Float64Array::New(env, v.size());
+      std::copy(v.begin(), v.end(), a.Data());
+      return a;
+    };
+    o.Set("records", f64(result.records));
+    o.Set("calibration", f64(result.calibration));
+    o.Set("device", deviceObject(env, result.device, job.device));
+    if (result.failed) {
+      Napi::Object f = Napi::Object::New(env);
+      f.Set("name", result.failure.name);
+      f.Set("api", result.failure.api);
+      f.Set("detail", result.failure.detail);
+      f.Set("step", result.failure.step);
+      o.Set("failure", f);
+    }
+    deferred.Resolve(o);
+  }
+  void OnError(const Napi::Error &e) override { deferred.Reject(e.Value()); }
+
+ private:
+  const Driver &d;
+  Job job;
+  Result result;
+  Napi::Promise::Deferred deferred;
+};
+
+Napi::Value Available(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = Napi::Object::New(env);
+  std::string reason;
+  const Driver *d = loadDriver(reason);
+  if (!d) {
+    o.Set("ok", false);
+    o.Set("reason", reason);
+    return o;
+  }
+  std::string error;
+  auto list = listDevices(*d, error);
+  if (list.empty()) {
+    o.Set("ok", false);
+    o.Set("reason", error.empty() ? "no CUDA device: the NVIDIA driver reports none" : error);
+    return o;
+  }
+  o.Set("ok", true);
+  o.Set("devices", int(list.size()));
+  o.Set("cudaDriverVersion", list[0].driverVersion);
+  return o;
+}
+
+Napi::Value Devices(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  const Driver &d = requireDriver(env);
+  std::string error;
+  auto list = listDevices(d, error);
+  if (!error.empty()) throw Napi::Error::New(env, error);
+  Napi::Array a = Napi::Array::New(env, list.size());
+  for (size_t i = 0; i < list.size(); i++) a.Set(uint32_t(i), deviceObject(env, list[i], int(i)));
+  return a;
+}
+
+Napi::Value RunJob(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "run(job): job must be an object");
+  const Driver &d = requireDriver(env);
+  Napi::Object o = info[0].As<Napi::Object>();
+  Job job;
+  job.device = o.Get("device").ToNumber().Int32Value();
+  job.schedule = o.Get("schedule").ToNumber().Uint32Value();
+  job.record = o.Get("record").ToBoolean().Value();
+  job.calibrationSamples = std::max(2, o.Get("calibrationSamples").ToNumber().Int32Value());
+  job.streams = copyArray<int32_t, Napi::Int32Array>(o, "streams");
+  job.events = copyArray<int32_t, Napi::Int32Array>(o, "events");
+  job.threads = copyArray<int32_t, Napi::Int32Array>(o, "threads");
+  job.steps = copyArray<int32_t, Napi::Int32Array>(o, "steps");
+  job.buffers = copyArray<double, Napi::Float64Array>(o, "buffers");
+  job.values = copyArray<double, Napi::Float64Array>(o, "values");
+  const size_t steps = job.steps.size() / kStepWidth;
+  if (job.steps.size() % kStepWidth || job.values.size() != steps || job.threads.size() < 2 ||
+      size_t(job.threads.back()) != steps)
+    throw Napi::RangeError::New(env, "run(job): inconsistent step arrays");
+  auto *w = new RunWorker(env, d, std::move(job));
+  Napi::Promise p = w->promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Value Progress(const Napi::CallbackInfo &info) { return Napi::Number::New(info.Env(), double(stepsDone.load())); }
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("available", Napi::Function::New(env, Available));
+  exports.Set("devices", Napi::Function::New(env, Devices));
+  exports.Set("run", Napi::Function::New(env, RunJob));
+  exports.Set("progress", Napi::Function::New(env, Progress));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(syncscope, Init)

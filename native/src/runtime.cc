@@ -1,0 +1,582 @@
+#include "runtime.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "kernels_ptx.h"
+
+namespace syncscope {
+
+std::atomic<long long> stepsDone{0};
+
+namespace {
+
+struct CudaError {
+  CUresult code;
+  const char *api;
+};
+
+void check(CUresult r, const char *api) {
+  if (r != CUDA_SUCCESS) throw CudaError{r, api};
+}
+
+double monotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return double(ts.tv_sec) * 1e9 + double(ts.tv_nsec);
+}
+
+void busyNs(double ns) {
+  const double until = monotonicNs() + ns;
+  while (monotonicNs() < until) {
+  }
+}
+
+// Host functions run on a driver thread; their user data points at the step's duration.
+void hostFuncBody(void *ns) { busyNs(*static_cast<const double *>(ns)); }
+
+struct StreamState {
+  CUstream handle = nullptr;
+  int kind = StreamUser;
+  bool nonBlocking = false;
+  std::mutex m;
+  CUevent lastEnd = nullptr;  // the timing event that ends the last op issued to this stream
+  uint64_t lastIssue = 0;
+};
+
+struct Buffer {
+  CUdeviceptr dev = 0;
+  void *host = nullptr;
+  int kind = 0;  // 0 device, 1 pinned, 2 pageable
+  size_t bytes = 0;
+  CUdeviceptr ptr() const { return dev ? dev : CUdeviceptr(host); }
+};
+
+struct Pool {
+  std::vector<CUevent> events;
+  size_t next = 0;
+};
+
+class Run {
+ public:
+  Run(const Driver &d, const Job &job, Result &out) : d(d), job(job), out(out) {}
+  ~Run() { cleanup(); }
+
+  void go();
+
+ private:
+  const Driver &d;
+  const Job &job;
+  Result &out;
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  bool retained = false;
+  CUmodule module = nullptr;
+  CUfunction spin = nullptr, touch = nullptr;
+  CUdeviceptr starts = 0, ends = 0;
+  size_t stepCount = 0, slots = 0;
+  std::vector<std::unique_ptr<StreamState>> streams;
+  std::vector<CUevent> userEvents;
+  std::vector<Buffer> buffers;
+  std::vector<CUevent> stepStart, stepEnd;
+  std::vector<Pool> pools;  // one per host thread, plus one for calibration
+  CUstream calStream = nullptr;
+  CUevent reference = nullptr;
+  std::atomic<uint64_t> seq{0}, lastLegacy{0}, lastBlocking{0};
+  std::atomic<bool> abort{false};
+  std::mutex failMutex;
+  double base = 0;
+
+  double now() const { return monotonicNs() - base; }
+  double *rec(size_t g) { return &out.records[g * kRecordWidth]; }
+
+  CUevent event(size_t pool) {
+    Pool &p = pools[pool];
+    if (p.next == p.events.size()) {
+      CUevent e;
+      check(d.eventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+      p.events.push_back(e);
+    }
+    return p.events[p.next++];
+  }
+
+  void setup();
+  void loadKernels();
+  void calibrate(double *events, double *timer, size_t firstSlot);
+  void runThread(int t);
+  void step(int t, size_t g);
+  void readTimes();
+  void cleanup();
+  void fail(const CudaError &e, size_t g);
+
+  // A blocking stream's next op also waits for legacy work issued since its last op (S3), and
+  // the legacy stream's for blocking-stream work: then the previous end event is not its start.
+  bool implicitlyQuiet(const StreamState &s) const {
+    if (s.kind == StreamLegacy) return lastBlocking.load() < s.lastIssue;
+    if (!s.nonBlocking) return lastLegacy.load() < s.lastIssue;
+    return true;
+  }
+  void issued(StreamState &s) {
+    const uint64_t n = ++seq;
+    s.lastIssue = n;
+    if (s.kind == StreamLegacy) lastLegacy = n;
+    else if (!s.nonBlocking) lastBlocking = n;
+  }
+
+  // Issues one stream op between host timestamps. `work` ops get a start event: the stream's
+  // previous end event when that is still pending (no idle gap), else a fresh one. Every op gets
+  // an end event, which marks where the next op may start.
+  template <class F>
+  void onStream(int t, size_t g, StreamState &s, bool work, const char *api, F &&call) {
+    std::lock_guard<std::mutex> lock(s.m);
+    double *r = rec(g);
+    CUevent start = nullptr;
+    if (job.record && work) {
+      if (s.lastEnd && implicitlyQuiet(s) && d.eventQuery(s.lastEnd) == CUDA_ERROR_NOT_READY) {
+        start = s.lastEnd;
+      } else {
+        start = event(t);
+        check(d.eventRecord(start, s.handle), "cuEventRecord");
+      }
+    }
+    r[RecHostBegin] = now();
+    const CUresult res = call();
+    r[RecHostEnd] = now();
+    r[RecStatus] = res;
+    check(res, api);
+    if (job.record) {
+      CUevent end = event(t);
+      check(d.eventRecord(end, s.handle), "cuEventRecord");
+      s.lastEnd = end;
+      stepStart[g] = start ? start : end;
+      stepEnd[g] = end;
+    }
+    issued(s);
+  }
+
+  template <class F>
+  CUresult onHost(size_t g, F &&call) {
+    double *r = rec(g);
+    r[RecHostBegin] = now();
+    const CUresult res = call();
+    r[RecHostEnd] = now();
+    r[RecStatus] = res;
+    return res;
+  }
+};
+
+void Run::go() {
+  stepCount = job.steps.size() / kStepWidth;
+  out.records.assign(stepCount * kRecordWidth, NAN);
+  for (size_t g = 0; g < stepCount; g++) rec(g)[RecDone] = 0;
+  stepStart.assign(stepCount, nullptr);
+  stepEnd.assign(stepCount, nullptr);
+  stepsDone = 0;
+  base = monotonicNs();
+  const int n = job.calibrationSamples;
+  out.calibration.assign(1 + 12 * size_t(n), NAN);
+  out.calibration[0] = n;
+  try {
+    setup();
+    calibrate(&out.calibration[1], &out.calibration[1 + 6 * n], stepCount);
+  } catch (const CudaError &e) {
+    fail(e, size_t(-1));
+    return;
+  }
+  const int threadCount = int(job.threads.size()) - 1;
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threadCount; t++) workers.emplace_back([this, t] { runThread(t); });
+  for (auto &w : workers) w.join();
+  try {
+    check(d.ctxSynchronize(), "cuCtxSynchronize");
+    if (out.failed) return;
+    calibrate(&out.calibration[1 + 3 * n], &out.calibration[1 + 9 * n], stepCount + n);
+    readTimes();
+  } catch (const CudaError &e) {
+    fail(e, size_t(-1));
+  }
+}
+
+void Run::fail(const CudaError &e, size_t g) {
+  std::lock_guard<std::mutex> lock(failMutex);
+  abort = true;
+  if (out.failed) return;
+  out.failed = true;
+  out.failure.name = errorName(d, e.code);
+  out.failure.api = e.api;
+  out.failure.step = g == size_t(-1) ? -1 : int(g);
+  const char *text = nullptr;
+  if (d.getErrorString(e.code, &text) == CUDA_SUCCESS && text) out.failure.detail = text;
+}
+
+void Run::setup() {
+  check(d.deviceGet(&dev, job.device), "cuDeviceGet");
+  char name[256] = {0};
+  check(d.deviceGetName(name, sizeof name, dev), "cuDeviceGetName");
+  out.device.name = name;
+  check(d.deviceGetAttribute(&out.device.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "cuDeviceGetAttribute");
+  check(d.deviceGetAttribute(&out.device.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
+  check(d.deviceGetAttribute(&out.device.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute");
+  check(d.driverGetVersion(&out.device.driverVersion), "cuDriverGetVersion");
+  // The schedule is a property of the primary context; it is set before this run retains it.
+  check(d.primaryCtxSetFlags(dev, job.schedule), "cuDevicePrimaryCtxSetFlags");
+  check(d.primaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  retained = true;
+  check(d.ctxSetCurrent(ctx), "cuCtxSetCurrent");
+  loadKernels();
+
+  slots = stepCount + 2 * size_t(job.calibrationSamples);
+  check(d.memAlloc(&starts, slots * 8), "cuMemAlloc");
+  check(d.memAlloc(&ends, slots * 8), "cuMemAlloc");
+  check(d.memsetD32(starts, 0xffffffffu, slots * 2), "cuMemsetD32");
+  check(d.memsetD32(ends, 0, slots * 2), "cuMemsetD32");
+
+  int least = 0, greatest = 0;
+  check(d.ctxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
+  for (size_t i = 0; i < job.streams.size() / kStreamWidth; i++) {
+    const int32_t *s = &job.streams[i * kStreamWidth];
+    auto st = std::make_unique<StreamState>();
+    st->kind = s[0];
+    st->nonBlocking = s[1] != 0;
+    if (st->kind == StreamLegacy) st->handle = SYNCSCOPE_STREAM_LEGACY;
+    else if (st->kind == StreamPerThread) st->handle = SYNCSCOPE_STREAM_PER_THREAD;
+    else {
+      const int priority = std::min(least, std::max(greatest, int(s[2])));
+      check(d.streamCreateWithPriority(&st->handle, st->nonBlocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT, priority),
+            "cuStreamCreateWithPriority");
+    }
+    streams.push_back(std::move(st));
+  }
+  for (size_t i = 0; i < job.events.size() / kEventWidth; i++) {
+    const int32_t *e = &job.events[i * kEventWidth];
+    unsigned flags = (e[0] ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) | (e[1] ? unsigned(CU_EVENT_BLOCKING_SYNC) : 0u);
+    CUevent ev;
+    check(d.eventCreate(&ev, flags), "cuEventCreate");
+    userEvents.push_back(ev);
+  }
+  for (size_t i = 0; i < job.buffers.size() / kBufferWidth; i++) {
+    Buffer b;
+    b.bytes = size_t(std::max(4.0, job.buffers[i * kBufferWidth]));
+    b.kind = int(job.buffers[i * kBufferWidth + 1]);
+    if (b.kind == 0) {
+      check(d.memAlloc(&b.dev, b.bytes), "cuMemAlloc");
+      check(d.memsetD8(b.dev, 0, b.bytes), "cuMemsetD8");
+    } else if (b.kind == 1) {
+      check(d.memHostAlloc(&b.host, b.bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+      std::memset(b.host, 0, b.bytes);
+    } else {
+      b.host = std::malloc(b.bytes);
+      if (!b.host) throw CudaError{2, "malloc"};
+      std::memset(b.host, 0, b.bytes);  // fault the pages in before the run
+    }
+    buffers.push_back(b);
+  }
+
+  // Events are created up front so that creating them does not show in the timed run.
+  const int threadCount = int(job.threads.size()) - 1;
+  pools.resize(threadCount + 1);
+  for (int t = 0; t < threadCount; t++) {
+    size_t need = 0;
+    for (int g = job.threads[t]; g < job.threads[t + 1]; g++) {
+      const int op = job.steps[size_t(g) * kStepWidth];
+      need += (op == OpRecord || op == OpWait) ? 1 : (op == OpLaunch || op == OpCopy || op == OpMemset || op == OpHostFunc) ? 2 : 0;
+    }
+    for (size_t k = 0; k < std::min<size_t>(need, 200000); k++) event(t);
+    pools[t].next = 0;
+  }
+  check(d.streamCreateWithPriority(&calStream, CU_STREAM_NON_BLOCKING, 0), "cuStreamCreateWithPriority");
+  check(d.eventCreate(&reference, CU_EVENT_DEFAULT), "cuEventCreate");
+
+  // Warm up every stream and both kernels so that first-use costs do not land in the run.
+  for (auto &s : streams) {
+    if (s->kind == StreamPerThread) continue;
+    uint32_t none = 0xffffffffu;
+    unsigned long long zero = 0;
+    void *args[] = {&starts, &ends, &none, &zero};
+    check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, s->handle, args, nullptr), "cuLaunchKernel");
+  }
+  // The first host function starts the driver's callback thread (about 0.2 ms).
+  static double noWork = 0;
+  check(d.launchHostFunc(calStream, hostFuncBody, &noWork), "cuLaunchHostFunc");
+  check(d.ctxSynchronize(), "cuCtxSynchronize");
+  check(d.eventRecord(reference, calStream), "cuEventRecord");
+  check(d.eventSynchronize(reference), "cuEventSynchronize");
+}
+
+void Run::loadKernels() {
+  char info[8192] = {0}, error[8192] = {0};
+  int options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {info, reinterpret_cast<void *>(uintptr_t(sizeof info)), error,
+                    reinterpret_cast<void *>(uintptr_t(sizeof error))};
+  const CUresult r = d.moduleLoadDataEx(&module, kKernelsPtx, 4, options, values);
+  if (r != CUDA_SUCCESS) {
+    fail(CudaError{r, "cuModuleLoadDataEx"}, size_t(-1));
+    out.failure.detail = std::string("the driver could not compile the kernels' PTX: ") + error;
+    throw CudaError{r, "cuModuleLoadDataEx"};
+  }
+  check(d.moduleGetFunction(&spin, module, "syncscope_spin"), "cuModuleGetFunction");
+  check(d.moduleGetFunction(&touch, module, "syncscope_touch"), "cuModuleGetFunction");
+}
+
+// Brackets device timestamps with host ones on an idle stream. Completion is polled, not waited
+// for, so that a sleeping schedule does not widen the bracket.
+void Run::calibrate(double *events, double *timer, size_t firstSlot) {
+  const int n = job.calibrationSamples;
+  Pool &pool = pools.back();
+  for (int i = 0; i < n; i++) {
+    CUevent e = event(pools.size() - 1);
+    const double h0 = now();
+    check(d.eventRecord(e, calStream), "cuEventRecord");
+    while (d.eventQuery(e) == CUDA_ERROR_NOT_READY) {
+    }
+    const double h1 = now();
+    float ms = 0;
+    check(d.eventElapsedTime(&ms, reference, e), "cuEventElapsedTime");
+    events[3 * i] = h0;
+    events[3 * i + 1] = h1;
+    events[3 * i + 2] = double(ms) * 1e6;
+  }
+  for (int i = 0; i < n; i++) {
+    CUevent e = event(pools.size() - 1);
+    uint32_t slot = uint32_t(firstSlot + i);
+    unsigned long long zero = 0;
+    void *args[] = {&starts, &ends, &slot, &zero};
+    const double h0 = now();
+    check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, calStream, args, nullptr), "cuLaunchKernel");
+    check(d.eventRecord(e, calStream), "cuEventRecord");
+    while (d.eventQuery(e) == CUDA_ERROR_NOT_READY) {
+    }
+    timer[3 * i] = h0;
+    timer[3 * i + 1] = now();
+    timer[3 * i + 2] = double(slot);  // replaced by the stamp in readTimes()
+  }
+  (void)pool;
+}
+
+void Run::runThread(int t) {
+  try {
+    check(d.ctxSetCurrent(ctx), "cuCtxSetCurrent");
+  } catch (const CudaError &e) {
+    fail(e, size_t(-1));
+    return;
+  }
+  try {
+    // A thread's first launch pays for the driver's per-thread setup (tens of us): pay it here.
+    uint32_t none = 0xffffffffu;
+    unsigned long long zero = 0;
+    void *args[] = {&starts, &ends, &none, &zero};
+    check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, calStream, args, nullptr), "cuLaunchKernel");
+  } catch (const CudaError &e) {
+    fail(e, size_t(-1));
+    return;
+  }
+  for (int g = job.threads[t]; g < job.threads[t + 1] && !abort; g++) {
+    try {
+      step(t, size_t(g));
+    } catch (const CudaError &e) {
+      fail(e, size_t(g));
+      return;
+    }
+    rec(size_t(g))[RecDone] = 1;
+    ++stepsDone;
+  }
+}
+
+void Run::step(int t, size_t g) {
+  const int32_t *s = &job.steps[g * kStepWidth];
+  const double value = job.values[g];
+  double *r = rec(g);
+  switch (s[0]) {
+    case OpLaunch: {
+      StreamState &st = *streams[s[1]];
+      uint32_t slot = uint32_t(g);
+      const unsigned block = unsigned(std::max(1, s[4]));
+      if (s[2] >= 0) {
+        const Buffer &b = buffers[s[2]];
+        CUdeviceptr p = b.ptr();
+        unsigned long long words = b.bytes / 4;
+        const unsigned fill = unsigned(std::min<unsigned long long>((words + block - 1) / block, 8ull * out.device.sms));
+        const unsigned grid = s[3] > 1 ? unsigned(s[3]) : std::max(1u, fill);
+        void *args[] = {&starts, &ends, &slot, &p, &words};
+        onStream(t, g, st, true, "cuLaunchKernel",
+                 [&] { return d.launchKernel(touch, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
+      } else {
+        unsigned long long ns = (unsigned long long)std::max(0.0, value);
+        void *args[] = {&starts, &ends, &slot, &ns};
+        const unsigned grid = unsigned(std::max(1, s[3]));
+        onStream(t, g, st, true, "cuLaunchKernel",
+                 [&] { return d.launchKernel(spin, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
+      }
+      return;
+    }
+    case OpRecord: {
+      StreamState &st = *streams[s[2]];
+      onStream(t, g, st, false, "cuEventRecord", [&] { return d.eventRecord(userEvents[s[1]], st.handle); });
+      return;
+    }
+    case OpWait: {
+      StreamState &st = *streams[s[2]];
+      onStream(t, g, st, false, "cuStreamWaitEvent", [&] { return d.streamWaitEvent(st.handle, userEvents[s[1]], 0); });
+      return;
+    }
+    case OpQuery: {
+      const CUresult res = onHost(g, [&] { return d.eventQuery(userEvents[s[1]]); });
+      if (res != CUDA_SUCCESS && res != CUDA_ERROR_NOT_READY) throw CudaError{res, "cuEventQuery"};
+      r[RecAnswer] = res == CUDA_SUCCESS ? 1 : 2;
+      return;
+    }
+    case OpEventSync:
+      check(onHost(g, [&] { return d.eventSynchronize(userEvents[s[1]]); }), "cuEventSynchronize");
+      return;
+    case OpStreamSync:
+      check(onHost(g, [&] { return d.streamSynchronize(streams[s[1]]->handle); }), "cuStreamSynchronize");
+      return;
+    case OpDeviceSync:
+      check(onHost(g, [&] { return d.ctxSynchronize(); }), "cuCtxSynchronize");
+      return;
+    case OpElapsed: {
+      // Not-ready and disable-timing events are answers here (S11), not failures of the run.
+      float ms = 0;
+      const CUresult res = onHost(g, [&] { return d.eventElapsedTime(&ms, userEvents[s[1]], userEvents[s[2]]); });
+      r[RecValue] = res == CUDA_SUCCESS ? double(ms) : NAN;
+      return;
+    }
+    case OpCopy: {
+      const Buffer &src = buffers[s[1]], &dst = buffers[s[2]];
+      StreamState &st = *streams[s[4]];
+      const size_t bytes = size_t(value);
+      if (s[3]) {
+        onStream(t, g, st, true, "cuMemcpyAsync", [&] { return d.memcpyAsync(dst.ptr(), src.ptr(), bytes, st.handle); });
+      } else {
+        auto sync = st.kind == StreamPerThread ? d.memcpyPtds : d.memcpy;
+        onStream(t, g, st, true, "cuMemcpy", [&] { return sync(dst.ptr(), src.ptr(), bytes); });
+      }
+      return;
+    }
+    case OpMemset: {
+      const Buffer &b = buffers[s[1]];
+      StreamState &st = *streams[s[4]];
+      const size_t bytes = std::min(size_t(value), b.bytes);
+      if (b.kind == 2) {  // pageable: the device cannot reach it, so the host clears it
+        onHost(g, [&] {
+          std::memset(b.host, 0, bytes);
+          return CUDA_SUCCESS;
+        });
+      } else if (s[3]) {
+        onStream(t, g, st, true, "cuMemsetD8Async", [&] { return d.memsetD8Async(b.ptr(), 0, bytes, st.handle); });
+      } else {
+        auto sync = st.kind == StreamPerThread ? d.memsetD8Ptds : d.memsetD8;
+        onStream(t, g, st, true, "cuMemsetD8", [&] { return sync(b.ptr(), 0, bytes); });
+      }
+      return;
+    }
+    case OpHostWork:
+      onHost(g, [&] {
+        busyNs(value);
+        return CUDA_SUCCESS;
+      });
+      return;
+    case OpHostFunc: {
+      StreamState &st = *streams[s[1]];
+      void *user = const_cast<double *>(&job.values[g]);
+      onStream(t, g, st, true, "cuLaunchHostFunc", [&] { return d.launchHostFunc(st.handle, hostFuncBody, user); });
+      return;
+    }
+    default:
+      throw CudaError{1, "unknown step"};
+  }
+}
+
+void Run::readTimes() {
+  auto at = [&](CUevent e) {
+    float ms = 0;
+    check(d.eventElapsedTime(&ms, reference, e), "cuEventElapsedTime");
+    return double(ms) * 1e6;
+  };
+  std::vector<unsigned long long> s(slots), e(slots);
+  check(d.memcpyDtoH(s.data(), starts, slots * 8), "cuMemcpyDtoH");
+  check(d.memcpyDtoH(e.data(), ends, slots * 8), "cuMemcpyDtoH");
+  const unsigned long long timerBase = s[stepCount];  // the first calibration stamp
+  const int n = job.calibrationSamples;
+  for (int half = 0; half < 2; half++) {
+    double *timer = &out.calibration[1 + (6 + 3 * half) * n];
+    for (int i = 0; i < n; i++) timer[3 * i + 2] = double((long long)(s[size_t(timer[3 * i + 2])] - timerBase));
+  }
+  for (size_t g = 0; g < stepCount; g++) {
+    double *r = rec(g);
+    if (stepStart[g]) {
+      r[RecGpuStart] = at(stepStart[g]);
+      r[RecGpuEnd] = at(stepEnd[g]);
+    }
+    if (job.steps[g * kStepWidth] == OpLaunch && e[g] != 0) {
+      r[RecTruthStart] = double((long long)(s[g] - timerBase));
+      r[RecTruthEnd] = double((long long)(e[g] - timerBase));
+    }
+  }
+}
+
+void Run::cleanup() {
+  if (!retained) return;
+  d.ctxSetCurrent(ctx);
+  d.ctxSynchronize();
+  for (auto &p : pools)
+    for (CUevent e : p.events) d.eventDestroy(e);
+  for (CUevent e : userEvents) d.eventDestroy(e);
+  if (reference) d.eventDestroy(reference);
+  if (calStream) d.streamDestroy(calStream);
+  for (auto &s : streams)
+    if (s->kind == StreamUser && s->handle) d.streamDestroy(s->handle);
+  for (auto &b : buffers) {
+    if (b.dev) d.memFree(b.dev);
+    else if (b.kind == 1) d.memFreeHost(b.host);
+    else std::free(b.host);
+  }
+  if (starts) d.memFree(starts);
+  if (ends) d.memFree(ends);
+  if (module) d.moduleUnload(module);
+  d.primaryCtxRelease(dev);
+}
+
+}  // namespace
+
+void execute(const Driver &d, const Job &job, Result &out) {
+  Run run(d, job, out);
+  run.go();
+}
+
+std::vector<DeviceInfo> listDevices(const Driver &d, std::string &error) {
+  std::vector<DeviceInfo> list;
+  int count = 0;
+  CUresult r = d.deviceGetCount(&count);
+  if (r != CUDA_SUCCESS) {
+    error = "cuDeviceGetCount failed with " + errorName(d, r);
+    return list;
+  }
+  for (int i = 0; i < count; i++) {
+    CUdevice dev;
+    DeviceInfo info;
+    char name[256] = {0};
+    if (d.deviceGet(&dev, i) != CUDA_SUCCESS) continue;
+    d.deviceGetName(name, sizeof name, dev);
+    info.name = name;
+    d.deviceGetAttribute(&info.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    d.deviceGetAttribute(&info.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    d.deviceGetAttribute(&info.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    d.driverGetVersion(&info.driverVersion);
+    size_t mem = 0;
+    d.deviceTotalMem(&mem, dev);
+    info.totalMem = double(mem);
+    list.push_back(info);
+  }
+  return list;
+}
+
+}  // namespace syncscope

@@ -1,0 +1,69 @@
+// Executes an encoded Program (runner/encode.ts documents the layout) on one device and returns
+// raw records: host timestamps, event times and the kernels' own %globaltimer stamps. Turning
+// them into a Trace happens in TypeScript (runner/assemble.ts).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cuda_driver.h"
+
+namespace syncscope {
+
+// Must match runner/encode.ts.
+constexpr int kStepWidth = 8;
+constexpr int kStreamWidth = 4;
+constexpr int kEventWidth = 2;
+constexpr int kBufferWidth = 2;
+constexpr int kRecordWidth = 10;
+
+enum Op : int32_t {
+  OpLaunch, OpRecord, OpWait, OpQuery, OpEventSync, OpStreamSync, OpDeviceSync, OpElapsed,
+  OpCopy, OpMemset, OpHostWork, OpHostFunc,
+};
+enum StreamKind : int32_t { StreamUser, StreamLegacy, StreamPerThread };
+enum Rec : int {
+  RecHostBegin, RecHostEnd, RecStatus, RecAnswer, RecValue, RecGpuStart, RecGpuEnd,
+  RecTruthStart, RecTruthEnd, RecDone,
+};
+
+struct Job {
+  int device = 0;
+  unsigned schedule = 0;  // CU_CTX_SCHED_*
+  bool record = true;     // false: no timing events (bare launches, for the recorder benchmark)
+  int calibrationSamples = 100;
+  std::vector<int32_t> streams, events, threads, steps;
+  std::vector<double> buffers, values;
+};
+
+struct Failure {
+  std::string name;  // CUDA_ERROR_* or a short word such as "setup"
+  std::string api;   // the driver call that failed
+  std::string detail;
+  int step = -1;     // global step index (thread offset + index), -1 outside the program
+};
+
+struct DeviceInfo {
+  std::string name;
+  int sms = 0, major = 0, minor = 0, driverVersion = 0;
+  double totalMem = 0;
+};
+
+struct Result {
+  std::vector<double> records;  // kRecordWidth per step, in encoded step order
+  // [n, then 3n each: events before, events after, timer before, timer after]; a sample is
+  // (host before, host after, device time).
+  std::vector<double> calibration;
+  DeviceInfo device;
+  bool failed = false;
+  Failure failure;
+};
+
+// Progress for the caller's polling: steps finished in the current run.
+extern std::atomic<long long> stepsDone;
+
+void execute(const Driver &d, const Job &job, Result &out);
+std::vector<DeviceInfo> listDevices(const Driver &d, std::string &error);
+
+}  // namespace syncscope

@@ -1,0 +1,271 @@
+// Builds the Trace of a GPU run from the native runtime's raw records: host timestamps, event
+// times and %globaltimer stamps, with device times mapped into the host clock (align.ts). Lanes,
+// names, edges and wait explanations follow the same conventions as the simulator, so that the two
+// can be compared op for op.
+import type { Program, Step } from '../core/scenario/program';
+import { RELEASED_NONE, TraceBuilder, type CallInit, type CallKind, type Trace } from '../core/trace/model';
+import { clockMap, splitCalibration, type ClockMap } from './align';
+import { RECORD_WIDTH, REC, threadOffsets } from './encode';
+
+export interface RawRun {
+  records: Float64Array;
+  calibration: Float64Array;
+  device: { name: string; sms: number; computeCapability: string; cudaDriverVersion: number; index?: number };
+  /** The kernel driver's version ("580.95.05"), where the runner could read it. */
+  driver?: string;
+}
+
+/** cudaEventElapsedTime's resolution: brackets of event times are widened by half of it. */
+const EVENT_RESOLUTION_NS = 500;
+
+/** CUresult codes that a scenario meets as answers, by their CUDA runtime names (as PyTorch shows them). */
+const RUNTIME_NAMES: Record<number, string> = { 1: 'cudaErrorInvalidValue', 400: 'cudaErrorInvalidResourceHandle', 600: 'cudaErrorNotReady' };
+export const statusName = (code: number): string => RUNTIME_NAMES[code] ?? `CUresult ${code}`;
+
+interface Issued {
+  g: number;
+  thread: number;
+  step: Step;
+}
+
+export function assembleTrace(program: Program, raw: RawRun): Trace {
+  const { records: r } = raw;
+  const cal = splitCalibration(raw.calibration);
+  const events = clockMap(cal.events[0], cal.events[1], EVENT_RESOLUTION_NS);
+  const timer = clockMap(cal.timer[0], cal.timer[1]);
+  const offsets = threadOffsets(program);
+  const at = (g: number, k: number): number => r[g * RECORD_WIDTH + k];
+
+  const issued: Issued[] = [];
+  program.threads.forEach((t, ti) => t.steps.forEach((step, i) => {
+    const g = offsets[ti] + i;
+    if (at(g, REC.done) === 1) issued.push({ g, thread: ti, step });
+  }));
+  // Host order is issue order, across threads too: it decides stream order and which record a
+  // wait or synchronize binds to (S7).
+  issued.sort((a, b) => at(a.g, REC.hostBegin) - at(b.g, REC.hostBegin) || a.g - b.g);
+  const origin = issued.length ? at(issued[0].g, REC.hostBegin) : 0;
+  const host = (v: number): number => Math.round(v - origin);
+  const device = (map: ClockMap, v: number): number => (Number.isFinite(v) ? Math.round(map.toHost(v) - origin) : NaN);
+
+  const b = new TraceBuilder();
+  const threadLane = program.threads.map((t) => b.lane({ kind: 'thread', name: t.name, device: raw.device.index ?? 0 }));
+  const streamLane = program.streams.map((s) => b.lane({
+    kind: 'stream', name: s.name, device: raw.device.index ?? 0, nonBlocking: s.nonBlocking, priority: s.priority,
+    legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault,
+    thread: s.thread === undefined ? undefined : threadLane[s.thread],
+  }));
+  const order = new StreamOrder(b, program);
+  const current = program.events.map(() => -1);
+  const name = (list: { name: string }[], i: number) => list[i].name;
+
+  for (const { g, thread, step: s } of issued) {
+    const begin = host(at(g, REC.hostBegin));
+    const end = host(at(g, REC.hostEnd));
+    const call = (kind: CallKind, api: string, init: Partial<CallInit> = {}): number =>
+      b.call({ ...init, lane: threadLane[thread], kind, name: api, begin, end, step: s.index, line: s.pos.line, column: s.pos.column });
+    const op = (c: number, stream: number, init: Omit<Parameters<TraceBuilder['op']>[0], 'lane' | 'start' | 'end' | 'call'>, blocking: boolean): number => {
+      let start = device(events, at(g, REC.gpuStart));
+      let stop = device(events, at(g, REC.gpuEnd));
+      if (!Number.isFinite(stop)) start = stop = end;
+      // The end event of a call that blocks until its op completes can only be recorded after the
+      // call returns, so it overstates the op's end: the return bounds it.
+      if (blocking) stop = Math.min(stop, end);
+      start = Math.min(start, stop);
+      const id = b.op({ ...init, lane: streamLane[stream], start, end: stop, call: c,
+        truthStart: device(timer, at(g, REC.truthStart)), truthEnd: device(timer, at(g, REC.truthEnd)) });
+      b.edge('launch', c, id);
+      order.issue(stream, id);
+      return id;
+    };
+    const thr = program.threads[thread];
+    switch (s.op) {
+      case 'launch': {
+        const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
+        const c = call('launch', 'cudaLaunchKernel', { stream: streamLane[s.stream] });
+        if (end - begin > QUEUE_BLOCKED_NS) releaseLaunch(b, c);
+        const id = op(c, s.stream, { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes }, false);
+        for (const i of s.reads) b.access(id, program.buffers[i].name, false);
+        if (touch) b.access(id, touch.name, false);
+        for (const i of s.writes) b.access(id, program.buffers[i].name, true);
+        if (touch) b.access(id, touch.name, true);
+        break;
+      }
+      case 'record': {
+        const ev = name(program.events, s.event);
+        const c = call('record', 'cudaEventRecord', { stream: streamLane[s.stream], event: ev });
+        current[s.event] = op(c, s.stream, { kind: 'eventRecord', name: `record ${ev}`, event: ev }, false);
+        break;
+      }
+      case 'wait': {
+        const ev = name(program.events, s.event);
+        const c = call('streamWait', 'cudaStreamWaitEvent', { stream: streamLane[s.stream], event: ev });
+        const id = op(c, s.stream, { kind: 'waitEvent', name: `wait ${ev}`, event: ev }, false);
+        if (current[s.event] >= 0) b.edge('event', current[s.event], id);
+        break;
+      }
+      case 'query': {
+        const ready = at(g, REC.answer) === 1;
+        call('query', 'cudaEventQuery', { event: name(program.events, s.event), answer: ready ? 'ready' : 'notReady', status: ready ? undefined : 'cudaErrorNotReady' });
+        break;
+      }
+      case 'eventSync': {
+        const c = call('eventSync', 'cudaEventSynchronize', { event: name(program.events, s.event) });
+        release(b, c, current[s.event] >= 0 ? [current[s.event]] : []);
+        break;
+      }
+      case 'streamSync': {
+        const c = call('streamSync', 'cudaStreamSynchronize', { stream: streamLane[s.stream] });
+        release(b, c, order.last(s.stream));
+        break;
+      }
+      case 'deviceSync':
+        release(b, call('deviceSync', 'cudaDeviceSynchronize'), order.lastOfAll());
+        break;
+      case 'elapsed': {
+        const status = at(g, REC.status);
+        call('elapsed', 'cudaEventElapsedTime', {
+          event: name(program.events, s.from), event2: name(program.events, s.to),
+          value: status === 0 ? at(g, REC.value) : undefined, status: status === 0 ? undefined : statusName(status), answer: status === 0 ? undefined : 'error',
+        });
+        break;
+      }
+      case 'copy': {
+        const src = program.buffers[s.src];
+        const dst = program.buffers[s.dst];
+        const stream = s.async ? s.stream : thr.defaultStream;
+        const hostBuf = s.direction === 'HtoD' || s.direction === 'HtoH' ? src : s.direction === 'DtoH' ? dst : undefined;
+        const pageable = hostBuf?.host === 'pageable';
+        // S17, S18: which copies the host waits for.
+        const blocks = s.direction === 'HtoH' || (s.async ? pageable : s.direction !== 'DtoD');
+        const c = call('memcpy', s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy', { stream: streamLane[stream], bytes: s.bytes });
+        const id = op(c, stream, { kind: 'memcpy', name: `${s.direction} ${src.name} -> ${dst.name}`, bytes: s.bytes, copy: s.direction, hostMemory: hostBuf?.host }, blocks);
+        b.access(id, src.name, false);
+        b.access(id, dst.name, true);
+        if (blocks) release(b, c, [id]);
+        break;
+      }
+      case 'memset': {
+        const buf = program.buffers[s.buffer];
+        const stream = s.async ? s.stream : thr.defaultStream;
+        const c = call('memset', s.async ? 'cudaMemsetAsync' : 'cudaMemset', { stream: streamLane[stream], bytes: s.bytes });
+        // Pageable memory is out of the device's reach: the runtime clears it on the host, no op.
+        if (buf.host === 'pageable') break;
+        const blocks = !s.async && buf.host !== undefined;
+        const id = op(c, stream, { kind: 'memset', name: `memset ${buf.name}`, bytes: s.bytes, hostMemory: buf.host }, blocks);
+        b.access(id, buf.name, true);
+        if (blocks) release(b, c, [id]);
+        break;
+      }
+      case 'hostWork':
+        call('hostWork', 'hostWork');
+        break;
+      case 'hostFunc': {
+        const c = call('hostFunc', 'cudaLaunchHostFunc', { stream: streamLane[s.stream] });
+        op(c, s.stream, { kind: 'hostFunc', name: s.name }, false);
+        break;
+      }
+    }
+  }
+
+  return b.finish({
+    source: 'gpu',
+    device: {
+      name: raw.device.name, sms: raw.device.sms, computeCapability: raw.device.computeCapability, index: raw.device.index ?? 0,
+      driver: raw.driver ?? cudaVersion(raw.device.cudaDriverVersion),
+    },
+    clock: 'host-monotonic',
+    alignmentErrorNs: Math.ceil(events.errorNs),
+    scenario: program.file === undefined ? { name: program.name } : { name: program.name, file: program.file },
+    createdAt: new Date().toISOString(),
+    notes: [
+      `event times mapped to CLOCK_MONOTONIC within ${Math.ceil(events.errorNs)} ns (drift ${events.driftNsPerS.toFixed(0)} ns/s)`,
+      `kernel %globaltimer stamps mapped within ${Math.ceil(timer.errorNs)} ns`,
+    ],
+  });
+}
+
+const cudaVersion = (v: number): string => `CUDA ${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}`;
+
+/** A launch this much slower than the usual few µs waited for room in the launch queue (S19). */
+const QUEUE_BLOCKED_NS = 50_000;
+
+/** S19: a launch that blocked was let go when an op completed and made room: the last one before it returned. */
+function releaseLaunch(b: TraceBuilder, call: number): void {
+  const c = b.calls.cols;
+  const ends = b.ops.cols.end;
+  let best = -1;
+  for (let o = 0; o < b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] > ends[best])) best = o;
+  c.blockedNs[call] = c.end[call] - c.begin[call];
+  if (best < 0) return;
+  c.releasedBy[call] = best;
+  c.unblockNs[call] = c.end[call] - ends[best];
+  b.edge('release', best, call);
+}
+
+/**
+ * A host wait on `awaited` ops (S12 to S16): the releasing op is the one of them, still pending
+ * when the wait began, that completed last; the unblock latency is the return time minus its end.
+ */
+function release(b: TraceBuilder, call: number, awaited: number[]): void {
+  const c = b.calls.cols;
+  const ends = b.ops.cols.end;
+  let best = -1;
+  for (const op of awaited) if (ends[op] > c.begin[call] && (best < 0 || ends[op] > ends[best])) best = op;
+  if (best < 0) {
+    c.releasedBy[call] = RELEASED_NONE;
+    return;
+  }
+  c.releasedBy[call] = best;
+  c.blockedNs[call] = c.end[call] - c.begin[call];
+  c.unblockNs[call] = c.end[call] - ends[best];
+  b.edge('release', best, call);
+}
+
+/** Stream order (S1) and the legacy default stream's implicit order (S3, S4), as edges. */
+class StreamOrder {
+  private readonly lastOp: number[];
+  /** Per stream: its last op that legacy work was already ordered after, and the last legacy op it was ordered after. */
+  private readonly intoLegacy: number[];
+  private readonly fromLegacy: number[];
+  private readonly legacy: number;
+
+  constructor(private readonly b: TraceBuilder, private readonly program: Program) {
+    this.lastOp = program.streams.map(() => -1);
+    this.intoLegacy = program.streams.map(() => -1);
+    this.fromLegacy = program.streams.map(() => -1);
+    this.legacy = program.streams.findIndex((s) => s.legacyDefault);
+  }
+
+  last(stream: number): number[] {
+    return this.lastOp[stream] >= 0 ? [this.lastOp[stream]] : [];
+  }
+
+  lastOfAll(): number[] {
+    return this.lastOp.filter((o) => o >= 0);
+  }
+
+  issue(stream: number, op: number): void {
+    const prev = this.lastOp[stream];
+    if (prev >= 0) this.b.edge('stream', prev, op);
+    const streams = this.program.streams;
+    const s = streams[stream];
+    if (!s.nonBlocking && this.legacy >= 0) {
+      if (s.legacyDefault) {
+        streams.forEach((o, i) => {
+          const last = this.lastOp[i];
+          if (i === stream || o.nonBlocking || last < 0 || this.intoLegacy[i] === last) return;
+          this.intoLegacy[i] = last;
+          this.b.edge('legacy', last, op);
+        });
+      } else {
+        const last = this.lastOp[this.legacy];
+        if (last >= 0 && this.fromLegacy[stream] !== last) {
+          this.fromLegacy[stream] = last;
+          this.b.edge('legacy', last, op);
+        }
+      }
+    }
+    this.lastOp[stream] = op;
+  }
+}

@@ -1,0 +1,113 @@
+// The compact form of a Program that the native runtime reads: flat typed arrays, so that C++ never
+// walks JavaScript objects. native/src/runtime.h holds the same widths and opcodes.
+import type { Program, Schedule, Step } from '../core/scenario/program';
+
+export const STEP_WIDTH = 8;
+export const STREAM_WIDTH = 4;
+export const EVENT_WIDTH = 2;
+export const BUFFER_WIDTH = 2;
+export const RECORD_WIDTH = 10;
+
+export const OPCODES = [
+  'launch', 'record', 'wait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'copy', 'memset', 'hostWork', 'hostFunc',
+] as const satisfies readonly Step['op'][];
+
+/** Offsets into one record of `records` (RECORD_WIDTH numbers per step). */
+export const REC = {
+  hostBegin: 0, hostEnd: 1, status: 2, answer: 3, value: 4, gpuStart: 5, gpuEnd: 6, truthStart: 7, truthEnd: 8, done: 9,
+} as const;
+
+/** CU_CTX_SCHED_* */
+export const SCHEDULE_FLAGS: Record<Schedule, number> = { auto: 0, spin: 1, yield: 2, blockingSync: 4 };
+
+export interface EncodedJob {
+  device: number;
+  schedule: number;
+  /** false: no timing events at all (bare launches, for measuring the recorder's own cost). */
+  record: boolean;
+  calibrationSamples: number;
+  /** Per stream: kind (0 created, 1 legacy default, 2 per-thread default), nonBlocking, priority, thread. */
+  streams: Int32Array;
+  /** Per event: timing, blockingSync. */
+  events: Int32Array;
+  /** Per buffer: bytes, memory (0 device, 1 pinned host, 2 pageable host). */
+  buffers: Float64Array;
+  /** threads[t]..threads[t+1] are thread t's steps. */
+  threads: Int32Array;
+  steps: Int32Array;
+  /** Per step: a duration in ns, or a byte count. */
+  values: Float64Array;
+}
+
+/** Global step index of each thread's first step, as in EncodedJob.threads. */
+export function threadOffsets(program: Program): number[] {
+  const out = [0];
+  for (const t of program.threads) out.push(out[out.length - 1] + t.steps.length);
+  return out;
+}
+
+export function encodeProgram(program: Program, opts: { device?: number; record?: boolean; calibrationSamples?: number } = {}): EncodedJob {
+  const offsets = threadOffsets(program);
+  const total = offsets[offsets.length - 1];
+  const steps = new Int32Array(total * STEP_WIDTH);
+  const values = new Float64Array(total);
+  program.threads.forEach((thread, t) => {
+    thread.steps.forEach((s, i) => {
+      const g = offsets[t] + i;
+      const w = steps.subarray(g * STEP_WIDTH, (g + 1) * STEP_WIDTH);
+      w[0] = OPCODES.indexOf(s.op);
+      switch (s.op) {
+        case 'launch':
+          w.set([s.stream, s.touch ?? -1, s.grid, s.block], 1);
+          values[g] = s.ns ?? 0;
+          break;
+        case 'record':
+        case 'wait':
+          w.set([s.event, s.stream], 1);
+          break;
+        case 'query':
+        case 'eventSync':
+          w[1] = s.event;
+          break;
+        case 'streamSync':
+          w[1] = s.stream;
+          break;
+        case 'elapsed':
+          w.set([s.from, s.to], 1);
+          break;
+        case 'copy':
+          // A synchronous copy runs on the calling thread's default stream, whatever `stream` says.
+          w.set([s.src, s.dst, s.async ? 1 : 0, s.async ? s.stream : thread.defaultStream], 1);
+          values[g] = s.bytes;
+          break;
+        case 'memset':
+          w.set([s.buffer, 0, s.async ? 1 : 0, s.async ? s.stream : thread.defaultStream], 1);
+          values[g] = s.bytes;
+          break;
+        case 'hostWork':
+          values[g] = s.ns;
+          break;
+        case 'hostFunc':
+          w[1] = s.stream;
+          values[g] = s.ns;
+          break;
+        case 'deviceSync':
+          break;
+      }
+    });
+  });
+  return {
+    device: opts.device ?? 0,
+    schedule: SCHEDULE_FLAGS[program.device.schedule],
+    record: opts.record ?? true,
+    calibrationSamples: opts.calibrationSamples ?? 100,
+    streams: Int32Array.from(program.streams.flatMap((s) => [
+      s.legacyDefault ? 1 : s.perThreadDefault ? 2 : 0, s.nonBlocking ? 1 : 0, s.priority, s.thread ?? -1,
+    ])),
+    events: Int32Array.from(program.events.flatMap((e) => [e.timing ? 1 : 0, e.blockingSync ? 1 : 0])),
+    buffers: Float64Array.from(program.buffers.flatMap((b) => [b.bytes, b.host === 'pinned' ? 1 : b.host === 'pageable' ? 2 : 0])),
+    threads: Int32Array.from(offsets),
+    steps,
+    values,
+  };
+}

@@ -1,0 +1,81 @@
+// Finds and loads the native runtime addon (build/Release/syncscope.node). Loading it never
+// touches the GPU: available() says whether a driver and a device are there.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { EncodedJob } from './encode';
+
+export interface DeviceInfo {
+  index: number;
+  name: string;
+  sms: number;
+  computeCapability: string;
+  /** cuDriverGetVersion: 13000 for CUDA 13.0. */
+  cudaDriverVersion: number;
+  totalMem?: number;
+}
+
+export interface NativeFailure {
+  /** CUDA_ERROR_* */
+  name: string;
+  api: string;
+  detail: string;
+  /** Global step index, or -1 outside the program (setup, calibration). */
+  step: number;
+}
+
+export interface NativeResult {
+  records: Float64Array;
+  calibration: Float64Array;
+  device: DeviceInfo;
+  failure?: NativeFailure;
+}
+
+export type Availability = { ok: true; devices: number; cudaDriverVersion: number } | { ok: false; reason: string };
+
+export interface NativeAddon {
+  available(): Availability;
+  devices(): DeviceInfo[];
+  run(job: EncodedJob): Promise<NativeResult>;
+  /** Steps finished so far in the run in flight. */
+  progress(): number;
+}
+
+const ADDON = join('build', 'Release', 'syncscope.node');
+
+/** The addon's path: $SYNCSCOPE_ADDON, else build/Release/ in the first folder above this file that has one. */
+export function addonPath(): string {
+  if (process.env.SYNCSCOPE_ADDON) return process.env.SYNCSCOPE_ADDON;
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ADDON))) return join(dir, ADDON);
+    if (dirname(dir) === dir) return join(__dirname, '..', ADDON);
+  }
+}
+
+let cached: { addon?: NativeAddon; reason?: string } | undefined;
+
+/** The addon, or the reason it cannot be used (not built, or built for another platform). */
+export function loadAddon(): { addon?: NativeAddon; reason?: string } {
+  if (cached) return cached;
+  const path = addonPath();
+  if (!existsSync(path)) return (cached = { reason: `native runtime not built: ${path} is missing (npm run build:native)` });
+  try {
+    return (cached = { addon: createRequire(__filename)(path) as NativeAddon });
+  } catch (e) {
+    return (cached = { reason: `native runtime failed to load from ${path}: ${(e as Error).message}` });
+  }
+}
+
+export function availability(): Availability {
+  const { addon, reason } = loadAddon();
+  return addon ? addon.available() : { ok: false, reason: reason as string };
+}
+
+/** The kernel driver's version, e.g. "580.95.05", from /proc on Linux. */
+export function kernelDriverVersion(): string | undefined {
+  try {
+    return /Kernel Module\s+(?:for\s+\S+\s+)?([\d.]+)/.exec(readFileSync('/proc/driver/nvidia/version', 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}

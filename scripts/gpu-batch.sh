@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every GPU check in one go on a machine with an NVIDIA GPU: the GPU and runner tests, the
+# recorder benchmark and a calibration. Expects the bundles already built (npm run build and
+# node scripts/build.mjs --tests) and build/Release/syncscope.node. Logs go to $OUT (default
+# ./gpu-out); the last lines printed are a short summary.
+set -u
+OUT=${OUT:-./gpu-out}
+mkdir -p "$OUT"
+nvidia-smi -L
+node dist/cli.js devices | tee "$OUT/devices.txt"
+summary=()
+for f in out/test/gpu/*.test.js out/test/runner/*.test.js; do
+  name=$(basename "$f" .test.js)
+  start=$(date +%s)
+  timeout "${TEST_TIMEOUT:-240}" node --test --test-reporter=spec "$f" > "$OUT/test-$name.log" 2>&1
+  rc=$?
+  summary+=("$(printf '%-14s rc=%d %3ds  %s' "$name" "$rc" "$(( $(date +%s) - start ))" "$(grep -E '^ℹ (pass|fail|skipped)' "$OUT/test-$name.log" | tr '\n' ' ')")")
+done
+SYNCSCOPE_BENCH_OUT="$OUT/recorder.md" node out/bench/recorder.bench.js > "$OUT/bench.log" 2>&1; summary+=("bench rc=$?")
+node dist/cli.js calibrate --out "$OUT/profile.json" > "$OUT/calibrate.log" 2>&1; summary+=("calibrate rc=$?")
+echo "==== summary"
+printf '%s\n' "${summary[@]}"
+cat "$OUT/recorder.md" 2>/dev/null

@@ -1,0 +1,37 @@
+// The simulator, calibrated on this GPU, against the GPU itself: host-blocked time per example.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { compileScenario } from '../../core/scenario/parse';
+import { simulate } from '../../core/simulate';
+import type { Trace } from '../../core/trace/model';
+import { calibrateProfile } from '../../runner/calibrate';
+import { runOnGpu } from '../../runner/gpu';
+import { repoPath } from '../helpers/paths';
+import { median, noGpu } from './gpu';
+
+const blocked = (t: Trace) => {
+  let sum = 0;
+  for (let i = 0; i < t.calls.count; i++) sum += t.calls.blockedNs[i];
+  return sum;
+};
+
+test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per example', { skip: noGpu }, async (t) => {
+  const profile = await calibrateProfile();
+  t.diagnostic(`profile: ${JSON.stringify(profile)}`);
+  assert.equal(profile.name, 'calibrated');
+  assert.ok(profile.launchNs > 500 && profile.launchNs < 20_000, `launch ${profile.launchNs} ns`);
+  const files = readdirSync(repoPath('examples')).filter((f) => f.endsWith('.scenario.json')).sort();
+  const off: string[] = [];
+  for (const f of files) {
+    const program = compileScenario(readFileSync(repoPath('examples', f), 'utf8'), f);
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) runs.push(blocked(await runOnGpu(program)));
+    const gpu = median(runs);
+    const sim = blocked(simulate(program, profile));
+    const ratio = gpu > 0 ? sim / gpu : sim === 0 ? 1 : Infinity;
+    t.diagnostic(`${f}: GPU ${gpu} ns blocked, simulator ${sim} ns (${(100 * (ratio - 1)).toFixed(1)}%)`);
+    if (Math.abs(ratio - 1) > 0.15) off.push(`${f} ${(100 * (ratio - 1)).toFixed(1)}%`);
+  }
+  assert.deepEqual(off, []);
+});

@@ -1,0 +1,48 @@
+// Shared by the GPU tests: whether a GPU is here, and running one scenario on it and in the simulator.
+import { compileScenario } from '../../core/scenario/parse';
+import type { Program } from '../../core/scenario/program';
+import { simulate } from '../../core/simulate';
+import { CALL_KINDS, OP_KINDS, str, type CallKind, type OpKind, type Trace } from '../../core/trace/model';
+import { runOnGpu } from '../../runner/gpu';
+import { availability } from '../../runner/native';
+
+const a = availability();
+/** The skip reason for GPU tests where there is no GPU ("no NVIDIA driver: ..."), else false. */
+export const noGpu: string | false = a.ok ? false : a.reason;
+
+export const compile = (scenario: object): Program => compileScenario(JSON.stringify(scenario, null, 2), 'gpu-test.scenario.json');
+
+export async function both(scenario: object): Promise<{ program: Program; gpu: Trace; sim: Trace }> {
+  const program = compile(scenario);
+  return { program, gpu: await runOnGpu(program), sim: simulate(program) };
+}
+
+export const opsNamed = (t: Trace, name: string): number[] =>
+  [...Array(t.ops.count).keys()].filter((i) => str(t, t.ops.name[i]) === name);
+export const op = (t: Trace, name: string): number => {
+  const found = opsNamed(t, name);
+  if (found.length !== 1) throw new Error(`expected one op named ${name}, found ${found.length}`);
+  return found[0];
+};
+export const callsOf = (t: Trace, kind: CallKind): number[] =>
+  [...Array(t.calls.count).keys()].filter((i) => t.calls.kind[i] === CALL_KINDS.indexOf(kind));
+export const opsOf = (t: Trace, kind: OpKind): number[] =>
+  [...Array(t.ops.count).keys()].filter((i) => t.ops.kind[i] === OP_KINDS.indexOf(kind));
+
+/** A kernel's start and end: its own %globaltimer stamps on the GPU, the modelled span in the simulator. */
+export function span(t: Trace, i: number): { start: number; end: number } {
+  const truth = Number.isFinite(t.ops.truthStart[i]);
+  return truth ? { start: t.ops.truthStart[i], end: t.ops.truthEnd[i] } : { start: t.ops.start[i], end: t.ops.end[i] };
+}
+
+/** The name of the op that released call `c`, or "" when nothing was pending. */
+export const releaser = (t: Trace, c: number): string => (t.calls.releasedBy[c] >= 0 ? str(t, t.ops.name[t.calls.releasedBy[c]]) : '');
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[s.length >> 1];
+};
+export const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};

@@ -1,0 +1,32 @@
+// The recorder judged against the kernels' own %globaltimer stamps.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runOnGpu } from '../../runner/gpu';
+import { compile, median, noGpu, opsOf, quantile } from './gpu';
+
+export const SPAN_SCENARIO = {
+  name: 'span accuracy',
+  streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
+  steps: [
+    { repeat: 100, steps: [{ launch: 'busyA', stream: 'a', us: 20 }, { launch: 'busyB', stream: 'b', us: 30 }] },
+    { deviceSync: true },
+    { repeat: 50, steps: [{ launch: 'idle', stream: 'a', us: 50 }, { streamSync: 'a' }] },
+  ],
+};
+
+test('event-derived kernel spans bracket the kernels\' own stamps, and their length error is bounded', { skip: noGpu }, async (t) => {
+  const trace = await runOnGpu(compile(SPAN_SCENARIO));
+  const o = trace.ops;
+  const kernels = opsOf(trace, 'kernel');
+  assert.equal(kernels.length, 250);
+  const bound = trace.meta.alignmentErrorNs + 10_000;
+  const lengthErr = kernels.map((i) => Math.abs((o.end[i] - o.start[i]) - (o.truthEnd[i] - o.truthStart[i])));
+  for (const i of kernels) {
+    assert.ok(o.start[i] <= o.truthStart[i] + bound && o.end[i] >= o.truthEnd[i] - bound,
+      `kernel ${i}: events [${o.start[i]}, ${o.end[i]}] vs stamps [${o.truthStart[i]}, ${o.truthEnd[i]}]`);
+  }
+  const med = median(lengthErr);
+  const p99 = quantile(lengthErr, 0.99);
+  t.diagnostic(`span length |error|: median ${med} ns, p99 ${p99} ns; alignment bound ${trace.meta.alignmentErrorNs} ns`);
+  assert.ok(med < 10_000 && p99 < 50_000, `median ${med} ns, p99 ${p99} ns`);
+});

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { addonPath, availability, loadAddon } from '../../runner/native';
+import { repoPath } from '../helpers/paths';
+
+const built = existsSync(addonPath());
+const notBuilt = built ? false : `native addon not built (${addonPath()}); run npm run build:native`;
+const hasLdd = spawnSync('ldd', ['--version'], { stdio: 'ignore' }).status === 0;
+
+test('the addon links no CUDA library: the driver is opened at run time', { skip: notBuilt || (!hasLdd && 'no ldd here') }, () => {
+  const r = spawnSync('ldd', [addonPath()], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const libs = r.stdout.split('\n').map((l) => l.trim().split(/\s/)[0]).filter(Boolean);
+  assert.ok(libs.some((l) => l.startsWith('libc.so')), `ldd lists libc: ${libs.join(', ')}`);
+  assert.deepEqual(libs.filter((l) => /cuda|nvidia|nvrtc/i.test(l)), []);
+});
+
+test('the addon exposes available, devices, run and progress', { skip: notBuilt }, () => {
+  const { addon } = loadAddon();
+  assert.ok(addon);
+  assert.deepEqual(Object.keys(addon).sort(), ['available', 'devices', 'progress', 'run']);
+  assert.equal(addon.progress(), 0);
+});
+
+const driverInstalled = !spawnSync('sh', ['-c', 'ldconfig -p | grep -q "libcuda.so.1 "']).status;
+test('without a driver, available() says "no NVIDIA driver" with the loader\'s reason', { skip: notBuilt || (driverInstalled && 'libcuda.so.1 is installed here') }, () => {
+  const a = availability();
+  assert.equal(a.ok, false);
+  assert.match((a as { reason: string }).reason, /^no NVIDIA driver: libcuda\.so\.1 not found \(.*libcuda\.so\.1: cannot open shared object file.*\)$/);
+  const { addon } = loadAddon();
+  assert.throws(() => addon!.devices(), { message: (a as { reason: string }).reason });
+});
+
+const ptxas = spawnSync('ptxas', ['--version'], { stdio: 'ignore' }).status === 0;
+test('the embedded PTX assembles for sm_90 (H100/H200)', { skip: !ptxas && 'ptxas not installed here' }, () => {
+  const r = spawnSync('ptxas', ['-arch=sm_90', repoPath('native/src/kernels.ptx'), '-o', '/dev/null'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+});
