@@ -11,7 +11,8 @@ const root = new URL('..', import.meta.url).pathname;
 const args = new Set(process.argv.slice(2));
 const testArg = process.argv.slice(2).find((a) => a.startsWith('--tests'));
 const testFilter = testArg?.includes('=') ? testArg.slice(testArg.indexOf('=') + 1) : '';
-const common = { bundle: true, sourcemap: 'linked', logLevel: 'warning', absWorkingDir: root, target: 'es2022' };
+// mainFields: jsonc-parser's UMD entry loads its parts with a require that bundlers cannot follow; its ESM entry bundles.
+const common = { bundle: true, sourcemap: 'linked', logLevel: 'warning', absWorkingDir: root, target: 'es2022', mainFields: ['module', 'main'] };
 
 const walk = (dir) => readdirSync(dir).flatMap((f) => {
   const p = join(dir, f);

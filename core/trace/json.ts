@@ -231,7 +231,8 @@ export function traceFromJson(v: unknown): Trace {
     const o = need(isObj(f), p, 'expected an object', f as Json);
     oneOf(o, 'severity', p, ['error', 'warning', 'info']);
     need(typeof o.rule === 'string' && typeof o.message === 'string', p, 'expected rule and message strings', 0);
-    b.findings.push({ calls: [], ops: [], kind: String(o.rule), ...(o as unknown as Finding) });
+    const finding = o as unknown as Finding;
+    b.findings.push({ ...finding, kind: finding.kind ?? finding.rule, calls: finding.calls ?? [], ops: finding.ops ?? [] });
   });
   return b.finish(meta);
 }

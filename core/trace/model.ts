@@ -212,14 +212,19 @@ export interface OpInit {
 export class TraceBuilder {
   readonly strings: StringTable;
   readonly lanes: Lane[] = [];
-  readonly calls = new TableBuilder(CALL_COLUMNS);
-  readonly ops = new TableBuilder(OP_COLUMNS);
-  readonly edges = new TableBuilder(EDGE_COLUMNS);
-  readonly accesses = new TableBuilder(ACCESS_COLUMNS, 64);
+  readonly calls: TableBuilder<typeof CALL_COLUMNS>;
+  readonly ops: TableBuilder<typeof OP_COLUMNS>;
+  readonly edges: TableBuilder<typeof EDGE_COLUMNS>;
+  readonly accesses: TableBuilder<typeof ACCESS_COLUMNS>;
   readonly findings: Finding[] = [];
 
-  constructor(strings?: readonly string[]) {
+  /** `capacity`: expected row counts, when the producer knows them, to spare large traces regrowing. */
+  constructor(strings?: readonly string[], capacity: { calls?: number; ops?: number; edges?: number; accesses?: number } = {}) {
     this.strings = new StringTable(strings);
+    this.calls = new TableBuilder(CALL_COLUMNS, capacity.calls);
+    this.ops = new TableBuilder(OP_COLUMNS, capacity.ops);
+    this.edges = new TableBuilder(EDGE_COLUMNS, capacity.edges);
+    this.accesses = new TableBuilder(ACCESS_COLUMNS, capacity.accesses ?? 64);
   }
 
   lane(init: Omit<Lane, 'id'>): number {

@@ -47,7 +47,9 @@ export class TableBuilder<S extends ColumnSchema> {
     const out = { count: this.count } as Table<S>;
     for (const key of Object.keys(this.schema) as (keyof S)[]) {
       // slice, not subarray: the result owns a right-sized buffer that can be transferred alone.
-      out[key] = (this.cols[key] as unknown as { slice(a: number, b: number): unknown }).slice(0, this.count) as Table<S>[keyof S];
+      // A column that is already exactly full is that buffer: no copy.
+      const col = this.cols[key] as unknown as { length: number; slice(a: number, b: number): unknown };
+      out[key] = (col.length === this.count ? col : col.slice(0, this.count)) as Table<S>[keyof S];
     }
     return out;
   }

@@ -41,3 +41,14 @@ test('loading rejects bad references with the exact path', () => {
   assert.throws(() => parseTrace('{"format":"other"}'), /\$\.format: expected "syncscope-trace"/);
   assert.throws(() => parseTrace('{"format":'), /\$: not valid JSON/);
 });
+
+test('a saved trace validates against the shipped JSON Schema', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { validate } = await import('../helpers/json-schema');
+  const { repoPath } = await import('../helpers/paths');
+  const schema = JSON.parse(readFileSync(repoPath('media/schema/trace.schema.json'), 'utf8'));
+  const json = JSON.parse(traceToJson(sample()));
+  assert.deepEqual(validate(json, schema), []);
+  json.calls[0].kind = 'sleep';
+  assert.deepEqual(validate(json, schema), ['$.calls[0].kind: "sleep" not in enum']);
+});

@@ -1,0 +1,19 @@
+import { analyze } from '../../core/analyze';
+import { flagString, onePositional, parseArgs } from '../args';
+import { CliIo, EXIT } from '../io';
+import { loadInput } from '../input';
+
+/** `check <scenario|trace>`: for CI. Prints the findings; exits 1 if any is of error severity. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { valued: ['profile'] });
+  const file = onePositional(args, 'scenario or trace file');
+  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  const { findings } = analyze(input.trace, { program: input.program });
+  for (const f of findings) {
+    const at = f.source ? `${file}:${f.source.line}:${f.source.column}` : file;
+    io.stdout(`${at}: ${f.severity} ${f.rule} ${f.kind}: ${f.message}\n`);
+  }
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  io.stdout(`${findings.length} finding(s), ${errors} error(s)\n`);
+  return errors ? EXIT.findings : EXIT.ok;
+}

@@ -1,0 +1,35 @@
+import { analyze } from '../../core/analyze';
+import { buildReport, formatReport } from '../../core/report';
+import { flagString, onePositional, parseArgs } from '../args';
+import { CliIo, EXIT, UsageError } from '../io';
+import { isScenarioPath, loadInput } from '../input';
+import { writeHtmlFile, writeTraceFile } from '../output';
+
+/** `simulate <scenario>`: run the scenario in the simulator, print the wait report, write the files asked for. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { valued: ['out', 'html', 'profile'], bare: ['json'] });
+  const file = onePositional(args, 'scenario file');
+  if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
+  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  return finishRun(input.trace, input.program, file, args, io);
+}
+
+/** Shared by `simulate` and `run`: analyze, print, and write --out / --html. */
+export async function finishRun(
+  trace: import('../../core/trace/model').Trace,
+  program: import('../../core/scenario/program').Program | undefined,
+  file: string,
+  args: ReturnType<typeof parseArgs>,
+  io: CliIo,
+): Promise<number> {
+  const analysis = analyze(trace, { program });
+  trace.findings = analysis.findings;
+  const report = buildReport(trace, analysis);
+  if (args.flags.has('json')) io.stdout(JSON.stringify(report, null, 2) + '\n');
+  else io.stdout(formatReport(report, { file }));
+  const out = flagString(args, 'out');
+  if (out) io.stderr(`trace written to ${await writeTraceFile(trace, out, io)}\n`);
+  const html = flagString(args, 'html');
+  if (html) io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,20 @@
+// What a command may touch: its streams and the working directory. Commands take this instead of
+// `process` so that tests run them in-process and read exactly what a user would see.
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+}
+
+/** Bad input or usage: the dispatcher prints the message and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
+
+export const processIo = (): CliIo => ({
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  cwd: process.cwd(),
+});

@@ -1,0 +1,76 @@
+// `syncscope report`: every host wait, the findings and the metrics. The JSON shape is a stable,
+// documented interface (media/schema/report.schema.json); the text form is for people.
+import type { Analysis } from './analyze/types';
+import type { Trace } from './trace/model';
+import { formatNs, formatPct } from './units';
+
+export interface Report {
+  source: string;
+  name?: string;
+  waits: Analysis['waits'];
+  findings: {
+    rule: string;
+    kind: string;
+    severity: 'error' | 'warning' | 'info';
+    message: string;
+    calls: number[];
+    ops: number[];
+    source?: { line: number; column: number };
+    fix?: string;
+    savedNs?: number;
+  }[];
+  metrics: { hostBlockedPct: number; gpuBusyPct: number; overlapPct: number };
+}
+
+export function buildReport(trace: Trace, analysis: Analysis): Report {
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    source: trace.meta.source,
+    name: trace.meta.scenario?.name,
+    waits: analysis.waits,
+    findings: analysis.findings.map((f) => ({
+      rule: f.rule, kind: f.kind, severity: f.severity, message: f.message, calls: f.calls, ops: f.ops,
+      ...(f.source ? { source: f.source } : {}),
+      ...(f.fix ? { fix: f.fix } : {}),
+      ...(f.savedNs !== undefined ? { savedNs: f.savedNs } : {}),
+    })),
+    metrics: {
+      hostBlockedPct: round(analysis.metrics.hostBlockedPct),
+      gpuBusyPct: round(analysis.metrics.gpuBusyPct),
+      overlapPct: round(analysis.metrics.overlapPct),
+    },
+  };
+}
+
+const where = (s?: { line: number; column: number }) => (s ? `line ${s.line}:${s.column}` : '');
+
+/** The report as a person reads it in a terminal. */
+export function formatReport(r: Report, opts: { file?: string } = {}): string {
+  const out: string[] = [];
+  out.push(`${r.name ?? opts.file ?? 'trace'} (${r.source})`);
+  out.push('');
+  out.push(r.waits.length ? `Host waits (${r.waits.length}):` : 'Host waits: none');
+  for (const w of r.waits) {
+    const released = w.releasedBy === null
+      ? 'released by: unknown (the trace does not say)'
+      : w.releasedBy.length
+        ? `released by ${w.releasedBy.map((o) => `op ${o.op} "${o.name}" on ${o.stream}`).join(', ')}` +
+          (w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '')
+        : 'nothing was pending: returned at once';
+    out.push(`  #${w.id} ${w.kind}(${w.target}) on ${w.thread} at ${formatNs(w.beginNs)}: blocked ${formatNs(w.blockedNs)}`);
+    out.push(`      ${released}`);
+    if (w.narrower) out.push(`      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`);
+    if (w.context) out.push(`      in ${w.context}`);
+    const loc = where(w.source);
+    if (loc || w.rules.length) out.push(`      ${[loc, w.rules.join(' ')].filter(Boolean).join('  ')}`);
+  }
+  out.push('');
+  out.push(r.findings.length ? `Findings (${r.findings.length}):` : 'Findings: none');
+  for (const f of r.findings) {
+    out.push(`  ${f.severity} ${f.rule} ${f.kind}${f.source ? ' at ' + where(f.source) : ''}: ${f.message}`);
+    if (f.fix) out.push(`      fix: ${f.fix}`);
+  }
+  out.push('');
+  out.push(`Metrics: host blocked ${formatPct(r.metrics.hostBlockedPct)}, GPU busy ${formatPct(r.metrics.gpuBusyPct)}, overlap ${formatPct(r.metrics.overlapPct)}`);
+  return out.join('\n') + '\n';
+}
