@@ -1,0 +1,139 @@
+// The simulator's cost model: one flat object of numbers, so that a profile can be written by hand,
+// produced by `syncscope calibrate` on a real GPU, and diffed. Times are ns, bandwidths GB/s
+// (which is bytes per ns). docs/simulator.md explains every field and where each number came from.
+
+export interface SimProfile {
+  name: string;
+  deviceName: string;
+  /** Streaming multiprocessors. */
+  sms: number;
+  /** Resident blocks per SM, at most (small blocks). */
+  blocksPerSm: number;
+  /** Resident threads per SM, at most: large blocks fit fewer per SM. */
+  threadsPerSm: number;
+
+  // Host cost of each API call when it does not block.
+  launchNs: number;
+  recordTimingNs: number;
+  recordNoTimingNs: number;
+  streamWaitNs: number;
+  queryNs: number;
+  elapsedNs: number;
+  /** A synchronize that finds nothing pending. */
+  syncNs: number;
+  /** cudaMemcpy / cudaMemcpyAsync, before any blocking. */
+  copyCallNs: number;
+  memsetCallNs: number;
+  hostFuncCallNs: number;
+
+  /** From the end of the issuing call until the GPU can start the op. */
+  submitNs: number;
+  /** Added to every kernel: the GPU-side launch latency that event brackets include. */
+  kernelOverheadNs: number;
+  /** A host function's op: from the previous op's end to the next op's start, plus the body. */
+  hostFuncGapNs: number;
+  /** Pending launches the device queues before a launch blocks the host (S19). */
+  queueDepth: number;
+
+  /** From the awaited op's end to the host's return, when the host spins. */
+  spinWakeNs: number;
+  /** The same when the host sleeps (blocking sync). */
+  sleepWakeNs: number;
+  /** cudaEventElapsedTime rounds to this. */
+  elapsedResolutionNs: number;
+
+  pinnedHtoDGBps: number;
+  pinnedDtoHGBps: number;
+  pageableHtoDGBps: number;
+  pageableDtoHGBps: number;
+  dtoDGBps: number;
+  hostCopyGBps: number;
+  /** Device memory bandwidth: a touch kernel reads and writes its buffer at this rate; memsets write at it. */
+  memoryGBps: number;
+}
+
+/** NVIDIA H200, CUDA 13.0, driver 580: "Measured facts" in DESIGN.md, and the figures in SEMANTICS.md. */
+export const h200: Readonly<SimProfile> = Object.freeze({
+  name: 'h200',
+  deviceName: 'NVIDIA H200',
+  sms: 132,
+  blocksPerSm: 32,
+  threadsPerSm: 2048,
+
+  launchNs: 3900,
+  recordTimingNs: 1300,
+  recordNoTimingNs: 250,
+  streamWaitNs: 250,
+  queryNs: 150,
+  elapsedNs: 150,
+  syncNs: 300,
+  copyCallNs: 8000,
+  memsetCallNs: 3900,
+  hostFuncCallNs: 3900,
+
+  submitNs: 1000,
+  kernelOverheadNs: 2600,
+  hostFuncGapNs: 156000,
+  queueDepth: 1021,
+
+  spinWakeNs: 3600,
+  sleepWakeNs: 57000,
+  elapsedResolutionNs: 500,
+
+  pinnedHtoDGBps: 50,
+  pinnedDtoHGBps: 50,
+  pageableHtoDGBps: 8.5,
+  pageableDtoHGBps: 12.7,
+  dtoDGBps: 1900,
+  hostCopyGBps: 10,
+  memoryGBps: 4000,
+});
+
+export const PROFILES: Readonly<Record<string, Readonly<SimProfile>>> = { h200 };
+
+export class ProfileError extends Error {
+  override name = 'ProfileError';
+}
+
+const WHOLE = new Set(['sms', 'blocksPerSm', 'threadsPerSm', 'queueDepth']);
+const POSITIVE = new Set([...WHOLE, 'pinnedHtoDGBps', 'pinnedDtoHGBps', 'pageableHtoDGBps', 'pageableDtoHGBps',
+  'dtoDGBps', 'hostCopyGBps', 'memoryGBps', 'elapsedResolutionNs']);
+
+/**
+ * A profile from a built-in name ("h200") or a parsed JSON object. Fields left out take h200's
+ * values, so that a calibration that measured only some numbers is still a whole profile.
+ */
+export function loadProfile(json: unknown): SimProfile {
+  if (typeof json === 'string') {
+    const named = Object.hasOwn(PROFILES, json) ? PROFILES[json] : undefined;
+    if (!named) throw new ProfileError(`unknown profile "${json}"; built-in profiles: ${Object.keys(PROFILES).join(', ')}`);
+    return { ...named };
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new ProfileError(`a profile must be a JSON object, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`);
+  }
+  const out: SimProfile = { ...h200, name: 'custom' };
+  for (const [key, value] of Object.entries(json)) {
+    if (key === '$schema' || key === 'description') continue;
+    if (!Object.hasOwn(h200, key)) {
+      throw new ProfileError(`profile.${key}: unknown field; fields are ${Object.keys(h200).join(', ')}`);
+    }
+    const k = key as keyof SimProfile;
+    if (k === 'name' || k === 'deviceName') {
+      if (typeof value !== 'string' || value === '') throw new ProfileError(`profile.${key}: expected a non-empty string, got ${JSON.stringify(value)}`);
+      out[k] = value;
+      continue;
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new ProfileError(`profile.${key}: expected a number, got ${JSON.stringify(value)}`);
+    }
+    if (WHOLE.has(k) && !(Number.isInteger(value) && value >= 1)) {
+      throw new ProfileError(`profile.${key}: expected a whole number of at least 1, got ${value}`);
+    }
+    if (POSITIVE.has(k) ? value <= 0 : value < 0) {
+      throw new ProfileError(`profile.${key}: expected a number ${POSITIVE.has(k) ? 'above 0' : 'of at least 0'}, got ${value}`);
+    }
+    out[k] = value;
+  }
+  return out;
+}
