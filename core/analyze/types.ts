@@ -45,8 +45,30 @@ export interface Metrics {
   wallNs: number;
 }
 
+export interface HazardAccess {
+  op: number;
+  call: number;
+  name: string;
+  stream: string;
+  write: boolean;
+  source?: { line: number; column: number };
+}
+
+export interface Hazard {
+  buffer: string;
+  /** The access that started first; the fix orders it before `second`. */
+  first: HazardAccess;
+  second: HazardAccess;
+  /** How many times this pair of places raced (inside loops). */
+  count: number;
+  /** The smallest fix: record an event on first.stream after first.call, wait on it in second.stream before second.call. */
+  fix: { recordOn: string; after: number; waitIn: string; before: number };
+}
+
 export interface Analysis {
   waits: WaitExplanation[];
   findings: Finding[];
   metrics: Metrics;
+  /** The races among the findings, with both accesses and the fix in structured form. */
+  hazards: Hazard[];
 }

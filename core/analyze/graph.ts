@@ -1,0 +1,104 @@
+// The happens-before graph. Nodes are calls (ids 0..C-1) and ops (C..C+O-1). Each lane (a host
+// thread, a stream) orders its own nodes: program order for calls, stream order for ops (S1).
+// Cross-lane edges come from launches, the trace's stream/legacy/event/release edges (S3, S4,
+// S6..S8, S12..S14) and the orderings that replaying the calls derives (bindings.ts).
+import { CALL_KINDS, EDGE_KINDS, Trace } from '../trace/model';
+import { Bindings, bindEvents } from './bindings';
+import { groupByTime } from './lane-order';
+
+export interface HbGraph {
+  calls: number;
+  nodes: number;
+  lanes: number;
+  /** Node -> its lane, or -1 for nodes outside any order (enclosing framework ranges). */
+  lane: Int32Array;
+  /** Node -> 1-based position in its lane. */
+  seq: Int32Array;
+  /** Lane l holds nodes order[laneStart[l]] .. order[laneStart[l + 1] - 1], in order. */
+  order: Int32Array;
+  laneStart: Int32Array;
+  /** Cross-lane predecessors and successors, in compressed rows. */
+  predStart: Int32Array;
+  pred: Int32Array;
+  succStart: Int32Array;
+  succ: Int32Array;
+  bindings: Bindings;
+}
+
+export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
+  const C = t.calls.count;
+  const N = C + t.ops.count;
+  const L = t.lanes.length;
+  const context = CALL_KINDS.indexOf('context');
+  const time = new Float64Array(N);
+  time.set(t.calls.begin, 0);
+  time.set(t.ops.start, C);
+  const laneOfItem = (i: number) => (i < C ? (t.calls.kind[i] === context ? -1 : t.calls.lane[i]) : t.ops.lane[i - C]);
+  const { ids: order, start: laneStart } = groupByTime(N, L, laneOfItem, time);
+  const lane = new Int32Array(N).fill(-1);
+  const seq = new Int32Array(N);
+  for (let l = 0; l < L; l++) {
+    for (let k = laneStart[l]; k < laneStart[l + 1]; k++) {
+      lane[order[k]] = l;
+      seq[order[k]] = k - laneStart[l] + 1;
+    }
+  }
+  const next = (node: number) => {
+    const k = laneStart[lane[node]] + seq[node];
+    return k < laneStart[lane[node] + 1] ? order[k] : -1;
+  };
+
+  const cap = t.ops.count + t.edges.count + bindings.eventFrom.length + bindings.awaited.length;
+  const from = new Int32Array(cap);
+  const to = new Int32Array(cap);
+  let m = 0;
+  const add = (a: number, b: number) => {
+    if (a < 0 || b < 0 || lane[a] < 0 || lane[b] < 0 || lane[a] === lane[b]) return;
+    from[m] = a;
+    to[m++] = b;
+  };
+  // A call that waits for an op it issued itself (a blocking copy) orders that op before the
+  // calls after it, not before itself: the call is also the op's launch.
+  const opToCall = (op: number, call: number) => add(C + op, t.ops.call[op] === call ? next(call) : call);
+
+  for (let j = 0; j < t.ops.count; j++) if (t.ops.call[j] >= 0) add(t.ops.call[j], C + j);
+  const e = t.edges;
+  const launch = EDGE_KINDS.indexOf('launch');
+  const release = EDGE_KINDS.indexOf('release');
+  for (let k = 0; k < e.count; k++) {
+    if (e.kind[k] === launch) {
+      if (t.ops.call[e.to[k]] !== e.from[k]) add(e.from[k], C + e.to[k]);
+    } else if (e.kind[k] === release) opToCall(e.from[k], e.to[k]);
+    else add(C + e.from[k], C + e.to[k]);
+  }
+  for (let k = 0; k < bindings.eventFrom.length; k++) add(C + bindings.eventFrom[k], C + bindings.eventTo[k]);
+  for (let c = 0; c < C; c++) {
+    for (let q = bindings.awaitStart[c]; q < bindings.awaitStart[c + 1]; q++) opToCall(bindings.awaited[q], c);
+  }
+
+  const [predStart, pred] = csr(N, to.subarray(0, m), from.subarray(0, m));
+  const [succStart, succ] = csr(N, from.subarray(0, m), to.subarray(0, m));
+  return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, succStart, succ, bindings };
+}
+
+function csr(n: number, key: Int32Array, value: Int32Array): [Int32Array, Int32Array] {
+  const start = new Int32Array(n + 1);
+  for (let k = 0; k < key.length; k++) start[key[k] + 1]++;
+  for (let i = 0; i < n; i++) start[i + 1] += start[i];
+  const fill = start.slice(0, n);
+  const out = new Int32Array(key.length);
+  for (let k = 0; k < key.length; k++) out[fill[key[k]]++] = value[k];
+  return [start, out];
+}
+
+/** The node before `node` in its lane, or -1. */
+export function lanePrev(g: HbGraph, node: number): number {
+  return g.seq[node] > 1 ? g.order[g.laneStart[g.lane[node]] + g.seq[node] - 2] : -1;
+}
+
+/** The node after `node` in its lane, or -1. */
+export function laneNext(g: HbGraph, node: number): number {
+  if (g.lane[node] < 0) return -1;
+  const k = g.laneStart[g.lane[node]] + g.seq[node];
+  return k < g.laneStart[g.lane[node] + 1] ? g.order[k] : -1;
+}

@@ -1,0 +1,105 @@
+// Host syncs hidden inside calls that look asynchronous: cudaMemcpyAsync with pageable host memory
+// (S17), launches that blocked on a full launch queue (S19), and in imported PyTorch traces the
+// copy-then-synchronize pattern behind `.item()`, `.cpu()` and `nonzero`.
+import type { Program } from '../scenario/program';
+import { COPY_KINDS, Finding, HOST_MEMORY, Trace, str } from '../trace/model';
+import type { AccessIndex } from './accesses';
+import type { Bindings } from './bindings';
+import { FindingList, placeKey } from './collect';
+import { atLine, callSource, isAsyncCall, laneName, opName } from './describe';
+import { formatNs } from '../units';
+import { CK } from './kinds';
+
+
+export function hostSyncSmells(t: Trace, b: Bindings, access: AccessIndex, program?: Program): Finding[] {
+  const out = new FindingList();
+  const claimed = hiddenSyncs(t, b, out);
+  pageableCopies(t, access, out, claimed, program);
+  queueStalls(t, out);
+  return out.list();
+}
+
+/** The framework op behind a call: the outermost aten:: op of its context, else the innermost. */
+function frameworkOp(context: string): string {
+  const parts = context.split(' > ');
+  return parts.find((p) => p.startsWith('aten::')) ?? parts[parts.length - 1];
+}
+
+const copyWords = (t: Trace, op: number): string =>
+  [COPY_KINDS[t.ops.copy[op]], HOST_MEMORY[t.ops.hostMemory[op]]].filter(Boolean).join(', ');
+
+/**
+ * A stream synchronize made by a framework op (not by the user's own synchronize), after a
+ * device-to-host copy inside the same op: the host stops until the GPU catches up, although the
+ * Python line only asked for a value. Returns the copy calls it explains.
+ */
+function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
+  const c = t.calls;
+  const claimed = new Set<number>();
+  const lastCopy = new Map<number, number>(); // lane -> last device-to-host copy call
+  const dtoh = COPY_KINDS.indexOf('DtoH');
+  const firstOp = (call: number) => (b.opsStart[call + 1] > b.opsStart[call] ? b.opsOf[b.opsStart[call]] : -1);
+  for (const i of b.timeOrder) {
+    if (c.kind[i] === CK.memcpy && firstOp(i) >= 0 && t.ops.copy[firstOp(i)] === dtoh) lastCopy.set(c.lane[i], i);
+    if (c.kind[i] !== CK.streamSync || !c.context[i]) continue;
+    const context = str(t, c.context[i]);
+    if (!context.includes('aten::')) continue;
+    const op = frameworkOp(context);
+    const copy = lastCopy.get(c.lane[i]);
+    const copyIn = copy !== undefined && c.context[copy] && frameworkOp(str(t, c.context[copy])) === op ? copy : undefined;
+    if (copyIn === undefined) continue;
+    claimed.add(copyIn);
+    lastCopy.delete(c.lane[i]);
+    const blocked = c.blockedNs[i] + c.blockedNs[copyIn];
+    const names = [str(t, c.name[copyIn]) || 'memcpy', str(t, c.name[i]) || 'stream synchronize'];
+    out.add(`hidden-sync|${context}|${names.join()}`, {
+      rule: 'S17', kind: 'hidden-sync', severity: 'warning', calls: [copyIn, i], ops: [firstOp(copyIn)],
+      message: `${op} (${context}) synchronizes the host: ${names[0]} (${copyWords(t, firstOp(copyIn))}) then ${names[1]} ` +
+        `on ${laneName(t, c.lane[i])} blocked it for ${formatNs(blocked)} until the GPU caught up`,
+      fix: `keep the value on the GPU, or read it later (after more work is queued); ${op === 'aten::item' || op === 'aten::_local_scalar_dense'
+        ? 'each .item() waits for every kernel queued before it' : 'use a pinned destination with non_blocking=True and an event where the host needs the data'}`,
+      savedNs: blocked,
+    });
+  }
+  return claimed;
+}
+
+function pageableCopies(t: Trace, access: AccessIndex, out: FindingList, claimed: Set<number>, program?: Program): void {
+  const c = t.calls;
+  const pageable = HOST_MEMORY.indexOf('pageable');
+  for (let j = 0; j < t.ops.count; j++) {
+    const call = t.ops.call[j];
+    if (call < 0 || claimed.has(call) || t.ops.hostMemory[j] !== pageable || c.kind[call] !== CK.memcpy) continue;
+    const dir = COPY_KINDS[t.ops.copy[j]];
+    if ((dir !== 'HtoD' && dir !== 'DtoH') || !isAsyncCall(t, call, program)) continue;
+    let buffer = '';
+    for (let k = access.start[j]; k < access.start[j + 1]; k++) {
+      const row = access.rows[k];
+      if ((t.accesses.write[row] === 1) === (dir === 'DtoH')) buffer = str(t, t.accesses.buffer[row]);
+    }
+    const src = callSource(t, call);
+    const took = c.end[call] - c.begin[call];
+    out.add(`pageable|${placeKey(c.line[call], c.column[call], `${c.lane[call]} ${opName(t, j)}`)}`, {
+      rule: 'S17', kind: 'pageable-async-copy', severity: 'warning', calls: [call], ops: [j], ...(src ? { source: src } : {}),
+      message: `asynchronous ${dir} copy${atLine(t, call)} uses pageable host memory${buffer ? ` "${buffer}"` : ''}, so it is synchronous ` +
+        `for the host: the call took ${formatNs(took)}${c.blockedNs[call] > 0 ? `, ${formatNs(c.blockedNs[call])} of it blocked` : ''}`,
+      fix: buffer ? `allocate "${buffer}" as pinned host memory ("host": "pinned"; in PyTorch, pin_memory())` : 'copy from or to pinned host memory',
+      savedNs: c.blockedNs[call],
+    });
+  }
+}
+
+function queueStalls(t: Trace, out: FindingList): void {
+  const c = t.calls;
+  for (let i = 0; i < c.count; i++) {
+    if (c.kind[i] !== CK.launch || !(c.blockedNs[i] > 0)) continue;
+    const src = callSource(t, i);
+    out.add(`queue|${placeKey(c.line[i], c.column[i], c.lane[i])}`, {
+      rule: 'S19', kind: 'launch-queue-stall', severity: 'warning', calls: [i], ops: [], ...(src ? { source: src } : {}),
+      message: `launch${atLine(t, i)} on ${laneName(t, c.lane[i])} blocked the host for ${formatNs(c.blockedNs[i])}: ` +
+        'the launch queue was full (about 1021 launches queue behind running work)',
+      fix: 'wait for earlier work (an event synchronize) before queuing more, or launch fewer, larger kernels',
+      savedNs: c.blockedNs[i],
+    });
+  }
+}

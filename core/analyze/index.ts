@@ -1,0 +1,44 @@
+// The stream-ordering debugger: every host wait explained, happens-before, hazards on declared
+// buffers, ordering smells and metrics, from one Trace (SEMANTICS.md, "What debugging stream
+// ordering checks").
+import type { Program } from '../scenario/program';
+import type { Finding, Trace } from '../trace/model';
+import { accessIndex } from './accesses';
+import { holdsEveryCall } from './describe';
+import { eventSmells } from './event-smells';
+import { happensBefore } from './hb';
+import { findHazards } from './hazards';
+import { hostSyncSmells } from './host-syncs';
+import { computeMetrics } from './metrics';
+import { hostFuncStalls, serializationSmells } from './serialization';
+import type { Analysis } from './types';
+import { waitSmells } from './wait-smells';
+import { explainWaits } from './waits';
+
+export { happensBefore } from './hb';
+export type { HappensBefore, NodeRef, NodeSet } from './hb';
+export type { Analysis, Hazard, HazardAccess, Metrics, WaitExplanation, ReleasingOp } from './types';
+
+const SEVERITY = { error: 0, warning: 1, info: 2 };
+
+export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysis {
+  const program = opts.program;
+  const hb = happensBefore(trace);
+  const access = accessIndex(trace);
+  // Imported traces start mid-run and may miss records and launches: judge event use and
+  // redundancy only where the trace holds every call of the program.
+  const complete = holdsEveryCall(trace);
+  const waits = explainWaits(trace, hb, access, program);
+  const { hazards, findings: races } = findHazards(trace, hb, access);
+  const findings: Finding[] = [
+    ...races,
+    ...(complete ? eventSmells(trace, hb, access, program) : []),
+    ...serializationSmells(trace, hb, program),
+    ...hostFuncStalls(trace, hb),
+    ...hostSyncSmells(trace, hb.graph.bindings, access, program),
+    ...waitSmells(trace, hb, waits, complete),
+  ];
+  findings.sort((a, b) => SEVERITY[a.severity] - SEVERITY[b.severity] ||
+    (a.source?.line ?? Infinity) - (b.source?.line ?? Infinity) || (a.calls[0] ?? 0) - (b.calls[0] ?? 0));
+  return { waits, findings, metrics: computeMetrics(trace, hb), hazards };
+}

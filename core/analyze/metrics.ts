@@ -1,0 +1,108 @@
+// How the run spent its time: host blocked, GPU busy (per stream and for the device), overlap, and
+// the critical path: from the last thing to finish, back through whichever predecessor finished
+// last (launch, stream, event and release edges, and host program order).
+import { CALL_KINDS, OP_KINDS, Trace, str, traceExtent } from '../trace/model';
+import { laneName, opName } from './describe';
+import type { HappensBefore } from './hb';
+import type { Metrics } from './types';
+
+/** Op kinds that occupy the GPU (markers and host functions do not). */
+const BUSY = Uint8Array.from(OP_KINDS, (k) => (k === 'kernel' || k === 'memcpy' || k === 'memset' ? 1 : 0));
+
+export function computeMetrics(t: Trace, hb: HappensBefore): Metrics {
+  const { start, end } = traceExtent(t);
+  const wallNs = end - start;
+  const pct = (ns: number) => (wallNs > 0 ? (100 * ns) / wallNs : 0);
+  const threads = t.lanes.filter((l) => l.kind === 'thread').length || 1;
+  let blocked = 0;
+  const context = CALL_KINDS.indexOf('context');
+  for (let i = 0; i < t.calls.count; i++) if (t.calls.kind[i] !== context) blocked += t.calls.blockedNs[i];
+
+  const perLane = new Float64Array(t.lanes.length);
+  let n = 0;
+  for (let j = 0; j < t.ops.count; j++) if (BUSY[t.ops.kind[j]] && t.ops.end[j] > t.ops.start[j]) n++;
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  for (let j = 0, k = 0; j < t.ops.count; j++) {
+    if (!BUSY[t.ops.kind[j]] || !(t.ops.end[j] > t.ops.start[j])) continue;
+    starts[k] = t.ops.start[j];
+    ends[k++] = t.ops.end[j];
+    perLane[t.ops.lane[j]] += t.ops.end[j] - t.ops.start[j];
+  }
+  starts.sort();
+  ends.sort();
+  // Sweep: time with at least one op running, and with two or more.
+  let busy = 0;
+  let overlap = 0;
+  let running = 0;
+  let last = 0;
+  for (let a = 0, b = 0; a < n || b < n; ) {
+    const at = a < n && starts[a] < ends[b] ? starts[a] : ends[b];
+    if (running >= 1) busy += at - last;
+    if (running >= 2) overlap += at - last;
+    last = at;
+    if (a < n && starts[a] < ends[b]) { running++; a++; } else { running--; b++; }
+  }
+  const nodes = criticalNodes(t, hb);
+  const calls = hb.graph.calls;
+  let path: Metrics['criticalPath'] | undefined;
+  return {
+    hostBlockedPct: pct(blocked / threads),
+    gpuBusyPct: pct(busy),
+    overlapPct: busy > 0 ? (100 * overlap) / busy : 0,
+    perStream: t.lanes.filter((l) => l.kind === 'stream').map((l) => ({ stream: l.name, busyPct: pct(perLane[l.id]) })),
+    // The walk is done now, while the graph exists; the entries are built on first use, since a
+    // run of a million launches has a path of a million host calls that most consumers never read.
+    get criticalPath() {
+      return (path ??= pathEntries(t, calls, nodes));
+    },
+    wallNs,
+  };
+}
+
+/** The critical path's nodes, last first. */
+function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
+  const g = hb.graph;
+  const C = g.calls;
+  // One array of finish times for calls and ops alike: the walk compares them constantly.
+  const finish = new Float64Array(g.nodes);
+  finish.set(t.calls.end, 0);
+  finish.set(t.ops.end, C);
+  let x = -1;
+  for (let n = 0; n < g.nodes; n++) if (g.lane[n] >= 0 && (x < 0 || finish[n] > finish[x])) x = n;
+  const nodes: number[] = [];
+  const seen = new Uint8Array(g.nodes);
+  while (x >= 0 && !seen[x]) {
+    seen[x] = 1;
+    nodes.push(x);
+    let best = g.seq[x] > 1 ? g.order[g.laneStart[g.lane[x]] + g.seq[x] - 2] : -1;
+    for (let k = g.predStart[x]; k < g.predStart[x + 1]; k++) {
+      const p = g.pred[k];
+      if (best < 0 || finish[p] > finish[best]) best = p;
+    }
+    x = best;
+  }
+  return Int32Array.from(nodes);
+}
+
+function pathEntries(t: Trace, C: number, nodes: Int32Array): Metrics['criticalPath'] {
+  // Long paths repeat a few names: build each label once.
+  const callLabels: string[] = [];
+  const opLabels = new Map<number, string>();
+  const path: Metrics['criticalPath'] = [];
+  for (let k = 0; k < nodes.length; k++) {
+    const n = nodes[nodes.length - 1 - k];
+    if (n < C) {
+      const key = t.calls.name[n] * CALL_KINDS.length + t.calls.kind[n];
+      const name = callLabels[key] ?? (callLabels[key] = str(t, t.calls.name[n]) || CALL_KINDS[t.calls.kind[n]]);
+      path.push({ kind: 'call', id: n, name, startNs: t.calls.begin[n], endNs: t.calls.end[n] });
+    } else {
+      const j = n - C;
+      const key = t.ops.name[j] * t.lanes.length + t.ops.lane[j];
+      let name = opLabels.get(key);
+      if (name === undefined) opLabels.set(key, (name = `${opName(t, j)} (${laneName(t, t.ops.lane[j])})`));
+      path.push({ kind: 'op', id: j, name, startNs: t.ops.start[j], endNs: t.ops.end[j] });
+    }
+  }
+  return path;
+}

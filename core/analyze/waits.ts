@@ -1,0 +1,138 @@
+// Every host wait explained (S12..S14, S16..S19): what it waited for, which op released it, how
+// long the host was blocked, and whether an event wait on the op the code needed next would have
+// released the host earlier than the stream or device wait it used.
+import type { Program } from '../scenario/program';
+import { COPY_KINDS, RELEASED_UNKNOWN, Trace, callKind, str } from '../trace/model';
+import type { AccessIndex } from './accesses';
+import { NEVER_RECORDED } from './bindings';
+import { callSource, holdsEveryCall, isAsyncCall, laneName, opName, opStream } from './describe';
+import { lanePrev } from './graph';
+import type { HappensBefore } from './hb';
+import { CK, isHostWait } from './kinds';
+import type { WaitExplanation } from './types';
+
+function rulesOf(t: Trace, i: number, program?: Program): string[] {
+  const kind = callKind(t, i);
+  const rules: string[] = [];
+  if (kind === 'eventSync') rules.push('S12');
+  else if (kind === 'streamSync') rules.push('S13');
+  else if (kind === 'deviceSync') rules.push('S14');
+  else if (kind === 'memcpy') rules.push(isAsyncCall(t, i, program) ? 'S17' : 'S18');
+  else if (kind === 'memset') rules.push('S18');
+  else if (kind === 'launch') rules.push('S19');
+  if (t.calls.releasedBy[i] >= 0) rules.push('S16');
+  return rules;
+}
+
+function target(t: Trace, i: number): string {
+  const kind = callKind(t, i);
+  if (kind === 'deviceSync') return 'device';
+  if (t.calls.event[i]) return str(t, t.calls.event[i]);
+  return t.calls.stream[i] >= 0 ? laneName(t, t.calls.stream[i]) : '';
+}
+
+export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, program?: Program): WaitExplanation[] {
+  const c = t.calls;
+  const b = hb.graph.bindings;
+  const out: WaitExplanation[] = [];
+  const complete = holdsEveryCall(t);
+  for (let i = 0; i < c.count; i++) {
+    if (c.kind[i] === CK.context || !isHostWait(t, i)) continue;
+    const r = c.releasedBy[i];
+    let pending = c.blockedNs[i] > 0 || (r >= 0 && t.ops.end[r] > c.begin[i]);
+    for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++) if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
+    const w: WaitExplanation = {
+      id: i,
+      kind: callKind(t, i),
+      thread: laneName(t, c.lane[i]),
+      target: target(t, i),
+      beginNs: c.begin[i],
+      endNs: c.end[i],
+      blockedNs: c.blockedNs[i],
+      releasedBy: r === RELEASED_UNKNOWN ? null : r >= 0 ? [{ op: r, name: opName(t, r), stream: opStream(t, r) }] : [],
+      unblockLatencyNs: Number.isNaN(c.unblockNs[i]) ? null : c.unblockNs[i],
+      pending,
+      rules: rulesOf(t, i, program),
+    };
+    if (c.context[i]) w.context = str(t, c.context[i]);
+    const src = callSource(t, i);
+    if (src) w.source = src;
+    if (c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete) w.rules.push('S9');
+    if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
+      const narrower = narrowerWait(t, hb, access, i);
+      if (narrower) w.narrower = narrower;
+    }
+    out.push(w);
+  }
+  return out;
+}
+
+/** How far back a wait's covered ops are searched, so that one wait never costs a pass over the trace. */
+const SCAN = 4096;
+
+/**
+ * The ops this wait newly covered that the host needed afterwards: copies touching host memory,
+ * records whose events the thread uses next (query, elapsed, synchronize), and writes (or reads)
+ * of buffers that the thread's next GPU work on another stream touches before its next host wait.
+ */
+export function neededOps(t: Trace, hb: HappensBefore, access: AccessIndex, w: number): number[] {
+  const g = hb.graph;
+  const b = g.bindings;
+  const C = g.calls;
+  const candidates: number[] = [];
+  const known = lanePrev(g, w);
+  for (let q = b.awaitStart[w]; q < b.awaitStart[w + 1]; q++) {
+    // Going back from the last awaited op in stream order: the ops this wait newly covers, the
+    // ones the host did not know to be complete (a needed op may have finished already).
+    for (let n = C + b.awaited[q], k = 0; n >= C && k < SCAN && !(known >= 0 && hb.beforeNode(n, known)); n = lanePrev(g, n), k++) candidates.push(n - C);
+  }
+  if (!candidates.length) return [];
+  const needed = new Set<number>();
+  const hostCopy = (j: number) => t.ops.hostMemory[j] !== 0 || t.ops.copy[j] === COPY_KINDS.indexOf('DtoH') || t.ops.copy[j] === COPY_KINDS.indexOf('HtoH');
+  for (const j of candidates) if (hostCopy(j)) needed.add(j);
+
+  // The buffers the candidates touch, and for each, which lanes the thread's next work writes
+  // and touches: a candidate is needed if work on another lane conflicts with it.
+  const touched = new Map<number, { writes: Set<number>; all: Set<number> }>();
+  for (const j of candidates) {
+    for (let k = access.start[j]; k < access.start[j + 1]; k++) touched.set(t.accesses.buffer[access.rows[k]], { writes: new Set(), all: new Set() });
+  }
+  const candidateSet = new Set(candidates);
+  const lane = g.lane[w];
+  for (let k = g.laneStart[lane] + g.seq[w]; k < g.laneStart[lane + 1]; k++) {
+    const call = g.order[k];
+    if (isHostWait(t, call)) break;
+    if (b.bound[call] >= 0 && candidateSet.has(b.recordOp[b.bound[call]])) needed.add(b.recordOp[b.bound[call]]);
+    if (b.bound2[call] >= 0 && candidateSet.has(b.recordOp[b.bound2[call]])) needed.add(b.recordOp[b.bound2[call]]);
+    if (!touched.size) continue;
+    for (let q = b.opsStart[call]; q < b.opsStart[call + 1]; q++) {
+      const y = b.opsOf[q];
+      for (let k2 = access.start[y]; k2 < access.start[y + 1]; k2++) {
+        const row = access.rows[k2];
+        const use = touched.get(t.accesses.buffer[row]);
+        if (!use) continue;
+        use.all.add(t.ops.lane[y]);
+        if (t.accesses.write[row] === 1) use.writes.add(t.ops.lane[y]);
+      }
+    }
+  }
+  const elsewhere = (lanes: Set<number>, own: number) => lanes.size > 1 || (lanes.size === 1 && !lanes.has(own));
+  for (const x of candidates) {
+    for (let k = access.start[x]; k < access.start[x + 1]; k++) {
+      const row = access.rows[k];
+      const use = touched.get(t.accesses.buffer[row])!;
+      if (elsewhere(t.accesses.write[row] === 1 ? use.all : use.writes, t.ops.lane[x])) needed.add(x);
+    }
+  }
+  return [...needed];
+}
+
+function narrowerWait(t: Trace, hb: HappensBefore, access: AccessIndex, w: number): WaitExplanation['narrower'] {
+  const needed = neededOps(t, hb, access, w);
+  if (!needed.length) return undefined;
+  let last = needed[0];
+  for (const j of needed) if (t.ops.end[j] > t.ops.end[last]) last = j;
+  const latency = Number.isNaN(t.calls.unblockNs[w]) ? 0 : t.calls.unblockNs[w];
+  const savedNs = t.calls.end[w] - (Math.max(t.calls.begin[w], t.ops.end[last]) + latency);
+  return savedNs > 0 ? { kind: 'eventSync', savedNs, op: last } : undefined;
+}
