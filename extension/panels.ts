@@ -1,0 +1,128 @@
+// Timeline panels: one per (source kind, file). A scenario's panel re-runs when the file is saved,
+// and every panel comes back after a window reload (WebviewPanelSerializer).
+import * as vscode from 'vscode';
+import { isPanelSource, PanelSource, PanelSources } from './logic/restore';
+import { Runs, RunResult, titleFor, UserFacingError } from './runs';
+import { TimelineView } from './timelineView';
+
+export const TIMELINE_VIEW_TYPE = 'syncscope.timeline';
+
+interface Open {
+  panel: vscode.WebviewPanel;
+  view: TimelineView;
+  source: PanelSource;
+}
+
+export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSerializer {
+  private readonly open = new Map<string, Open>();
+  private readonly sources: PanelSources;
+  private active?: Open;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly runs: Runs,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly reportError: (e: unknown, what: string) => void,
+  ) {
+    this.sources = new PanelSources(context.workspaceState);
+  }
+
+  /** The trace of the panel the user looked at last. */
+  get activeTrace(): { trace: import('../core/trace/model').Trace; title: string } | undefined {
+    const a = this.active;
+    return a?.view.trace ? { trace: a.view.trace, title: a.panel.title } : undefined;
+  }
+
+  /** Shows a computed result, opening or revealing the panel for its source. */
+  show(source: PanelSource, result: RunResult, column = vscode.ViewColumn.Beside): vscode.WebviewPanel {
+    const key = `${source.kind} ${source.uri}`;
+    let entry = this.open.get(key);
+    if (!entry) {
+      const title = titleFor(source);
+      const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, title, { viewColumn: column, preserveFocus: false }, { enableFindWidget: false });
+      entry = this.attach(panel, source);
+    } else {
+      entry.panel.reveal(undefined, true);
+    }
+    entry.view.show({ trace: result.trace, title: result.title, origin: result.origin });
+    return entry.panel;
+  }
+
+  /** Called after a reload with the webview's last state; we rebuild the trace from its source. */
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const fromState = (state as { source?: unknown } | undefined)?.source;
+    const source = isPanelSource(fromState) ? fromState : this.sources.lookup(panel.title);
+    if (!source) {
+      this.log.warn(`cannot restore timeline "${panel.title}": its source is unknown`);
+      panel.dispose();
+      return;
+    }
+    const entry = this.attach(panel, source);
+    // A restored GPU panel is simulated: re-running GPU work on every window reload would surprise.
+    const rerun: PanelSource = source.kind === 'gpu' ? { kind: 'simulate', uri: source.uri } : source;
+    try {
+      const result = await this.runs.compute(rerun, new vscode.CancellationTokenSource().token);
+      entry.view.show({ trace: result.trace, title: result.title, origin: result.origin });
+    } catch (e) {
+      entry.view.error((e as Error).message);
+      this.log.warn(`restoring "${panel.title}": ${(e as Error).message}`);
+    }
+  }
+
+  /** Re-simulates the open simulator panel of a saved scenario. */
+  async refresh(uri: vscode.Uri): Promise<void> {
+    const entry = this.open.get(`simulate ${uri.toString()}`);
+    if (!entry) return;
+    entry.view.status('Simulating…', true);
+    try {
+      const result = await this.runs.simulate(uri);
+      entry.view.show({ trace: result.trace, title: result.title, origin: result.origin });
+    } catch (e) {
+      entry.view.error((e as Error).message);
+      if (!(e instanceof UserFacingError)) this.reportError(e, 'Simulation');
+    }
+  }
+
+  private attach(panel: vscode.WebviewPanel, source: PanelSource): Open {
+    const key = `${source.kind} ${source.uri}`;
+    const view = new TimelineView(panel.webview, this.context.extensionUri, panel.title, {
+      revealSource: (line, column) => void revealSource(vscode.Uri.parse(source.uri), line, column),
+      log: this.log,
+    });
+    const entry: Open = { panel, view, source };
+    this.open.set(key, entry);
+    void this.sources.remember(panel.title, source);
+    panel.iconPath = vscode.Uri.joinPath(this.context.extensionUri, 'media', 'timeline.svg');
+    this.active = entry;
+    this.setActiveContext(true);
+    panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.active) this.active = entry;
+      this.setActiveContext(e.webviewPanel.active);
+    });
+    panel.onDidDispose(() => {
+      view.dispose();
+      if (this.open.get(key) === entry) this.open.delete(key);
+      if (this.active === entry) this.active = undefined;
+      this.setActiveContext(false);
+    });
+    return entry;
+  }
+
+  private setActiveContext(active: boolean): void {
+    void vscode.commands.executeCommand('setContext', 'syncscope.timelineActive', active);
+  }
+
+  dispose(): void {
+    for (const e of this.open.values()) e.panel.dispose();
+  }
+}
+
+/** Opens the scenario beside nothing new: in the column it already has, or the first one. */
+export async function revealSource(uri: vscode.Uri, line: number, column: number): Promise<void> {
+  const visible = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
+  const doc = visible?.document ?? (await vscode.workspace.openTextDocument(uri));
+  const pos = new vscode.Position(Math.max(line - 1, 0), Math.max(column - 1, 0));
+  const editor = await vscode.window.showTextDocument(doc, { viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
+  editor.selection = new vscode.Selection(pos, pos);
+  editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}

@@ -1,0 +1,48 @@
+// Read-only custom editors: saved Syncscope traces (`*.syncscope.json`, the default editor) and
+// profiler traces ("Open With…"). Viewing needs no trust: nothing is executed.
+import * as vscode from 'vscode';
+import { revealSource } from './panels';
+import type { Runs } from './runs';
+import { TimelineView } from './timelineView';
+
+export const TRACE_EDITOR = 'syncscope.trace';
+export const PROFILER_EDITOR = 'syncscope.profilerTrace';
+
+export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider {
+  /** The trace each open editor shows, for Export and Compare. */
+  readonly shown = new Map<string, TimelineView>();
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly runs: Runs,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
+    const key = document.uri.toString();
+    const view = new TimelineView(panel.webview, this.extensionUri, panel.title, {
+      revealSource: (line, column) => {
+        const scenario = view.trace?.meta.scenario?.file;
+        if (scenario) void revealSource(vscode.Uri.joinPath(document.uri, '..', scenario), line, column);
+      },
+      log: this.log,
+    });
+    this.shown.set(key, view);
+    panel.onDidDispose(() => {
+      view.dispose();
+      if (this.shown.get(key) === view) this.shown.delete(key);
+    });
+    try {
+      const result = await this.runs.traceFile(document.uri);
+      view.show({ trace: result.trace, title: result.title, origin: result.origin });
+    } catch (e) {
+      const message = `Cannot open ${document.uri.path.split('/').pop()} as a trace: ${(e as Error).message}`;
+      this.log.error(message);
+      view.error(message);
+    }
+  }
+}

@@ -1,0 +1,209 @@
+// A real VS Code for the end-to-end journeys: code-server (VS Code's workbench served to a browser)
+// with the packaged extension installed, driven through headless Chromium.
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, Browser, Frame, Page } from 'playwright-core';
+import { repoPath } from '../helpers/paths';
+
+const VERSION = '4.100.3';
+const cacheDir = process.env.SYNCSCOPE_E2E_CACHE ?? join(homedir(), '.cache', 'syncscope-e2e');
+export const codeServerEntry = join(cacheDir, `code-server-${VERSION}`, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const chromiumPath = process.env.SYNCSCOPE_CHROMIUM ?? '/usr/bin/chromium';
+export const shotsDir = repoPath('test-results', 'e2e');
+
+/** Why the journeys cannot run here, or undefined when they can. */
+export function missing(): string | undefined {
+  if (!process.env.SYNCSCOPE_E2E) return 'end-to-end journeys run with `npm run test:e2e`';
+  if (!existsSync(codeServerEntry)) return `code-server is not installed (run scripts/setup-e2e.sh): ${codeServerEntry}`;
+  if (!existsSync(chromiumPath)) return `no Chromium at ${chromiumPath}`;
+  if (!existsSync(repoPath('syncscope.vsix'))) return 'syncscope.vsix is missing (npm run package)';
+  return undefined;
+}
+
+const freePort = (): Promise<number> => new Promise((resolve, reject) => {
+  const s = createServer();
+  s.once('error', reject);
+  s.listen(0, '127.0.0.1', () => {
+    const port = (s.address() as { port: number }).port;
+    s.close(() => resolve(port));
+  });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Workbench {
+  page!: Page;
+  readonly url: string;
+  private browser?: Browser;
+  private server?: ChildProcess;
+  private serverLog = '';
+
+  private constructor(readonly root: string, readonly workspace: string, readonly port: number) {
+    this.url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
+  }
+
+  get userData(): string {
+    return join(this.root, 'user-data');
+  }
+
+  get extensions(): string {
+    return join(this.root, 'extensions');
+  }
+
+  /** Installs the .vsix into a fresh profile, starts the server and opens the workbench. */
+  static async start(files: Record<string, string>): Promise<Workbench> {
+    const root = mkdtempSync(join(tmpdir(), 'syncscope-e2e-'));
+    const workspace = join(root, 'workspace');
+    mkdirSync(workspace, { recursive: true });
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(workspace, name), text);
+    // Scenarios name their schema as ../media/schema/...: give the workspace the project's layout.
+    cpSync(repoPath('media', 'schema'), join(root, 'media', 'schema'), { recursive: true });
+    const wb = new Workbench(root, workspace, await freePort());
+    mkdirSync(join(wb.userData, 'User'), { recursive: true });
+    writeFileSync(join(wb.userData, 'User', 'settings.json'), JSON.stringify({
+      'security.workspace.trust.enabled': false,
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'telemetry.telemetryLevel': 'off',
+      'window.commandCenter': false,
+    }, null, 2));
+    wb.install();
+    await wb.launch();
+    return wb;
+  }
+
+  /** `code-server --list-extensions --show-versions` of this profile. */
+  installed(): string[] {
+    const r = this.cli(['--list-extensions', '--show-versions']);
+    return r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  }
+
+  private cli(args: string[]) {
+    const r = spawnSync(process.execPath, [codeServerEntry, '--user-data-dir', this.userData, '--extensions-dir', this.extensions, ...args],
+      { encoding: 'utf8', timeout: 120_000 });
+    if (r.status !== 0) throw new Error(`code-server ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`);
+    return r;
+  }
+
+  private install(): void {
+    this.cli(['--install-extension', repoPath('syncscope.vsix')]);
+  }
+
+  private async launch(): Promise<void> {
+    this.server = spawn(process.execPath, [codeServerEntry, '--auth', 'none', '--bind-addr', `127.0.0.1:${this.port}`,
+      '--user-data-dir', this.userData, '--extensions-dir', this.extensions, '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--disable-getting-started-override', this.workspace], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (b: Buffer) => { this.serverLog = (this.serverLog + b.toString()).slice(-20_000); };
+    this.server.stdout?.on('data', keep);
+    this.server.stderr?.on('data', keep);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        const r = await fetch(`http://127.0.0.1:${this.port}/healthz`);
+        if (r.ok) break;
+      } catch {
+        /* not listening yet */
+      }
+      if (this.server.exitCode !== null || Date.now() > deadline) throw new Error(`code-server did not start:\n${this.serverLog}`);
+      await sleep(250);
+    }
+    this.browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const context = await this.browser.newContext({ viewport: { width: 1920, height: 1080 } });
+    this.page = await context.newPage();
+    await this.open();
+  }
+
+  async open(): Promise<void> {
+    await this.page.goto(this.url);
+    await this.page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    // The explorer and the status bar are the last parts to appear.
+    await this.page.waitForSelector('.statusbar', { timeout: 30_000 });
+  }
+
+  /** F1, type the command's title, Enter: what a user does. */
+  async command(title: string): Promise<void> {
+    const p = this.page;
+    await p.locator('.monaco-workbench').click({ position: { x: 5, y: 450 }, force: true }).catch(() => undefined);
+    await p.keyboard.press('F1');
+    const input = p.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`>${title}`);
+    const row = p.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    await row.waitFor({ state: 'visible', timeout: 15_000 });
+    await p.keyboard.press('Enter');
+    await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+  }
+
+  /** Opens a workspace file through Quick Open (Ctrl+P). */
+  async openFile(name: string): Promise<void> {
+    const p = this.page;
+    await p.keyboard.press('Control+P');
+    const input = p.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(name);
+    await p.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
+    await p.keyboard.press('Enter');
+    await p.locator(`.tab[aria-label*="${name}"]`).first().waitFor({ timeout: 15_000 });
+  }
+
+  /** The innermost frame of a webview whose document has `selector` (holding `hasText`, if given). */
+  async webviewFrame(selector: string, timeoutMs = 30_000, hasText?: string | RegExp): Promise<Frame> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const f of this.page.frames()) {
+        if (f === this.page.mainFrame()) continue;
+        try {
+          if (await f.locator(selector, hasText ? { hasText } : {}).count()) return f;
+        } catch {
+          /* frame went away while we looked */
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`no webview frame with ${selector} after ${timeoutMs} ms`);
+      await sleep(250);
+    }
+  }
+
+  async shot(name: string): Promise<string> {
+    mkdirSync(shotsDir, { recursive: true });
+    const path = join(shotsDir, `${name}.png`);
+    await this.page.screenshot({ path });
+    return path;
+  }
+
+  /** The extension's log, as VS Code's log files hold it. */
+  extensionLog(): string {
+    const logs = join(this.userData, 'logs');
+    const found: string[] = [];
+    const walk = (d: string): void => {
+      if (!existsSync(d)) return;
+      for (const f of readdirSync(d)) {
+        const p = join(d, f);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (f === 'Syncscope.log' || /syncscope.*\.log$/i.test(p)) found.push(p);
+      }
+    };
+    walk(logs);
+    return found.map((f) => readFileSync(f, 'utf8')).join('\n');
+  }
+
+  async close(): Promise<void> {
+    await this.browser?.close().catch(() => undefined);
+    // The server was started in its own process group: end the whole group, and only it.
+    if (this.server?.pid) {
+      try {
+        process.kill(-this.server.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+    }
+    if (!process.env.SYNCSCOPE_E2E_KEEP) rmSync(this.root, { recursive: true, force: true });
+  }
+}
