@@ -1,6 +1,6 @@
 // `syncscope`: the command-line face of the same core the extension uses. It runs the main job
 // on a machine without VS Code and without a GPU. Each command lives in commands/<name>.ts.
-import { CliIo, EXIT, UsageError, processIo } from './io';
+import { CliIo, EXIT, UsageError } from './io';
 
 type Command = { run(argv: string[], io: CliIo): Promise<number> };
 
@@ -45,9 +45,3 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 
 /** Errors about the user's input, as opposed to bugs. Both exit 2; only bugs may print a stack. */
 const isInputError = (e: Error) => ['UsageError', 'ScenarioError', 'TraceFormatError', 'ImportError'].includes(e.name) || 'code' in e;
-
-if (require.main === module) {
-  main(process.argv.slice(2), processIo()).then((code) => {
-    process.exitCode = code;
-  });
-}

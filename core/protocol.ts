@@ -1,7 +1,9 @@
 // The one message protocol between the extension (or the standalone page) and the timeline
 // webview. Both sides import this module. A Trace is posted as it is: its columns are typed
 // arrays, which structured clone copies as buffers (and `transferables` lets a worker hand over).
-import type { Trace } from './trace/model';
+import { ACCESS_COLUMNS, CALL_COLUMNS, EDGE_COLUMNS, OP_COLUMNS } from './trace/model';
+import type { Finding, Lane, Trace, TraceMeta } from './trace/model';
+import { tableFrom, type ColumnSchema, type Table } from './trace/table';
 
 /** What the host side sends to the webview. */
 export type ToWebview =
@@ -27,4 +29,57 @@ export function transferables(trace: Trace): ArrayBuffer[] {
     }
   }
   return out;
+}
+
+const SCHEMAS = { calls: CALL_COLUMNS, ops: OP_COLUMNS, edges: EDGE_COLUMNS, accesses: ACCESS_COLUMNS } as const;
+type TableName = keyof typeof SCHEMAS;
+
+/**
+ * A Trace for embedding in a page: every column as base64 of its bytes, so that a large trace is
+ * a few long strings rather than one JSON object per op. Byte order is the platform's (little
+ * endian everywhere this runs).
+ */
+export interface PackedTrace {
+  meta: TraceMeta;
+  lanes: Lane[];
+  strings: string[];
+  findings: Finding[];
+  tables: Record<TableName, { count: number; columns: Record<string, string> }>;
+}
+
+export function packTrace(t: Trace, toBase64: (bytes: Uint8Array) => string): PackedTrace {
+  const tables = {} as PackedTrace['tables'];
+  for (const name of Object.keys(SCHEMAS) as TableName[]) {
+    const table = t[name] as unknown as Record<string, ArrayBufferView> & { count: number };
+    const columns: Record<string, string> = {};
+    for (const key of Object.keys(SCHEMAS[name])) {
+      const v = table[key];
+      columns[key] = toBase64(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    }
+    tables[name] = { count: table.count, columns };
+  }
+  return { meta: t.meta, lanes: t.lanes, strings: t.strings, findings: t.findings, tables };
+}
+
+export function unpackTrace(p: PackedTrace, fromBase64: (text: string) => Uint8Array): Trace {
+  const table = <S extends ColumnSchema>(schema: S, packed: PackedTrace['tables'][TableName]): Table<S> =>
+    tableFrom(schema, packed.count, (cols) => {
+      for (const key of Object.keys(schema) as (keyof S & string)[]) {
+        const text = packed.columns[key];
+        if (text === undefined) throw new Error(`packed trace lacks column ${key}`);
+        const bytes = fromBase64(text);
+        if (bytes.byteLength !== cols[key].byteLength) throw new Error(`packed column ${key} has ${bytes.byteLength} bytes, expected ${cols[key].byteLength}`);
+        new Uint8Array(cols[key].buffer).set(bytes);
+      }
+    });
+  return {
+    meta: p.meta,
+    lanes: p.lanes,
+    strings: p.strings,
+    findings: p.findings,
+    calls: table(CALL_COLUMNS, p.tables.calls),
+    ops: table(OP_COLUMNS, p.tables.ops),
+    edges: table(EDGE_COLUMNS, p.tables.edges),
+    accesses: table(ACCESS_COLUMNS, p.tables.accesses),
+  };
 }

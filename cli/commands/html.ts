@@ -1,0 +1,19 @@
+import { analyze } from '../../core/analyze';
+import { flagString, onePositional, parseArgs } from '../args';
+import { CliIo, EXIT, UsageError } from '../io';
+import { loadInput } from '../input';
+import { writeHtmlFile } from '../output';
+
+/** `html <trace|scenario> -o timeline.html`: a self-contained timeline page (a scenario is simulated first). */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { valued: ['out', 'profile'] });
+  const file = onePositional(args, 'trace or scenario file');
+  const out = flagString(args, 'out');
+  if (!out) throw new UsageError('missing -o <file.html>: where to write the timeline');
+  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  // A trace file may carry findings already; a fresh analysis adds them where it has none.
+  if (!input.trace.findings.length) input.trace.findings = analyze(input.trace, { program: input.program }).findings;
+  const title = input.trace.meta.scenario?.name ?? input.file;
+  io.stderr(`timeline written to ${await writeHtmlFile(input.trace, title, out, io)}\n`);
+  return EXIT.ok;
+}

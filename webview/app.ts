@@ -1,0 +1,300 @@
+// The timeline page: toolbar, row headers, canvas, details, findings and legend, wired to the host
+// through the protocol messages. State that should survive a reload (viewport, selection, toggles)
+// goes through the host's getState/setState.
+import type { ToWebview } from '../core/protocol';
+import type { Trace } from '../core/trace/model';
+import { ConeFinder } from './cone';
+import { renderDetails, itemLabel } from './details';
+import { button, el } from './dom';
+import { renderFindings } from './findings';
+import { formatNs } from './format';
+import type { HostApi } from './host';
+import { renderLegend } from './legend';
+import { buildRows, layoutRows, Rows } from './rows';
+import { findMatches } from './search';
+import { watchTheme } from './theme';
+import { ArrowKind, Item, TimelineView } from './view';
+
+interface Saved {
+  key: string;
+  t0: number;
+  t1: number;
+  scrollTop: number;
+  selection: Item | null;
+  arrows: Record<ArrowKind, boolean>;
+  collapsed: string[];
+}
+
+const HELP = 'Wheel or W/S: zoom · drag or A/D: pan · shift+wheel: scroll rows · shift+drag: measure · F: fit · Z: zoom to selection · Esc: clear';
+
+export class TimelineApp {
+  trace: Trace | null = null;
+  view: TimelineView | null = null;
+  rows: Rows | null = null;
+  private cones: ConeFinder | null = null;
+  private matches: Item[] = [];
+  private matchIndex = -1;
+  private key = '';
+  private readonly ui = buildLayout();
+
+  constructor(root: HTMLElement, private readonly host: HostApi) {
+    root.replaceChildren(this.ui.root);
+    this.wireToolbar();
+    renderLegend(this.ui.legend);
+    renderDetails(this.ui.details, emptyTrace, null, this.actions);
+    new ResizeObserver(() => this.view?.resize()).observe(this.ui.scroller);
+    watchTheme(() => this.view?.themeChanged());
+    window.addEventListener('keydown', (e) => this.onKey(e));
+  }
+
+  receive(msg: ToWebview): void {
+    switch (msg.type) {
+      case 'trace':
+        this.load(msg.trace, msg.title, msg.origin);
+        break;
+      case 'select':
+        this.select(msg.call !== undefined ? { table: 'calls', id: msg.call } : msg.op !== undefined ? { table: 'ops', id: msg.op } : null, msg.reveal ?? true, false);
+        break;
+      case 'status':
+        this.ui.status.textContent = msg.text;
+        this.ui.status.classList.toggle('busy', msg.busy);
+        break;
+      case 'error':
+        this.ui.error.textContent = msg.message;
+        this.ui.error.hidden = false;
+        break;
+    }
+  }
+
+  load(trace: Trace, title: string, origin?: string): void {
+    this.trace = trace;
+    this.cones = new ConeFinder(trace);
+    this.ui.error.hidden = true;
+    this.ui.title.textContent = title;
+    this.ui.origin.textContent = origin ?? describeSource(trace);
+    this.key = `${title}|${trace.calls.count}|${trace.ops.count}`;
+    const saved = this.host.getState() as Saved | undefined;
+    const state = saved && saved.key === this.key ? saved : undefined;
+    this.rows = buildRows(trace, new Set(state?.collapsed ?? []));
+    this.renderHeaders();
+    this.view = new TimelineView(trace, this.rows, this.ui.canvas, this.ui.axis, this.ui.scroller, {
+      select: (item) => this.select(item, false, true),
+      hover: (item, cx, cy) => this.hover(item, cx, cy),
+      viewChanged: () => this.save(),
+    });
+    if (state) {
+      Object.assign(this.view.arrows, state.arrows);
+      for (const k of Object.keys(this.ui.arrowBoxes) as ArrowKind[]) this.ui.arrowBoxes[k].checked = this.view.arrows[k];
+      this.view.setViewport(state.t0, state.t1);
+      this.ui.scroller.scrollTop = state.scrollTop;
+    }
+    renderFindings(this.ui.findings, trace, (item) => this.select(item, 'zoom', true));
+    this.ui.findingsCount.textContent = String(trace.findings.length);
+    this.select(state?.selection ?? null, false, false);
+    this.view.draw();
+  }
+
+  get actions() {
+    return {
+      select: (item: Item) => this.select(item, true, true),
+      revealSource: (line: number, column: number) => this.host.postMessage({ type: 'revealSource', line, column }),
+    };
+  }
+
+  select(item: Item | null, reveal: boolean | 'zoom', tell: boolean): void {
+    const t = this.trace;
+    const v = this.view;
+    if (!t || !v) return;
+    if (item && (item.id < 0 || item.id >= (item.table === 'calls' ? t.calls.count : t.ops.count))) item = null;
+    v.setSelection(item, item && this.cones ? this.cones.of(item) : null);
+    renderDetails(this.ui.details, t, item, this.actions);
+    if (item && reveal) v.reveal(item, reveal === 'zoom');
+    if (tell) this.host.postMessage({ type: 'selected', ...(item ? (item.table === 'calls' ? { call: item.id } : { op: item.id }) : {}) });
+    this.save();
+  }
+
+  private save(): void {
+    const v = this.view;
+    if (!v || !this.rows) return;
+    const [t0, t1] = v.visibleRange();
+    const state: Saved = {
+      key: this.key, t0, t1, scrollTop: this.ui.scroller.scrollTop, selection: v.selection, arrows: { ...v.arrows },
+      collapsed: this.rows.groups.filter((g) => g.collapsed).map((g) => g.key),
+    };
+    this.host.setState(state);
+  }
+
+  private hover(item: Item | null, cx: number, cy: number): void {
+    const tip = this.ui.tooltip;
+    const t = this.trace;
+    if (!item || !t) {
+      tip.hidden = true;
+      return;
+    }
+    const [a, b] = item.table === 'calls' ? [t.calls.begin[item.id], t.calls.end[item.id]] : [t.ops.start[item.id], t.ops.end[item.id]];
+    const lines = [itemLabel(t, item), `${formatNs(b - a)} at ${formatNs(a)}`];
+    if (item.table === 'calls' && t.calls.blockedNs[item.id] > 0) lines.push(`blocked ${formatNs(t.calls.blockedNs[item.id])}`);
+    if (item.table === 'calls' && Number.isFinite(t.calls.unblockNs[item.id])) lines.push(`unblocked ${formatNs(t.calls.unblockNs[item.id])} after the releasing op ended`);
+    tip.replaceChildren(...lines.map((l, k) => el('div', { class: k ? '' : 'tip-title' }, l)));
+    tip.hidden = false;
+    const w = tip.offsetWidth;
+    tip.style.left = `${Math.min(cx + 14, window.innerWidth - w - 8)}px`;
+    tip.style.top = `${cy + 16}px`;
+  }
+
+  private renderHeaders(): void {
+    const rows = this.rows;
+    if (!rows) return;
+    const box = this.ui.headers;
+    box.replaceChildren();
+    this.ui.content.style.height = `${rows.height}px`;
+    rows.groups.forEach((g) => {
+      const head = el('button', { type: 'button', class: 'group-header', 'aria-expanded': String(!g.collapsed), title: g.collapsed ? 'Expand' : 'Collapse' },
+        el('span', { class: 'twisty' }, g.collapsed ? '▸' : '▾'), g.title);
+      head.style.top = `${g.y}px`;
+      head.addEventListener('click', () => {
+        g.collapsed = !g.collapsed;
+        layoutRows(rows);
+        this.renderHeaders();
+        this.view?.request();
+        this.save();
+      });
+      box.append(head);
+      if (g.collapsed) return;
+      for (const r of g.rows) {
+        const h = el('div', { class: `row-header ${r.lane.kind}` }, el('span', { class: 'row-title' }, r.title),
+          ...r.flags.map((f) => el('span', { class: 'flag' }, f)));
+        h.title = [r.title, ...r.flags].join(' · ');
+        h.style.top = `${r.y}px`;
+        h.style.height = `${r.h}px`;
+        box.append(h);
+      }
+    });
+  }
+
+  private wireToolbar(): void {
+    const ui = this.ui;
+    const runSearch = (step: number) => {
+      const t = this.trace;
+      if (!t) return;
+      if (ui.search.dataset.query !== ui.search.value) {
+        ui.search.dataset.query = ui.search.value;
+        this.matches = findMatches(t, ui.search.value);
+        this.matchIndex = -1;
+      }
+      if (!this.matches.length) {
+        ui.matchCount.textContent = ui.search.value.trim() ? 'no match' : '';
+        return;
+      }
+      this.matchIndex = (this.matchIndex + step + this.matches.length) % this.matches.length;
+      ui.matchCount.textContent = `${this.matchIndex + 1} / ${this.matches.length}`;
+      this.select(this.matches[this.matchIndex], true, true);
+    };
+    ui.search.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') runSearch(e.shiftKey ? -1 : 1);
+      if (e.key === 'Escape') ui.search.blur();
+    });
+    ui.prev.addEventListener('click', () => runSearch(-1));
+    ui.next.addEventListener('click', () => runSearch(1));
+    ui.fit.addEventListener('click', () => this.view?.fit());
+    ui.zoomSel.addEventListener('click', () => this.zoomToSelection());
+    ui.ruler.addEventListener('click', () => {
+      if (!this.view) return;
+      this.view.rulerMode = !this.view.rulerMode;
+      ui.ruler.setAttribute('aria-pressed', String(this.view.rulerMode));
+      ui.ruler.classList.toggle('on', this.view.rulerMode);
+    });
+    for (const k of Object.keys(ui.arrowBoxes) as ArrowKind[]) {
+      ui.arrowBoxes[k].addEventListener('change', () => {
+        if (!this.view) return;
+        this.view.arrows[k] = ui.arrowBoxes[k].checked;
+        this.view.request();
+        this.save();
+      });
+    }
+  }
+
+  private zoomToSelection(): void {
+    if (this.view?.selection) this.view.reveal(this.view.selection, true);
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const v = this.view;
+    if (!v || e.ctrlKey || e.metaKey || e.altKey) return;
+    const target = e.target as HTMLElement | null;
+    if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA')) return;
+    const key = e.key.toLowerCase();
+    const handled = true;
+    if (key === 'w') v.zoomBy(1.3, v.pointer);
+    else if (key === 's') v.zoomBy(1 / 1.3, v.pointer);
+    else if (key === 'a') v.panBy(-0.15);
+    else if (key === 'd') v.panBy(0.15);
+    else if (key === 'f') v.fit();
+    else if (key === 'z') this.zoomToSelection();
+    else if (key === '/') this.ui.search.focus();
+    else if (key === 'escape') {
+      if (v.ruler) { v.ruler = null; v.request(); } else this.select(null, false, true);
+    } else return;
+    if (handled) e.preventDefault();
+  }
+}
+
+function describeSource(t: Trace): string {
+  const m = t.meta;
+  const parts: string[] = [m.source];
+  if (m.device?.name) parts.push(m.device.name);
+  if (m.scenario?.name) parts.push(m.scenario.name);
+  if (m.alignmentErrorNs) parts.push(`clock alignment ±${formatNs(m.alignmentErrorNs)}`);
+  return parts.join(' · ');
+}
+
+const emptyTrace = { findings: [] } as unknown as Trace;
+
+function buildLayout() {
+  const title = el('h1', { class: 'title' }, 'Syncscope');
+  const origin = el('span', { class: 'origin' });
+  const search = el('input', { type: 'search', placeholder: 'Search names  (/)', 'aria-label': 'Search by name', class: 'search' });
+  const prev = el('button', { type: 'button', title: 'Previous match (shift+Enter)', class: 'icon' }, '‹');
+  const next = el('button', { type: 'button', title: 'Next match (Enter)', class: 'icon' }, '›');
+  const matchCount = el('span', { class: 'match-count', 'aria-live': 'polite' });
+  const fit = button('Fit', 'Show the whole trace (F)', () => undefined);
+  const zoomSel = button('Zoom to selection', 'Zoom to the selected call or op (Z)', () => undefined);
+  const ruler = button('Ruler', 'Measure: drag across the timeline (or shift+drag at any time)', () => undefined);
+  ruler.setAttribute('aria-pressed', 'false');
+  const arrowBoxes = {} as Record<ArrowKind, HTMLInputElement>;
+  const arrowLabels = (['launch', 'event', 'release'] as ArrowKind[]).map((k) => {
+    arrowBoxes[k] = el('input', { type: 'checkbox', class: `arrow-${k}` });
+    arrowBoxes[k].checked = true;
+    return el('label', { class: `toggle toggle-${k}`, title: `Show ${k} arrows` }, arrowBoxes[k], k);
+  });
+  const status = el('span', { class: 'status' });
+  const error = el('div', { class: 'error', role: 'alert' });
+  error.hidden = true;
+  const toolbar = el('header', { class: 'toolbar' },
+    el('div', { class: 'heading' }, title, origin),
+    el('div', { class: 'tools' }, search, prev, next, matchCount, fit, zoomSel, ruler,
+      el('span', { class: 'arrows', title: 'Arrows' }, ...arrowLabels), status,
+      el('span', { class: 'help', title: HELP, tabindex: '0' }, '?')));
+  const axis = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  axis.classList.add('axis');
+  axis.setAttribute('height', '24');
+  const canvas = el('canvas', { class: 'plot-canvas', 'aria-label': 'Timeline', tabindex: '0' });
+  const headers = el('div', { class: 'headers' });
+  const plot = el('div', { class: 'plot' }, canvas);
+  const content = el('div', { class: 'content' }, headers, plot);
+  const scroller = el('div', { class: 'scroller' }, content);
+  const timeline = el('section', { class: 'timeline' }, el('div', { class: 'axis-row' }, el('div', { class: 'corner' }), axis), scroller);
+  const details = el('div', { class: 'details' });
+  const findings = el('div', { class: 'findings-box' });
+  const findingsCount = el('span', { class: 'count' }, '0');
+  const legend = el('div', { class: 'legend-box' });
+  const legendBox = el('details', { class: 'panel', open: '' }, el('summary', {}, 'Legend'), legend);
+  const side = el('aside', { class: 'side' },
+    el('section', { class: 'panel' }, el('h2', { class: 'panel-title' }, 'Details'), details),
+    el('section', { class: 'panel' }, el('h2', { class: 'panel-title' }, 'Findings ', findingsCount), findings),
+    legendBox);
+  const tooltip = el('div', { class: 'tooltip', role: 'tooltip' });
+  tooltip.hidden = true;
+  const root = el('div', { class: 'app' }, toolbar, error, el('div', { class: 'main' }, timeline, side), tooltip);
+  return { root, title, origin, search, prev, next, matchCount, fit, zoomSel, ruler, arrowBoxes, status, error, axis, canvas, headers, content, scroller, details, findings, findingsCount, legend, tooltip };
+}

@@ -1,0 +1,31 @@
+// The findings of the analysis, each linked to the timeline: a click selects what it refers to.
+import type { Finding, Trace } from '../core/trace/model';
+import { el } from './dom';
+import type { Item } from './view';
+
+const ORDER = { error: 0, warning: 1, info: 2 } as const;
+
+export function renderFindings(box: HTMLElement, t: Trace, pick: (item: Item, f: Finding) => void): void {
+  box.replaceChildren();
+  if (!t.findings.length) {
+    box.append(el('p', { class: 'hint' }, 'No findings.'));
+    return;
+  }
+  const list = el('ul', { class: 'findings' });
+  const sorted = [...t.findings].sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
+  for (const f of sorted) {
+    const target: Item | null = f.calls.length ? { table: 'calls', id: f.calls[0] } : f.ops.length ? { table: 'ops', id: f.ops[0] } : null;
+    const li = el('li', { class: `finding ${f.severity}`, tabindex: '0', role: 'button' },
+      el('span', { class: 'sev' }, f.severity),
+      el('span', { class: 'rule' }, f.rule),
+      el('span', { class: 'msg' }, f.message),
+      f.fix ? el('span', { class: 'fix' }, `Fix: ${f.fix}`) : null);
+    if (target) {
+      const go = () => pick(target, f);
+      li.addEventListener('click', go);
+      li.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); go(); } });
+    } else li.classList.add('static');
+    list.append(li);
+  }
+  box.append(list);
+}

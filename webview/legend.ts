@@ -1,0 +1,26 @@
+// The legend: the same marks as the canvas, drawn by CSS from the same theme variables.
+import { el } from './dom';
+
+const ENTRIES: [string, string][] = [
+  ['kernel', 'Kernel'],
+  ['memcpy', 'Copy'],
+  ['memset', 'Memset'],
+  ['hostfunc', 'Host function'],
+  ['launch', 'Launch call'],
+  ['wait', 'Host wait (sync call)'],
+  ['blocked', 'Host blocked on the GPU'],
+  ['unblock', 'Unblock: wait returned (↑ latency after the releasing op ended)'],
+  ['record', 'Event record'],
+  ['waitevent', 'Stream waits for event'],
+  ['ready', 'Query answered ready'],
+  ['notready', 'Query answered not ready'],
+  ['a-launch', 'Arrow: launch (call → op)'],
+  ['a-event', 'Arrow: event (record → wait)'],
+  ['a-release', 'Arrow: release (op end → host unblock)'],
+  ['before', 'Happens before the selection'],
+  ['after', 'Happens after the selection'],
+];
+
+export function renderLegend(box: HTMLElement): void {
+  box.replaceChildren(el('ul', { class: 'legend' }, ...ENTRIES.map(([k, label]) => el('li', {}, el('span', { class: `sw sw-${k}` }), label))));
+}

@@ -1,0 +1,130 @@
+// The level-of-detail index: per track, item ids sorted by start plus a running maximum of their
+// ends. A frame visits at most one merged run per pixel column, found by binary search, so the
+// cost of a frame depends on the canvas width and not on the number of items.
+
+export interface TrackIndex {
+  ids: Int32Array;
+  /** maxEnd[k] = max(end[ids[0..k]]): non-decreasing, so it can be binary searched. */
+  maxEnd: Float64Array;
+}
+
+export function trackIndex(ids: Int32Array, end: ArrayLike<number>): TrackIndex {
+  const maxEnd = new Float64Array(ids.length);
+  let m = -Infinity;
+  for (let k = 0; k < ids.length; k++) {
+    const e = end[ids[k]];
+    if (e > m) m = e;
+    maxEnd[k] = m;
+  }
+  return { ids, maxEnd };
+}
+
+/**
+ * First k >= lo with start[ids[k]] >= t. It gallops forward from `lo` before bisecting: a frame
+ * asks for the next pixel column, which is usually a few items ahead, so the probes stay near
+ * each other in memory instead of jumping across arrays of millions.
+ */
+export function lowerBoundStart(x: TrackIndex, start: ArrayLike<number>, t: number, lo = 0): number {
+  const n = x.ids.length;
+  let step = 1;
+  while (lo + step < n && start[x.ids[lo + step]] < t) {
+    lo += step;
+    step *= 2;
+  }
+  let hi = Math.min(n, lo + step);
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (start[x.ids[mid]] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First k whose running end reaches t: nothing before it can be visible at or after t. */
+export function firstEndingAfter(x: TrackIndex, t: number): number {
+  let lo = 0;
+  let hi = x.ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (x.maxEnd[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export interface View {
+  /** Time at pixel 0 and nanoseconds per CSS pixel. */
+  t0: number;
+  nsPerPx: number;
+  widthPx: number;
+  /** Items narrower than this many pixels are merged with their neighbours (default 1). */
+  minPx?: number;
+}
+
+/**
+ * Calls `item(id, x0, x1)` for each item at least `minPx` wide and `merged(firstId, count, x0, x1)`
+ * for each run of narrower items that start in the same pixel column.
+ */
+export function visitVisible(
+  x: TrackIndex,
+  start: ArrayLike<number>,
+  end: ArrayLike<number>,
+  v: View,
+  item: (id: number, x0: number, x1: number) => void,
+  merged: (firstId: number, count: number, x0: number, x1: number) => void,
+): void {
+  const t1 = v.t0 + v.widthPx * v.nsPerPx;
+  const n = x.ids.length;
+  const minPx = v.minPx ?? 1;
+  let k = firstEndingAfter(x, v.t0);
+  while (k < n) {
+    const id = x.ids[k];
+    const s = start[id];
+    if (s > t1) break;
+    // Behind a long item the running end no longer says where the view starts: step over what
+    // ended before it (tracks whose items do not overlap never get here).
+    if (end[id] < v.t0) {
+      k++;
+      continue;
+    }
+    const x0 = (s - v.t0) / v.nsPerPx;
+    const x1 = (end[id] - v.t0) / v.nsPerPx;
+    if (x1 - x0 >= minPx) {
+      item(id, x0, x1);
+      k++;
+      continue;
+    }
+    // Everything that starts inside this pixel column becomes one mark.
+    const column = Math.floor(x0) + 1;
+    let next = Math.max(k + 1, lowerBoundStart(x, start, v.t0 + column * v.nsPerPx, k + 1));
+    // Where items do not overlap, only the last one starting in this column can be wide; it is
+    // drawn on its own.
+    if (next - 1 > k && end[x.ids[next - 1]] - start[x.ids[next - 1]] >= minPx * v.nsPerPx) next--;
+    const runEnd = (x.maxEnd[next - 1] - v.t0) / v.nsPerPx;
+    merged(id, next - k, x0, Math.max(runEnd, x0 + 1));
+    k = next;
+  }
+}
+
+/**
+ * The item under time t on this track. Items narrower than the slop (markers, sub-pixel work)
+ * win when they are within the slop, so they stay clickable next to long neighbours; otherwise
+ * the shortest item containing t.
+ */
+export function hitTest(x: TrackIndex, start: ArrayLike<number>, end: ArrayLike<number>, t: number, slopNs: number): number {
+  let k = lowerBoundStart(x, start, t + slopNs) - 1;
+  let best = -1;
+  let bestScore = Infinity;
+  for (let steps = 0; k >= 0 && x.maxEnd[k] >= t - slopNs && steps < 512; k--, steps++) {
+    const id = x.ids[k];
+    const s = start[id];
+    const e = end[id];
+    const dist = t < s ? s - t : t > e ? t - e : 0;
+    const score = e - s < slopNs ? (dist <= slopNs ? dist : Infinity) : dist === 0 ? slopNs + e - s : Infinity;
+    if (score < bestScore) {
+      best = id;
+      bestScore = score;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,68 @@
+// Entry of the webview bundle. Inside VS Code the extension posts the trace after `ready`; in a
+// standalone page the trace is embedded in the page and handed over the same way.
+import './timeline.css';
+import type { FromWebview, PackedTrace, ToWebview } from '../core/protocol';
+import { unpackTrace } from '../core/protocol';
+import { TimelineApp } from './app';
+import { connectHost, inVsCode } from './host';
+
+declare global {
+  interface Window {
+    /** The standalone page's handle, for scripted use (tests, benchmark). */
+    syncscope?: { app: TimelineApp; posted: FromWebview[] };
+  }
+}
+
+function fromBase64(text: string): Uint8Array {
+  const bin = atob(text);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** The trace embedded by the HTML export, if this page has one. */
+function embedded(): ToWebview | null {
+  const node = document.getElementById('syncscope-data');
+  if (!node?.textContent) return null;
+  const data = JSON.parse(node.textContent) as { title: string; origin?: string; trace: PackedTrace };
+  return { type: 'trace', title: data.title, origin: data.origin, trace: unpackTrace(data.trace, fromBase64) };
+}
+
+function standaloneTheme(): void {
+  const asked = new URLSearchParams(location.search).get('theme');
+  const body = document.body;
+  if (body.classList.contains('theme-dark') || body.classList.contains('theme-light')) return;
+  const dark = asked ? asked === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
+  body.classList.add(dark ? 'theme-dark' : 'theme-light');
+}
+
+function boot(): void {
+  const root = document.getElementById('syncscope') ?? document.body.appendChild(document.createElement('div'));
+  const posted: FromWebview[] = [];
+  let app: TimelineApp | null = null;
+  const host = connectHost((msg) => {
+    posted.push(msg);
+    if (msg.type !== 'ready') return;
+    try {
+      const m = embedded();
+      if (m) app?.receive(m);
+    } catch (e) {
+      app?.receive({ type: 'error', message: `Cannot read the embedded trace: ${(e as Error).message}` });
+    }
+  });
+  if (!inVsCode()) {
+    document.body.classList.add('standalone');
+    standaloneTheme();
+  }
+  app = new TimelineApp(root, host);
+  const a = app;
+  window.addEventListener('message', (e: MessageEvent) => {
+    const msg = e.data as ToWebview;
+    if (msg && typeof msg === 'object' && typeof msg.type === 'string') a.receive(msg);
+  });
+  if (!inVsCode()) window.syncscope = { app: a, posted };
+  host.postMessage({ type: 'ready' });
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
+else boot();

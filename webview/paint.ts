@@ -1,0 +1,165 @@
+// Canvas primitives of the timeline: item colours, hatching, markers, labels and arrows.
+import { CALL_KINDS, OP_KINDS, Trace } from '../core/trace/model';
+import type { Palette } from './theme';
+
+const CK = (k: (typeof CALL_KINDS)[number]) => CALL_KINDS.indexOf(k);
+const OK = (k: (typeof OP_KINDS)[number]) => OP_KINDS.indexOf(k);
+export const CALL = { launch: CK('launch'), query: CK('query'), context: CK('context'), eventSync: CK('eventSync'), streamSync: CK('streamSync'), deviceSync: CK('deviceSync') };
+export const OP = { kernel: OK('kernel'), memcpy: OK('memcpy'), memset: OK('memset'), record: OK('eventRecord'), wait: OK('waitEvent'), hostFunc: OK('hostFunc') };
+
+export const isSyncCall = (t: Trace, i: number): boolean => {
+  const k = t.calls.kind[i];
+  return k === CALL.eventSync || k === CALL.streamSync || k === CALL.deviceSync || t.calls.blockedNs[i] > 0;
+};
+
+export function callColor(p: Palette, t: Trace, i: number): string {
+  const k = t.calls.kind[i];
+  if (k === CALL.context) return p.context;
+  if (isSyncCall(t, i)) return p.wait;
+  if (k === CALL.launch) return p.launch;
+  return p.call;
+}
+
+export function opColor(p: Palette, t: Trace, i: number): string {
+  switch (t.ops.kind[i]) {
+    case OP.memcpy: return p.memcpy;
+    case OP.memset: return p.memset;
+    case OP.record: return p.record;
+    case OP.wait: return p.waitEvent;
+    case OP.hostFunc: return p.hostFunc;
+    default: return p.kernel;
+  }
+}
+
+/** Black or white, whichever reads better on `fill` (any CSS colour the canvas understands). */
+export function textOn(ctx: CanvasRenderingContext2D, fill: string, cache: Map<string, string>): string {
+  let c = cache.get(fill);
+  if (c) return c;
+  ctx.fillStyle = '#000';
+  ctx.fillStyle = fill;
+  const norm = String(ctx.fillStyle);
+  const m = norm.startsWith('#') ? [1, 3, 5].map((k) => parseInt(norm.slice(k, k + 2), 16)) : (norm.match(/[\d.]+/g) ?? ['0', '0', '0']).slice(0, 3).map(Number);
+  const [r, g, b] = m.map((v) => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  c = lum > 0.22 ? '#111111' : '#ffffff';
+  cache.set(fill, c);
+  return c;
+}
+
+/** Diagonal hatching in `color`, drawn at device resolution. */
+export function hatch(ctx: CanvasRenderingContext2D, color: string, dpr: number): CanvasPattern | string {
+  const size = Math.round(7 * dpr);
+  const c = document.createElement('canvas');
+  c.width = c.height = size;
+  const g = c.getContext('2d');
+  if (!g) return color;
+  g.strokeStyle = color;
+  g.lineWidth = 1.6 * dpr;
+  g.beginPath();
+  for (const o of [-size, 0, size]) {
+    g.moveTo(o, size);
+    g.lineTo(o + size, 0);
+  }
+  g.stroke();
+  const p = ctx.createPattern(c, 'repeat');
+  if (!p) return color;
+  p.setTransform(new DOMMatrix().scale(1 / dpr));
+  return p;
+}
+
+export function triangleDown(ctx: CanvasRenderingContext2D, x: number, y: number, size: number): void {
+  ctx.beginPath();
+  ctx.moveTo(x - size, y);
+  ctx.lineTo(x + size, y);
+  ctx.lineTo(x, y + size * 1.4);
+  ctx.closePath();
+}
+
+export function diamond(ctx: CanvasRenderingContext2D, x: number, y: number, size: number): void {
+  ctx.beginPath();
+  ctx.moveTo(x, y - size);
+  ctx.lineTo(x + size, y);
+  ctx.lineTo(x, y + size);
+  ctx.lineTo(x - size, y);
+  ctx.closePath();
+}
+
+/**
+ * Adds an arrow from (x0, y0) to (x1, y1) to two paths, the line and its head, so that a frame
+ * strokes all arrows of one colour at once. Between rows it leaves horizontally and drops into its
+ * target vertically, so that long arrows run along the source's row instead of striking through
+ * the names on the target's.
+ */
+export function arrowPath(line: Path2D, head: Path2D, x0: number, y0: number, x1: number, y1: number): void {
+  const size = 7;
+  let angle: number;
+  let bx: number;
+  let by: number;
+  line.moveTo(x0, y0);
+  if (Math.abs(y1 - y0) < 4) {
+    angle = x1 >= x0 ? 0 : Math.PI;
+    bx = x1 - Math.cos(angle) * size * 0.7;
+    by = y1;
+    line.lineTo(bx, by);
+  } else {
+    angle = y1 > y0 ? Math.PI / 2 : -Math.PI / 2;
+    bx = x1;
+    by = y1 - Math.sin(angle) * size * 0.7;
+    line.bezierCurveTo(x0 + (x1 - x0) * 0.6, y0, x1, y0 + (y1 - y0) * 0.4, bx, by);
+  }
+  head.moveTo(x1, y1);
+  head.lineTo(x1 - size * Math.cos(angle - 0.45), y1 - size * Math.sin(angle - 0.45));
+  head.lineTo(x1 - size * Math.cos(angle + 0.45), y1 - size * Math.sin(angle + 0.45));
+  head.closePath();
+}
+
+/** Text widths by string: labels repeat (kernel names), and measuring is the costly part of a label. */
+export class TextWidths {
+  private cache = new Map<string, number>();
+  constructor(private readonly ctx: CanvasRenderingContext2D) {}
+
+  of(text: string): number {
+    let w = this.cache.get(text);
+    if (w === undefined) {
+      w = this.ctx.measureText(text).width;
+      if (this.cache.size > 5000) this.cache.clear();
+      this.cache.set(text, w);
+    }
+    return w;
+  }
+
+  /** Text cut to fit `width` px; empty when even a few letters would not fit. */
+  fit(text: string, width: number): string {
+    if (width < 18 || !text) return '';
+    const full = this.of(text);
+    if (full <= width) return text;
+    // Proportional first guess, then shorten until it fits: one or two measurements.
+    let n = Math.floor((text.length * (width - this.of('…'))) / full);
+    while (n >= 2 && this.of(text.slice(0, n) + '…') > width) n--;
+    return n >= 2 ? text.slice(0, n) + '…' : '';
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}
+
+/** A label on a small rounded plate, legible over anything drawn below it. */
+export function plate(ctx: CanvasRenderingContext2D, text: string, x: number, yMid: number, p: Palette, accent: string): number {
+  const w = ctx.measureText(text).width + 8;
+  const h = 14;
+  ctx.fillStyle = p.background;
+  ctx.strokeStyle = accent;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.roundRect(x + 0.5, yMid - h / 2 + 0.5, w, h, 3);
+  ctx.fill();
+  ctx.stroke();
+  ctx.fillStyle = p.foreground;
+  ctx.textBaseline = 'middle';
+  ctx.fillText(text, x + 4.5, yMid + 0.5);
+  return w;
+}

@@ -1,0 +1,155 @@
+// What the timeline shows, row by row: host threads (one track per call nesting depth), then per
+// device its streams and copy engines. Each track carries its level-of-detail index.
+import { groupByTime } from '../core/analyze/lane-order';
+import type { Lane, Trace } from '../core/trace/model';
+import { TrackIndex, trackIndex } from './lod';
+
+export interface Track extends TrackIndex {
+  table: 'calls' | 'ops';
+  lane: number;
+  depth: number;
+  /** An item of the kind most common on this track: merged runs take its colour. */
+  typical: number;
+  /** Layout: top of the track in content pixels, and its height. */
+  y: number;
+  h: number;
+}
+
+export interface Row {
+  lane: Lane;
+  title: string;
+  /** Stream flags in words: legacy default, non-blocking, priority, per-thread. */
+  flags: string[];
+  tracks: Track[];
+  group: number;
+  y: number;
+  h: number;
+}
+
+export interface Group {
+  key: string;
+  title: string;
+  rows: Row[];
+  collapsed: boolean;
+  y: number;
+}
+
+export const TRACK_H = 20;
+export const ROW_PAD = 6;
+export const GROUP_H = 24;
+
+export interface Rows {
+  groups: Group[];
+  rows: Row[];
+  /** Track of every call and op (index into `tracks`). */
+  tracks: Track[];
+  callTrack: Int32Array;
+  opTrack: Int32Array;
+  height: number;
+}
+
+export function streamFlags(l: Lane, trace: Trace): string[] {
+  if (l.kind !== 'stream') return l.kind === 'copyEngine' ? ['copy engine'] : [];
+  const f: string[] = [];
+  if (l.legacyDefault) f.push('legacy default');
+  if (l.perThreadDefault) f.push(`per-thread${l.thread !== undefined && trace.lanes[l.thread] ? ' (' + trace.lanes[l.thread].name + ')' : ''}`);
+  if (l.nonBlocking) f.push('non-blocking');
+  else if (!l.legacyDefault) f.push('blocking');
+  if (l.priority) f.push(`priority ${l.priority}`);
+  return f;
+}
+
+export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
+  const L = trace.lanes.length;
+  const C = trace.calls.count;
+  const O = trace.ops.count;
+  const maxDepth = new Int32Array(L).fill(-1);
+  for (let i = 0; i < C; i++) {
+    const l = trace.calls.lane[i];
+    if (trace.calls.depth[i] > maxDepth[l]) maxDepth[l] = trace.calls.depth[i];
+  }
+  const hasOps = new Uint8Array(L);
+  for (let i = 0; i < O; i++) hasOps[trace.ops.lane[i]] = 1;
+
+  // Track numbering: per lane, its call depths, then its ops.
+  const callBase = new Int32Array(L);
+  const opSlot = new Int32Array(L).fill(-1);
+  let n = 0;
+  for (let l = 0; l < L; l++) {
+    callBase[l] = n;
+    n += maxDepth[l] + 1;
+    if (hasOps[l] || maxDepth[l] < 0) opSlot[l] = n++;
+  }
+  const callTrack = new Int32Array(C);
+  for (let i = 0; i < C; i++) callTrack[i] = callBase[trace.calls.lane[i]] + trace.calls.depth[i];
+  const opTrack = new Int32Array(O);
+  for (let i = 0; i < O; i++) opTrack[i] = opSlot[trace.ops.lane[i]];
+  const gc = groupByTime(C, n, (i) => callTrack[i], trace.calls.begin);
+  const go = groupByTime(O, n, (i) => opTrack[i], trace.ops.start);
+
+  const tracks: Track[] = [];
+  const rowOf: Row[] = trace.lanes.map((lane) => ({ lane, title: lane.name, flags: streamFlags(lane, trace), tracks: [], group: 0, y: 0, h: 0 }));
+  for (let l = 0; l < L; l++) {
+    for (let d = 0; d <= maxDepth[l]; d++) {
+      const t = callBase[l] + d;
+      const ids = gc.ids.subarray(gc.start[t], gc.start[t + 1]);
+      tracks[t] = { ...trackIndex(ids, trace.calls.end), table: 'calls', lane: l, depth: d, typical: typical(ids, trace.calls.kind), y: 0, h: TRACK_H };
+      rowOf[l].tracks.push(tracks[t]);
+    }
+    const t = opSlot[l];
+    if (t >= 0) {
+      const ids = go.ids.subarray(go.start[t], go.start[t + 1]);
+      tracks[t] = { ...trackIndex(ids, trace.ops.end), table: 'ops', lane: l, depth: 0, typical: typical(ids, trace.ops.kind), y: 0, h: TRACK_H };
+      rowOf[l].tracks.push(tracks[t]);
+    }
+  }
+
+  const groups: Group[] = [];
+  const groupOf = (key: string, title: string): number => {
+    let g = groups.findIndex((x) => x.key === key);
+    if (g < 0) g = groups.push({ key, title, rows: [], collapsed: collapsed.has(key), y: 0 }) - 1;
+    return g;
+  };
+  const deviceName = trace.meta.device?.name;
+  const order = [...rowOf].sort((a, b) => host(a.lane) - host(b.lane) || a.lane.device - b.lane.device || rank(a.lane) - rank(b.lane) || a.lane.id - b.lane.id);
+  for (const row of order) {
+    const g = row.lane.kind === 'thread'
+      ? groupOf('host', 'Host threads')
+      : groupOf(`device${row.lane.device}`, `GPU ${row.lane.device}${deviceName ? ' · ' + deviceName : ''}`);
+    row.group = g;
+    groups[g].rows.push(row);
+  }
+  const out: Rows = { groups, rows: groups.flatMap((g) => g.rows), tracks, callTrack, opTrack, height: 0 };
+  layoutRows(out);
+  return out;
+}
+
+/** Places groups, rows and tracks top to bottom; a collapsed group keeps only its header. */
+export function layoutRows(r: Rows): void {
+  let y = 0;
+  for (const g of r.groups) {
+    g.y = y;
+    y += GROUP_H;
+    for (const row of g.rows) {
+      row.y = y;
+      row.h = g.collapsed ? 0 : row.tracks.length * TRACK_H + 2 * ROW_PAD;
+      row.tracks.forEach((t, k) => {
+        t.y = y + ROW_PAD + k * TRACK_H;
+        t.h = g.collapsed ? 0 : TRACK_H;
+      });
+      y += row.h;
+    }
+  }
+  r.height = y;
+}
+
+
+function typical(ids: Int32Array, kind: Uint8Array): number {
+  const count = new Uint32Array(256);
+  let best = -1;
+  for (const i of ids) if (++count[kind[i]] > (best < 0 ? 0 : count[kind[best]])) best = i;
+  return best;
+}
+
+const host = (l: Lane): number => (l.kind === 'thread' ? 0 : 1);
+const rank = (l: Lane): number => (l.kind === 'thread' ? 0 : l.kind === 'stream' ? 1 : 2);
