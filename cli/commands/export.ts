@@ -1,0 +1,23 @@
+import { resolve } from 'node:path';
+import { analyze } from '../../core/analyze';
+import { chromeTraceChunks } from '../../core/export/chrome';
+import { flagString, onePositional, parseArgs } from '../args';
+import { CliIo, EXIT, UsageError } from '../io';
+import { loadInput } from '../input';
+import { writeChunks } from '../output';
+
+/** `export <trace|scenario|pytorch> --chrome out.json`: a file for Perfetto or chrome://tracing. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { valued: ['chrome', 'profile'] });
+  const file = onePositional(args, 'scenario or trace file');
+  const chrome = flagString(args, 'chrome');
+  if (!chrome) throw new UsageError('say where to write: --chrome out.json');
+  const { trace, program } = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  // Findings become instant events; a trace saved without them gets them now.
+  if (!trace.findings.length) trace.findings.push(...analyze(trace, { program }).findings);
+  const full = resolve(io.cwd, chrome);
+  await writeChunks(full, chromeTraceChunks(trace));
+  io.stdout(`wrote ${full}: ${trace.calls.count} calls, ${trace.ops.count} ops, ${trace.edges.count} flows, ` +
+    `${trace.findings.length} findings (open it in ui.perfetto.dev or chrome://tracing)\n`);
+  return EXIT.ok;
+}

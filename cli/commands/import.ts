@@ -1,0 +1,37 @@
+import { resolve } from 'node:path';
+import { callKind, isWait, RELEASED_UNKNOWN, Trace } from '../../core/trace/model';
+import { flagString, onePositional, parseArgs } from '../args';
+import { CliIo, EXIT } from '../io';
+import { loadAnyTrace } from '../load-trace';
+import { writeTraceFile } from '../output';
+
+/** `import <pytorch-trace.json> [--out x.syncscope.json]`: one summary line, and the trace if asked. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { valued: ['out'] });
+  const file = onePositional(args, 'PyTorch profiler trace');
+  const trace = await loadAnyTrace(resolve(io.cwd, file));
+  io.stdout(summary(file, trace) + '\n');
+  const out = flagString(args, 'out');
+  if (out) io.stdout(`wrote ${await writeTraceFile(trace, out, io)}\n`);
+  return EXIT.ok;
+}
+
+export function summary(file: string, t: Trace): string {
+  const threads = t.lanes.filter((l) => l.kind === 'thread').length;
+  let contexts = 0;
+  let waits = 0;
+  let released = 0;
+  let unknown = 0;
+  for (let i = 0; i < t.calls.count; i++) {
+    if (callKind(t, i) === 'context') contexts++;
+    else if (isWait(t, i)) {
+      waits++;
+      if (t.calls.releasedBy[i] >= 0) released++;
+      else if (t.calls.releasedBy[i] === RELEASED_UNKNOWN) unknown++;
+    }
+  }
+  const notes = t.meta.notes?.length ? `; notes: ${t.meta.notes.join('; ')}` : '';
+  return `${file}: ${t.lanes.length} lanes (${threads} host threads, ${t.lanes.length - threads} streams), ` +
+    `${t.calls.count - contexts} calls (+${contexts} framework ops), ${t.ops.count} ops, ` +
+    `${waits} host waits (${released} released by a named op, ${unknown} unknown)${notes}`;
+}

@@ -1,0 +1,111 @@
+// Which op released each host wait of an imported PyTorch trace, and the event edges that the
+// trace names. The rules, and why each is sound, are in docs/import.md.
+import { CALL_KINDS, CallKind, RELEASED_NONE, RELEASED_UNKNOWN, TraceBuilder } from '../trace/model';
+import type { CorrIndex } from './corr-index';
+import { isAsyncApi } from './cuda-api';
+import type { IssueIndex } from './issue-order';
+
+/** A Kineto cuda_sync event: what the call with the same correlation id waited on (-1: not said). */
+export interface Sync {
+  kind: string;
+  stream: number;
+  device: number;
+  event: number;
+  recordCorr: number;
+  waitOnStream: number;
+}
+
+interface WaitCounts { unknown: number; noRecord: number; skew: number; noSync: number }
+
+/**
+ * Host waits: which op released each one. Exact where the data names the awaited stream (cuda_sync
+ * events, the copy's own stream) or the device; otherwise the best sound answer is "nothing was
+ * pending" when every op issued before the call had already ended, and "unknown" when not.
+ */
+export function resolveWaits(b: TraceBuilder, order: IssueIndex, callCorr: Float64Array, opByCorr: CorrIndex,
+  syncs: Map<number, Sync>, streamLane: Map<string, number>, devices: Set<number>): WaitCounts {
+  const c = b.calls.cols;
+  const ops = b.ops.cols;
+  const counts: WaitCounts = { unknown: 0, noRecord: 0, skew: 0, noSync: 0 };
+  const laneOf = (device: number, stream: number) => (stream >= 0 ? streamLane.get(`${device}/${stream}`) ?? -1 : -1);
+  const onlyDevice = devices.size === 1 ? [...devices][0] : -1;
+
+  const settle = (call: number, op: number, exact: boolean) => {
+    const begin = c.begin[call];
+    const end = c.end[call];
+    if (op < 0 || ops.end[op] <= begin) {
+      c.releasedBy[call] = RELEASED_NONE;
+      return;
+    }
+    if (!exact) {
+      c.releasedBy[call] = RELEASED_UNKNOWN;
+      c.blockedNs[call] = end - begin;
+      counts.unknown++;
+      return;
+    }
+    c.releasedBy[call] = op;
+    c.blockedNs[call] = Math.max(0, Math.min(ops.end[op], end) - begin);
+    c.unblockNs[call] = end - ops.end[op];
+    if (ops.end[op] > end) counts.skew++;
+    b.edge('release', op, call);
+  };
+
+  for (let call = 0; call < b.calls.count; call++) {
+    const k = CALL_KINDS[c.kind[call]];
+    if (!RESOLVED.has(k)) continue;
+    const corr = callCorr[call];
+    const sync = syncs.get(corr);
+    if (sync && sync.event >= 0) c.event[call] = b.strings.id(`event ${sync.event}`);
+    if (corr < 0) continue;
+    const device = sync && sync.device >= 0 ? sync.device : onlyDevice;
+    // Everything issued before `bound` on any stream: what an unnamed target could have waited for.
+    const anyBefore = (bound: number) => (device >= 0 ? order.lastOnDevice(device, bound) : order.lastAnywhere(bound));
+
+    if (k === 'streamSync') {
+      const lane = sync ? laneOf(sync.device, sync.stream) : -1;
+      if (lane >= 0) c.stream[call] = lane;
+      if (!sync) counts.noSync++;
+      if (lane >= 0) settle(call, order.lastOnStream(lane, corr), true);
+      else if (sync && sync.stream >= 0) settle(call, -1, true); // a stream that ran nothing in the trace
+      else settle(call, anyBefore(corr), false);
+    } else if (k === 'deviceSync') {
+      if (!sync) counts.noSync++;
+      settle(call, anyBefore(corr), device >= 0);
+    } else if (k === 'eventSync') {
+      if (!sync) counts.noSync++;
+      const streamOfRecord = sync && sync.recordCorr >= 0 ? laneOf(device, sync.waitOnStream) : -1;
+      if (streamOfRecord >= 0) settle(call, order.lastOnStream(streamOfRecord, sync!.recordCorr), true);
+      else {
+        if (sync) counts.noRecord++;
+        settle(call, anyBefore(sync && sync.recordCorr >= 0 ? sync.recordCorr : corr), false);
+      }
+    } else if (k === 'memcpy') {
+      const op = opByCorr.get(corr);
+      if (op < 0 || !blocksHost(b, call, op)) continue;
+      // The host waits for earlier work in the copy's stream, then for the copy itself unless it
+      // returned once the data was staged (pageable host-to-device).
+      const prior = order.lastOnStream(ops.lane[op], corr);
+      settle(call, ops.end[op] <= c.end[call] ? op : prior, true);
+    } else if (k === 'streamWait' && sync) {
+      const waiting = laneOf(sync.device, sync.stream);
+      if (waiting >= 0) c.stream[call] = waiting;
+      const recorded = sync.recordCorr >= 0 ? laneOf(device, sync.waitOnStream) : -1;
+      if (waiting >= 0 && recorded >= 0) {
+        const from = order.lastIssuedOnStream(recorded, sync.recordCorr);
+        const to = order.firstIssuedOnStream(waiting, corr);
+        if (from >= 0 && to >= 0) b.edge('event', from, to);
+      } else if (sync.recordCorr < 0) counts.noRecord++;
+    }
+  }
+  return counts;
+}
+
+const RESOLVED = new Set<CallKind>(['eventSync', 'streamSync', 'deviceSync', 'memcpy', 'streamWait', 'query']);
+
+/** S17 and S18: which copies make the host wait. */
+function blocksHost(b: TraceBuilder, call: number, op: number): boolean {
+  const copy = b.ops.cols.copy[op]; // 1 HtoD, 2 DtoH, 3 DtoD, 4 HtoH
+  if (copy === 3 || copy === 0) return false;
+  const name = b.strings.get(b.calls.cols.name[call]);
+  return !isAsyncApi(name) || b.ops.cols.hostMemory[op] === 2;
+}

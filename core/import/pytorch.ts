@@ -1,0 +1,290 @@
+// PyTorch profiler (Kineto) Chrome-trace JSON -> Trace. Events arrive in chunks and are kept as a few
+// typed columns; lanes, ids, edges and wait explanations are worked out once, in finish(), because
+// Kineto writes events out of time order (its cuda_sync "Stream Wait Event" records come last).
+// How each wait is resolved, and why that is sound, is in docs/import.md.
+import { StringTable, Table, TableBuilder } from '../trace/table';
+import { CallKind, Lane, Trace, TraceBuilder, TraceMeta, OP_KINDS } from '../trace/model';
+import { createEventScanner } from './scan';
+import { callKindOf, copyOf } from './cuda-api';
+import { issueIndex } from './issue-order';
+import { corrIndex } from './corr-index';
+import { resolveWaits, Sync } from './pytorch-waits';
+
+export interface ImportOptions {
+  /** Bytes consumed so far, after each chunk. */
+  onProgress?: (bytes: number) => void;
+}
+
+export interface TraceImporter {
+  push(chunk: string | Uint8Array): void;
+  finish(): Trace;
+}
+
+type Json = Record<string, unknown>;
+
+const HOST_ROWS = { lane: Uint32Array, context: Uint8Array, begin: Float64Array, end: Float64Array, name: Int32Array, corr: Float64Array };
+const GPU_ROWS = {
+  lane: Uint32Array, kind: Uint8Array, begin: Float64Array, end: Float64Array, name: Int32Array, corr: Float64Array,
+  grid: Uint32Array, block: Uint32Array, bytes: Float64Array, copy: Uint8Array, hostMemory: Uint8Array,
+};
+
+/** Kineto's categories, lower-cased; older versions used the capitalized names on the right. */
+const CATEGORY: Record<string, string> = {
+  cuda_runtime: 'api', runtime: 'api', cuda_driver: 'api', driver: 'api',
+  cpu_op: 'context', operator: 'context', user_annotation: 'context', python_function: 'context',
+  kernel: 'kernel', gpu_memcpy: 'memcpy', memcpy: 'memcpy', gpu_memset: 'memset', memset: 'memset',
+  cuda_sync: 'sync',
+  // Known and not needed: flows (we use correlation ids), profiler spans, overhead, GPU-side ranges.
+  ac2g: 'skip', trace: 'skip', overhead: 'skip', gpu_user_annotation: 'skip', cuda_profiler_range: 'skip', fwdbwd: 'skip',
+};
+
+const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+const product = (v: unknown): number => (Array.isArray(v) ? v.reduce((p: number, x) => p * num(x, 1), 1) : num(v, 0));
+
+export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
+  const strings = new StringTable();
+  const host = new TableBuilder(HOST_ROWS, 1 << 16);
+  const gpu = new TableBuilder(GPU_ROWS, 1 << 16);
+  const laneIds = new Map<string, number>();
+  const lanes: { key: string; thread: boolean; a: number; b: number }[] = [];
+  const threadNames = new Map<string, string>();
+  const syncs = new Map<number, Sync>();
+  const unknown = new Map<string, number>();
+  let malformed = 0;
+
+  const lane = (thread: boolean, a: number, c: number): number => {
+    const key = (thread ? 't' : 's') + a + '/' + c;
+    let id = laneIds.get(key);
+    if (id === undefined) {
+      id = lanes.length;
+      lanes.push({ key, thread, a, b: c });
+      laneIds.set(key, id);
+    }
+    return id;
+  };
+
+  function onEvent(e: Json): void {
+    const ph = e.ph;
+    if (ph === 'M') {
+      if (e.name === 'thread_name') threadNames.set(`t${e.pid}/${e.tid}`, String((e.args as Json | undefined)?.name ?? '').trim());
+      return;
+    }
+    if (ph !== 'X') return; // flows, instants, counters: nothing the model needs
+    const rawCat = typeof e.cat === 'string' ? e.cat : String(e.cat);
+    const cat = CATEGORY[rawCat] ?? CATEGORY[rawCat.toLowerCase()];
+    if (cat === 'skip') return;
+    if (cat === undefined) {
+      unknown.set(rawCat, (unknown.get(rawCat) ?? 0) + 1);
+      return;
+    }
+    const ts = e.ts;
+    const dur = e.dur ?? 0;
+    if (typeof ts !== 'number' || typeof dur !== 'number' || !(dur >= 0)) {
+      malformed++;
+      return;
+    }
+    const args = (typeof e.args === 'object' && e.args !== null ? e.args : {}) as Json;
+    const begin = Math.round(ts * 1000);
+    const end = begin + Math.round(dur * 1000);
+    const name = strings.id(typeof e.name === 'string' ? e.name : String(e.name ?? ''));
+    const corr = num(args.correlation, -1);
+    if (cat === 'sync') {
+      const s: Sync = {
+        kind: String(args.cuda_sync_kind ?? e.name), stream: num(args.stream, -1), device: num(args.device, -1),
+        event: num(args.wait_on_cuda_event_id, -1), recordCorr: num(args.wait_on_cuda_event_record_corr_id, -1),
+        waitOnStream: num(args.wait_on_stream, -1),
+      };
+      if (corr >= 0) syncs.set(corr, s);
+      if (s.stream >= 0 && s.device >= 0) lane(false, s.device, s.stream);
+      return;
+    }
+    if (cat === 'api' || cat === 'context') {
+      const i = host.add();
+      const h = host.cols;
+      h.lane[i] = lane(true, num(e.pid, 0), num(e.tid, 0));
+      h.context[i] = cat === 'context' ? 1 : 0;
+      h.begin[i] = begin;
+      h.end[i] = end;
+      h.name[i] = name;
+      h.corr[i] = corr;
+      return;
+    }
+    const i = gpu.add();
+    const g = gpu.cols;
+    g.lane[i] = lane(false, num(args.device, num(e.pid, 0)), num(args.stream, num(e.tid, 0)));
+    g.kind[i] = OP_KINDS.indexOf(cat as 'kernel' | 'memcpy' | 'memset');
+    g.begin[i] = begin;
+    g.end[i] = end;
+    g.name[i] = name;
+    g.corr[i] = corr;
+    g.grid[i] = cat === 'kernel' ? product(args.grid) : 0;
+    g.block[i] = cat === 'kernel' ? product(args.block) : 0;
+    g.bytes[i] = num(args.bytes, 0);
+    if (cat === 'memcpy') {
+      const c = copyOf(strings.get(name));
+      g.copy[i] = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'].indexOf(c.copy);
+      g.hostMemory[i] = ['', 'pinned', 'pageable'].indexOf(c.hostMemory);
+    }
+  }
+
+  const scanner = createEventScanner((list) => {
+    for (const e of list) {
+      if (typeof e === 'object' && e !== null && !Array.isArray(e)) onEvent(e as Json);
+      else malformed++;
+    }
+  }, opts.onProgress);
+
+  return {
+    push: (chunk) => scanner.push(chunk),
+    finish() {
+      const root = scanner.finish();
+      return build({ root, strings, host: { ...host.cols, count: host.count }, gpu: { ...gpu.cols, count: gpu.count }, lanes, threadNames, syncs, unknown, malformed, events: scanner.events });
+    },
+  };
+}
+
+/** Imports a whole Kineto trace held in memory. */
+export function importPytorch(text: string | Uint8Array): Trace {
+  const imp = createPytorchImporter();
+  imp.push(text);
+  return imp.finish();
+}
+
+interface Staged {
+  root: Json;
+  strings: StringTable;
+  /** The staging columns as they are (longer than `count`: no trimming copy). */
+  host: Table<typeof HOST_ROWS>;
+  gpu: Table<typeof GPU_ROWS>;
+  lanes: { key: string; thread: boolean; a: number; b: number }[];
+  threadNames: Map<string, string>;
+  syncs: Map<number, Sync>;
+  unknown: Map<string, number>;
+  malformed: number;
+  events: number;
+}
+
+/** Row numbers in `cmp` order. A plain array, because its sort merges the sorted runs Kineto writes in linear time. */
+function sortedRows(count: number, cmp: (a: number, b: number) => number): number[] {
+  const order = new Array<number>(count);
+  for (let i = 0; i < count; i++) order[i] = i;
+  return order.sort((a, c) => cmp(a, c) || a - c);
+}
+
+function build(s: Staged): Trace {
+  const { host, gpu, syncs } = s;
+  // Exact sizes spare the tables regrowing; edges: a launch and a stream edge per op at most, plus releases.
+  const b = new TraceBuilder(s.strings.list, { calls: host.count, ops: gpu.count, edges: 2 * gpu.count + 1024 });
+  const notes: string[] = [];
+
+  // Lanes: host threads by (pid, tid), then streams by (device, stream).
+  const pids = new Set(s.lanes.filter((l) => l.thread).map((l) => l.a));
+  const devices = new Set(s.lanes.filter((l) => !l.thread).map((l) => l.a));
+  const laneOrder = s.lanes.map((_, i) => i).sort((x, y) => {
+    const p = s.lanes[x], q = s.lanes[y];
+    return Number(q.thread) - Number(p.thread) || p.a - q.a || p.b - q.b;
+  });
+  // Kineto does not say which device a thread made current; with one device it is that one.
+  const hostDevice = devices.size ? Math.min(...devices) : 0;
+  const laneMap = new Int32Array(s.lanes.length);
+  const streamLane = new Map<string, number>();
+  for (const i of laneOrder) {
+    const l = s.lanes[i];
+    const init: Omit<Lane, 'id'> = l.thread
+      ? { kind: 'thread', name: (s.threadNames.get(l.key) || `thread ${l.b}`) + (pids.size > 1 ? ` [pid ${l.a}]` : ''), device: hostDevice }
+      : { kind: 'stream', name: `stream ${l.b}` + (devices.size > 1 ? ` (GPU ${l.a})` : ''), device: l.a, handle: l.b };
+    laneMap[i] = b.lane(init);
+    if (!l.thread) streamLane.set(`${l.a}/${l.b}`, laneMap[i]);
+  }
+
+  let t0 = Infinity;
+  for (let i = 0; i < host.count; i++) if (host.begin[i] < t0) t0 = host.begin[i];
+  for (let i = 0; i < gpu.count; i++) if (gpu.begin[i] < t0) t0 = gpu.begin[i];
+  if (t0 === Infinity) t0 = 0;
+
+  // Ops in time order.
+  const opOrder = sortedRows(gpu.count, (x, y) => gpu.begin[x] - gpu.begin[y]);
+  const opCorr = new Float64Array(gpu.count);
+  let maxCorr = -1;
+  for (let i = 0; i < host.count; i++) if (host.corr[i] > maxCorr) maxCorr = host.corr[i];
+  const opByCorr = corrIndex(maxCorr, gpu.count);
+  for (const r of opOrder) {
+    const id = b.op({
+      lane: laneMap[gpu.lane[r]], kind: OP_KINDS[gpu.kind[r]], start: gpu.begin[r] - t0, end: gpu.end[r] - t0,
+      grid: gpu.grid[r], block: gpu.block[r], bytes: gpu.bytes[r],
+      copy: (['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const)[gpu.copy[r]], hostMemory: (['', 'pinned', 'pageable'] as const)[gpu.hostMemory[r]],
+    });
+    b.ops.cols.name[id] = gpu.name[r];
+    opCorr[id] = gpu.corr[r];
+    opByCorr.add(gpu.corr[r], id);
+  }
+  const ops = b.ops.cols;
+  const order = issueIndex(b.ops.count, opCorr, ops.end, (op) => ops.lane[op], (op) => b.lanes[ops.lane[op]].device);
+
+  // Calls in time order; on one thread an enclosing op comes before what it encloses.
+  const callOrder = sortedRows(host.count, (x, y) =>
+    host.begin[x] - host.begin[y] || host.context[y] - host.context[x] || host.end[y] - host.end[x]);
+  const stacks = new Map<number, { end: number; joined: number }[]>();
+  const kindOfName = new Map<number, CallKind>();
+  const callByCorr = corrIndex(maxCorr, host.count);
+  const callCorr = new Float64Array(host.count);
+  for (const r of callOrder) {
+    const laneId = laneMap[host.lane[r]];
+    let stack = stacks.get(laneId);
+    if (!stack) stacks.set(laneId, (stack = []));
+    while (stack.length && stack[stack.length - 1].end <= host.begin[r]) stack.pop();
+    const top = stack.length ? stack[stack.length - 1].joined : 0;
+    const begin = host.begin[r] - t0;
+    const end = host.end[r] - t0;
+    let id: number;
+    if (host.context[r]) {
+      id = b.call({ lane: laneId, kind: 'context', begin, end, depth: Math.min(stack.length, 255) });
+      const name = b.strings.get(host.name[r]);
+      stack.push({ end: host.end[r], joined: b.strings.id(top ? b.strings.get(top) + ' > ' + name : name) });
+    } else {
+      let kind = kindOfName.get(host.name[r]);
+      if (kind === undefined) kindOfName.set(host.name[r], (kind = callKindOf(b.strings.get(host.name[r]))));
+      id = b.call({ lane: laneId, kind, begin, end });
+      b.calls.cols.context[id] = top;
+    }
+    b.calls.cols.name[id] = host.name[r];
+    callCorr[id] = host.corr[r];
+    if (!host.context[r]) callByCorr.add(host.corr[r], id);
+  }
+
+  // Launch edges, then stream order.
+  for (let op = 0; op < b.ops.count; op++) {
+    const call = callByCorr.get(opCorr[op]);
+    if (call < 0) continue;
+    ops.call[op] = call;
+    b.calls.cols.stream[call] = ops.lane[op];
+    b.edge('launch', call, op);
+  }
+  for (const list of order.byStream.values()) for (let k = 1; k < list.ops.length; k++) b.edge('stream', list.ops[k - 1], list.ops[k]);
+
+  const counts = resolveWaits(b, order, callCorr, opByCorr, syncs, streamLane, devices);
+  if (counts.unknown) notes.push(`${counts.unknown} host waits: the data does not say which op released them (releasedBy unknown)`);
+  if (counts.noRecord) notes.push(`${counts.noRecord} event waits without their record (CUDA 13 leaves wait_on_cuda_event_record_corr_id at -1): released-by only where nothing could have been pending`);
+  if (counts.skew) notes.push(`${counts.skew} waits returned before their releasing op ended: GPU and host clocks disagree`);
+  if (counts.noSync) notes.push(`${counts.noSync} synchronize calls without cuda_sync events: stream or event not recorded, resolved by issue order`);
+  for (const [cat, n] of s.unknown) notes.push(`ignored ${n} events of unknown category "${cat}"`);
+  if (s.malformed) notes.push(`ignored ${s.malformed} events without numeric ts/dur`);
+
+  return b.finish(meta(s.root, b, notes));
+}
+
+function meta(root: Json, b: TraceBuilder, notes: string[]): TraceMeta {
+  const props = Array.isArray(root.deviceProperties) ? (root.deviceProperties as Json[]) : [];
+  const used = b.lanes.find((l) => l.kind === 'stream')?.device ?? 0;
+  const d = props.find((p) => p && p.id === used) ?? props[0];
+  const driver = num(root.cuda_driver_version, 0);
+  const m: TraceMeta = { source: 'pytorch', clock: 'kineto', alignmentErrorNs: 0, notes };
+  if (d) {
+    m.device = { name: String(d.name ?? 'GPU'), index: num(d.id, used) };
+    if (typeof d.numSms === 'number') m.device.sms = d.numSms;
+    if (typeof d.computeMajor === 'number') m.device.computeCapability = `${d.computeMajor}.${num(d.computeMinor, 0)}`;
+    if (driver) m.device.driver = `${Math.floor(driver / 1000)}.${Math.floor((driver % 1000) / 10)}`;
+  }
+  if (typeof root.traceName === 'string') m.profile = root.traceName;
+  return m;
+}
