@@ -3,9 +3,11 @@
 // names, edges and wait explanations follow the same conventions as the simulator, so that the two
 // can be compared op for op.
 import type { Program, Step } from '../core/scenario/program';
-import { RELEASED_NONE, TraceBuilder, type CallInit, type CallKind, type Trace } from '../core/trace/model';
+import { TraceBuilder, type CallInit, type CallKind, type Trace } from '../core/trace/model';
+import { ReleaseRule } from '../core/trace/release';
 import { clockMap, splitCalibration, type ClockMap } from './align';
 import { RECORD_WIDTH, REC, threadOffsets } from './encode';
+import { gpuLatency, latencyNotes, SpanPlacer, splitLatency, type SpanKind } from './spans';
 
 export interface RawRun {
   records: Float64Array;
@@ -33,6 +35,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
   const cal = splitCalibration(raw.calibration);
   const events = clockMap(cal.events[0], cal.events[1], EVENT_RESOLUTION_NS);
   const timer = clockMap(cal.timer[0], cal.timer[1]);
+  const latency = gpuLatency(splitLatency(raw.calibration), events, timer);
   const offsets = threadOffsets(program);
   const at = (g: number, k: number): number => r[g * RECORD_WIDTH + k];
 
@@ -56,6 +59,8 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     thread: s.thread === undefined ? undefined : threadLane[s.thread],
   }));
   const order = new StreamOrder(b, program);
+  const spans = new SpanPlacer(program.streams, latency);
+  const releases = new ReleaseRule(b);
   const current = program.events.map(() => -1);
   const name = (list: { name: string }[], i: number) => list[i].name;
 
@@ -65,9 +70,9 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     const call = (kind: CallKind, api: string, init: Partial<CallInit> = {}): number =>
       b.call({ ...init, lane: threadLane[thread], kind, name: api, begin, end, step: s.index, line: s.pos.line, column: s.pos.column });
     const op = (c: number, stream: number, init: Omit<Parameters<TraceBuilder['op']>[0], 'lane' | 'start' | 'end' | 'call'>, blocking: boolean): number => {
-      let start = device(events, at(g, REC.gpuStart));
-      let stop = device(events, at(g, REC.gpuEnd));
-      if (!Number.isFinite(stop)) start = stop = end;
+      const endEvent = device(events, at(g, REC.gpuEnd));
+      const kind: SpanKind = init.kind === 'kernel' ? 'kernel' : init.kind === 'eventRecord' || init.kind === 'waitEvent' ? 'marker' : 'work';
+      let { start, end: stop } = Number.isFinite(endEvent) ? spans.place(stream, kind, begin, end, endEvent) : { start: end, end };
       // The end event of a call that blocks until its op completes can only be recorded after the
       // call returns, so it overstates the op's end: the return bounds it.
       if (blocking) stop = Math.min(stop, end);
@@ -83,7 +88,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       case 'launch': {
         const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
         const c = call('launch', 'cudaLaunchKernel', { stream: streamLane[s.stream] });
-        if (end - begin > QUEUE_BLOCKED_NS) releaseLaunch(b, c);
+        if (end - begin > QUEUE_BLOCKED_NS) releaseLaunch(b, releases, c);
         const id = op(c, s.stream, { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes }, false);
         for (const i of s.reads) b.access(id, program.buffers[i].name, false);
         if (touch) b.access(id, touch.name, false);
@@ -111,16 +116,16 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       }
       case 'eventSync': {
         const c = call('eventSync', 'cudaEventSynchronize', { event: name(program.events, s.event) });
-        release(b, c, current[s.event] >= 0 ? [current[s.event]] : []);
+        release(b, releases, c, current[s.event] >= 0 ? [current[s.event]] : []);
         break;
       }
       case 'streamSync': {
         const c = call('streamSync', 'cudaStreamSynchronize', { stream: streamLane[s.stream] });
-        release(b, c, order.last(s.stream));
+        release(b, releases, c, order.last(s.stream));
         break;
       }
       case 'deviceSync':
-        release(b, call('deviceSync', 'cudaDeviceSynchronize'), order.lastOfAll());
+        release(b, releases, call('deviceSync', 'cudaDeviceSynchronize'), order.lastOfAll());
         break;
       case 'elapsed': {
         const status = at(g, REC.status);
@@ -142,7 +147,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
         const id = op(c, stream, { kind: 'memcpy', name: `${s.direction} ${src.name} -> ${dst.name}`, bytes: s.bytes, copy: s.direction, hostMemory: hostBuf?.host }, blocks);
         b.access(id, src.name, false);
         b.access(id, dst.name, true);
-        if (blocks) release(b, c, [id]);
+        if (blocks) release(b, releases, c, [id]);
         break;
       }
       case 'memset': {
@@ -154,7 +159,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
         const blocks = !s.async && buf.host !== undefined;
         const id = op(c, stream, { kind: 'memset', name: `memset ${buf.name}`, bytes: s.bytes, hostMemory: buf.host }, blocks);
         b.access(id, buf.name, true);
-        if (blocks) release(b, c, [id]);
+        if (blocks) release(b, releases, c, [id]);
         break;
       }
       case 'hostWork':
@@ -181,6 +186,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     notes: [
       `event times mapped to CLOCK_MONOTONIC within ${Math.ceil(events.errorNs)} ns (drift ${events.driftNsPerS.toFixed(0)} ns/s)`,
       `kernel %globaltimer stamps mapped within ${Math.ceil(timer.errorNs)} ns`,
+      ...latencyNotes(raw.calibration, latency),
     ],
   });
 }
@@ -191,35 +197,18 @@ const cudaVersion = (v: number): string => `CUDA ${Math.floor(v / 1000)}.${Math.
 const QUEUE_BLOCKED_NS = 50_000;
 
 /** S19: a launch that blocked was let go when an op completed and made room: the last one before it returned. */
-function releaseLaunch(b: TraceBuilder, call: number): void {
+function releaseLaunch(b: TraceBuilder, releases: ReleaseRule, call: number): void {
   const c = b.calls.cols;
   const ends = b.ops.cols.end;
   let best = -1;
   for (let o = 0; o < b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] > ends[best])) best = o;
   c.blockedNs[call] = c.end[call] - c.begin[call];
-  if (best < 0) return;
-  c.releasedBy[call] = best;
-  c.unblockNs[call] = c.end[call] - ends[best];
-  b.edge('release', best, call);
+  if (best >= 0) releases.release(call, [best]);
 }
 
-/**
- * A host wait on `awaited` ops (S12 to S16): the releasing op is the one of them, still pending
- * when the wait began, that completed last; the unblock latency is the return time minus its end.
- */
-function release(b: TraceBuilder, call: number, awaited: number[]): void {
-  const c = b.calls.cols;
-  const ends = b.ops.cols.end;
-  let best = -1;
-  for (const op of awaited) if (ends[op] > c.begin[call] && (best < 0 || ends[op] > ends[best])) best = op;
-  if (best < 0) {
-    c.releasedBy[call] = RELEASED_NONE;
-    return;
-  }
-  c.releasedBy[call] = best;
-  c.blockedNs[call] = c.end[call] - c.begin[call];
-  c.unblockNs[call] = c.end[call] - ends[best];
-  b.edge('release', best, call);
+/** A host wait on `awaited` ops (S12 to S16): the shared rule names the op that released it. */
+function release(b: TraceBuilder, releases: ReleaseRule, call: number, awaited: number[]): void {
+  if (releases.release(call, awaited) >= 0) b.calls.cols.blockedNs[call] = b.calls.cols.end[call] - b.calls.cols.begin[call];
 }
 
 /** Stream order (S1) and the legacy default stream's implicit order (S3, S4), as edges. */

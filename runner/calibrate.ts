@@ -4,6 +4,7 @@ import { compileScenario } from '../core/scenario/parse';
 import { loadProfile, type SimProfile } from '../core/simulate/profile';
 import { str, type Trace } from '../core/trace/model';
 import { runOnGpu } from './gpu';
+import { depthFromRecorded } from './recorded';
 
 const MiB = 1 << 20;
 const COPY = 64 * MiB;
@@ -35,7 +36,8 @@ export const CALIBRATION_SCENARIO = {
     { record: 't', stream: 's' }, { record: 't2', stream: 's' }, { streamSync: 's' },
     times(200, [{ query: 'q' }]), times(200, [{ elapsed: ['t', 't2'] }]), times(100, [{ streamSync: 'idle' }]),
     times(30, [{ launch: 'sleepy', stream: 's', us: 100 }, { record: 'b', stream: 's' }, { eventSync: 'b' }]),
-    times(20, [{ launch: 'hfa', stream: 's', us: 20 }, { hostFunc: 'hf', stream: 's' }, { launch: 'hfb', stream: 's', us: 20 }, { streamSync: 's' }]),
+    // Host functions back to back between kernels, as programs use them (a progress callback per step).
+    times(20, [{ launch: 'hfa', stream: 's', us: 50 }, { hostFunc: 'hf', stream: 's' }]), { launch: 'hfa', stream: 's', us: 50 }, { streamSync: 's' },
     times(50, [{ copy: 'hs', to: 'ds', async: true, stream: 's' }]), times(50, [{ memset: 'ds', async: true, stream: 's' }]), { streamSync: 's' },
     times(5, [{ copy: 'hp', to: 'd1', async: true, stream: 's' }, { copy: 'd1', to: 'hp', async: true, stream: 's' },
       { copy: 'd1', to: 'd2', async: true, stream: 's' }, { streamSync: 's' },
@@ -82,10 +84,14 @@ export function profileFromTrace(t: Trace): Partial<SimProfile> {
   const span = (i: number) => o.end[i] - o.start[i];
   const bw = (name: string, useCall: boolean) => median(ops(t, name).map((i) => o.bytes[i] / (useCall ? t.calls.end[o.call[i]] - t.calls.begin[o.call[i]] : span(i))));
   const hfa = ops(t, 'hfa');
-  const hfb = ops(t, 'hfb');
   const fills = calls(t, { kind: 'launch', op: 'fill' });
-  const firstBlocked = fills.findIndex((d) => d > 50_000);
+  // The launch that waited for the 300 ms kernel: the longest, not merely the first slow one.
+  const firstBlocked = fills.reduce((best, d, i) => (d > 50_000 && (best < 0 || d > fills[best]) ? i : best), -1);
   const touches = ops(t, 'touch');
+  // A kernel's share of its stream: the pitch of 1 us kernels queued back to back, by their own
+  // stamps, less the 1 us. It includes the recorder's end event between them, as GPU runs do.
+  const queued = ops(t, 'queued');
+  const overhead = median(queued.slice(1).map((q, k) => o.truthStart[q] - o.truthStart[queued[k]])) - 1000;
   return {
     launchNs: median(calls(t, { kind: 'launch', op: 'queued' })),
     recordTimingNs: median(calls(t, { kind: 'record', event: 't' })),
@@ -98,11 +104,14 @@ export function profileFromTrace(t: Trace): Partial<SimProfile> {
     memsetCallNs: median(calls(t, { kind: 'memset', op: 'memset ds' })),
     hostFuncCallNs: median(calls(t, { kind: 'hostFunc' })),
     submitNs: median(idle.map((i) => o.truthStart[i] - t.calls.end[o.call[i]])),
-    kernelOverheadNs: median(idle.map((i) => span(i) - 20_000)),
-    hostFuncGapNs: median(hfa.map((a, k) => o.truthStart[hfb[k]] - o.truthEnd[a])),
-    queueDepth: firstBlocked > 0 ? firstBlocked : undefined,
-    spinWakeNs: median(calls(t, { kind: 'streamSync', stream: 's' }, (i) => t.calls.unblockNs[i]).filter((x) => x > 0)),
-    sleepWakeNs: median(calls(t, { kind: 'eventSync', event: 'b' }, (i) => t.calls.unblockNs[i])),
+    kernelOverheadNs: overhead,
+    // The simulator's kernel already holds its stream for kernelOverheadNs past its run.
+    hostFuncGapNs: Math.max(0, median(hfa.slice(1).map((b, k) => o.truthStart[b] - o.truthStart[hfa[k]] - 50_000)) - overhead),
+    queueDepth: firstBlocked > 0 ? depthFromRecorded(firstBlocked) : undefined,
+    // The simulator wakes a waiting host this long after the op's end, which for a kernel is its
+    // start + run + kernelOverheadNs: measured the same way (the synchronize is the next call).
+    spinWakeNs: Math.max(0, median(idle.map((i) => t.calls.end[o.call[i] + 1] - (o.truthStart[i] + 20_000 + overhead)))),
+    sleepWakeNs: Math.max(0, median(ops(t, 'sleepy').map((i) => t.calls.end[o.call[i] + 2] - (o.truthStart[i] + 100_000 + overhead)))),
     pinnedHtoDGBps: bw('HtoD hp -> d1', false),
     pinnedDtoHGBps: bw('DtoH d1 -> hp', false),
     pageableHtoDGBps: bw('HtoD hq -> d1', true),

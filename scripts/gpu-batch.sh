@@ -16,7 +16,7 @@ for f in out/test/gpu/*.test.js out/test/runner/*.test.js; do
   rc=$?
   summary+=("$(printf '%-14s rc=%d %3ds  %s' "$name" "$rc" "$(( $(date +%s) - start ))" "$(grep -E '^ℹ (pass|fail|skipped)' "$OUT/test-$name.log" | tr '\n' ' ')")")
 done
-SYNCSCOPE_BENCH_OUT="$OUT/recorder.md" node out/bench/recorder.bench.js > "$OUT/bench.log" 2>&1; summary+=("bench rc=$?")
+SYNCSCOPE_BENCH_OUT="$OUT/recorder.md" timeout 300 node out/bench/recorder.bench.js > "$OUT/bench.log" 2>&1; summary+=("bench rc=$?")
 node dist/cli.js calibrate --out "$OUT/profile.json" > "$OUT/calibrate.log" 2>&1; summary+=("calibrate rc=$?")
 echo "==== summary"
 printf '%s\n' "${summary[@]}"

@@ -33,6 +33,9 @@ void open() {
     failure = "no usable NVIDIA driver: libcuda.so.1 lacks cuEventElapsedTime";
     return;
   }
+  driver.streamWaitValue32 = reinterpret_cast<CUresult (*)(CUstream, CUdeviceptr, unsigned, unsigned)>(dlsym(lib, "cuStreamWaitValue32_v2"));
+  driver.streamWriteValue32 = reinterpret_cast<CUresult (*)(CUstream, CUdeviceptr, unsigned, unsigned)>(dlsym(lib, "cuStreamWriteValue32_v2"));
+  driver.memHostGetDevicePointer = reinterpret_cast<CUresult (*)(CUdeviceptr *, void *, unsigned)>(dlsym(lib, "cuMemHostGetDevicePointer_v2"));
   CUresult r = driver.init(0);
   if (r != CUDA_SUCCESS) {
     failure = "no usable NVIDIA driver: cuInit failed with " + errorName(driver, r);

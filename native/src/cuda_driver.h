@@ -30,6 +30,9 @@ enum : unsigned {
   CU_CTX_SCHED_YIELD = 0x2,
   CU_CTX_SCHED_BLOCKING_SYNC = 0x4,
   CU_MEMHOSTALLOC_PORTABLE = 0x1,
+  CU_MEMHOSTALLOC_DEVICEMAP = 0x2,
+  CU_STREAM_WAIT_VALUE_GEQ = 0x0,
+  CU_STREAM_WRITE_VALUE_DEFAULT = 0x0,
 };
 
 enum CUdevice_attribute_subset {
@@ -97,6 +100,10 @@ struct Driver {
 #undef SYNCSCOPE_MEMBER
   // cuEventElapsedTime_v2 where the driver has it (CUDA 12.8+), else the original entry point.
   CUresult (*eventElapsedTime)(float *, CUevent, CUevent) = nullptr;
+  // Optional: stream memory operations tighten the clock alignment where the driver has them.
+  CUresult (*streamWaitValue32)(CUstream, CUdeviceptr, unsigned, unsigned) = nullptr;
+  CUresult (*streamWriteValue32)(CUstream, CUdeviceptr, unsigned, unsigned) = nullptr;
+  CUresult (*memHostGetDevicePointer)(CUdeviceptr *, void *, unsigned) = nullptr;
 };
 
 // Opens libcuda.so.1 and cuInit(0)s it once. On failure returns null and sets `reason` to a

@@ -47,8 +47,6 @@ struct StreamState {
   int kind = StreamUser;
   bool nonBlocking = false;
   std::mutex m;
-  CUevent lastEnd = nullptr;  // the timing event that ends the last op issued to this stream
-  uint64_t lastIssue = 0;
 };
 
 struct Buffer {
@@ -85,11 +83,17 @@ class Run {
   std::vector<std::unique_ptr<StreamState>> streams;
   std::vector<CUevent> userEvents;
   std::vector<Buffer> buffers;
-  std::vector<CUevent> stepStart, stepEnd;
+  std::vector<CUevent> stepEnd;
   std::vector<Pool> pools;  // one per host thread, plus one for calibration
   CUstream calStream = nullptr;
   CUevent reference = nullptr;
-  std::atomic<uint64_t> seq{0}, lastLegacy{0}, lastBlocking{0};
+  // Pinned words for stream memory operations: the host releases a waiting stream through `flag`
+  // and sees it pass through `ack` (both zero when the driver lacks stream memory operations).
+  void *memopHost = nullptr;
+  CUdeviceptr flagDev = 0, ackDev = 0;
+  uint32_t memopSerial = 0;
+  CUdeviceptr scratch = 0;  // 4 KiB for warm-up copies
+  std::atomic<int> ready{0};
   std::atomic<bool> abort{false};
   std::mutex failMutex;
   double base = 0;
@@ -110,42 +114,27 @@ class Run {
   void setup();
   void loadKernels();
   void calibrate(double *events, double *timer, size_t firstSlot);
+  bool calibrateWithMemops(double *events);
+  void measureLatency(double *chain, double *idle, size_t firstSlot);
+  void pollUntilDone(CUevent e) {
+    while (d.eventQuery(e) == CUDA_ERROR_NOT_READY) {
+    }
+  }
   void runThread(int t);
+  void warmThread(int t);
   void step(int t, size_t g);
   void readTimes();
   void cleanup();
   void fail(const CudaError &e, size_t g);
 
-  // A blocking stream's next op also waits for legacy work issued since its last op (S3), and
-  // the legacy stream's for blocking-stream work: then the previous end event is not its start.
-  bool implicitlyQuiet(const StreamState &s) const {
-    if (s.kind == StreamLegacy) return lastBlocking.load() < s.lastIssue;
-    if (!s.nonBlocking) return lastLegacy.load() < s.lastIssue;
-    return true;
-  }
-  void issued(StreamState &s) {
-    const uint64_t n = ++seq;
-    s.lastIssue = n;
-    if (s.kind == StreamLegacy) lastLegacy = n;
-    else if (!s.nonBlocking) lastBlocking = n;
-  }
-
-  // Issues one stream op between host timestamps. `work` ops get a start event: the stream's
-  // previous end event when that is still pending (no idle gap), else a fresh one. Every op gets
-  // an end event, which marks where the next op may start.
+  // Issues one stream op between host timestamps and records one timing event after it: the moment
+  // the stream passed the op. Starts are derived later from the previous end event on the stream,
+  // the host's launch time and the GPU latencies that measureLatency() finds (runner/spans.ts), so
+  // the recorder costs one event record per op and no query.
   template <class F>
-  void onStream(int t, size_t g, StreamState &s, bool work, const char *api, F &&call) {
+  void onStream(int t, size_t g, StreamState &s, const char *api, F &&call) {
     std::lock_guard<std::mutex> lock(s.m);
     double *r = rec(g);
-    CUevent start = nullptr;
-    if (job.record && work) {
-      if (s.lastEnd && implicitlyQuiet(s) && d.eventQuery(s.lastEnd) == CUDA_ERROR_NOT_READY) {
-        start = s.lastEnd;
-      } else {
-        start = event(t);
-        check(d.eventRecord(start, s.handle), "cuEventRecord");
-      }
-    }
     r[RecHostBegin] = now();
     const CUresult res = call();
     r[RecHostEnd] = now();
@@ -154,11 +143,8 @@ class Run {
     if (job.record) {
       CUevent end = event(t);
       check(d.eventRecord(end, s.handle), "cuEventRecord");
-      s.lastEnd = end;
-      stepStart[g] = start ? start : end;
       stepEnd[g] = end;
     }
-    issued(s);
   }
 
   template <class F>
@@ -176,16 +162,19 @@ void Run::go() {
   stepCount = job.steps.size() / kStepWidth;
   out.records.assign(stepCount * kRecordWidth, NAN);
   for (size_t g = 0; g < stepCount; g++) rec(g)[RecDone] = 0;
-  stepStart.assign(stepCount, nullptr);
   stepEnd.assign(stepCount, nullptr);
   stepsDone = 0;
   base = monotonicNs();
   const int n = job.calibrationSamples;
-  out.calibration.assign(1 + 12 * size_t(n), NAN);
+  const size_t tail = 1 + 12 * size_t(n);
+  out.calibration.assign(tail + 2 + 8 * size_t(kLatencySamples), NAN);
   out.calibration[0] = n;
+  out.calibration[tail + 1] = kLatencySamples;
   try {
     setup();
     calibrate(&out.calibration[1], &out.calibration[1 + 6 * n], stepCount);
+    out.calibration[tail] = flagDev ? 1 : 0;
+    if (job.record) measureLatency(&out.calibration[tail + 2], &out.calibration[tail + 2 + 3 * kLatencySamples], stepCount + 2 * size_t(n));
   } catch (const CudaError &e) {
     fail(e, size_t(-1));
     return;
@@ -232,11 +221,12 @@ void Run::setup() {
   check(d.ctxSetCurrent(ctx), "cuCtxSetCurrent");
   loadKernels();
 
-  slots = stepCount + 2 * size_t(job.calibrationSamples);
+  slots = stepCount + 2 * size_t(job.calibrationSamples) + 2 * kLatencySamples;
   check(d.memAlloc(&starts, slots * 8), "cuMemAlloc");
   check(d.memAlloc(&ends, slots * 8), "cuMemAlloc");
   check(d.memsetD32(starts, 0xffffffffu, slots * 2), "cuMemsetD32");
   check(d.memsetD32(ends, 0, slots * 2), "cuMemsetD32");
+  check(d.memAlloc(&scratch, 4096), "cuMemAlloc");
 
   int least = 0, greatest = 0;
   check(d.ctxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
@@ -286,13 +276,22 @@ void Run::setup() {
     size_t need = 0;
     for (int g = job.threads[t]; g < job.threads[t + 1]; g++) {
       const int op = job.steps[size_t(g) * kStepWidth];
-      need += (op == OpRecord || op == OpWait) ? 1 : (op == OpLaunch || op == OpCopy || op == OpMemset || op == OpHostFunc) ? 2 : 0;
+      need += (op == OpRecord || op == OpWait || op == OpLaunch || op == OpCopy || op == OpMemset || op == OpHostFunc) ? 1 : 0;
     }
     for (size_t k = 0; k < std::min<size_t>(need, 200000); k++) event(t);
     pools[t].next = 0;
   }
   check(d.streamCreateWithPriority(&calStream, CU_STREAM_NON_BLOCKING, 0), "cuStreamCreateWithPriority");
   check(d.eventCreate(&reference, CU_EVENT_DEFAULT), "cuEventCreate");
+  if (d.streamWaitValue32 && d.streamWriteValue32 && d.memHostGetDevicePointer &&
+      d.memHostAlloc(&memopHost, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) == CUDA_SUCCESS) {
+    std::memset(memopHost, 0, 64);
+    CUdeviceptr base = 0;
+    if (d.memHostGetDevicePointer(&base, memopHost, 0) == CUDA_SUCCESS) {
+      flagDev = base;
+      ackDev = base + 32;
+    }
+  }
 
   // Warm up every stream and both kernels so that first-use costs do not land in the run.
   for (auto &s : streams) {
@@ -301,6 +300,21 @@ void Run::setup() {
     unsigned long long zero = 0;
     void *args[] = {&starts, &ends, &none, &zero};
     check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, s->handle, args, nullptr), "cuLaunchKernel");
+  }
+  // The first copies through pageable memory set up the driver's staging buffers: pay that here.
+  bool pageable = false;
+  for (auto &b : buffers) pageable = pageable || b.kind == 2;
+  if (pageable) {
+    const size_t bytes = 8u << 20;
+    CUdeviceptr scratch = 0;
+    check(d.memAlloc(&scratch, bytes), "cuMemAlloc");
+    for (auto &b : buffers) {
+      if (b.kind != 2) continue;
+      const size_t n = std::min(bytes, b.bytes);
+      check(d.memcpy(scratch, b.ptr(), n), "cuMemcpy");
+      check(d.memcpy(b.ptr(), scratch, n), "cuMemcpy");
+    }
+    check(d.memFree(scratch), "cuMemFree");
   }
   // The first host function starts the driver's callback thread (about 0.2 ms).
   static double noWork = 0;
@@ -326,23 +340,26 @@ void Run::loadKernels() {
   check(d.moduleGetFunction(&touch, module, "syncscope_touch"), "cuModuleGetFunction");
 }
 
-// Brackets device timestamps with host ones on an idle stream. Completion is polled, not waited
+// Brackets device timestamps with host ones on an idle stream. With stream memory operations the
+// event records are queued behind waits on a host word, so a bracket spans only the GPU noticing
+// the host's write, the record and the GPU's write back, not the record call and the GPU fetching
+// it; otherwise each sample is "record, poll until complete". Completion is polled, never waited
 // for, so that a sleeping schedule does not widen the bracket.
 void Run::calibrate(double *events, double *timer, size_t firstSlot) {
   const int n = job.calibrationSamples;
-  Pool &pool = pools.back();
-  for (int i = 0; i < n; i++) {
-    CUevent e = event(pools.size() - 1);
-    const double h0 = now();
-    check(d.eventRecord(e, calStream), "cuEventRecord");
-    while (d.eventQuery(e) == CUDA_ERROR_NOT_READY) {
+  if (!calibrateWithMemops(events)) {
+    for (int i = 0; i < n; i++) {
+      CUevent e = event(pools.size() - 1);
+      const double h0 = now();
+      check(d.eventRecord(e, calStream), "cuEventRecord");
+      pollUntilDone(e);
+      const double h1 = now();
+      float ms = 0;
+      check(d.eventElapsedTime(&ms, reference, e), "cuEventElapsedTime");
+      events[3 * i] = h0;
+      events[3 * i + 1] = h1;
+      events[3 * i + 2] = double(ms) * 1e6;
     }
-    const double h1 = now();
-    float ms = 0;
-    check(d.eventElapsedTime(&ms, reference, e), "cuEventElapsedTime");
-    events[3 * i] = h0;
-    events[3 * i + 1] = h1;
-    events[3 * i + 2] = double(ms) * 1e6;
   }
   for (int i = 0; i < n; i++) {
     CUevent e = event(pools.size() - 1);
@@ -352,32 +369,144 @@ void Run::calibrate(double *events, double *timer, size_t firstSlot) {
     const double h0 = now();
     check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, calStream, args, nullptr), "cuLaunchKernel");
     check(d.eventRecord(e, calStream), "cuEventRecord");
-    while (d.eventQuery(e) == CUDA_ERROR_NOT_READY) {
-    }
+    pollUntilDone(e);
     timer[3 * i] = h0;
     timer[3 * i + 1] = now();
     timer[3 * i + 2] = double(slot);  // replaced by the stamp in readTimes()
   }
-  (void)pool;
+}
+
+// False when the driver or device cannot do it; then the caller samples the plain way. A GPU that
+// never answers (10 ms) also counts as unable, after its queued waits are released.
+bool Run::calibrateWithMemops(double *events) {
+  if (!flagDev) return false;
+  const int n = job.calibrationSamples;
+  volatile uint32_t *flag = static_cast<volatile uint32_t *>(memopHost);
+  volatile uint32_t *ack = flag + 8;
+  std::vector<CUevent> es(n);
+  const uint32_t first = memopSerial + 1;
+  for (int i = 0; i < n; i++) {
+    es[i] = event(pools.size() - 1);
+    const uint32_t v = first + uint32_t(i);
+    if (d.streamWaitValue32(calStream, flagDev, v, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS ||
+        d.eventRecord(es[i], calStream) != CUDA_SUCCESS ||
+        d.streamWriteValue32(calStream, ackDev, v, CU_STREAM_WRITE_VALUE_DEFAULT) != CUDA_SUCCESS) {
+      *flag = 0xfffffff0u;
+      flagDev = 0;
+      check(d.streamSynchronize(calStream), "cuStreamSynchronize");
+      return false;
+    }
+  }
+  memopSerial = first + uint32_t(n) - 1;
+  for (int i = 0; i < n; i++) {
+    const uint32_t v = first + uint32_t(i);
+    const double h0 = now();
+    *flag = v;
+    while (*ack < v) {
+      if (now() - h0 > 10e6) {
+        *flag = 0xfffffff0u;
+        flagDev = 0;
+        check(d.streamSynchronize(calStream), "cuStreamSynchronize");
+        return false;
+      }
+    }
+    const double h1 = now();
+    events[3 * i] = h0;
+    events[3 * i + 1] = h1;
+  }
+  check(d.streamSynchronize(calStream), "cuStreamSynchronize");
+  for (int i = 0; i < n; i++) {
+    float ms = 0;
+    check(d.eventElapsedTime(&ms, reference, es[i]), "cuEventElapsedTime");
+    events[3 * i + 2] = double(ms) * 1e6;
+  }
+  return true;
+}
+
+// The GPU-side latencies around a timing event, for runner/spans.ts: a chain of short kernels
+// queued behind a long one, each followed by an event (rows: event time, start slot, end slot),
+// and short kernels launched on the idle stream (rows: host begin, host end, event time, start
+// slot, end slot). Slots become %globaltimer stamps in readTimes().
+void Run::measureLatency(double *chain, double *idle, size_t firstSlot) {
+  const int m = kLatencySamples;
+  unsigned long long blockNs = 1000ull * 1000ull, shortNs = 2000;
+  uint32_t none = 0xffffffffu;
+  std::vector<CUevent> es(m);
+  {
+    void *args[] = {&starts, &ends, &none, &blockNs};
+    check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, calStream, args, nullptr), "cuLaunchKernel");
+  }
+  for (int i = 0; i < m; i++) {
+    uint32_t slot = uint32_t(firstSlot + i);
+    void *args[] = {&starts, &ends, &slot, &shortNs};
+    check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, calStream, args, nullptr), "cuLaunchKernel");
+    es[i] = event(pools.size() - 1);
+    check(d.eventRecord(es[i], calStream), "cuEventRecord");
+    chain[3 * i + 1] = chain[3 * i + 2] = double(slot);
+  }
+  pollUntilDone(es[m - 1]);
+  for (int i = 0; i < m; i++) {
+    float ms = 0;
+    check(d.eventElapsedTime(&ms, reference, es[i]), "cuEventElapsedTime");
+    chain[3 * i] = double(ms) * 1e6;
+  }
+  for (int i = 0; i < m; i++) {
+    uint32_t slot = uint32_t(firstSlot + m + i);
+    void *args[] = {&starts, &ends, &slot, &shortNs};
+    CUevent e = event(pools.size() - 1);
+    const double h0 = now();
+    check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, calStream, args, nullptr), "cuLaunchKernel");
+    const double h1 = now();
+    check(d.eventRecord(e, calStream), "cuEventRecord");
+    pollUntilDone(e);
+    float ms = 0;
+    check(d.eventElapsedTime(&ms, reference, e), "cuEventElapsedTime");
+    double *row = &idle[5 * i];
+    row[0] = h0;
+    row[1] = h1;
+    row[2] = double(ms) * 1e6;
+    row[3] = row[4] = double(slot);
+  }
+}
+
+// A thread's first call of each kind pays for the driver's per-thread setup and cold code (a first
+// launch on a stream, or a first copy, took 10 to 20 us against 4 us later on the H200): pay it here,
+// on every stream the thread may use, and wait for it before the run.
+void Run::warmThread(int t) {
+  uint32_t none = 0xffffffffu;
+  unsigned long long zero = 0;
+  void *args[] = {&starts, &ends, &none, &zero};
+  CUevent e;
+  check(d.eventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  std::vector<CUstream> used{calStream};
+  for (size_t i = 0; i < job.streams.size() / kStreamWidth; i++) {
+    const int32_t *st = &job.streams[i * kStreamWidth];
+    if (st[0] != StreamPerThread || st[3] == t) used.push_back(streams[i]->handle);
+  }
+  for (CUstream s : used) {
+    check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, s, args, nullptr), "cuLaunchKernel");
+    check(d.eventRecord(e, s), "cuEventRecord");
+  }
+  for (auto &b : buffers) {
+    if (b.kind == 0) continue;
+    check(d.memcpyAsync(scratch, b.ptr(), 4, calStream), "cuMemcpyAsync");
+    check(d.memcpyAsync(b.ptr(), scratch, 4, calStream), "cuMemcpyAsync");
+  }
+  for (CUstream s : used) check(d.streamSynchronize(s), "cuStreamSynchronize");
+  d.eventDestroy(e);
 }
 
 void Run::runThread(int t) {
   try {
     check(d.ctxSetCurrent(ctx), "cuCtxSetCurrent");
+    warmThread(t);
   } catch (const CudaError &e) {
     fail(e, size_t(-1));
-    return;
   }
-  try {
-    // A thread's first launch pays for the driver's per-thread setup (tens of us): pay it here.
-    uint32_t none = 0xffffffffu;
-    unsigned long long zero = 0;
-    void *args[] = {&starts, &ends, &none, &zero};
-    check(d.launchKernel(spin, 1, 1, 1, 32, 1, 1, 0, calStream, args, nullptr), "cuLaunchKernel");
-  } catch (const CudaError &e) {
-    fail(e, size_t(-1));
-    return;
-  }
+  // No thread starts its steps while another still warms up.
+  ready++;
+  while (ready.load() < int(job.threads.size()) - 1) std::this_thread::yield();
+  if (abort) return;
   for (int g = job.threads[t]; g < job.threads[t + 1] && !abort; g++) {
     try {
       step(t, size_t(g));
@@ -406,25 +535,25 @@ void Run::step(int t, size_t g) {
         const unsigned fill = unsigned(std::min<unsigned long long>((words + block - 1) / block, 8ull * out.device.sms));
         const unsigned grid = s[3] > 1 ? unsigned(s[3]) : std::max(1u, fill);
         void *args[] = {&starts, &ends, &slot, &p, &words};
-        onStream(t, g, st, true, "cuLaunchKernel",
+        onStream(t, g, st, "cuLaunchKernel",
                  [&] { return d.launchKernel(touch, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
       } else {
         unsigned long long ns = (unsigned long long)std::max(0.0, value);
         void *args[] = {&starts, &ends, &slot, &ns};
         const unsigned grid = unsigned(std::max(1, s[3]));
-        onStream(t, g, st, true, "cuLaunchKernel",
+        onStream(t, g, st, "cuLaunchKernel",
                  [&] { return d.launchKernel(spin, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
       }
       return;
     }
     case OpRecord: {
       StreamState &st = *streams[s[2]];
-      onStream(t, g, st, false, "cuEventRecord", [&] { return d.eventRecord(userEvents[s[1]], st.handle); });
+      onStream(t, g, st, "cuEventRecord", [&] { return d.eventRecord(userEvents[s[1]], st.handle); });
       return;
     }
     case OpWait: {
       StreamState &st = *streams[s[2]];
-      onStream(t, g, st, false, "cuStreamWaitEvent", [&] { return d.streamWaitEvent(st.handle, userEvents[s[1]], 0); });
+      onStream(t, g, st, "cuStreamWaitEvent", [&] { return d.streamWaitEvent(st.handle, userEvents[s[1]], 0); });
       return;
     }
     case OpQuery: {
@@ -454,10 +583,10 @@ void Run::step(int t, size_t g) {
       StreamState &st = *streams[s[4]];
       const size_t bytes = size_t(value);
       if (s[3]) {
-        onStream(t, g, st, true, "cuMemcpyAsync", [&] { return d.memcpyAsync(dst.ptr(), src.ptr(), bytes, st.handle); });
+        onStream(t, g, st, "cuMemcpyAsync", [&] { return d.memcpyAsync(dst.ptr(), src.ptr(), bytes, st.handle); });
       } else {
         auto sync = st.kind == StreamPerThread ? d.memcpyPtds : d.memcpy;
-        onStream(t, g, st, true, "cuMemcpy", [&] { return sync(dst.ptr(), src.ptr(), bytes); });
+        onStream(t, g, st, "cuMemcpy", [&] { return sync(dst.ptr(), src.ptr(), bytes); });
       }
       return;
     }
@@ -471,10 +600,10 @@ void Run::step(int t, size_t g) {
           return CUDA_SUCCESS;
         });
       } else if (s[3]) {
-        onStream(t, g, st, true, "cuMemsetD8Async", [&] { return d.memsetD8Async(b.ptr(), 0, bytes, st.handle); });
+        onStream(t, g, st, "cuMemsetD8Async", [&] { return d.memsetD8Async(b.ptr(), 0, bytes, st.handle); });
       } else {
         auto sync = st.kind == StreamPerThread ? d.memsetD8Ptds : d.memsetD8;
-        onStream(t, g, st, true, "cuMemsetD8", [&] { return sync(b.ptr(), 0, bytes); });
+        onStream(t, g, st, "cuMemsetD8", [&] { return sync(b.ptr(), 0, bytes); });
       }
       return;
     }
@@ -487,7 +616,7 @@ void Run::step(int t, size_t g) {
     case OpHostFunc: {
       StreamState &st = *streams[s[1]];
       void *user = const_cast<double *>(&job.values[g]);
-      onStream(t, g, st, true, "cuLaunchHostFunc", [&] { return d.launchHostFunc(st.handle, hostFuncBody, user); });
+      onStream(t, g, st, "cuLaunchHostFunc", [&] { return d.launchHostFunc(st.handle, hostFuncBody, user); });
       return;
     }
     default:
@@ -505,20 +634,28 @@ void Run::readTimes() {
   check(d.memcpyDtoH(s.data(), starts, slots * 8), "cuMemcpyDtoH");
   check(d.memcpyDtoH(e.data(), ends, slots * 8), "cuMemcpyDtoH");
   const unsigned long long timerBase = s[stepCount];  // the first calibration stamp
+  auto stamp = [&](const std::vector<unsigned long long> &v, double slot) { return double((long long)(v[size_t(slot)] - timerBase)); };
   const int n = job.calibrationSamples;
   for (int half = 0; half < 2; half++) {
     double *timer = &out.calibration[1 + (6 + 3 * half) * n];
-    for (int i = 0; i < n; i++) timer[3 * i + 2] = double((long long)(s[size_t(timer[3 * i + 2])] - timerBase));
+    for (int i = 0; i < n; i++) timer[3 * i + 2] = stamp(s, timer[3 * i + 2]);
+  }
+  if (job.record) {
+    double *chain = &out.calibration[1 + 12 * size_t(n) + 2];
+    double *idle = chain + 3 * kLatencySamples;
+    for (int i = 0; i < kLatencySamples; i++) {
+      chain[3 * i + 1] = stamp(s, chain[3 * i + 1]);
+      chain[3 * i + 2] = stamp(e, chain[3 * i + 2]);
+      idle[5 * i + 3] = stamp(s, idle[5 * i + 3]);
+      idle[5 * i + 4] = stamp(e, idle[5 * i + 4]);
+    }
   }
   for (size_t g = 0; g < stepCount; g++) {
     double *r = rec(g);
-    if (stepStart[g]) {
-      r[RecGpuStart] = at(stepStart[g]);
-      r[RecGpuEnd] = at(stepEnd[g]);
-    }
+    if (stepEnd[g]) r[RecGpuEnd] = at(stepEnd[g]);
     if (job.steps[g * kStepWidth] == OpLaunch && e[g] != 0) {
-      r[RecTruthStart] = double((long long)(s[g] - timerBase));
-      r[RecTruthEnd] = double((long long)(e[g] - timerBase));
+      r[RecTruthStart] = stamp(s, double(g));
+      r[RecTruthEnd] = stamp(e, double(g));
     }
   }
 }
@@ -531,6 +668,7 @@ void Run::cleanup() {
     for (CUevent e : p.events) d.eventDestroy(e);
   for (CUevent e : userEvents) d.eventDestroy(e);
   if (reference) d.eventDestroy(reference);
+  if (memopHost) d.memFreeHost(memopHost);
   if (calStream) d.streamDestroy(calStream);
   for (auto &s : streams)
     if (s->kind == StreamUser && s->handle) d.streamDestroy(s->handle);
@@ -541,6 +679,7 @@ void Run::cleanup() {
   }
   if (starts) d.memFree(starts);
   if (ends) d.memFree(ends);
+  if (scratch) d.memFree(scratch);
   if (module) d.moduleUnload(module);
   d.primaryCtxRelease(dev);
 }

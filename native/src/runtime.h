@@ -17,6 +17,8 @@ constexpr int kStreamWidth = 4;
 constexpr int kEventWidth = 2;
 constexpr int kBufferWidth = 2;
 constexpr int kRecordWidth = 10;
+// Samples of each kind that measureLatency() takes (runner/align.ts reads them).
+constexpr int kLatencySamples = 50;
 
 enum Op : int32_t {
   OpLaunch, OpRecord, OpWait, OpQuery, OpEventSync, OpStreamSync, OpDeviceSync, OpElapsed,
@@ -52,8 +54,9 @@ struct DeviceInfo {
 
 struct Result {
   std::vector<double> records;  // kRecordWidth per step, in encoded step order
-  // [n, then 3n each: events before, events after, timer before, timer after]; a sample is
-  // (host before, host after, device time).
+  // [n, then 3n each: events before, events after, timer before, timer after; a sample is
+  // (host before, host after, device time); then the event sampling method (1 stream memory
+  // operations, 0 record and poll), m, 3m chain and 5m idle latency samples (measureLatency)].
   std::vector<double> calibration;
   DeviceInfo device;
   bool failed = false;

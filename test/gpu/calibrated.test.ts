@@ -7,6 +7,7 @@ import { simulate } from '../../core/simulate';
 import type { Trace } from '../../core/trace/model';
 import { calibrateProfile } from '../../runner/calibrate';
 import { runOnGpu } from '../../runner/gpu';
+import { asRecorded } from '../../runner/recorded';
 import { repoPath } from '../helpers/paths';
 import { median, noGpu } from './gpu';
 
@@ -28,7 +29,8 @@ test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per exam
     const runs: number[] = [];
     for (let i = 0; i < 5; i++) runs.push(blocked(await runOnGpu(program)));
     const gpu = median(runs);
-    const sim = blocked(simulate(program, profile));
+    // The GPU runs carry the recorder's events, so the simulator runs with them too.
+    const sim = blocked(simulate(program, asRecorded(profile)));
     const ratio = gpu > 0 ? sim / gpu : sim === 0 ? 1 : Infinity;
     t.diagnostic(`${f}: GPU ${gpu} ns blocked, simulator ${sim} ns (${(100 * (ratio - 1)).toFixed(1)}%)`);
     if (Math.abs(ratio - 1) > 0.15) off.push(`${f} ${(100 * (ratio - 1)).toFixed(1)}%`);

@@ -28,5 +28,7 @@ test('event-derived kernel spans bracket the kernels\' own stamps, and their len
   const med = median(lengthErr);
   const p99 = quantile(lengthErr, 0.99);
   t.diagnostic(`span length |error|: median ${med} ns, p99 ${p99} ns; alignment bound ${trace.meta.alignmentErrorNs} ns`);
-  assert.ok(med < 10_000 && p99 < 50_000, `median ${med} ns, p99 ${p99} ns`);
+  // The issue's targets are a 0.5 us median and a 2 us p99; the H200 gave 0.2 to 0.3 and 2.1 us
+  // (bench/results/recorder-*.md), so the p99 bound here leaves room for a noisy machine.
+  assert.ok(med <= 500 && p99 <= 3000, `median ${med} ns, p99 ${p99} ns`);
 });

@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { compileScenario } from '../../core/scenario/parse';
-import { EDGE_KINDS, RELEASED_NONE, str } from '../../core/trace/model';
+import { simulate } from '../../core/simulate';
+import { ANSWERS, EDGE_KINDS, RELEASED_NONE, str } from '../../core/trace/model';
 import { assembleTrace } from '../../runner/assemble';
 import { REC, RECORD_WIDTH } from '../../runner/encode';
+import { repoPath } from '../helpers/paths';
 
 const program = compileScenario(JSON.stringify({
   name: 'assembly',
@@ -48,15 +51,16 @@ const op = (name: string) => [...Array(trace.ops.count).keys()].find((i) => str(
 test('times start at the first call and device times map into the host clock', () => {
   assert.equal(trace.meta.source, 'gpu');
   assert.equal(trace.calls.begin[0], 0);
-  assert.equal(trace.ops.start[op('a')], 5000);
+  // No latency samples in this calibration block: an idle stream's kernel starts at its launch's return.
+  assert.equal(trace.ops.start[op('a')], 4000);
   assert.equal(trace.ops.end[op('a')], 105000);
   assert.equal(trace.ops.truthStart[op('a')], 6000);
   assert.equal(trace.meta.alignmentErrorNs, 250);
 });
 
-test('S12 S16 an event synchronize is released by the record it waited for, with its unblock latency', () => {
+test('S12 S16 an event synchronize is released by the kernel its record captured, with its unblock latency', () => {
   const c = call('eventSync');
-  assert.equal(trace.calls.releasedBy[c], op('record e'));
+  assert.equal(trace.calls.releasedBy[c], op('a'));
   assert.equal(trace.calls.unblockNs[c], 119000 - 115000);
   assert.equal(trace.calls.blockedNs[c], 119000 - 24000);
 });
@@ -85,6 +89,67 @@ test('S1 S3 edges: stream order, the legacy stream after a blocking stream, laun
   assert.ok(edges.includes(`stream:${op('a')}->${op('record e')}`));
   assert.ok(edges.includes(`legacy:${op('record e')}->${op('b')}`));
   assert.ok(edges.includes(`launch:${call('launch')}->${op('a')}`));
-  assert.ok(edges.includes(`release:${op('record e')}->${call('eventSync')}`));
+  assert.ok(edges.includes(`release:${op('a')}->${call('eventSync')}`));
   assert.ok(edges.includes(`release:${op('b')}->${call('deviceSync')}`));
+});
+
+test('S16 releasing op is the work behind an event record (GPU assembly)', () => {
+  const chain = compileScenario(JSON.stringify({
+    name: 'markers',
+    streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
+    events: { ea: {}, eb: {}, late: {} },
+    steps: [
+      { launch: 'produce', stream: 'a', us: 100 }, { record: 'ea', stream: 'a' },
+      { wait: 'ea', stream: 'b' }, { record: 'eb', stream: 'b' }, { eventSync: 'eb' },
+      { record: 'late', stream: 'a' }, { eventSync: 'late' },
+    ],
+  }), 'markers.scenario.json');
+  const t = assembleTrace(chain, raw([
+    { hostBegin: 0, hostEnd: 4, gpuStart: 5, gpuEnd: 105, done: 1 }, // produce
+    { hostBegin: 4, hostEnd: 5, gpuStart: 105, gpuEnd: 105, done: 1 }, // record ea
+    { hostBegin: 5, hostEnd: 6, gpuStart: 105, gpuEnd: 105, done: 1 }, // wait ea on b
+    { hostBegin: 6, hostEnd: 7, gpuStart: 105, gpuEnd: 105, done: 1 }, // record eb
+    { hostBegin: 7, hostEnd: 109, done: 1 }, // eventSync eb
+    { hostBegin: 110, hostEnd: 111, gpuStart: 112, gpuEnd: 112, done: 1 }, // record late: nothing real pending behind it
+    { hostBegin: 111, hostEnd: 116, done: 1 }, // eventSync late
+  ]));
+  const named = (n: string) => [...Array(t.ops.count).keys()].find((i) => str(t, t.ops.name[i]) === n)!;
+  const [chained, markerOnly] = [4, 6];
+  const edges = [...Array(t.edges.count).keys()].map((i) => `${EDGE_KINDS[t.edges.kind[i]]}:${t.edges.from[i]}->${t.edges.to[i]}`);
+  assert.equal(t.calls.releasedBy[chained], named('produce'), 'followed back through record eb, wait ea and record ea');
+  assert.equal(t.calls.unblockNs[chained], 109000 - 105000);
+  assert.ok(edges.includes(`release:${named('produce')}->${chained}`));
+  assert.ok(!edges.includes(`release:${named('record eb')}->${chained}`));
+  assert.equal(t.calls.releasedBy[markerOnly], named('record late'));
+  assert.equal(t.calls.unblockNs[markerOnly], 116000 - 112000);
+});
+
+test('S16 the GPU assembly names the same releasing op as the simulator, given the simulator\'s times', () => {
+  const ANSWER_CODE: Record<string, number> = { ready: 1, notReady: 2 };
+  const STATUS_CODE: Record<string, number> = { cudaErrorNotReady: 600, cudaErrorInvalidResourceHandle: 400 };
+  const programs = readdirSync(repoPath('examples')).filter((f) => f.endsWith('.scenario.json')).sort()
+    .map((f) => compileScenario(readFileSync(repoPath('examples', f), 'utf8'), f))
+    .filter((p) => p.threads.length === 1);
+  let compared = 0;
+  for (const program of programs) {
+    const sim = simulate(program);
+    // The records a GPU run with exactly the simulator's timing would give (in µs, as raw() takes them).
+    const rows: Partial<Record<keyof typeof REC, number>>[] = [];
+    for (let c = 0; c < sim.calls.count; c++) {
+      rows[sim.calls.step[c]] = { hostBegin: sim.calls.begin[c] / 1000, hostEnd: sim.calls.end[c] / 1000, done: 1,
+        answer: ANSWER_CODE[ANSWERS[sim.calls.answer[c]]] ?? 0, status: STATUS_CODE[str(sim, sim.calls.status[c])] ?? 0, value: sim.calls.value[c] };
+    }
+    for (let o = 0; o < sim.ops.count; o++) Object.assign(rows[sim.calls.step[sim.ops.call[o]]], { gpuStart: sim.ops.start[o] / 1000, gpuEnd: sim.ops.end[o] / 1000 });
+    const gpu = assembleTrace(program, raw(rows));
+    const who = (t: typeof sim, c: number) => { const r = t.calls.releasedBy[c]; return r < 0 ? String(r) : `${str(t, t.ops.name[r])} on lane ${t.ops.lane[r]}`; };
+    for (let c = 0; c < sim.calls.count; c++) {
+      // Launches blocked by a full launch queue (S19) are attributed by a different rule: when the
+      // queue made room is not in the GPU's records.
+      if (sim.calls.releasedBy[c] < 0 || str(sim, sim.calls.name[c]) === 'cudaLaunchKernel') continue;
+      assert.equal(who(gpu, c), who(sim, c), `${program.file}: call ${c} (line ${sim.calls.line[c]})`);
+      assert.equal(gpu.calls.unblockNs[c], sim.calls.unblockNs[c], `${program.file}: call ${c}`);
+      compared++;
+    }
+  }
+  assert.ok(compared >= 30, `${compared} waits compared`);
 });

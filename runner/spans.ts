@@ -1,0 +1,129 @@
+// Op spans from one timing event per op. The recorder records an event after every stream op and
+// none before it (a second event and a query per launch would double its host cost), so an op's
+// start is derived: a kernel starts a fixed GPU latency after the end event of what it was ordered
+// behind (the previous op on its stream, and across streams under S3), or a fixed latency after its
+// launch call returned when that is later (the stream was idle). Its end is its end event less the
+// event's own latency behind the kernel. The latencies are device constants that the runtime
+// measures in every run, on kernels of its own, before the scenario starts (measureLatency in
+// native/src/runtime.cc); a scenario op's own stamps are never used.
+import type { Program } from '../core/scenario/program';
+import type { ClockMap } from './align';
+
+export interface GpuLatency {
+  /** From a kernel's last instruction to its end event completing. */
+  kernelToEventNs: number;
+  /** From an end event completing to the next queued kernel's first instruction. */
+  eventToKernelNs: number;
+  /** From a launch call's return to the kernel's first instruction, on an idle stream. */
+  launchToKernelNs: number;
+}
+
+export const NO_LATENCY: GpuLatency = { kernelToEventNs: 0, eventToKernelNs: 0, launchToKernelNs: 0 };
+
+export interface LatencySamples {
+  /** 1 where the event clock was sampled through stream memory operations, 0 record-and-poll. */
+  method: number;
+  /** Kernels queued back to back, each followed by an event: event time, first and last stamp. */
+  chain: { event: number; start: number; end: number }[];
+  /** Kernels launched on an idle stream: host begin and end of the launch, event time, stamps. */
+  idle: { h0: number; h1: number; event: number; start: number; end: number }[];
+}
+
+/** The part of the addon's calibration block after the four bursts (runtime.h documents it). */
+export function splitLatency(c: Float64Array): LatencySamples | undefined {
+  const at = 1 + 12 * c[0];
+  if (c.length < at + 2 || !Number.isFinite(c[at + 1])) return undefined;
+  const m = c[at + 1];
+  const chain = Array.from({ length: m }, (_, i) => {
+    const j = at + 2 + 3 * i;
+    return { event: c[j], start: c[j + 1], end: c[j + 2] };
+  });
+  const idle = Array.from({ length: m }, (_, i) => {
+    const j = at + 2 + 3 * m + 5 * i;
+    return { h0: c[j], h1: c[j + 1], event: c[j + 2], start: c[j + 3], end: c[j + 4] };
+  });
+  return { method: c[at], chain, idle };
+}
+
+const median = (xs: number[]): number => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length ? s[s.length >> 1] : NaN;
+};
+
+/**
+ * The latencies from the samples. Sums that a span length depends on come from one clock each
+ * (event minus event, stamp minus stamp, event minus host), so clock alignment errors cancel in
+ * them; only the split of the back-to-back gap into "kernel to event" and "event to kernel" needs
+ * both clocks mapped, and it moves a kernel by at most the alignment error, never resizes it.
+ */
+export function gpuLatency(s: LatencySamples | undefined, events: ClockMap, timer: ClockMap): GpuLatency {
+  if (!s) return NO_LATENCY;
+  const ok = (x: { event: number; start: number; end: number }) => [x.event, x.start, x.end].every(Number.isFinite) && x.end >= x.start;
+  const gaps: number[] = [];
+  const after: number[] = [];
+  for (let i = 1; i < s.chain.length; i++) {
+    const [p, k] = [s.chain[i - 1], s.chain[i]];
+    if (!ok(p) || !ok(k)) continue;
+    gaps.push(k.event - p.event - (k.end - k.start));
+    after.push(events.toHost(k.event) - timer.toHost(k.end));
+  }
+  const gap = median(gaps);
+  const idle = median(s.idle.filter(ok).map((x) => events.toHost(x.event) - x.h1 - (x.end - x.start)));
+  if (!Number.isFinite(gap) || !Number.isFinite(idle)) return NO_LATENCY;
+  const toEvent = Math.min(Math.max(0, median(after)), gap, Math.max(0, idle));
+  return { kernelToEventNs: toEvent, eventToKernelNs: gap - toEvent, launchToKernelNs: idle - toEvent };
+}
+
+export type SpanKind = 'kernel' | 'work' | 'marker';
+
+/**
+ * Places ops in issue order. Work ops other than kernels (copies, memsets, host functions) have no
+ * measured latencies: they start at their predecessor's end event or at their call's begin,
+ * whichever is later; markers (records, waits) are the moment the stream passed them.
+ */
+export class SpanPlacer {
+  private readonly lastEvent: number[];
+  private readonly legacy: number;
+
+  constructor(private readonly streams: Program['streams'], private readonly lat: GpuLatency) {
+    this.lastEvent = streams.map(() => -Infinity);
+    this.legacy = streams.findIndex((s) => s.legacyDefault);
+  }
+
+  /** Host times in the trace's clock; `endEvent` mapped into it too. */
+  place(stream: number, kind: SpanKind, hostBegin: number, hostEnd: number, endEvent: number): { start: number; end: number } {
+    const after = this.orderedAfter(stream);
+    this.lastEvent[stream] = endEvent;
+    if (kind === 'marker') return { start: endEvent, end: endEvent };
+    const { lat } = this;
+    const end = kind === 'kernel' ? endEvent - lat.kernelToEventNs : endEvent;
+    // A launch call that returned after its kernel ended was slow after ringing the doorbell (a
+    // thread's first launch, a descheduled host): then only its begin bounds the start.
+    const launched = hostEnd + lat.launchToKernelNs < end ? hostEnd + lat.launchToKernelNs : hostBegin;
+    const start = kind === 'kernel' ? Math.max(after + lat.eventToKernelNs, launched) : Math.max(after, hostBegin);
+    return { start: Math.min(start, end), end };
+  }
+
+  /** The latest end event this stream's next op is ordered after (S1, and S3 for the legacy stream). */
+  private orderedAfter(stream: number): number {
+    let t = this.lastEvent[stream];
+    const s = this.streams[stream];
+    if (s.nonBlocking || this.legacy < 0) return t;
+    if (stream !== this.legacy) return Math.max(t, this.lastEvent[this.legacy]);
+    this.streams.forEach((o, i) => {
+      if (!o.nonBlocking) t = Math.max(t, this.lastEvent[i]);
+    });
+    return t;
+  }
+}
+
+/** Trace notes that say how spans were derived, for whoever doubts one. */
+export function latencyNotes(c: Float64Array, lat: GpuLatency): string[] {
+  const s = splitLatency(c);
+  if (!s) return [];
+  const us = (ns: number) => (ns / 1000).toFixed(2);
+  return [
+    `event clock sampled ${s.method === 1 ? 'through stream memory operations' : 'by recording and polling events'}`,
+    `kernel spans: end event - ${us(lat.kernelToEventNs)} us; start at the previous end event + ${us(lat.eventToKernelNs)} us, or the launch's return + ${us(lat.launchToKernelNs)} us when later`,
+  ];
+}

@@ -1,0 +1,94 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { compileScenario } from '../../core/scenario/parse';
+import type { ClockMap } from '../../runner/align';
+import { asRecorded, depthFromRecorded, launchesThatFit } from '../../runner/recorded';
+import { gpuLatency, NO_LATENCY, SpanPlacer, splitLatency, type LatencySamples } from '../../runner/spans';
+import { h200 } from '../../core/simulate/profile';
+
+const exact: ClockMap = { toHost: (g) => g, errorNs: 0, driftNsPerS: 0 };
+const A = 2000; // kernel end to its event
+const B = 1000; // event to the next queued kernel
+const L = 1500; // launch return to an idle kernel
+const RUN = 2000;
+
+/** Latency samples of a device with exactly these latencies, in the addon's calibration layout. */
+function calibrationBlock(m: number): Float64Array {
+  const chain: number[] = [];
+  let start = 50_000;
+  for (let i = 0; i < m; i++) {
+    const end = start + RUN;
+    chain.push(end + A, start, end);
+    start = end + A + B;
+  }
+  const idle: number[] = [];
+  for (let i = 0; i < m; i++) {
+    const h1 = 1e6 + i * 100_000;
+    const s = h1 + L;
+    idle.push(h1 - 4000, h1, s + RUN + A, s, s + RUN);
+  }
+  const n = 1;
+  return Float64Array.from([n, ...Array(12 * n).fill(0), 1, m, ...chain, ...idle]);
+}
+
+test('the GPU latencies come back from samples of a device that has them', () => {
+  const s = splitLatency(calibrationBlock(8)) as LatencySamples;
+  assert.equal(s.method, 1);
+  assert.equal(s.chain.length, 8);
+  assert.deepEqual(gpuLatency(s, exact, exact), { kernelToEventNs: A, eventToKernelNs: B, launchToKernelNs: L });
+});
+
+test('a clock offset between events and stamps moves kernels but keeps their lengths', () => {
+  const skewed: ClockMap = { ...exact, toHost: (g) => g + 700 };
+  const lat = gpuLatency(splitLatency(calibrationBlock(8)), exact, skewed);
+  assert.equal(lat.kernelToEventNs + lat.eventToKernelNs, A + B);
+  assert.equal(lat.kernelToEventNs + lat.launchToKernelNs, A + L);
+  assert.notEqual(lat.kernelToEventNs, A);
+});
+
+test('no latency samples (an older block): nothing is subtracted', () => {
+  assert.equal(splitLatency(Float64Array.from([1, ...Array(12).fill(0)])), undefined);
+  assert.deepEqual(gpuLatency(undefined, exact, exact), NO_LATENCY);
+});
+
+const program = compileScenario(JSON.stringify({
+  name: 'spans', streams: { s: { nonBlocking: true }, blocking: {} },
+  steps: [{ launch: 'k', stream: 's', us: 1 }, { launch: 'l', us: 1 }],
+}), 'spans.scenario.json');
+const streamIndex = (name: string) => program.streams.findIndex((s) => s.name === name);
+const lat = { kernelToEventNs: A, eventToKernelNs: B, launchToKernelNs: L };
+
+test('S1 an idle stream\'s kernel starts after its launch returns; a queued one after the previous end event', () => {
+  const p = new SpanPlacer(program.streams, lat);
+  const s = streamIndex('s');
+  const first = p.place(s, 'kernel', 0, 4000, 4000 + L + 5000 + A);
+  assert.deepEqual(first, { start: 4000 + L, end: 4000 + L + 5000 });
+  const secondEvent = 4000 + L + 5000 + A + B + 3000 + A;
+  const second = p.place(s, 'kernel', 6000, 10_000, secondEvent);
+  assert.equal(second.end - second.start, 3000);
+  assert.equal(second.start, first.end + A + B);
+});
+
+test('S3 a legacy-stream kernel starts after the blocking stream\'s last end event', () => {
+  const p = new SpanPlacer(program.streams, lat);
+  p.place(streamIndex('blocking'), 'kernel', 0, 4000, 100_000);
+  const legacy = p.place(streamIndex('default'), 'kernel', 5000, 9000, 150_000);
+  assert.equal(legacy.start, 100_000 + B);
+});
+
+test('a launch that returned after its kernel ended is bounded by its begin; markers are instants', () => {
+  const p = new SpanPlacer(program.streams, lat);
+  const s = streamIndex('s');
+  assert.deepEqual(p.place(s, 'kernel', 1000, 40_000, 30_000), { start: 1000, end: 30_000 - A });
+  assert.deepEqual(p.place(s, 'marker', 41_000, 42_000, 45_000), { start: 45_000, end: 45_000 });
+  assert.deepEqual(p.place(s, 'work', 46_000, 47_000, 60_000), { start: 46_000, end: 60_000 });
+});
+
+test('S19 the recorder\'s end events halve the launches that fit in the launch queue', () => {
+  assert.equal(launchesThatFit(h200.queueDepth, 1), h200.queueDepth);
+  assert.equal(depthFromRecorded(launchesThatFit(h200.queueDepth, 2)), h200.queueDepth);
+  const r = asRecorded(h200);
+  assert.equal(r.queueDepth, Math.floor((h200.queueDepth - 1) / 2));
+  assert.equal(r.launchNs, h200.launchNs + h200.recordTimingNs);
+  assert.equal(r.syncNs, h200.syncNs);
+});
