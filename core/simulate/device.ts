@@ -2,7 +2,7 @@
 // stream's implicit ordering (S3, S4), SM slots shared by kernels of all streams (S2) and handed
 // out by stream priority (S5), one copy engine per direction, and the queue of pending launches (S19).
 import type { StreamDecl } from '../scenario/program';
-import type { OpInit, TraceBuilder } from '../trace/model';
+import { EDGE_KINDS, type TraceBuilder } from '../trace/model';
 import { Agenda, GPU } from './queue';
 import type { SimProfile } from './profile';
 
@@ -10,87 +10,91 @@ export const READY = 0;
 export const END = 1;
 export const BLOCKS_END = 2;
 
-/** How an op takes time: blocks on SMs, a copy engine, or a fixed span that needs no resource. */
-export type Work =
-  | { on: 'sms'; grid: number; block: number; blockNs: number }
-  | { on: 'engine'; engine: 0 | 1; ns: number }
-  | { on: 'none'; ns: number };
-
-/** What the issuing call says about an op. */
-export type OpArgs = Pick<OpInit, 'kind' | 'name' | 'grid' | 'block' | 'bytes' | 'copy' | 'hostMemory' | 'event'>;
-
-export const ENGINE_HTOD = 0;
-export const ENGINE_DTOH = 1;
+/** What an op runs on: blocks on SMs, a copy engine, or nothing shared (a fixed span). */
+export const ON_SMS = 0, ON_HTOD = 1, ON_DTOH = 2, ON_NONE = 3;
 
 /** Called back when host threads can go on. */
 export interface HostSide {
-  /** `op` completed at `now` and was the last op `thread` was waiting for. */
-  released(thread: number, op: number, now: number): void;
+  /** An op that `thread` was waiting for completed at `now` (the shared release rule names which one released it). */
+  released(thread: number, now: number): void;
   /** A queued op started, so the launch queue has room. */
   roomFreed(now: number): void;
 }
 
-// Per-op state, packed per op so that issuing one op touches two cache lines, not a dozen arrays:
-// a million-op run then allocates two buffers instead of millions of objects.
-/** Float64 fields: earliest start (submission, raised to each dependency's end), duration (a
- * block's, for kernels), blocks not yet placed, block groups running. */
-const GATE = 0, DUR = 1, BLOCKS_LEFT = 2, RUNNING = 3, F = 4;
-/** Int32 fields: dependencies not yet completed, head of the dependents list, flags. */
-const WAITS = 0, DEP_HEAD = 1, FLAGS = 2, I = 3;
+// State of the ops in flight (issued, not yet completed), in pooled slots of two typed arrays
+// that a completed op hands back: a million-op run then needs a few kilobytes of it, not a few
+// objects or tens of bytes per op.
+/** Float64 fields: earliest start (submission, raised to each dependency's end), duration (a block's, for kernels). */
+const GATE = 0, DUR = 1, F = 2;
+/** Int32 fields: dependencies not yet completed, head of the dependents list, flags, kernel blocks
+ * not yet placed, block groups running, block slots one block takes. */
+const WAITS = 0, DEP_HEAD = 1, FLAGS = 2, BLOCKS_LEFT = 3, RUNNING = 4, SLOTS = 5, I = 6;
 /** FLAGS: what the op runs on (the low two bits), whether it takes a launch-queue entry. */
-const ON_SMS = 0, ON_HTOD = 1, ON_DTOH = 2, ON_NONE = 3, COUNTED = 4;
+const COUNTED = 4;
+
+const STREAM_EDGE = EDGE_KINDS.indexOf('stream');
+const LEGACY_EDGE = EDGE_KINDS.indexOf('legacy');
+const EVENT_EDGE = EDGE_KINDS.indexOf('event');
+const LAUNCH_EDGE = EDGE_KINDS.indexOf('launch');
 
 export class Device {
   /** The last op issued to each stream, or -1. */
-  readonly lastOp: number[];
+  readonly lastOp: Int32Array;
   /** Issued work that has not started yet: what fills the launch queue. */
   queued = 0;
   /** The op that completed most recently. */
   lastCompleted = -1;
   dispatchPending = false;
 
-  private readonly f: Float64Array;
-  private readonly i: Int32Array;
-  /** Block slots one block of each kernel takes. */
-  private readonly slots: Int32Array;
-  /** Dependents as linked lists: an entry's target is an op, or -1 - thread for a waiting host thread. */
-  private depNext: Int32Array;
-  private depTarget: Int32Array;
+  /** Per op, its slot while it is in flight. */
+  private readonly slotOf: Int32Array;
+  private f: Float64Array = new Float64Array(64 * F);
+  private i: Int32Array = new Int32Array(64 * I);
+  /** Free slots, as a stack. */
+  private freeSlots: Int32Array = new Int32Array(64);
+  private freeCount = 0;
+  private slotCount = 0;
+  /** Dependents as linked lists: an entry's target is an op, or -1 - thread for a waiting host
+   * thread. Entries of a completed op go back on a free list. */
+  private depNext: Int32Array = new Int32Array(256);
+  private depTarget: Int32Array = new Int32Array(256);
+  private depFree = -1;
   private deps = 0;
   /** Ready kernels with blocks left to place, by priority then readiness. */
   private readonly kernels: number[] = [];
   private readonly engineQueue: number[][] = [[], []];
   private readonly engineBusy = [false, false];
-  private readonly prioOfLane: number[] = [];
-  private freeSlots: number;
+  private readonly priority: Int32Array;
+  private readonly nonBlocking: Uint8Array;
+  private readonly streamOfLane: Int32Array;
+  private smSlots: number;
   /** For S3, to skip repeated edges: per stream, its last op that the legacy stream was ordered
    * after, and the last legacy op that it was ordered after. */
-  private readonly intoLegacy: number[];
-  private readonly fromLegacy: number[];
+  private readonly intoLegacy: Int32Array;
+  private readonly fromLegacy: Int32Array;
   private readonly legacy: number;
 
   constructor(
     private readonly b: TraceBuilder,
     private readonly agenda: Agenda,
     private readonly profile: SimProfile,
-    private readonly streams: readonly StreamDecl[],
+    streams: readonly StreamDecl[],
     private readonly laneOf: readonly number[],
     private readonly host: HostSide,
     /** How many ops the program issues (each step issues at most one). */
     maxOps: number,
   ) {
-    this.lastOp = streams.map(() => -1);
-    this.intoLegacy = streams.map(() => -1);
-    this.fromLegacy = streams.map(() => -1);
+    const n = streams.length;
+    this.lastOp = new Int32Array(n).fill(-1);
+    this.intoLegacy = new Int32Array(n).fill(-1);
+    this.fromLegacy = new Int32Array(n).fill(-1);
+    this.priority = Int32Array.from(streams, (s) => s.priority);
+    this.nonBlocking = Uint8Array.from(streams, (s) => (s.nonBlocking ? 1 : 0));
+    this.streamOfLane = new Int32Array(Math.max(0, ...laneOf) + 1).fill(-1);
+    laneOf.forEach((lane, s) => { this.streamOfLane[lane] = s; });
     this.legacy = streams.findIndex((s) => s.legacyDefault);
-    streams.forEach((s, i) => { this.prioOfLane[laneOf[i]] = s.priority; });
-    this.freeSlots = profile.sms * profile.blocksPerSm;
-    const n = Math.max(1, maxOps);
-    this.f = new Float64Array(n * F);
-    this.i = new Int32Array(n * I);
-    this.slots = new Int32Array(n);
-    this.depNext = new Int32Array(2 * n);
-    this.depTarget = new Int32Array(2 * n);
+    this.smSlots = profile.sms * profile.blocksPerSm;
+    this.slotOf = new Int32Array(Math.max(1, maxOps));
   }
 
   isDone(op: number): boolean {
@@ -103,37 +107,46 @@ export class Device {
   }
 
   /**
-   * Puts an op at the back of `stream`. It may start at `gate` (when the host has submitted it)
-   * once every op it is ordered after has completed. `counts`: it takes a launch-queue entry.
+   * Puts an op at the back of `stream` and returns its id; the caller fills the op's other columns.
+   * It may start at `gate` (when the host has submitted it) once every op it is ordered after has
+   * completed. `on`/`dur`: what it runs on and for how long (a block's time, for a kernel of `grid`
+   * blocks of `block` threads). `counts`: it takes a launch-queue entry.
    */
-  issue(init: OpArgs, call: number, stream: number, gate: number, work: Work, counts: boolean): number {
-    // One object shape for every op (no spread): this runs a million times in a large scenario.
-    const op = this.b.op({
-      lane: this.laneOf[stream], kind: init.kind, start: NaN, end: NaN, call, name: init.name, grid: init.grid, block: init.block,
-      bytes: init.bytes, copy: init.copy, hostMemory: init.hostMemory, event: init.event,
-    });
-    const f = op * F;
-    const i = op * I;
+  issue(kind: number, name: number, call: number, stream: number, gate: number, on: number, dur: number, grid: number, block: number, counts: boolean): number {
+    const ops = this.b.ops;
+    const op = ops.add();
+    const c = ops.cols;
+    c.lane[op] = this.laneOf[stream];
+    c.kind[op] = kind;
+    c.start[op] = NaN;
+    c.end[op] = NaN;
+    c.call[op] = call;
+    c.name[op] = name;
+    c.truthStart[op] = NaN;
+    c.truthEnd[op] = NaN;
+    const slot = this.takeSlot();
+    this.slotOf[op] = slot;
+    const f = slot * F;
+    const i = slot * I;
     this.f[f + GATE] = gate;
+    this.f[f + DUR] = dur;
+    this.i[i + WAITS] = 0;
     this.i[i + DEP_HEAD] = -1;
-    if (work.on === 'sms') {
-      const perSm = Math.max(1, Math.min(this.profile.blocksPerSm, Math.floor(this.profile.threadsPerSm / Math.max(1, work.block))));
-      this.slots[op] = Math.ceil(this.profile.blocksPerSm / perSm);
-      this.f[f + BLOCKS_LEFT] = Math.max(1, work.grid);
-      this.f[f + DUR] = work.blockNs;
-      this.i[i + FLAGS] = ON_SMS;
-    } else {
-      this.f[f + DUR] = work.ns;
-      this.i[i + FLAGS] = work.on === 'none' ? ON_NONE : work.engine === ENGINE_HTOD ? ON_HTOD : ON_DTOH;
+    this.i[i + FLAGS] = on | (counts ? COUNTED : 0);
+    this.i[i + RUNNING] = 0;
+    if (on === ON_SMS) {
+      c.grid[op] = grid;
+      c.block[op] = block;
+      const p = this.profile;
+      const perSm = Math.max(1, Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / Math.max(1, block))));
+      this.i[i + SLOTS] = Math.ceil(p.blocksPerSm / perSm);
+      this.i[i + BLOCKS_LEFT] = Math.max(1, grid);
     }
-    if (counts) {
-      this.i[i + FLAGS] |= COUNTED;
-      this.queued++;
-    }
-    this.b.edge('launch', call, op);
+    if (counts) this.queued++;
+    this.edge(LAUNCH_EDGE, call, op);
 
     const prev = this.lastOp[stream];
-    if (prev >= 0) this.after(prev, op, 'stream');
+    if (prev >= 0) this.after(prev, op, STREAM_EDGE);
     this.orderWithLegacy(stream, op);
     this.lastOp[stream] = op;
     return op;
@@ -141,12 +154,13 @@ export class Device {
 
   /** Orders an issued op after `dep` (an event's record, S8), before the op is released. */
   waitFor(op: number, dep: number): void {
-    this.after(dep, op, 'event');
+    this.after(dep, op, EVENT_EDGE);
   }
 
   /** Lets an issued op go: call once its dependencies are all declared. */
   submit(op: number, now: number): void {
-    if (this.i[op * I + WAITS] === 0) this.agenda.push(Math.max(now, this.f[op * F + GATE]), GPU, READY, op);
+    const slot = this.slotOf[op];
+    if (this.i[slot * I + WAITS] === 0) this.agenda.push(Math.max(now, this.f[slot * F + GATE]), GPU, READY, op);
   }
 
   /** Registers a host thread as waiting for `op`; false when it has already completed. */
@@ -168,71 +182,100 @@ export class Device {
     const list = this.kernels;
     while (list.length > 0) {
       const k = list[0];
-      const fit = Math.floor(this.freeSlots / this.slots[k]);
+      const slot = this.slotOf[k];
+      const i = slot * I;
+      const slots = this.i[i + SLOTS];
+      const fit = Math.floor(this.smSlots / slots);
       if (fit === 0) return;
-      const f = k * F;
       if (Number.isNaN(this.b.ops.cols.start[k])) this.start(k, now);
-      const n = Math.min(this.f[f + BLOCKS_LEFT], fit);
-      this.f[f + BLOCKS_LEFT] -= n;
-      this.f[f + RUNNING]++;
-      this.freeSlots -= n * this.slots[k];
-      this.agenda.push(now + this.f[f + DUR], GPU, BLOCKS_END, k, n);
-      if (this.f[f + BLOCKS_LEFT] === 0) list.shift();
+      const n = Math.min(this.i[i + BLOCKS_LEFT], fit);
+      this.i[i + BLOCKS_LEFT] -= n;
+      this.i[i + RUNNING]++;
+      this.smSlots -= n * slots;
+      this.agenda.push(now + this.f[slot * F + DUR], GPU, BLOCKS_END, k, n);
+      if (this.i[i + BLOCKS_LEFT] === 0) list.shift();
     }
   }
 
-  private after(dep: number, op: number, kind: 'stream' | 'legacy' | 'event'): void {
-    this.b.edge(kind, dep, op);
+  private takeSlot(): number {
+    if (this.freeCount > 0) return this.freeSlots[--this.freeCount];
+    const slot = this.slotCount++;
+    if (slot * I === this.i.length) {
+      this.f = grownF(this.f, 2 * this.f.length);
+      this.i = grownI(this.i, 2 * this.i.length);
+      this.freeSlots = grownI(this.freeSlots, 2 * this.freeSlots.length);
+    }
+    return slot;
+  }
+
+  private edge(kind: number, from: number, to: number): void {
+    const edges = this.b.edges;
+    const e = edges.add();
+    const c = edges.cols;
+    c.kind[e] = kind;
+    c.from[e] = from;
+    c.to[e] = to;
+  }
+
+  private after(dep: number, op: number, kind: number): void {
+    this.edge(kind, dep, op);
+    const slot = this.slotOf[op];
     if (this.isDone(dep)) {
-      this.f[op * F + GATE] = Math.max(this.f[op * F + GATE], this.end(dep));
+      const g = slot * F + GATE;
+      this.f[g] = Math.max(this.f[g], this.end(dep));
     } else {
-      this.i[op * I + WAITS]++;
+      this.i[slot * I + WAITS]++;
       this.link(dep, op);
     }
   }
 
   /** S3: the legacy stream waits for every blocking stream, and blocking streams wait for it. */
   private orderWithLegacy(stream: number, op: number): void {
-    const s = this.streams[stream];
-    if (s.nonBlocking || this.legacy < 0) return;
-    if (s.legacyDefault) {
-      for (let o = 0; o < this.streams.length; o++) {
+    if (this.nonBlocking[stream] || this.legacy < 0) return;
+    if (stream === this.legacy) {
+      for (let o = 0; o < this.lastOp.length; o++) {
         const last = this.lastOp[o];
-        if (o === stream || this.streams[o].nonBlocking || last < 0 || this.intoLegacy[o] === last) continue;
+        if (o === stream || this.nonBlocking[o] || last < 0 || this.intoLegacy[o] === last) continue;
         // Later legacy ops are ordered after this one by S1, so one edge per op of `o` is enough.
         this.intoLegacy[o] = last;
-        this.after(last, op, 'legacy');
+        this.after(last, op, LEGACY_EDGE);
       }
     } else {
       const last = this.lastOp[this.legacy];
       if (last < 0 || this.fromLegacy[stream] === last) return;
       this.fromLegacy[stream] = last;
-      this.after(last, op, 'legacy');
+      this.after(last, op, LEGACY_EDGE);
     }
   }
 
+  /** Adds `target` to the dependents of `op`, which is in flight. */
   private link(op: number, target: number): void {
-    const e = this.deps++;
-    if (e === this.depTarget.length) {
-      const grow = (a: Int32Array) => { const b = new Int32Array(2 * a.length); b.set(a); return b; };
-      this.depTarget = grow(this.depTarget);
-      this.depNext = grow(this.depNext);
+    let e = this.depFree;
+    if (e >= 0) this.depFree = this.depNext[e];
+    else {
+      e = this.deps++;
+      if (e === this.depTarget.length) {
+        this.depTarget = grownI(this.depTarget, 2 * e);
+        this.depNext = grownI(this.depNext, 2 * e);
+      }
     }
+    const head = this.slotOf[op] * I + DEP_HEAD;
     this.depTarget[e] = target;
-    this.depNext[e] = this.i[op * I + DEP_HEAD];
-    this.i[op * I + DEP_HEAD] = e;
+    this.depNext[e] = this.i[head];
+    this.i[head] = e;
   }
 
   private ready(op: number, now: number): void {
-    const on = this.i[op * I + FLAGS] & 3;
+    const slot = this.slotOf[op];
+    const on = this.i[slot * I + FLAGS] & 3;
     if (on === ON_SMS) {
       this.insertByPriority(this.kernels, op);
       this.dispatchPending = true;
     } else if (on === ON_NONE) {
       this.start(op, now);
-      this.agenda.push(now + this.f[op * F + DUR], GPU, END, op);
+      this.agenda.push(now + this.f[slot * F + DUR], GPU, END, op);
     } else {
-      const engine = on === ON_HTOD ? ENGINE_HTOD : ENGINE_DTOH;
+      const engine = on === ON_HTOD ? 0 : 1;
       this.insertByPriority(this.engineQueue[engine], op);
       this.runEngine(engine, now);
     }
@@ -244,54 +287,78 @@ export class Device {
     const op = q.shift() as number;
     this.engineBusy[engine] = true;
     this.start(op, now);
-    this.agenda.push(now + this.f[op * F + DUR], GPU, END, op);
+    this.agenda.push(now + this.f[this.slotOf[op] * F + DUR], GPU, END, op);
   }
 
   /** Keeps `list` ordered by stream priority (lower number first), then by readiness. */
   private insertByPriority(list: number[], op: number): void {
     const lane = this.b.ops.cols.lane;
-    const p = this.prioOfLane[lane[op]];
+    const p = this.priorityOf(lane[op]);
     // Readiness only grows, so among equal priorities the newcomer goes last.
     let at = list.length;
-    while (at > 0 && this.prioOfLane[lane[list[at - 1]]] > p) at--;
+    while (at > 0 && this.priorityOf(lane[list[at - 1]]) > p) at--;
     if (at === list.length) list.push(op);
     else list.splice(at, 0, op);
   }
 
+  private priorityOf(lane: number): number {
+    return this.priority[this.streamOfLane[lane]];
+  }
+
   private start(op: number, now: number): void {
     this.b.ops.cols.start[op] = now;
-    if (this.i[op * I + FLAGS] & COUNTED) {
+    if (this.i[this.slotOf[op] * I + FLAGS] & COUNTED) {
       this.queued--;
       this.host.roomFreed(now);
     }
   }
 
   private blocksEnd(op: number, n: number, now: number): void {
-    this.freeSlots += n * this.slots[op];
-    const f = op * F;
-    this.f[f + RUNNING]--;
+    const i = this.slotOf[op] * I;
+    this.smSlots += n * this.i[i + SLOTS];
+    this.i[i + RUNNING]--;
     this.dispatchPending = true;
-    if (this.f[f + BLOCKS_LEFT] === 0 && this.f[f + RUNNING] === 0) this.complete(op, now);
+    if (this.i[i + BLOCKS_LEFT] === 0 && this.i[i + RUNNING] === 0) this.complete(op, now);
   }
 
   private complete(op: number, now: number): void {
     this.b.ops.cols.end[op] = now;
     this.lastCompleted = op;
-    const on = this.i[op * I + FLAGS] & 3;
+    const slot = this.slotOf[op];
+    const on = this.i[slot * I + FLAGS] & 3;
     if (on === ON_HTOD || on === ON_DTOH) {
-      const engine = on === ON_HTOD ? ENGINE_HTOD : ENGINE_DTOH;
+      const engine = on === ON_HTOD ? 0 : 1;
       this.engineBusy[engine] = false;
       this.runEngine(engine, now);
     }
-    for (let e = this.i[op * I + DEP_HEAD]; e >= 0; e = this.depNext[e]) {
+    let e = this.i[slot * I + DEP_HEAD];
+    while (e >= 0) {
       const t = this.depTarget[e];
+      const next = this.depNext[e];
+      this.depNext[e] = this.depFree;
+      this.depFree = e;
+      e = next;
       if (t < 0) {
-        this.host.released(-1 - t, op, now);
+        this.host.released(-1 - t, now);
         continue;
       }
-      const g = t * F + GATE;
+      const ts = this.slotOf[t];
+      const g = ts * F + GATE;
       if (now > this.f[g]) this.f[g] = now;
-      if (--this.i[t * I + WAITS] === 0) this.agenda.push(this.f[g], GPU, READY, t);
+      if (--this.i[ts * I + WAITS] === 0) this.agenda.push(this.f[g], GPU, READY, t);
     }
+    this.freeSlots[this.freeCount++] = slot;
   }
+}
+
+function grownF(a: Float64Array, size: number): Float64Array {
+  const out = new Float64Array(size);
+  out.set(a);
+  return out;
+}
+
+function grownI(a: Int32Array, size: number): Int32Array {
+  const out = new Int32Array(size);
+  out.set(a);
+  return out;
 }

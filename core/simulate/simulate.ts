@@ -2,22 +2,27 @@
 // run would have produced. It is a discrete-event simulation: host threads execute their steps in
 // program order, each API call costing host time, and the Device runs what they issue. Ordering
 // follows SEMANTICS.md exactly; timing follows the profile (docs/simulator.md says how closely).
-import type { BufferDecl, Program, Step, ThreadDecl } from '../scenario/program';
-import { RELEASED_NONE, TraceBuilder, type CallInit, type CallKind, type Trace } from '../trace/model';
-import { Device, ENGINE_DTOH, ENGINE_HTOD, type HostSide, type OpArgs, type Work } from './device';
+//
+// A large scenario runs a million steps, so the step loop allocates nothing per step: calls and ops
+// are written straight into the trace's columns (a fresh column is already zero, so only what is
+// not zero is written), names are interned once per distinct name, and the agenda and the device
+// keep their state in typed arrays.
+import type { Program, Step, ThreadDecl } from '../scenario/program';
+import { ANSWERS, CALL_KINDS, COPY_KINDS, HOST_MEMORY, OP_KINDS, RELEASED_NONE, TraceBuilder, type Trace } from '../trace/model';
+import { ReleaseRule } from '../trace/release';
+import { Device, ON_DTOH, ON_HTOD, ON_NONE, ON_SMS, type HostSide } from './device';
 import { h200, type SimProfile } from './profile';
 import { Agenda, HOST } from './queue';
-
-/** What a call says beyond where and when. */
-type CallArgs = Pick<CallInit, 'stream' | 'event' | 'event2' | 'answer' | 'status' | 'value' | 'bytes'>;
 
 interface Thread {
   id: number;
   decl: ThreadDecl;
   lane: number;
   pc: number;
-  /** While blocked in a wait: the call, how many awaited ops are still pending, and how it returns. */
+  /** While blocked in a wait: the call, the ops it awaits, how many are still pending, and how it returns. */
   call: number;
+  awaited: Int32Array;
+  awaitedCount: number;
   pending: number;
   from: number;
   minEnd: number;
@@ -33,19 +38,48 @@ export function simulate(program: Program, profile: SimProfile = h200): Trace {
 
 const ns = (x: number): number => Math.max(0, Math.round(x));
 
+const K = (k: (typeof CALL_KINDS)[number]) => CALL_KINDS.indexOf(k);
+const O = (k: (typeof OP_KINDS)[number]) => OP_KINDS.indexOf(k);
+const [LAUNCH, RECORD, STREAM_WAIT, QUERY, EVENT_SYNC, STREAM_SYNC, DEVICE_SYNC, ELAPSED, MEMCPY, MEMSET, HOST_FUNC, HOST_WORK] =
+  (['launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'memcpy', 'memset', 'hostFunc', 'hostWork'] as const).map(K);
+const [OP_KERNEL, OP_MEMCPY, OP_MEMSET, OP_RECORD, OP_WAIT, OP_HOST_FUNC] =
+  (['kernel', 'memcpy', 'memset', 'eventRecord', 'waitEvent', 'hostFunc'] as const).map(O);
+const READY = ANSWERS.indexOf('ready');
+const NOT_READY = ANSWERS.indexOf('notReady');
+const ERROR = ANSWERS.indexOf('error');
+
+/** Fixed strings the trace names, interned when first used. */
+const NAMES = [
+  'cudaLaunchKernel', 'cudaEventRecord', 'cudaStreamWaitEvent', 'cudaEventQuery', 'cudaEventSynchronize', 'cudaStreamSynchronize',
+  'cudaDeviceSynchronize', 'cudaEventElapsedTime', 'cudaMemcpyAsync', 'cudaMemcpy', 'cudaMemsetAsync', 'cudaMemset',
+  'cudaLaunchHostFunc', 'hostWork', 'cudaErrorNotReady', 'cudaErrorInvalidResourceHandle',
+] as const;
+type Name = (typeof NAMES)[number];
+
 class Simulation implements HostSide {
   private readonly b: TraceBuilder;
+  private readonly releases: ReleaseRule;
   private readonly agenda = new Agenda();
   private readonly device: Device;
   private readonly threads: Thread[];
   private readonly streamLane: number[];
   /** Per event, the eventRecord op of its current record, or -1 (S7, S9). */
-  private readonly current: number[];
+  private readonly current: Int32Array;
   private readonly roomWaiters: number[] = [];
+  /** Interned string ids, 0 until first used (id 0 is the empty string, which none of these is). */
+  private readonly fixedIds = new Int32Array(NAMES.length);
+  private readonly eventIds: Int32Array;
+  private readonly recordIds: Int32Array;
+  private readonly waitIds: Int32Array;
+  private readonly bufferIds: Int32Array;
+  private readonly memsetIds: Int32Array;
+  private readonly copyIds = new Map<number, number>();
+  private readonly one = new Int32Array(1);
 
   constructor(private readonly program: Program, private readonly p: SimProfile) {
-    const rows = expectedRows(program);
+    const rows = expectedRows(program, p);
     this.b = new TraceBuilder(undefined, rows);
+    this.releases = new ReleaseRule(this.b);
     const threadLane = program.threads.map((t) => this.b.lane({ kind: 'thread', name: t.name, device: 0 }));
     this.streamLane = program.streams.map((s) => this.b.lane({
       kind: 'stream', name: s.name, device: 0, nonBlocking: s.nonBlocking, priority: s.priority,
@@ -53,16 +87,21 @@ class Simulation implements HostSide {
       thread: s.thread === undefined ? undefined : threadLane[s.thread],
     }));
     this.threads = program.threads.map((decl, i) => ({
-      id: i, decl, lane: threadLane[i], pc: 0, call: -1, pending: 0, from: 0, minEnd: 0, wake: 0, queueSince: -1, roomCause: -1,
+      id: i, decl, lane: threadLane[i], pc: 0, call: -1, awaited: new Int32Array(Math.max(1, program.streams.length)), awaitedCount: 0,
+      pending: 0, from: 0, minEnd: 0, wake: 0, queueSince: -1, roomCause: -1,
     }));
-    this.current = program.events.map(() => -1);
+    this.current = new Int32Array(program.events.length).fill(-1);
+    this.eventIds = new Int32Array(program.events.length);
+    this.recordIds = new Int32Array(program.events.length);
+    this.waitIds = new Int32Array(program.events.length);
+    this.bufferIds = new Int32Array(program.buffers.length);
+    this.memsetIds = new Int32Array(program.buffers.length);
     this.device = new Device(this.b, this.agenda, p, program.streams, this.streamLane, this, rows.ops);
   }
 
   run(): Trace {
     const { agenda, device } = this;
     this.threads.forEach((t, i) => { if (t.decl.steps.length) agenda.push(0, HOST, STEP, i); });
-    const e = [0, 0, 0, 0];
     let now = 0;
     for (;;) {
       // Kernels that became ready at `now` compete for SM slots together, so place them only once
@@ -72,10 +111,13 @@ class Simulation implements HostSide {
         continue;
       }
       if (agenda.size === 0) break;
-      agenda.pop(e);
-      now = e[0];
-      if (e[1] === STEP) this.step(this.threads[e[2]], now);
-      else device.handle(e[1], e[2], e[3], now);
+      now = agenda.topTime();
+      const kind = agenda.topKind();
+      const a = agenda.topA();
+      const b = agenda.topB();
+      agenda.pop();
+      if (kind === STEP) this.step(this.threads[a], now);
+      else device.handle(kind, a, b, now);
     }
     const stuck = this.threads.find((t) => t.pc < t.decl.steps.length);
     if (stuck) throw new Error(`simulator stalled: thread "${stuck.decl.name}" never finished step ${stuck.pc}`);
@@ -92,16 +134,14 @@ class Simulation implements HostSide {
 
   // ---- HostSide ----------------------------------------------------------------------------
 
-  released(thread: number, op: number, now: number): void {
+  released(thread: number, now: number): void {
     const t = this.threads[thread];
     if (--t.pending > 0) return;
     const end = Math.max(t.minEnd, now + t.wake);
     const c = this.b.calls.cols;
     c.end[t.call] = end;
     c.blockedNs[t.call] = end - t.from;
-    c.releasedBy[t.call] = op;
-    c.unblockNs[t.call] = end - now;
-    this.b.edge('release', op, t.call);
+    this.releases.release(t.call, t.awaited, t.awaitedCount);
     this.next(t, end);
   }
 
@@ -116,35 +156,41 @@ class Simulation implements HostSide {
 
   private step(t: Thread, now: number): void {
     const s = t.decl.steps[t.pc];
-    const { p, device } = this;
+    const { p, device, program } = this;
+    const calls = this.b.calls.cols;
     switch (s.op) {
       case 'launch': {
         if (this.queueFull(t, now)) return;
-        const touch = s.touch === undefined ? undefined : this.program.buffers[s.touch];
+        const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
         const run = touch ? (2 * touch.bytes) / p.memoryGBps : s.ns ?? 0;
-        const c = this.workCall(t, s, now, 'launch', 'cudaLaunchKernel', p.launchNs, s.stream);
-        const op = this.issue(c, s.stream, p.launchNs, now, { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes },
-          { on: 'sms', grid: s.grid, block: s.block, blockNs: ns(run) + ns(p.kernelOverheadNs) }, true);
-        for (const r of s.reads) this.b.access(op, this.program.buffers[r].name, false);
-        if (touch) this.b.access(op, touch.name, false);
-        for (const w of s.writes) this.b.access(op, this.program.buffers[w].name, true);
-        if (touch) this.b.access(op, touch.name, true);
+        const c = this.workCall(t, s, now, LAUNCH, this.fixed('cudaLaunchKernel'), p.launchNs, s.stream, 0);
+        const op = device.issue(OP_KERNEL, this.b.strings.id(s.name), c, s.stream, this.gate(now, p.launchNs), ON_SMS,
+          ns(run) + ns(p.kernelOverheadNs), s.grid, s.block, true);
+        if (touch) this.b.ops.cols.bytes[op] = touch.bytes;
+        for (const r of s.reads) this.access(op, r, false);
+        if (touch) this.access(op, touch.id, false);
+        for (const w of s.writes) this.access(op, w, true);
+        if (touch) this.access(op, touch.id, true);
         device.submit(op, now);
         return this.next(t, now + ns(p.launchNs));
       }
       case 'record': {
-        const ev = this.program.events[s.event];
-        const cost = ev.timing ? p.recordTimingNs : p.recordNoTimingNs;
-        const c = this.call(t, s, now, 'record', 'cudaEventRecord', cost, { stream: this.streamLane[s.stream], event: ev.name });
-        const op = this.issue(c, s.stream, cost, now, { kind: 'eventRecord', name: `record ${ev.name}`, event: ev.name }, { on: 'none', ns: 0 }, false);
+        const cost = program.events[s.event].timing ? p.recordTimingNs : p.recordNoTimingNs;
+        const c = this.call(t, s, now, RECORD, this.fixed('cudaEventRecord'), cost);
+        calls.stream[c] = this.streamLane[s.stream];
+        const ev = (calls.event[c] = this.eventId(s.event));
+        const op = device.issue(OP_RECORD, this.markerName(this.recordIds, 'record', s.event), c, s.stream, this.gate(now, cost), ON_NONE, 0, 0, 0, false);
+        this.b.ops.cols.event[op] = ev;
         this.current[s.event] = op;
         device.submit(op, now);
         return this.next(t, now + ns(cost));
       }
       case 'wait': {
-        const ev = this.program.events[s.event];
-        const c = this.call(t, s, now, 'streamWait', 'cudaStreamWaitEvent', p.streamWaitNs, { stream: this.streamLane[s.stream], event: ev.name });
-        const op = this.issue(c, s.stream, p.streamWaitNs, now, { kind: 'waitEvent', name: `wait ${ev.name}`, event: ev.name }, { on: 'none', ns: 0 }, false);
+        const c = this.call(t, s, now, STREAM_WAIT, this.fixed('cudaStreamWaitEvent'), p.streamWaitNs);
+        calls.stream[c] = this.streamLane[s.stream];
+        const ev = (calls.event[c] = this.eventId(s.event));
+        const op = device.issue(OP_WAIT, this.markerName(this.waitIds, 'wait', s.event), c, s.stream, this.gate(now, p.streamWaitNs), ON_NONE, 0, 0, 0, false);
+        this.b.ops.cols.event[op] = ev;
         // S7, S8: the wait binds to the record current now; S9: with none, it waits for nothing.
         const rec = this.current[s.event];
         if (rec >= 0) device.waitFor(op, rec);
@@ -154,67 +200,82 @@ class Simulation implements HostSide {
       case 'query': {
         const rec = this.current[s.event];
         const ready = rec < 0 || device.isDone(rec);
-        this.call(t, s, now, 'query', 'cudaEventQuery', p.queryNs, {
-          event: this.program.events[s.event].name, answer: ready ? 'ready' : 'notReady', status: ready ? undefined : 'cudaErrorNotReady',
-        });
+        const c = this.call(t, s, now, QUERY, this.fixed('cudaEventQuery'), p.queryNs);
+        calls.event[c] = this.eventId(s.event);
+        calls.answer[c] = ready ? READY : NOT_READY;
+        if (!ready) calls.status[c] = this.fixed('cudaErrorNotReady');
         return this.next(t, now + ns(p.queryNs));
       }
       case 'eventSync': {
-        const ev = this.program.events[s.event];
-        const c = this.call(t, s, now, 'eventSync', 'cudaEventSynchronize', p.syncNs, { event: ev.name });
+        const c = this.call(t, s, now, EVENT_SYNC, this.fixed('cudaEventSynchronize'), p.syncNs);
+        calls.event[c] = this.eventId(s.event);
         const rec = this.current[s.event];
-        const sleeps = this.program.device.schedule === 'blockingSync' || ev.blockingSync;
-        return this.block(t, c, rec >= 0 ? [rec] : [], sleeps, now, now + ns(p.syncNs));
+        t.awaitedCount = 0;
+        if (rec >= 0) t.awaited[t.awaitedCount++] = rec;
+        const sleeps = program.device.schedule === 'blockingSync' || program.events[s.event].blockingSync;
+        return this.block(t, c, sleeps, now, now + ns(p.syncNs));
       }
       case 'streamSync': {
-        const c = this.call(t, s, now, 'streamSync', 'cudaStreamSynchronize', p.syncNs, { stream: this.streamLane[s.stream] });
+        const c = this.call(t, s, now, STREAM_SYNC, this.fixed('cudaStreamSynchronize'), p.syncNs);
+        calls.stream[c] = this.streamLane[s.stream];
         const last = device.lastOp[s.stream];
-        return this.block(t, c, last >= 0 ? [last] : [], this.sleeps(), now, now + ns(p.syncNs));
+        t.awaitedCount = 0;
+        if (last >= 0) t.awaited[t.awaitedCount++] = last;
+        return this.block(t, c, this.sleeps(), now, now + ns(p.syncNs));
       }
       case 'deviceSync': {
-        const c = this.call(t, s, now, 'deviceSync', 'cudaDeviceSynchronize', p.syncNs, {});
-        return this.block(t, c, device.lastOp.filter((o) => o >= 0), this.sleeps(), now, now + ns(p.syncNs));
+        const c = this.call(t, s, now, DEVICE_SYNC, this.fixed('cudaDeviceSynchronize'), p.syncNs);
+        t.awaitedCount = 0;
+        for (const last of device.lastOp) if (last >= 0) t.awaited[t.awaitedCount++] = last;
+        return this.block(t, c, this.sleeps(), now, now + ns(p.syncNs));
       }
       case 'elapsed': {
-        const { events } = this.program;
+        const { events } = program;
         const a = this.current[s.from];
         const z = this.current[s.to];
         // S11. The handle check comes first: on the H200 a disable-timing event gave
         // cudaErrorInvalidResourceHandle even when both records had completed.
-        const status = !events[s.from].timing || !events[s.to].timing || a < 0 || z < 0 ? 'cudaErrorInvalidResourceHandle'
+        const status: Name | undefined = !events[s.from].timing || !events[s.to].timing || a < 0 || z < 0 ? 'cudaErrorInvalidResourceHandle'
           : !device.isDone(a) || !device.isDone(z) ? 'cudaErrorNotReady' : undefined;
-        const r = ns(p.elapsedResolutionNs);
-        const value = status ? undefined : (Math.round((device.end(z) - device.end(a)) / r) * r) / 1e6;
-        this.call(t, s, now, 'elapsed', 'cudaEventElapsedTime', p.elapsedNs, {
-          event: events[s.from].name, event2: events[s.to].name, value, status, answer: status ? 'error' : undefined,
-        });
+        const c = this.call(t, s, now, ELAPSED, this.fixed('cudaEventElapsedTime'), p.elapsedNs);
+        calls.event[c] = this.eventId(s.from);
+        calls.event2[c] = this.eventId(s.to);
+        if (status) {
+          calls.status[c] = this.fixed(status);
+          calls.answer[c] = ERROR;
+        } else {
+          const r = ns(p.elapsedResolutionNs);
+          calls.value[c] = (Math.round((device.end(z) - device.end(a)) / r) * r) / 1e6;
+        }
         return this.next(t, now + ns(p.elapsedNs));
       }
       case 'copy':
         return this.copy(t, s, now);
       case 'memset': {
         if (this.queueFull(t, now)) return;
-        const buf = this.program.buffers[s.buffer];
+        const buf = program.buffers[s.buffer];
         const stream = s.async ? s.stream : t.decl.defaultStream;
-        const c = this.workCall(t, s, now, 'memset', s.async ? 'cudaMemsetAsync' : 'cudaMemset', p.memsetCallNs, stream, s.bytes);
+        const c = this.workCall(t, s, now, MEMSET, this.fixed(s.async ? 'cudaMemsetAsync' : 'cudaMemset'), p.memsetCallNs, stream, s.bytes);
         const rate = buf.host ? p.hostCopyGBps : p.memoryGBps;
-        const op = this.issue(c, stream, p.memsetCallNs, now, { kind: 'memset', name: `memset ${buf.name}`, bytes: s.bytes, hostMemory: buf.host },
-          { on: 'none', ns: ns(s.bytes / rate) }, true);
-        this.b.access(op, buf.name, true);
+        const op = device.issue(OP_MEMSET, this.memsetName(s.buffer), c, stream, this.gate(now, p.memsetCallNs), ON_NONE, ns(s.bytes / rate), 0, 0, true);
+        const ops = this.b.ops.cols;
+        ops.bytes[op] = s.bytes;
+        if (buf.host) ops.hostMemory[op] = HOST_MEMORY.indexOf(buf.host);
+        this.access(op, s.buffer, true);
         device.submit(op, now);
         // cudaMemset returns at once for device memory; on host memory it is a blocking call.
-        if (!s.async && buf.host) return this.block(t, c, [op], this.sleeps(), now + ns(p.memsetCallNs), now + ns(p.memsetCallNs));
+        if (!s.async && buf.host) return this.blockOn(t, c, op, now + ns(p.memsetCallNs));
         return this.next(t, now + ns(p.memsetCallNs));
       }
       case 'hostWork': {
-        this.call(t, s, now, 'hostWork', 'hostWork', s.ns, {});
+        this.call(t, s, now, HOST_WORK, this.fixed('hostWork'), s.ns);
         return this.next(t, now + ns(s.ns));
       }
       case 'hostFunc': {
         if (this.queueFull(t, now)) return;
-        const c = this.workCall(t, s, now, 'hostFunc', 'cudaLaunchHostFunc', p.hostFuncCallNs, s.stream);
-        const op = this.issue(c, s.stream, p.hostFuncCallNs, now, { kind: 'hostFunc', name: s.name },
-          { on: 'none', ns: ns(p.hostFuncGapNs) + ns(s.ns) }, true);
+        const c = this.workCall(t, s, now, HOST_FUNC, this.fixed('cudaLaunchHostFunc'), p.hostFuncCallNs, s.stream, 0);
+        const op = device.issue(OP_HOST_FUNC, this.b.strings.id(s.name), c, s.stream, this.gate(now, p.hostFuncCallNs), ON_NONE,
+          ns(p.hostFuncGapNs) + ns(s.ns), 0, 0, true);
         device.submit(op, now);
         return this.next(t, now + ns(p.hostFuncCallNs));
       }
@@ -227,24 +288,26 @@ class Simulation implements HostSide {
     const src = program.buffers[s.src];
     const dst = program.buffers[s.dst];
     const stream = s.async ? s.stream : t.decl.defaultStream;
-    const host: BufferDecl | undefined = s.direction === 'HtoD' ? src : s.direction === 'DtoH' ? dst : s.direction === 'HtoH' ? src : undefined;
+    const host = s.direction === 'HtoD' ? src : s.direction === 'DtoH' ? dst : s.direction === 'HtoH' ? src : undefined;
     const pageable = host?.host === 'pageable';
-    const work: Work =
-      s.direction === 'HtoD' ? { on: 'engine', engine: ENGINE_HTOD, ns: ns(s.bytes / (pageable ? p.pageableHtoDGBps : p.pinnedHtoDGBps)) }
-      : s.direction === 'DtoH' ? { on: 'engine', engine: ENGINE_DTOH, ns: ns(s.bytes / (pageable ? p.pageableDtoHGBps : p.pinnedDtoHGBps)) }
-      : { on: 'none', ns: ns(s.bytes / (s.direction === 'DtoD' ? p.dtoDGBps : p.hostCopyGBps)) };
+    const on = s.direction === 'HtoD' ? ON_HTOD : s.direction === 'DtoH' ? ON_DTOH : ON_NONE;
+    const rate = s.direction === 'HtoD' ? (pageable ? p.pageableHtoDGBps : p.pinnedHtoDGBps)
+      : s.direction === 'DtoH' ? (pageable ? p.pageableDtoHGBps : p.pinnedDtoHGBps)
+      : s.direction === 'DtoD' ? p.dtoDGBps : p.hostCopyGBps;
     // S17: an async copy to or from pageable memory is synchronous for the host; S18: cudaMemcpy
     // blocks too, except device to device.
     const blocks = s.direction === 'HtoH' || (s.async ? pageable : s.direction !== 'DtoD');
-    const c = this.workCall(t, s, now, 'memcpy', s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy', p.copyCallNs, stream, s.bytes);
-    const op = this.issue(c, stream, p.copyCallNs, now, {
-      kind: 'memcpy', name: `${s.direction} ${src.name} -> ${dst.name}`, bytes: s.bytes, copy: s.direction, hostMemory: host?.host,
-    }, work, true);
-    this.b.access(op, src.name, false);
-    this.b.access(op, dst.name, true);
+    const c = this.workCall(t, s, now, MEMCPY, this.fixed(s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy'), p.copyCallNs, stream, s.bytes);
+    const op = this.device.issue(OP_MEMCPY, this.copyName(s), c, stream, this.gate(now, p.copyCallNs), on, ns(s.bytes / rate), 0, 0, true);
+    const ops = this.b.ops.cols;
+    ops.bytes[op] = s.bytes;
+    ops.copy[op] = COPY_KINDS.indexOf(s.direction);
+    if (host?.host) ops.hostMemory[op] = HOST_MEMORY.indexOf(host.host);
+    this.access(op, s.src, false);
+    this.access(op, s.dst, true);
     this.device.submit(op, now);
     const issued = now + ns(p.copyCallNs);
-    if (blocks) return this.block(t, c, [op], this.sleeps(), issued, issued);
+    if (blocks) return this.blockOn(t, c, op, issued);
     return this.next(t, issued);
   }
 
@@ -260,72 +323,157 @@ class Simulation implements HostSide {
     return true;
   }
 
-  private call(t: Thread, s: Step, begin: number, kind: CallKind, name: string, cost: number, x: CallArgs): number {
-    // One object shape for every call (no spread): this runs a million times in a large scenario.
-    return this.b.call({
-      lane: t.lane, kind, name, begin, end: begin + ns(cost), step: s.index, line: s.pos.line, column: s.pos.column,
-      stream: x.stream, event: x.event, event2: x.event2, answer: x.answer, status: x.status, value: x.value, bytes: x.bytes,
-    });
+  /** A new call row: where, when and what; the caller fills in what the call says beyond that. */
+  private call(t: Thread, s: Step, begin: number, kind: number, name: number, cost: number): number {
+    const calls = this.b.calls;
+    const c = calls.add();
+    const col = calls.cols;
+    col.lane[c] = t.lane;
+    col.kind[c] = kind;
+    col.begin[c] = begin;
+    col.end[c] = begin + ns(cost);
+    col.name[c] = name;
+    col.stream[c] = -1;
+    col.releasedBy[c] = RELEASED_NONE;
+    col.unblockNs[c] = NaN;
+    col.value[c] = NaN;
+    col.step[c] = s.index;
+    col.line[c] = s.pos.line;
+    col.column[c] = s.pos.column;
+    return c;
   }
 
   /** A call that issues work: if it had to wait for room in the launch queue, that wait is its blocked time. */
-  private workCall(t: Thread, s: Step, now: number, kind: CallKind, name: string, cost: number, stream: number, bytes?: number): number {
+  private workCall(t: Thread, s: Step, now: number, kind: number, name: number, cost: number, stream: number, bytes: number): number {
     const since = t.queueSince;
-    const c = this.call(t, s, since < 0 ? now : since, kind, name, cost, { stream: this.streamLane[stream], bytes });
-    if (since < 0) return c;
+    const c = this.call(t, s, since < 0 ? now : since, kind, name, cost);
     const cols = this.b.calls.cols;
+    cols.stream[c] = this.streamLane[stream];
+    if (bytes) cols.bytes[c] = bytes;
+    if (since < 0) return c;
     cols.end[c] = now + ns(cost);
     cols.blockedNs[c] = now - since;
     if (t.roomCause >= 0) {
-      cols.releasedBy[c] = t.roomCause;
-      cols.unblockNs[c] = cols.end[c] - this.device.end(t.roomCause);
-      this.b.edge('release', t.roomCause, c);
+      // S19 names the op that completed last before room freed, even one that completed before
+      // this call began to wait; a marker still stands for the work behind it.
+      this.one[0] = t.roomCause;
+      this.releases.release(c, this.one, 1, -Infinity);
     }
     t.queueSince = -1;
     t.roomCause = -1;
     return c;
   }
 
-  private issue(call: number, stream: number, cost: number, now: number, init: OpArgs, work: Work, counts: boolean): number {
-    return this.device.issue(init, call, stream, now + ns(cost) + ns(this.p.submitNs), work, counts);
+  /** When the GPU may start an op issued at `now` by a call costing `cost`. */
+  private gate(now: number, cost: number): number {
+    return now + ns(cost) + ns(this.p.submitNs);
+  }
+
+  private blockOn(t: Thread, call: number, op: number, issued: number): void {
+    t.awaited[0] = op;
+    t.awaitedCount = 1;
+    this.block(t, call, this.sleeps(), issued, issued);
   }
 
   /**
-   * A host wait (S12 to S16): returns `wake` after the last of `ops` completes, or at `minEnd` if
-   * none is pending. The call's blocked time counts from `from`.
+   * A host wait (S12 to S16) on the thread's `awaited` ops: returns `wake` after the last of them
+   * completes, or at `minEnd` if none is pending. The call's blocked time counts from `from`.
    */
-  private block(t: Thread, call: number, ops: number[], sleeps: boolean, from: number, minEnd: number): void {
+  private block(t: Thread, call: number, sleeps: boolean, from: number, minEnd: number): void {
     let pending = 0;
-    for (const op of ops) if (this.device.awaitOp(op, t.id)) pending++;
+    for (let i = 0; i < t.awaitedCount; i++) if (this.device.awaitOp(t.awaited[i], t.id)) pending++;
     if (pending === 0) {
       this.b.calls.cols.end[call] = minEnd;
-      this.b.calls.cols.releasedBy[call] = RELEASED_NONE;
       return this.next(t, minEnd);
     }
-    Object.assign(t, { call, pending, from, minEnd, wake: ns(sleeps ? this.p.sleepWakeNs : this.p.spinWakeNs) });
+    t.call = call;
+    t.pending = pending;
+    t.from = from;
+    t.minEnd = minEnd;
+    t.wake = ns(sleeps ? this.p.sleepWakeNs : this.p.spinWakeNs);
   }
 
   private next(t: Thread, at: number): void {
     t.pc++;
     if (t.pc < t.decl.steps.length) this.agenda.push(at, HOST, STEP, t.id);
   }
+
+  // ---- Names, interned once each -----------------------------------------------------------
+
+  private fixed(name: Name): number {
+    const i = NAMES.indexOf(name);
+    return this.fixedIds[i] || (this.fixedIds[i] = this.b.strings.id(name));
+  }
+
+  private eventId(e: number): number {
+    return this.eventIds[e] || (this.eventIds[e] = this.b.strings.id(this.program.events[e].name));
+  }
+
+  private markerName(ids: Int32Array, verb: string, e: number): number {
+    return ids[e] || (ids[e] = this.b.strings.id(`${verb} ${this.program.events[e].name}`));
+  }
+
+  private memsetName(buffer: number): number {
+    return this.memsetIds[buffer] || (this.memsetIds[buffer] = this.b.strings.id(`memset ${this.program.buffers[buffer].name}`));
+  }
+
+  private copyName(s: Extract<Step, { op: 'copy' }>): number {
+    const key = s.src * this.program.buffers.length + s.dst;
+    let id = this.copyIds.get(key);
+    if (id === undefined) {
+      const { buffers } = this.program;
+      id = this.b.strings.id(`${s.direction} ${buffers[s.src].name} -> ${buffers[s.dst].name}`);
+      this.copyIds.set(key, id);
+    }
+    return id;
+  }
+
+  private access(op: number, buffer: number, write: boolean): void {
+    const a = this.b.accesses;
+    const i = a.add();
+    a.cols.op[i] = op;
+    a.cols.buffer[i] = this.bufferIds[buffer] || (this.bufferIds[buffer] = this.b.strings.id(this.program.buffers[buffer].name));
+    if (write) a.cols.write[i] = 1;
+  }
 }
 
-/** Row counts to size the trace's tables once: every step makes one call and at most one op. */
-function expectedRows(program: Program): { calls: number; ops: number; edges: number; accesses: number } {
+/**
+ * Row counts to size the trace's tables once: every step makes one call and at most one op, so
+ * those are exact; edges get an upper bound, since a table that regrows copies itself.
+ */
+function expectedRows(program: Program, p: SimProfile): { calls: number; ops: number; edges: number; accesses: number } {
   let ops = 0;
   let accesses = 0;
+  let waits = 0;
+  let mayBlock = 0;
+  let work = 0;
+  let legacyOps = 0;
+  let blockingOps = 0;
+  const legacy = program.streams.findIndex((s) => s.legacyDefault);
   for (const t of program.threads) {
     for (const s of t.steps) {
-      if (s.op === 'launch') accesses += s.reads.length + s.writes.length + (s.touch === undefined ? 0 : 2);
-      else if (s.op === 'copy') accesses += 2;
-      else if (s.op === 'memset') accesses += 1;
-      else if (s.op !== 'record' && s.op !== 'wait' && s.op !== 'hostFunc') continue;
+      let stream = -1;
+      switch (s.op) {
+        case 'launch': accesses += s.reads.length + s.writes.length + (s.touch === undefined ? 0 : 2); stream = s.stream; work++; break;
+        case 'copy': accesses += 2; stream = s.async ? s.stream : t.defaultStream; work++; mayBlock++; break;
+        case 'memset': accesses += 1; stream = s.async ? s.stream : t.defaultStream; work++; mayBlock++; break;
+        case 'hostFunc': stream = s.stream; work++; break;
+        case 'record': stream = s.stream; break;
+        case 'wait': stream = s.stream; waits++; break;
+        case 'eventSync': case 'streamSync': case 'deviceSync': mayBlock++; break;
+      }
+      if (stream < 0) continue;
       ops++;
+      if (stream === legacy) legacyOps++;
+      else if (!program.streams[stream].nonBlocking) blockingOps++;
     }
   }
-  // launch and stream edges for nearly every op; event, legacy and release edges are fewer.
-  return { calls: program.stepCount, ops, edges: 2 * ops + program.stepCount - ops + 16, accesses };
+  const blockingStreams = program.streams.filter((s, i) => i !== legacy && !s.nonBlocking).length;
+  // launch and stream edges, event edges, S3 edges (none without legacy work), and at most one
+  // release per call that can block, which is every work call once the launch queue can fill.
+  const legacyEdges = legacyOps ? legacyOps * blockingStreams + blockingOps : 0;
+  const releases = mayBlock + (work > p.queueDepth ? work : 0);
+  return { calls: program.stepCount, ops, edges: 2 * ops + waits + legacyEdges + releases + 16, accesses };
 }
 
 /** The agenda's kind for a host thread's next step; the device's kinds are 0 to 2. */

@@ -30,11 +30,11 @@ test('S14 a device synchronize is released by the op that completes last, on whi
   assert.ok(w.rules.includes('S14'));
 });
 
-test('S12 an event synchronize is released by the record it bound to', () => {
+test('S12 an event synchronize is released by the work its record captured', () => {
   const { analysis, trace } = run({ streams, events: { e: {} }, steps: [{ launch: 'k', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, { eventSync: 'e' }] });
   const w = analysis.waits[0];
   assert.deepEqual([w.kind, w.target], ['eventSync', 'e']);
-  assert.equal(w.releasedBy?.[0].op, opNamed(trace, 'record e'));
+  assert.equal(w.releasedBy?.[0].op, opNamed(trace, 'k'));
   assert.ok(trace.ops.end[opNamed(trace, 'record e')] >= trace.ops.end[opNamed(trace, 'k')]);
 });
 

@@ -35,7 +35,7 @@ const expectations: Record<string, (t: Trace) => void> = {
   'seed-event-sync-current-stream': (t) => {
     const rec = op(t, 'record event');
     const sync = calls(t, 'eventSync')[0];
-    assert.equal(releasedBy(t, sync), rec);
+    assert.equal(releasedBy(t, sync), op(t, 'mul'), 'S16 the multiply the record captured released the host, not the marker');
     assert.equal(end(t, rec), end(t, op(t, 'mul')), 'the record captures the multiply (S6)');
     const cpu = calls(t, 'memcpy')[1];
     assert.ok(t.calls.blockedNs[cpu] > 0, 't.cpu() is a hidden sync (S17)');
@@ -46,7 +46,10 @@ const expectations: Record<string, (t: Trace) => void> = {
     assert.ok(hasEdge(t, 'legacy', up2, add), 'the blocking side stream waits for the uploads (S3)');
     assert.ok(start(t, add) >= end(t, up1) && start(t, add) >= end(t, up2));
     const sync = calls(t, 'eventSync')[0];
-    assert.equal(releasedBy(t, sync), rec);
+    assert.equal(releasedBy(t, sync), add, 'S16 released by the kernel behind the record');
+    assert.equal(t.lanes[t.ops.lane[add]].name, 'stream');
+    assert.equal(end(t, rec), end(t, add));
+    assert.ok(hasEdge(t, 'release', add, sync));
     assert.equal(t.calls.unblockNs[sync], h200.spinWakeNs);
     assert.ok(hasEdge(t, 'legacy', rec, down) && start(t, down) >= end(t, add), 't1.cpu() runs after the add (S3)');
     assert.equal(releasedBy(t, calls(t, 'memcpy')[2]), down, 't1.cpu() blocks until its copy completes (S17)');
@@ -56,7 +59,7 @@ const expectations: Record<string, (t: Trace) => void> = {
     assert.equal(answer(t, before), 'notReady');
     assert.equal(str(t, t.calls.status[before]), 'cudaErrorNotReady');
     assert.equal(answer(t, after), 'ready');
-    assert.equal(releasedBy(t, calls(t, 'eventSync')[0]), op(t, 'record event'));
+    assert.equal(releasedBy(t, calls(t, 'eventSync')[0]), op(t, 'mul'), 'the work the record captured');
   },
   'seed-query-already-done': (t) => {
     const q = calls(t, 'query')[0];
@@ -69,7 +72,7 @@ const expectations: Record<string, (t: Trace) => void> = {
     assert.ok(start(t, consume) >= end(t, op(t, 'produce')));
     assert.equal(t.calls.blockedNs[calls(t, 'streamWait')[0]], 0);
     assert.equal(answer(t, calls(t, 'query')[0]), 'notReady');
-    assert.equal(releasedBy(t, calls(t, 'eventSync')[0]), r1);
+    assert.equal(releasedBy(t, calls(t, 'eventSync')[0]), op(t, 'produce'), 'the kernel behind the record');
     const ms = t.calls.value[calls(t, 'elapsed')[0]];
     assert.ok(Math.abs(ms * 1e6 - (end(t, r1) - end(t, r0))) <= h200.elapsedResolutionNs / 2);
     assert.ok(ms >= 0.1 && ms < 0.11, `elapsed ${ms} ms for a 100 us kernel`);
@@ -155,7 +158,7 @@ const expectations: Record<string, (t: Trace) => void> = {
   },
   'device-sync-fixed': (t) => {
     const sync = calls(t, 'eventSync')[0];
-    assert.equal(releasedBy(t, sync), op(t, 'record metricDone'));
+    assert.equal(releasedBy(t, sync), op(t, 'DtoH m -> m_host'), 'the copy the record captured');
     const buggy = load('device-sync-buggy');
     const saved = buggy.calls.end[calls(buggy, 'deviceSync')[0]] - t.calls.end[sync];
     assert.ok(saved > 1.7e6 && saved < 1.9e6, `saved ${saved} ns`);

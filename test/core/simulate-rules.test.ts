@@ -234,7 +234,7 @@ test('S11 elapsed time: ms between completed timing events; NotReady before comp
   assert.equal(str(t, t.calls.status[noTiming]), 'cudaErrorInvalidResourceHandle', 'as measured on the H200');
 });
 
-test('S12 event synchronize returns after the current record completes, released by it', () => {
+test('S12 event synchronize returns after the current record completes, released by the work it captured', () => {
   const t = sim({
     streams: { s: { nonBlocking: true } },
     events: { e: {} },
@@ -242,10 +242,10 @@ test('S12 event synchronize returns after the current record completes, released
   });
   const c = calls(t, 'eventSync')[0];
   const rec = op(t, 'record e');
-  assert.equal(t.calls.releasedBy[c], rec);
+  assert.equal(t.calls.releasedBy[c], op(t, 'k'));
   assert.ok(t.calls.end[c] >= end(t, rec));
   assert.ok(t.calls.end[c] < end(t, op(t, 'later')), 'later work on the stream is not awaited');
-  assert.ok(hasEdge(t, 'release', rec, c));
+  assert.ok(hasEdge(t, 'release', op(t, 'k'), c));
 });
 
 test('S13 stream synchronize waits for all work issued to that stream, and nothing else', () => {
@@ -293,7 +293,7 @@ test('S16 every host wait is released by the awaited op that completed last, nev
     ],
   });
   const waits = [...calls(t, 'eventSync'), ...calls(t, 'streamSync'), ...calls(t, 'deviceSync'), ...calls(t, 'memcpy')];
-  assert.equal(t.calls.releasedBy[waits[0]], op(t, 'record e'));
+  assert.equal(t.calls.releasedBy[waits[0]], op(t, 'ka'), 'the kernel behind the record');
   assert.equal(t.calls.releasedBy[waits[1]], op(t, 'kb'));
   assert.equal(t.calls.releasedBy[waits[2]], RELEASED_NONE, 'nothing was pending any more');
   assert.ok(Number.isNaN(t.calls.unblockNs[waits[2]]));
@@ -304,6 +304,40 @@ test('S16 every host wait is released by the awaited op that completed last, nev
     assert.ok(t.calls.unblockNs[w] >= 0);
     assert.ok(hasEdge(t, 'release', r, w));
   }
+});
+
+test('S16 releasing op is the work behind an event record', () => {
+  const t = sim({
+    streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
+    events: { ea: {}, eb: {}, late: {} },
+    steps: [
+      // Through a record, a stream wait and a second record on a stream that ran nothing itself.
+      { launch: 'produce', stream: 'a', us: 200 }, { record: 'ea', stream: 'a' },
+      { wait: 'ea', stream: 'b' }, { record: 'eb', stream: 'b' }, { eventSync: 'eb' },
+      // The kernel finished long before: the record itself is all that was pending.
+      { launch: 'early', stream: 'a', us: 5 }, { hostWork: { us: 300 } }, { record: 'late', stream: 'a' }, { eventSync: 'late' },
+    ],
+  });
+  const [chained, markerOnly] = calls(t, 'eventSync');
+  const produce = op(t, 'produce');
+  assert.equal(t.calls.releasedBy[chained], produce, 'followed back through record eb, wait ea and record ea');
+  assert.equal(t.lanes[t.ops.lane[produce]].name, 'a');
+  assert.equal(end(t, op(t, 'record eb')), end(t, produce), 'the markers completed with the kernel');
+  assert.ok(hasEdge(t, 'release', produce, chained) && !hasEdge(t, 'release', op(t, 'record eb'), chained));
+  assert.equal(t.calls.unblockNs[chained], t.calls.end[chained] - end(t, produce));
+  assert.equal(t.calls.unblockNs[chained], h200.spinWakeNs);
+
+  const late = op(t, 'record late');
+  assert.ok(end(t, op(t, 'early')) < t.calls.begin[markerOnly], 'the kernel was no longer pending');
+  assert.equal(t.calls.releasedBy[markerOnly], late, 'nothing real was pending behind the record: the marker stays');
+  assert.ok(hasEdge(t, 'release', late, markerOnly));
+  assert.equal(t.calls.unblockNs[markerOnly], t.calls.end[markerOnly] - end(t, late));
+
+  // A record on the legacy stream captures the blocking streams' work too (S3, S6).
+  const legacy = sim({ streams: { s: {} }, events: { e: {} }, steps: [{ launch: 'side', stream: 's', us: 300 }, { record: 'e' }, { eventSync: 'e' }] });
+  const wait = calls(legacy, 'eventSync')[0];
+  assert.ok(hasEdge(legacy, 'legacy', op(legacy, 'side'), op(legacy, 'record e')));
+  assert.equal(legacy.calls.releasedBy[wait], op(legacy, 'side'));
 });
 
 test('S17 async copies with pageable memory are synchronous for the host; pinned ones are not', () => {

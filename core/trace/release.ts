@@ -1,0 +1,118 @@
+// Which GPU op released a host wait (S16), decided in one place so that every executor names the
+// same op. The awaited op that completed last is the answer, except that an eventRecord or
+// waitEvent marker is only a stand-in for the work it captured: users ask "what is this
+// synchronize waiting for?", and "record event" answers nothing. So a marker is followed back,
+// through its ordering edges (stream, legacy, event) and through any markers behind it, to the
+// real op (kernel, copy, memset, host function) that completed last among those still pending when
+// the wait began. The marker stays the answer only when no such op is behind it.
+import { EDGE_KINDS, OP_KINDS, RELEASED_NONE, type TraceBuilder } from './model';
+
+const RECORD = OP_KINDS.indexOf('eventRecord');
+const WAIT = OP_KINDS.indexOf('waitEvent');
+const RELEASE = EDGE_KINDS.indexOf('release');
+const LAUNCH = EDGE_KINDS.indexOf('launch');
+
+const isMarker = (kind: number): boolean => kind === RECORD || kind === WAIT;
+
+/**
+ * Names releasing ops on a trace while it is being built. It finds a marker's predecessors without
+ * an index, because both executors add an op's `launch` edge when they create the op and its
+ * ordering edges right after: so launch edges come in op order, and an op's incoming ordering edges
+ * sit between its launch edge and the next op's. A binary search finds them, so a producer may ask
+ * after every wait (a million-op simulation asks thousands of times) at no cost per edge. Where a
+ * producer breaks that order, its markers find no work behind them and stay the answer.
+ */
+export class ReleaseRule {
+  /** The walk's ops to expand, and those it has met: a handful, however large the trace. */
+  private readonly stack: number[] = [];
+  private readonly seen: number[] = [];
+
+  constructor(private readonly b: TraceBuilder) {}
+
+  /**
+   * The releasing op of a host wait on `awaited` that began at `since`, or RELEASED_NONE when
+   * none of them was still pending then (completed after `since`). Ties go to a real op over a
+   * marker, then to the op issued later. `count`: how many of `awaited` to read.
+   */
+  releasingOp(awaited: ArrayLike<number>, since: number, count = awaited.length): number {
+    const { kind, end } = this.b.ops.cols;
+    let best = -1;
+    for (let i = 0; i < count; i++) {
+      const o = awaited[i];
+      if (!(end[o] > since)) continue;
+      if (best < 0 || end[o] > end[best] || (end[o] === end[best] && later(o, best, kind))) best = o;
+    }
+    if (best < 0) return RELEASED_NONE;
+    return isMarker(kind[best]) ? this.workBehind(best, since) : best;
+  }
+
+  /**
+   * Records what released `call`, a wait on `awaited` since `since` (by default the call's begin):
+   * releasedBy, the unblock latency (return time minus that op's end) and the `release` edge. The
+   * call's end must be final. Returns the op, or RELEASED_NONE (no edge, latency NaN).
+   */
+  release(call: number, awaited: ArrayLike<number>, count = awaited.length, since = this.b.calls.cols.begin[call]): number {
+    const c = this.b.calls.cols;
+    const op = this.releasingOp(awaited, since, count);
+    c.releasedBy[call] = op;
+    if (op < 0) {
+      c.unblockNs[call] = NaN;
+      return op;
+    }
+    c.unblockNs[call] = c.end[call] - this.b.ops.cols.end[op];
+    this.b.edge('release', op, call);
+    return op;
+  }
+
+  /** The latest-ending real op behind `marker` that ended after `since`; the marker itself if none. */
+  private workBehind(marker: number, since: number): number {
+    const { kind, end } = this.b.ops.cols;
+    const { stack, seen } = this;
+    let best = -1;
+    stack.length = 0;
+    seen.length = 0;
+    stack.push(marker);
+    const edges = this.b.edges;
+    const { kind: ek, from, to } = edges.cols;
+    while (stack.length > 0) {
+      const m = stack.pop() as number;
+      const launch = this.launchEdge(m);
+      if (launch < 0) continue;
+      for (let e = launch + 1; e < edges.count && ek[e] !== LAUNCH; e++) {
+        if (ek[e] === RELEASE || to[e] !== m) continue;
+        const o = from[e];
+        // What ended by `since` was not pending, and neither was anything ordered before it.
+        if (!(end[o] > since) || seen.includes(o)) continue;
+        seen.push(o);
+        if (isMarker(kind[o])) stack.push(o);
+        else if (best < 0 || end[o] > end[best] || (end[o] === end[best] && o > best)) best = o;
+      }
+    }
+    return best >= 0 ? best : marker;
+  }
+
+  /** The index of `op`'s launch edge, or -1. */
+  private launchEdge(op: number): number {
+    const n = this.b.edges.count;
+    const { kind, to } = this.b.edges.cols;
+    // The first launch edge to `op` or a later op. Searching from any index, the first launch edge
+    // at or after it goes to a later op the further on the index is: so that is monotone.
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      let e = mid;
+      while (e < hi && kind[e] !== LAUNCH) e++;
+      if (e === hi || to[e] >= op) hi = mid;
+      else lo = e + 1;
+    }
+    while (lo < n && kind[lo] !== LAUNCH) lo++;
+    return lo < n && to[lo] === op ? lo : -1;
+  }
+}
+
+/** `a` wins a tie with `b`: a real op beats a marker, then the later-issued op. */
+function later(a: number, b: number, kind: ArrayLike<number>): boolean {
+  const ma = isMarker(kind[a]);
+  return ma !== isMarker(kind[b]) ? !ma : a > b;
+}
