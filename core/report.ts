@@ -1,24 +1,14 @@
 // `syncscope report`: every host wait, the findings and the metrics. The JSON shape is a stable,
 // documented interface (media/schema/report.schema.json); the text form is for people.
 import type { Analysis } from './analyze/types';
-import type { Trace } from './trace/model';
+import type { Finding, Trace } from './trace/model';
 import { formatNs, formatPct } from './units';
 
 export interface Report {
   source: string;
   name?: string;
   waits: Analysis['waits'];
-  findings: {
-    rule: string;
-    kind: string;
-    severity: 'error' | 'warning' | 'info';
-    message: string;
-    calls: number[];
-    ops: number[];
-    source?: { line: number; column: number };
-    fix?: string;
-    savedNs?: number;
-  }[];
+  findings: Finding[];
   metrics: { hostBlockedPct: number; gpuBusyPct: number; overlapPct: number };
 }
 
@@ -28,12 +18,7 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
     source: trace.meta.source,
     name: trace.meta.scenario?.name,
     waits: analysis.waits,
-    findings: analysis.findings.map((f) => ({
-      rule: f.rule, kind: f.kind, severity: f.severity, message: f.message, calls: f.calls, ops: f.ops,
-      ...(f.source ? { source: f.source } : {}),
-      ...(f.fix ? { fix: f.fix } : {}),
-      ...(f.savedNs !== undefined ? { savedNs: f.savedNs } : {}),
-    })),
+    findings: analysis.findings,
     metrics: {
       hostBlockedPct: round(analysis.metrics.hostBlockedPct),
       gpuBusyPct: round(analysis.metrics.gpuBusyPct),

@@ -196,12 +196,14 @@ const cudaVersion = (v: number): string => `CUDA ${Math.floor(v / 1000)}.${Math.
 /** A launch this much slower than the usual few µs waited for room in the launch queue (S19). */
 const QUEUE_BLOCKED_NS = 50_000;
 
-/** S19: a launch that blocked was let go when an op completed and made room: the last one before it returned. */
+/** S19: a launch that blocked was let go when an op completed and made room in the queue. */
 function releaseLaunch(b: TraceBuilder, releases: ReleaseRule, call: number): void {
   const c = b.calls.cols;
   const ends = b.ops.cols.end;
+  // The queue was full when the call began, so the first op to complete after that freed the slot
+  // this launch took; later completions only happened while the host was waking up.
   let best = -1;
-  for (let o = 0; o < b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] > ends[best])) best = o;
+  for (let o = 0; o < b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] < ends[best])) best = o;
   c.blockedNs[call] = c.end[call] - c.begin[call];
   if (best >= 0) releases.release(call, [best]);
 }
