@@ -4,7 +4,7 @@ import type { Trace } from '../core/trace/model';
 import { compareMarkdown, pairWaits } from './logic/compare';
 import { exampleInfo, freeName, orderExamples } from './logic/examples';
 import { chromeTraceName, sniffTraceKind } from './logic/traceKind';
-import { analyzeTrace, chromeTraceJson } from './engines';
+import { engines } from './loadEngines';
 import type { Gpu } from './gpu';
 import type { TimelinePanels } from './panels';
 import { Runs, RunResult, UserFacingError } from './runs';
@@ -106,7 +106,7 @@ async function exportChrome(s: Services, arg: unknown): Promise<void> {
   });
   if (!target) return;
   try {
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(chromeTraceJson(source.trace)));
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(engines().chromeTraceJson(source.trace)));
     s.log.info(`exported ${source.title} to ${target.fsPath}`);
     void vscode.window.showInformationMessage(`Exported ${baseName(target)}: open it in ui.perfetto.dev or chrome://tracing.`);
   } catch (e) {
@@ -199,7 +199,7 @@ async function compare(s: Services): Promise<void> {
   }
   s.panels.show(sources[0], a, vscode.ViewColumn.One);
   s.panels.show(sources[1], b, vscode.ViewColumn.Two);
-  const waits = (r: RunResult) => (r.analysis ?? analyzeTrace(r.trace)).waits;
+  const waits = (r: RunResult) => (r.analysis ?? engines().analyzeTrace(r.trace)).waits;
   const markdown = compareMarkdown(`${a.title} (${a.origin})`, `${b.title} (${b.origin})`, pairWaits(waits(a), waits(b)));
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
   await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Three, preview: true });

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { isPanelSource, PanelSource, PanelSources } from './logic/restore';
 import { Runs, RunResult, titleFor, UserFacingError } from './runs';
-import { TimelineView } from './timelineView';
+import { TimelineView, timelineOptions } from './timelineView';
 
 export const TIMELINE_VIEW_TYPE = 'syncscope.timeline';
 
@@ -39,7 +39,7 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
     let entry = this.open.get(key);
     if (!entry) {
       const title = titleFor(source);
-      const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, title, { viewColumn: column, preserveFocus: false }, { enableFindWidget: false });
+      const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, title, { viewColumn: column, preserveFocus: false }, { ...timelineOptions, enableFindWidget: false });
       entry = this.attach(panel, source);
     } else {
       entry.panel.reveal(undefined, true);

@@ -9,7 +9,8 @@ import { chooseBackend, parseBackendSetting } from './logic/backend';
 import { resolveProfileSetting } from './logic/profileSetting';
 import { isGzip, sniffTraceKind } from './logic/traceKind';
 import type { PanelSource } from './logic/restore';
-import { analyzeTrace, loadSimulatorProfile, loadTraceText, parseScenarioText, simulateProgram, type SimProfile } from './engines';
+import type { SimProfile } from './engines';
+import { engines } from './loadEngines';
 import type { ScenarioDiagnostics } from './diagnostics';
 import type { Gpu } from './gpu';
 
@@ -47,7 +48,7 @@ export class Runs {
   /** Parses and updates the Problems panel; throws when the scenario does not compile. */
   async program(uri: vscode.Uri): Promise<{ program: Program; text: string }> {
     const text = await this.text(uri);
-    const parsed = parseScenarioText(text, fileName(uri));
+    const parsed = engines().parseScenarioText(text, fileName(uri));
     if (!parsed.program || parsed.errors.length) {
       this.diagnostics.set(uri, text, parsed.errors, []);
       const first = parsed.errors[0];
@@ -60,7 +61,7 @@ export class Runs {
   async simulate(uri: vscode.Uri, quiet = false): Promise<RunResult> {
     const { program, text } = await this.program(uri);
     const started = performance.now();
-    const trace = simulateProgram(program, await this.profile());
+    const trace = engines().simulateProgram(program, await this.profile());
     return this.finish(uri, text, program, trace, 'simulator', started, quiet);
   }
 
@@ -100,10 +101,10 @@ export class Runs {
     const text = new TextDecoder().decode(bytes);
     const kind = sniffTraceKind(text);
     const started = performance.now();
-    const trace = loadTraceText(text, kind);
+    const trace = engines().loadTraceText(text, kind);
     let analysis: Analysis | undefined;
     try {
-      analysis = analyzeTrace(trace);
+      analysis = engines().analyzeTrace(trace);
       trace.findings = analysis.findings;
     } catch (e) {
       this.log.warn(`analysis of ${fileName(uri)} failed: ${(e as Error).message}`);
@@ -123,22 +124,22 @@ export class Runs {
     const setting = vscode.workspace.getConfiguration('syncscope').get<string>('simulatorProfile', 'h200');
     const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const ref = resolveProfileSetting(setting, root);
-    if ('builtIn' in ref) return loadSimulatorProfile(ref.builtIn);
+    if ('builtIn' in ref) return engines().loadSimulatorProfile(ref.builtIn);
     // A profile from the workspace is data that steers timings; only trusted workspaces may set it.
     if (!vscode.workspace.isTrusted) {
       this.log.warn('ignoring syncscope.simulatorProfile in an untrusted workspace; using h200');
-      return loadSimulatorProfile('h200');
+      return engines().loadSimulatorProfile('h200');
     }
     try {
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(ref.path)));
-      return loadSimulatorProfile(JSON.parse(text));
+      return engines().loadSimulatorProfile(JSON.parse(text));
     } catch (e) {
       throw new UserFacingError(`Cannot read the simulator profile ${ref.path}: ${(e as Error).message}`);
     }
   }
 
   private finish(uri: vscode.Uri, text: string, program: Program, trace: Trace, origin: string, started: number, quiet = false): RunResult {
-    const analysis = analyzeTrace(trace, program);
+    const analysis = engines().analyzeTrace(trace, program);
     trace.findings = analysis.findings;
     this.diagnostics.set(uri, text, [], analysis.findings);
     const blocked = analysis.waits.reduce((s, w) => s + w.blockedNs, 0);

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { scenarioLensLine } from './logic/problems';
 import type { ScenarioDiagnostics } from './diagnostics';
-import { parseScenarioText } from './engines';
+import { engines } from './loadEngines';
 import type { TimelinePanels } from './panels';
 import type { Runs } from './runs';
 
@@ -37,7 +37,7 @@ export function watchScenarios(diagnostics: ScenarioDiagnostics, runs: Runs, pan
   const timers = new Map<string, NodeJS.Timeout>();
   const lint = (doc: vscode.TextDocument): void => {
     if (!isScenario(doc)) return;
-    const parsed = parseScenarioText(doc.getText(), doc.uri.path.split('/').pop() ?? '');
+    const parsed = engines().parseScenarioText(doc.getText(), doc.uri.path.split('/').pop() ?? '');
     if (parsed.errors.length || !parsed.program) diagnostics.set(doc.uri, doc.getText(), parsed.errors, []);
     else if (parsed.program.stepCount <= AUTO_ANALYZE_MAX_STEPS) void analyzeQuietly(doc.uri);
     else diagnostics.set(doc.uri, doc.getText(), [], []);

@@ -1,8 +1,9 @@
 // Connects one webview (a panel or a custom editor) to the timeline bundle through core/protocol:
 // the trace goes out once the page says it is ready, source links come back.
 import * as vscode from 'vscode';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { FromWebview, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { makeNonce, timelineHtml } from './logic/webviewHtml';
@@ -13,11 +14,19 @@ export interface Shown {
   origin?: string;
 }
 
-export function timelineOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
-  return {
-    enableScripts: true,
-    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')],
-  };
+/** The page loads nothing from disk: the bundle is inlined (see logic/webviewHtml.ts). */
+export const timelineOptions: vscode.WebviewOptions = { enableScripts: true, localResourceRoots: [] };
+
+let bundle: { dir: string; script: string; styles: string[] } | undefined;
+
+/** dist/webview.js and its stylesheet, read on the first timeline of the session and kept. */
+function webviewBundle(extensionPath: string): { script: string; styles: string[] } {
+  const dir = join(extensionPath, 'dist');
+  if (bundle?.dir !== dir) {
+    const css = join(dir, 'webview.css');
+    bundle = { dir, script: readFileSync(join(dir, 'webview.js'), 'utf8'), styles: existsSync(css) ? [readFileSync(css, 'utf8')] : [] };
+  }
+  return bundle;
 }
 
 export class TimelineView implements vscode.Disposable {
@@ -36,16 +45,8 @@ export class TimelineView implements vscode.Disposable {
       log: vscode.LogOutputChannel;
     },
   ) {
-    webview.options = timelineOptions(extensionUri);
-    const asset = (...p: string[]) => vscode.Uri.joinPath(extensionUri, ...p);
-    const styles = ['dist/webview.css', 'media/timeline.css'].filter((p) => existsSync(asset(p).fsPath));
-    webview.html = timelineHtml({
-      cspSource: webview.cspSource,
-      nonce: makeNonce((n) => randomBytes(n)),
-      scriptUri: webview.asWebviewUri(asset('dist/webview.js')).toString(),
-      styleUris: styles.map((p) => webview.asWebviewUri(asset(p)).toString()),
-      title,
-    });
+    webview.options = timelineOptions;
+    webview.html = timelineHtml({ cspSource: webview.cspSource, nonce: makeNonce((n) => randomBytes(n)), ...webviewBundle(extensionUri.fsPath), title });
     this.subscription = webview.onDidReceiveMessage((m: FromWebview) => this.receive(m));
   }
 

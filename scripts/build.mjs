@@ -20,7 +20,7 @@ const walk = (dir) => readdirSync(dir).flatMap((f) => {
 });
 
 const builds = testArg ? [] : [
-  { ...common, entryPoints: { extension: 'extension/main.ts' }, outdir: 'dist', platform: 'node', format: 'cjs', external: ['vscode'] },
+  { ...common, entryPoints: { extension: 'extension/main.ts', engines: 'extension/engines.ts' }, outdir: 'dist', platform: 'node', format: 'cjs', external: ['vscode'] },
   { ...common, entryPoints: { cli: 'cli/bin.ts', runner: 'runner/child.ts' }, outdir: 'dist', platform: 'node', format: 'cjs',
     banner: { js: '#!/usr/bin/env node' } },
   { ...common, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', minify: true,

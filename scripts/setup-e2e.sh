@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Prepares what the end-to-end tests need: Debian packages (headless Chromium, ripgrep and the
-# headers code-server's native modules build against) and code-server 4.100.3, the last release
-# that runs on Node 20. Idempotent: a finished install is kept in the cache and found again.
+# Prepares what the end-to-end tests need, from nothing: Debian packages (headless Chromium and a
+# font for its screenshots, ripgrep, the compiler and headers code-server's native modules build
+# with) and code-server 4.100.3, the last release that runs on Node 20. Idempotent: each step
+# checks what is there, and a finished install is kept in the cache and found again.
 #
 # code-server's own postinstall downloads ripgrep from the network, so it is installed with
 # scripts off and its native modules are rebuilt here instead.
@@ -16,7 +17,7 @@ STAMP="$DIR/.complete"
 log() { printf 'setup-e2e: %s\n' "$*" >&2; }
 
 need_apt=()
-for pkg in libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev pkg-config ripgrep chromium; do
+for pkg in ca-certificates g++ make python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium fonts-dejavu-core; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if ((${#need_apt[@]})); then
@@ -31,6 +32,10 @@ if [ -f "$STAMP" ]; then
   log "code-server $VERSION ready in $DIR"
   exit 0
 fi
+
+# node-gyp would download Node's headers from the internet; the installed Node has its own.
+NODE_PREFIX="$(dirname "$(dirname "$(command -v node)")")"
+if [ -f "$NODE_PREFIX/include/node/node.h" ]; then export npm_config_nodedir="$NODE_PREFIX"; fi
 
 mkdir -p "$DIR"
 cd "$DIR"

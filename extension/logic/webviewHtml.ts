@@ -1,12 +1,20 @@
-// The timeline webview's page. Its CSP allows only our own bundle (by nonce) and our own
-// stylesheets, so a trace that carries hostile strings cannot run script in the webview.
+// The timeline webview's page. Its CSP allows only our own script and styles (by nonce), so a trace
+// that carries hostile strings cannot run script in the webview.
+//
+// The bundle and its styles are inlined rather than loaded from the extension folder: a webview's
+// resources are served by the webview's service worker, and when a window reload restores several
+// webviews at once that worker can come up after the page asked for them. Those requests then fail
+// (the panel stays blank, no script runs, nothing tells the host). An inlined page needs no
+// resource, so a restored panel always boots and says `ready`.
 
 export interface TimelinePage {
   /** webview.cspSource */
   cspSource: string;
   nonce: string;
-  scriptUri: string;
-  styleUris: string[];
+  /** The webview bundle's source (dist/webview.js). */
+  script: string;
+  /** Stylesheets' text (dist/webview.css). */
+  styles: string[];
   title: string;
 }
 
@@ -20,8 +28,11 @@ export const contentSecurityPolicy = (cspSource: string, nonce: string): string 
 const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
+/** Inside a raw-text element only its own end tag (any case) can end it early; `<\/` reads the same in JS and CSS. */
+const escapeRawText = (s: string, tag: 'script' | 'style'): string => s.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
+
 export function timelineHtml(p: TimelinePage): string {
-  const links = p.styleUris.map((u) => `<link rel="stylesheet" href="${escapeHtml(u)}">`).join('\n  ');
+  const styles = p.styles.map((css) => `<style nonce="${p.nonce}">${escapeRawText(css, 'style')}</style>`).join('\n  ');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -29,11 +40,11 @@ export function timelineHtml(p: TimelinePage): string {
   <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(p.cspSource, p.nonce)}">
   <meta name="viewport" content="width=device-width, initial-scale=1.0">
   <title>${escapeHtml(p.title)}</title>
-  ${links}
+  ${styles}
 </head>
 <body>
   <div id="syncscope"></div>
-  <script nonce="${p.nonce}" src="${escapeHtml(p.scriptUri)}"></script>
+  <script nonce="${p.nonce}">${escapeRawText(p.script, 'script')}</script>
 </body>
 </html>`;
 }

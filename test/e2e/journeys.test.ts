@@ -4,7 +4,7 @@
 // Screenshots go to test-results/e2e/ for a person to look at.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { analyze } from '../../core/analyze';
@@ -12,10 +12,11 @@ import { importPytorch } from '../../core/import/pytorch';
 import { compileScenario } from '../../core/scenario/parse';
 import { simulate } from '../../core/simulate';
 import { traceToJson } from '../../core/trace/json';
+import { OP_KINDS } from '../../core/trace/model';
 import { repoPath } from '../helpers/paths';
-import { missing, Workbench } from './workbench';
+import { shotsDir, skipReason, unmet, Workbench } from './workbench';
 
-const skip = missing();
+const skip = skipReason();
 const version = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')).version as string;
 // The workspace is the project's own examples folder, as a user who copied it would have.
 const examples = repoPath('examples');
@@ -36,6 +37,8 @@ function expected(name: string) {
 let wb: Workbench;
 before(async () => {
   if (skip) return;
+  const lacking = unmet();
+  if (lacking) throw new Error(lacking);
   const saved = expected(SCENARIO).trace;
   const torch = readFileSync(repoPath('test', 'fixtures', 'torch', 'sync_seeds.json'), 'utf8');
   wb = await Workbench.start({ ...files, [SAVED]: traceToJson(saved), [TORCH]: torch });
@@ -52,6 +55,10 @@ async function timelineFrame(title = SCENARIO, timeoutMs = 30_000): Promise<Fram
   return frame;
 }
 
+/** Resolves once the webview has painted two more frames: what a screenshot should show. (Page code is a string: no DOM types here.) */
+const painted = (frame: Frame): Promise<void> =>
+  frame.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())))');
+
 test('the .vsix installs into a fresh VS Code and the extension activates', { skip, timeout: 120_000 }, async () => {
   assert.ok(wb.installed().includes(`syncscope.syncscope@${version}`), wb.installed().join(', '));
   // The GPU probe answers after activation: the item settles on the GPU's name or "no GPU".
@@ -66,11 +73,10 @@ test('the .vsix installs into a fresh VS Code and the extension activates', { sk
   await row.waitFor({ timeout: 30_000 });
   const activation = /(\d+)\s*ms/.exec(await row.innerText());
   assert.ok(activation, await row.innerText());
+  // How long it took is measured, not asserted: bench/activation.bench.ts reads this record.
+  writeFileSync(join(shotsDir, 'running-extensions.json'), JSON.stringify({ activationMs: Number(activation[1]), row: await row.innerText() }));
   console.log(`# VS Code reports Syncscope's activation took ${activation[1]} ms`);
   await wb.shot('01b-running-extensions');
-  // The 50 ms budget is checked without contention in test/extension/activation.test.ts; here the
-  // machine may be busy, so only a gross regression (work done at activation) fails.
-  assert.ok(Number(activation[1]) <= 500, `activation took ${activation[1]} ms`);
   await wb.page.keyboard.press('Control+W');
 });
 
@@ -96,7 +102,7 @@ test('Simulate Scenario from the palette opens the timeline beside the scenario'
   const rows = await frame.locator('.row-header .row-title').allInnerTexts();
   const { trace } = expected(SCENARIO);
   for (const lane of trace.lanes) assert.ok(rows.some((r) => r.includes(lane.name)), `row for ${lane.name} in ${rows.join(' | ')}`);
-  await wb.page.waitForTimeout(500);
+  await painted(frame);
   await wb.shot('04-timeline');
   const { analysis } = expected(SCENARIO);
   assert.match(wb.extensionLog(), new RegExp(`simulator run of ${SCENARIO.replace(/\./g, '\\.')}: \\d+ steps, ${analysis.waits.length} host waits`));
@@ -104,7 +110,7 @@ test('Simulate Scenario from the palette opens the timeline beside the scenario'
 
 test('clicking a wait on the host row names the op that released it', { skip, timeout: 90_000 }, async () => {
   const frame = await timelineFrame();
-  const { analysis } = expected(SCENARIO);
+  const { trace, analysis } = expected(SCENARIO);
   const canvas = frame.locator('canvas.plot-canvas');
   const box = await canvas.boundingBox();
   const header = await frame.locator('.row-header.thread').first().boundingBox();
@@ -116,20 +122,26 @@ test('clicking a wait on the host row names the op that released it', { skip, ti
   for (let f = 0.04; f < 0.98 && !found; f += 0.03) {
     await canvas.click({ position: { x: box.width * f, y } });
     const t = (await title.count()) ? await title.innerText() : '';
-    if (/Synchronize/.test(t)) found = t;
+    if (/Synchronize/.test(t)) found = t.trim();
   }
   assert.ok(found, 'a click on the host row selected a synchronize call');
-  const kind = /cudaEventSynchronize/.test(found) ? 'eventSync' : /cudaDeviceSynchronize/.test(found) ? 'deviceSync' : 'streamSync';
-  const wait = analysis.waits.find((w) => w.kind === kind);
-  assert.ok(wait?.releasedBy?.length, `core explains the ${kind}`);
+  // Which call that is, in the same simulated trace: its API name and the line the details link to.
+  const reveal = await frame.locator('.details button.reveal').innerText();
+  const line = Number(/line (\d+)/.exec(reveal)?.[1]);
+  const calls = [...Array(trace.calls.count).keys()].filter((i) => trace.strings[trace.calls.name[i]] === found && trace.calls.line[i] === line);
+  assert.equal(calls.length, 1, `one ${found} call on line ${line}`);
+  const op = trace.calls.releasedBy[calls[0]];
+  assert.ok(op >= 0, `the trace names the op that released ${found}`);
+  const opName = trace.strings[trace.ops.name[op]] || OP_KINDS[trace.ops.kind[op]];
+  const stream = trace.lanes[trace.ops.lane[op]].name;
   const released = await frame.locator('.details dt', { hasText: 'Released by' }).locator('xpath=following-sibling::dd[1]').innerText();
-  assert.ok(released.includes(wait.releasedBy[0].name), `"${released}" names ${wait.releasedBy[0].name}`);
-  assert.ok(released.includes(wait.releasedBy[0].stream), `"${released}" names stream ${wait.releasedBy[0].stream}`);
+  assert.ok(released.includes(opName), `"${released}" names ${opName}`);
+  assert.ok(released.includes(stream), `"${released}" names stream ${stream}`);
   await wb.shot('05-wait-details');
-  // The details link back to the scenario line that made the call.
+  // The details link back to the scenario line that made the call, the line core's analysis names.
+  const wait = analysis.waits.find((w) => w.id === calls[0]);
+  assert.equal(wait?.source?.line, line);
   await frame.locator('.details button.reveal').click();
-  const line = wait.source?.line;
-  assert.ok(line, 'core knows the wait\'s line');
   await wb.page.locator('.statusbar-item', { hasText: `Ln ${line},` }).first().waitFor({ timeout: 15_000 });
 });
 
@@ -160,20 +172,26 @@ test('a saved .syncscope.json trace opens in the timeline editor', { skip, timeo
   await wb.shot('07-trace-editor');
 });
 
-test('after Developer: Reload Window the timeline panel comes back', { skip, timeout: 120_000 }, async () => {
+test('after Developer: Reload Window the timeline panel and the trace editor come back', { skip, timeout: 120_000 }, async () => {
   await wb.page.keyboard.press('Escape');
   await wb.page.locator('.tab', { hasText: `Simulated: ${SCENARIO}` }).click();
-  await wb.command('Developer: Reload Window');
-  await wb.page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  await wb.reload();
   const tab = wb.page.locator('.tab', { hasText: `Simulated: ${SCENARIO}` });
   await tab.waitFor({ timeout: 60_000 });
   await tab.click();
-  const frame = await timelineFrame(SCENARIO, 60_000).catch(async (e) => {
+  const restored = (title: string) => timelineFrame(title, 60_000).catch(async (e) => {
     await wb.shot('08-after-reload-failed');
+    writeFileSync(join(shotsDir, '08-after-reload-failed.txt'), `${wb.extensionLog()}\n--- frames\n${await wb.report()}`);
     throw e;
   });
+  const frame = await restored(SCENARIO);
   const rows = await frame.locator('.row-header .row-title').allInnerTexts();
   for (const lane of expected(SCENARIO).trace.lanes) assert.ok(rows.some((r) => r.includes(lane.name)), `row for ${lane.name} in ${rows.join(' | ')}`);
+  // The saved trace's editor was restored at the same moment: the race that once left one blank.
+  await wb.page.locator('.tab', { hasText: SAVED }).first().click();
+  const editor = await restored(SAVED);
+  await painted(frame);
+  await painted(editor);
   await wb.shot('08-after-reload');
 });
 
@@ -182,22 +200,25 @@ test('a PyTorch profiler trace imports into the timeline editor', { skip, timeou
   // The web workbench asks for the file in its own path box.
   const input = wb.page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible', timeout: 15_000 });
-  // The box first fills in the folder it starts from; typing before that would be overwritten.
+  // The dialog first fills in the folder it starts from, then lists it; a path typed before the
+  // listing may be overwritten. So wait for the listing, and type again if the box lost the path.
+  await wb.page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 30_000 });
   const path = join(wb.workspace, TORCH);
-  for (let i = 0; i < 60 && !(await input.inputValue()); i++) await wb.page.waitForTimeout(250);
-  const tab = wb.page.locator('.tab.active', { hasText: TORCH });
-  for (let attempt = 0; attempt < 3 && !(await tab.count()); attempt++) {
+  const holdsPath = `document.querySelector('.quick-input-widget input')?.value === ${JSON.stringify(path)}`;
+  for (let attempt = 1; ; attempt++) {
+    assert.ok(attempt <= 3, `the file dialog did not take ${path}; it holds "${await input.inputValue().catch(() => '?')}"`);
     await input.fill(path);
-    await wb.page.waitForTimeout(500);
-    if ((await input.inputValue()) !== path) continue;
+    if (!(await wb.page.waitForFunction(holdsPath, null, { timeout: 5_000 }).then(() => true, () => false))) continue;
     await wb.page.keyboard.press('Enter');
-    await tab.waitFor({ timeout: 10_000 }).catch(() => undefined);
+    // Accepted, the dialog closes (the editor may take a while to open); refused, it stays.
+    if (await wb.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 }).then(() => true, () => false)) break;
   }
-  await tab.waitFor({ timeout: 30_000 });
+  await wb.page.locator('.tab.active', { hasText: TORCH }).waitFor({ timeout: 30_000 });
   const imported = importPytorch(readFileSync(repoPath('test', 'fixtures', 'torch', 'sync_seeds.json'), 'utf8'));
   const frame = await wb.webviewFrame('.row-header .row-title', 30_000, imported.lanes[0].name);
   const rows = await frame.locator('.row-header .row-title').allInnerTexts();
   for (const lane of imported.lanes.slice(0, 3)) assert.ok(rows.some((r) => r.includes(lane.name)), `row for ${lane.name} in ${rows.join(' | ')}`);
   assert.match(wb.extensionLog(), new RegExp(`opened ${TORCH.replace(/\./g, '\\.')} \\(pytorch\\): ${imported.calls.count} calls, ${imported.ops.count} ops`));
+  await painted(frame);
   await wb.shot('09-pytorch-trace');
 });

@@ -14,11 +14,14 @@ export const codeServerEntry = join(cacheDir, `code-server-${VERSION}`, 'node_mo
 export const chromiumPath = process.env.SYNCSCOPE_CHROMIUM ?? '/usr/bin/chromium';
 export const shotsDir = repoPath('test-results', 'e2e');
 
-/** Why the journeys cannot run here, or undefined when they can. */
-export function missing(): string | undefined {
-  if (!process.env.SYNCSCOPE_E2E) return 'end-to-end journeys run with `npm run test:e2e`';
+/** Why the journeys are skipped: they run only under `npm run test:e2e`, never under `npm test`. */
+export const skipReason = (): string | undefined =>
+  process.env.SYNCSCOPE_E2E ? undefined : 'end-to-end journeys run with `npm run test:e2e`';
+
+/** What `npm run test:e2e` lacks here: then the journeys fail rather than pass by skipping. */
+export function unmet(): string | undefined {
   if (!existsSync(codeServerEntry)) return `code-server is not installed (run scripts/setup-e2e.sh): ${codeServerEntry}`;
-  if (!existsSync(chromiumPath)) return `no Chromium at ${chromiumPath}`;
+  if (!existsSync(chromiumPath)) return `no Chromium at ${chromiumPath} (run scripts/setup-e2e.sh)`;
   if (!existsSync(repoPath('syncscope.vsix'))) return 'syncscope.vsix is missing (npm run package)';
   return undefined;
 }
@@ -40,6 +43,8 @@ export class Workbench {
   private browser?: Browser;
   private server?: ChildProcess;
   private serverLog = '';
+  /** The page's and its webviews' last console lines, for the report of a failed journey. */
+  private consoleLines: string[] = [];
 
   private constructor(readonly root: string, readonly workspace: string, readonly port: number) {
     this.url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
@@ -118,6 +123,10 @@ export class Workbench {
     });
     const context = await this.browser.newContext({ viewport: { width: 1920, height: 1080 } });
     this.page = await context.newPage();
+    const note = (line: string) => { this.consoleLines = [...this.consoleLines.slice(-199), line]; };
+    this.page.on('console', (m) => note(`[${m.type()}] ${m.location().url.split('/').pop()?.slice(0, 60)}: ${m.text().slice(0, 400)}`));
+    this.page.on('pageerror', (e) => note(`[pageerror] ${e.message}`));
+    this.page.on('requestfailed', (r) => note(`[requestfailed] ${r.url().slice(-100)}: ${r.failure()?.errorText}`));
     await this.open();
   }
 
@@ -125,6 +134,15 @@ export class Workbench {
     await this.page.goto(this.url);
     await this.page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     // The explorer and the status bar are the last parts to appear.
+    await this.page.waitForSelector('.statusbar', { timeout: 30_000 });
+  }
+
+  /** Developer: Reload Window, then waits for the new page's workbench (not the old one's). */
+  async reload(): Promise<void> {
+    const loaded = this.page.waitForEvent('load', { timeout: 90_000 });
+    await this.command('Developer: Reload Window');
+    await loaded;
+    await this.page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     await this.page.waitForSelector('.statusbar', { timeout: 30_000 });
   }
 
@@ -169,6 +187,22 @@ export class Workbench {
       if (Date.now() > deadline) throw new Error(`no webview frame with ${selector} after ${timeoutMs} ms`);
       await sleep(250);
     }
+  }
+
+  /** Every frame's address, load state, size and scripts, then the console: what a failure report needs. */
+  async report(): Promise<string> {
+    const lines: string[] = [];
+    for (const f of this.page.frames()) {
+      // Page code as a string: this file is compiled without DOM types.
+      const info = await f.evaluate(`({
+        state: document.readyState,
+        body: document.body ? document.body.innerHTML.length : -1,
+        title: document.querySelector('h1.title')?.textContent ?? null,
+        resources: performance.getEntriesByType('resource').map((r) => r.name.split('/').pop().slice(0, 40) + ' ' + Math.round(r.duration) + ' ms').slice(-8),
+      })`).catch((e: Error) => e.message.split('\n')[0]);
+      lines.push(`${f.url().slice(0, 160)}\n  ${JSON.stringify(info)}`);
+    }
+    return [...lines, '--- console', ...this.consoleLines].join('\n');
   }
 
   async shot(name: string): Promise<string> {

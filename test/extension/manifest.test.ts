@@ -48,6 +48,6 @@ test('settings have the documented defaults', () => {
 test('the package keeps only what runs', () => {
   const ignore = readFileSync(repoPath('.vscodeignore'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
   assert.equal(ignore[0], '**', 'everything is excluded unless listed');
-  for (const kept of ['!dist/extension.js', '!dist/runner.js', '!dist/webview.js', '!media/**', '!build/Release/*.node']) assert.ok(ignore.includes(kept), kept);
+  for (const kept of ['!dist/extension.js', '!dist/engines.js', '!dist/runner.js', '!dist/webview.js', '!media/**', '!build/Release/*.node']) assert.ok(ignore.includes(kept), kept);
   assert.ok(!ignore.some((l) => /\.map$|^!(core|extension|test|node_modules)/.test(l)));
 });
