@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packTrace } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
+import { timelinePageHtml } from '../webview/page';
 
 /** dist/ holds webview.js and webview.css, next to the CLI bundle or under the repository root. */
 function bundleDir(): string {
@@ -19,10 +20,6 @@ function bundleDir(): string {
   }
 }
 
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-/** Inside <script>, only "</script" (any case) can end the element early. */
-const escapeScript = (s: string): string => s.replace(/<\/(script)/gi, '<\\/$1');
-
 export function writeTimelineHtml(trace: Trace, title: string): string {
   const dir = bundleDir();
   const js = readFileSync(join(dir, 'webview.js'), 'utf8');
@@ -32,20 +29,5 @@ export function writeTimelineHtml(trace: Trace, title: string): string {
   // JSON with every "<" escaped cannot close the data block, whatever the trace's strings hold.
   const data = JSON.stringify({ title, origin: undefined, trace: packed }).replace(/</g, '\\u003c');
   const csp = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src data:; font-src data:; base-uri 'none'; form-action 'none'`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · Syncscope</title>
-<style nonce="${nonce}">${css.replace(/<\/(style)/gi, '<\\/$1')}</style>
-</head>
-<body>
-<div id="syncscope"></div>
-<script type="application/json" id="syncscope-data">${data}</script>
-<script nonce="${nonce}">${escapeScript(js)}</script>
-</body>
-</html>
-`;
+  return timelinePageHtml({ csp, nonce, title: `${title} · Syncscope`, script: js, styles: css ? [css] : [], data });
 }

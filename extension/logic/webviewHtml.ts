@@ -7,6 +7,8 @@
 // (the panel stays blank, no script runs, nothing tells the host). An inlined page needs no
 // resource, so a restored panel always boots and says `ready`.
 
+import { timelinePageHtml } from '../../webview/page';
+
 export interface TimelinePage {
   /** webview.cspSource */
   cspSource: string;
@@ -25,26 +27,5 @@ export function makeNonce(random: (n: number) => Uint8Array): string {
 export const contentSecurityPolicy = (cspSource: string, nonce: string): string =>
   `default-src 'none'; script-src 'nonce-${nonce}'; style-src ${cspSource} 'nonce-${nonce}'; img-src ${cspSource} data:; font-src ${cspSource}`;
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
-/** Inside a raw-text element only its own end tag (any case) can end it early; `<\/` reads the same in JS and CSS. */
-const escapeRawText = (s: string, tag: 'script' | 'style'): string => s.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
-
-export function timelineHtml(p: TimelinePage): string {
-  const styles = p.styles.map((css) => `<style nonce="${p.nonce}">${escapeRawText(css, 'style')}</style>`).join('\n  ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="UTF-8">
-  <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(p.cspSource, p.nonce)}">
-  <meta name="viewport" content="width=device-width, initial-scale=1.0">
-  <title>${escapeHtml(p.title)}</title>
-  ${styles}
-</head>
-<body>
-  <div id="syncscope"></div>
-  <script nonce="${p.nonce}">${escapeRawText(p.script, 'script')}</script>
-</body>
-</html>`;
-}
+export const timelineHtml = (p: TimelinePage): string =>
+  timelinePageHtml({ csp: contentSecurityPolicy(p.cspSource, p.nonce), nonce: p.nonce, title: p.title, script: p.script, styles: p.styles });

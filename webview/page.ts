@@ -1,0 +1,43 @@
+// The one HTML page that hosts the timeline, for both of its homes: VS Code's webview and the
+// standalone file that `syncscope html` writes. The bundle and its styles are inlined under a nonce,
+// so the page loads nothing and its CSP can forbid every other script. Pure string work: the
+// extension host and the CLI import it; nothing here touches the DOM.
+
+export interface TimelinePageParts {
+  /** The whole Content-Security-Policy (our own text, no double quotes); it must allow `nonce` for scripts and styles. */
+  csp: string;
+  nonce: string;
+  title: string;
+  /** dist/webview.js */
+  script: string;
+  /** dist/webview.css and any other stylesheet text. */
+  styles: string[];
+  /** JSON for the standalone page's embedded trace; every "<" must already be escaped. */
+  data?: string;
+}
+
+export const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+/** Inside a raw-text element only its own end tag (any case) can end it early; `<\/` reads the same in JS and CSS. */
+const escapeRawText = (s: string, tag: 'script' | 'style'): string => s.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
+
+export function timelinePageHtml(p: TimelinePageParts): string {
+  const styles = p.styles.map((css) => `<style nonce="${p.nonce}">${escapeRawText(css, 'style')}</style>`).join('\n  ');
+  const data = p.data === undefined ? '' : `\n  <script type="application/json" id="syncscope-data">${p.data}</script>`;
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="UTF-8">
+  <meta http-equiv="Content-Security-Policy" content="${p.csp}">
+  <meta name="viewport" content="width=device-width, initial-scale=1.0">
+  <title>${escapeHtml(p.title)}</title>
+  ${styles}
+</head>
+<body>
+  <div id="syncscope"></div>${data}
+  <script nonce="${p.nonce}">${escapeRawText(p.script, 'script')}</script>
+</body>
+</html>
+`;
+}
