@@ -1,6 +1,6 @@
 // The one message protocol between the extension (or the standalone page) and the timeline
 // webview. Both sides import this module. A Trace is posted as it is: its columns are typed
-// arrays, which structured clone copies as buffers (and `transferables` lets a worker hand over).
+// arrays, which structured clone copies as whole buffers rather than an object per op.
 import { ACCESS_COLUMNS, CALL_COLUMNS, EDGE_COLUMNS, OP_COLUMNS } from './trace/model';
 import type { Finding, Lane, Trace, TraceMeta } from './trace/model';
 import { tableFrom, type ColumnSchema, type Table } from './trace/table';
@@ -19,17 +19,6 @@ export type FromWebview =
   | { type: 'revealSource'; line: number; column: number }
   | { type: 'selected'; call?: number; op?: number }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
-
-/** The buffers of every column of a trace, for postMessage's transfer list. */
-export function transferables(trace: Trace): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
-  for (const table of [trace.calls, trace.ops, trace.edges, trace.accesses]) {
-    for (const v of Object.values(table)) {
-      if (ArrayBuffer.isView(v) && v.buffer instanceof ArrayBuffer && !out.includes(v.buffer)) out.push(v.buffer);
-    }
-  }
-  return out;
-}
 
 const SCHEMAS = { calls: CALL_COLUMNS, ops: OP_COLUMNS, edges: EDGE_COLUMNS, accesses: ACCESS_COLUMNS } as const;
 type TableName = keyof typeof SCHEMAS;

@@ -31,7 +31,6 @@ export interface HappensBefore {
 }
 
 export const nodeId = (g: HbGraph, r: NodeRef): number => (r.kind === 'call' ? r.id : g.calls + r.id);
-export const nodeRef = (g: HbGraph, n: number): NodeRef => (n < g.calls ? { kind: 'call', id: n } : { kind: 'op', id: n - g.calls });
 
 export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): HappensBefore {
   const g = graph;

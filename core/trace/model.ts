@@ -32,8 +32,6 @@ export type HostMemory = (typeof HOST_MEMORY)[number];
 export const ANSWERS = ['', 'ready', 'notReady', 'error'] as const;
 export type Answer = (typeof ANSWERS)[number];
 
-export const enumIndex = <T extends readonly string[]>(list: T, value: T[number]): number => list.indexOf(value);
-
 /** releasedBy values that are not op ids. */
 export const RELEASED_NONE = -1; // nothing was pending: the wait returned at once
 export const RELEASED_UNKNOWN = -2; // the data cannot tell which op released the host
