@@ -60,6 +60,7 @@ export class TimelineApp {
         this.ui.status.classList.toggle('busy', msg.busy);
         break;
       case 'error':
+        this.clearStatus();
         this.ui.error.textContent = msg.message;
         this.ui.error.hidden = false;
         break;
@@ -70,6 +71,7 @@ export class TimelineApp {
     this.trace = trace;
     this.cones = new ConeFinder(trace);
     this.ui.error.hidden = true;
+    this.clearStatus();
     this.ui.title.textContent = title;
     this.ui.origin.textContent = origin ?? describeSource(trace);
     this.key = `${title}|${trace.calls.count}|${trace.ops.count}`;
@@ -77,6 +79,7 @@ export class TimelineApp {
     const state = saved && saved.key === this.key ? saved : undefined;
     this.rows = buildRows(trace, new Set(state?.collapsed ?? []));
     this.renderHeaders();
+    this.view?.dispose();
     this.view = new TimelineView(trace, this.rows, this.ui.canvas, this.ui.axis, this.ui.scroller, {
       select: (item) => this.select(item, false, true),
       hover: (item, cx, cy) => this.hover(item, cx, cy),
@@ -92,6 +95,12 @@ export class TimelineApp {
     this.ui.findingsCount.textContent = String(trace.findings.length);
     this.select(state?.selection ?? null, false, false);
     this.view.draw();
+  }
+
+  /** A busy status belongs to the work whose trace or error has now arrived. */
+  private clearStatus(): void {
+    this.ui.status.textContent = '';
+    this.ui.status.classList.remove('busy');
   }
 
   get actions() {

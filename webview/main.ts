@@ -56,7 +56,11 @@ function boot(): void {
   }
   app = new TimelineApp(root, host);
   const a = app;
+  const standalone = !inVsCode();
   window.addEventListener('message', (e: MessageEvent) => {
+    // Inside VS Code the host's messages come from the enclosing frame. A standalone page has no
+    // host but itself, and any page that frames or opens it could post to it.
+    if (standalone && e.source !== window) return;
     const msg = e.data as ToWebview;
     if (msg && typeof msg === 'object' && typeof msg.type === 'string') a.receive(msg);
   });

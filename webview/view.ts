@@ -55,6 +55,7 @@ export class TimelineView {
   private widths: TextWidths;
   private pointerX = -1;
   private rulerDrag = false;
+  private readonly listening = new AbortController();
 
   constructor(
     readonly trace: Trace,
@@ -183,6 +184,17 @@ export class TimelineView {
     this.request();
   }
 
+  /**
+   * Detaches the view from its canvas and scroller. The app replaces the view on every trace while
+   * the elements stay: listeners left behind would act on stale traces and keep them alive.
+   */
+  dispose(): void {
+    this.listening.abort();
+    select(this.canvas).on('.zoom', null);
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+  }
+
   request(): void {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
@@ -195,6 +207,7 @@ export class TimelineView {
 
   private listen(): void {
     const c = this.canvas;
+    const signal = this.listening.signal;
     c.addEventListener('pointermove', (e) => {
       this.pointerX = e.offsetX;
       if (this.rulerDrag && this.ruler) {
@@ -204,8 +217,8 @@ export class TimelineView {
       }
       if (e.buttons) return;
       this.events.hover(this.hit(e.offsetX, e.offsetY), e.clientX, e.clientY);
-    });
-    c.addEventListener('pointerleave', () => this.events.hover(null, 0, 0));
+    }, { signal });
+    c.addEventListener('pointerleave', () => this.events.hover(null, 0, 0), { signal });
     c.addEventListener('pointerdown', (e) => {
       if (!(e.shiftKey || this.rulerMode) || e.button) return;
       const t = this.x.invert(e.offsetX);
@@ -213,7 +226,7 @@ export class TimelineView {
       this.rulerDrag = true;
       c.setPointerCapture(e.pointerId);
       this.request();
-    });
+    }, { signal });
     c.addEventListener('pointerup', () => {
       if (!this.rulerDrag) return;
       this.rulerDrag = false;
@@ -221,23 +234,23 @@ export class TimelineView {
       if (this.ruler && Math.abs(this.x(this.ruler.b) - this.x(this.ruler.a)) < 3) this.ruler = null;
       else this.suppressClick = true;
       this.request();
-    });
+    }, { signal });
     c.addEventListener('click', (e) => {
       if (this.suppressClick) {
         this.suppressClick = false;
         return;
       }
       this.events.select(this.hit(e.offsetX, e.offsetY));
-    });
+    }, { signal });
     c.addEventListener('wheel', (e) => {
       if (!e.shiftKey) return;
       e.preventDefault();
       this.scroller.scrollTop += e.deltaY || e.deltaX;
-    }, { passive: false });
+    }, { passive: false, signal });
     this.scroller.addEventListener('scroll', () => {
       this.request();
       this.events.viewChanged();
-    });
+    }, { signal });
   }
 
   private suppressClick = false;

@@ -179,9 +179,52 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     await page.waitForFunction(`document.querySelector('.details-title')?.textContent === 'consume'`);
     await page.evaluate(`window.postMessage({ type: 'status', text: 'simulating', busy: true }, '*'); window.postMessage({ type: 'error', message: 'runner exited with code 3' }, '*')`);
     await page.waitForFunction(`!document.querySelector('.error').hidden`);
-    assert.equal(await page.locator('.status').textContent(), 'simulating');
+    // The error ends the work the busy status announced.
+    assert.equal(await page.locator('.status').textContent(), '');
+    assert.equal(await page.locator('.status.busy').count(), 0);
     assert.equal(await page.locator('.error').textContent(), 'runner exited with code 3');
     await page.evaluate(`document.querySelector('.error').hidden = true`);
+  });
+
+  test('a re-posted trace replaces the old one: one click selects once, and a busy status clears', async () => {
+    const { page, errors } = await openTimeline(browser, trace, 'reposted');
+    // Two traces in a row, as the host posts on two scenario saves; the second renames the kernel.
+    await page.evaluate(`(() => {
+      const t = window.syncscope.app.trace;
+      window.postMessage({ type: 'status', text: 'simulating', busy: true }, '*');
+      window.postMessage({ type: 'trace', title: 'first', trace: t }, '*');
+      const second = structuredClone(t);
+      second.strings = second.strings.map((s) => (s === 'produce' ? 'second' : s));
+      window.postMessage({ type: 'status', text: 'simulating', busy: true }, '*');
+      window.postMessage({ type: 'trace', title: 'second', trace: second }, '*');
+    })()`);
+    await page.waitForFunction(`document.querySelector('.title')?.textContent === 'second'`);
+    await nextFrame(page);
+    assert.equal(await page.locator('.status').textContent(), '');
+    assert.equal(await page.locator('.status.busy').count(), 0);
+
+    const before = await inPage<number>(page, 'return window.syncscope.posted.length;');
+    const p = await pointOf(page, 'calls', SAMPLE.sync, 120000);
+    await page.mouse.click(p.x, p.y);
+    const posted = await inPage<unknown[]>(page, `return window.syncscope.posted.slice(${before}).filter((m) => m.type === 'selected');`);
+    assert.deepEqual(posted, [{ type: 'selected', call: SAMPLE.sync }]);
+    assert.equal(await page.locator('.details-title').textContent(), 'cudaEventSynchronize');
+    assert.equal((await fieldMap(page))['Released by'], 'second · side');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a standalone page ignores messages posted by other windows', async () => {
+    const { page } = await openTimeline(browser, trace, 'foreign');
+    // A frame of the same page posting to its parent stands in for any foreign window.
+    await page.evaluate(`document.body.append(document.createElement('iframe'))`);
+    const frame = page.frames().find((f) => f !== page.mainFrame());
+    assert.ok(frame, 'the frame is there');
+    await frame.evaluate(`parent.postMessage({ type: 'error', message: 'foreign' }, '*')`);
+    await page.evaluate(`window.postMessage({ type: 'status', text: 'own', busy: false }, '*')`);
+    await page.waitForFunction(`document.querySelector('.status')?.textContent === 'own'`);
+    assert.equal(await page.locator('.error').isHidden(), true);
+    await page.close();
   });
 
   test('ruler measures between two points with shift+drag', async () => {
