@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Program } from '../core/scenario/program';
 import { compileScenario } from '../core/scenario/parse';
+import { isScenarioPath } from '../core/scenario/path';
 import { simulate } from '../core/simulate';
 import { loadProfile } from '../core/simulate/profile';
 import type { Trace } from '../core/trace/model';
@@ -17,7 +18,7 @@ export interface Input {
   file: string;
 }
 
-export const isScenarioPath = (path: string): boolean => /\.scenario\.jsonc?$/i.test(path);
+export { isScenarioPath } from '../core/scenario/path';
 
 export async function readProgram(path: string, io: CliIo): Promise<Program> {
   const text = await readText(path, io);

@@ -1,9 +1,10 @@
 // The Syncscope commands. Each is small: find its target, run through Runs with progress, show.
 import * as vscode from 'vscode';
+import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import type { Trace } from '../core/trace/model';
 import { compareMarkdown, pairWaits } from './logic/compare';
 import { exampleInfo, freeName, orderExamples } from './logic/examples';
-import { chromeTraceName, sniffTraceKind } from './logic/traceKind';
+import { chromeTraceName } from './logic/traceKind';
 import { engines } from './loadEngines';
 import type { Gpu } from './gpu';
 import type { TimelinePanels } from './panels';
@@ -22,14 +23,14 @@ export interface Services {
   reportError: (e: unknown, what: string) => void;
 }
 
-const isScenarioUri = (u: vscode.Uri | undefined): u is vscode.Uri => !!u && /\.scenario\.json$/i.test(u.path);
+const isScenarioUri = (u: vscode.Uri | undefined): u is vscode.Uri => !!u && isScenarioPath(u.path);
 const baseName = (u: vscode.Uri): string => u.path.slice(u.path.lastIndexOf('/') + 1);
 
 async function scenarioTarget(arg: unknown): Promise<vscode.Uri | undefined> {
   if (arg instanceof vscode.Uri && isScenarioUri(arg)) return arg;
   const active = vscode.window.activeTextEditor?.document.uri;
   if (isScenarioUri(active)) return active;
-  const found = await vscode.workspace.findFiles('**/*.scenario.json', '**/node_modules/**', 200);
+  const found = await vscode.workspace.findFiles(SCENARIO_GLOB, '**/node_modules/**', 200);
   if (!found.length) {
     void vscode.window.showInformationMessage('No *.scenario.json file is open or in the workspace.', 'New Scenario from Example…')
       .then((pick) => pick && vscode.commands.executeCommand('syncscope.newFromExample'));
@@ -90,7 +91,7 @@ function activeTrace(s: Services): { trace: Trace; title: string } | undefined {
 async function exportChrome(s: Services, arg: unknown): Promise<void> {
   let source = activeTrace(s);
   if (arg instanceof vscode.Uri) {
-    const r = await withRun(s, `Reading ${baseName(arg)}`, () => s.runs.traceFile(arg));
+    const r = await withRun(s, `Reading ${baseName(arg)}`, (_token, progress) => s.runs.traceFile(arg, progress));
     if (!r) return;
     source = { trace: r.trace, title: baseName(arg) };
   }
@@ -127,8 +128,11 @@ async function openTrace(s: Services, importing: boolean, arg: unknown): Promise
   if (!uri) return;
   let editor = importing ? PROFILER_EDITOR : TRACE_EDITOR;
   if (!importing && !/\.syncscope\.json$/i.test(uri.path)) {
-    const head = new TextDecoder().decode((await vscode.workspace.fs.readFile(uri)).subarray(0, 65536));
-    editor = sniffTraceKind(head) === 'syncscope' ? TRACE_EDITOR : PROFILER_EDITOR;
+    // Only the head is read (and decompressed, for gzip); other schemes can only be read whole through VS Code.
+    const format = uri.scheme === 'file'
+      ? await engines().sniffTraceFile(uri.fsPath)
+      : await engines().sniffTraceBytes(await vscode.workspace.fs.readFile(uri));
+    editor = format === 'syncscope' ? TRACE_EDITOR : PROFILER_EDITOR;
   }
   s.log.info(`opening ${uri.fsPath} with ${editor}`);
   await vscode.commands.executeCommand('vscode.openWith', uri, editor);
@@ -192,7 +196,8 @@ async function compare(s: Services): Promise<void> {
       if (files) void vscode.window.showWarningMessage(`Pick exactly two traces (got ${files.length}).`);
       return;
     }
-    const both = await withRun(s, 'Reading two traces', async () => [await s.runs.traceFile(files[0]), await s.runs.traceFile(files[1])] as const);
+    const both = await withRun(s, 'Reading two traces', async (_token, progress) =>
+      [await s.runs.traceFile(files[0], progress), await s.runs.traceFile(files[1], progress)] as const);
     if (!both) return;
     [a, b] = both;
     sources = [{ kind: 'trace', uri: files[0].toString() }, { kind: 'trace', uri: files[1].toString() }];
@@ -215,9 +220,10 @@ async function calibrate(s: Services): Promise<void> {
   }
   const profile = await withRun(s, `Calibrating the simulator on ${probe.name}`, (token, progress) => {
     const abort = new AbortController();
-    token.onCancellationRequested(() => abort.abort());
+    const sub = token.onCancellationRequested(() => abort.abort());
     const seconds = vscode.workspace.getConfiguration('syncscope').get<number>('runnerTimeoutSeconds', 60);
-    return s.gpu.calibrate({ signal: abort.signal, timeoutMs: seconds * 1000, onProgress: (message) => progress.report({ message }) });
+    return s.gpu.calibrate({ signal: abort.signal, timeoutMs: seconds * 1000, onProgress: (message) => progress.report({ message }) })
+      .finally(() => sub.dispose());
   });
   if (!profile) return;
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;

@@ -5,9 +5,9 @@ import type { Analysis } from '../core/analyze/types';
 import { parseScenario } from '../core/scenario/parse';
 import type { Program } from '../core/scenario/program';
 import { loadProfile, simulate, type SimProfile } from '../core/simulate';
-import { importPytorch } from '../core/import/pytorch';
+import { sniffFormat, type TraceFileFormat } from '../core/import';
+import { importTraceBytes, loadTraceFile, readTraceHead, traceHeadOfBytes } from '../runner/trace-file';
 import { traceToChrome } from '../core/export/chrome';
-import { parseTrace } from '../core/trace/json';
 import type { Trace } from '../core/trace/model';
 import type { PositionedError } from './logic/problems';
 
@@ -27,10 +27,16 @@ export type { SimProfile };
 
 export const analyzeTrace = (trace: Trace, program?: Program): Analysis => analyze(trace, { program });
 
-export function loadTraceText(text: string, kind: 'syncscope' | 'profiler' | 'unknown'): Trace {
-  if (kind === 'syncscope') return parseTrace(text);
-  if (kind === 'profiler') return importPytorch(text);
-  throw new Error('this is neither a Syncscope trace nor a profiler trace (no "format" or "traceEvents" near the start)');
-}
+/** Streams a trace file (any format core reads, gzipped or not) through its importer. */
+export const loadTrace = (path: string, onProgress?: (bytes: number, total: number) => void): Promise<Trace> =>
+  loadTraceFile(path, onProgress);
+
+/** For files the extension host cannot open by path (a virtual file system): the bytes, read by VS Code. */
+export const loadTraceBytes = (bytes: Uint8Array, name: string, onProgress?: (bytes: number, total: number) => void): Promise<Trace> =>
+  importTraceBytes(bytes, name, onProgress);
+
+/** The format core would read the file as, from its first bytes (decompressed when gzipped). */
+export const sniffTraceFile = async (path: string): Promise<TraceFileFormat | undefined> => sniffFormat(await readTraceHead(path));
+export const sniffTraceBytes = async (bytes: Uint8Array): Promise<TraceFileFormat | undefined> => sniffFormat(await traceHeadOfBytes(bytes));
 
 export const chromeTraceJson = (trace: Trace): string => traceToChrome(trace);

@@ -60,12 +60,16 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
     const entry = this.attach(panel, source);
     // A restored GPU panel is simulated: re-running GPU work on every window reload would surprise.
     const rerun: PanelSource = source.kind === 'gpu' ? { kind: 'simulate', uri: source.uri } : source;
+    // Nothing cancels a restore, but compute() wants a token.
+    const cancel = new vscode.CancellationTokenSource();
     try {
-      const result = await this.runs.compute(rerun, new vscode.CancellationTokenSource().token);
+      const result = await this.runs.compute(rerun, cancel.token);
       entry.view.show({ trace: result.trace, title: result.title, origin: result.origin });
     } catch (e) {
       entry.view.error((e as Error).message);
       this.log.warn(`restoring "${panel.title}": ${(e as Error).message}`);
+    } finally {
+      cancel.dispose();
     }
   }
 
@@ -86,7 +90,10 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
   private attach(panel: vscode.WebviewPanel, source: PanelSource): Open {
     const key = `${source.kind} ${source.uri}`;
     const view = new TimelineView(panel.webview, this.context.extensionUri, panel.title, {
-      revealSource: (line, column) => void revealSource(vscode.Uri.parse(source.uri), line, column),
+      revealSource: (line, column) => {
+        revealSource(vscode.Uri.parse(source.uri), line, column)
+          .catch((e: unknown) => this.log.warn(`cannot show ${source.uri}: ${(e as Error).message}`));
+      },
       log: this.log,
     });
     const entry: Open = { panel, view, source };

@@ -1,13 +1,11 @@
 // Turns a scenario or a trace file into a Trace, with progress, cancellation, the log, and the
 // Problems panel kept in step. Every timeline (panel, custom editor, restored panel) comes here.
 import * as vscode from 'vscode';
-import { gunzipSync } from 'node:zlib';
 import type { Analysis } from '../core/analyze/types';
 import type { Program } from '../core/scenario/program';
 import type { Trace } from '../core/trace/model';
 import { chooseBackend, parseBackendSetting } from './logic/backend';
 import { resolveProfileSetting } from './logic/profileSetting';
-import { isGzip, sniffTraceKind } from './logic/traceKind';
 import type { PanelSource } from './logic/restore';
 import type { SimProfile } from './engines';
 import { engines } from './loadEngines';
@@ -95,13 +93,20 @@ export class Runs {
     return choice.use;
   }
 
-  async traceFile(uri: vscode.Uri): Promise<RunResult> {
-    let bytes = await vscode.workspace.fs.readFile(uri);
-    if (isGzip(bytes)) bytes = gunzipSync(bytes);
-    const text = new TextDecoder().decode(bytes);
-    const kind = sniffTraceKind(text);
+  /** Streams the file through core's importer in chunks, so large traces neither stall the host nor hit V8's string limit. */
+  async traceFile(uri: vscode.Uri, progress?: vscode.Progress<{ message?: string; increment?: number }>): Promise<RunResult> {
     const started = performance.now();
-    const trace = engines().loadTraceText(text, kind);
+    let shown = 0;
+    const onProgress = (bytes: number, total: number): void => {
+      const percent = total > 0 ? Math.floor((bytes / total) * 100) : 0;
+      if (percent <= shown) return;
+      progress?.report({ message: `${(bytes / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MB`, increment: percent - shown });
+      shown = percent;
+    };
+    // Local files stream from disk; other schemes (virtual file systems) can only be read whole through VS Code.
+    const trace = uri.scheme === 'file'
+      ? await engines().loadTrace(uri.fsPath, onProgress)
+      : await engines().loadTraceBytes(await vscode.workspace.fs.readFile(uri), fileName(uri), onProgress);
     let analysis: Analysis | undefined;
     try {
       analysis = engines().analyzeTrace(trace);

@@ -1,14 +1,15 @@
 // What a `*.scenario.json` editor gets: the "Run on GPU | Simulate" lens, parse errors while
 // typing, and on save the findings (and a fresh timeline if one is open).
 import * as vscode from 'vscode';
+import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import { scenarioLensLine } from './logic/problems';
 import type { ScenarioDiagnostics } from './diagnostics';
 import { engines } from './loadEngines';
 import type { TimelinePanels } from './panels';
 import type { Runs } from './runs';
 
-export const SCENARIO_SELECTOR: vscode.DocumentSelector = [{ pattern: '**/*.scenario.json' }];
-export const isScenario = (doc: vscode.TextDocument): boolean => /\.scenario\.json$/i.test(doc.uri.path);
+export const SCENARIO_SELECTOR: vscode.DocumentSelector = [{ pattern: SCENARIO_GLOB }];
+export const isScenario = (doc: vscode.TextDocument): boolean => isScenarioPath(doc.uri.path);
 
 /** Scenarios this large are simulated for findings only when the user asks. */
 const AUTO_ANALYZE_MAX_STEPS = 20_000;

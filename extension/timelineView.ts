@@ -88,7 +88,8 @@ export class TimelineView implements vscode.Disposable {
         this.handlers.selected?.(m.call, m.op);
         break;
       case 'log':
-        this.handlers.log[m.level === 'warn' ? 'warn' : m.level](`[timeline] ${m.message}`);
+        // The level comes from the webview: only these three name a logging method.
+        this.handlers.log[m.level === 'warn' || m.level === 'error' ? m.level : 'info'](`[timeline] ${m.message}`);
         break;
     }
   }

@@ -1,6 +1,7 @@
 // Read-only custom editors: saved Syncscope traces (`*.syncscope.json`, the default editor) and
 // profiler traces ("Open With…"). Viewing needs no trust: nothing is executed.
 import * as vscode from 'vscode';
+import { isContainedRelativePath } from './logic/paths';
 import { revealSource } from './panels';
 import type { Runs } from './runs';
 import { TimelineView } from './timelineView';
@@ -27,7 +28,14 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     const view = new TimelineView(panel.webview, this.extensionUri, panel.title, {
       revealSource: (line, column) => {
         const scenario = view.trace?.meta.scenario?.file;
-        if (scenario) void revealSource(vscode.Uri.joinPath(document.uri, '..', scenario), line, column);
+        if (!scenario) return;
+        // The path comes from the trace file, which may be anyone's: only a file beside it or below it is opened.
+        if (!isContainedRelativePath(scenario)) {
+          this.log.warn(`not opening the trace's scenario "${scenario}": only a relative path without ".." is followed`);
+          return;
+        }
+        revealSource(vscode.Uri.joinPath(document.uri, '..', scenario), line, column)
+          .catch((e: unknown) => this.log.warn(`cannot show ${scenario}: ${(e as Error).message}`));
       },
       log: this.log,
     });

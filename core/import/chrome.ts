@@ -61,7 +61,7 @@ export function createChromeImporter(opts: ImportOptions = {}): TraceImporter {
 
   const scanner = createEventScanner((list) => {
     for (const e of list) if (typeof e === 'object' && e !== null) onEvent(e as Json);
-  }, opts.onProgress);
+  }, opts.onProgress, opts.decodeUtf8);
 
   return {
     push: (chunk) => scanner.push(chunk),

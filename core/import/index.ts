@@ -2,11 +2,13 @@
 // whole just to find out what they are.
 import { createChromeImporter } from './chrome';
 import { createPytorchImporter, ImportOptions, TraceImporter } from './pytorch';
+import { createSavedTraceReader } from './saved';
 
 export { ImportError } from './scan';
 export { createPytorchImporter, importPytorch } from './pytorch';
 export type { ImportOptions, TraceImporter } from './pytorch';
 export { createChromeImporter, importChrome } from './chrome';
+export { createSavedTraceReader } from './saved';
 
 export type TraceFileFormat = 'syncscope' | 'chrome' | 'pytorch';
 
@@ -25,6 +27,7 @@ export function sniffFormat(head: string | Uint8Array): TraceFileFormat | undefi
   return undefined;
 }
 
-export function createImporter(format: 'chrome' | 'pytorch', opts?: ImportOptions): TraceImporter {
+export function createImporter(format: TraceFileFormat, opts?: ImportOptions): TraceImporter {
+  if (format === 'syncscope') return createSavedTraceReader(opts);
   return format === 'chrome' ? createChromeImporter(opts) : createPytorchImporter(opts);
 }

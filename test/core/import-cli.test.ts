@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { run as importCommand } from '../../cli/commands/import';
 import { run as exportCommand } from '../../cli/commands/export';
-import { loadAnyTrace } from '../../cli/load-trace';
+import { decodeUtf8, loadAnyTrace } from '../../cli/load-trace';
 import { importPytorch } from '../../core/import';
 import { traceToJson } from '../../core/trace/json';
 import { repoPath } from '../helpers/paths';
@@ -90,4 +90,23 @@ test('bad input exits 2 with one clear line that names the file and the byte', a
   assert.equal((await cli('import', notTrace)).stderr.split('\n')[0],
     'syncscope import: x.json: not a trace: expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file');
   assert.equal((await cli('export', 'sync_seeds.json')).stderr.split('\n')[0], 'syncscope export: say where to write: --chrome out.json');
+});
+
+test('loadAnyTrace decodes non-ASCII names in large chunks the same as TextDecoder', async () => {
+  // Names with 2-, 3- and 4-byte characters, spread over more than one 4 MiB read.
+  const names = ['k\u00e9rnel', 'op \u2192 next', 'smile \ud83d\ude00', 'plain'];
+  const events = Array.from({ length: 60_000 }, (_, i) => JSON.stringify({
+    ph: 'X', cat: i % 2 ? 'kernel' : 'cuda_runtime', name: i % 2 ? names[(i >> 1) % 4] : 'cudaLaunchKernel',
+    pid: i % 2 ? 0 : 1, tid: i % 2 ? 7 : 1, ts: i, dur: 1, args: { correlation: i >> 1, device: 0, stream: 7 },
+  }));
+  const text = `{"traceEvents":[\n${events.join(',\n')}\n]}`;
+  assert.ok(Buffer.byteLength(text) > 4 << 20);
+  const dir = mkdtempSync(join(tmpdir(), 'syncscope-utf8-'));
+  const path = join(dir, 'utf8.json');
+  writeFileSync(path, text);
+  const t = await loadAnyTrace(path);
+  assert.equal(t.ops.count, 30_000);
+  assert.deepEqual([0, 1, 2, 3].map((i) => t.strings[t.ops.name[i]]), names);
+  assert.equal(traceToJson(t), traceToJson(importPytorch(text)));
+  for (const s of ['plain ascii', 'caf\u00e9 \u2192 \ud83d\ude00', '']) assert.equal(decodeUtf8(new TextEncoder().encode(s)), s);
 });

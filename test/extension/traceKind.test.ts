@@ -1,29 +1,86 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { importPytorch, sniffFormat } from '../../core/import';
+import { importTraceBytes, isGzip, loadTraceFile, readTraceHead, traceHeadOfBytes } from '../../runner/trace-file';
+import { isScenarioPath } from '../../core/scenario/path';
+import { traceToChrome } from '../../core/export/chrome';
 import { traceToJson } from '../../core/trace/json';
 import { TraceBuilder } from '../../core/trace/model';
-import { chromeTraceName, isGzip, savedTraceName, sniffTraceKind } from '../../extension/logic/traceKind';
+import { isContainedRelativePath } from '../../extension/logic/paths';
+import { chromeTraceName, savedTraceName } from '../../extension/logic/traceKind';
 import { repoPath } from '../helpers/paths';
 
-test('the recorded PyTorch profiler traces read as profiler traces', () => {
+// The extension sniffs and loads through core's rule (the same as the CLI's), so these test that rule
+// on the files the extension opens.
+const fixture = repoPath('test/fixtures/torch/sync_seeds.json');
+const tmp = () => mkdtempSync(join(tmpdir(), 'syncscope-ext-'));
+
+test('the recorded PyTorch profiler traces sniff as PyTorch traces', () => {
   for (const f of ['seed_synchronize.json', 'sync_overlap.json', 'sync_seeds.json']) {
-    assert.equal(sniffTraceKind(readFileSync(repoPath('test/fixtures/torch', f), 'utf8')), 'profiler', f);
+    assert.equal(sniffFormat(readFileSync(repoPath('test/fixtures/torch', f))), 'pytorch', f);
   }
 });
 
-test('a saved Syncscope trace reads as one', () => {
+test('a saved Syncscope trace sniffs as one, and a scenario as nothing', () => {
   const b = new TraceBuilder();
   b.lane({ kind: 'thread', name: 'main', device: 0 });
   const text = traceToJson(b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 }));
-  assert.equal(sniffTraceKind(text), 'syncscope');
-  assert.equal(sniffTraceKind('{"name": "a scenario", "steps": []}'), 'unknown');
+  assert.equal(sniffFormat(text), 'syncscope');
+  assert.equal(sniffFormat('{"name": "a scenario", "steps": []}'), undefined);
 });
 
-test('gzip is told by its magic number', () => {
-  assert.equal(isGzip(gzipSync(Buffer.from('{}'))), true);
-  assert.equal(isGzip(Buffer.from('{}')), false);
+test('our Chrome export sniffs as "chrome" and loads back with the same calls and edges', async () => {
+  const original = importPytorch(readFileSync(fixture));
+  const path = join(tmp(), 'seeds.chrome.json');
+  writeFileSync(path, traceToChrome(original));
+  assert.equal(sniffFormat(await readTraceHead(path)), 'chrome');
+  const back = await loadTraceFile(path);
+  const pick = (t: typeof back, k: 'calls' | 'edges') => JSON.stringify(JSON.parse(traceToJson(t))[k]);
+  assert.equal(pick(back, 'calls'), pick(original, 'calls'));
+  assert.equal(pick(back, 'edges'), pick(original, 'edges'));
+});
+
+test('a gzipped trace is sniffed from its decompressed head and streamed whatever its name, with progress', async () => {
+  const plain = readFileSync(fixture);
+  const packed = gzipSync(plain);
+  assert.equal(isGzip(packed), true);
+  assert.equal(isGzip(plain), false);
+  const path = join(tmp(), 'no-gz-suffix.json');
+  writeFileSync(path, packed);
+  assert.equal(sniffFormat(await readTraceHead(path)), 'pytorch');
+  assert.equal(sniffFormat(await traceHeadOfBytes(packed)), 'pytorch');
+  let last = 0;
+  const t = await loadTraceFile(path, (bytes, total) => {
+    assert.equal(total, packed.length);
+    last = bytes;
+  });
+  assert.equal(last, packed.length);
+  const expected = traceToJson(importPytorch(plain));
+  assert.equal(traceToJson(t), expected);
+  assert.equal(traceToJson(await importTraceBytes(packed, 'seeds.json.gz')), expected);
+  assert.equal(traceToJson(await importTraceBytes(plain, 'seeds.json')), expected);
+});
+
+test('a file that is no trace is refused by name', async () => {
+  const path = join(tmp(), 'notes.json');
+  writeFileSync(path, '{"name": "a scenario", "steps": []}');
+  await assert.rejects(loadTraceFile(path), /notes\.json: not a trace/);
+});
+
+test('scenario files are told by one rule', () => {
+  for (const p of ['a.scenario.json', '/x/b.SCENARIO.JSON', 'c.scenario.jsonc']) assert.equal(isScenarioPath(p), true, p);
+  for (const p of ['a.json', 'a.scenario.json.bak', 'run.syncscope.json']) assert.equal(isScenarioPath(p), false, p);
+});
+
+test('a trace may name its scenario only by a path beside or below it', () => {
+  for (const p of ['seed.scenario.json', 'examples/seed.scenario.json', './seed.scenario.json']) assert.equal(isContainedRelativePath(p), true, p);
+  for (const p of ['', '/etc/passwd', '../x.json', 'a/../../x.json', 'a\\..\\x.json', 'C:\\x.json', '\\\\host\\share\\x', 'file:///x']) {
+    assert.equal(isContainedRelativePath(p), false, p);
+  }
 });
 
 test('file names for converted and exported traces', () => {

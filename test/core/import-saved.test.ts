@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createSavedTraceReader } from '../../core/import';
+import { parseTrace, traceToJson } from '../../core/trace/json';
+import { importPytorch } from '../../core/import';
+import { expectedCounts, generateKineto } from '../../bench/import.generate';
+
+const opts = { steps: 3000, streams: 3, syncEvery: 7 };
+const saved = traceToJson(importPytorch([...generateKineto(opts)].join('')));
+
+function read(text: string, chunk: number) {
+  const bytes = new TextEncoder().encode(text);
+  const r = createSavedTraceReader();
+  for (let at = 0; at < bytes.length; at += chunk) r.push(bytes.subarray(at, at + chunk));
+  return r.finish();
+}
+
+const messageOf = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  assert.fail('expected an error');
+};
+
+test('a saved trace read in chunks is the trace parseTrace reads whole', () => {
+  assert.ok(saved.length > 1e6);
+  const want = parseTrace(saved);
+  const counts = expectedCounts(opts);
+  assert.deepEqual([want.calls.count, want.ops.count], [counts.contexts + counts.apiCalls, counts.ops]);
+  for (const chunk of [1 << 30, 1 << 16, 999]) assert.equal(traceToJson(read(saved, chunk)), saved);
+});
+
+test('a saved trace read in chunks fails with the messages parseTrace gives', () => {
+  const j = JSON.parse(saved);
+  j.calls[3].lane = 99;
+  const badLane = JSON.stringify(j);
+  assert.equal(messageOf(() => read(badLane, 1 << 30)), messageOf(() => parseTrace(badLane)));
+  assert.match(messageOf(() => read(badLane, 4096)), /^\$\.calls\[3\]\.lane: expected a lane id from 0 to 3, got 99$/);
+  const { edges: _edges, ...noEdges } = JSON.parse(saved);
+  assert.equal(messageOf(() => read(JSON.stringify(noEdges), 1 << 30)), '$.edges: expected an array, got nothing');
+  assert.equal(messageOf(() => read(JSON.stringify({ ...noEdges, edges: 5 }), 1 << 30)), '$.edges: expected an array, got 5');
+});
