@@ -4,26 +4,16 @@
 // ops the builder's doubling buffers would need twice the memory the benchmark is judging.
 import { ACCESS_COLUMNS, CALL_COLUMNS, CALL_KINDS, EDGE_COLUMNS, EDGE_KINDS, Lane, OP_COLUMNS, OP_KINDS, RELEASED_NONE, Trace } from '../core/trace/model';
 import { tableFrom } from '../core/trace/table';
+import { seededRandom } from '../test/helpers/random';
 
 export const STREAMS = 16;
 /** One host launch call per this many ops, one host wait per this many launches. */
 export const OPS_PER_LAUNCH = 16;
 export const LAUNCHES_PER_WAIT = 64;
 
-/** A small deterministic generator, so that every run draws the same trace. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function syntheticTrace(ops: number, seed = 1): Trace {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const lanes: Lane[] = [{ id: 0, kind: 'thread', name: 'main', device: 0 }];
   for (let s = 0; s < STREAMS; s++) {
     lanes.push({ id: s + 1, kind: 'stream', name: s ? `stream ${s}` : 'default', device: 0, legacyDefault: s === 0, nonBlocking: s > 0, priority: s % 4 === 3 ? -1 : 0 });

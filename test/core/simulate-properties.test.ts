@@ -3,21 +3,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { callKind, edgeKind, opKind, str, traceToJson, type Trace } from '../../core/trace';
 import { sim } from './simulate-helpers';
+import { seededRandom } from '../helpers/random';
 
-/** mulberry32: small, seeded, good enough to pick test cases. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomScenario(seed: number): Record<string, unknown> {
-  const r = prng(seed);
+  const r = seededRandom(seed);
   const int = (n: number) => Math.floor(r() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
   const streams: Record<string, unknown> = {};
