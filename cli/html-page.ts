@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packTrace } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
-import { timelinePageHtml } from '../webview/page';
+import { timelineCsp, timelinePageHtml } from '../webview/page';
 
 /** dist/ holds webview.js and webview.css, next to the CLI bundle or under the repository root. */
 function bundleDir(): string {
@@ -28,6 +28,5 @@ export function writeTimelineHtml(trace: Trace, title: string): string {
   const packed = packTrace(trace, (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'));
   // JSON with every "<" escaped cannot close the data block, whatever the trace's strings hold.
   const data = JSON.stringify({ title, origin: undefined, trace: packed }).replace(/</g, '\\u003c');
-  const csp = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src data:; font-src data:; base-uri 'none'; form-action 'none'`;
-  return timelinePageHtml({ csp, nonce, title: `${title} · Syncscope`, script: js, styles: css ? [css] : [], data });
+  return timelinePageHtml({ csp: timelineCsp(nonce), nonce, title: `${title} · Syncscope`, script: js, styles: css ? [css] : [], data });
 }

@@ -16,6 +16,16 @@ export interface TimelinePageParts {
   data?: string;
 }
 
+/**
+ * The page's policy: nothing by default, scripts and styles only by nonce. `source` is VS Code's
+ * webview.cspSource (empty for the standalone file), for the images and fonts VS Code's own CSS uses.
+ */
+export function timelineCsp(nonce: string, source = ''): string {
+  const from = (s: string) => [source, s].filter(Boolean).join(' ');
+  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src ${from(`'nonce-${nonce}'`)}; ` +
+    `img-src ${from('data:')}; font-src ${from('data:')}; base-uri 'none'; form-action 'none'`;
+}
+
 export const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 

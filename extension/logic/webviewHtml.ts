@@ -7,7 +7,7 @@
 // (the panel stays blank, no script runs, nothing tells the host). An inlined page needs no
 // resource, so a restored panel always boots and says `ready`.
 
-import { timelinePageHtml } from '../../webview/page';
+import { timelineCsp, timelinePageHtml } from '../../webview/page';
 
 export interface TimelinePage {
   /** webview.cspSource */
@@ -24,8 +24,7 @@ export function makeNonce(random: (n: number) => Uint8Array): string {
   return Buffer.from(random(18)).toString('base64').replace(/[+/=]/g, (c) => ({ '+': '-', '/': '_', '=': '' })[c] ?? '');
 }
 
-export const contentSecurityPolicy = (cspSource: string, nonce: string): string =>
-  `default-src 'none'; script-src 'nonce-${nonce}'; style-src ${cspSource} 'nonce-${nonce}'; img-src ${cspSource} data:; font-src ${cspSource}`;
+export const contentSecurityPolicy = (cspSource: string, nonce: string): string => timelineCsp(nonce, cspSource);
 
 export const timelineHtml = (p: TimelinePage): string =>
   timelinePageHtml({ csp: contentSecurityPolicy(p.cspSource, p.nonce), nonce: p.nonce, title: p.title, script: p.script, styles: p.styles });
