@@ -1,11 +1,11 @@
 // Trace -> Chrome trace-event JSON, for Perfetto (ui.perfetto.dev) and chrome://tracing. Host threads
 // are threads of a "Host" process and streams are threads of one process per GPU; calls and ops are
 // complete slices; launch, stream, event and release edges are flows bound to slices at both ends;
-// findings are instant events. Every slice carries its row of the trace in `args`, and the root
-// carries meta and lanes, so core/import/chrome.ts rebuilds the same Trace from the file.
-import {
-  ANSWERS, CALL_KINDS, COPY_KINDS, EDGE_KINDS, HOST_MEMORY, OP_KINDS, RELEASED_NONE, RELEASED_UNKNOWN, Trace, str,
-} from '../trace/model';
+// findings are instant events. Every slice carries its `*.syncscope.json` row in `args` (as `call` or
+// `op`), and the root carries meta and lanes, so core/import/chrome.ts rebuilds the same Trace from
+// the file through the trace format's own validation.
+import { accessesByOp, callJson, opJson } from '../trace/json';
+import { CALL_KINDS, EDGE_KINDS, OP_KINDS, Trace, str } from '../trace/model';
 
 export const CHROME_FORMAT = 'syncscope-chrome';
 export const CHROME_VERSION = 1;
@@ -16,45 +16,6 @@ const gpuPid = (device: number) => 10 + Math.max(0, device);
 const us = (ns: number) => +(ns / 1000).toFixed(3);
 
 type Json = Record<string, unknown>;
-
-function callArgs(t: Trace, i: number): Json {
-  const c = t.calls;
-  const a: Json = { call: i, kind: CALL_KINDS[c.kind[i]], begin: c.begin[i], end: c.end[i] };
-  if (!c.name[i]) a.unnamed = 1; // the slice is titled by its kind instead
-  if (c.stream[i] >= 0) a.stream = c.stream[i];
-  if (c.event[i]) a.event = str(t, c.event[i]);
-  if (c.event2[i]) a.event2 = str(t, c.event2[i]);
-  if (c.blockedNs[i]) a.blockedNs = c.blockedNs[i];
-  if (c.releasedBy[i] !== RELEASED_NONE) a.releasedBy = c.releasedBy[i] === RELEASED_UNKNOWN ? 'unknown' : c.releasedBy[i];
-  if (!Number.isNaN(c.unblockNs[i])) a.unblockNs = c.unblockNs[i];
-  if (c.answer[i]) a.answer = ANSWERS[c.answer[i]];
-  if (c.status[i]) a.status = str(t, c.status[i]);
-  if (!Number.isNaN(c.value[i])) a.valueMs = c.value[i];
-  if (c.bytes[i]) a.bytes = c.bytes[i];
-  if (c.step[i] >= 0) a.step = c.step[i];
-  if (c.line[i]) a.source = [c.line[i], c.column[i]];
-  if (c.context[i]) a.context = str(t, c.context[i]);
-  if (c.depth[i]) a.depth = c.depth[i];
-  return a;
-}
-
-function opArgs(t: Trace, i: number, access: Map<number, [string[], string[]]>): Json {
-  const p = t.ops;
-  const a: Json = { op: i, kind: OP_KINDS[p.kind[i]], start: p.start[i], end: p.end[i] };
-  if (!p.name[i]) a.unnamed = 1;
-  if (p.call[i] >= 0) a.call = p.call[i];
-  if (p.grid[i]) a.grid = p.grid[i];
-  if (p.block[i]) a.block = p.block[i];
-  if (p.bytes[i]) a.bytes = p.bytes[i];
-  if (p.copy[i]) a.copy = COPY_KINDS[p.copy[i]];
-  if (p.hostMemory[i]) a.hostMemory = HOST_MEMORY[p.hostMemory[i]];
-  if (p.event[i]) a.event = str(t, p.event[i]);
-  if (!Number.isNaN(p.truthStart[i])) a.truth = [p.truthStart[i], p.truthEnd[i]];
-  const rw = access.get(i);
-  if (rw?.[0].length) a.reads = rw[0];
-  if (rw?.[1].length) a.writes = rw[1];
-  return a;
-}
 
 /** Where a slice lives: [pid, tid]. */
 function place(t: Trace, lane: number): [number, number] {
@@ -93,12 +54,7 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
   yield out.join('');
   out = [];
 
-  const access = new Map<number, [string[], string[]]>();
-  for (let i = 0; i < t.accesses.count; i++) {
-    const op = t.accesses.op[i];
-    if (!access.has(op)) access.set(op, [[], []]);
-    access.get(op)![t.accesses.write[i]].push(str(t, t.accesses.buffer[i]));
-  }
+  const access = accessesByOp(t);
   const flush = function* () {
     if (out.length >= 1000) {
       yield out.join('');
@@ -109,13 +65,13 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
   const c = t.calls;
   for (let i = 0; i < c.count; i++) {
     const [pid, tid] = place(t, c.lane[i]);
-    emit({ ph: 'X', cat: 'call,' + CALL_KINDS[c.kind[i]], name: str(t, c.name[i]) || CALL_KINDS[c.kind[i]], pid, tid, ts: us(c.begin[i]), dur: us(c.end[i] - c.begin[i]), args: callArgs(t, i) });
+    emit({ ph: 'X', cat: 'call,' + CALL_KINDS[c.kind[i]], name: str(t, c.name[i]) || CALL_KINDS[c.kind[i]], pid, tid, ts: us(c.begin[i]), dur: us(c.end[i] - c.begin[i]), args: { call: callJson(t, i) } });
     yield* flush();
   }
   const p = t.ops;
   for (let i = 0; i < p.count; i++) {
     const [pid, tid] = place(t, p.lane[i]);
-    emit({ ph: 'X', cat: 'op,' + OP_KINDS[p.kind[i]], name: str(t, p.name[i]) || OP_KINDS[p.kind[i]], pid, tid, ts: us(p.start[i]), dur: us(p.end[i] - p.start[i]), args: opArgs(t, i, access) });
+    emit({ ph: 'X', cat: 'op,' + OP_KINDS[p.kind[i]], name: str(t, p.name[i]) || OP_KINDS[p.kind[i]], pid, tid, ts: us(p.start[i]), dur: us(p.end[i] - p.start[i]), args: { op: opJson(t, i, access.get(i)) } });
     yield* flush();
   }
 

@@ -14,7 +14,8 @@ export class TraceFormatError extends Error {
 
 type Json = Record<string, unknown>;
 
-function callJson(t: Trace, i: number): Json {
+/** One call as its `*.syncscope.json` row (also the args of the Chrome export's slices). */
+export function callJson(t: Trace, i: number): Json {
   const c = t.calls;
   const o: Json = { id: i, lane: c.lane[i], kind: CALL_KINDS[c.kind[i]], name: str(t, c.name[i]), begin: c.begin[i], end: c.end[i] };
   if (c.stream[i] >= 0) o.stream = c.stream[i];
@@ -35,7 +36,8 @@ function callJson(t: Trace, i: number): Json {
   return o;
 }
 
-function opJson(t: Trace, i: number, access: { r: string[]; w: string[] } | undefined): Json {
+/** One op as its `*.syncscope.json` row; `access` from accessesByOp. */
+export function opJson(t: Trace, i: number, access: { r: string[]; w: string[] } | undefined): Json {
   const p = t.ops;
   const o: Json = { id: i, lane: p.lane[i], kind: OP_KINDS[p.kind[i]], name: str(t, p.name[i]), start: p.start[i], end: p.end[i] };
   if (p.call[i] >= 0) o.call = p.call[i];
@@ -51,7 +53,7 @@ function opJson(t: Trace, i: number, access: { r: string[]; w: string[] } | unde
   return o;
 }
 
-function accessesByOp(t: Trace): Map<number, { r: string[]; w: string[] }> {
+export function accessesByOp(t: Trace): Map<number, { r: string[]; w: string[] }> {
   const m = new Map<number, { r: string[]; w: string[] }>();
   const a = t.accesses;
   for (let i = 0; i < a.count; i++) {
