@@ -1,11 +1,11 @@
-// Writes GPU traces of the calibration scenario and of every example (3 runs each) as trace JSON
+// Writes GPU traces of the calibration scenario and of every example (SYNCSCOPE_DUMP_RUNS runs each, default 3) as trace JSON
 // into $SYNCSCOPE_DUMP (default ./gpu-traces), for studying the recorder and the simulator's cost
 // model away from the GPU.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
 import { traceToJson } from '../core/trace/json';
-import { CALIBRATION_SCENARIO } from '../runner/calibrate';
+import { BLOCKING_CALIBRATION_SCENARIO, CALIBRATION_SCENARIO } from '../runner/calibrate';
 import { runOnGpu } from '../runner/gpu';
 import { availability } from '../runner/native';
 import { repoPath } from '../test/helpers/paths';
@@ -20,10 +20,12 @@ async function main() {
   mkdirSync(out, { recursive: true });
   const cal = await runOnGpu(compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json'));
   writeFileSync(join(out, 'calibration.json'), traceToJson(cal));
+  const blocking = await runOnGpu(compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json'));
+  writeFileSync(join(out, 'calibration-blocking.json'), traceToJson(blocking));
   const dir = repoPath('examples');
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.scenario.json')).sort()) {
     const program = compileScenario(readFileSync(join(dir, f), 'utf8'), f);
-    for (let run = 0; run < 3; run++) writeFileSync(join(out, `${f.replace('.scenario.json', '')}.${run}.json`), traceToJson(await runOnGpu(program)));
+    for (let run = 0; run < Number(process.env.SYNCSCOPE_DUMP_RUNS ?? 3); run++) writeFileSync(join(out, `${f.replace('.scenario.json', '')}.${run}.json`), traceToJson(await runOnGpu(program)));
   }
   console.log(`traces written to ${out}`);
 }

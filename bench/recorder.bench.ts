@@ -3,7 +3,9 @@
 // event spans against the kernels' own stamps; spin against blocking-sync wake-up.
 // Writes a Markdown table to stdout, and to $SYNCSCOPE_BENCH_OUT when set.
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
+import { traceToJson } from '../core/trace/json';
 import { str, type Trace } from '../core/trace/model';
 import { REC, RECORD_WIDTH } from '../runner/encode';
 import { runOnGpu, runRaw } from '../runner/gpu';
@@ -63,6 +65,8 @@ async function main() {
     ],
   }), 'spans.scenario.json'));
   device = `${spans.meta.device?.name}, driver ${spans.meta.device?.driver}`;
+  // The raw trace, for studying the span error's tail away from the GPU.
+  if (process.env.SYNCSCOPE_DUMP) writeFileSync(join(process.env.SYNCSCOPE_DUMP, 'spans.json'), traceToJson(spans));
   const err = (t: Trace, name: string) => {
     const o = t.ops;
     const e: number[] = [];

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; usage: string }> 
   html: { load: () => import('./commands/html'), usage: 'html <trace|scenario> -o timeline.html' },
   devices: { load: () => import('./commands/devices'), usage: 'devices' },
   calibrate: { load: () => import('./commands/calibrate'), usage: 'calibrate [--out profile.json]' },
+  capture: { load: () => import('./commands/capture'), usage: 'capture [--out trace.syncscope.json] [--html timeline.html] [--json] [--keep-raw f.raw] -- <command...>  |  capture --raw f.raw' },
 };
 
 export function usage(): string {

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import type { Trace } from '../core/trace/model';
+import { captureCommand } from './capture';
 import { compareMarkdown, pairWaits } from './logic/compare';
 import { exampleInfo, freeName, orderExamples } from './logic/examples';
 import { chromeTraceName } from './logic/traceKind';
@@ -275,6 +276,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     ['syncscope.newFromExample', () => newFromExample(s)],
     ['syncscope.showFindings', async () => void (await vscode.commands.executeCommand('workbench.actions.view.problems'))],
     ['syncscope.selectBackend', () => selectBackend(s)],
+    ['syncscope.capture', () => captureCommand(s.context, s.log)],
   ];
   return table.map(([id, f]) => vscode.commands.registerCommand(id, guard(id, f)));
 }

@@ -1,6 +1,7 @@
 // Activation: register everything, compute nothing. Runs, GPU probes and analyses start on first
 // use, so opening a workspace with scenarios costs a few milliseconds.
 import * as vscode from 'vscode';
+import { captureAvailable } from './capture';
 import { registerCommands } from './commands';
 import { ScenarioDiagnostics } from './diagnostics';
 import { Gpu } from './gpu';
@@ -51,6 +52,8 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     vscode.workspace.onDidGrantWorkspaceTrust(probeGpu),
   );
 
+  // One file check: the capture command shows only where the library was built.
+  void vscode.commands.executeCommand('setContext', 'syncscope.captureAvailable', captureAvailable(context.extensionPath));
   // Probe for a GPU after activation returns: the probe lives in the runner process, never here.
   if (vscode.workspace.isTrusted) setTimeout(probeGpu, 0);
 

@@ -67,3 +67,23 @@ export function splitCalibration(c: Float64Array): { events: [Sample[], Sample[]
   });
   return { events: [block(0), block(1)], timer: [block(2), block(3)] };
 }
+
+/**
+ * The addon's calibration is one block per device the scenario uses (S21), each laid out as
+ * runtime.h says: [n, 12n samples, method, m, 8m latency samples]. Each GPU has its own clock.
+ */
+export function splitDevices(c: Float64Array): Float64Array[] {
+  const out: Float64Array[] = [];
+  for (let at = 0; at < c.length;) {
+    const n = c[at];
+    const m = c[at + 1 + 12 * n + 1];
+    const size = 1 + 12 * n + 2 + 8 * (Number.isFinite(m) ? m : 0);
+    if (!(n > 0) || at + size > c.length) {
+      out.push(c.subarray(at));
+      break;
+    }
+    out.push(c.subarray(at, at + size));
+    at += size;
+  }
+  return out;
+}

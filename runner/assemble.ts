@@ -5,14 +5,16 @@
 import type { Program, Step } from '../core/scenario/program';
 import { TraceBuilder, type CallInit, type CallKind, type Trace } from '../core/trace/model';
 import { ReleaseRule } from '../core/trace/release';
-import { clockMap, splitCalibration, type ClockMap } from './align';
-import { RECORD_WIDTH, REC, threadOffsets } from './encode';
-import { gpuLatency, latencyNotes, SpanPlacer, splitLatency, type SpanKind } from './spans';
+import { clockMap, splitCalibration, splitDevices, type ClockMap } from './align';
+import { RECORD_WIDTH, REC, stepDevice, threadOffsets } from './encode';
+import { gpuLatency, latencyNotes, SpanPlacer, splitLatency, type GpuLatency, type SpanKind } from './spans';
 
 export interface RawRun {
   records: Float64Array;
   calibration: Float64Array;
   device: { name: string; sms: number; computeCapability: string; cudaDriverVersion: number; index?: number };
+  /** Every device of a multi-device run, in device-number order (S21). */
+  devices?: { device: number; name: string; sms: number; index?: number }[];
   /** The kernel driver's version ("580.95.05"), where the runner could read it. */
   driver?: string;
 }
@@ -30,13 +32,35 @@ interface Issued {
   step: Step;
 }
 
+interface DeviceClocks {
+  events: ClockMap;
+  timer: ClockMap;
+  latency: GpuLatency;
+  block: Float64Array;
+}
+
+/** Each GPU's clocks, from its own calibration block: GPUs do not share a clock (S21). */
+function deviceClocks(program: Program, calibration: Float64Array): DeviceClocks[] {
+  const blocks = splitDevices(calibration);
+  const used = program.devices.filter((d) => d.used).map((d) => d.id);
+  const out: DeviceClocks[] = [];
+  blocks.forEach((block, k) => {
+    const cal = splitCalibration(block);
+    const events = clockMap(cal.events[0], cal.events[1], EVENT_RESOLUTION_NS);
+    const timer = clockMap(cal.timer[0], cal.timer[1]);
+    out[used[k] ?? k] = { events, timer, latency: gpuLatency(splitLatency(block), events, timer), block };
+  });
+  // A runtime that calibrated fewer devices than the scenario uses left them on the first one's clock.
+  return program.devices.map((d) => out[d.id] ?? out[used[0] ?? 0] ?? out.find(Boolean)!);
+}
+
 export function assembleTrace(program: Program, raw: RawRun): Trace {
   const { records: r } = raw;
-  const cal = splitCalibration(raw.calibration);
-  const events = clockMap(cal.events[0], cal.events[1], EVENT_RESOLUTION_NS);
-  const timer = clockMap(cal.timer[0], cal.timer[1]);
-  const latency = gpuLatency(splitLatency(raw.calibration), events, timer);
+  const clocks = deviceClocks(program, raw.calibration);
+  const { events, timer } = clocks[0];
   const offsets = threadOffsets(program);
+  // Lanes and calls carry CUDA's device numbers: the scenario's device d ran on CUDA device base + d.
+  const base = raw.device.index ?? 0;
   const at = (g: number, k: number): number => r[g * RECORD_WIDTH + k];
 
   const issued: Issued[] = [];
@@ -52,19 +76,20 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
   const device = (map: ClockMap, v: number): number => (Number.isFinite(v) ? Math.round(map.toHost(v) - origin) : NaN);
 
   const b = new TraceBuilder();
-  const threadLane = program.threads.map((t) => b.lane({ kind: 'thread', name: t.name, device: raw.device.index ?? 0 }));
+  const threadLane = program.threads.map((t) => b.lane({ kind: 'thread', name: t.name, device: base }));
   const streamLane = program.streams.map((s) => b.lane({
-    kind: 'stream', name: s.name, device: raw.device.index ?? 0, nonBlocking: s.nonBlocking, priority: s.priority,
+    kind: 'stream', name: s.name, device: base + s.device, nonBlocking: s.nonBlocking, priority: s.priority,
     legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault,
     thread: s.thread === undefined ? undefined : threadLane[s.thread],
   }));
   const order = new StreamOrder(b, program);
-  const spans = new SpanPlacer(program.streams, latency);
-  const releases = new ReleaseRule(b);
+  const spans = new SpanPlacer(program.streams, clocks.map((c) => c.latency));
+  const releases = new ReleaseRule(b, Math.max(0, ...clocks.map((c) => c.latency.kernelToEventNs)));
   const current = program.events.map(() => -1);
   const name = (list: { name: string }[], i: number) => list[i].name;
 
   for (const { g, thread, step: s } of issued) {
+    const { events, timer } = clocks[Math.max(0, stepDevice(program, s))];
     const begin = host(at(g, REC.hostBegin));
     const end = host(at(g, REC.hostEnd));
     const call = (kind: CallKind, api: string, init: Partial<CallInit> = {}): number =>
@@ -83,7 +108,6 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       order.issue(stream, id);
       return id;
     };
-    const thr = program.threads[thread];
     switch (s.op) {
       case 'launch': {
         const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
@@ -125,7 +149,11 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
         break;
       }
       case 'deviceSync':
-        release(b, releases, call('deviceSync', 'cudaDeviceSynchronize'), order.lastOfAll());
+        // S21: only the named device's streams.
+        release(b, releases, call('deviceSync', 'cudaDeviceSynchronize', { device: base + s.device }), order.lastOfDevice(s.device));
+        break;
+      case 'setDevice':
+        call('api', 'cudaSetDevice', { device: base + s.device });
         break;
       case 'elapsed': {
         const status = at(g, REC.status);
@@ -138,11 +166,12 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       case 'copy': {
         const src = program.buffers[s.src];
         const dst = program.buffers[s.dst];
-        const stream = s.async ? s.stream : thr.defaultStream;
+        // A synchronous copy's stream is the thread's default stream on its current device.
+        const stream = s.stream;
         const hostBuf = s.direction === 'HtoD' || s.direction === 'HtoH' ? src : s.direction === 'DtoH' ? dst : undefined;
         const pageable = hostBuf?.host === 'pageable';
-        // S17, S18: which copies the host waits for.
-        const blocks = s.direction === 'HtoH' || (s.async ? pageable : s.direction !== 'DtoD');
+        // S17, S18: which copies the host waits for (a peer copy is always async).
+        const blocks = s.direction === 'HtoH' || (s.async ? pageable : s.direction !== 'DtoD' && s.direction !== 'PtoP');
         const c = call('memcpy', s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy', { stream: streamLane[stream], bytes: s.bytes });
         const id = op(c, stream, { kind: 'memcpy', name: `${s.direction} ${src.name} -> ${dst.name}`, bytes: s.bytes, copy: s.direction, hostMemory: hostBuf?.host }, blocks);
         b.access(id, src.name, false);
@@ -152,7 +181,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       }
       case 'memset': {
         const buf = program.buffers[s.buffer];
-        const stream = s.async ? s.stream : thr.defaultStream;
+        const stream = s.stream;
         const c = call('memset', s.async ? 'cudaMemsetAsync' : 'cudaMemset', { stream: streamLane[stream], bytes: s.bytes });
         // Pageable memory is out of the device's reach: the runtime clears it on the host, no op.
         if (buf.host === 'pageable') break;
@@ -173,12 +202,15 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     }
   }
 
+  const devices = raw.devices && raw.devices.length > 1
+    ? { devices: raw.devices.map((d) => ({ device: base + d.device, name: d.name, sms: d.sms, index: d.index ?? base + d.device })) } : {};
   return b.finish({
     source: 'gpu',
     device: {
-      name: raw.device.name, sms: raw.device.sms, computeCapability: raw.device.computeCapability, index: raw.device.index ?? 0,
+      name: raw.device.name, sms: raw.device.sms, computeCapability: raw.device.computeCapability, index: base,
       driver: raw.driver ?? cudaVersion(raw.device.cudaDriverVersion),
     },
+    ...devices,
     clock: 'host-monotonic',
     alignmentErrorNs: Math.ceil(events.errorNs),
     scenario: program.file === undefined ? { name: program.name } : { name: program.name, file: program.file },
@@ -186,7 +218,9 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     notes: [
       `event times mapped to CLOCK_MONOTONIC within ${Math.ceil(events.errorNs)} ns (drift ${events.driftNsPerS.toFixed(0)} ns/s)`,
       `kernel %globaltimer stamps mapped within ${Math.ceil(timer.errorNs)} ns`,
-      ...latencyNotes(raw.calibration, latency),
+      ...latencyNotes(clocks[0].block, clocks[0].latency),
+      ...program.devices.slice(1).filter((d) => d.used).map(({ id }) =>
+        `device ${base + id}: event times mapped within ${Math.ceil(clocks[id].events.errorNs)} ns, %globaltimer stamps within ${Math.ceil(clocks[id].timer.errorNs)} ns`),
     ],
   });
 }
@@ -219,21 +253,20 @@ class StreamOrder {
   /** Per stream: its last op that legacy work was already ordered after, and the last legacy op it was ordered after. */
   private readonly intoLegacy: number[];
   private readonly fromLegacy: number[];
-  private readonly legacy: number;
 
   constructor(private readonly b: TraceBuilder, private readonly program: Program) {
     this.lastOp = program.streams.map(() => -1);
     this.intoLegacy = program.streams.map(() => -1);
     this.fromLegacy = program.streams.map(() => -1);
-    this.legacy = program.streams.findIndex((s) => s.legacyDefault);
   }
 
   last(stream: number): number[] {
     return this.lastOp[stream] >= 0 ? [this.lastOp[stream]] : [];
   }
 
-  lastOfAll(): number[] {
-    return this.lastOp.filter((o) => o >= 0);
+  /** The last op of every stream of `device` (S14, S21). */
+  lastOfDevice(device: number): number[] {
+    return this.lastOp.filter((o, i) => o >= 0 && this.program.streams[i].device === device);
   }
 
   issue(stream: number, op: number): void {
@@ -241,16 +274,18 @@ class StreamOrder {
     if (prev >= 0) this.b.edge('stream', prev, op);
     const streams = this.program.streams;
     const s = streams[stream];
-    if (!s.nonBlocking && this.legacy >= 0) {
+    // S3 orders the streams of one device with that device's legacy stream.
+    const legacy = streams.findIndex((o) => o.legacyDefault && o.device === s.device);
+    if (!s.nonBlocking && legacy >= 0) {
       if (s.legacyDefault) {
         streams.forEach((o, i) => {
           const last = this.lastOp[i];
-          if (i === stream || o.nonBlocking || last < 0 || this.intoLegacy[i] === last) return;
+          if (i === stream || o.nonBlocking || o.device !== s.device || last < 0 || this.intoLegacy[i] === last) return;
           this.intoLegacy[i] = last;
           this.b.edge('legacy', last, op);
         });
       } else {
-        const last = this.lastOp[this.legacy];
+        const last = this.lastOp[legacy];
         if (last >= 0 && this.fromLegacy[stream] !== last) {
           this.fromLegacy[stream] = last;
           this.b.edge('legacy', last, op);

@@ -8,10 +8,23 @@ import { depthFromRecorded } from './recorded';
 
 const MiB = 1 << 20;
 const COPY = 64 * MiB;
+/** Pageable copies are measured at this size: their rate grows with size, and programs copy results of a few MiB far more often than 64 MiB. */
+const PAGEABLE = 8 * MiB;
+const HOST_FUNC_BURSTS = 5;
+const HOST_FUNCS_PER_BURST = 4;
 
 export const median = (xs: number[]): number => {
   const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
   return s.length ? s[s.length >> 1] : NaN;
+};
+/**
+ * For latencies that the operating system's scheduling drives (a sleeping host's wake-up, the
+ * driver's callback thread): their tail is long, and the simulator's total of several of them
+ * should match the GPU's, which the mean predicts and the median does not.
+ */
+export const mean = (xs: number[]): number => {
+  const s = xs.filter(Number.isFinite);
+  return s.length ? s.reduce((a, b) => a + b, 0) / s.length : NaN;
 };
 const times = (n: number, steps: unknown[]) => ({ repeat: n, steps });
 
@@ -23,6 +36,7 @@ export const CALIBRATION_SCENARIO = {
   buffers: {
     d1: { bytes: COPY }, d2: { bytes: COPY }, hp: { bytes: COPY, host: 'pinned' }, hq: { bytes: COPY, host: 'pageable' },
     hq2: { bytes: COPY, host: 'pageable' }, ds: { bytes: 4096 }, hs: { bytes: 4096, host: 'pinned' }, big: { bytes: 1024 * MiB },
+    hm: { bytes: PAGEABLE, host: 'pageable' }, dm: { bytes: PAGEABLE }, ht: { bytes: 64, host: 'pageable' }, dt: { bytes: 64 },
   },
   steps: [
     { launch: 'warm', stream: 's', us: 10 }, { streamSync: 's' },
@@ -36,16 +50,29 @@ export const CALIBRATION_SCENARIO = {
     { record: 't', stream: 's' }, { record: 't2', stream: 's' }, { streamSync: 's' },
     times(200, [{ query: 'q' }]), times(200, [{ elapsed: ['t', 't2'] }]), times(100, [{ streamSync: 'idle' }]),
     times(30, [{ launch: 'sleepy', stream: 's', us: 100 }, { record: 'b', stream: 's' }, { eventSync: 'b' }]),
-    // Host functions back to back between kernels, as programs use them (a progress callback per step).
-    times(20, [{ launch: 'hfa', stream: 's', us: 50 }, { hostFunc: 'hf', stream: 's' }]), { launch: 'hfa', stream: 's', us: 50 }, { streamSync: 's' },
+    // Host functions between kernels, as programs use them: a progress callback per step, a few
+    // steps at a time. The driver's callback thread is slower to answer after the host was idle.
+    times(HOST_FUNC_BURSTS, [{ hostWork: { us: 300 } }, times(HOST_FUNCS_PER_BURST, [{ launch: 'hfa', stream: 's', us: 50 }, { hostFunc: 'hf', stream: 's' }]),
+      { launch: 'hfa', stream: 's', us: 50 }, { streamSync: 's' }]),
     times(50, [{ copy: 'hs', to: 'ds', async: true, stream: 's' }]), times(50, [{ memset: 'ds', async: true, stream: 's' }]), { streamSync: 's' },
     times(5, [{ copy: 'hp', to: 'd1', async: true, stream: 's' }, { copy: 'd1', to: 'hp', async: true, stream: 's' },
       { copy: 'd1', to: 'd2', async: true, stream: 's' }, { streamSync: 's' },
-      { copy: 'hq', to: 'd1', async: true, stream: 's' }, { copy: 'd1', to: 'hq', async: true, stream: 's' }, { copy: 'hq', to: 'hq2' }]),
+      { copy: 'hq', to: 'hq2' }]),
+    // Pageable copies: a small one for the fixed cost, then mid-sized ones for the rate.
+    times(20, [{ copy: 'ht', to: 'dt', async: true, stream: 's' }, { copy: 'dt', to: 'ht', async: true, stream: 's' }]),
+    times(5, [{ copy: 'hm', to: 'dm', async: true, stream: 's' }, { copy: 'dm', to: 'hm', async: true, stream: 's' }]),
     times(5, [{ launch: 'touch', stream: 's', touch: 'big' }]), { streamSync: 's' },
     // S19: how many launches queue behind a long kernel before one blocks.
     { launch: 'long', stream: 's', ms: 300 }, times(1100, [{ launch: 'fill', stream: 's', ns: 1 }]), { streamSync: 's' },
   ],
+};
+
+/** The same device under cudaDeviceScheduleBlockingSync: how long a sleeping host takes to wake (S15). */
+export const BLOCKING_CALIBRATION_SCENARIO = {
+  name: 'calibration (blocking sync)',
+  device: { schedule: 'blockingSync' },
+  streams: { s: { nonBlocking: true } },
+  steps: [{ launch: 'warm', stream: 's', us: 10 }, { streamSync: 's' }, times(30, [{ launch: 'sleepy', stream: 's', us: 100 }, { streamSync: 's' }])],
 };
 
 type Pick = { kind?: string; op?: string; event?: string; stream?: string };
@@ -76,7 +103,7 @@ function ops(t: Trace, name: string): number[] {
 }
 
 /** The profile fields a calibration trace gives. Exported for the GPU tests, which check it against the run. */
-export function profileFromTrace(t: Trace): Partial<SimProfile> {
+export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile> {
   const o = t.ops;
   const opOfCall = new Map<number, number>();
   for (let i = 0; i < o.count; i++) if (o.call[i] >= 0) opOfCall.set(o.call[i], i);
@@ -84,6 +111,8 @@ export function profileFromTrace(t: Trace): Partial<SimProfile> {
   const span = (i: number) => o.end[i] - o.start[i];
   const bw = (name: string, useCall: boolean) => median(ops(t, name).map((i) => o.bytes[i] / (useCall ? t.calls.end[o.call[i]] - t.calls.begin[o.call[i]] : span(i))));
   const hfa = ops(t, 'hfa');
+  // Gaps within each burst only: the kernel after a burst's last callback follows a 300 us pause.
+  const hfaGaps = hfa.slice(1).map((b, k) => ((k + 1) % (HOST_FUNCS_PER_BURST + 1) === 0 ? NaN : o.truthStart[b] - o.truthStart[hfa[k]] - 50_000));
   const fills = calls(t, { kind: 'launch', op: 'fill' });
   // The launch that waited for the 300 ms kernel: the longest, not merely the first slow one.
   const firstBlocked = fills.reduce((best, d, i) => (d > 50_000 && (best < 0 || d > fills[best]) ? i : best), -1);
@@ -94,6 +123,7 @@ export function profileFromTrace(t: Trace): Partial<SimProfile> {
   const overhead = median(queued.slice(1).map((q, k) => o.truthStart[q] - o.truthStart[queued[k]])) - 1000;
   return {
     launchNs: median(calls(t, { kind: 'launch', op: 'queued' })),
+    idleLaunchNs: median(calls(t, { kind: 'launch', op: 'idle' })),
     recordTimingNs: median(calls(t, { kind: 'record', event: 't' })),
     recordNoTimingNs: median(calls(t, { kind: 'record', event: 'n' })),
     streamWaitNs: median(calls(t, { kind: 'streamWait', event: 'w' })),
@@ -106,30 +136,68 @@ export function profileFromTrace(t: Trace): Partial<SimProfile> {
     submitNs: median(idle.map((i) => o.truthStart[i] - t.calls.end[o.call[i]])),
     kernelOverheadNs: overhead,
     // The simulator's kernel already holds its stream for kernelOverheadNs past its run.
-    hostFuncGapNs: Math.max(0, median(hfa.slice(1).map((b, k) => o.truthStart[b] - o.truthStart[hfa[k]] - 50_000)) - overhead),
+    hostFuncGapNs: Math.max(0, mean(hfaGaps) - overhead),
     queueDepth: firstBlocked > 0 ? depthFromRecorded(firstBlocked) : undefined,
     // The simulator wakes a waiting host this long after the op's end, which for a kernel is its
     // start + run + kernelOverheadNs: measured the same way (the synchronize is the next call).
     spinWakeNs: Math.max(0, median(idle.map((i) => t.calls.end[o.call[i] + 1] - (o.truthStart[i] + 20_000 + overhead)))),
-    sleepWakeNs: Math.max(0, median(ops(t, 'sleepy').map((i) => t.calls.end[o.call[i] + 2] - (o.truthStart[i] + 100_000 + overhead)))),
+    sleepWakeNs: wakeFromSleepy(t, 2, overhead),
     pinnedHtoDGBps: bw('HtoD hp -> d1', false),
     pinnedDtoHGBps: bw('DtoH d1 -> hp', false),
-    pageableHtoDGBps: bw('HtoD hq -> d1', true),
-    pageableDtoHGBps: bw('DtoH d1 -> hq', true),
+    ...pageable(t, 'HtoD ht -> dt', 'HtoD hm -> dm', 'pageableHtoD'),
+    ...pageable(t, 'DtoH dt -> ht', 'DtoH dm -> hm', 'pageableDtoH'),
     dtoDGBps: bw('DtoD d1 -> d2', false),
     hostCopyGBps: bw('HtoH hq -> hq2', true),
     memoryGBps: median(touches.map((i) => (2 * o.bytes[i]) / (o.truthEnd[i] - o.truthStart[i]))),
+    ...(blocking ? { scheduleSleepWakeNs: wakeFromSleepy(blocking, 1, overhead) } : {}),
   };
 }
 
+/**
+ * A pageable copy in the simulator's terms: the call, then the op from submitNs after it, lasting
+ * a fixed latency plus its bytes at a rate; the host returns when the op ends. The small copy gives
+ * the latency, the mid-sized one the rate.
+ */
+function pageable(t: Trace, small: string, mid: string, key: 'pageableHtoD' | 'pageableDtoH'): Partial<SimProfile> {
+  const callNs = median(calls(t, { kind: 'memcpy', op: 'HtoD hs -> ds' }));
+  const idle = ops(t, 'idle');
+  const submit = median(idle.map((i) => t.ops.truthStart[i] - t.calls.end[t.ops.call[i]]));
+  const whole = (name: string) => median(ops(t, name).map((i) => t.calls.end[t.ops.call[i]] - t.calls.begin[t.ops.call[i]]));
+  const latency = Math.max(0, whole(small) - callNs - submit);
+  const mids = ops(t, mid);
+  const bytes = mids.length ? t.ops.bytes[mids[0]] : NaN;
+  return { [`${key}LatencyNs`]: latency, [`${key}GBps`]: bytes / (whole(mid) - callNs - submit - latency) };
+}
+
+/** The wake-up after each 100 us "sleepy" kernel, whose synchronize is the `after`-th call after its launch. */
+function wakeFromSleepy(t: Trace, after: number, overhead: number): number {
+  return Math.max(0, mean(ops(t, 'sleepy').map((i) => t.calls.end[t.ops.call[i] + after] - (t.ops.truthStart[i] + 100_000 + overhead))));
+}
+
+/**
+ * The host time the recorder adds after a stream op on an idle stream (its end-event record and its
+ * own bookkeeping): the gap from an idle launch's return to the next call. A recorded run's trace
+ * is compared with the simulator run with `asRecorded(profile, recorderTailNs)`.
+ */
+export function recorderTailFromTrace(t: Trace): number {
+  return median(ops(t, 'idle').map((i) => t.calls.begin[t.ops.call[i] + 1] - t.calls.end[t.ops.call[i]]));
+}
+
 export async function calibrateProfile(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<SimProfile> {
+  return (await calibrate(opts)).profile;
+}
+
+/** The profile, and what the recorder added in the same run. */
+export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorderTailNs: number }> {
   const program = compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json');
   opts.onProgress?.(`calibrating: ${program.stepCount} steps`);
   const trace = await runOnGpu(program, { device: opts.device });
-  const measured = profileFromTrace(trace);
+  const blocking = await runOnGpu(compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json'), { device: opts.device });
+  const measured = profileFromTrace(trace, blocking);
   const fields: Record<string, unknown> = { name: 'calibrated', deviceName: trace.meta.device?.name ?? 'GPU', sms: trace.meta.device?.sms };
   for (const [k, v] of Object.entries(measured)) {
-    if (typeof v === 'number' && Number.isFinite(v) && v > 0) fields[k] = k === 'queueDepth' ? Math.round(v) : Math.round(v * 1000) / 1000;
+    // A latency may measure 0 (a cost the others already cover); a rate or a count may not.
+    if (typeof v === 'number' && Number.isFinite(v) && (v > 0 || (v === 0 && k.endsWith('Ns')))) fields[k] = k === 'queueDepth' ? Math.round(v) : Math.round(v * 1000) / 1000;
   }
-  return loadProfile(fields);
+  return { profile: loadProfile(fields), recorderTailNs: recorderTailFromTrace(trace) };
 }

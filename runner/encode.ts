@@ -3,13 +3,16 @@
 import type { Program, Schedule, Step } from '../core/scenario/program';
 
 export const STEP_WIDTH = 8;
-export const STREAM_WIDTH = 4;
-export const EVENT_WIDTH = 2;
-export const BUFFER_WIDTH = 2;
+export const STREAM_WIDTH = 5;
+export const EVENT_WIDTH = 3;
+export const BUFFER_WIDTH = 3;
 export const RECORD_WIDTH = 10;
+/** The last word of a step: the device whose context it runs in, or -1 for host-only work. */
+export const STEP_DEVICE = 7;
 
 export const OPCODES = [
   'launch', 'record', 'wait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'copy', 'memset', 'hostWork', 'hostFunc',
+  'setDevice',
 ] as const satisfies readonly Step['op'][];
 
 /** Offsets into one record of `records` (RECORD_WIDTH numbers per step). */
@@ -21,16 +24,18 @@ export const REC = {
 export const SCHEDULE_FLAGS: Record<Schedule, number> = { auto: 0, spin: 1, yield: 2, blockingSync: 4 };
 
 export interface EncodedJob {
-  device: number;
-  schedule: number;
+  /** Per scenario device number: the CUDA device it runs on, or -1 where the scenario does not use it. */
+  devices: Int32Array;
+  /** Per scenario device number: its CU_CTX_SCHED_* flag. */
+  schedules: Int32Array;
   /** false: no timing events at all (bare launches, for measuring the recorder's own cost). */
   record: boolean;
   calibrationSamples: number;
-  /** Per stream: kind (0 created, 1 legacy default, 2 per-thread default), nonBlocking, priority, thread. */
+  /** Per stream: kind (0 created, 1 legacy default, 2 per-thread default), nonBlocking, priority, thread, device. */
   streams: Int32Array;
-  /** Per event: timing, blockingSync. */
+  /** Per event: timing, blockingSync, device. */
   events: Int32Array;
-  /** Per buffer: bytes, memory (0 device, 1 pinned host, 2 pageable host). */
+  /** Per buffer: bytes, memory (0 device, 1 pinned host, 2 pageable host), device (-1 for host memory). */
   buffers: Float64Array;
   /** threads[t]..threads[t+1] are thread t's steps. */
   threads: Int32Array;
@@ -46,16 +51,39 @@ export function threadOffsets(program: Program): number[] {
   return out;
 }
 
+/**
+ * The device whose context a step runs in (S21): its stream's, its event's, the one it names, or -1
+ * for host work. A step on a stream of another device than the thread's current one runs with that
+ * device current, as PyTorch's `with torch.cuda.stream(s)` makes it.
+ */
+export function stepDevice(program: Program, s: Step): number {
+  switch (s.op) {
+    case 'launch': case 'record': case 'wait': case 'streamSync': case 'copy': case 'memset': case 'hostFunc':
+      return program.streams[s.stream].device;
+    case 'query': case 'eventSync':
+      return program.events[s.event].device;
+    case 'elapsed':
+      return program.events[s.from].device;
+    case 'deviceSync': case 'setDevice':
+      return s.device;
+    case 'hostWork':
+      return -1;
+  }
+}
+
+/** `device`: the CUDA device that the scenario's device 0 runs on; device d runs on `device + d`. */
 export function encodeProgram(program: Program, opts: { device?: number; record?: boolean; calibrationSamples?: number } = {}): EncodedJob {
   const offsets = threadOffsets(program);
   const total = offsets[offsets.length - 1];
   const steps = new Int32Array(total * STEP_WIDTH);
   const values = new Float64Array(total);
+  const base = opts.device ?? 0;
   program.threads.forEach((thread, t) => {
     thread.steps.forEach((s, i) => {
       const g = offsets[t] + i;
       const w = steps.subarray(g * STEP_WIDTH, (g + 1) * STEP_WIDTH);
       w[0] = OPCODES.indexOf(s.op);
+      w[STEP_DEVICE] = stepDevice(program, s);
       switch (s.op) {
         case 'launch':
           w.set([s.stream, s.touch ?? -1, s.grid, s.block], 1);
@@ -76,12 +104,12 @@ export function encodeProgram(program: Program, opts: { device?: number; record?
           w.set([s.from, s.to], 1);
           break;
         case 'copy':
-          // A synchronous copy runs on the calling thread's default stream, whatever `stream` says.
-          w.set([s.src, s.dst, s.async ? 1 : 0, s.async ? s.stream : thread.defaultStream], 1);
+          // A synchronous copy's stream is the calling thread's default stream on its current device.
+          w.set([s.src, s.dst, s.async ? 1 : 0, s.stream], 1);
           values[g] = s.bytes;
           break;
         case 'memset':
-          w.set([s.buffer, 0, s.async ? 1 : 0, s.async ? s.stream : thread.defaultStream], 1);
+          w.set([s.buffer, 0, s.async ? 1 : 0, s.stream], 1);
           values[g] = s.bytes;
           break;
         case 'hostWork':
@@ -92,20 +120,22 @@ export function encodeProgram(program: Program, opts: { device?: number; record?
           values[g] = s.ns;
           break;
         case 'deviceSync':
+        case 'setDevice':
+          w[1] = s.device;
           break;
       }
     });
   });
   return {
-    device: opts.device ?? 0,
-    schedule: SCHEDULE_FLAGS[program.device.schedule],
+    devices: Int32Array.from(program.devices, (d) => (d.used ? base + d.id : -1)),
+    schedules: Int32Array.from(program.devices, (d) => SCHEDULE_FLAGS[d.schedule]),
     record: opts.record ?? true,
     calibrationSamples: opts.calibrationSamples ?? 100,
     streams: Int32Array.from(program.streams.flatMap((s) => [
-      s.legacyDefault ? 1 : s.perThreadDefault ? 2 : 0, s.nonBlocking ? 1 : 0, s.priority, s.thread ?? -1,
+      s.legacyDefault ? 1 : s.perThreadDefault ? 2 : 0, s.nonBlocking ? 1 : 0, s.priority, s.thread ?? -1, s.device,
     ])),
-    events: Int32Array.from(program.events.flatMap((e) => [e.timing ? 1 : 0, e.blockingSync ? 1 : 0])),
-    buffers: Float64Array.from(program.buffers.flatMap((b) => [b.bytes, b.host === 'pinned' ? 1 : b.host === 'pageable' ? 2 : 0])),
+    events: Int32Array.from(program.events.flatMap((e) => [e.timing ? 1 : 0, e.blockingSync ? 1 : 0, e.device])),
+    buffers: Float64Array.from(program.buffers.flatMap((b) => [b.bytes, b.host === 'pinned' ? 1 : b.host === 'pageable' ? 2 : 0, b.device ?? -1])),
     threads: Int32Array.from(offsets),
     steps,
     values,

@@ -4,6 +4,7 @@
 import type { Program } from '../core/scenario/program';
 import type { Trace } from '../core/trace/model';
 import { assembleTrace } from './assemble';
+import { missingDevice } from './devices';
 import { encodeProgram, threadOffsets } from './encode';
 import { kernelDriverVersion, loadAddon, type NativeAddon, type NativeFailure, type NativeResult } from './native';
 
@@ -52,6 +53,9 @@ export function describeFailure(program: Program, f: NativeFailure): GpuError {
 /** Raw results, for the benchmark and calibration that read host times without a Trace. */
 export async function runRaw(program: Program, opts: GpuRunOptions = {}): Promise<NativeResult> {
   const addon = requireAddon();
+  const a = addon.available();
+  const missing = missingDevice(program, a.ok ? a.devices : 0, opts.device ?? 0);
+  if (missing) throw new GpuError(missing.message, 'CUDA_ERROR_INVALID_DEVICE', missing.step);
   const job = encodeProgram(program, opts);
   const total = program.stepCount;
   const timer = opts.onProgress ? setInterval(() => opts.onProgress?.(addon.progress(), total), 250) : undefined;
@@ -66,5 +70,5 @@ export async function runRaw(program: Program, opts: GpuRunOptions = {}): Promis
 
 export async function runOnGpu(program: Program, opts: GpuRunOptions = {}): Promise<Trace> {
   const res = await runRaw(program, opts);
-  return assembleTrace(program, { ...res, device: { ...res.device, index: opts.device ?? 0 }, driver: kernelDriverVersion() });
+  return assembleTrace(program, { ...res, device: { ...res.device, index: res.device.index ?? opts.device ?? 0 }, driver: kernelDriverVersion() });
 }

@@ -26,8 +26,12 @@ export interface NativeFailure {
 
 export interface NativeResult {
   records: Float64Array;
+  /** One calibration block per device the scenario uses, in device-number order (runtime.h documents a block). */
   calibration: Float64Array;
+  /** The scenario's device 0 (or its lowest used device). */
   device: DeviceInfo;
+  /** Every device the scenario uses, in device-number order: `device` is the scenario's number, `index` the CUDA one. */
+  devices?: (DeviceInfo & { device: number })[];
   failure?: NativeFailure;
 }
 

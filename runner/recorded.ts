@@ -17,19 +17,17 @@ export const launchesThatFit = (depth: number, entries: number): number => Math.
 /** The launch-queue depth in bare launches, from the number of recorded launches that fitted. */
 export const depthFromRecorded = (fitted: number): number => ENTRIES_PER_RECORDED_OP * fitted + ENTRIES_PER_RECORDED_OP - 1;
 
-/** `p` as a recorded run sees the device: fewer launches fit, and every stream op costs a record more. */
-export function asRecorded(p: SimProfile): SimProfile {
-  const extra = p.recordTimingNs;
+/**
+ * `p` as a recorded run sees the device: fewer launches fit, and every stream op is followed by a
+ * record, which costs the host `tailNs` (measured by `calibrate`; a bare record call by default).
+ */
+export function asRecorded(p: SimProfile, tailNs = p.recordTimingNs): SimProfile {
   return {
     ...p,
     name: `${p.name}+recorder`,
     queueDepth: Math.max(1, launchesThatFit(p.queueDepth, ENTRIES_PER_RECORDED_OP)),
-    launchNs: p.launchNs + extra,
-    recordTimingNs: p.recordTimingNs + extra,
-    recordNoTimingNs: p.recordNoTimingNs + extra,
-    streamWaitNs: p.streamWaitNs + extra,
-    copyCallNs: p.copyCallNs + extra,
-    memsetCallNs: p.memsetCallNs + extra,
-    hostFuncCallNs: p.hostFuncCallNs + extra,
+    // The record comes after the op's own call returns, so it delays the thread's next step but is
+    // not part of the call, nor of a blocking copy's wait.
+    afterStreamOpNs: p.afterStreamOpNs + tailNs,
   };
 }

@@ -83,11 +83,15 @@ export type SpanKind = 'kernel' | 'work' | 'marker';
  */
 export class SpanPlacer {
   private readonly lastEvent: number[];
-  private readonly legacy: number;
+  /** Per device, its legacy default stream (S3 orders streams of one device only, S21). */
+  private readonly legacy = new Map<number, number>();
+  /** Per device, its latencies: each GPU measures its own. */
+  private readonly lats: (device: number) => GpuLatency;
 
-  constructor(private readonly streams: Program['streams'], private readonly lat: GpuLatency) {
+  constructor(private readonly streams: Program['streams'], lat: GpuLatency | readonly GpuLatency[]) {
     this.lastEvent = streams.map(() => -Infinity);
-    this.legacy = streams.findIndex((s) => s.legacyDefault);
+    streams.forEach((s, i) => { if (s.legacyDefault && !this.legacy.has(s.device)) this.legacy.set(s.device, i); });
+    this.lats = Array.isArray(lat) ? (d) => (lat as readonly GpuLatency[])[d] ?? NO_LATENCY : () => lat as GpuLatency;
   }
 
   /** Host times in the trace's clock; `endEvent` mapped into it too. */
@@ -95,7 +99,7 @@ export class SpanPlacer {
     const after = this.orderedAfter(stream);
     this.lastEvent[stream] = endEvent;
     if (kind === 'marker') return { start: endEvent, end: endEvent };
-    const { lat } = this;
+    const lat = this.lats(this.streams[stream].device);
     const end = kind === 'kernel' ? endEvent - lat.kernelToEventNs : endEvent;
     // A launch call that returned after its kernel ended was slow after ringing the doorbell (a
     // thread's first launch, a descheduled host): then only its begin bounds the start.
@@ -108,10 +112,11 @@ export class SpanPlacer {
   private orderedAfter(stream: number): number {
     let t = this.lastEvent[stream];
     const s = this.streams[stream];
-    if (s.nonBlocking || this.legacy < 0) return t;
-    if (stream !== this.legacy) return Math.max(t, this.lastEvent[this.legacy]);
+    const legacy = this.legacy.get(s.device) ?? -1;
+    if (s.nonBlocking || legacy < 0) return t;
+    if (stream !== legacy) return Math.max(t, this.lastEvent[legacy]);
     this.streams.forEach((o, i) => {
-      if (!o.nonBlocking) t = Math.max(t, this.lastEvent[i]);
+      if (!o.nonBlocking && o.device === s.device) t = Math.max(t, this.lastEvent[i]);
     });
     return t;
   }

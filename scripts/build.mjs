@@ -1,7 +1,7 @@
 // Builds everything with esbuild: the extension (node, cjs, `vscode` external), the CLI and the
 // runner child process (node), and the webview (browser). `--tests` bundles each test and benchmark
 // file into out/ for node's test runner instead (`--tests=sim` only those whose path contains "sim");
-// `--watch` rebuilds the bundles on change; `--no-native` skips the addon.
+// `--watch` rebuilds the bundles on change; `--no-native` skips the addon and the capture library.
 import * as esbuild from 'esbuild';
 import { readdirSync, statSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -44,7 +44,9 @@ if (args.has('--watch')) {
   await Promise.all(existing.map((b) => esbuild.build(b)));
   try { chmodSync(join(root, 'dist/cli.js'), 0o755); } catch { /* no CLI yet */ }
   if (!args.has('--no-native') && !testArg) {
-    const r = spawnSync(process.execPath, [join(root, 'scripts/build-native.mjs')], { stdio: 'inherit', cwd: root });
-    if (r.status !== 0) process.exit(r.status ?? 1);
+    for (const script of ['scripts/build-native.mjs', 'scripts/build-capture.mjs']) {
+      const r = spawnSync(process.execPath, [join(root, script)], { stdio: 'inherit', cwd: root });
+      if (r.status !== 0) process.exit(r.status ?? 1);
+    }
   }
 }

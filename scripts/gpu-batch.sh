@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every GPU check in one go on a machine with an NVIDIA GPU: the GPU and runner tests, the
-# recorder benchmark and a calibration. Expects the bundles already built (npm run build and
+# recorder and capture benchmarks and a calibration. Expects the bundles already built (npm run build and
 # node scripts/build.mjs --tests) and build/Release/syncscope.node. Logs go to $OUT (default
 # ./gpu-out); the last lines printed are a short summary.
 set -u
@@ -12,12 +12,16 @@ summary=()
 for f in out/test/gpu/*.test.js out/test/runner/*.test.js; do
   name=$(basename "$f" .test.js)
   start=$(date +%s)
-  timeout "${TEST_TIMEOUT:-240}" node --test --test-reporter=spec "$f" > "$OUT/test-$name.log" 2>&1
+  SYNCSCOPE_CAPTURE_DUMP="$OUT/captures" timeout "${TEST_TIMEOUT:-240}" node --test --test-reporter=spec "$f" > "$OUT/test-$name.log" 2>&1
   rc=$?
   summary+=("$(printf '%-14s rc=%d %3ds  %s' "$name" "$rc" "$(( $(date +%s) - start ))" "$(grep -E '^ℹ (pass|fail|skipped)' "$OUT/test-$name.log" | tr '\n' ' ')")")
 done
 SYNCSCOPE_BENCH_OUT="$OUT/recorder.md" timeout 300 node out/bench/recorder.bench.js > "$OUT/bench.log" 2>&1; summary+=("bench rc=$?")
+if [ -f out/bench/capture.bench.js ]; then
+  SYNCSCOPE_BENCH_OUT="$OUT/capture.md" timeout 300 node out/bench/capture.bench.js > "$OUT/capture-bench.log" 2>&1; summary+=("capture bench rc=$?")
+fi
 node dist/cli.js calibrate --out "$OUT/profile.json" > "$OUT/calibrate.log" 2>&1; summary+=("calibrate rc=$?")
 echo "==== summary"
 printf '%s\n' "${summary[@]}"
 cat "$OUT/recorder.md" 2>/dev/null
+cat "$OUT/capture.md" 2>/dev/null

@@ -17,6 +17,7 @@ const ENTRIES: [string, string][] = [
   ['a-launch', 'Arrow: launch (call → op)'],
   ['a-event', 'Arrow: event (record → wait)'],
   ['a-release', 'Arrow: release (op end → host unblock)'],
+  ['a-device', 'Arrow between two GPUs (dashed)'],
   ['before', 'Happens before the selection'],
   ['after', 'Happens after the selection'],
 ];

@@ -110,12 +110,14 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     if (g < 0) g = groups.push({ key, title, rows: [], collapsed: collapsed.has(key), y: 0 }) - 1;
     return g;
   };
-  const deviceName = trace.meta.device?.name;
+  // A run on several GPUs names each one; otherwise the trace's one device names them all.
+  const deviceName = (d: number): string | undefined =>
+    trace.meta.devices ? trace.meta.devices.find((x) => x.device === d)?.name : trace.meta.device?.name;
   const order = [...rowOf].sort((a, b) => host(a.lane) - host(b.lane) || a.lane.device - b.lane.device || rank(a.lane) - rank(b.lane) || a.lane.id - b.lane.id);
   for (const row of order) {
     const g = row.lane.kind === 'thread'
       ? groupOf('host', 'Host threads')
-      : groupOf(`device${row.lane.device}`, `GPU ${row.lane.device}${deviceName ? ' · ' + deviceName : ''}`);
+      : groupOf(`device${row.lane.device}`, `GPU ${row.lane.device}${deviceName(row.lane.device) ? ' · ' + deviceName(row.lane.device) : ''}`);
     row.group = g;
     groups[g].rows.push(row);
   }

@@ -23,6 +23,8 @@ export interface Palette {
   arrowLaunch: string;
   arrowEvent: string;
   arrowRelease: string;
+  /** Any arrow between two GPUs' rows (S21): its own colour, dashed, on top. */
+  arrowCrossDevice: string;
   ruler: string;
   coneBefore: string;
   coneAfter: string;
@@ -53,6 +55,7 @@ const VARS: Record<Exclude<keyof Palette, 'highContrast' | 'font'>, [string, str
   arrowLaunch: ['--vscode-charts-purple', '#8a5cd1'],
   arrowEvent: ['--vscode-charts-yellow', '#c99a00'],
   arrowRelease: ['--vscode-charts-red', '#d64545'],
+  arrowCrossDevice: ['--vscode-terminal-ansiBrightMagenta', '#c2187a'],
   ruler: ['--vscode-editorCursor-foreground', '#000000'],
   coneBefore: ['--vscode-terminal-ansiCyan', '#0598bc'],
   coneAfter: ['--vscode-terminal-ansiMagenta', '#bc05bc'],

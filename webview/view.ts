@@ -39,6 +39,8 @@ export class TimelineView {
   rulerMode = false;
   /** Time of the last frame's drawing, for the benchmark. */
   lastFrameMs = 0;
+  /** Arrows between two GPUs' rows drawn in the last frame (S21). */
+  lastCrossDeviceArrows = 0;
 
   private readonly ctx: CanvasRenderingContext2D;
   private readonly zoomer: ZoomBehavior<HTMLCanvasElement, unknown>;
@@ -312,8 +314,10 @@ export class TimelineView {
       if (track.h === 0 || track.y - top > this.height || track.y + track.h - top < 0) continue;
       this.drawTrack(track, view, track.y - top, shown, overlays);
     }
-    this.drawArrows(shown, x, top);
+    const crossDevice = this.drawArrows(shown, x, top);
     for (const o of overlays) o();
+    // Arrows between GPUs span other rows' markers and labels: they go on top to stay legible.
+    crossDevice();
     this.drawSelection(x, top);
     this.drawRuler(x);
     this.lastFrameMs = performance.now() - started;
@@ -538,9 +542,11 @@ export class TimelineView {
     return [x(fx), y0, x(tx), y1 + edge];
   }
 
-  private drawArrows(shown: Item[], x: (t: number) => number, top: number): void {
+  /** Strokes the arrows of what is shown; returns the stroke of those between two GPUs, for the caller to draw last. */
+  private drawArrows(shown: Item[], x: (t: number) => number, top: number): () => void {
     const t = this.trace;
-    if (!t.edges.count) return;
+    this.lastCrossDeviceArrows = 0;
+    if (!t.edges.count) return () => undefined;
     const wanted = (e: number) => {
       const k = t.edges.kind[e];
       return (k === EK.launch && this.arrows.launch) || (k === EK.event && this.arrows.event) || (k === EK.release && this.arrows.release);
@@ -552,26 +558,44 @@ export class TimelineView {
     if (idx && this.selection) for (const e of edgesOf(idx, this.selection.table, this.selection.id)) { edges.add(e); selected.add(e); }
     const color = (k: number) => (k === EK.launch ? this.palette.arrowLaunch : k === EK.event ? this.palette.arrowEvent : this.palette.arrowRelease);
     // One path per colour and emphasis: a frame strokes a handful of paths, not one per arrow.
-    const paths = new Map<string, { line: Path2D; head: Path2D; color: string; strong: boolean }>();
+    type Paths = { line: Path2D; head: Path2D; color: string; strong: boolean; cross: boolean };
+    const paths = new Map<string, Paths>();
     for (const e of edges) {
       const k = t.edges.kind[e];
       if (k !== EK.launch && k !== EK.event && k !== EK.release) continue;
       const strong = selected.has(e);
-      const key = `${k}${strong}`;
+      const cross = this.crossesDevices(e);
+      if (cross) this.lastCrossDeviceArrows++;
+      const key = `${k}${strong}${cross}`;
       let path = paths.get(key);
-      if (!path) paths.set(key, (path = { line: new Path2D(), head: new Path2D(), color: color(k), strong }));
+      if (!path) paths.set(key, (path = { line: new Path2D(), head: new Path2D(), color: cross ? this.palette.arrowCrossDevice : color(k), strong, cross }));
       const [x0, y0, x1, y1] = this.edgeEnds(e, x);
       arrowPath(path.line, path.head, x0, y0 - top, x1, y1 - top);
     }
     const ctx = this.ctx;
-    for (const path of paths.values()) {
-      ctx.globalAlpha = path.strong || !this.selection ? 0.95 : 0.35;
+    const stroke = (path: Paths) => {
+      // A dimmed arrow outside the selection stays faint; otherwise arrows between GPUs are opaque.
+      ctx.globalAlpha = this.selection && !path.strong ? 0.35 : path.cross ? 1 : 0.95;
       ctx.strokeStyle = ctx.fillStyle = path.color;
-      ctx.lineWidth = path.strong ? 2 : 1.3;
+      ctx.lineWidth = path.strong ? 2.5 : path.cross ? 2 : 1.3;
+      ctx.setLineDash(path.cross ? [6, 3] : []);
       ctx.stroke(path.line);
+      ctx.setLineDash([]);
       ctx.fill(path.head);
-    }
-    ctx.globalAlpha = 1;
+      ctx.globalAlpha = 1;
+    };
+    const all = [...paths.values()];
+    for (const path of all) if (!path.cross) stroke(path);
+    return () => { for (const path of all) if (path.cross) stroke(path); };
+  }
+
+  /** An edge between ops on two GPUs' streams, such as a wait for another device's event (S21). */
+  private crossesDevices(e: number): boolean {
+    const t = this.trace;
+    if (edgeFromIsCall(t, e) || edgeToIsCall(t, e)) return false;
+    const a = t.lanes[t.ops.lane[t.edges.from[e]]];
+    const b = t.lanes[t.ops.lane[t.edges.to[e]]];
+    return a !== undefined && b !== undefined && a.device !== b.device;
   }
 
   private drawSelection(x: (t: number) => number, top: number): void {

@@ -109,7 +109,8 @@ export function bindEvents(t: Trace): Bindings {
       const s = c.stream[i];
       wait = s >= 0 && lastOp[s] >= 0 ? [lastOp[s]] : [];
     } else if (kind === CK.deviceSync) {
-      const device = t.lanes[c.lane[i]]?.device ?? 0;
+      // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
+      const device = c.device[i] || (t.lanes[c.lane[i]]?.device ?? 0);
       wait = [];
       for (const s of streams) if (s.device === device && lastOp[s.id] >= 0) wait.push(lastOp[s.id]);
     }

@@ -26,7 +26,8 @@ function rulesOf(t: Trace, i: number, program?: Program): string[] {
 
 function target(t: Trace, i: number): string {
   const kind = callKind(t, i);
-  if (kind === 'deviceSync') return 'device';
+  // S21: with more than one GPU, say which one; a one-GPU trace keeps the plain word.
+  if (kind === 'deviceSync') return t.meta.devices && t.meta.devices.length > 1 ? `device ${t.calls.device[i]}` : 'device';
   if (t.calls.event[i]) return str(t, t.calls.event[i]);
   return t.calls.stream[i] >= 0 ? laneName(t, t.calls.stream[i]) : '';
 }

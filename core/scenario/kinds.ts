@@ -11,6 +11,7 @@ export const STEP_KEYS = {
   eventSync: [],
   streamSync: [],
   deviceSync: [],
+  setDevice: [],
   elapsed: [],
   copy: ['to', 'bytes', 'async', 'stream'],
   memset: ['bytes', 'async', 'stream'],
@@ -22,11 +23,14 @@ export const STEP_KEYS = {
 export type StepKind = keyof typeof STEP_KEYS;
 export const STEP_KINDS = Object.keys(STEP_KEYS) as StepKind[];
 
-export const TOP_LEVEL_KEYS = ['$schema', 'name', 'description', 'device', 'streams', 'events', 'buffers', 'steps', 'threads'] as const;
+export const TOP_LEVEL_KEYS = ['$schema', 'name', 'description', 'device', 'devices', 'streams', 'events', 'buffers', 'steps', 'threads'] as const;
 export const DEVICE_KEYS = ['schedule', 'perThreadDefaultStream'] as const;
-export const STREAM_KEYS = ['nonBlocking', 'priority'] as const;
-export const EVENT_KEYS = ['timing', 'blockingSync'] as const;
-export const BUFFER_KEYS = ['bytes', 'host'] as const;
+/** The keys of one entry of `devices`: what may differ between GPUs (per-thread default streams are a
+ * compile flag of the whole program, so they stay in `device`). */
+export const PER_DEVICE_KEYS = ['schedule'] as const;
+export const STREAM_KEYS = ['nonBlocking', 'priority', 'device'] as const;
+export const EVENT_KEYS = ['timing', 'blockingSync', 'device'] as const;
+export const BUFFER_KEYS = ['bytes', 'host', 'device'] as const;
 export const DURATION_KEYS = ['us', 'ms', 'ns'] as const;
 
 export const SCHEDULES = ['auto', 'spin', 'yield', 'blockingSync'] as const;
@@ -45,4 +49,6 @@ export const LIMITS = {
   grid: 2 ** 31 - 1,
   /** CUDA's stream priority range on current GPUs: 0 (lowest) to -5 (highest). */
   priorityHighest: -5,
+  /** Device numbers run from 0 to this: more GPUs than any one host has. */
+  deviceHighest: 15,
 } as const;

@@ -10,7 +10,8 @@ export interface Pos {
 
 export type Schedule = 'auto' | 'spin' | 'yield' | 'blockingSync';
 export type HostMemoryKind = 'pinned' | 'pageable';
-export type CopyDirection = 'HtoD' | 'DtoH' | 'DtoD' | 'HtoH';
+/** PtoP: device to device across two GPUs (cudaMemcpyPeerAsync). */
+export type CopyDirection = 'HtoD' | 'DtoH' | 'DtoD' | 'HtoH' | 'PtoP';
 
 export interface StreamDecl {
   id: number;
@@ -22,6 +23,8 @@ export interface StreamDecl {
   perThreadDefault: boolean;
   /** For a per-thread default stream, the thread that owns it. */
   thread?: number;
+  /** The GPU the stream belongs to (S21). */
+  device: number;
   pos: Pos;
 }
 
@@ -32,6 +35,8 @@ export interface EventDecl {
   blockingSync: boolean;
   /** Internal events made by `waitStream` steps are not declared by the user. */
   internal: boolean;
+  /** The GPU whose streams may record it; any stream may wait for it (S21). */
+  device: number;
   pos: Pos;
 }
 
@@ -41,6 +46,18 @@ export interface BufferDecl {
   bytes: number;
   /** Absent for device memory. */
   host?: HostMemoryKind;
+  /** The GPU that holds a device buffer; absent for host memory, which every GPU reaches. */
+  device?: number;
+  pos: Pos;
+}
+
+/** A GPU that the scenario may use. Program.devices[d] describes device d. */
+export interface DeviceDecl {
+  id: number;
+  schedule: Schedule;
+  /** Whether any stream, event, buffer or step names it; device numbers between used ones are listed unused. */
+  used: boolean;
+  /** Where the scenario first names it (for device 0 without a mention, the scenario's start). */
   pos: Pos;
 }
 
@@ -69,7 +86,10 @@ export type Step =
   | (StepBase & { op: 'query'; event: number; expect?: 'ready' | 'notReady' })
   | (StepBase & { op: 'eventSync'; event: number })
   | (StepBase & { op: 'streamSync'; stream: number })
-  | (StepBase & { op: 'deviceSync' })
+  /** `device`: the device it synchronizes, the thread's current device unless the step names one. */
+  | (StepBase & { op: 'deviceSync'; device: number })
+  /** cudaSetDevice: later steps of the thread were compiled against this device. */
+  | (StepBase & { op: 'setDevice'; device: number })
   | (StepBase & { op: 'elapsed'; from: number; to: number })
   | (StepBase & {
       op: 'copy';
@@ -100,8 +120,13 @@ export interface Program {
   description?: string;
   /** The scenario file's name, for messages. */
   file?: string;
+  /** The defaults: `schedule` for every device that `devices` does not set, `perThreadDefaultStream` for all. */
   device: { schedule: Schedule; perThreadDefaultStream: boolean };
-  /** streams[0] is always the legacy default stream, named "default". */
+  /** Devices 0 to the highest one used, each with its own schedule. */
+  devices: DeviceDecl[];
+  /** streams[0] is always device 0's legacy default stream, named "default". Other devices'
+   * legacy default streams ("default (GPU 1)") and per-thread default streams are added when a
+   * step first needs them. */
   streams: StreamDecl[];
   events: EventDecl[];
   buffers: BufferDecl[];

@@ -1,7 +1,7 @@
-// What step compilation needs to know: the declared names, the thread being compiled, and the
-// running count of compiled steps that the repeat limit is checked against.
+// What step compilation needs to know: the declared names, the thread being compiled and its
+// current device, and the running count of compiled steps that the repeat limit is checked against.
 import type { Node } from './jsonc';
-import type { BufferDecl, EventDecl } from './program';
+import type { BufferDecl, EventDecl, Pos, StreamDecl } from './program';
 import type { Reader } from './read';
 import { closest, unknown } from './suggest';
 import { RESERVED_STREAMS } from './kinds';
@@ -15,7 +15,19 @@ export interface Scope {
   buffers: Map<string, BufferDecl>;
   /** All events, user and internal; waitStream steps append internal ones. */
   eventDecls: EventDecl[];
+  /** All streams, declared and built in. */
+  streamDecls: StreamDecl[];
   thread: { id: number; name: string; defaultStream: number };
+  /** The thread's current device (S21): `setDevice` steps change it, every thread starts on 0. */
+  device: number;
+  /** The legacy default stream of a device, made when a step first needs it (device 0's is stream 0). */
+  legacyStream(device: number): number;
+  /** What "default" names on a device: its legacy default stream, or the thread's own per-thread default stream there. */
+  defaultStream(device: number): number;
+  /** Notes where a device is first named; deviceSync checks and `devices` keys are judged by it. */
+  useDevice(device: number, pos: Pos): void;
+  /** deviceSync steps that named a device, checked once every use of every device is known. */
+  deviceSyncs: { device: number; node: Node }[];
   /** Compiled steps so far, over all threads. */
   emitted: number;
 }
@@ -37,7 +49,7 @@ function resolve<T>(scope: Scope, node: Node, label: string, what: string, names
 
 export function streamId(scope: Scope, node: Node, label: string): number | undefined {
   const r = resolve(scope, node, label, 'stream', scope.streams, RESERVED_STREAMS);
-  return r === 'default' ? scope.thread.defaultStream : r === 'legacy' ? 0 : (r as number | undefined);
+  return r === 'default' ? scope.defaultStream(scope.device) : r === 'legacy' ? scope.legacyStream(scope.device) : (r as number | undefined);
 }
 
 export const eventId = (scope: Scope, node: Node, label: string): number | undefined =>

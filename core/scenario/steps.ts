@@ -1,5 +1,7 @@
 // Compiles a `steps` array into flat Program steps: names resolved to ids, durations in ns,
-// copy directions from the buffers, waitStream lowered to record + wait, repeat unrolled.
+// copy directions from the buffers, waitStream lowered to record + wait, repeat unrolled. A
+// setDevice step is followed at compile time too: it decides what "default" and a bare deviceSync mean.
+import { deviceNumber } from './devices';
 import type { Node } from './jsonc';
 import type { BufferDecl, Pos, Step } from './program';
 import { DURATION_KEYS, LIMITS, QUERY_EXPECT, STEP_KEYS, STEP_KINDS, type StepKind } from './kinds';
@@ -63,10 +65,28 @@ function push(c: Ctx, step: Unplaced<Step>): void {
   c.scope.emitted++;
 }
 
-/** The `stream` option, or the thread's default stream without one. */
+/** The `stream` option, or the thread's default stream on its current device without one. */
 function stream(c: Ctx): number | undefined {
   const p = c.opts.get('stream');
-  return p ? streamId(c.scope, p.value, '"stream"') : c.scope.thread.defaultStream;
+  return p ? streamId(c.scope, p.value, '"stream"') : c.scope.defaultStream(c.scope.device);
+}
+
+const deviceOf = (c: Ctx, s: number): number => c.scope.streamDecls[s].device;
+const streamLabel = (c: Ctx, s: number): string => `stream "${c.scope.streamDecls[s].name}"`;
+
+/** Where a complaint about the step's stream belongs: its `stream` option, else the kind's value. */
+const streamNode = (c: Ctx): Node => c.opts.get('stream')?.value ?? c.kind.value;
+
+/**
+ * S21: `what` (on `device`) and stream `s` must be on one device for `call`; reports it otherwise.
+ * A step without "stream" uses the current device's default stream, so the fix then is setDevice.
+ */
+function sameDevice(c: Ctx, s: number, what: string, device: number, call: string): boolean {
+  const on = deviceOf(c, s);
+  if (on === device) return true;
+  const fix = c.opts.has('stream') ? `use a stream of device ${device}` : `add { "setDevice": ${device} } before it, or a "stream" of device ${device}`;
+  c.scope.read.report.node(streamNode(c), `${what} is on device ${device} but ${streamLabel(c, s)} is on device ${on}; ${call} needs both on one device: ${fix}`);
+  return false;
 }
 
 /** The first of `keys` present in `props`; a second one is an error, and so is none when `missing` is given. */
@@ -120,6 +140,28 @@ function asyncAndStream(c: Ctx, call: string): { async?: boolean; stream?: numbe
   return { async, stream: stream(c) };
 }
 
+/**
+ * S21: a copy runs on a stream of a device it touches. A peer copy (between two devices' memory)
+ * is cudaMemcpyPeerAsync on a stream of either device; cudaMemcpyPeer, the synchronous form, also
+ * orders itself after all work of both devices, which scenarios do not model.
+ */
+function copyDevices(c: Ctx, src: BufferDecl, dst: BufferDecl, s: number, peer: boolean, async: boolean): boolean {
+  const { report } = c.scope.read;
+  if (peer) {
+    if (!async) {
+      report.node(c.kind.value, `a copy from device ${src.device} ("${src.name}") to device ${dst.device} ("${dst.name}") is a peer copy: it needs "async": true (cudaMemcpyPeerAsync)`);
+      return false;
+    }
+    const on = deviceOf(c, s);
+    if (on === src.device || on === dst.device) return true;
+    report.node(streamNode(c), `a peer copy from device ${src.device} to device ${dst.device} runs on a stream of one of them, but ${streamLabel(c, s)} is on device ${on}`);
+    return false;
+  }
+  const held = src.host ? dst : src;
+  if (held.host) return true;
+  return sameDevice(c, s, `buffer "${held.name}"`, held.device ?? 0, c.opts.get('async')?.value.value === true ? 'cudaMemcpyAsync' : 'cudaMemcpy');
+}
+
 function noPageable(c: Ctx, node: Node, b: BufferDecl | undefined, what: string): BufferDecl | undefined {
   if (b?.host !== 'pageable') return b;
   c.scope.read.report.node(node, `${what} cannot access pageable host memory ("${b.name}"); use a device buffer or "host": "pinned"`);
@@ -144,6 +186,8 @@ const COMPILE: Record<StepKind, (c: Ctx) => void> = {
     const reads = buffers(c, 'reads');
     const writes = buffers(c, 'writes');
     if (name === undefined || s === undefined || (ns === undefined && touch === undefined) || grid === undefined || block === undefined) return;
+    // Pinned host memory is mapped into every device; a device buffer only into its own.
+    if (touch && !touch.host && !sameDevice(c, s, `buffer "${touch.name}"`, touch.device ?? 0, 'a touch kernel')) return;
     if (touch) {
       // A touch kernel reads and writes its buffer, and the ordering checks must see both.
       if (!reads.includes(touch.id)) reads.push(touch.id);
@@ -154,7 +198,9 @@ const COMPILE: Record<StepKind, (c: Ctx) => void> = {
   record(c) {
     const event = eventId(c.scope, c.kind.value, '"record"');
     const s = stream(c);
-    if (event !== undefined && s !== undefined) push(c, { op: 'record', event, stream: s });
+    if (event === undefined || s === undefined) return;
+    const decl = c.scope.eventDecls[event];
+    if (sameDevice(c, s, `event "${decl.name}"`, decl.device, 'cudaEventRecord')) push(c, { op: 'record', event, stream: s });
   },
   wait(c) {
     const event = eventId(c.scope, c.kind.value, '"wait"');
@@ -171,7 +217,7 @@ const COMPILE: Record<StepKind, (c: Ctx) => void> = {
     const event = events.length;
     events.push({
       id: event, name: `waitStream ${c.kind.value.value}->${waiter} at ${c.pos.line}:${c.pos.column}`,
-      timing: false, blockingSync: false, internal: true, pos: c.pos,
+      timing: false, blockingSync: false, internal: true, device: deviceOf(c, other), pos: c.pos,
     });
     push(c, { op: 'record', event, stream: other });
     push(c, { op: 'wait', event, stream: s });
@@ -192,8 +238,24 @@ const COMPILE: Record<StepKind, (c: Ctx) => void> = {
     if (s !== undefined) push(c, { op: 'streamSync', stream: s });
   },
   deviceSync(c) {
-    if (c.kind.value.type === 'boolean' && c.kind.value.value === true) push(c, { op: 'deviceSync' });
-    else c.scope.read.report.node(c.kind.value, `"deviceSync": expected true, got ${c.kind.value.type === 'boolean' ? 'false' : c.kind.value.type}`);
+    const v = c.kind.value;
+    if (v.type === 'boolean' && v.value === true) return push(c, { op: 'deviceSync', device: c.scope.device });
+    if (v.type === 'boolean') {
+      c.scope.read.report.node(v, '"deviceSync": expected true (the current device) or a device number, got false');
+      return;
+    }
+    // torch.cuda.synchronize(1): a device number synchronizes that device, whatever is current.
+    const device = deviceNumber(c.scope.read, v, '"deviceSync" (true for the current device, or a device number)');
+    if (device === undefined) return;
+    c.scope.deviceSyncs.push({ device, node: v });
+    push(c, { op: 'deviceSync', device });
+  },
+  setDevice(c) {
+    const device = deviceNumber(c.scope.read, c.kind.value, '"setDevice"');
+    if (device === undefined) return;
+    c.scope.useDevice(device, c.pos);
+    c.scope.device = device;
+    push(c, { op: 'setDevice', device });
   },
   elapsed(c) {
     const v = c.kind.value;
@@ -205,7 +267,13 @@ const COMPILE: Record<StepKind, (c: Ctx) => void> = {
     }
     const from = eventId(c.scope, items[0], '"elapsed"');
     const to = eventId(c.scope, items[1], '"elapsed"');
-    if (from !== undefined && to !== undefined) push(c, { op: 'elapsed', from, to });
+    if (from === undefined || to === undefined) return;
+    const [a, b] = [c.scope.eventDecls[from], c.scope.eventDecls[to]];
+    if (a.device !== b.device) {
+      c.scope.read.report.node(items[1], `event "${b.name}" is on device ${b.device} but "${a.name}" on device ${a.device}; cudaEventElapsedTime needs two events of one device`);
+      return;
+    }
+    push(c, { op: 'elapsed', from, to });
   },
   copy(c) {
     const { scope, kind, opts } = c;
@@ -222,13 +290,16 @@ const COMPILE: Record<StepKind, (c: Ctx) => void> = {
     const smaller = src.bytes <= dst.bytes ? src : dst;
     const n = bytes(c, smaller.bytes, smaller);
     if (n === undefined || async === undefined || s === undefined) return;
-    const direction = `${src.host ? 'H' : 'D'}to${dst.host ? 'H' : 'D'}` as const;
+    const peer = !src.host && !dst.host && src.device !== dst.device;
+    const direction = peer ? 'PtoP' : (`${src.host ? 'H' : 'D'}to${dst.host ? 'H' : 'D'}` as const);
+    if (!copyDevices(c, src, dst, s, peer, async)) return;
     push(c, { op: 'copy', src: src.id, dst: dst.id, bytes: n, direction, async, stream: s });
   },
   memset(c) {
     const b = noPageable(c, c.kind.value, buffer(c.scope, c.kind.value, '"memset"'), 'memset');
     const { async, stream: s } = asyncAndStream(c, 'a synchronous memset (cudaMemset)');
-    if (!b) return;
+    if (!b || s === undefined) return;
+    if (!b.host && !sameDevice(c, s, `buffer "${b.name}"`, b.device ?? 0, 'a memset')) return;
     const n = bytes(c, b.bytes, b);
     if (n !== undefined && async !== undefined && s !== undefined) push(c, { op: 'memset', buffer: b.id, bytes: n, async, stream: s });
   },
@@ -262,7 +333,14 @@ const COMPILE: Record<StepKind, (c: Ctx) => void> = {
       return;
     }
     const body: Step[] = [];
+    const device = scope.device;
     compileSteps(scope, steps.value, '"steps"', body);
+    if (scope.device !== device) {
+      // The body is compiled once, so every repetition must begin on the device the first one did.
+      report.node(kind.key, `a repeat's steps must end on the device they start on (device ${device}), or each repetition would run somewhere else; end them with { "setDevice": ${device} }`);
+      scope.device = device;
+      return;
+    }
     if (count === undefined) return;
     const more = (count - 1) * body.length;
     if (scope.emitted + more > LIMITS.steps) {

@@ -1,6 +1,9 @@
 // The GPU side of the simulator: streams that run their ops in order (S1), the legacy default
 // stream's implicit ordering (S3, S4), SM slots shared by kernels of all streams (S2) and handed
 // out by stream priority (S5), one copy engine per direction, and the queue of pending launches (S19).
+// With several GPUs (S21) each has its own SM slots, copy engines, legacy default stream and launch
+// queue; only event waits and peer copies join them. A peer copy holds the source GPU's outbound
+// (device-to-host) engine and the destination's inbound (host-to-device) one for its whole span.
 import type { StreamDecl } from '../scenario/program';
 import { EDGE_KINDS, type TraceBuilder } from '../trace/model';
 import { Agenda, GPU } from './queue';
@@ -10,15 +13,15 @@ export const READY = 0;
 export const END = 1;
 export const BLOCKS_END = 2;
 
-/** What an op runs on: blocks on SMs, a copy engine, or nothing shared (a fixed span). */
-export const ON_SMS = 0, ON_HTOD = 1, ON_DTOH = 2, ON_NONE = 3;
+/** What an op runs on: blocks on SMs, a copy engine, nothing shared (a fixed span), or two GPUs' engines. */
+export const ON_SMS = 0, ON_HTOD = 1, ON_DTOH = 2, ON_NONE = 3, ON_PEER = 4;
 
 /** Called back when host threads can go on. */
 export interface HostSide {
   /** An op that `thread` was waiting for completed at `now` (the shared release rule names which one released it). */
   released(thread: number, now: number): void;
-  /** A queued op started, so the launch queue has room. */
-  roomFreed(now: number): void;
+  /** A queued op of `device` started, so that device's launch queue has room. */
+  roomFreed(now: number, device: number): void;
 }
 
 // State of the ops in flight (issued, not yet completed), in pooled slots of two typed arrays
@@ -27,10 +30,12 @@ export interface HostSide {
 /** Float64 fields: earliest start (submission, raised to each dependency's end), duration (a block's, for kernels). */
 const GATE = 0, DUR = 1, F = 2;
 /** Int32 fields: dependencies not yet completed, head of the dependents list, flags, kernel blocks
- * not yet placed, block groups running, block slots one block takes. */
-const WAITS = 0, DEP_HEAD = 1, FLAGS = 2, BLOCKS_LEFT = 3, RUNNING = 4, SLOTS = 5, I = 6;
-/** FLAGS: what the op runs on (the low two bits), whether it takes a launch-queue entry. */
-const COUNTED = 4;
+ * not yet placed, block groups running, block slots one block takes, the copy engines it holds
+ * (engine = device * 2 + 0 inbound / 1 outbound, or -1). */
+const WAITS = 0, DEP_HEAD = 1, FLAGS = 2, BLOCKS_LEFT = 3, RUNNING = 4, SLOTS = 5, ENGINE_A = 6, ENGINE_B = 7, I = 8;
+/** FLAGS: what the op runs on (the low three bits), whether it takes a launch-queue entry. */
+const ON_MASK = 7, COUNTED = 8;
+const INBOUND = 0, OUTBOUND = 1;
 
 const STREAM_EDGE = EDGE_KINDS.indexOf('stream');
 const LEGACY_EDGE = EDGE_KINDS.indexOf('legacy');
@@ -40,10 +45,12 @@ const LAUNCH_EDGE = EDGE_KINDS.indexOf('launch');
 export class Device {
   /** The last op issued to each stream, or -1. */
   readonly lastOp: Int32Array;
-  /** Issued work that has not started yet: what fills the launch queue. */
-  queued = 0;
-  /** The op that completed most recently. */
-  lastCompleted = -1;
+  /** Per GPU, issued work that has not started yet: what fills its launch queue. */
+  readonly queued: Int32Array;
+  /** Per GPU, the op of its streams that completed most recently, or -1. */
+  readonly lastCompleted: Int32Array;
+  /** Per stream, its GPU. */
+  readonly deviceOf: Int32Array;
   dispatchPending = false;
 
   /** Per op, its slot while it is in flight. */
@@ -60,19 +67,23 @@ export class Device {
   private depTarget: Int32Array = new Int32Array(256);
   private depFree = -1;
   private deps = 0;
-  /** Ready kernels with blocks left to place, by priority then readiness. */
-  private readonly kernels: number[] = [];
-  private readonly engineQueue: number[][] = [[], []];
-  private readonly engineBusy = [false, false];
+  /** Per GPU, ready kernels with blocks left to place, by priority then readiness. */
+  private readonly kernels: number[][];
+  /** Ready copies waiting for their engines, by priority then readiness, over all GPUs. */
+  private readonly copies: number[] = [];
+  /** Per engine (device * 2 + INBOUND or OUTBOUND), whether a copy holds it. */
+  private readonly engineBusy: Uint8Array;
   private readonly priority: Int32Array;
   private readonly nonBlocking: Uint8Array;
   private readonly streamOfLane: Int32Array;
-  private smSlots: number;
+  /** Per GPU, free block slots. */
+  private readonly smSlots: Float64Array;
   /** For S3, to skip repeated edges: per stream, its last op that the legacy stream was ordered
    * after, and the last legacy op that it was ordered after. */
   private readonly intoLegacy: Int32Array;
   private readonly fromLegacy: Int32Array;
-  private readonly legacy: number;
+  /** Per GPU, its legacy default stream, or -1 while no step has used it. */
+  private readonly legacy: Int32Array;
 
   constructor(
     private readonly b: TraceBuilder,
@@ -90,10 +101,17 @@ export class Device {
     this.fromLegacy = new Int32Array(n).fill(-1);
     this.priority = Int32Array.from(streams, (s) => s.priority);
     this.nonBlocking = Uint8Array.from(streams, (s) => (s.nonBlocking ? 1 : 0));
+    this.deviceOf = Int32Array.from(streams, (s) => s.device);
     this.streamOfLane = new Int32Array(Math.max(0, ...laneOf) + 1).fill(-1);
     laneOf.forEach((lane, s) => { this.streamOfLane[lane] = s; });
-    this.legacy = streams.findIndex((s) => s.legacyDefault);
-    this.smSlots = profile.sms * profile.blocksPerSm;
+    const gpus = Math.max(1, ...streams.map((s) => s.device + 1));
+    this.legacy = new Int32Array(gpus).fill(-1);
+    streams.forEach((s, i) => { if (s.legacyDefault) this.legacy[s.device] = i; });
+    this.queued = new Int32Array(gpus);
+    this.lastCompleted = new Int32Array(gpus).fill(-1);
+    this.smSlots = new Float64Array(gpus).fill(profile.sms * profile.blocksPerSm);
+    this.kernels = Array.from({ length: gpus }, () => []);
+    this.engineBusy = new Uint8Array(2 * gpus);
     this.slotOf = new Int32Array(Math.max(1, maxOps));
   }
 
@@ -134,6 +152,9 @@ export class Device {
     this.i[i + DEP_HEAD] = -1;
     this.i[i + FLAGS] = on | (counts ? COUNTED : 0);
     this.i[i + RUNNING] = 0;
+    const gpu = this.deviceOf[stream];
+    this.i[i + ENGINE_A] = on === ON_HTOD ? 2 * gpu + INBOUND : on === ON_DTOH ? 2 * gpu + OUTBOUND : -1;
+    this.i[i + ENGINE_B] = -1;
     if (on === ON_SMS) {
       c.grid[op] = grid;
       c.block[op] = block;
@@ -142,7 +163,7 @@ export class Device {
       this.i[i + SLOTS] = Math.ceil(p.blocksPerSm / perSm);
       this.i[i + BLOCKS_LEFT] = Math.max(1, grid);
     }
-    if (counts) this.queued++;
+    if (counts) this.queued[gpu]++;
     this.edge(LAUNCH_EDGE, call, op);
 
     const prev = this.lastOp[stream];
@@ -150,6 +171,13 @@ export class Device {
     this.orderWithLegacy(stream, op);
     this.lastOp[stream] = op;
     return op;
+  }
+
+  /** A peer copy (issued ON_PEER) holds `from`'s outbound engine and `to`'s inbound one. */
+  peer(op: number, from: number, to: number): void {
+    const i = this.slotOf[op] * I;
+    this.i[i + ENGINE_A] = 2 * from + OUTBOUND;
+    this.i[i + ENGINE_B] = 2 * to + INBOUND;
   }
 
   /** Orders an issued op after `dep` (an event's record, S8), before the op is released. */
@@ -176,24 +204,26 @@ export class Device {
     else this.blocksEnd(a, b, now);
   }
 
-  /** Places blocks of ready kernels on free SM slots: higher priority first, then first ready (S5). */
+  /** Places blocks of ready kernels on each GPU's free SM slots: higher priority first, then first ready (S5). */
   dispatch(now: number): void {
     this.dispatchPending = false;
-    const list = this.kernels;
-    while (list.length > 0) {
-      const k = list[0];
-      const slot = this.slotOf[k];
-      const i = slot * I;
-      const slots = this.i[i + SLOTS];
-      const fit = Math.floor(this.smSlots / slots);
-      if (fit === 0) return;
-      if (Number.isNaN(this.b.ops.cols.start[k])) this.start(k, now);
-      const n = Math.min(this.i[i + BLOCKS_LEFT], fit);
-      this.i[i + BLOCKS_LEFT] -= n;
-      this.i[i + RUNNING]++;
-      this.smSlots -= n * slots;
-      this.agenda.push(now + this.f[slot * F + DUR], GPU, BLOCKS_END, k, n);
-      if (this.i[i + BLOCKS_LEFT] === 0) list.shift();
+    for (let gpu = 0; gpu < this.kernels.length; gpu++) {
+      const list = this.kernels[gpu];
+      while (list.length > 0) {
+        const k = list[0];
+        const slot = this.slotOf[k];
+        const i = slot * I;
+        const slots = this.i[i + SLOTS];
+        const fit = Math.floor(this.smSlots[gpu] / slots);
+        if (fit === 0) break;
+        if (Number.isNaN(this.b.ops.cols.start[k])) this.start(k, now);
+        const n = Math.min(this.i[i + BLOCKS_LEFT], fit);
+        this.i[i + BLOCKS_LEFT] -= n;
+        this.i[i + RUNNING]++;
+        this.smSlots[gpu] -= n * slots;
+        this.agenda.push(now + this.f[slot * F + DUR], GPU, BLOCKS_END, k, n);
+        if (this.i[i + BLOCKS_LEFT] === 0) list.shift();
+      }
     }
   }
 
@@ -229,19 +259,21 @@ export class Device {
     }
   }
 
-  /** S3: the legacy stream waits for every blocking stream, and blocking streams wait for it. */
+  /** S3, on the stream's own GPU: its legacy stream waits for every blocking stream, and blocking streams wait for it. */
   private orderWithLegacy(stream: number, op: number): void {
-    if (this.nonBlocking[stream] || this.legacy < 0) return;
-    if (stream === this.legacy) {
+    const gpu = this.deviceOf[stream];
+    const legacy = this.legacy[gpu];
+    if (this.nonBlocking[stream] || legacy < 0) return;
+    if (stream === legacy) {
       for (let o = 0; o < this.lastOp.length; o++) {
         const last = this.lastOp[o];
-        if (o === stream || this.nonBlocking[o] || last < 0 || this.intoLegacy[o] === last) continue;
+        if (o === stream || this.nonBlocking[o] || this.deviceOf[o] !== gpu || last < 0 || this.intoLegacy[o] === last) continue;
         // Later legacy ops are ordered after this one by S1, so one edge per op of `o` is enough.
         this.intoLegacy[o] = last;
         this.after(last, op, LEGACY_EDGE);
       }
     } else {
-      const last = this.lastOp[this.legacy];
+      const last = this.lastOp[legacy];
       if (last < 0 || this.fromLegacy[stream] === last) return;
       this.fromLegacy[stream] = last;
       this.after(last, op, LEGACY_EDGE);
@@ -267,27 +299,38 @@ export class Device {
 
   private ready(op: number, now: number): void {
     const slot = this.slotOf[op];
-    const on = this.i[slot * I + FLAGS] & 3;
+    const on = this.i[slot * I + FLAGS] & ON_MASK;
     if (on === ON_SMS) {
-      this.insertByPriority(this.kernels, op);
+      this.insertByPriority(this.kernels[this.gpuOf(op)], op);
       this.dispatchPending = true;
     } else if (on === ON_NONE) {
       this.start(op, now);
       this.agenda.push(now + this.f[slot * F + DUR], GPU, END, op);
     } else {
-      const engine = on === ON_HTOD ? 0 : 1;
-      this.insertByPriority(this.engineQueue[engine], op);
-      this.runEngine(engine, now);
+      this.insertByPriority(this.copies, op);
+      this.runEngines(now);
     }
   }
 
-  private runEngine(engine: number, now: number): void {
-    const q = this.engineQueue[engine];
-    if (this.engineBusy[engine] || q.length === 0) return;
-    const op = q.shift() as number;
-    this.engineBusy[engine] = true;
-    this.start(op, now);
-    this.agenda.push(now + this.f[this.slotOf[op] * F + DUR], GPU, END, op);
+  /**
+   * Starts every waiting copy whose engines are all free, in priority-then-readiness order: per
+   * engine that is first come first served, and a peer copy waiting for one engine does not hold
+   * up copies that need only the other GPU's.
+   */
+  private runEngines(now: number): void {
+    const q = this.copies;
+    for (let k = 0; k < q.length; k++) {
+      const op = q[k];
+      const i = this.slotOf[op] * I;
+      const a = this.i[i + ENGINE_A];
+      const b = this.i[i + ENGINE_B];
+      if (this.engineBusy[a] || (b >= 0 && this.engineBusy[b])) continue;
+      this.engineBusy[a] = 1;
+      if (b >= 0) this.engineBusy[b] = 1;
+      q.splice(k--, 1);
+      this.start(op, now);
+      this.agenda.push(now + this.f[this.slotOf[op] * F + DUR], GPU, END, op);
+    }
   }
 
   /** Keeps `list` ordered by stream priority (lower number first), then by readiness. */
@@ -305,17 +348,22 @@ export class Device {
     return this.priority[this.streamOfLane[lane]];
   }
 
+  private gpuOf(op: number): number {
+    return this.deviceOf[this.streamOfLane[this.b.ops.cols.lane[op]]];
+  }
+
   private start(op: number, now: number): void {
     this.b.ops.cols.start[op] = now;
     if (this.i[this.slotOf[op] * I + FLAGS] & COUNTED) {
-      this.queued--;
-      this.host.roomFreed(now);
+      const gpu = this.gpuOf(op);
+      this.queued[gpu]--;
+      this.host.roomFreed(now, gpu);
     }
   }
 
   private blocksEnd(op: number, n: number, now: number): void {
     const i = this.slotOf[op] * I;
-    this.smSlots += n * this.i[i + SLOTS];
+    this.smSlots[this.gpuOf(op)] += n * this.i[i + SLOTS];
     this.i[i + RUNNING]--;
     this.dispatchPending = true;
     if (this.i[i + BLOCKS_LEFT] === 0 && this.i[i + RUNNING] === 0) this.complete(op, now);
@@ -323,13 +371,14 @@ export class Device {
 
   private complete(op: number, now: number): void {
     this.b.ops.cols.end[op] = now;
-    this.lastCompleted = op;
+    this.lastCompleted[this.gpuOf(op)] = op;
     const slot = this.slotOf[op];
-    const on = this.i[slot * I + FLAGS] & 3;
-    if (on === ON_HTOD || on === ON_DTOH) {
-      const engine = on === ON_HTOD ? 0 : 1;
-      this.engineBusy[engine] = false;
-      this.runEngine(engine, now);
+    const a = this.i[slot * I + ENGINE_A];
+    if (a >= 0) {
+      const b = this.i[slot * I + ENGINE_B];
+      this.engineBusy[a] = 0;
+      if (b >= 0) this.engineBusy[b] = 0;
+      this.runEngines(now);
     }
     let e = this.i[slot * I + DEP_HEAD];
     while (e >= 0) {

@@ -13,7 +13,10 @@ export interface SimProfile {
   threadsPerSm: number;
 
   // Host cost of each API call when it does not block.
+  /** cudaLaunchKernel queued behind pending work on its stream. */
   launchNs: number;
+  /** cudaLaunchKernel onto a stream with nothing pending, which costs the driver more. */
+  idleLaunchNs: number;
   recordTimingNs: number;
   recordNoTimingNs: number;
   streamWaitNs: number;
@@ -25,6 +28,11 @@ export interface SimProfile {
   copyCallNs: number;
   memsetCallNs: number;
   hostFuncCallNs: number;
+  /**
+   * Host time after each call that issues stream work, before the thread's next step: 0 for a bare
+   * program; the recorder's end-event record when the simulator stands in for a recorded GPU run.
+   */
+  afterStreamOpNs: number;
 
   /** From the end of the issuing call until the GPU can start the op. */
   submitNs: number;
@@ -37,16 +45,23 @@ export interface SimProfile {
 
   /** From the awaited op's end to the host's return, when the host spins. */
   spinWakeNs: number;
-  /** The same when the host sleeps (blocking sync). */
+  /** The same when the host sleeps in the synchronize of a blocking-sync event. */
   sleepWakeNs: number;
+  /** The same when the device schedule is blockingSync: every wait sleeps on the context. */
+  scheduleSleepWakeNs: number;
   /** cudaEventElapsedTime rounds to this. */
   elapsedResolutionNs: number;
 
   pinnedHtoDGBps: number;
   pinnedDtoHGBps: number;
+  /** A copy to or from pageable memory is driven by the host through staging buffers: a fixed cost, then its bytes at the rate below. */
+  pageableHtoDLatencyNs: number;
+  pageableDtoHLatencyNs: number;
   pageableHtoDGBps: number;
   pageableDtoHGBps: number;
   dtoDGBps: number;
+  /** Device to device across two GPUs (a peer copy, S21). */
+  peerGBps: number;
   hostCopyGBps: number;
   /** Device memory bandwidth: a touch kernel reads and writes its buffer at this rate; memsets write at it. */
   memoryGBps: number;
@@ -61,6 +76,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
   threadsPerSm: 2048,
 
   launchNs: 3900,
+  idleLaunchNs: 5000,
   recordTimingNs: 1300,
   recordNoTimingNs: 250,
   streamWaitNs: 250,
@@ -70,6 +86,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
   copyCallNs: 8000,
   memsetCallNs: 3900,
   hostFuncCallNs: 3900,
+  afterStreamOpNs: 0,
 
   submitNs: 1000,
   kernelOverheadNs: 2600,
@@ -78,13 +95,17 @@ export const h200: Readonly<SimProfile> = Object.freeze({
 
   spinWakeNs: 3600,
   sleepWakeNs: 57000,
+  scheduleSleepWakeNs: 57000,
   elapsedResolutionNs: 500,
 
   pinnedHtoDGBps: 50,
   pinnedDtoHGBps: 50,
+  pageableHtoDLatencyNs: 1000,
+  pageableDtoHLatencyNs: 8700,
   pageableHtoDGBps: 8.5,
   pageableDtoHGBps: 12.7,
   dtoDGBps: 1900,
+  peerGBps: 370,
   hostCopyGBps: 10,
   memoryGBps: 4000,
 });
@@ -97,7 +118,7 @@ export class ProfileError extends Error {
 
 const WHOLE = new Set(['sms', 'blocksPerSm', 'threadsPerSm', 'queueDepth']);
 const POSITIVE = new Set([...WHOLE, 'pinnedHtoDGBps', 'pinnedDtoHGBps', 'pageableHtoDGBps', 'pageableDtoHGBps',
-  'dtoDGBps', 'hostCopyGBps', 'memoryGBps', 'elapsedResolutionNs']);
+  'dtoDGBps', 'peerGBps', 'hostCopyGBps', 'memoryGBps', 'elapsedResolutionNs']);
 
 /**
  * A profile from a built-in name ("h200") or a parsed JSON object. Fields left out take h200's

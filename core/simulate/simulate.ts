@@ -10,7 +10,7 @@
 import type { Program, Step, ThreadDecl } from '../scenario/program';
 import { ANSWERS, CALL_KINDS, COPY_KINDS, HOST_MEMORY, OP_KINDS, RELEASED_NONE, TraceBuilder, type Trace } from '../trace/model';
 import { ReleaseRule } from '../trace/release';
-import { Device, ON_DTOH, ON_HTOD, ON_NONE, ON_SMS, type HostSide } from './device';
+import { Device, ON_DTOH, ON_HTOD, ON_NONE, ON_PEER, ON_SMS, type HostSide } from './device';
 import { h200, type SimProfile } from './profile';
 import { Agenda, HOST } from './queue';
 
@@ -27,6 +27,8 @@ interface Thread {
   from: number;
   minEnd: number;
   wake: number;
+  /** Host time after the wait returns, before the next step (afterStreamOpNs after a blocking stream op). */
+  after: number;
   /** While a launch waits for room in the launch queue (S19): since when, and what made room. */
   queueSince: number;
   roomCause: number;
@@ -40,8 +42,8 @@ const ns = (x: number): number => Math.max(0, Math.round(x));
 
 const K = (k: (typeof CALL_KINDS)[number]) => CALL_KINDS.indexOf(k);
 const O = (k: (typeof OP_KINDS)[number]) => OP_KINDS.indexOf(k);
-const [LAUNCH, RECORD, STREAM_WAIT, QUERY, EVENT_SYNC, STREAM_SYNC, DEVICE_SYNC, ELAPSED, MEMCPY, MEMSET, HOST_FUNC, HOST_WORK] =
-  (['launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'memcpy', 'memset', 'hostFunc', 'hostWork'] as const).map(K);
+const [LAUNCH, RECORD, STREAM_WAIT, QUERY, EVENT_SYNC, STREAM_SYNC, DEVICE_SYNC, ELAPSED, MEMCPY, MEMSET, HOST_FUNC, HOST_WORK, API] =
+  (['launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'memcpy', 'memset', 'hostFunc', 'hostWork', 'api'] as const).map(K);
 const [OP_KERNEL, OP_MEMCPY, OP_MEMSET, OP_RECORD, OP_WAIT, OP_HOST_FUNC] =
   (['kernel', 'memcpy', 'memset', 'eventRecord', 'waitEvent', 'hostFunc'] as const).map(O);
 const READY = ANSWERS.indexOf('ready');
@@ -52,7 +54,7 @@ const ERROR = ANSWERS.indexOf('error');
 const NAMES = [
   'cudaLaunchKernel', 'cudaEventRecord', 'cudaStreamWaitEvent', 'cudaEventQuery', 'cudaEventSynchronize', 'cudaStreamSynchronize',
   'cudaDeviceSynchronize', 'cudaEventElapsedTime', 'cudaMemcpyAsync', 'cudaMemcpy', 'cudaMemsetAsync', 'cudaMemset',
-  'cudaLaunchHostFunc', 'hostWork', 'cudaErrorNotReady', 'cudaErrorInvalidResourceHandle',
+  'cudaLaunchHostFunc', 'hostWork', 'cudaErrorNotReady', 'cudaErrorInvalidResourceHandle', 'cudaSetDevice',
 ] as const;
 type Name = (typeof NAMES)[number];
 
@@ -65,7 +67,8 @@ class Simulation implements HostSide {
   private readonly streamLane: number[];
   /** Per event, the eventRecord op of its current record, or -1 (S7, S9). */
   private readonly current: Int32Array;
-  private readonly roomWaiters: number[] = [];
+  /** Per GPU, the threads waiting for room in its launch queue (S19). */
+  private readonly roomWaiters: number[][];
   /** Interned string ids, 0 until first used (id 0 is the empty string, which none of these is). */
   private readonly fixedIds = new Int32Array(NAMES.length);
   private readonly eventIds: Int32Array;
@@ -82,13 +85,13 @@ class Simulation implements HostSide {
     this.releases = new ReleaseRule(this.b);
     const threadLane = program.threads.map((t) => this.b.lane({ kind: 'thread', name: t.name, device: 0 }));
     this.streamLane = program.streams.map((s) => this.b.lane({
-      kind: 'stream', name: s.name, device: 0, nonBlocking: s.nonBlocking, priority: s.priority,
+      kind: 'stream', name: s.name, device: s.device, nonBlocking: s.nonBlocking, priority: s.priority,
       legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault,
       thread: s.thread === undefined ? undefined : threadLane[s.thread],
     }));
     this.threads = program.threads.map((decl, i) => ({
       id: i, decl, lane: threadLane[i], pc: 0, call: -1, awaited: new Int32Array(Math.max(1, program.streams.length)), awaitedCount: 0,
-      pending: 0, from: 0, minEnd: 0, wake: 0, queueSince: -1, roomCause: -1,
+      pending: 0, from: 0, minEnd: 0, wake: 0, after: 0, queueSince: -1, roomCause: -1,
     }));
     this.current = new Int32Array(program.events.length).fill(-1);
     this.eventIds = new Int32Array(program.events.length);
@@ -97,6 +100,7 @@ class Simulation implements HostSide {
     this.bufferIds = new Int32Array(program.buffers.length);
     this.memsetIds = new Int32Array(program.buffers.length);
     this.device = new Device(this.b, this.agenda, p, program.streams, this.streamLane, this, rows.ops);
+    this.roomWaiters = Array.from(this.device.queued, () => []);
   }
 
   run(): Trace {
@@ -122,9 +126,12 @@ class Simulation implements HostSide {
     const stuck = this.threads.find((t) => t.pc < t.decl.steps.length);
     if (stuck) throw new Error(`simulator stalled: thread "${stuck.decl.name}" never finished step ${stuck.pc}`);
     const { program: pr, p } = this;
+    // Every simulated GPU is the profile's GPU.
+    const devices = pr.devices.length > 1 ? { devices: pr.devices.map((d) => ({ device: d.id, name: p.deviceName, sms: p.sms })) } : {};
     return this.b.finish({
       source: 'simulator',
       device: { name: p.deviceName, sms: p.sms },
+      ...devices,
       clock: 'simulated',
       alignmentErrorNs: 0,
       scenario: pr.file === undefined ? { name: pr.name } : { name: pr.name, file: pr.file },
@@ -142,13 +149,14 @@ class Simulation implements HostSide {
     c.end[t.call] = end;
     c.blockedNs[t.call] = end - t.from;
     this.releases.release(t.call, t.awaited, t.awaitedCount);
-    this.next(t, end);
+    this.next(t, end + t.after);
   }
 
-  roomFreed(now: number): void {
-    if (this.roomWaiters.length === 0) return;
-    const t = this.threads[this.roomWaiters.shift() as number];
-    t.roomCause = this.device.lastCompleted;
+  roomFreed(now: number, gpu: number): void {
+    const waiters = this.roomWaiters[gpu];
+    if (waiters.length === 0) return;
+    const t = this.threads[waiters.shift() as number];
+    t.roomCause = this.device.lastCompleted[gpu];
     this.agenda.push(now, HOST, STEP, t.id);
   }
 
@@ -160,11 +168,13 @@ class Simulation implements HostSide {
     const calls = this.b.calls.cols;
     switch (s.op) {
       case 'launch': {
-        if (this.queueFull(t, now)) return;
+        if (this.queueFull(t, now, s.stream)) return;
         const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
         const run = touch ? (2 * touch.bytes) / p.memoryGBps : s.ns ?? 0;
-        const c = this.workCall(t, s, now, LAUNCH, this.fixed('cudaLaunchKernel'), p.launchNs, s.stream, 0);
-        const op = device.issue(OP_KERNEL, this.b.strings.id(s.name), c, s.stream, this.gate(now, p.launchNs), ON_SMS,
+        const last = device.lastOp[s.stream];
+        const cost = last < 0 || device.isDone(last) ? p.idleLaunchNs : p.launchNs;
+        const c = this.workCall(t, s, now, LAUNCH, this.fixed('cudaLaunchKernel'), cost, s.stream, 0);
+        const op = device.issue(OP_KERNEL, this.b.strings.id(s.name), c, s.stream, this.gate(now, cost), ON_SMS,
           ns(run) + ns(p.kernelOverheadNs), s.grid, s.block, true);
         if (touch) this.b.ops.cols.bytes[op] = touch.bytes;
         for (const r of s.reads) this.access(op, r, false);
@@ -172,7 +182,7 @@ class Simulation implements HostSide {
         for (const w of s.writes) this.access(op, w, true);
         if (touch) this.access(op, touch.id, true);
         device.submit(op, now);
-        return this.next(t, now + ns(p.launchNs));
+        return this.next(t, now + ns(cost) + ns(p.afterStreamOpNs));
       }
       case 'record': {
         const cost = program.events[s.event].timing ? p.recordTimingNs : p.recordNoTimingNs;
@@ -183,7 +193,7 @@ class Simulation implements HostSide {
         this.b.ops.cols.event[op] = ev;
         this.current[s.event] = op;
         device.submit(op, now);
-        return this.next(t, now + ns(cost));
+        return this.next(t, now + ns(cost) + ns(p.afterStreamOpNs));
       }
       case 'wait': {
         const c = this.call(t, s, now, STREAM_WAIT, this.fixed('cudaStreamWaitEvent'), p.streamWaitNs);
@@ -195,7 +205,7 @@ class Simulation implements HostSide {
         const rec = this.current[s.event];
         if (rec >= 0) device.waitFor(op, rec);
         device.submit(op, now);
-        return this.next(t, now + ns(p.streamWaitNs));
+        return this.next(t, now + ns(p.streamWaitNs) + ns(p.afterStreamOpNs));
       }
       case 'query': {
         const rec = this.current[s.event];
@@ -212,8 +222,8 @@ class Simulation implements HostSide {
         const rec = this.current[s.event];
         t.awaitedCount = 0;
         if (rec >= 0) t.awaited[t.awaitedCount++] = rec;
-        const sleeps = program.device.schedule === 'blockingSync' || program.events[s.event].blockingSync;
-        return this.block(t, c, sleeps, now, now + ns(p.syncNs));
+        const ev = program.events[s.event];
+        return this.block(t, c, this.wakeNs(ev.device, ev.blockingSync), now, now + ns(p.syncNs));
       }
       case 'streamSync': {
         const c = this.call(t, s, now, STREAM_SYNC, this.fixed('cudaStreamSynchronize'), p.syncNs);
@@ -221,13 +231,16 @@ class Simulation implements HostSide {
         const last = device.lastOp[s.stream];
         t.awaitedCount = 0;
         if (last >= 0) t.awaited[t.awaitedCount++] = last;
-        return this.block(t, c, this.sleeps(), now, now + ns(p.syncNs));
+        return this.block(t, c, this.wakeNs(device.deviceOf[s.stream]), now, now + ns(p.syncNs));
       }
       case 'deviceSync': {
         const c = this.call(t, s, now, DEVICE_SYNC, this.fixed('cudaDeviceSynchronize'), p.syncNs);
+        calls.device[c] = s.device;
+        // S21: only the streams of the device it names; the others' work does not hold the host.
         t.awaitedCount = 0;
-        for (const last of device.lastOp) if (last >= 0) t.awaited[t.awaitedCount++] = last;
-        return this.block(t, c, this.sleeps(), now, now + ns(p.syncNs));
+        const { lastOp, deviceOf } = device;
+        for (let k = 0; k < lastOp.length; k++) if (lastOp[k] >= 0 && deviceOf[k] === s.device) t.awaited[t.awaitedCount++] = lastOp[k];
+        return this.block(t, c, this.wakeNs(s.device), now, now + ns(p.syncNs));
       }
       case 'elapsed': {
         const { events } = program;
@@ -252,9 +265,9 @@ class Simulation implements HostSide {
       case 'copy':
         return this.copy(t, s, now);
       case 'memset': {
-        if (this.queueFull(t, now)) return;
+        if (this.queueFull(t, now, s.stream)) return;
         const buf = program.buffers[s.buffer];
-        const stream = s.async ? s.stream : t.decl.defaultStream;
+        const stream = s.stream;
         const c = this.workCall(t, s, now, MEMSET, this.fixed(s.async ? 'cudaMemsetAsync' : 'cudaMemset'), p.memsetCallNs, stream, s.bytes);
         const rate = buf.host ? p.hostCopyGBps : p.memoryGBps;
         const op = device.issue(OP_MEMSET, this.memsetName(s.buffer), c, stream, this.gate(now, p.memsetCallNs), ON_NONE, ns(s.bytes / rate), 0, 0, true);
@@ -264,41 +277,53 @@ class Simulation implements HostSide {
         this.access(op, s.buffer, true);
         device.submit(op, now);
         // cudaMemset returns at once for device memory; on host memory it is a blocking call.
-        if (!s.async && buf.host) return this.blockOn(t, c, op, now + ns(p.memsetCallNs));
-        return this.next(t, now + ns(p.memsetCallNs));
+        if (!s.async && buf.host) return this.blockOn(t, c, op, stream, now + ns(p.memsetCallNs), false);
+        return this.next(t, now + ns(p.memsetCallNs) + ns(p.afterStreamOpNs));
       }
       case 'hostWork': {
         this.call(t, s, now, HOST_WORK, this.fixed('hostWork'), s.ns);
         return this.next(t, now + ns(s.ns));
       }
+      case 'setDevice': {
+        // Not measured: switching to a device whose context exists is a few loads, like a query.
+        const c = this.call(t, s, now, API, this.fixed('cudaSetDevice'), p.queryNs);
+        calls.device[c] = s.device;
+        return this.next(t, now + ns(p.queryNs));
+      }
       case 'hostFunc': {
-        if (this.queueFull(t, now)) return;
+        if (this.queueFull(t, now, s.stream)) return;
         const c = this.workCall(t, s, now, HOST_FUNC, this.fixed('cudaLaunchHostFunc'), p.hostFuncCallNs, s.stream, 0);
         const op = device.issue(OP_HOST_FUNC, this.b.strings.id(s.name), c, s.stream, this.gate(now, p.hostFuncCallNs), ON_NONE,
           ns(p.hostFuncGapNs) + ns(s.ns), 0, 0, true);
         device.submit(op, now);
-        return this.next(t, now + ns(p.hostFuncCallNs));
+        return this.next(t, now + ns(p.hostFuncCallNs) + ns(p.afterStreamOpNs));
       }
     }
   }
 
   private copy(t: Thread, s: Extract<Step, { op: 'copy' }>, now: number): void {
-    if (this.queueFull(t, now)) return;
+    // A synchronous copy's stream is the thread's default stream on its current device.
+    const stream = s.stream;
+    if (this.queueFull(t, now, stream)) return;
     const { p, program } = this;
     const src = program.buffers[s.src];
     const dst = program.buffers[s.dst];
-    const stream = s.async ? s.stream : t.decl.defaultStream;
     const host = s.direction === 'HtoD' ? src : s.direction === 'DtoH' ? dst : s.direction === 'HtoH' ? src : undefined;
     const pageable = host?.host === 'pageable';
-    const on = s.direction === 'HtoD' ? ON_HTOD : s.direction === 'DtoH' ? ON_DTOH : ON_NONE;
+    const on = s.direction === 'HtoD' ? ON_HTOD : s.direction === 'DtoH' ? ON_DTOH : s.direction === 'PtoP' ? ON_PEER : ON_NONE;
     const rate = s.direction === 'HtoD' ? (pageable ? p.pageableHtoDGBps : p.pinnedHtoDGBps)
       : s.direction === 'DtoH' ? (pageable ? p.pageableDtoHGBps : p.pinnedDtoHGBps)
-      : s.direction === 'DtoD' ? p.dtoDGBps : p.hostCopyGBps;
+      : s.direction === 'DtoD' ? p.dtoDGBps : s.direction === 'PtoP' ? p.peerGBps : p.hostCopyGBps;
     // S17: an async copy to or from pageable memory is synchronous for the host; S18: cudaMemcpy
     // blocks too, except device to device.
-    const blocks = s.direction === 'HtoH' || (s.async ? pageable : s.direction !== 'DtoD');
+    // Pageable memory goes through staging buffers that the host itself fills or drains, so the
+    // call returns when that is done (no wake-up), and small copies cost a fixed latency.
+    const hostDriven = pageable || s.direction === 'HtoH';
+    const latency = !pageable ? 0 : s.direction === 'HtoD' ? p.pageableHtoDLatencyNs : s.direction === 'DtoH' ? p.pageableDtoHLatencyNs : 0;
+    const blocks = s.direction === 'HtoH' || (s.async ? pageable : s.direction !== 'DtoD' && s.direction !== 'PtoP');
     const c = this.workCall(t, s, now, MEMCPY, this.fixed(s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy'), p.copyCallNs, stream, s.bytes);
-    const op = this.device.issue(OP_MEMCPY, this.copyName(s), c, stream, this.gate(now, p.copyCallNs), on, ns(s.bytes / rate), 0, 0, true);
+    const op = this.device.issue(OP_MEMCPY, this.copyName(s), c, stream, this.gate(now, p.copyCallNs), on, ns(latency + s.bytes / rate), 0, 0, true);
+    if (on === ON_PEER) this.device.peer(op, src.device ?? 0, dst.device ?? 0);
     const ops = this.b.ops.cols;
     ops.bytes[op] = s.bytes;
     ops.copy[op] = COPY_KINDS.indexOf(s.direction);
@@ -307,19 +332,21 @@ class Simulation implements HostSide {
     this.access(op, s.dst, true);
     this.device.submit(op, now);
     const issued = now + ns(p.copyCallNs);
-    if (blocks) return this.blockOn(t, c, op, issued);
-    return this.next(t, issued);
+    if (blocks) return this.blockOn(t, c, op, stream, issued, hostDriven);
+    return this.next(t, issued + ns(p.afterStreamOpNs));
   }
 
-  private sleeps(): boolean {
-    return this.program.device.schedule === 'blockingSync';
+  /** Whether a host wait on `gpu` sleeps: its schedule (S15), which each device sets for itself. */
+  private sleeps(gpu: number): boolean {
+    return this.program.devices[gpu].schedule === 'blockingSync';
   }
 
-  /** S19: with the launch queue full, the thread waits (in this same step) until an op starts. */
-  private queueFull(t: Thread, now: number): boolean {
-    if (this.device.queued < this.p.queueDepth) return false;
+  /** S19: with the launch queue of `stream`'s GPU full, the thread waits (in this same step) until an op there starts. */
+  private queueFull(t: Thread, now: number, stream: number): boolean {
+    const gpu = this.device.deviceOf[stream];
+    if (this.device.queued[gpu] < this.p.queueDepth) return false;
     if (t.queueSince < 0) t.queueSince = now;
-    this.roomWaiters.push(t.id);
+    this.roomWaiters[gpu].push(t.id);
     return true;
   }
 
@@ -369,28 +396,39 @@ class Simulation implements HostSide {
     return now + ns(cost) + ns(this.p.submitNs);
   }
 
-  private blockOn(t: Thread, call: number, op: number, issued: number): void {
+  /**
+   * A call that blocks until the op it issued completes. Its blocked time is the whole call, as the
+   * GPU recorder sees it: the host is inside the call from its begin to its return.
+   */
+  private blockOn(t: Thread, call: number, op: number, stream: number, issued: number, hostDriven: boolean): void {
     t.awaited[0] = op;
     t.awaitedCount = 1;
-    this.block(t, call, this.sleeps(), issued, issued);
+    const wake = hostDriven ? 0 : this.wakeNs(this.device.deviceOf[stream]);
+    this.block(t, call, wake, this.b.calls.cols.begin[call], issued, this.p.afterStreamOpNs);
+  }
+
+  /** From an awaited op's end to the host's return: spinning, or asleep under the device's schedule (S15) or a blocking-sync event. */
+  private wakeNs(gpu: number, blockingEvent = false): number {
+    return this.sleeps(gpu) ? this.p.scheduleSleepWakeNs : blockingEvent ? this.p.sleepWakeNs : this.p.spinWakeNs;
   }
 
   /**
    * A host wait (S12 to S16) on the thread's `awaited` ops: returns `wake` after the last of them
    * completes, or at `minEnd` if none is pending. The call's blocked time counts from `from`.
    */
-  private block(t: Thread, call: number, sleeps: boolean, from: number, minEnd: number): void {
+  private block(t: Thread, call: number, wakeNs: number, from: number, minEnd: number, after = 0): void {
     let pending = 0;
     for (let i = 0; i < t.awaitedCount; i++) if (this.device.awaitOp(t.awaited[i], t.id)) pending++;
     if (pending === 0) {
       this.b.calls.cols.end[call] = minEnd;
-      return this.next(t, minEnd);
+      return this.next(t, minEnd + ns(after));
     }
     t.call = call;
     t.pending = pending;
     t.from = from;
     t.minEnd = minEnd;
-    t.wake = ns(sleeps ? this.p.sleepWakeNs : this.p.spinWakeNs);
+    t.wake = ns(wakeNs);
+    t.after = ns(after);
   }
 
   private next(t: Thread, at: number): void {
@@ -449,14 +487,13 @@ function expectedRows(program: Program, p: SimProfile): { calls: number; ops: nu
   let work = 0;
   let legacyOps = 0;
   let blockingOps = 0;
-  const legacy = program.streams.findIndex((s) => s.legacyDefault);
   for (const t of program.threads) {
     for (const s of t.steps) {
       let stream = -1;
       switch (s.op) {
         case 'launch': accesses += s.reads.length + s.writes.length + (s.touch === undefined ? 0 : 2); stream = s.stream; work++; break;
-        case 'copy': accesses += 2; stream = s.async ? s.stream : t.defaultStream; work++; mayBlock++; break;
-        case 'memset': accesses += 1; stream = s.async ? s.stream : t.defaultStream; work++; mayBlock++; break;
+        case 'copy': accesses += 2; stream = s.stream; work++; mayBlock++; break;
+        case 'memset': accesses += 1; stream = s.stream; work++; mayBlock++; break;
         case 'hostFunc': stream = s.stream; work++; break;
         case 'record': stream = s.stream; break;
         case 'wait': stream = s.stream; waits++; break;
@@ -464,11 +501,11 @@ function expectedRows(program: Program, p: SimProfile): { calls: number; ops: nu
       }
       if (stream < 0) continue;
       ops++;
-      if (stream === legacy) legacyOps++;
+      if (program.streams[stream].legacyDefault) legacyOps++;
       else if (!program.streams[stream].nonBlocking) blockingOps++;
     }
   }
-  const blockingStreams = program.streams.filter((s, i) => i !== legacy && !s.nonBlocking).length;
+  const blockingStreams = program.streams.filter((s) => !s.legacyDefault && !s.nonBlocking).length;
   // launch and stream edges, event edges, S3 edges (none without legacy work), and at most one
   // release per call that can block, which is every work call once the launch queue can fill.
   const legacyEdges = legacyOps ? legacyOps * blockingStreams + blockingOps : 0;

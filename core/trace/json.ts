@@ -33,6 +33,7 @@ export function callJson(t: Trace, i: number): Json {
   if (c.line[i]) o.source = { line: c.line[i], column: c.column[i] };
   if (c.context[i]) o.context = str(t, c.context[i]);
   if (c.depth[i]) o.depth = c.depth[i];
+  if (c.device[i]) o.device = c.device[i];
   return o;
 }
 
@@ -186,6 +187,7 @@ export function traceFromJson(v: unknown): Trace {
       column: src && isObj(src) ? num(src, 'column', `${p}.source`) : undefined,
       context: optStr(c, 'context', p),
       depth: optNum(c, 'depth', p),
+      device: optNum(c, 'device', p),
     });
     need(b.calls.cols.end[i] >= b.calls.cols.begin[i], `${p}.end`, 'must not be before begin', 0);
   });

@@ -22,7 +22,8 @@ export type OpKind = (typeof OP_KINDS)[number];
 export const EDGE_KINDS = ['stream', 'legacy', 'event', 'release', 'launch'] as const;
 export type EdgeKind = (typeof EDGE_KINDS)[number];
 
-export const COPY_KINDS = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const;
+/** PtoP: between two GPUs' memory (a peer copy, S21). */
+export const COPY_KINDS = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH', 'PtoP'] as const;
 export type CopyKind = (typeof COPY_KINDS)[number];
 
 export const HOST_MEMORY = ['', 'pinned', 'pageable'] as const;
@@ -70,6 +71,8 @@ export const CALL_COLUMNS = {
   context: Int32Array,
   /** Nesting depth of `context` calls on their lane. */
   depth: Uint8Array,
+  /** The GPU a deviceSync synchronized (S21: only that device's streams) or a cudaSetDevice made current; 0 for other calls. */
+  device: Uint8Array,
 };
 
 export const OP_COLUMNS = {
@@ -126,6 +129,8 @@ export type TraceSource = 'simulator' | 'gpu' | 'pytorch' | 'chrome' | 'capture'
 export interface TraceMeta {
   source: TraceSource;
   device?: { name: string; sms?: number; driver?: string; computeCapability?: string; index?: number };
+  /** Every GPU of a run on more than one, by the device number its lanes carry (S21). */
+  devices?: { device: number; name: string; sms?: number; index?: number }[];
   /** What the timestamps count from, e.g. "host-monotonic" or "simulated". */
   clock: string;
   /** Bound on the error of mapping GPU times into the host clock, in ns (0 when exact). */
@@ -187,6 +192,7 @@ export interface CallInit {
   column?: number;
   context?: string;
   depth?: number;
+  device?: number;
 }
 
 export interface OpInit {
@@ -255,6 +261,7 @@ export class TraceBuilder {
     t.column[i] = c.column ?? 0;
     t.context[i] = c.context ? s.id(c.context) : 0;
     t.depth[i] = c.depth ?? 0;
+    t.device[i] = c.device ?? 0;
     return i;
   }
 

@@ -8,6 +8,7 @@
 import { EDGE_KINDS, OP_KINDS, RELEASED_NONE, type TraceBuilder } from './model';
 
 const RECORD = OP_KINDS.indexOf('eventRecord');
+const KERNEL = OP_KINDS.indexOf('kernel');
 const WAIT = OP_KINDS.indexOf('waitEvent');
 const RELEASE = EDGE_KINDS.indexOf('release');
 const LAUNCH = EDGE_KINDS.indexOf('launch');
@@ -27,7 +28,18 @@ export class ReleaseRule {
   private readonly stack: number[] = [];
   private readonly seen: number[] = [];
 
-  constructor(private readonly b: TraceBuilder) {}
+  /**
+   * `kernelLagNs`: how long after a kernel's end the host can see it complete. The simulator's
+   * kernels end when the host can see them (0); on the GPU a kernel's end is its last instruction,
+   * and its completion event lands a measured latency later, so a wait that began in between still
+   * waited for that kernel.
+   */
+  constructor(private readonly b: TraceBuilder, private readonly kernelLagNs = 0) {}
+
+  private pending(o: number, since: number): boolean {
+    const { kind, end } = this.b.ops.cols;
+    return end[o] + (kind[o] === KERNEL ? this.kernelLagNs : 0) > since;
+  }
 
   /**
    * The releasing op of a host wait on `awaited` that began at `since`, or RELEASED_NONE when
@@ -39,7 +51,7 @@ export class ReleaseRule {
     let best = -1;
     for (let i = 0; i < count; i++) {
       const o = awaited[i];
-      if (!(end[o] > since)) continue;
+      if (!this.pending(o, since)) continue;
       if (best < 0 || end[o] > end[best] || (end[o] === end[best] && later(o, best, kind))) best = o;
     }
     if (best < 0) return RELEASED_NONE;
@@ -82,7 +94,7 @@ export class ReleaseRule {
         if (ek[e] === RELEASE || to[e] !== m) continue;
         const o = from[e];
         // What ended by `since` was not pending, and neither was anything ordered before it.
-        if (!(end[o] > since) || seen.includes(o)) continue;
+        if (!this.pending(o, since) || seen.includes(o)) continue;
         seen.push(o);
         if (isMarker(kind[o])) stack.push(o);
         else if (best < 0 || end[o] > end[best] || (end[o] === end[best] && o > best)) best = o;

@@ -51,7 +51,14 @@ class RunWorker : public Napi::AsyncWorker {
     };
     o.Set("records", f64(result.records));
     o.Set("calibration", f64(result.calibration));
-    o.Set("device", deviceObject(env, result.device, job.device));
+    o.Set("device", deviceObject(env, result.device, result.device.ordinal));
+    Napi::Array devices = Napi::Array::New(env, result.devices.size());
+    for (size_t i = 0; i < result.devices.size(); i++) {
+      Napi::Object dev = deviceObject(env, result.devices[i], result.devices[i].ordinal);
+      dev.Set("device", result.devices[i].device);
+      devices.Set(uint32_t(i), dev);
+    }
+    o.Set("devices", devices);
     if (result.failed) {
       Napi::Object f = Napi::Object::New(env);
       f.Set("name", result.failure.name);
@@ -111,8 +118,10 @@ Napi::Value RunJob(const Napi::CallbackInfo &info) {
   const Driver &d = requireDriver(env);
   Napi::Object o = info[0].As<Napi::Object>();
   Job job;
-  job.device = o.Get("device").ToNumber().Int32Value();
-  job.schedule = o.Get("schedule").ToNumber().Uint32Value();
+  job.devices = copyArray<int32_t, Napi::Int32Array>(o, "devices");
+  job.schedules = copyArray<int32_t, Napi::Int32Array>(o, "schedules");
+  if (job.devices.empty() || job.schedules.size() != job.devices.size())
+    throw Napi::RangeError::New(env, "run(job): devices and schedules must name the same devices");
   job.record = o.Get("record").ToBoolean().Value();
   job.calibrationSamples = std::max(2, o.Get("calibrationSamples").ToNumber().Int32Value());
   job.streams = copyArray<int32_t, Napi::Int32Array>(o, "streams");

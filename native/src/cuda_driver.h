@@ -14,7 +14,13 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef void (*CUhostFn)(void *userData);
 
-enum : CUresult { CUDA_SUCCESS = 0, CUDA_ERROR_NOT_READY = 600 };
+enum : CUresult {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
+  CUDA_ERROR_NOT_READY = 600,
+  CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+};
 
 #define SYNCSCOPE_STREAM_LEGACY ((CUstream)0x1)
 #define SYNCSCOPE_STREAM_PER_THREAD ((CUstream)0x2)
@@ -66,6 +72,8 @@ enum CUjit_option_subset {
   X(ctxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                                             \
   X(ctxSynchronize, "cuCtxSynchronize", CUresult, ())                                                    \
   X(ctxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", CUresult, (int *, int *))                  \
+  X(deviceCanAccessPeer, "cuDeviceCanAccessPeer", CUresult, (int *, CUdevice, CUdevice))                 \
+  X(ctxEnablePeerAccess, "cuCtxEnablePeerAccess", CUresult, (CUcontext, unsigned))                       \
   X(moduleLoadDataEx, "cuModuleLoadDataEx", CUresult, (CUmodule *, const void *, unsigned, int *, void **)) \
   X(moduleUnload, "cuModuleUnload", CUresult, (CUmodule))                                                \
   X(moduleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction *, CUmodule, const char *))          \
@@ -77,6 +85,8 @@ enum CUjit_option_subset {
   X(memcpy, "cuMemcpy", CUresult, (CUdeviceptr, CUdeviceptr, size_t))                                    \
   X(memcpyPtds, "cuMemcpy_ptds", CUresult, (CUdeviceptr, CUdeviceptr, size_t))                           \
   X(memcpyAsync, "cuMemcpyAsync", CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream))                \
+  X(memcpyPeerAsync, "cuMemcpyPeerAsync", CUresult,                                                      \
+    (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))                                  \
   X(memsetD8, "cuMemsetD8_v2", CUresult, (CUdeviceptr, unsigned char, size_t))                           \
   X(memsetD8Ptds, "cuMemsetD8_v2_ptds", CUresult, (CUdeviceptr, unsigned char, size_t))                  \
   X(memsetD8Async, "cuMemsetD8Async", CUresult, (CUdeviceptr, unsigned char, size_t, CUstream))          \

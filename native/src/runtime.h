@@ -1,6 +1,6 @@
-// Executes an encoded Program (runner/encode.ts documents the layout) on one device and returns
-// raw records: host timestamps, event times and the kernels' own %globaltimer stamps. Turning
-// them into a Trace happens in TypeScript (runner/assemble.ts).
+// Executes an encoded Program (runner/encode.ts documents the layout) on one or more devices and
+// returns raw records: host timestamps, event times and the kernels' own %globaltimer stamps.
+// Turning them into a Trace happens in TypeScript (runner/assemble.ts).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -13,16 +13,17 @@ namespace syncscope {
 
 // Must match runner/encode.ts.
 constexpr int kStepWidth = 8;
-constexpr int kStreamWidth = 4;
-constexpr int kEventWidth = 2;
-constexpr int kBufferWidth = 2;
+constexpr int kStepDevice = 7;  // the step word holding the device whose context it runs in, or -1
+constexpr int kStreamWidth = 5;
+constexpr int kEventWidth = 3;
+constexpr int kBufferWidth = 3;
 constexpr int kRecordWidth = 10;
 // Samples of each kind that measureLatency() takes (runner/align.ts reads them).
 constexpr int kLatencySamples = 50;
 
 enum Op : int32_t {
   OpLaunch, OpRecord, OpWait, OpQuery, OpEventSync, OpStreamSync, OpDeviceSync, OpElapsed,
-  OpCopy, OpMemset, OpHostWork, OpHostFunc,
+  OpCopy, OpMemset, OpHostWork, OpHostFunc, OpSetDevice,
 };
 enum StreamKind : int32_t { StreamUser, StreamLegacy, StreamPerThread };
 enum Rec : int {
@@ -31,8 +32,8 @@ enum Rec : int {
 };
 
 struct Job {
-  int device = 0;
-  unsigned schedule = 0;  // CU_CTX_SCHED_*
+  // Per scenario device number: the CUDA device it runs on (-1 where unused), and its CU_CTX_SCHED_*.
+  std::vector<int32_t> devices, schedules;
   bool record = true;     // false: no timing events (bare launches, for the recorder benchmark)
   int calibrationSamples = 100;
   std::vector<int32_t> streams, events, threads, steps;
@@ -50,15 +51,20 @@ struct DeviceInfo {
   std::string name;
   int sms = 0, major = 0, minor = 0, driverVersion = 0;
   double totalMem = 0;
+  int ordinal = 0;  // the CUDA device number
+  int device = 0;   // the scenario's device number
 };
 
 struct Result {
   std::vector<double> records;  // kRecordWidth per step, in encoded step order
+  // One block per device the scenario uses, in device-number order, each with its own clocks:
   // [n, then 3n each: events before, events after, timer before, timer after; a sample is
   // (host before, host after, device time); then the event sampling method (1 stream memory
   // operations, 0 record and poll), m, 3m chain and 5m idle latency samples (measureLatency)].
+  // A step's event times and stamps count from its own device's reference.
   std::vector<double> calibration;
-  DeviceInfo device;
+  DeviceInfo device;                // the first device the scenario uses
+  std::vector<DeviceInfo> devices;  // every device it uses
   bool failed = false;
   Failure failure;
 };

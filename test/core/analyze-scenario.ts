@@ -7,6 +7,7 @@ import { str, type Trace } from '../../core/trace/model';
 export interface ScenarioSpec {
   name?: string;
   device?: Record<string, unknown>;
+  devices?: Record<string, unknown>;
   streams?: Record<string, unknown>;
   events?: Record<string, unknown>;
   buffers?: Record<string, unknown>;

@@ -180,6 +180,20 @@ const expectations: Record<string, (t: Trace) => void> = {
     const steps = ops(t, 'step');
     for (let i = 1; i < steps.length; i++) assert.equal(start(t, steps[i]) - end(t, steps[i - 1]), h200.hostFuncGapNs);
   },
+  'multi-gpu-pipeline': (t) => {
+    const [produce, peer, consume, next] = [op(t, 'produce'), op(t, 'PtoP batch0 -> batch1'), op(t, 'consume'), op(t, 'produce next')];
+    const device = (o: number) => t.lanes[t.ops.lane[o]].device;
+    assert.deepEqual([produce, peer, consume, next].map(device), [0, 1, 1, 0]);
+    assert.ok(hasEdge(t, 'event', op(t, 'record produced'), op(t, 'wait produced')), 'GPU 1 waits for the event GPU 0 recorded');
+    assert.equal(start(t, peer), end(t, produce), 'the peer copy starts when the produced batch is done');
+    assert.equal(end(t, peer) - start(t, peer), Math.round(64 * 2 ** 20 / h200.peerGBps));
+    assert.equal(start(t, consume), end(t, peer));
+    const [one, current] = calls(t, 'deviceSync');
+    assert.equal(releasedBy(t, one), consume, 'synchronize(1) is released by GPU 1\'s consumer');
+    assert.ok(t.calls.end[one] < end(t, next), 'GPU 0\'s next batch did not hold synchronize(1)');
+    assert.equal(releasedBy(t, current), next, 'synchronize() waits for GPU 0\'s next batch');
+    assert.deepEqual([t.calls.device[one], t.calls.device[current]], [1, 0]);
+  },
   'host-func-fixed': (t) => {
     const steps = ops(t, 'step');
     for (let i = 1; i < steps.length; i++) assert.equal(start(t, steps[i]), end(t, steps[i - 1]), 'back to back');

@@ -188,7 +188,7 @@ test('event flags, declaration positions and a description come through', () => 
     "events": { "e": { "timing": true, "blockingSync": true } },
     "steps": [ { "query": "e" } ] }`);
   assert.equal(p.description, 'why');
-  assert.deepEqual(p.events[0], { id: 0, name: 'e', timing: true, blockingSync: true, internal: false, pos: { line: 2, column: 17 } });
+  assert.deepEqual(p.events[0], { id: 0, name: 'e', timing: true, blockingSync: true, internal: false, device: 0, pos: { line: 2, column: 17 } });
   assert.deepEqual(p.threads[0].steps[0], { op: 'query', event: 0, index: 0, pos: { line: 3, column: 16 } });
 });
 

@@ -5,7 +5,7 @@ import { repoPath } from '../helpers/paths';
 import { validate } from '../helpers/json-schema';
 import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
 import { parseScenario, STEP_KEYS, STEP_KINDS, TOP_LEVEL_KEYS } from '../../core/scenario/parse';
-import { BUFFER_KEYS, DEVICE_KEYS, EVENT_KEYS, STREAM_KEYS } from '../../core/scenario/kinds';
+import { BUFFER_KEYS, DEVICE_KEYS, EVENT_KEYS, PER_DEVICE_KEYS, STREAM_KEYS } from '../../core/scenario/kinds';
 
 interface SchemaNode {
   $ref?: string;
@@ -43,6 +43,7 @@ test('schema and parser agree on the top-level keys and the keys of declarations
   assert.deepEqual(keys(declared(props.streams)), [...STREAM_KEYS].sort());
   assert.deepEqual(keys(declared(props.events)), [...EVENT_KEYS].sort());
   assert.deepEqual(keys(declared(props.buffers)), [...BUFFER_KEYS].sort());
+  assert.deepEqual(keys(declared(props.devices)), [...PER_DEVICE_KEYS].sort());
   assert.equal(schema.additionalProperties, false);
 });
 

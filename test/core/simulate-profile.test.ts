@@ -31,7 +31,8 @@ test('a profile changes timing only, and the trace names it', () => {
   const program = compileScenario(JSON.stringify({
     name: 'p', streams: { s: {} }, steps: [{ launch: 'k', stream: 's', us: 100 }, { streamSync: 's' }],
   }), 'p.scenario.json');
-  const slow = simulate(program, loadProfile({ name: 'slow', spinWakeNs: 20000, launchNs: 10000 }));
+  // The launch finds its stream idle, so it costs idleLaunchNs, not launchNs.
+  const slow = simulate(program, loadProfile({ name: 'slow', spinWakeNs: 20000, idleLaunchNs: 10000, launchNs: 1 }));
   const fast = simulate(program);
   assert.equal(slow.meta.profile, 'slow');
   assert.equal(fast.meta.profile, 'h200');
@@ -42,4 +43,42 @@ test('a profile changes timing only, and the trace names it', () => {
   assert.deepEqual(slow.meta.scenario, { name: 'p', file: 'p.scenario.json' });
   assert.equal(slow.meta.source, 'simulator');
   assert.equal(slow.meta.alignmentErrorNs, 0);
+});
+
+const compile = (scenario: object) => compileScenario(JSON.stringify({ name: 'p', ...scenario }), 'p.scenario.json');
+
+test('a launch onto an idle stream costs idleLaunchNs; one queued behind pending work costs launchNs', () => {
+  const t = simulate(compile({ streams: { s: {} }, steps: [{ launch: 'a', stream: 's', us: 100 }, { launch: 'b', stream: 's', us: 1 }] }),
+    loadProfile({ idleLaunchNs: 7000, launchNs: 2000 }));
+  assert.deepEqual([t.calls.end[0] - t.calls.begin[0], t.calls.end[1] - t.calls.begin[1]], [7000, 2000]);
+});
+
+test('afterStreamOpNs delays the next step but is not part of the call, nor of a blocking copy\'s wait', () => {
+  const program = compile({
+    streams: { s: { nonBlocking: true } },
+    buffers: { d: { bytes: 1 << 20 }, h: { bytes: 1 << 20, host: 'pageable' } },
+    steps: [{ launch: 'k', stream: 's', us: 50 }, { copy: 'd', to: 'h', async: true, stream: 's' }, { query: 'e' }],
+    events: { e: {} },
+  });
+  const bare = simulate(program);
+  const tail = simulate(program, loadProfile({ afterStreamOpNs: 4000 }));
+  assert.equal(tail.calls.end[0] - tail.calls.begin[0], bare.calls.end[0] - bare.calls.begin[0]);
+  assert.equal(tail.calls.begin[1], tail.calls.end[0] + 4000);
+  assert.equal(tail.calls.begin[2], tail.calls.end[1] + 4000);
+  // S17: the pageable copy blocks for the whole call, from its begin to its return.
+  assert.equal(tail.calls.blockedNs[1], tail.calls.end[1] - tail.calls.begin[1]);
+  assert.ok(tail.calls.blockedNs[1] < bare.calls.blockedNs[1], 'the kernel is further along when the copy begins');
+});
+
+test('S15 a spinning host, a blocking-sync event and a blockingSync device each wake after their own profile time', () => {
+  const p = loadProfile({ spinWakeNs: 1000, sleepWakeNs: 20000, scheduleSleepWakeNs: 70000 });
+  const wake = (scenario: object) => {
+    const t = simulate(compile({ streams: { s: {} }, events: { spin: {}, sleep: { blockingSync: true } }, ...scenario }), p);
+    return t.calls.unblockNs[t.calls.count - 1];
+  };
+  const steps = (ev: string) => [{ launch: 'k', stream: 's', us: 100 }, { record: ev, stream: 's' }, { eventSync: ev }];
+  assert.equal(wake({ steps: steps('spin') }), 1000);
+  assert.equal(wake({ steps: steps('sleep') }), 20000);
+  assert.equal(wake({ device: { schedule: 'blockingSync' }, steps: steps('spin') }), 70000);
+  assert.equal(wake({ device: { schedule: 'blockingSync' }, steps: [{ launch: 'k', stream: 's', us: 100 }, { streamSync: 's' }] }), 70000);
 });

@@ -10,6 +10,20 @@ const a = availability();
 /** The skip reason for GPU tests where there is no GPU ("no NVIDIA driver: ..."), else false. */
 export const noGpu: string | false = a.ok ? false : a.reason;
 
+/** CUDA devices on this machine; 0 without a driver. */
+export const deviceCount = a.ok ? a.devices : 0;
+
+/** Why a test that needs `n` CUDA devices cannot run here ("needs 2 CUDA devices, found 1"), else false. */
+export const needsDevices = (n: number): string | false =>
+  noGpu || (deviceCount >= n ? false : `needs ${n} CUDA devices, found ${deviceCount}`);
+
+/**
+ * Why `program` cannot run on this GPU machine: it names more devices than there are (S21). False
+ * where it fits, and where there is no GPU at all (the tests skip for that reason themselves).
+ */
+export const cannotRun = (program: Program): string | false =>
+  !noGpu && needsDevices(Math.max(1, ...program.devices.filter((d) => d.used).map((d) => d.id + 1)));
+
 export const compile = (scenario: object): Program => compileScenario(JSON.stringify(scenario, null, 2), 'gpu-test.scenario.json');
 
 export async function both(scenario: object): Promise<{ program: Program; gpu: Trace; sim: Trace }> {

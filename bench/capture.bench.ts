@@ -1,0 +1,90 @@
+// The capture's cost on the GPU: host time per kernel launch with the capture library injected
+// against the same program without it (a C++ launch loop; 5 alternating runs each), and on a
+// PyTorch loop also against torch.profiler. Writes a Markdown table to stdout, and to
+// $SYNCSCOPE_BENCH_OUT when set.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { captureEnv } from '../runner/capture';
+import { findCaptureLibrary } from '../runner/capture-library';
+import { buildProgram, noCaptureCpp, noCaptureTorch, programPath } from '../test/gpu/capture/run';
+
+const LAUNCHES = 20000;
+const RUNS = 5;
+/** PyTorch runs start an interpreter each: fewer of them. */
+const TORCH_RUNS = 2;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const us = (ns: number) => (ns / 1000).toFixed(2);
+
+function perLaunch(command: string[], env: NodeJS.ProcessEnv): number {
+  const r = spawnSync(command[0], command.slice(1), { env, encoding: 'utf8' });
+  const m = /per_launch_ns ([\d.]+)/.exec(r.stdout ?? '');
+  if (r.status !== 0 || !m) throw new Error(`${command.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
+  return Number(m[1]);
+}
+
+/** Alternates plain and other runs; returns the medians and the median of the per-pair differences. */
+function alternate(plain: () => number, other: () => number, runs = RUNS) {
+  const a: number[] = [];
+  const b: number[] = [];
+  const diff: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const x = plain();
+    const y = other();
+    a.push(x);
+    b.push(y);
+    diff.push(y - x);
+  }
+  return { plain: median(a), other: median(b), added: median(diff) };
+}
+
+function main() {
+  const skip = noCaptureCpp;
+  if (skip) {
+    console.log(`skipped: ${skip}`);
+    return;
+  }
+  const library = findCaptureLibrary();
+  if (!library.ok) return;
+  const out = mkdtempSync(join(tmpdir(), 'syncscope-bench-'));
+  const plainEnv = { ...process.env, CUDA_MODULE_LOADING: 'EAGER' };
+  const captured = captureEnv(library, join(out, 'capture-%p.raw'), plainEnv);
+  const loop = buildProgram('launch_loop');
+  const rows: string[] = [];
+  const cpp = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], captured));
+  rows.push(`| C++ launch loop | ${us(cpp.plain)} | ${us(cpp.other)} (capture) | ${(cpp.other / cpp.plain).toFixed(2)} | ${us(cpp.added)} |`);
+  report(rows);
+  // Where the cost goes: the same capture with one part left out (SYNCSCOPE_CAPTURE_PROBE).
+  for (const probe of ['no-driver-callbacks', 'no-kernel-activity', 'no-callbacks']) {
+    const env = { ...captured, SYNCSCOPE_CAPTURE_PROBE: probe };
+    const p = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], env), 3);
+    rows.push(`| C++ launch loop | ${us(p.plain)} | ${us(p.other)} (capture, ${probe}) | ${(p.other / p.plain).toFixed(2)} | ${us(p.added)} |`);
+    report(rows);
+  }
+  if (!noCaptureTorch) {
+    const script = programPath('launch_loop.py');
+    const torchCap = alternate(() => perLaunch(['python3', script, 'plain', String(LAUNCHES)], plainEnv), () => perLaunch(['python3', script, 'plain', String(LAUNCHES)], captured), TORCH_RUNS);
+    rows.push(`| PyTorch x.add_(1) | ${us(torchCap.plain)} | ${us(torchCap.other)} (capture) | ${(torchCap.other / torchCap.plain).toFixed(2)} | ${us(torchCap.added)} |`);
+    report(rows);
+    const torchProf = alternate(() => perLaunch(['python3', script, 'plain', String(LAUNCHES)], plainEnv), () => perLaunch(['python3', script, 'profiler', String(LAUNCHES)], plainEnv), TORCH_RUNS);
+    rows.push(`| PyTorch x.add_(1) | ${us(torchProf.plain)} | ${us(torchProf.other)} (torch.profiler) | ${(torchProf.other / torchProf.plain).toFixed(2)} | ${us(torchProf.added)} |`);
+  } else rows.push(`| PyTorch | skipped: ${noCaptureTorch} | | | |`);
+  report(rows);
+}
+
+/** Written after every row, so that a run cut short still leaves what it measured. */
+function report(rows: string[]): void {
+  const device = spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
+  const text = [
+    '# Capture benchmark', '',
+    `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
+    `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${RUNS} alternating runs each for C++, ${TORCH_RUNS} for PyTorch, medians)`, '',
+    '| program | plain, us/launch | with, us/launch | ratio | added (median of pairs), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
+    `Target: at most 2 us added per launch by the capture.`, '',
+  ].join('\n');
+  console.log(text);
+  if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);
+}
+
+main();

@@ -1,0 +1,76 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { importCapture } from '../../core/import/capture';
+import type { Trace } from '../../core/trace/model';
+import { captureProgram, type CaptureOutcome } from '../../runner/capture';
+import { findCaptureLibrary } from '../../runner/capture-library';
+import { flagString, parseArgs } from '../args';
+import { CliIo, EXIT, UsageError } from '../io';
+import { finishRun } from './simulate';
+
+const DEFAULT_OUT = 'capture.syncscope.json';
+
+/**
+ * `capture [--out t.syncscope.json] -- <command...>`: run the command with CUPTI recording every CUDA
+ * call and GPU op, then convert, report and save the trace. `capture --raw f.raw` converts a raw
+ * stream written earlier (by a run with the environment set by hand, or a SIGUSR2 snapshot).
+ */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { valued: ['out', 'html', 'raw', 'keep-raw'], bare: ['json'] });
+  if (!args.flags.has('out')) args.flags.set('out', DEFAULT_OUT);
+  const rawFile = flagString(args, 'raw');
+  if (rawFile) {
+    if (args.positional.length) throw new UsageError('--raw converts a raw capture; it takes no command');
+    const bytes = new Uint8Array(await readFile(resolve(io.cwd, rawFile)).catch((e: NodeJS.ErrnoException) => {
+      throw new UsageError(e.code === 'ENOENT' ? `no such file: ${rawFile}` : `cannot read ${rawFile}: ${e.message}`);
+    }));
+    return finishRun(importCapture(bytes, { name: basename(rawFile) }), undefined, rawFile, args, io);
+  }
+  const command = args.positional;
+  if (!command.length) throw new UsageError('expected the command to capture after --, e.g. syncscope capture -- python3 train.py');
+  const library = findCaptureLibrary();
+  if (!library.ok) {
+    io.stderr(`syncscope capture: ${library.reason}\n`);
+    return EXIT.usage;
+  }
+  const shown = command.join(' ');
+  // Ctrl-C reaches the program too; the capture outlives it to save what was recorded. SIGTERM
+  // (a cancelled run in the editor) ends the program with us.
+  const ignore = () => undefined;
+  const stop = new AbortController();
+  const terminate = () => stop.abort();
+  process.on('SIGINT', ignore);
+  process.on('SIGTERM', terminate);
+  let outcome: CaptureOutcome;
+  try {
+    outcome = await captureProgram({ library, command, cwd: io.cwd, stdio: 'inherit', signal: stop.signal });
+  } finally {
+    process.off('SIGINT', ignore);
+    process.off('SIGTERM', terminate);
+  }
+  if (outcome.spawnError) {
+    io.stderr(`syncscope capture: cannot start ${command[0]}: ${outcome.spawnError}\n`);
+    return EXIT.usage;
+  }
+  const ended = outcome.signal ? `was ended by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
+  const [main, ...others] = outcome.raws;
+  if (!main) {
+    io.stderr(`syncscope capture: nothing was captured: "${shown}" ${ended} without initialising CUDA\n`);
+    return EXIT.usage;
+  }
+  const failed = outcome.exitCode !== 0;
+  const trace = importCapture(main.bytes, { name: shown });
+  if (others.length) trace.meta.notes?.push(`${others.length} other processes used CUDA too (pids ${others.map((r) => r.pid).join(', ')}); this trace is process ${main.pid}`);
+  if (trace.calls.count === 0) {
+    io.stderr(`syncscope capture: nothing was captured: "${shown}" ${ended} after initialising CUDA but made no CUDA call the capture follows\n`);
+    return EXIT.usage;
+  }
+  if (failed) io.stderr(`syncscope capture: "${shown}" ${ended}; the trace holds what was captured until then\n`);
+  const keep = flagString(args, 'keep-raw');
+  if (keep) {
+    await writeFile(resolve(io.cwd, keep), main.bytes);
+    io.stderr(`raw capture written to ${resolve(io.cwd, keep)}\n`);
+  }
+  const code = await finishRun(trace as Trace, undefined, shown, args, io);
+  return failed ? EXIT.findings : code;
+}

@@ -1,0 +1,485 @@
+// Turns a raw capture (capture-raw.ts) into a Trace with the GPU runner's conventions: a lane per
+// host thread and per stream, a call per CUDA call, ops from CUPTI's activity records, stream and
+// legacy ordering edges, an event edge from every stream wait to the very record it bound to, and
+// host waits explained by the shared release rule (S16).
+//
+// Exact event identity: the capture library numbers each event handle's records, and every wait,
+// query and synchronize carries the number of the record it bound to (S7). So a re-recorded event
+// never confuses which record a wait meant, whatever the timing.
+import { RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
+import { ReleaseRule } from '../trace/release';
+import { LaneOrder } from './capture-order';
+import { copyKindOf, hostMemoryOf, kernelName, NOT_READY, statusName } from './capture-names';
+import {
+  API, COPY_DIR, decodeCapture, HOST_MEMORY, LEGACY_STREAM, PER_THREAD_STREAM, SEQ_UNKNOWN,
+  type RawCall, type RawCapture, type RawCudaEvent, type RawKernel, type RawMemcpy, type RawMemset,
+} from './capture-raw';
+
+export interface CaptureOptions {
+  /** What was captured (the command line), for meta.scenario.name. */
+  name?: string;
+}
+
+/**
+ * A launch this much slower than the usual few µs, with this many ops still queued when it began,
+ * waited for room in the launch queue (S19; it holds about a thousand launches). Without the
+ * queued ops the time went elsewhere (loading a module on a kernel's first launch).
+ */
+const QUEUE_BLOCKED_NS = 50_000;
+const QUEUE_PENDING_OPS = 500;
+/** How far ahead a host function looks for the op that waited for it (S20). */
+const HOST_FUNC_LOOKAHEAD = 10_000;
+const CU_STREAM_NON_BLOCKING = 1;
+/** A record's device timestamp further than this past the completion of the work before it is not trusted. */
+const DEVICE_TIMESTAMP_WINDOW_NS = 10_000_000;
+const SYNC_EVENT = 1;
+const SYNC_STREAM_WAIT = 2;
+
+interface Activities {
+  kernels: RawKernel[];
+  memcpys: RawMemcpy[];
+  memsets: RawMemset[];
+  events: RawCudaEvent[];
+}
+
+interface StreamInfo {
+  name: string;
+  nonBlocking?: boolean;
+  priority?: number;
+  streamId?: number;
+  legacyDefault?: boolean;
+  perThreadDefault?: boolean;
+  thread?: number;
+}
+
+export function importCapture(bytes: Uint8Array, opts: CaptureOptions = {}): Trace {
+  return captureToTrace(decodeCapture(bytes), opts);
+}
+
+export function captureToTrace(raw: RawCapture, opts: CaptureOptions = {}): Trace {
+  return new Converter(raw, opts).run();
+}
+
+class Converter {
+  private readonly b = new TraceBuilder();
+  private readonly order = new LaneOrder(this.b);
+  private readonly releases = new ReleaseRule(this.b);
+  private readonly byCorr = new Map<number, Activities>();
+  private readonly calls: RawCall[];
+  private readonly device: number;
+  private origin = 0;
+  private readonly threadLane = new Map<number, number>();
+  private readonly streamLane = new Map<string, number>();
+  private readonly streamInfo = new Map<string, StreamInfo>();
+  /** The lane key of each call (by position in `calls`), fixed in a first pass that follows stream creation. */
+  private readonly laneKey: (string | undefined)[] = [];
+  /** CUPTI stream id -> lane key, learned from calls whose ops carry it. */
+  private readonly streamIdKey = new Map<number, string>();
+  /** Event handle -> its current name and the record count it was created at. */
+  private readonly eventGen = new Map<number, { name: string; base: number }>();
+  private events = 0;
+  /** `${handle}:${seq}` -> the record op, and its call's correlation id. */
+  private readonly recordOps = new Map<string, { op: number; corr: number }>();
+  private readonly notes: string[] = [];
+  private orphans = 0;
+  private deviceTimes = 0;
+  private deviceTimesRejected = 0;
+  private unboundWaits = 0;
+  private cuptiAgree = 0;
+  private readonly cuptiDisagree: string[] = [];
+
+  constructor(private readonly raw: RawCapture, private readonly opts: CaptureOptions) {
+    this.calls = [...raw.calls].sort((a, b) => a.begin - b.begin || a.thread - b.thread || a.correlationId - b.correlationId);
+    const act = (corr: number): Activities => {
+      let a = this.byCorr.get(corr);
+      if (!a) this.byCorr.set(corr, (a = { kernels: [], memcpys: [], memsets: [], events: [] }));
+      return a;
+    };
+    for (const k of raw.kernels) act(k.correlationId).kernels.push(k);
+    for (const m of raw.memcpys) act(m.correlationId).memcpys.push(m);
+    for (const m of raw.memsets) act(m.correlationId).memsets.push(m);
+    for (const e of raw.cudaEvents) act(e.correlationId).events.push(e);
+    const ids = [...raw.kernels, ...raw.memcpys, ...raw.memsets].map((a) => a.deviceId);
+    this.device = ids.length ? Math.min(...ids) : raw.devices[0]?.id ?? 0;
+  }
+
+  run(): Trace {
+    const { raw, b } = this;
+    this.origin = this.earliest();
+    this.assignLanes();
+    // Host threads first, in the order they made their first call.
+    for (const c of this.calls) this.thread(c.thread);
+    const orphans = this.orphanOps();
+    let next = 0;
+    for (let i = 0; i < this.calls.length; i++) {
+      const c = this.calls[i];
+      while (next < orphans.length && orphans[next].start < c.begin) this.orphan(orphans[next++]);
+      this.call(i, c);
+    }
+    while (next < orphans.length) this.orphan(orphans[next++]);
+    this.crossCheck();
+
+    const dev = raw.devices.find((d) => d.id === this.device) ?? raw.devices[0];
+    const v = raw.cudaDriverVersion;
+    const notes = [
+      `captured with CUPTI ${raw.cuptiApiVersion} from process ${raw.pid}: ${raw.calls.length} calls on ${raw.threads.length} threads, ` +
+        `${raw.kernels.length} kernels, ${raw.memcpys.length} copies, ${raw.memsets.length} memsets`,
+      'host and GPU times are CUPTI timestamps (one clock: CUPTI maps GPU times into it and states no error bound)',
+      ...this.notes,
+    ];
+    if (this.orphans) notes.push(`${this.orphans} GPU ops whose issuing call was not captured (an API the capture does not follow) are on their streams without a call`);
+    if (this.deviceTimes || this.deviceTimesRejected) {
+      notes.push(`event records placed at CUPTI's device timestamp: ${this.deviceTimes}; at the end of the work before them instead (timestamp implausible): ${this.deviceTimesRejected}`);
+    }
+    if (this.unboundWaits) notes.push(`${this.unboundWaits} event waits whose record was not captured: their releasing op is unknown`);
+    if (raw.dropped) notes.push(`CUPTI dropped ${raw.dropped} activity records: some ops are missing`);
+    if (raw.incompleteCalls) notes.push(`${raw.incompleteCalls} calls had not returned when the capture was written; they are left out`);
+    if (this.cuptiAgree || this.cuptiDisagree.length) {
+      notes.push(`CUPTI's own event sync ids agree with the recorded binding for ${this.cuptiAgree} of ${this.cuptiAgree + this.cuptiDisagree.length} event waits` +
+        (this.cuptiDisagree.length ? ` (disagree: ${this.cuptiDisagree.slice(0, 5).join(', ')})` : ''));
+    }
+    return b.finish({
+      source: 'capture',
+      device: dev ? { name: dev.name, sms: dev.sms, computeCapability: dev.computeCapability, index: dev.id, driver: v ? `CUDA ${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}` : undefined } : undefined,
+      clock: 'cupti',
+      alignmentErrorNs: 0,
+      scenario: this.opts.name ? { name: this.opts.name } : undefined,
+      notes,
+    });
+  }
+
+  private earliest(): number {
+    let t = Infinity;
+    for (const c of this.raw.calls) t = Math.min(t, c.begin);
+    for (const a of [...this.raw.kernels, ...this.raw.memcpys, ...this.raw.memsets]) t = Math.min(t, a.start);
+    return Number.isFinite(t) ? t : 0;
+  }
+
+  private t(v: number): number {
+    return v - this.origin;
+  }
+
+  // ---- lanes ------------------------------------------------------------------------------
+
+  private thread(index: number): number {
+    let lane = this.threadLane.get(index);
+    if (lane === undefined) {
+      const t = this.raw.threads[index];
+      const base = t.osTid === this.raw.pid ? 'main' : t.name || `thread ${t.osTid}`;
+      const taken = this.b.lanes.some((l) => l.kind === 'thread' && l.name === base);
+      lane = this.b.lane({ kind: 'thread', name: taken ? `${base} (${t.osTid})` : base, device: this.device, handle: t.osTid });
+      this.threadLane.set(index, lane);
+    }
+    return lane;
+  }
+
+  /** Fixes each call's stream identity in time order: a handle reused after destroy is a new stream. */
+  private assignLanes(): void {
+    const generation = new Map<number, number>();
+    let created = 0;
+    this.streamInfo.set('legacy', { name: 'legacy default', legacyDefault: true, nonBlocking: false });
+    this.calls.forEach((c, i) => {
+      if (c.api === API.streamCreate && c.result === 0) {
+        const gen = (generation.get(c.stream) ?? 0) + 1;
+        generation.set(c.stream, gen);
+        this.streamInfo.set(`h:${c.stream}:${gen}`, {
+          name: `stream ${++created}`, nonBlocking: (c.flags & CU_STREAM_NON_BLOCKING) !== 0, priority: c.priority, streamId: c.streamId || undefined,
+        });
+        return;
+      }
+      if (!usesStream(c)) return;
+      let key: string;
+      if (c.stream === LEGACY_STREAM) key = 'legacy';
+      else if (c.stream === PER_THREAD_STREAM) {
+        key = `pt:${c.thread}`;
+        if (!this.streamInfo.has(key)) this.streamInfo.set(key, { name: '', perThreadDefault: true, nonBlocking: false, thread: c.thread });
+      } else {
+        key = `h:${c.stream}:${generation.get(c.stream) ?? 0}`;
+        if (!this.streamInfo.has(key)) this.streamInfo.set(key, { name: `stream 0x${c.stream.toString(16)}` });
+      }
+      this.laneKey[i] = key;
+      const a = this.byCorr.get(c.correlationId);
+      for (const op of a ? [...a.kernels, ...a.memcpys, ...a.memsets, ...a.events] : []) this.streamIdKey.set(op.streamId, key);
+    });
+  }
+
+  private lane(key: string): number {
+    let lane = this.streamLane.get(key);
+    if (lane !== undefined) return lane;
+    const s = this.streamInfo.get(key) ?? { name: key };
+    const thread = s.thread === undefined ? undefined : this.thread(s.thread);
+    const name = s.perThreadDefault ? `per-thread default (${this.b.lanes[thread ?? 0].name})` : s.name;
+    lane = this.b.lane({
+      kind: 'stream', name, device: this.device, nonBlocking: s.nonBlocking, priority: s.priority,
+      legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault, thread, handle: s.streamId,
+    });
+    this.streamLane.set(key, lane);
+    return lane;
+  }
+
+  // ---- ops ----------------------------------------------------------------------------------
+
+  /** Adds `op` on `lane` issued by `call` with its launch and ordering edges (in the order ReleaseRule expects). */
+  private op(lane: number, call: number, init: Omit<OpInit, 'lane' | 'call'>): number {
+    const id = this.b.op({ ...init, lane, call });
+    if (call >= 0) this.b.edge('launch', call, id);
+    this.order.issue(lane, id);
+    return id;
+  }
+
+  /** When a marker (or host function) passed the GPU: once issued and once everything before it had completed. */
+  private markerTime(lane: number, begin: number, also: number[] = []): number {
+    const ends = this.b.ops.cols.end;
+    let t = begin;
+    for (const p of [...this.order.predecessors(lane), ...also]) t = Math.max(t, ends[p]);
+    return t;
+  }
+
+  /**
+   * A record passed the GPU when CUPTI's device timestamp says, where it has one: not before the
+   * work the record captured completed (`derived`), and not implausibly later (a timestamp from
+   * another clock).
+   */
+  private recordTime(derived: number, deviceTimestamp: number | undefined): number {
+    if (deviceTimestamp === undefined || !Number.isFinite(deviceTimestamp)) return derived;
+    const t = this.t(deviceTimestamp);
+    if (t >= derived && t - derived <= DEVICE_TIMESTAMP_WINDOW_NS) {
+      this.deviceTimes++;
+      return t;
+    }
+    this.deviceTimesRejected++;
+    return derived;
+  }
+
+  private orphanOps(): { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] {
+    const list: { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] = [];
+    const captured = new Set(this.raw.calls.map((c) => c.correlationId));
+    const key = (streamId: number) => {
+      const k = this.streamIdKey.get(streamId) ?? `sid:${streamId}`;
+      if (!this.streamInfo.has(k)) this.streamInfo.set(k, { name: `stream ${streamId} (CUPTI id)`, streamId });
+      return k;
+    };
+    for (const k of this.raw.kernels) if (!captured.has(k.correlationId)) list.push({ start: k.start, key: key(k.streamId), init: this.kernelInit(k) });
+    for (const m of this.raw.memcpys) if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m.streamId), init: this.copyInit([m], '', '') });
+    for (const m of this.raw.memsets) if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m.streamId), init: this.memsetInit([m], '') });
+    this.orphans = list.length;
+    return list.sort((a, b) => a.start - b.start);
+  }
+
+  private orphan(o: { key: string; init: Omit<OpInit, 'lane' | 'call'> }): void {
+    this.op(this.lane(o.key), -1, o.init);
+  }
+
+  private kernelInit(k: RawKernel): Omit<OpInit, 'lane' | 'call'> {
+    return { kind: 'kernel', start: this.t(k.start), end: this.t(k.end), name: kernelName(this.raw.strings.get(k.name) ?? `kernel ${k.name}`), grid: k.grid, block: k.block };
+  }
+
+  private copyInit(m: RawMemcpy[], dir: CopyKind, host: HostMemory): Omit<OpInit, 'lane' | 'call'> {
+    const first = m[0];
+    const copy = copyKindOf(first.copyKind) || dir;
+    const side = copy === 'DtoH' ? first.dstKind : first.srcKind;
+    const hostMemory = hostMemoryOf(side) || host;
+    const bytes = m.reduce((s, x) => s + x.bytes, 0);
+    return {
+      kind: 'memcpy', name: `${copy || 'copy'} ${bytes} B${hostMemory ? ` (${hostMemory})` : ''}`, bytes, copy, hostMemory,
+      start: this.t(Math.min(...m.map((x) => x.start))), end: this.t(Math.max(...m.map((x) => x.end))),
+    };
+  }
+
+  private memsetInit(m: RawMemset[], host: HostMemory): Omit<OpInit, 'lane' | 'call'> {
+    const bytes = m.reduce((s, x) => s + x.bytes, 0);
+    return {
+      kind: 'memset', name: `memset ${bytes} B`, bytes, hostMemory: hostMemoryOf(m[0].memoryKind) || host,
+      start: this.t(Math.min(...m.map((x) => x.start))), end: this.t(Math.max(...m.map((x) => x.end))),
+    };
+  }
+
+  // ---- events -------------------------------------------------------------------------------
+
+  private eventName(handle: number): string {
+    return this.eventGen.get(handle)?.name ?? `event 0x${handle.toString(16)}`;
+  }
+
+  /** The record op a call bound to: an op id, 'never' (S9: not recorded since it was created), or 'unknown'. */
+  private bound(handle: number, seq: number): { op: number; corr: number } | 'never' | 'unknown' {
+    if (seq === SEQ_UNKNOWN) return 'unknown';
+    if (seq <= (this.eventGen.get(handle)?.base ?? 0)) return 'never';
+    return this.recordOps.get(`${handle}:${seq}`) ?? 'unknown';
+  }
+
+  // ---- calls --------------------------------------------------------------------------------
+
+  private call(i: number, c: RawCall): void {
+    const b = this.b;
+    // CUPTI names versioned entry points (cudaLaunchKernel_v7000); programs call them without the suffix.
+    const name = (this.raw.apiNames.get(`${c.domain}:${c.cbid}`) ?? `api ${c.domain}:${c.cbid}`).replace(/_v\d+$/, '');
+    const key = this.laneKey[i];
+    // Destroying or querying a stream that never had work adds no lane.
+    const passive = c.api === API.streamDestroy || c.api === API.streamQuery;
+    const stream = key === undefined || (passive && !this.streamLane.has(key)) ? undefined : this.lane(key);
+    const ok = c.result === 0;
+    const acts = this.byCorr.get(c.correlationId);
+    const begin = this.t(c.begin);
+    const end = this.t(c.end);
+    const add = (kind: CallKind, init: Partial<CallInit> = {}): number =>
+      b.call({ lane: this.thread(c.thread), kind, name, begin, end, stream, status: ok ? undefined : statusName(c.domain, c.result), answer: ok ? undefined : 'error', ...init });
+    switch (c.api) {
+      case API.launch: {
+        const call = add('launch');
+        if (end - begin > QUEUE_BLOCKED_NS) this.releaseLaunch(call);
+        for (const k of acts?.kernels ?? []) if (stream !== undefined) this.op(stream, call, this.kernelInit(k));
+        break;
+      }
+      case API.record: {
+        const ev = this.eventName(c.event);
+        const call = add('record', { event: ev });
+        if (!ok || stream === undefined) break;
+        const t = this.recordTime(this.markerTime(stream, begin), acts?.events[0]?.deviceTimestamp);
+        const op = this.op(stream, call, { kind: 'eventRecord', name: `record ${ev}`, event: ev, start: t, end: t });
+        this.recordOps.set(`${c.event}:${c.seq}`, { op, corr: c.correlationId });
+        break;
+      }
+      case API.streamWait: {
+        const ev = this.eventName(c.event);
+        const call = add('streamWait', { event: ev });
+        if (!ok || stream === undefined) break;
+        const rec = this.bound(c.event, c.seq);
+        if (rec === 'unknown') this.unboundWaits++;
+        const t = this.markerTime(stream, begin, typeof rec === 'object' ? [rec.op] : []);
+        const op = this.op(stream, call, { kind: 'waitEvent', name: `wait ${ev}`, event: ev, start: t, end: t });
+        if (typeof rec === 'object') b.edge('event', rec.op, op);
+        break;
+      }
+      case API.eventQuery: {
+        const ready = ok;
+        const notReady = c.result === NOT_READY;
+        add('query', { event: this.eventName(c.event), answer: ready ? 'ready' : notReady ? 'notReady' : 'error' });
+        break;
+      }
+      case API.eventSync: {
+        const call = add('eventSync', { event: this.eventName(c.event) });
+        const rec = this.bound(c.event, c.seq);
+        if (rec === 'unknown') {
+          this.unboundWaits++;
+          b.calls.cols.releasedBy[call] = RELEASED_UNKNOWN;
+          b.calls.cols.blockedNs[call] = end - begin;
+        } else this.release(call, rec === 'never' ? [] : [rec.op]);
+        break;
+      }
+      case API.streamSync: {
+        const call = add('streamSync');
+        if (stream !== undefined) this.release(call, this.order.last(stream));
+        break;
+      }
+      case API.deviceSync:
+        this.release(add('deviceSync'), this.order.lastOfDevice(this.device));
+        break;
+      case API.elapsed:
+        add('elapsed', { event: this.eventName(c.event), event2: this.eventName(c.event2), value: ok ? c.value : undefined });
+        break;
+      case API.memcpy:
+        this.copy(c, name, stream, acts, add);
+        break;
+      case API.memset: {
+        const async = /Async/.test(name);
+        const call = add('memset', { bytes: c.bytes });
+        const host = hostOf(c.hostMemory);
+        if (!acts?.memsets.length || stream === undefined) break; // pageable memory: the runtime clears it on the host
+        const init = this.memsetInit(acts.memsets, host);
+        const op = this.op(stream, call, init);
+        if (!async && init.hostMemory) this.release(call, [op]);
+        break;
+      }
+      case API.hostFunc: {
+        const call = add('hostFunc');
+        if (!ok || stream === undefined) break;
+        const start = this.markerTime(stream, begin);
+        this.op(stream, call, { kind: 'hostFunc', name: 'host function', start, end: Math.max(start, this.hostFuncEnd(i, key)) });
+        break;
+      }
+      case API.eventCreate:
+        if (ok) this.eventGen.set(c.event, { name: `event ${++this.events}`, base: c.seq === SEQ_UNKNOWN ? 0 : c.seq });
+        add('api', { event: ok ? this.eventName(c.event) : undefined });
+        break;
+      case API.streamQuery:
+        add('api', { answer: ok ? 'ready' : c.result === NOT_READY ? 'notReady' : 'error' });
+        break;
+      default:
+        add('api', { event: c.api === API.eventDestroy ? this.eventName(c.event) : undefined });
+    }
+  }
+
+  /** S17, S18: which copies the host waits for, and the op that let it go. */
+  private copy(c: RawCall, name: string, stream: number | undefined, acts: Activities | undefined, add: (k: CallKind, i?: Partial<CallInit>) => number): void {
+    const async = /Async/.test(name);
+    const call = add('memcpy', { bytes: c.bytes });
+    const dir = COPY_DIR[c.copyDir] ?? '';
+    if (!acts?.memcpys.length || stream === undefined) return;
+    const init = this.copyInit(acts.memcpys, dir, hostOf(c.hostMemory));
+    const preds = this.order.predecessors(stream);
+    const op = this.op(stream, call, init);
+    const pageable = init.hostMemory === 'pageable';
+    const blocks = init.copy === 'HtoH' || (async ? pageable : init.copy !== 'DtoD');
+    if (!blocks) return;
+    // A pageable host-to-device copy may return once its data is staged: then the host waited
+    // only for what the copy was ordered after.
+    const end = this.b.calls.cols.end[call];
+    this.release(call, this.b.ops.cols.end[op] <= end ? [op] : preds);
+  }
+
+  /** S20: the host function returned before the next real op on its stream started. */
+  private hostFuncEnd(i: number, key: string | undefined): number {
+    for (let j = i + 1; j < this.calls.length && j <= i + HOST_FUNC_LOOKAHEAD; j++) {
+      if (this.laneKey[j] !== key) continue;
+      const a = this.byCorr.get(this.calls[j].correlationId);
+      const starts = a ? [...a.kernels, ...a.memcpys, ...a.memsets].map((x) => x.start) : [];
+      if (starts.length) return this.t(Math.min(...starts));
+    }
+    return -Infinity;
+  }
+
+  /** A host wait on `awaited` ops (S12 to S16): the shared rule names the op that released it. */
+  private release(call: number, awaited: number[]): void {
+    const c = this.b.calls.cols;
+    if (this.releases.release(call, awaited) >= 0) c.blockedNs[call] = c.end[call] - c.begin[call];
+  }
+
+  /** S19: a launch that blocked was let go when an op completed and made room in the queue. */
+  private releaseLaunch(call: number): void {
+    const c = this.b.calls.cols;
+    const ends = this.b.ops.cols.end;
+    let queued = 0;
+    for (let o = this.b.ops.count - 1; o >= 0 && queued < QUEUE_PENDING_OPS; o--) if (ends[o] > c.begin[call]) queued++;
+    if (queued < QUEUE_PENDING_OPS) return;
+    let best = -1;
+    for (let o = 0; o < this.b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] < ends[best])) best = o;
+    c.blockedNs[call] = c.end[call] - c.begin[call];
+    if (best >= 0) this.releases.release(call, [best]);
+  }
+
+  /**
+   * CUPTI ties each event synchronize and stream wait to the record it saw through cudaEventSyncId.
+   * That is a second, independent account of the binding: count where it agrees with ours.
+   */
+  private crossCheck(): void {
+    const recordSyncId = new Map<number, number>();
+    for (const e of this.raw.cudaEvents) if (e.syncId) recordSyncId.set(e.correlationId, e.syncId);
+    if (!recordSyncId.size) return;
+    const callByCorr = new Map(this.raw.calls.map((c) => [c.correlationId, c]));
+    for (const s of this.raw.syncs) {
+      if ((s.type !== SYNC_EVENT && s.type !== SYNC_STREAM_WAIT) || !s.syncId || s.syncId === 0xffffffff || s.syncId >= 2 ** 53) continue;
+      const c = callByCorr.get(s.correlationId);
+      if (!c) continue;
+      const rec = this.bound(c.event, c.seq);
+      if (typeof rec !== 'object') continue;
+      if (recordSyncId.get(rec.corr) === s.syncId) this.cuptiAgree++;
+      else this.cuptiDisagree.push(`call ${c.correlationId}`);
+    }
+  }
+}
+
+const usesStream = (c: RawCall): boolean =>
+  c.api === API.launch || c.api === API.record || c.api === API.streamWait || c.api === API.streamSync || c.api === API.memcpy ||
+  c.api === API.memset || c.api === API.hostFunc || c.api === API.streamQuery || c.api === API.streamDestroy;
+
+const hostOf = (m: number): HostMemory => (m === HOST_MEMORY.pinned ? 'pinned' : m === HOST_MEMORY.pageable ? 'pageable' : '');

@@ -1,0 +1,81 @@
+// "Capture a Program…": runs a command line under the capture library, through the CLI in a child
+// process (never in the extension host), with progress and cancellation, then opens the trace.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { UserFacingError } from './runs';
+import { TRACE_EDITOR } from './traceEditor';
+
+const LAST_COMMAND = 'syncscope.captureCommand';
+
+export const captureLibrary = (extensionPath: string): string => join(extensionPath, 'build', 'Release', 'libsyncscope_capture.so');
+
+/** Whether this installation can capture: the library was built (it needs CUPTI at build time). */
+export const captureAvailable = (extensionPath: string): boolean => existsSync(captureLibrary(extensionPath));
+
+/** A file name for a new capture that sorts by time: capture-20261202-143005.syncscope.json. */
+export function captureFileName(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `capture-${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}.syncscope.json`;
+}
+
+export async function captureCommand(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): Promise<void> {
+  if (!vscode.workspace.isTrusted) throw new UserFacingError('Capturing runs a program, which needs a trusted workspace.');
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (!folder || folder.scheme !== 'file') throw new UserFacingError('Capturing needs a workspace folder on disk: the program runs there.');
+  if (!captureAvailable(context.extensionPath)) throw new UserFacingError('The capture library is not part of this installation (it is built where a CUDA toolkit with CUPTI is present).');
+  const line = await vscode.window.showInputBox({
+    title: 'Capture a Program',
+    prompt: `Command line to run in ${folder.fsPath}; every CUDA call and GPU op it makes is recorded`,
+    placeHolder: 'python3 train.py --steps 10',
+    value: context.workspaceState.get<string>(LAST_COMMAND),
+    ignoreFocusOut: true,
+  });
+  if (!line?.trim()) return;
+  await context.workspaceState.update(LAST_COMMAND, line);
+  const out = vscode.Uri.joinPath(folder, captureFileName(new Date()));
+  const cli = join(context.extensionPath, 'dist', 'cli.js');
+  log.info(`capturing: ${line}`);
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Capturing ${line}`, cancellable: true },
+    (progress, token) => new Promise<{ code: number | null; firstError: string; cancelled: boolean }>((resolve) => {
+      // process.execPath is Electron here; ELECTRON_RUN_AS_NODE makes it plain node for the CLI.
+      const child = spawn(process.execPath, [cli, 'capture', '--out', out.fsPath, '--', '/bin/sh', '-c', line], {
+        cwd: folder.fsPath,
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', SYNCSCOPE_CAPTURE_LIB: captureLibrary(context.extensionPath) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let firstError = '';
+      let cancelled = false;
+      const show = (text: string) => {
+        const last = text.trim().split('\n').pop() ?? '';
+        if (last) progress.report({ message: last.slice(0, 100) });
+        for (const l of text.split('\n')) if (l.trim()) log.info(`  ${l}`);
+      };
+      child.stdout.on('data', (d: Buffer) => show(d.toString()));
+      child.stderr.on('data', (d: Buffer) => {
+        const text = d.toString();
+        if (!firstError) firstError = text.split('\n').find((l) => l.startsWith('syncscope capture:')) ?? '';
+        show(text);
+      });
+      const sub = token.onCancellationRequested(() => {
+        cancelled = true;
+        child.kill('SIGTERM');
+      });
+      child.on('error', (e) => resolve({ code: null, firstError: e.message, cancelled }));
+      child.on('close', (code) => {
+        sub.dispose();
+        resolve({ code, firstError, cancelled });
+      });
+    }),
+  );
+  if (result.cancelled) {
+    log.info('capture cancelled');
+    return;
+  }
+  // 0: captured; 1: the program failed but what it did before is in the trace; 2: nothing to show.
+  if (result.code !== 0 && result.code !== 1) throw new UserFacingError(result.firstError.replace(/^syncscope capture: /, '') || `capture failed (exit ${result.code})`);
+  if (result.code === 1) void vscode.window.showWarningMessage(`${result.firstError.replace(/^syncscope capture: /, '')}.`);
+  await vscode.commands.executeCommand('vscode.openWith', out, TRACE_EDITOR);
+}

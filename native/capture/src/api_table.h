@@ -1,0 +1,20 @@
+// Which CUDA entry points the capture subscribes to, and what each one is (raw_format.h's Api).
+#pragma once
+#include <cstdint>
+#include <cupti.h>
+
+namespace capture {
+
+struct ApiInfo {
+  uint8_t api;        // Api; kOther for entry points we do not subscribe to
+  bool perThread;     // a _ptsz/_ptds entry point: NULL means the per-thread default stream
+};
+
+/** What `cbid` of `domain` is; `api` is kOther for anything not subscribed. */
+ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+
+/** Enables every subscribed entry point on `sub`; returns the first failure, or CUPTI_SUCCESS. */
+/** `driver`: also the driver entry points (off only to measure what they cost, see bench/capture.bench.ts). */
+CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, bool driver = true);
+
+}  // namespace capture

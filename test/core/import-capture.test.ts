@@ -1,0 +1,267 @@
+// The capture converter on raw streams written here: lanes, releasing ops, event edges bound to
+// the exact record, and clear errors for corrupt input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { importCapture } from '../../core/import/capture';
+import { LEGACY_STREAM, PER_THREAD_STREAM, SEQ_UNKNOWN } from '../../core/import/capture-raw';
+import { ImportError } from '../../core/import/scan';
+import { CALL_KINDS, EDGE_KINDS, RELEASED_NONE, RELEASED_UNKNOWN, str, type Trace } from '../../core/trace/model';
+import { RawCaptureWriter } from '../helpers/raw-capture';
+
+const S1 = 0x7f00_0000_1000;
+const S2 = 0x7f00_0000_2000;
+const E = 0x7f00_0000_9000;
+const PAGEABLE = 1;
+const PINNED = 2;
+const DEVICE = 3;
+
+const opNamed = (t: Trace, name: string): number[] => [...Array(t.ops.count).keys()].filter((i) => str(t, t.ops.name[i]) === name);
+const callsNamed = (t: Trace, name: string): number[] => [...Array(t.calls.count).keys()].filter((i) => str(t, t.calls.name[i]) === name);
+const edges = (t: Trace, kind: string): [number, number][] =>
+  [...Array(t.edges.count).keys()].filter((i) => t.edges.kind[i] === EDGE_KINDS.indexOf(kind as never)).map((i) => [t.edges.from[i], t.edges.to[i]]);
+const released = (t: Trace, call: number): string => (t.calls.releasedBy[call] >= 0 ? str(t, t.ops.name[t.calls.releasedBy[call]]) : String(t.calls.releasedBy[call]));
+
+/** Two streams created by the program; `s1` blocking, `s2` non-blocking with priority -2. */
+function withStreams(w: RawCaptureWriter): void {
+  w.call({ api: 'streamCreate', name: 'cudaStreamCreate', begin: 0, end: 900, stream: S1, streamId: 13 });
+  w.call({ api: 'streamCreate', name: 'cudaStreamCreateWithPriority', begin: 1000, end: 1900, stream: S2, flags: 1, priority: -2, streamId: 14 });
+  w.call({ api: 'eventCreate', name: 'cudaEventCreateWithFlags', begin: 2000, end: 2100, event: E, flags: 2, seq: 0 });
+}
+
+test('a re-recorded event: each wait gets an event edge from the record it bound to, even when the calls overlap in time', () => {
+  const w = new RawCaptureWriter();
+  const loader = w.thread('loader', 5000);
+  withStreams(w);
+  const k1 = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 14_000, stream: S1 });
+  w.kernel(k1, 'void produce<1>(float*, int)', 15_000, 115_000, 13);
+  w.call({ api: 'record', name: 'cudaEventRecord', begin: 14_500, end: 15_000, stream: S1, event: E, seq: 1 });
+  const k2 = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 20_000, end: 24_000, stream: S1 });
+  w.kernel(k2, 'void produce<2>(float*, int)', 115_500, 300_000, 13);
+  // The second record's call runs from 25 to 30 us; a wait on another thread began at 26 us,
+  // before the record returned, and the library saw record 1 as the latest: it bound to record 1.
+  w.call({ api: 'record', name: 'cudaEventRecord', begin: 25_000, end: 30_000, stream: S1, event: E, seq: 2 });
+  w.call({ api: 'streamWait', name: 'cudaStreamWaitEvent', thread: loader, begin: 26_000, end: 26_500, stream: S2, event: E, seq: 1 });
+  const k3 = w.call({ api: 'launch', name: 'cudaLaunchKernel', thread: loader, begin: 27_000, end: 31_000, stream: S2 });
+  w.kernel(k3, 'consume', 116_000, 120_000, 14);
+  w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 40_000, end: 303_000, event: E, seq: 2 });
+  const t = importCapture(w.bytes());
+
+  const [rec1, rec2] = opNamed(t, 'record event 1');
+  const [wait] = opNamed(t, 'wait event 1');
+  assert.deepEqual(edges(t, 'event'), [[rec1, wait]]);
+  assert.notEqual(rec1, rec2);
+  // The wait's marker passed once record 1's work (produce<1>) ended.
+  assert.equal(t.ops.end[wait], t.ops.end[opNamed(t, 'produce<1>')[0]]);
+  const [sync] = callsNamed(t, 'cudaEventSynchronize');
+  assert.equal(released(t, sync), 'produce<2>', 'record 2 stands for the kernel before it (S16)');
+  assert.equal(t.calls.unblockNs[sync], 303_000 - 300_000);
+  assert.equal(t.calls.blockedNs[sync], 303_000 - 40_000);
+  // Kernel names lose their return type and parameters, not their template arguments.
+  assert.deepEqual(opNamed(t, 'produce<1>').length, 1);
+});
+
+test('lanes: host threads by first call, the legacy and per-thread default streams, created streams with flags and priority', () => {
+  const w = new RawCaptureWriter();
+  const worker = w.thread('worker', 5001);
+  withStreams(w);
+  const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
+  w.kernel(a, 'a', 14_000, 50_000, 13);
+  const b = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 15_000, end: 18_000, stream: S2 });
+  w.kernel(b, 'b', 19_000, 60_000, 14);
+  const c = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 20_000, end: 23_000, stream: LEGACY_STREAM });
+  w.kernel(c, 'c', 50_500, 70_000, 7);
+  const d = w.call({ api: 'launch', name: 'cudaLaunchKernel_ptsz', thread: worker, begin: 21_000, end: 24_000, stream: PER_THREAD_STREAM });
+  w.kernel(d, 'd', 70_500, 80_000, 20);
+  const t = importCapture(w.bytes(), { name: 'prog' });
+
+  assert.deepEqual(t.lanes.map((l) => [l.kind, l.name]), [
+    ['thread', 'main'], ['thread', 'worker'], ['stream', 'stream 1'], ['stream', 'stream 2'], ['stream', 'legacy default'], ['stream', 'per-thread default (worker)'],
+  ]);
+  const [, , s1, s2, legacy, pt] = t.lanes;
+  assert.equal(s1.nonBlocking, false);
+  assert.deepEqual([s2.nonBlocking, s2.priority, s2.handle], [true, -2, 14]);
+  assert.equal(legacy.legacyDefault, true);
+  assert.deepEqual([pt.perThreadDefault, pt.thread], [true, 1]);
+  // S3: the legacy kernel waits for the blocking stream's kernel, not the non-blocking one's; the
+  // per-thread default stream (S4) is ordered after legacy work.
+  const op = (n: string) => opNamed(t, n)[0];
+  assert.deepEqual(edges(t, 'legacy'), [[op('a'), op('c')], [op('c'), op('d')]]);
+  assert.equal(t.meta.source, 'capture');
+  assert.equal(t.meta.scenario?.name, 'prog');
+});
+
+test('stream and device synchronize are released by the awaited op that ended last; a wait that found nothing pending names none', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
+  w.kernel(a, 'long', 14_000, 500_000, 13);
+  const b = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 15_000, end: 18_000, stream: S2 });
+  w.kernel(b, 'short', 19_000, 100_000, 14);
+  w.call({ api: 'streamSync', name: 'cudaStreamSynchronize', begin: 20_000, end: 104_000, stream: S2 });
+  w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 105_000, end: 503_500 });
+  w.call({ api: 'streamSync', name: 'cudaStreamSynchronize', begin: 600_000, end: 601_000, stream: S2 });
+  const t = importCapture(w.bytes());
+  const [first, again] = callsNamed(t, 'cudaStreamSynchronize');
+  const [device] = callsNamed(t, 'cudaDeviceSynchronize');
+  assert.equal(released(t, first), 'short');
+  assert.equal(t.calls.unblockNs[first], 4_000);
+  assert.equal(released(t, device), 'long');
+  assert.equal(t.calls.unblockNs[device], 3_500);
+  assert.equal(t.calls.releasedBy[again], RELEASED_NONE);
+  assert.equal(t.calls.blockedNs[again], 0);
+  const release = edges(t, 'release');
+  assert.deepEqual(release, [[opNamed(t, 'short')[0], first], [opNamed(t, 'long')[0], device]]);
+});
+
+test('S9 and handle reuse: a wait on an event not recorded since its creation binds to nothing, even when the handle was recorded before', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
+  w.kernel(a, 'a', 14_000, 80_000, 13);
+  w.call({ api: 'record', name: 'cudaEventRecord', begin: 14_000, end: 15_000, stream: S1, event: E, seq: 1 });
+  w.call({ api: 'eventDestroy', name: 'cudaEventDestroy', begin: 16_000, end: 17_000, event: E });
+  // The driver hands out the same handle again; the library notes it had 1 record by then.
+  w.call({ api: 'eventCreate', name: 'cudaEventCreate', begin: 18_000, end: 19_000, event: E, seq: 1 });
+  w.call({ api: 'streamWait', name: 'cudaStreamWaitEvent', begin: 20_000, end: 21_000, stream: S2, event: E, seq: 1 });
+  w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 22_000, end: 23_000, event: E, seq: 1 });
+  w.call({ api: 'eventQuery', name: 'cudaEventQuery', begin: 24_000, end: 24_500, event: E, seq: 1 });
+  const t = importCapture(w.bytes());
+  assert.deepEqual(edges(t, 'event'), []);
+  const [sync] = callsNamed(t, 'cudaEventSynchronize');
+  assert.equal(t.calls.releasedBy[sync], RELEASED_NONE);
+  assert.equal(str(t, t.calls.event[sync]), 'event 2', 'the recreated handle is a new event');
+  assert.deepEqual(opNamed(t, 'wait event 2').length, 1);
+});
+
+test('queries carry their answer; elapsed its value or its error; a binding the library lost is unknown, never guessed', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  w.call({ api: 'record', name: 'cudaEventRecord', begin: 10_000, end: 11_000, stream: S1, event: E, seq: 1 });
+  w.call({ api: 'eventQuery', name: 'cudaEventQuery', begin: 12_000, end: 12_300, event: E, seq: 1, result: 600 });
+  w.call({ api: 'eventQuery', name: 'cudaEventQuery', begin: 13_000, end: 13_300, event: E, seq: 1 });
+  w.call({ api: 'elapsed', name: 'cudaEventElapsedTime', begin: 14_000, end: 14_100, event: E, event2: E, seq: 1, seq2: 1, value: 0.25 });
+  w.call({ api: 'elapsed', name: 'cudaEventElapsedTime', begin: 15_000, end: 15_100, event: E, event2: E, seq: 1, seq2: 1, result: 400 });
+  w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 16_000, end: 30_000, event: E, seq: SEQ_UNKNOWN });
+  const t = importCapture(w.bytes());
+  const [notReady, ready] = callsNamed(t, 'cudaEventQuery');
+  assert.deepEqual([t.calls.answer[notReady], str(t, t.calls.status[notReady])], [2, 'cudaErrorNotReady']);
+  assert.deepEqual([t.calls.answer[ready], t.calls.status[ready]], [1, 0]);
+  const [ok, bad] = callsNamed(t, 'cudaEventElapsedTime');
+  assert.equal(t.calls.value[ok], 0.25);
+  assert.equal(str(t, t.calls.status[bad]), 'cudaErrorInvalidResourceHandle');
+  const [sync] = callsNamed(t, 'cudaEventSynchronize');
+  assert.equal(t.calls.releasedBy[sync], RELEASED_UNKNOWN);
+  assert.match(t.meta.notes?.join('\n') ?? '', /1 event waits whose record was not captured/);
+});
+
+test('copies: pageable async copies and synchronous copies block and are released by the copy; pinned async copies do not block', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
+  w.kernel(k, 'k', 14_000, 200_000, 13);
+  const pageable = w.call({ api: 'memcpy', name: 'cudaMemcpyAsync', begin: 20_000, end: 260_000, stream: S1, bytes: 1 << 20, copyDir: 2, hostMemory: 2 });
+  w.memcpy(pageable, 2, DEVICE, PAGEABLE, 1 << 20, 200_500, 258_000, 13);
+  const pinned = w.call({ api: 'memcpy', name: 'cudaMemcpyAsync', begin: 261_000, end: 265_000, stream: S1, bytes: 4096, copyDir: 1, hostMemory: 1 });
+  w.memcpy(pinned, 1, PINNED, DEVICE, 4096, 266_000, 268_000, 13);
+  const sync = w.call({ api: 'memcpy', name: 'cudaMemcpy', begin: 270_000, end: 290_000, stream: LEGACY_STREAM, bytes: 4096, copyDir: 1, hostMemory: 2 });
+  w.memcpy(sync, 1, PAGEABLE, DEVICE, 4096, 280_000, 289_000, 7);
+  const t = importCapture(w.bytes());
+  const [c1, c2] = callsNamed(t, 'cudaMemcpyAsync');
+  const [c3] = callsNamed(t, 'cudaMemcpy');
+  assert.equal(released(t, c1), 'DtoH 1048576 B (pageable)');
+  assert.equal(t.calls.blockedNs[c1], 240_000);
+  assert.equal(t.calls.releasedBy[c2], RELEASED_NONE);
+  assert.equal(t.calls.blockedNs[c2], 0);
+  assert.equal(released(t, c3), 'HtoD 4096 B (pageable)');
+  const op = opNamed(t, 'HtoD 4096 B (pinned)')[0];
+  assert.deepEqual([t.ops.copy[op], t.ops.hostMemory[op]], [1, 1]);
+  // S3: the legacy stream's synchronous copy is ordered after the blocking stream's work.
+  assert.ok(edges(t, 'legacy').some(([from, to]) => from === op && to === opNamed(t, 'HtoD 4096 B (pageable)')[0]));
+});
+
+test('S19: a launch that blocked behind a full queue is released by the first op to complete during it; a slow first launch is not a wait', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const slow = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 2_000, end: 90_000, stream: S1 });
+  w.kernel(slow, 'first', 91_000, 92_000, 13);
+  // 600 launches queue behind a long kernel; the next launch waits for the first of them to finish.
+  for (let i = 0; i < 600; i++) {
+    const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 100_000 + i * 100, end: 100_050 + i * 100, stream: S1 });
+    w.kernel(k, i === 0 ? 'long' : 'queued', i === 0 ? 160_000 : 1_000_000 + i * 10, i === 0 ? 1_000_000 : 1_000_000 + i * 10 + 5, 13);
+  }
+  const b = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 170_000, end: 1_003_000, stream: S1 });
+  w.kernel(b, 'blocked', 1_010_000, 1_020_000, 13);
+  const t = importCapture(w.bytes());
+  const launches = callsNamed(t, 'cudaLaunchKernel');
+  const first = launches[0];
+  const blocked = launches[launches.length - 1];
+  assert.deepEqual([t.calls.blockedNs[first], t.calls.releasedBy[first]], [0, RELEASED_NONE]);
+  assert.equal(released(t, blocked), 'long');
+  assert.equal(t.calls.blockedNs[blocked], 833_000);
+  assert.equal(t.calls.unblockNs[blocked], 3_000);
+});
+
+test('host functions end where the next op on their stream starts (S20); memsets of device memory do not block', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
+  w.kernel(a, 'before', 14_000, 50_000, 13);
+  w.call({ api: 'hostFunc', name: 'cudaLaunchHostFunc', begin: 14_000, end: 16_000, stream: S1 });
+  const m = w.call({ api: 'memset', name: 'cudaMemsetAsync', begin: 17_000, end: 18_000, stream: S1, bytes: 256, hostMemory: 3 });
+  w.memset(m, DEVICE, 256, 210_000, 211_000, 13);
+  const t = importCapture(w.bytes());
+  const [fn] = opNamed(t, 'host function');
+  assert.deepEqual([t.ops.start[fn], t.ops.end[fn]], [50_000, 210_000]);
+  const [set] = callsNamed(t, 'cudaMemsetAsync');
+  assert.equal(t.calls.blockedNs[set], 0);
+  assert.equal(t.calls.kind[set], CALL_KINDS.indexOf('memset'));
+});
+
+test("GPU ops whose call was not captured stay on their stream; CUPTI's own sync ids are checked against the binding", () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
+  w.kernel(a, 'seen', 14_000, 20_000, 13);
+  w.kernel(999, 'graph_node', 21_000, 30_000, 13);
+  const r = w.call({ api: 'record', name: 'cudaEventRecord', begin: 31_000, end: 32_000, stream: S1, event: E, seq: 1 });
+  w.cudaEvent(r, 77, 13);
+  const s = w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 33_000, end: 34_000, event: E, seq: 1 });
+  w.sync(s, 1, 77, 33_000, 34_000);
+  const t = importCapture(w.bytes());
+  const [graph] = opNamed(t, 'graph_node');
+  assert.equal(t.ops.call[graph], -1);
+  assert.equal(t.lanes[t.ops.lane[graph]].name, 'stream 1');
+  assert.deepEqual(edges(t, 'stream').map(([f, to]) => [str(t, t.ops.name[f]), str(t, t.ops.name[to])]), [['seen', 'graph_node'], ['graph_node', 'record event 1']]);
+  const notes = t.meta.notes?.join('\n') ?? '';
+  assert.match(notes, /1 GPU ops whose issuing call was not captured/);
+  assert.match(notes, /sync ids agree with the recorded binding for 1 of 1 event waits/);
+});
+
+test('corrupt or truncated raw streams fail with what and where', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
+  w.kernel(k, 'k', 14_000, 20_000, 13);
+  const good = w.bytes();
+  const fails = (bytes: Uint8Array, message: RegExp) => assert.throws(() => importCapture(bytes), (e: Error) => {
+    assert.ok(e instanceof ImportError, e.name);
+    assert.match(e.message, message);
+    return true;
+  });
+  fails(new TextEncoder().encode('{"traceEvents": []}'), /^not a Syncscope raw capture: it does not start with "SYNCCAP1" at byte 0$/);
+  fails(good.slice(0, 30), /^raw capture truncated in its header: 30 of 40 bytes at byte 30$/);
+  fails(w.bytes({ version: 7 }), /^raw capture version 7 is not supported \(this Syncscope reads version 1\) at byte 8$/);
+  fails(w.bytes({ end: false }), new RegExp(`^raw capture truncated: it ends at byte ${w.bytes({ end: false }).length}, after \\d+ records, without its end record`));
+  // Cut inside the kernel record, which sits before the end record.
+  const cut = good.slice(0, good.length - 40 - 20);
+  fails(cut, /^raw capture truncated: the kernel record at byte \d+ needs 56 bytes, 36 remain at byte \d+$/);
+  // A call record that claims the wrong size.
+  const bad = good.slice();
+  const firstCall = 40 + 8 + 8 + 'python3'.length;
+  new DataView(bad.buffer).setUint32(firstCall + 4, 100, true);
+  fails(bad, new RegExp(`^raw capture corrupt: the call record at byte ${firstCall} has 100 bytes, 104 expected`));
+  // An end record that counts more calls than there are.
+  const short = good.slice();
+  new DataView(short.buffer).setUint32(short.length - 32, 9, true);
+  fails(short, /^raw capture corrupt: its end record counts 9 calls, the stream holds 4/);
+});
