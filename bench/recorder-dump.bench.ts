@@ -7,6 +7,7 @@ import { compileScenario } from '../core/scenario/parse';
 import { traceToJson } from '../core/trace/json';
 import { BLOCKING_CALIBRATION_SCENARIO, CALIBRATION_SCENARIO } from '../runner/calibrate';
 import { runOnGpu } from '../runner/gpu';
+import { missingDevice } from '../runner/devices';
 import { availability } from '../runner/native';
 import { repoPath } from '../test/helpers/paths';
 
@@ -25,6 +26,11 @@ async function main() {
   const dir = repoPath('examples');
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.scenario.json')).sort()) {
     const program = compileScenario(readFileSync(join(dir, f), 'utf8'), f);
+    const missing = missingDevice(program, a.devices);
+    if (missing) {
+      console.log(`skipped ${f}: ${missing.message}`);
+      continue;
+    }
     for (let run = 0; run < Number(process.env.SYNCSCOPE_DUMP_RUNS ?? 3); run++) writeFileSync(join(out, `${f.replace('.scenario.json', '')}.${run}.json`), traceToJson(await runOnGpu(program)));
   }
   console.log(`traces written to ${out}`);

@@ -10,8 +10,6 @@ const MiB = 1 << 20;
 const COPY = 64 * MiB;
 /** Pageable copies are measured at this size: their rate grows with size, and programs copy results of a few MiB far more often than 64 MiB. */
 const PAGEABLE = 8 * MiB;
-const HOST_FUNC_BURSTS = 5;
-const HOST_FUNCS_PER_BURST = 4;
 
 export const median = (xs: number[]): number => {
   const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
@@ -50,10 +48,8 @@ export const CALIBRATION_SCENARIO = {
     { record: 't', stream: 's' }, { record: 't2', stream: 's' }, { streamSync: 's' },
     times(200, [{ query: 'q' }]), times(200, [{ elapsed: ['t', 't2'] }]), times(100, [{ streamSync: 'idle' }]),
     times(30, [{ launch: 'sleepy', stream: 's', us: 100 }, { record: 'b', stream: 's' }, { eventSync: 'b' }]),
-    // Host functions between kernels, as programs use them: a progress callback per step, a few
-    // steps at a time. The driver's callback thread is slower to answer after the host was idle.
-    times(HOST_FUNC_BURSTS, [{ hostWork: { us: 300 } }, times(HOST_FUNCS_PER_BURST, [{ launch: 'hfa', stream: 's', us: 50 }, { hostFunc: 'hf', stream: 's' }]),
-      { launch: 'hfa', stream: 's', us: 50 }, { streamSync: 's' }]),
+    // Host functions back to back between kernels, as programs use them (a progress callback per step).
+    times(20, [{ launch: 'hfa', stream: 's', us: 50 }, { hostFunc: 'hf', stream: 's' }]), { launch: 'hfa', stream: 's', us: 50 }, { streamSync: 's' },
     times(50, [{ copy: 'hs', to: 'ds', async: true, stream: 's' }]), times(50, [{ memset: 'ds', async: true, stream: 's' }]), { streamSync: 's' },
     times(5, [{ copy: 'hp', to: 'd1', async: true, stream: 's' }, { copy: 'd1', to: 'hp', async: true, stream: 's' },
       { copy: 'd1', to: 'd2', async: true, stream: 's' }, { streamSync: 's' },
@@ -111,8 +107,7 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
   const span = (i: number) => o.end[i] - o.start[i];
   const bw = (name: string, useCall: boolean) => median(ops(t, name).map((i) => o.bytes[i] / (useCall ? t.calls.end[o.call[i]] - t.calls.begin[o.call[i]] : span(i))));
   const hfa = ops(t, 'hfa');
-  // Gaps within each burst only: the kernel after a burst's last callback follows a 300 us pause.
-  const hfaGaps = hfa.slice(1).map((b, k) => ((k + 1) % (HOST_FUNCS_PER_BURST + 1) === 0 ? NaN : o.truthStart[b] - o.truthStart[hfa[k]] - 50_000));
+  const hfaGaps = hfa.slice(1).map((b, k) => o.truthStart[b] - o.truthStart[hfa[k]] - 50_000);
   const fills = calls(t, { kind: 'launch', op: 'fill' });
   // The launch that waited for the 300 ms kernel: the longest, not merely the first slow one.
   const firstBlocked = fills.reduce((best, d, i) => (d > 50_000 && (best < 0 || d > fills[best]) ? i : best), -1);

@@ -594,6 +594,19 @@ void Run::warmThread(int t) {
   for (Gpu &gpu : gpus) {
     if (gpu.ordinal < 0) continue;
     use(gpu);
+    // A host's first few waits, and the driver callback thread's first few callbacks, run slow. On
+    // the H200 host, sleeping waits under blockingSync woke after about 60 us for the first five and
+    // 37 us after that, and callbacks showed the same pattern. Each of these rounds is a kernel, a
+    // callback and a wait, so the run itself starts at the steady cost. They come
+    // first, so that the last thing before the run is the stream and buffer warm-up below.
+    static double noWork = 0;
+    unsigned long long spinNs = 20000;
+    void *spinArgs[] = {&gpu.starts, &gpu.ends, &none, &spinNs};
+    for (int round = 0; round < kWarmWaits; round++) {
+      check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, spinArgs, nullptr), "cuLaunchKernel");
+      check(d.launchHostFunc(gpu.calStream, hostFuncBody, &noWork), "cuLaunchHostFunc");
+      check(d.streamSynchronize(gpu.calStream), "cuStreamSynchronize");
+    }
     void *args[] = {&gpu.starts, &gpu.ends, &none, &zero};
     CUevent e;
     check(d.eventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -613,18 +626,6 @@ void Run::warmThread(int t) {
     }
     for (CUstream s : used) check(d.streamSynchronize(s), "cuStreamSynchronize");
     d.eventDestroy(e);
-    // A host's first few waits, and the driver callback thread's first few callbacks, run slow. On
-    // the H200 host, sleeping waits under blockingSync woke after about 60 us for the first five and
-    // 37 us after that, and callbacks showed the same pattern. Each of these rounds is a kernel, a
-    // callback and a wait, so the run itself starts at the steady cost.
-    static double noWork = 0;
-    unsigned long long spinNs = 20000;
-    void *spinArgs[] = {&gpu.starts, &gpu.ends, &none, &spinNs};
-    for (int round = 0; round < kWarmWaits; round++) {
-      check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, spinArgs, nullptr), "cuLaunchKernel");
-      check(d.launchHostFunc(gpu.calStream, hostFuncBody, &noWork), "cuLaunchHostFunc");
-      check(d.streamSynchronize(gpu.calStream), "cuStreamSynchronize");
-    }
   }
 }
 

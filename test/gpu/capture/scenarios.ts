@@ -32,7 +32,7 @@ export const rulesScenario = {
       on('lo', 100), on('hi', 20), { deviceSync: true },
       on('legacy', 20), { deviceSync: true },
     ],
-    worker: [{ hostWork: { us: 300 } }, on('w', 100), { streamSync: 'w' }],
+    worker: [{ hostWork: { us: 300 } }, on('w', 20000), { streamSync: 'w' }],
   },
 };
 

@@ -53,8 +53,10 @@ int main() {
   CHECK(cudaDeviceSynchronize());
 
   // Two host threads: the worker's work on its own stream, before the main thread's phases.
+  // A thread's first launch sets up the runtime's per-thread state: on the H200 host it returned
+  // after 5.5 ms, when a short kernel had long finished. 20 ms keeps the kernel pending.
   std::thread worker([&] {
-    launch(w, 100);
+    launch(w, 20000);
     CHECK(cudaStreamSynchronize(w));
   });
   worker.join();
