@@ -54,9 +54,11 @@ export const CALIBRATION_SCENARIO = {
     times(5, [{ copy: 'hp', to: 'd1', async: true, stream: 's' }, { copy: 'd1', to: 'hp', async: true, stream: 's' },
       { copy: 'd1', to: 'd2', async: true, stream: 's' }, { streamSync: 's' },
       { copy: 'hq', to: 'hq2' }]),
-    // Pageable copies: a small one for the fixed cost, then mid-sized ones for the rate.
-    times(20, [{ copy: 'ht', to: 'dt', async: true, stream: 's' }, { copy: 'dt', to: 'ht', async: true, stream: 's' }]),
-    times(5, [{ copy: 'hm', to: 'dm', async: true, stream: 's' }, { copy: 'dm', to: 'hm', async: true, stream: 's' }]),
+    // Pageable copies: a small one for the fixed cost, then mid-sized ones for the rate. Each starts
+    // on an idle stream: a host-to-device copy returns before its last DMA, which would otherwise
+    // hold up the copy after it.
+    times(20, [{ copy: 'ht', to: 'dt', async: true, stream: 's' }, { streamSync: 's' }, { copy: 'dt', to: 'ht', async: true, stream: 's' }, { streamSync: 's' }]),
+    times(8, [{ copy: 'hm', to: 'dm', async: true, stream: 's' }, { streamSync: 's' }, { copy: 'dm', to: 'hm', async: true, stream: 's' }, { streamSync: 's' }]),
     times(5, [{ launch: 'touch', stream: 's', touch: 'big' }]), { streamSync: 's' },
     // S19: how many launches queue behind a long kernel before one blocks.
     { launch: 'long', stream: 's', ms: 300 }, times(1100, [{ launch: 'fill', stream: 's', ns: 1 }]), { streamSync: 's' },

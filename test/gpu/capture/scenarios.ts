@@ -17,7 +17,7 @@ export const rulesScenario = {
     // the join, the worker's hostWork for starting after the warm-up).
     main: [
       on('a', 1), on('b', 1), on('hi', 1), on('lo', 1), on('legacy', 1), on('w', 1), { deviceSync: true },
-      { hostWork: { ms: 2 } },
+      { hostWork: { ms: 25 } },
       on('a', 200), on('a', 100), { streamSync: 'a' },
       on('a', 300), on('legacy', 50), on('b', 50), { streamSync: 'legacy' }, { deviceSync: true },
       on('a', 300), { record: 'ev', stream: 'a' }, { wait: 'ev', stream: 'b' }, on('b', 50), { streamSync: 'b' },
