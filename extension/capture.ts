@@ -4,12 +4,13 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { CAPTURE_LIBRARY } from '../runner/capture-library';
 import { UserFacingError } from './runs';
 import { TRACE_EDITOR } from './traceEditor';
 
 const LAST_COMMAND = 'syncscope.captureCommand';
 
-export const captureLibrary = (extensionPath: string): string => join(extensionPath, 'build', 'Release', 'libsyncscope_capture.so');
+export const captureLibrary = (extensionPath: string): string => join(extensionPath, CAPTURE_LIBRARY);
 
 /** Whether this installation can capture: the library was built (it needs CUPTI at build time). */
 export const captureAvailable = (extensionPath: string): boolean => existsSync(captureLibrary(extensionPath));

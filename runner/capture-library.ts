@@ -4,7 +4,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-const LIBRARY = join('build', 'Release', 'libsyncscope_capture.so');
+/** Where the build puts the library, relative to the repository or the installed extension. */
+export const CAPTURE_LIBRARY = join('build', 'Release', 'libsyncscope_capture.so');
 
 export type CaptureLibrary = { ok: true; path: string; cuptiDir?: string } | { ok: false; reason: string };
 
@@ -12,8 +13,8 @@ export type CaptureLibrary = { ok: true; path: string; cuptiDir?: string } | { o
 export function captureLibraryPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SYNCSCOPE_CAPTURE_LIB) return env.SYNCSCOPE_CAPTURE_LIB;
   for (let dir = __dirname; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, LIBRARY))) return join(dir, LIBRARY);
-    if (dirname(dir) === dir) return join(__dirname, '..', LIBRARY);
+    if (existsSync(join(dir, CAPTURE_LIBRARY))) return join(dir, CAPTURE_LIBRARY);
+    if (dirname(dir) === dir) return join(__dirname, '..', CAPTURE_LIBRARY);
   }
 }
 

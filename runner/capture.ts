@@ -14,8 +14,14 @@ export interface CaptureRequest {
   /** The program's stdout and stderr: the terminal's, or handed to `onOutput`. */
   stdio: 'inherit' | 'pipe';
   onOutput?: (text: string) => void;
+  /** Aborting ends the program: SIGTERM to its whole process group, SIGKILL if it lingers. */
   signal?: AbortSignal;
+  /** Signals to pass on to the program's process group while it runs (Ctrl-C in a terminal). */
+  forward?: NodeJS.Signals[];
 }
+
+/** How long a program has to exit after SIGTERM before the group gets SIGKILL. */
+const KILL_AFTER_MS = 5000;
 
 export interface RawStream {
   pid: number;
@@ -32,10 +38,16 @@ export interface CaptureOutcome {
   spawnError?: string;
 }
 
-/** The environment that makes CUDA load the library into the program. */
+/**
+ * The environment that makes CUDA load the library into the program. CUPTI's directory goes last
+ * on the library path: it is only a fallback for the library's own run path, and the program's
+ * libraries must resolve as they would without the capture.
+ */
 export function captureEnv(library: CaptureRequest['library'], outPattern: string, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, CUDA_INJECTION64_PATH: library.path, SYNCSCOPE_CAPTURE_OUT: outPattern };
-  if (library.cuptiDir) env.LD_LIBRARY_PATH = [library.cuptiDir, base.LD_LIBRARY_PATH].filter(Boolean).join(':');
+  // Set when the editor runs us under its Electron; the captured program must not inherit it.
+  delete env.ELECTRON_RUN_AS_NODE;
+  if (library.cuptiDir) env.LD_LIBRARY_PATH = [base.LD_LIBRARY_PATH, library.cuptiDir].filter(Boolean).join(':');
   return env;
 }
 
@@ -45,14 +57,37 @@ export async function captureProgram(req: CaptureRequest): Promise<CaptureOutcom
     const env = captureEnv(req.library, join(dir, 'capture-%p.raw'), req.env ?? process.env);
     const [file, ...args] = req.command;
     const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: string }>((resolve) => {
-      const child = spawn(file, args, { cwd: req.cwd, env, stdio: req.stdio === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+      // Its own process group, so that ending it ends what it started too (a shell's pipeline).
+      const child = spawn(file, args, { cwd: req.cwd, env, detached: true, stdio: req.stdio === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
       child.stdout?.on('data', (d: Buffer) => req.onOutput?.(d.toString()));
       child.stderr?.on('data', (d: Buffer) => req.onOutput?.(d.toString()));
-      const abort = () => child.kill('SIGTERM');
-      req.signal?.addEventListener('abort', abort, { once: true });
-      child.on('error', (e) => resolve({ code: null, signal: null, error: e.message }));
-      child.on('close', (code, signal) => {
+      const group = (sig: NodeJS.Signals) => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, sig);
+        } catch {
+          // Already gone.
+        }
+      };
+      let killer: NodeJS.Timeout | undefined;
+      const abort = () => {
+        group('SIGTERM');
+        killer = setTimeout(() => group('SIGKILL'), KILL_AFTER_MS);
+      };
+      const forwarders = (req.forward ?? []).map((sig) => [sig, () => group(sig)] as const);
+      for (const [sig, f] of forwarders) process.on(sig, f);
+      if (req.signal?.aborted) abort();
+      else req.signal?.addEventListener('abort', abort, { once: true });
+      const done = () => {
         req.signal?.removeEventListener('abort', abort);
+        for (const [sig, f] of forwarders) process.off(sig, f);
+        if (killer) clearTimeout(killer);
+      };
+      child.on('error', (e) => {
+        done();
+        resolve({ code: null, signal: null, error: e.message });
+      });
+      child.on('close', (code, signal) => {
+        done();
         resolve({ code, signal });
       });
     });

@@ -34,18 +34,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   const shown = command.join(' ');
-  // Ctrl-C reaches the program too; the capture outlives it to save what was recorded. SIGTERM
-  // (a cancelled run in the editor) ends the program with us.
-  const ignore = () => undefined;
+  // Ctrl-C is passed on to the program (it runs in a process group of its own); the capture
+  // outlives it to save what was recorded. SIGTERM (a cancelled run in the editor) ends the
+  // program's whole group with us.
   const stop = new AbortController();
   const terminate = () => stop.abort();
-  process.on('SIGINT', ignore);
   process.on('SIGTERM', terminate);
   let outcome: CaptureOutcome;
   try {
-    outcome = await captureProgram({ library, command, cwd: io.cwd, stdio: 'inherit', signal: stop.signal });
+    outcome = await captureProgram({ library, command, cwd: io.cwd, stdio: 'inherit', signal: stop.signal, forward: ['SIGINT'] });
   } finally {
-    process.off('SIGINT', ignore);
     process.off('SIGTERM', terminate);
   }
   if (outcome.spawnError) {

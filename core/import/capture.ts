@@ -27,6 +27,7 @@ export interface CaptureOptions {
  */
 const QUEUE_BLOCKED_NS = 50_000;
 const QUEUE_PENDING_OPS = 500;
+const QUEUE_LOOK_BACK = 8192;
 /** How far ahead a host function looks for the op that waited for it (S20). */
 const HOST_FUNC_LOOKAHEAD = 10_000;
 const CU_STREAM_NON_BLOCKING = 1;
@@ -99,8 +100,10 @@ class Converter {
     for (const m of raw.memcpys) act(m.correlationId).memcpys.push(m);
     for (const m of raw.memsets) act(m.correlationId).memsets.push(m);
     for (const e of raw.cudaEvents) act(e.correlationId).events.push(e);
-    const ids = [...raw.kernels, ...raw.memcpys, ...raw.memsets].map((a) => a.deviceId);
-    this.device = ids.length ? Math.min(...ids) : raw.devices[0]?.id ?? 0;
+    // A loop, not Math.min(...): a capture holds millions of records, more than a call's arguments.
+    let device = Infinity;
+    for (const list of [raw.kernels, raw.memcpys, raw.memsets]) for (const a of list) if (a.deviceId < device) device = a.deviceId;
+    this.device = Number.isFinite(device) ? device : raw.devices[0]?.id ?? 0;
   }
 
   run(): Trace {
@@ -448,11 +451,14 @@ class Converter {
   private releaseLaunch(call: number): void {
     const c = this.b.calls.cols;
     const ends = this.b.ops.cols.end;
+    // Only the ops issued shortly before can have been queued: the launch queue holds about a
+    // thousand, so a bounded look back keeps a launch-bound capture linear.
+    const from = Math.max(0, this.b.ops.count - QUEUE_LOOK_BACK);
     let queued = 0;
-    for (let o = this.b.ops.count - 1; o >= 0 && queued < QUEUE_PENDING_OPS; o--) if (ends[o] > c.begin[call]) queued++;
+    for (let o = this.b.ops.count - 1; o >= from && queued < QUEUE_PENDING_OPS; o--) if (ends[o] > c.begin[call]) queued++;
     if (queued < QUEUE_PENDING_OPS) return;
     let best = -1;
-    for (let o = 0; o < this.b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] < ends[best])) best = o;
+    for (let o = from; o < this.b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] < ends[best])) best = o;
     c.blockedNs[call] = c.end[call] - c.begin[call];
     if (best >= 0) this.releases.release(call, [best]);
   }

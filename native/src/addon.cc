@@ -112,10 +112,48 @@ Napi::Value Devices(const Napi::CallbackInfo &info) {
   return a;
 }
 
+// Every index the runtime follows, checked once here: the worker thread indexes its tables with
+// them unchecked, so a malformed job from JavaScript must fail as a RangeError, not a crash.
+std::string jobError(const Job &job) {
+  const size_t nDev = job.devices.size(), nStreams = job.streams.size() / kStreamWidth;
+  const size_t nEvents = job.events.size() / kEventWidth, nBuffers = job.buffers.size() / kBufferWidth;
+  if (job.streams.size() % kStreamWidth || job.events.size() % kEventWidth || job.buffers.size() % kBufferWidth)
+    return "stream, event or buffer arrays of the wrong width";
+  auto device = [&](double d) { return d >= 0 && size_t(d) < nDev && job.devices[size_t(d)] >= 0; };
+  auto below = [](int32_t i, size_t n) { return i >= 0 && size_t(i) < n; };
+  for (size_t i = 0; i < nStreams; i++)
+    if (!device(job.streams[i * kStreamWidth + 4])) return "stream " + std::to_string(i) + " is on a device that is not set up";
+  for (size_t i = 0; i < nEvents; i++)
+    if (!device(job.events[i * kEventWidth + 2])) return "event " + std::to_string(i) + " is on a device that is not set up";
+  for (size_t i = 0; i < nBuffers; i++) {
+    const double dev = job.buffers[i * kBufferWidth + 2];
+    if (dev != -1 && !device(dev)) return "buffer " + std::to_string(i) + " is on a device that is not set up";
+  }
+  for (size_t i = 0; i + 1 < job.threads.size(); i++)
+    if (job.threads[i] < 0 || job.threads[i] > job.threads[i + 1]) return "thread step ranges out of order";
+  for (size_t g = 0; g < job.steps.size() / kStepWidth; g++) {
+    const int32_t *s = &job.steps[g * kStepWidth];
+    bool ok = s[kStepDevice] == -1 || device(s[kStepDevice]);
+    switch (s[0]) {
+      case OpLaunch: ok = ok && below(s[1], nStreams) && (s[2] == -1 || below(s[2], nBuffers)); break;
+      case OpRecord: case OpWait: ok = ok && below(s[1], nEvents) && below(s[2], nStreams); break;
+      case OpQuery: case OpEventSync: ok = ok && below(s[1], nEvents); break;
+      case OpStreamSync: case OpHostFunc: ok = ok && below(s[1], nStreams); break;
+      case OpElapsed: ok = ok && below(s[1], nEvents) && below(s[2], nEvents); break;
+      case OpCopy: ok = ok && below(s[1], nBuffers) && below(s[2], nBuffers) && below(s[4], nStreams); break;
+      case OpMemset: ok = ok && below(s[1], nBuffers) && below(s[4], nStreams); break;
+      case OpSetDevice: ok = ok && device(s[1]); break;
+      case OpDeviceSync: case OpHostWork: break;
+      default: ok = false;
+    }
+    if (!ok) return "step " + std::to_string(g) + " names a stream, event, buffer or device that does not exist";
+  }
+  return "";
+}
+
 Napi::Value RunJob(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(env, "run(job): job must be an object");
-  const Driver &d = requireDriver(env);
   Napi::Object o = info[0].As<Napi::Object>();
   Job job;
   job.devices = copyArray<int32_t, Napi::Int32Array>(o, "devices");
@@ -134,6 +172,10 @@ Napi::Value RunJob(const Napi::CallbackInfo &info) {
   if (job.steps.size() % kStepWidth || job.values.size() != steps || job.threads.size() < 2 ||
       size_t(job.threads.back()) != steps)
     throw Napi::RangeError::New(env, "run(job): inconsistent step arrays");
+  const std::string bad = jobError(job);
+  if (!bad.empty()) throw Napi::RangeError::New(env, "run(job): " + bad);
+  // After the checks, so that a malformed job says so on any machine.
+  const Driver &d = requireDriver(env);
   auto *w = new RunWorker(env, d, std::move(job));
   Napi::Promise p = w->promise();
   w->Queue();

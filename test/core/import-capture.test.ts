@@ -265,3 +265,27 @@ test('corrupt or truncated raw streams fail with what and where', () => {
   new DataView(short.buffer).setUint32(short.length - 32, 9, true);
   fails(short, /^raw capture corrupt: its end record counts 9 calls, the stream holds 4/);
 });
+
+test('a capture of 200k launches converts, with the one launch that waited for room in the queue (S19) released by the op that made room', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const N = 200_000;
+  // A 20 ms kernel first; 1100 launches queue behind it, the 1001st blocks until it ends.
+  const long = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 14_000, stream: S1 });
+  w.kernel(long, 'long', 15_000, 20_015_000, 13);
+  let t0 = 14_000;
+  let gpu = 20_015_000;
+  for (let i = 0; i < N; i++) {
+    const blocks = i === 1000;
+    const end = blocks ? 20_020_000 : t0 + 2_000;
+    const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: t0, end, stream: S1 });
+    w.kernel(k, 'small', gpu + 500, gpu + 1_500, 13);
+    gpu += 1_500;
+    t0 = end + 100;
+  }
+  const t = importCapture(w.bytes());
+  assert.equal(opNamed(t, 'small').length, N);
+  const blocked = [...Array(t.calls.count).keys()].filter((c) => t.calls.blockedNs[c] > 0);
+  assert.equal(blocked.length, 1);
+  assert.equal(released(t, blocked[0]), 'long');
+});

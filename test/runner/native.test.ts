@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { compileScenario } from '../../core/scenario/parse';
+import { encodeProgram } from '../../runner/encode';
 import { addonPath, availability, loadAddon } from '../../runner/native';
 import { repoPath } from '../helpers/paths';
 
@@ -37,4 +39,25 @@ const ptxas = spawnSync('ptxas', ['--version'], { stdio: 'ignore' }).status === 
 test('the embedded PTX assembles for sm_90 (H100/H200)', { skip: !ptxas && 'ptxas not installed here' }, () => {
   const r = spawnSync('ptxas', ['-arch=sm_90', repoPath('native/src/kernels.ptx'), '-o', '/dev/null'], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
+});
+
+test('a job naming a stream, event, buffer or device that does not exist is a RangeError before anything runs', { skip: notBuilt }, () => {
+  const { addon } = loadAddon();
+  const program = compileScenario(JSON.stringify({
+    name: 'j', streams: { s: {} }, events: { e: {} }, buffers: { b: { bytes: 64 } },
+    steps: [{ launch: 'k', stream: 's', us: 1 }, { record: 'e', stream: 's' }, { memset: 'b', async: true, stream: 's' }],
+  }), 'j.scenario.json');
+  const good = encodeProgram(program);
+  const broken = (edit: (j: typeof good) => void) => {
+    const j = { ...good, steps: good.steps.slice(), streams: good.streams.slice(), events: good.events.slice() };
+    edit(j);
+    return () => addon!.run(j as never);
+  };
+  const W = good.steps.length / program.stepCount;
+  assert.throws(broken((j) => { j.steps[1] = 99; }), { name: 'RangeError', message: 'run(job): step 0 names a stream, event, buffer or device that does not exist' });
+  assert.throws(broken((j) => { j.steps[W + 1] = -2; }), { name: 'RangeError', message: /^run\(job\): step 1 names/ });
+  assert.throws(broken((j) => { j.steps[2 * W + 1] = 5; }), { name: 'RangeError', message: /^run\(job\): step 2 names/ });
+  assert.throws(broken((j) => { j.steps[2 * W] = 42; }), { name: 'RangeError', message: /^run\(job\): step 2 names/ });
+  assert.throws(broken((j) => { j.events[2] = 3; }), { name: 'RangeError', message: 'run(job): event 0 is on a device that is not set up' });
+  assert.throws(broken((j) => { j.streams[j.streams.length - 1] = 1; }), { name: 'RangeError', message: /is on a device that is not set up$/ });
 });
