@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { compileScenario } from '../../core/scenario/parse';
 import { encodeProgram } from '../../runner/encode';
 import { addonPath, availability, loadAddon } from '../../runner/native';
@@ -60,4 +61,13 @@ test('a job naming a stream, event, buffer or device that does not exist is a Ra
   assert.throws(broken((j) => { j.steps[2 * W] = 42; }), { name: 'RangeError', message: /^run\(job\): step 2 names/ });
   assert.throws(broken((j) => { j.events[2] = 3; }), { name: 'RangeError', message: 'run(job): event 0 is on a device that is not set up' });
   assert.throws(broken((j) => { j.streams[j.streams.length - 1] = 1; }), { name: 'RangeError', message: /is on a device that is not set up$/ });
+});
+
+test('every example\'s job passes those checks: without a driver, running it fails for the driver only', { skip: notBuilt || (driverInstalled && 'libcuda.so.1 is installed here: the examples run on the GPU in test/gpu') }, () => {
+  const { addon } = loadAddon();
+  const dir = repoPath('examples');
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.scenario.json'))) {
+    const job = encodeProgram(compileScenario(readFileSync(join(dir, f), 'utf8'), f));
+    assert.throws(() => addon!.run(job as never), (e: Error) => e.name !== 'RangeError' && /^no NVIDIA driver/.test(e.message), f);
+  }
 });
