@@ -4,7 +4,7 @@
 // Screenshots go to test-results/e2e/ for a person to look at.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { analyze } from '../../core/analyze';
@@ -221,4 +221,23 @@ test('a PyTorch profiler trace imports into the timeline editor', { skip, timeou
   assert.match(wb.extensionLog(), new RegExp(`opened ${TORCH.replace(/\./g, '\\.')} \\(pytorch\\): ${imported.calls.count} calls, ${imported.ops.count} ops`));
   await painted(frame);
   await wb.shot('09-pytorch-trace');
+});
+
+// The packaged extension carries the capture library only where it was built (CUPTI present).
+const noCapture = skip || (!existsSync(repoPath('build', 'Release', 'libsyncscope_capture.so')) && 'the capture library was not built here (no CUPTI)');
+test('Capture a Program… runs the command line through the CLI and says when it never used CUDA', { skip: noCapture, timeout: 90_000 }, async () => {
+  await wb.command('Syncscope: Capture a Program…');
+  const input = wb.page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill('echo syncscope-e2e');
+  await wb.page.keyboard.press('Enter');
+  // No GPU work, so nothing was captured: the CLI exits 2 and the extension shows its message.
+  const toast = wb.page.locator('.notification-list-item-message', { hasText: 'nothing was captured' });
+  await toast.first().waitFor({ timeout: 60_000 });
+  assert.equal((await toast.first().innerText()).trim(),
+    'Syncscope: nothing was captured: "/bin/sh -c echo syncscope-e2e" exited with code 0 without initialising CUDA');
+  const log = wb.extensionLog();
+  assert.match(log, /capturing: echo syncscope-e2e/);
+  assert.match(log, /\]\s+syncscope-e2e$/m, 'the program\'s own output reaches the log');
+  await wb.shot('10-capture-no-cuda');
 });
