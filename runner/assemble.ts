@@ -4,7 +4,7 @@
 // can be compared op for op.
 import type { Program, Step } from '../core/scenario/program';
 import { TraceBuilder, type CallInit, type CallKind, type Trace } from '../core/trace/model';
-import { ReleaseRule } from '../core/trace/release';
+import { QUEUE_BLOCKED_NS, ReleaseRule } from '../core/trace/release';
 import { clockMap, splitCalibration, splitDevices, type ClockMap } from './align';
 import { RECORD_WIDTH, REC, stepDevice, threadOffsets } from './encode';
 import { gpuLatency, latencyNotes, SpanPlacer, splitLatency, type GpuLatency, type SpanKind } from './spans';
@@ -112,7 +112,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       case 'launch': {
         const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
         const c = call('launch', 'cudaLaunchKernel', { stream: streamLane[s.stream] });
-        if (end - begin > QUEUE_BLOCKED_NS) releaseLaunch(b, releases, c);
+        if (end - begin > QUEUE_BLOCKED_NS) releases.releaseQueuedLaunch(c);
         const id = op(c, s.stream, { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes }, false);
         for (const i of s.reads) b.access(id, program.buffers[i].name, false);
         if (touch) b.access(id, touch.name, false);
@@ -226,21 +226,6 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
 }
 
 const cudaVersion = (v: number): string => `CUDA ${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}`;
-
-/** A launch this much slower than the usual few µs waited for room in the launch queue (S19). */
-const QUEUE_BLOCKED_NS = 50_000;
-
-/** S19: a launch that blocked was let go when an op completed and made room in the queue. */
-function releaseLaunch(b: TraceBuilder, releases: ReleaseRule, call: number): void {
-  const c = b.calls.cols;
-  const ends = b.ops.cols.end;
-  // The queue was full when the call began, so the first op to complete after that freed the slot
-  // this launch took; later completions only happened while the host was waking up.
-  let best = -1;
-  for (let o = 0; o < b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] < ends[best])) best = o;
-  c.blockedNs[call] = c.end[call] - c.begin[call];
-  if (best >= 0) releases.release(call, [best]);
-}
 
 /** A host wait on `awaited` ops (S12 to S16): the shared rule names the op that released it. */
 function release(b: TraceBuilder, releases: ReleaseRule, call: number, awaited: number[]): void {

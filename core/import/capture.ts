@@ -7,7 +7,7 @@
 // query and synchronize carries the number of the record it bound to (S7). So a re-recorded event
 // never confuses which record a wait meant, whatever the timing.
 import { RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
-import { ReleaseRule } from '../trace/release';
+import { QUEUE_BLOCKED_NS, ReleaseRule } from '../trace/release';
 import { LaneOrder } from './capture-order';
 import { copyKindOf, hostMemoryOf, kernelName, NOT_READY, statusName } from './capture-names';
 import {
@@ -20,14 +20,8 @@ export interface CaptureOptions {
   name?: string;
 }
 
-/**
- * A launch this much slower than the usual few µs, with this many ops still queued when it began,
- * waited for room in the launch queue (S19; it holds about a thousand launches). Without the
- * queued ops the time went elsewhere (loading a module on a kernel's first launch).
- */
-const QUEUE_BLOCKED_NS = 50_000;
+/** A slow launch waited for room in the launch queue (S19) only with this many ops still queued. */
 const QUEUE_PENDING_OPS = 500;
-const QUEUE_LOOK_BACK = 8192;
 /** How far ahead a host function looks for the op that waited for it (S20). */
 const HOST_FUNC_LOOKAHEAD = 10_000;
 const CU_STREAM_NON_BLOCKING = 1;
@@ -329,7 +323,7 @@ class Converter {
     switch (c.api) {
       case API.launch: {
         const call = add('launch');
-        if (end - begin > QUEUE_BLOCKED_NS) this.releaseLaunch(call);
+        if (end - begin > QUEUE_BLOCKED_NS) this.releases.releaseQueuedLaunch(call, QUEUE_PENDING_OPS);
         for (const k of acts?.kernels ?? []) if (stream !== undefined) this.op(stream, call, this.kernelInit(k));
         break;
       }
@@ -448,21 +442,6 @@ class Converter {
   }
 
   /** S19: a launch that blocked was let go when an op completed and made room in the queue. */
-  private releaseLaunch(call: number): void {
-    const c = this.b.calls.cols;
-    const ends = this.b.ops.cols.end;
-    // Only the ops issued shortly before can have been queued: the launch queue holds about a
-    // thousand, so a bounded look back keeps a launch-bound capture linear.
-    const from = Math.max(0, this.b.ops.count - QUEUE_LOOK_BACK);
-    let queued = 0;
-    for (let o = this.b.ops.count - 1; o >= from && queued < QUEUE_PENDING_OPS; o--) if (ends[o] > c.begin[call]) queued++;
-    if (queued < QUEUE_PENDING_OPS) return;
-    let best = -1;
-    for (let o = from; o < this.b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] < ends[best])) best = o;
-    c.blockedNs[call] = c.end[call] - c.begin[call];
-    if (best >= 0) this.releases.release(call, [best]);
-  }
-
   /**
    * CUPTI ties each event synchronize and stream wait to the record it saw through cudaEventSyncId.
    * That is a second, independent account of the binding: count where it agrees with ours.

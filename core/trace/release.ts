@@ -15,6 +15,11 @@ const LAUNCH = EDGE_KINDS.indexOf('launch');
 
 const isMarker = (kind: number): boolean => kind === RECORD || kind === WAIT;
 
+/** In a measured trace, a launch this much slower than the usual few µs waited for room in the launch queue (S19). */
+export const QUEUE_BLOCKED_NS = 50_000;
+/** The launch queue holds about a thousand ops: only that many issued before a launch can have held it up. */
+const QUEUE_LOOK_BACK = 8192;
+
 /**
  * Names releasing ops on a trace while it is being built. It finds a marker's predecessors without
  * an index, because both executors add an op's `launch` edge when they create the op and its
@@ -27,6 +32,7 @@ export class ReleaseRule {
   /** The walk's ops to expand, and those it has met: a handful, however large the trace. */
   private readonly stack: number[] = [];
   private readonly seen: number[] = [];
+  private readonly one = [0];
 
   /**
    * `kernelLagNs`: how long after a kernel's end the host can see it complete. The simulator's
@@ -74,6 +80,27 @@ export class ReleaseRule {
     c.unblockNs[call] = c.end[call] - this.b.ops.cols.end[op];
     this.b.edge('release', op, call);
     return op;
+  }
+
+  /**
+   * S19 in a measured trace: a launch that waited for room in the launch queue was let go by the
+   * first op to complete after it began (later completions happened while the host woke up). The
+   * whole call is blocked. `pendingAtLeast`: name nothing unless that many recent ops were still
+   * running when it began (without them the time went elsewhere, such as loading a module).
+   */
+  releaseQueuedLaunch(call: number, pendingAtLeast = 0): number {
+    const c = this.b.calls.cols;
+    const ends = this.b.ops.cols.end;
+    const from = Math.max(0, this.b.ops.count - QUEUE_LOOK_BACK);
+    let pending = 0;
+    for (let o = this.b.ops.count - 1; o >= from && pending < pendingAtLeast; o--) if (ends[o] > c.begin[call]) pending++;
+    if (pending < pendingAtLeast) return RELEASED_NONE;
+    let best = -1;
+    for (let o = from; o < this.b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] < ends[best])) best = o;
+    c.blockedNs[call] = c.end[call] - c.begin[call];
+    if (best < 0) return RELEASED_NONE;
+    this.one[0] = best;
+    return this.release(call, this.one);
   }
 
   /** The latest-ending real op behind `marker` that ended after `since`; the marker itself if none. */
