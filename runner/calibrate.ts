@@ -2,7 +2,7 @@
 // by running a few scenarios and reading their traces. Each number is a median over repeats.
 import { compileScenario } from '../core/scenario/parse';
 import { loadProfile, type SimProfile } from '../core/simulate/profile';
-import { str, type Trace } from '../core/trace/model';
+import { CALL_KINDS, str, type Trace } from '../core/trace/model';
 import { runOnGpu } from './gpu';
 import { depthFromRecorded } from './recorded';
 
@@ -76,20 +76,19 @@ export const BLOCKING_CALIBRATION_SCENARIO = {
 type Pick = { kind?: string; op?: string; event?: string; stream?: string };
 
 /** Durations (ns) of the calls matching `p`; `op` matches the name of the op the call issued. */
-function calls(t: Trace, p: Pick, what: (i: number) => number = (i) => t.calls.end[i] - t.calls.begin[i]): number[] {
+function calls(t: Trace, p: Pick): number[] {
   const opOf = new Map<number, number>();
   for (let o = 0; o < t.ops.count; o++) if (t.ops.call[o] >= 0) opOf.set(t.ops.call[o], o);
   const out: number[] = [];
   for (let i = 0; i < t.calls.count; i++) {
-    const kind = ['launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'memcpy', 'memset', 'hostFunc', 'hostWork'];
-    if (p.kind && kind[t.calls.kind[i]] !== p.kind) continue;
+    if (p.kind && CALL_KINDS[t.calls.kind[i]] !== p.kind) continue;
     if (p.event && str(t, t.calls.event[i]) !== p.event) continue;
     if (p.stream && (t.calls.stream[i] < 0 || t.lanes[t.calls.stream[i]].name !== p.stream)) continue;
     if (p.op) {
       const o = opOf.get(i);
       if (o === undefined || str(t, t.ops.name[o]) !== p.op) continue;
     }
-    out.push(what(i));
+    out.push(t.calls.end[i] - t.calls.begin[i]);
   }
   return out;
 }
@@ -103,9 +102,9 @@ function ops(t: Trace, name: string): number[] {
 /** The profile fields a calibration trace gives. Exported for the GPU tests, which check it against the run. */
 export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile> {
   const o = t.ops;
-  const opOfCall = new Map<number, number>();
-  for (let i = 0; i < o.count; i++) if (o.call[i] >= 0) opOfCall.set(o.call[i], i);
   const idle = ops(t, 'idle');
+  const copyCallNs = median(calls(t, { kind: 'memcpy', op: 'HtoD hs -> ds' }));
+  const submitNs = median(idle.map((i) => o.truthStart[i] - t.calls.end[o.call[i]]));
   const span = (i: number) => o.end[i] - o.start[i];
   const bw = (name: string, useCall: boolean) => median(ops(t, name).map((i) => o.bytes[i] / (useCall ? t.calls.end[o.call[i]] - t.calls.begin[o.call[i]] : span(i))));
   const hfa = ops(t, 'hfa');
@@ -127,10 +126,10 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
     queryNs: median(calls(t, { kind: 'query', event: 'q' })),
     elapsedNs: median(calls(t, { kind: 'elapsed' })),
     syncNs: median(calls(t, { kind: 'streamSync', stream: 'idle' })),
-    copyCallNs: median(calls(t, { kind: 'memcpy', op: 'HtoD hs -> ds' })),
+    copyCallNs,
     memsetCallNs: median(calls(t, { kind: 'memset', op: 'memset ds' })),
     hostFuncCallNs: median(calls(t, { kind: 'hostFunc' })),
-    submitNs: median(idle.map((i) => o.truthStart[i] - t.calls.end[o.call[i]])),
+    submitNs,
     kernelOverheadNs: overhead,
     // The simulator's kernel already holds its stream for kernelOverheadNs past its run.
     hostFuncGapNs: Math.max(0, mean(hfaGaps) - overhead),
@@ -141,8 +140,8 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
     sleepWakeNs: wakeFromSleepy(t, 2, overhead),
     pinnedHtoDGBps: bw('HtoD hp -> d1', false),
     pinnedDtoHGBps: bw('DtoH d1 -> hp', false),
-    ...pageable(t, 'HtoD ht -> dt', 'HtoD hm -> dm', 'pageableHtoD'),
-    ...pageable(t, 'DtoH dt -> ht', 'DtoH dm -> hm', 'pageableDtoH'),
+    ...pageable(t, 'HtoD ht -> dt', 'HtoD hm -> dm', 'pageableHtoD', copyCallNs + submitNs),
+    ...pageable(t, 'DtoH dt -> ht', 'DtoH dm -> hm', 'pageableDtoH', copyCallNs + submitNs),
     dtoDGBps: bw('DtoD d1 -> d2', false),
     hostCopyGBps: bw('HtoH hq -> hq2', true),
     memoryGBps: median(touches.map((i) => (2 * o.bytes[i]) / (o.truthEnd[i] - o.truthStart[i]))),
@@ -155,15 +154,12 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
  * a fixed latency plus its bytes at a rate; the host returns when the op ends. The small copy gives
  * the latency, the mid-sized one the rate.
  */
-function pageable(t: Trace, small: string, mid: string, key: 'pageableHtoD' | 'pageableDtoH'): Partial<SimProfile> {
-  const callNs = median(calls(t, { kind: 'memcpy', op: 'HtoD hs -> ds' }));
-  const idle = ops(t, 'idle');
-  const submit = median(idle.map((i) => t.ops.truthStart[i] - t.calls.end[t.ops.call[i]]));
+function pageable(t: Trace, small: string, mid: string, key: 'pageableHtoD' | 'pageableDtoH', beforeOpNs: number): Partial<SimProfile> {
   const whole = (name: string) => median(ops(t, name).map((i) => t.calls.end[t.ops.call[i]] - t.calls.begin[t.ops.call[i]]));
-  const latency = Math.max(0, whole(small) - callNs - submit);
+  const latency = Math.max(0, whole(small) - beforeOpNs);
   const mids = ops(t, mid);
   const bytes = mids.length ? t.ops.bytes[mids[0]] : NaN;
-  return { [`${key}LatencyNs`]: latency, [`${key}GBps`]: bytes / (whole(mid) - callNs - submit - latency) };
+  return { [`${key}LatencyNs`]: latency, [`${key}GBps`]: bytes / (whole(mid) - beforeOpNs - latency) };
 }
 
 /** The wake-up after each 100 us "sleepy" kernel, whose synchronize is the `after`-th call after its launch. */
