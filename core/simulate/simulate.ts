@@ -182,7 +182,7 @@ class Simulation implements HostSide {
         for (const w of s.writes) this.access(op, w, true);
         if (touch) this.access(op, touch.id, true);
         device.submit(op, now);
-        return this.next(t, now + ns(cost) + ns(p.afterStreamOpNs));
+        return this.afterStreamOp(t, now + ns(cost));
       }
       case 'record': {
         const cost = program.events[s.event].timing ? p.recordTimingNs : p.recordNoTimingNs;
@@ -193,7 +193,7 @@ class Simulation implements HostSide {
         this.b.ops.cols.event[op] = ev;
         this.current[s.event] = op;
         device.submit(op, now);
-        return this.next(t, now + ns(cost) + ns(p.afterStreamOpNs));
+        return this.afterStreamOp(t, now + ns(cost));
       }
       case 'wait': {
         const c = this.call(t, s, now, STREAM_WAIT, this.fixed('cudaStreamWaitEvent'), p.streamWaitNs);
@@ -205,7 +205,7 @@ class Simulation implements HostSide {
         const rec = this.current[s.event];
         if (rec >= 0) device.waitFor(op, rec);
         device.submit(op, now);
-        return this.next(t, now + ns(p.streamWaitNs) + ns(p.afterStreamOpNs));
+        return this.afterStreamOp(t, now + ns(p.streamWaitNs));
       }
       case 'query': {
         const rec = this.current[s.event];
@@ -278,7 +278,7 @@ class Simulation implements HostSide {
         device.submit(op, now);
         // cudaMemset returns at once for device memory; on host memory it is a blocking call.
         if (!s.async && buf.host) return this.blockOn(t, c, op, stream, now + ns(p.memsetCallNs), false);
-        return this.next(t, now + ns(p.memsetCallNs) + ns(p.afterStreamOpNs));
+        return this.afterStreamOp(t, now + ns(p.memsetCallNs));
       }
       case 'hostWork': {
         this.call(t, s, now, HOST_WORK, this.fixed('hostWork'), s.ns);
@@ -296,7 +296,7 @@ class Simulation implements HostSide {
         const op = device.issue(OP_HOST_FUNC, this.b.strings.id(s.name), c, s.stream, this.gate(now, p.hostFuncCallNs), ON_NONE,
           ns(p.hostFuncGapNs) + ns(s.ns), 0, 0, true);
         device.submit(op, now);
-        return this.next(t, now + ns(p.hostFuncCallNs) + ns(p.afterStreamOpNs));
+        return this.afterStreamOp(t, now + ns(p.hostFuncCallNs));
       }
     }
   }
@@ -333,7 +333,7 @@ class Simulation implements HostSide {
     this.device.submit(op, now);
     const issued = now + ns(p.copyCallNs);
     if (blocks) return this.blockOn(t, c, op, stream, issued, hostDriven);
-    return this.next(t, issued + ns(p.afterStreamOpNs));
+    return this.afterStreamOp(t, issued);
   }
 
   /** Whether a host wait on `gpu` sleeps: its schedule (S15), which each device sets for itself. */
@@ -429,6 +429,11 @@ class Simulation implements HostSide {
     t.minEnd = minEnd;
     t.wake = ns(wakeNs);
     t.after = ns(after);
+  }
+
+  /** The next step after a call that issued stream work returned at `at` (afterStreamOpNs later). */
+  private afterStreamOp(t: Thread, at: number): void {
+    this.next(t, at + ns(this.p.afterStreamOpNs));
   }
 
   private next(t: Thread, at: number): void {
