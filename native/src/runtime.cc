@@ -41,6 +41,8 @@ void busyNs(double ns) {
 
 // Host functions run on a driver thread; their user data points at the step's duration.
 void hostFuncBody(void *ns) { busyNs(*static_cast<const double *>(ns)); }
+// The duration of the runtime's own empty host functions (warm-up).
+double noWork = 0;
 
 struct StreamState {
   CUstream handle = nullptr;
@@ -391,7 +393,6 @@ void Run::setup() {
       check(d.memFree(scratch), "cuMemFree");
     }
     // The first host function starts the driver's callback thread (about 0.2 ms).
-    static double noWork = 0;
     check(d.launchHostFunc(gpu.calStream, hostFuncBody, &noWork), "cuLaunchHostFunc");
     check(d.ctxSynchronize(), "cuCtxSynchronize");
     check(d.eventRecord(gpu.reference, gpu.calStream), "cuEventRecord");
@@ -597,9 +598,8 @@ void Run::warmThread(int t) {
     // A host's first few waits, and the driver callback thread's first few callbacks, run slow. On
     // the H200 host, sleeping waits under blockingSync woke after about 60 us for the first five and
     // 37 us after that, and callbacks showed the same pattern. Each of these rounds is a kernel, a
-    // callback and a wait, so the run itself starts at the steady cost. They come
-    // first, so that the last thing before the run is the stream and buffer warm-up below.
-    static double noWork = 0;
+    // callback and a wait, so the run itself starts at the steady cost. They come first, so that
+    // the last thing before the run is the stream and buffer warm-up below.
     unsigned long long spinNs = 20000;
     void *spinArgs[] = {&gpu.starts, &gpu.ends, &none, &spinNs};
     for (int round = 0; round < kWarmWaits; round++) {
