@@ -55,13 +55,15 @@ function main() {
   const cpp = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], captured));
   rows.push(`| C++ launch loop | ${us(cpp.plain)} | ${us(cpp.other)} (capture) | ${(cpp.other / cpp.plain).toFixed(2)} | ${us(cpp.added)} |`);
   report(rows);
-  // Where the cost goes: the same capture with one part left out (SYNCSCOPE_CAPTURE_PROBE).
-  for (const probe of ['no-driver-callbacks', 'no-kernel-activity', 'no-callbacks']) {
+  // Where the cost goes: the same capture with parts left out or swapped (SYNCSCOPE_CAPTURE_PROBE).
+  for (const probe of ['no-kernel-activity', 'no-callbacks', 'no-launch-callbacks', 'no-timestamps', 'monotonic-clock', 'no-launch-callbacks,no-kernel-activity', 'no-launch-callbacks,launch-activity']) {
     const env = { ...captured, SYNCSCOPE_CAPTURE_PROBE: probe };
     const p = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], env), 3);
     rows.push(`| C++ launch loop | ${us(p.plain)} | ${us(p.other)} (capture, ${probe}) | ${(p.other / p.plain).toFixed(2)} | ${us(p.added)} |`);
     report(rows);
   }
+  clocks.push(...clockCosts(buildProgram('clock_cost', ['-lcupti'])));
+  report(rows);
   if (!noCaptureTorch) {
     const script = programPath('launch_loop.py');
     const torchCap = alternate(() => perLaunch(['python3', script, 'plain', String(LAUNCHES)], plainEnv), () => perLaunch(['python3', script, 'plain', String(LAUNCHES)], captured), TORCH_RUNS);
@@ -73,6 +75,16 @@ function main() {
   report(rows);
 }
 
+const clocks: string[] = [];
+
+/** The cost of one read of each host clock, from programs/clock_cost.cu. */
+function clockCosts(exe: string): string[] {
+  const r = spawnSync(exe, [], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`clock_cost failed (${r.status}): ${r.stdout}${r.stderr}`);
+  const source = /clocksource (\S+)/.exec(r.stdout)?.[1] ?? 'unknown';
+  return [...r.stdout.matchAll(/^clock (\S+) ([\d.]+)$/gm)].map((m) => `| ${m[1]} | ${m[2]} | ${source} |`);
+}
+
 /** Written after every row, so that a run cut short still leaves what it measured. */
 function report(rows: string[]): void {
   const device = spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
@@ -82,6 +94,7 @@ function report(rows: string[]): void {
     `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${RUNS} alternating runs each for C++, ${TORCH_RUNS} for PyTorch, medians)`, '',
     '| program | plain, us/launch | with, us/launch | ratio | added (median of pairs), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
     `Target: at most 2 us added per launch by the capture.`, '',
+    ...(clocks.length ? ['| host clock | ns per read | clock source |', '| --- | --- | --- |', ...clocks, ''] : []),
   ].join('\n');
   console.log(text);
   if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);

@@ -11,7 +11,10 @@ import { REC, RECORD_WIDTH } from '../runner/encode';
 import { runOnGpu, runRaw } from '../runner/gpu';
 import { availability } from '../runner/native';
 
-const LAUNCHES = 2000;
+const LAUNCHES = 4096;
+/** Rounds (a launch on every stream) between device synchronizes: the launch queue never fills, so no launch waits for room. */
+const ROUNDS = 64;
+const PAIRS = 9;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const us = (ns: number) => (ns / 1000).toFixed(2);
@@ -20,17 +23,57 @@ const launches = (streams: number) => compileScenario(JSON.stringify({
   name: `${streams} streams`,
   streams: Object.fromEntries(Array.from({ length: streams }, (_, i) => [`s${i}`, { nonBlocking: true }])),
   // Each kernel lasts about as long as the host takes to come back to its stream, so streams stay
-  // busy (the recorder's steady state) without filling the launch queue.
-  steps: [{ repeat: LAUNCHES / streams, steps: Array.from({ length: streams }, (_, i) => ({ launch: 'k', stream: `s${i}`, us: 6 * streams + 1 })) }, { deviceSync: true }],
+  // busy (the recorder's steady state).
+  steps: [{ repeat: LAUNCHES / (streams * ROUNDS), steps: [
+    { repeat: ROUNDS, steps: Array.from({ length: streams }, (_, i) => ({ launch: 'k', stream: `s${i}`, us: 6 * streams + 1 })) },
+    { deviceSync: true },
+  ] }],
 }), 'bench.scenario.json');
 
-/** Host ns per launch step, start of the first to end of the last, and the median launch call. */
-async function perLaunch(streams: number, record: boolean) {
-  const program = launches(streams);
-  const r = await runRaw(program, { record });
-  const at = (g: number, k: number) => r.records[g * RECORD_WIDTH + k];
-  const calls = Array.from({ length: LAUNCHES }, (_, g) => at(g, REC.hostEnd) - at(g, REC.hostBegin));
-  return { perStep: (at(LAUNCHES - 1, REC.hostEnd) - at(0, REC.hostBegin)) / (LAUNCHES - 1), call: median(calls) };
+/**
+ * Host ns per launch: the median time from one launch step's start to the next's, which holds the
+ * launch, the recorder's event record and the loop, and no synchronize.
+ */
+async function perLaunch(streams: number, record: boolean): Promise<number> {
+  const r = await runRaw(launches(streams), { record });
+  const block = streams * ROUNDS + 1;
+  const begin = (g: number) => r.records[g * RECORD_WIDTH + REC.hostBegin];
+  const steps: number[] = [];
+  for (let g = 0; g + 1 < r.records.length / RECORD_WIDTH; g++) if (g % block < block - 2) steps.push(begin(g + 1) - begin(g));
+  return median(steps);
+}
+
+/** Back-to-back kernels in other layouts: where the long end events come from (see bench/results). */
+const LAYOUTS: { name: string; kernels: [stream: string, us: number][]; priority?: Record<string, number> }[] = [
+  { name: '1 stream, 30 us', kernels: [['a', 30], ['a', 30]] },
+  { name: '2 streams, 30 / 30 us', kernels: [['a', 30], ['b', 30]] },
+  { name: '2 streams, 200 / 300 us', kernels: [['a', 200], ['b', 300]] },
+  { name: '2 streams, 20 / 30 us, b high priority', kernels: [['a', 20], ['b', 30]], priority: { b: -1 } },
+  { name: '4 streams, 20 / 30 / 20 / 30 us', kernels: [['a', 20], ['b', 30], ['c', 20], ['d', 30]] },
+];
+
+/** |event span - stamped span| of every kernel named in `names`, in launch order. */
+const spanErrors = (t: Trace, names: (n: string) => boolean) => {
+  const o = t.ops;
+  const e: number[] = [];
+  for (let i = 0; i < o.count; i++) if (names(str(t, o.name[i]))) e.push(Math.abs((o.end[i] - o.start[i]) - (o.truthEnd[i] - o.truthStart[i])));
+  return e;
+};
+
+async function layoutRows(): Promise<string[]> {
+  const rows: string[] = [];
+  for (const l of LAYOUTS) {
+    const streams = [...new Set(l.kernels.map(([s]) => s))];
+    const trace = await runOnGpu(compileScenario(JSON.stringify({
+      name: l.name,
+      streams: Object.fromEntries(streams.map((s) => [s, { nonBlocking: true, priority: l.priority?.[s] ?? 0 }])),
+      steps: [{ repeat: 400 / l.kernels.length, steps: l.kernels.map(([stream, us], i) => ({ launch: `k${i}`, stream, us })) }, { deviceSync: true }],
+    }), 'layout.scenario.json'));
+    if (process.env.SYNCSCOPE_DUMP) writeFileSync(join(process.env.SYNCSCOPE_DUMP, `layout-${LAYOUTS.indexOf(l)}.json`), traceToJson(trace));
+    const e = spanErrors(trace, (n) => /^k\d+$/.test(n));
+    rows.push(`| ${l.name} | ${us(median(e))} | ${us(quantile(e, 0.99))} | ${e.filter((x) => x > 1000).length} of ${e.length} |`);
+  }
+  return rows;
 }
 
 async function main() {
@@ -43,16 +86,14 @@ async function main() {
   let device = '';
   for (const streams of [1, 4, 8]) {
     const over: number[] = [];
-    let bare = 0;
-    let rec = 0;
-    for (let i = 0; i < 5; i++) {
-      const b = await perLaunch(streams, false);
-      const r = await perLaunch(streams, true);
-      over.push(r.perStep - b.perStep);
-      bare += b.perStep / 5;
-      rec += r.perStep / 5;
+    const bare: number[] = [];
+    const rec: number[] = [];
+    for (let i = 0; i < PAIRS; i++) {
+      bare.push(await perLaunch(streams, false));
+      rec.push(await perLaunch(streams, true));
+      over.push(rec[i] - bare[i]);
     }
-    rows.push(`| ${streams} | ${us(bare)} | ${us(rec)} | ${(rec / bare).toFixed(2)} | ${us(median(over))} |`);
+    rows.push(`| ${streams} | ${us(median(bare))} | ${us(median(rec))} | ${(median(rec) / median(bare)).toFixed(2)} | ${us(median(over))} (${us(Math.min(...over))} to ${us(Math.max(...over))}) |`);
   }
   const spans = await runOnGpu(compileScenario(JSON.stringify({
     name: 'spans', streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
@@ -67,14 +108,9 @@ async function main() {
   device = `${spans.meta.device?.name}, driver ${spans.meta.device?.driver}`;
   // The raw trace, for studying the span error's tail away from the GPU.
   if (process.env.SYNCSCOPE_DUMP) writeFileSync(join(process.env.SYNCSCOPE_DUMP, 'spans.json'), traceToJson(spans));
-  const err = (t: Trace, name: string) => {
-    const o = t.ops;
-    const e: number[] = [];
-    for (let i = 0; i < o.count; i++) if (str(t, o.name[i]) === name) e.push(Math.abs((o.end[i] - o.start[i]) - (o.truthEnd[i] - o.truthStart[i])));
-    return e;
-  };
-  const busy = [...err(spans, 'busyA'), ...err(spans, 'busyB')];
-  const idle = err(spans, 'idle');
+  const busy = spanErrors(spans, (n) => n === 'busyA' || n === 'busyB');
+  const idle = spanErrors(spans, (n) => n === 'idle');
+  const layouts = await layoutRows();
   const wake = (ev: string) => {
     const c = spans.calls;
     const v: number[] = [];
@@ -84,14 +120,15 @@ async function main() {
   const lines = [
     `# Recorder benchmark`, '',
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
-    `- command: node out/bench/recorder.bench.js (${LAUNCHES} launches of a (6 x streams + 1) us kernel, round-robin over the streams, one host thread; 5 alternating runs each)`, '',
-    '| streams | bare launch loop, us/launch | recorded, us/launch | ratio | added overhead (median of 5), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
+    `- command: node out/bench/recorder.bench.js (${LAUNCHES} launches of a (6 x streams + 1) us kernel, round-robin over the streams, a device synchronize every ${ROUNDS} rounds, one host thread; host time from one launch step to the next, median; ${PAIRS} alternating bare and recorded runs)`, '',
+    `| streams | bare, us/launch | recorded, us/launch | ratio | added overhead, median of ${PAIRS} pairs (range), us/launch |`, '| --- | --- | --- | --- | --- |', ...rows, '',
     '| measure | value |', '| --- | --- |',
     `| clock alignment bound (meta.alignmentErrorNs) | ${us(spans.meta.alignmentErrorNs)} us |`,
     `| span length error, back-to-back kernels (400), median / p99 | ${us(median(busy))} / ${us(quantile(busy, 0.99))} us |`,
     `| span length error, kernels on an idle stream (100), median / p99 | ${us(median(idle))} / ${us(quantile(idle, 0.99))} us |`,
     `| unblock latency, spin event synchronize (50), median / p90 | ${us(median(wake('spin')))} / ${us(quantile(wake('spin'), 0.9))} us |`,
     `| unblock latency, blocking-sync event synchronize (50), median / p90 | ${us(median(wake('sleep')))} / ${us(quantile(wake('sleep'), 0.9))} us |`,
+    '', '| back-to-back layout (400 kernels) | span error median, us | p99, us | errors over 1 us |', '| --- | --- | --- | --- |', ...layouts,
     '', ...(spans.meta.notes ?? []).map((n) => `- ${n}`), '',
   ];
   const text = lines.join('\n');

@@ -8,6 +8,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "api_table.h"
+#include "probe.h"
 #include "raw_format.h"
 
 namespace capture {
@@ -93,7 +95,8 @@ void convert(const CUpti_Activity* r) {
 }
 
 void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  // Zeroed here, on CUPTI's request (ZEROED_OUT_ACTIVITY_BUFFER), so CUPTI does not clear it on the program's thread.
+  *buffer = static_cast<uint8_t*>(std::calloc(1, kBufferBytes));
   *size = *buffer ? kBufferBytes : 0;
   *maxRecords = 0;
 }
@@ -119,15 +122,16 @@ bool startActivities(const char** why) {
     *why = "cuptiActivityRegisterCallbacks";
     return false;
   }
+  uint8_t zeroed = 1;
+  size_t size = sizeof zeroed;
+  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed);
   // Device timestamps on event records say when the GPU passed the record.
   cuptiActivityEnableCudaEventDeviceTimestamps(1);
   const CUpti_ActivityKind kinds[] = {
       CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
       CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
   };
-  // SYNCSCOPE_CAPTURE_PROBE leaves one part out, only to measure what each part costs.
-  const char* probe = std::getenv("SYNCSCOPE_CAPTURE_PROBE");
-  const bool noKernels = probe && std::strcmp(probe, "no-kernel-activity") == 0;
+  const bool noKernels = probe("no-kernel-activity");
   for (CUpti_ActivityKind k : kinds) {
     if (noKernels && k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
     if (cuptiActivityEnable(k) != CUPTI_SUCCESS && k != CUPTI_ACTIVITY_KIND_CUDA_EVENT && k != CUPTI_ACTIVITY_KIND_DEVICE) {
@@ -135,6 +139,7 @@ bool startActivities(const char** why) {
       return false;
     }
   }
+  if (probe("launch-activity")) enableLaunchActivity();
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "api_table.h"
 
+#include "probe.h"
 #include "raw_format.h"
 
 namespace capture {
@@ -95,15 +96,26 @@ ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? l.runtime[cbid] : domain == CUPTI_CB_DOMAIN_DRIVER_API ? l.driver[cbid] : ApiInfo{kOther, false};
 }
 
-CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, bool driver) {
+CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub) {
   lookup();
+  const bool driver = !probe("no-driver-callbacks");
+  const bool launches = !probe("no-launch-callbacks");
   CUptiResult first = CUPTI_SUCCESS;
   for (const Entry& e : kEntries) {
     if (!driver && e.domain == CUPTI_CB_DOMAIN_DRIVER_API) continue;
+    if (!launches && e.info.api == kLaunch) continue;
     CUptiResult r = cuptiEnableCallback(1, sub, e.domain, e.cbid);
     if (r != CUPTI_SUCCESS && first == CUPTI_SUCCESS) first = r;
   }
   return first;
+}
+
+void enableLaunchActivity() {
+  for (const Entry& e : kEntries) {
+    if (e.info.api != kLaunch) continue;
+    if (e.domain == CUPTI_CB_DOMAIN_RUNTIME_API) cuptiActivityEnableRuntimeApi(e.cbid, 1);
+    else cuptiActivityEnableDriverApi(e.cbid, 1);
+  }
 }
 
 }  // namespace capture

@@ -13,8 +13,10 @@ struct ApiInfo {
 /** What `cbid` of `domain` is; `api` is kOther for anything not subscribed. */
 ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 
-/** Enables every subscribed entry point on `sub`; returns the first failure, or CUPTI_SUCCESS. */
-/** `driver`: also the driver entry points (off only to measure what they cost, see bench/capture.bench.ts). */
-CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, bool driver = true);
+/** Enables every subscribed entry point on `sub` (less what a probe leaves out); returns the first failure, or CUPTI_SUCCESS. */
+CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub);
+
+/** API activity records for the launch entry points: what they cost against the launch callbacks (a probe). */
+void enableLaunchActivity();
 
 }  // namespace capture

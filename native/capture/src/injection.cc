@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <string>
 
@@ -16,6 +17,7 @@
 #include "api_calls.h"
 #include "api_table.h"
 #include "event_table.h"
+#include "probe.h"
 #include "raw_writer.h"
 
 namespace capture {
@@ -32,6 +34,13 @@ std::string outPath;
 WriteInfo info{};
 bool finished = false;
 sem_t dumpRequest;
+
+uint64_t CUPTIAPI monotonicNs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
+}
+uint64_t noClock() { return 0; }
 
 void say(const std::string& line) { std::fprintf(stderr, "syncscope capture: %s\n", line.c_str()); }
 
@@ -110,13 +119,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   cuptiGetVersion(&version);
   info.cuptiApiVersion = version;
   resolveDriver();
+  // Probes that measure what the clock costs: one cheap clock for CUPTI and the calls, or none for the calls.
+  if (probe("monotonic-clock")) {
+    cuptiActivityRegisterTimestampCallback(monotonicNs);
+    useCallClock(monotonicNs);
+  }
+  if (probe("no-timestamps")) useCallClock(noClock);
   const char* why = nullptr;
   if (!startActivities(&why)) {
     say(std::string(why) + " failed; nothing will be captured");
     return 0;
   }
-  const char* probe = std::getenv("SYNCSCOPE_CAPTURE_PROBE");
-  if (probe && std::strcmp(probe, "no-callbacks") == 0) {
+  if (probe("no-callbacks")) {
     std::atexit(atExit);
     return 1;
   }
@@ -125,7 +139,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (r != CUPTI_SUCCESS) {
     // Most often another tool (a profiler) already holds CUPTI's one subscriber slot.
     say("cuptiSubscribe failed (" + cuptiError(r) + "); API calls will not be captured");
-  } else if ((r = enableApiCallbacks(sub, !(probe && std::strcmp(probe, "no-driver-callbacks") == 0))) != CUPTI_SUCCESS) {
+  } else if ((r = enableApiCallbacks(sub)) != CUPTI_SUCCESS) {
     say("cuptiEnableCallback failed for some entry points (" + cuptiError(r) + ")");
   }
   std::atexit(atExit);

@@ -1,0 +1,21 @@
+// SYNCSCOPE_CAPTURE_PROBE leaves parts of the capture out (a comma-separated list), only to
+// measure what each part costs (bench/capture.bench.ts). Read once, at injection.
+#pragma once
+#include <cstdlib>
+#include <cstring>
+
+namespace capture {
+
+inline bool probe(const char* part) {
+  static const char* list = std::getenv("SYNCSCOPE_CAPTURE_PROBE");
+  if (!list) return false;
+  const size_t n = std::strlen(part);
+  for (const char* p = list; (p = std::strstr(p, part)) != nullptr; p += n) {
+    const bool starts = p == list || p[-1] == ',';
+    const bool ends = p[n] == '\0' || p[n] == ',';
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+}  // namespace capture
