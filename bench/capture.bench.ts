@@ -1,5 +1,5 @@
 // The capture's cost on the GPU: host time per kernel launch with the capture library injected
-// against the same program without it (a C++ launch loop; 5 alternating runs each), and on a
+// against the same program without it (a C++ launch loop, alternating runs), and on a
 // PyTorch loop also against torch.profiler. Writes a Markdown table to stdout, and to
 // $SYNCSCOPE_BENCH_OUT when set.
 import { spawnSync } from 'node:child_process';
@@ -12,13 +12,21 @@ import { buildProgram, noCaptureCpp, noCaptureTorch, programPath } from '../test
 
 const LAUNCHES = 20000;
 const RUNS = 5;
+/** The capture itself against the plain loop: more pairs than each probe row. */
+const MAIN_RUNS = 9;
 /** PyTorch runs start an interpreter each: fewer of them. */
 const TORCH_RUNS = 2;
+/** Each leaves parts of the capture out (SYNCSCOPE_CAPTURE_PROBE); the last is CUPTI loaded and nothing enabled. */
+const PROBES = ['no-kernel-activity', 'no-callbacks', 'no-launch-callbacks', 'no-driver-callbacks', 'no-sync-activity', 'no-event-activity',
+  'no-memory-activity', 'no-activity', 'no-activity,no-callbacks'];
+/** Every run on the same four cores, so that where the scheduler puts a run is not read as the capture's cost. */
+const PIN = spawnSync('taskset', ['-c', '2-5', 'true']).status === 0 ? ['taskset', '-c', '2-5'] : [];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const us = (ns: number) => (ns / 1000).toFixed(2);
 
 function perLaunch(command: string[], env: NodeJS.ProcessEnv): number {
-  const r = spawnSync(command[0], command.slice(1), { env, encoding: 'utf8' });
+  const pinned = [...PIN, ...command];
+  const r = spawnSync(pinned[0], pinned.slice(1), { env, encoding: 'utf8' });
   const m = /per_launch_ns ([\d.]+)/.exec(r.stdout ?? '');
   if (r.status !== 0 || !m) throw new Error(`${command.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
   return Number(m[1]);
@@ -36,7 +44,7 @@ function alternate(plain: () => number, other: () => number, runs = RUNS) {
     b.push(y);
     diff.push(y - x);
   }
-  return { plain: median(a), other: median(b), added: median(diff) };
+  return { plain: median(a), other: median(b), added: `${us(median(diff))} (${us(Math.min(...diff))} to ${us(Math.max(...diff))})` };
 }
 
 function main() {
@@ -52,14 +60,14 @@ function main() {
   const captured = captureEnv(library, join(out, 'capture-%p.raw'), plainEnv);
   const loop = buildProgram('launch_loop');
   const rows: string[] = [];
-  const cpp = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], captured));
-  rows.push(`| C++ launch loop | ${us(cpp.plain)} | ${us(cpp.other)} (capture) | ${(cpp.other / cpp.plain).toFixed(2)} | ${us(cpp.added)} |`);
+  const cpp = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], captured), MAIN_RUNS);
+  rows.push(`| C++ launch loop | ${us(cpp.plain)} | ${us(cpp.other)} (capture) | ${(cpp.other / cpp.plain).toFixed(2)} | ${cpp.added} |`);
   report(rows);
   // Where the cost goes: the same capture with parts left out or swapped (SYNCSCOPE_CAPTURE_PROBE).
-  for (const probe of ['no-kernel-activity', 'no-callbacks', 'no-launch-callbacks', 'no-timestamps', 'monotonic-clock', 'no-launch-callbacks,no-kernel-activity', 'no-launch-callbacks,launch-activity']) {
+  for (const probe of PROBES) {
     const env = { ...captured, SYNCSCOPE_CAPTURE_PROBE: probe };
-    const p = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], env), 3);
-    rows.push(`| C++ launch loop | ${us(p.plain)} | ${us(p.other)} (capture, ${probe}) | ${(p.other / p.plain).toFixed(2)} | ${us(p.added)} |`);
+    const p = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], env));
+    rows.push(`| C++ launch loop | ${us(p.plain)} | ${us(p.other)} (capture, ${probe}) | ${(p.other / p.plain).toFixed(2)} | ${p.added} |`);
     report(rows);
   }
   clocks.push(...clockCosts(buildProgram('clock_cost', ['-lcupti'])));
@@ -67,10 +75,10 @@ function main() {
   if (!noCaptureTorch) {
     const script = programPath('launch_loop.py');
     const torchCap = alternate(() => perLaunch(['python3', script, 'plain', String(LAUNCHES)], plainEnv), () => perLaunch(['python3', script, 'plain', String(LAUNCHES)], captured), TORCH_RUNS);
-    rows.push(`| PyTorch x.add_(1) | ${us(torchCap.plain)} | ${us(torchCap.other)} (capture) | ${(torchCap.other / torchCap.plain).toFixed(2)} | ${us(torchCap.added)} |`);
+    rows.push(`| PyTorch x.add_(1) | ${us(torchCap.plain)} | ${us(torchCap.other)} (capture) | ${(torchCap.other / torchCap.plain).toFixed(2)} | ${torchCap.added} |`);
     report(rows);
     const torchProf = alternate(() => perLaunch(['python3', script, 'plain', String(LAUNCHES)], plainEnv), () => perLaunch(['python3', script, 'profiler', String(LAUNCHES)], plainEnv), TORCH_RUNS);
-    rows.push(`| PyTorch x.add_(1) | ${us(torchProf.plain)} | ${us(torchProf.other)} (torch.profiler) | ${(torchProf.other / torchProf.plain).toFixed(2)} | ${us(torchProf.added)} |`);
+    rows.push(`| PyTorch x.add_(1) | ${us(torchProf.plain)} | ${us(torchProf.other)} (torch.profiler) | ${(torchProf.other / torchProf.plain).toFixed(2)} | ${torchProf.added} |`);
   } else rows.push(`| PyTorch | skipped: ${noCaptureTorch} | | | |`);
   report(rows);
 }
@@ -91,8 +99,8 @@ function report(rows: string[]): void {
   const text = [
     '# Capture benchmark', '',
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
-    `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${RUNS} alternating runs each for C++, ${TORCH_RUNS} for PyTorch, medians)`, '',
-    '| program | plain, us/launch | with, us/launch | ratio | added (median of pairs), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
+    `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${MAIN_RUNS} alternating pairs for the C++ capture, ${RUNS} for each probe, ${TORCH_RUNS} for PyTorch, medians; ${PIN.length ? 'every run on cores 2 to 5' : 'not pinned (no taskset)'})`, '',
+    '| program | plain, us/launch | with, us/launch | ratio | added, median of pairs (range), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
     `Target: at most 2 us added per launch by the capture.`, '',
     ...(clocks.length ? ['| host clock | ns per read | clock source |', '| --- | --- | --- |', ...clocks, ''] : []),
   ].join('\n');

@@ -84,6 +84,7 @@ async function main() {
   }
   const rows: string[] = [];
   let device = '';
+  const pairs: string[] = [];
   for (const streams of [1, 4, 8]) {
     const over: number[] = [];
     const bare: number[] = [];
@@ -94,6 +95,7 @@ async function main() {
       over.push(rec[i] - bare[i]);
     }
     rows.push(`| ${streams} | ${us(median(bare))} | ${us(median(rec))} | ${(median(rec) / median(bare)).toFixed(2)} | ${us(median(over))} (${us(Math.min(...over))} to ${us(Math.max(...over))}) |`);
+    pairs.push(`| ${streams} | ${bare.map(us).join(' ')} | ${rec.map(us).join(' ')} |`);
   }
   const spans = await runOnGpu(compileScenario(JSON.stringify({
     name: 'spans', streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
@@ -122,6 +124,7 @@ async function main() {
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
     `- command: node out/bench/recorder.bench.js (${LAUNCHES} launches of a (6 x streams + 1) us kernel, round-robin over the streams, a device synchronize every ${ROUNDS} rounds, one host thread; host time from one launch step to the next, median; ${PAIRS} alternating bare and recorded runs)`, '',
     `| streams | bare, us/launch | recorded, us/launch | ratio | added overhead, median of ${PAIRS} pairs (range), us/launch |`, '| --- | --- | --- | --- | --- |', ...rows, '',
+    '| streams | bare runs, us/launch | recorded runs, us/launch |', '| --- | --- | --- |', ...pairs, '',
     '| measure | value |', '| --- | --- |',
     `| clock alignment bound (meta.alignmentErrorNs) | ${us(spans.meta.alignmentErrorNs)} us |`,
     `| span length error, back-to-back kernels (400), median / p99 | ${us(median(busy))} / ${us(quantile(busy, 0.99))} us |`,

@@ -131,9 +131,16 @@ bool startActivities(const char** why) {
       CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
       CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
   };
-  const bool noKernels = probe("no-kernel-activity");
+  auto probedOut = [](CUpti_ActivityKind k) {
+    if (k == CUPTI_ACTIVITY_KIND_DEVICE) return false;
+    if (probe("no-activity")) return true;
+    if (k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return probe("no-kernel-activity");
+    if (k == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) return probe("no-sync-activity");
+    if (k == CUPTI_ACTIVITY_KIND_CUDA_EVENT) return probe("no-event-activity");
+    return probe("no-memory-activity");
+  };
   for (CUpti_ActivityKind k : kinds) {
-    if (noKernels && k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
+    if (probedOut(k)) continue;
     if (cuptiActivityEnable(k) != CUPTI_SUCCESS && k != CUPTI_ACTIVITY_KIND_CUDA_EVENT && k != CUPTI_ACTIVITY_KIND_DEVICE) {
       *why = "cuptiActivityEnable";
       return false;
