@@ -13,10 +13,10 @@ import { buildProgram, noCaptureCpp, noCaptureTorch, programPath } from '../test
 const LAUNCHES = 20000;
 const RUNS = 5;
 /** The capture itself against the plain loop: more pairs than each probe row. */
-const MAIN_RUNS = 9;
+const MAIN_RUNS = 15;
 /** PyTorch runs start an interpreter each: fewer of them. */
 const TORCH_RUNS = 2;
-/** Each leaves parts of the capture out (SYNCSCOPE_CAPTURE_PROBE); the last is CUPTI loaded and nothing enabled. */
+/** With SYNCSCOPE_BENCH_PROBES set: each leaves parts of the capture out (SYNCSCOPE_CAPTURE_PROBE); the last is CUPTI loaded and nothing enabled. */
 const PROBES = ['no-kernel-activity', 'no-callbacks', 'no-launch-callbacks', 'no-driver-callbacks', 'no-sync-activity', 'no-event-activity',
   'no-memory-activity', 'no-activity', 'no-activity,no-callbacks'];
 /** Every run on the same four cores, so that where the scheduler puts a run is not read as the capture's cost. */
@@ -63,15 +63,13 @@ function main() {
   const cpp = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], captured), MAIN_RUNS);
   rows.push(`| C++ launch loop | ${us(cpp.plain)} | ${us(cpp.other)} (capture) | ${(cpp.other / cpp.plain).toFixed(2)} | ${cpp.added} |`);
   report(rows);
-  // Where the cost goes: the same capture with parts left out or swapped (SYNCSCOPE_CAPTURE_PROBE).
-  for (const probe of PROBES) {
+  // Where the cost goes: the same capture with parts left out (SYNCSCOPE_CAPTURE_PROBE).
+  for (const probe of process.env.SYNCSCOPE_BENCH_PROBES ? PROBES : []) {
     const env = { ...captured, SYNCSCOPE_CAPTURE_PROBE: probe };
     const p = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], env));
     rows.push(`| C++ launch loop | ${us(p.plain)} | ${us(p.other)} (capture, ${probe}) | ${(p.other / p.plain).toFixed(2)} | ${p.added} |`);
     report(rows);
   }
-  clocks.push(...clockCosts(buildProgram('clock_cost', ['-lcupti'])));
-  report(rows);
   if (!noCaptureTorch) {
     const script = programPath('launch_loop.py');
     const torchCap = alternate(() => perLaunch(['python3', script, 'plain', String(LAUNCHES)], plainEnv), () => perLaunch(['python3', script, 'plain', String(LAUNCHES)], captured), TORCH_RUNS);
@@ -83,16 +81,6 @@ function main() {
   report(rows);
 }
 
-const clocks: string[] = [];
-
-/** The cost of one read of each host clock, from programs/clock_cost.cu. */
-function clockCosts(exe: string): string[] {
-  const r = spawnSync(exe, [], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`clock_cost failed (${r.status}): ${r.stdout}${r.stderr}`);
-  const source = /clocksource (\S+)/.exec(r.stdout)?.[1] ?? 'unknown';
-  return [...r.stdout.matchAll(/^clock (\S+) ([\d.]+)$/gm)].map((m) => `| ${m[1]} | ${m[2]} | ${source} |`);
-}
-
 /** Written after every row, so that a run cut short still leaves what it measured. */
 function report(rows: string[]): void {
   const device = spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
@@ -102,7 +90,6 @@ function report(rows: string[]): void {
     `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${MAIN_RUNS} alternating pairs for the C++ capture, ${RUNS} for each probe, ${TORCH_RUNS} for PyTorch, medians; ${PIN.length ? 'every run on cores 2 to 5' : 'not pinned (no taskset)'})`, '',
     '| program | plain, us/launch | with, us/launch | ratio | added, median of pairs (range), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
     `Target: at most 2 us added per launch by the capture.`, '',
-    ...(clocks.length ? ['| host clock | ns per read | clock source |', '| --- | --- | --- |', ...clocks, ''] : []),
   ].join('\n');
   console.log(text);
   if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);

@@ -8,7 +8,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "api_table.h"
 #include "probe.h"
 #include "raw_format.h"
 
@@ -146,7 +145,6 @@ bool startActivities(const char** why) {
       return false;
     }
   }
-  if (probe("launch-activity")) enableLaunchActivity();
   return true;
 }
 

@@ -37,14 +37,11 @@ struct ElapsedParams {
   void* end;
 };
 
-uint64_t cuptiClock() {
+inline uint64_t now() {
   uint64_t t = 0;
   cuptiGetTimestamp(&t);
   return t;
 }
-uint64_t (*clockNow)() = cuptiClock;
-
-inline uint64_t now() { return clockNow(); }
 
 inline uint64_t handle(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
@@ -436,8 +433,6 @@ void CUPTIAPI onApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   // Last, so the tool's own work above is not counted as the call's time.
   c->begin = now();
 }
-
-void useCallClock(uint64_t (*clock)()) { clockNow = clock; }
 
 void stopCalls() { stopped.store(true, std::memory_order_relaxed); }
 

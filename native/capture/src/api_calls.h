@@ -2,14 +2,10 @@
 // handles it named, what it returned and, for events, which record it refers to.
 #pragma once
 #include <cupti.h>
-#include <cstdint>
 
 namespace capture {
 
 void CUPTIAPI onApiCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
-
-/** The clock of the calls' begin and end: CUPTI's own unless a probe swaps it. */
-void useCallClock(uint64_t (*clock)());
 
 /** Stops recording calls: after the final write, late calls during teardown are ignored. */
 void stopCalls();

@@ -110,12 +110,4 @@ CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub) {
   return first;
 }
 
-void enableLaunchActivity() {
-  for (const Entry& e : kEntries) {
-    if (e.info.api != kLaunch) continue;
-    if (e.domain == CUPTI_CB_DOMAIN_RUNTIME_API) cuptiActivityEnableRuntimeApi(e.cbid, 1);
-    else cuptiActivityEnableDriverApi(e.cbid, 1);
-  }
-}
-
 }  // namespace capture

@@ -16,7 +16,4 @@ ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 /** Enables every subscribed entry point on `sub` (less what a probe leaves out); returns the first failure, or CUPTI_SUCCESS. */
 CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub);
 
-/** API activity records for the launch entry points: what they cost against the launch callbacks (a probe). */
-void enableLaunchActivity();
-
 }  // namespace capture

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <mutex>
 #include <string>
 
@@ -34,13 +33,6 @@ std::string outPath;
 WriteInfo info{};
 bool finished = false;
 sem_t dumpRequest;
-
-uint64_t CUPTIAPI monotonicNs() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec);
-}
-uint64_t noClock() { return 0; }
 
 void say(const std::string& line) { std::fprintf(stderr, "syncscope capture: %s\n", line.c_str()); }
 
@@ -119,12 +111,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   cuptiGetVersion(&version);
   info.cuptiApiVersion = version;
   resolveDriver();
-  // Probes that measure what the clock costs: one cheap clock for CUPTI and the calls, or none for the calls.
-  if (probe("monotonic-clock")) {
-    cuptiActivityRegisterTimestampCallback(monotonicNs);
-    useCallClock(monotonicNs);
-  }
-  if (probe("no-timestamps")) useCallClock(noClock);
   const char* why = nullptr;
   if (!startActivities(&why)) {
     say(std::string(why) + " failed; nothing will be captured");

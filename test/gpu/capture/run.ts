@@ -25,11 +25,11 @@ export const noCaptureTorch: string | false = noGpu ? noGpu
 
 let buildDir: string | undefined;
 
-/** Compiles programs/<name>.cu with nvcc for this GPU (`libs`: what to link besides the runtime); returns the executable. */
-export function buildProgram(name: string, libs: string[] = []): string {
+/** Compiles programs/<name>.cu with nvcc for this GPU; returns the executable. */
+export function buildProgram(name: string): string {
   buildDir ??= mkdtempSync(join(tmpdir(), 'syncscope-capture-programs-'));
   const exe = join(buildDir, name);
-  const r = spawnSync('nvcc', ['-O2', '-arch=native', '-o', exe, repoPath('test/gpu/capture/programs', `${name}.cu`), ...libs], { encoding: 'utf8' });
+  const r = spawnSync('nvcc', ['-O2', '-arch=native', '-o', exe, repoPath('test/gpu/capture/programs', `${name}.cu`)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`nvcc failed for ${name}.cu: ${r.stderr}`);
   return exe;
 }
