@@ -180,17 +180,27 @@ export async function calibrateProfile(opts: { device?: number; onProgress?: (m:
   return (await calibrate(opts)).profile;
 }
 
-/** The profile, and what the recorder added in the same run. */
+/** Calibration runs per profile: each number is the median over them, so one run the shared host disturbed does not set it. */
+const CALIBRATION_RUNS = 3;
+
+/** The profile, and what the recorder added in the same runs. */
 export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorderTailNs: number }> {
   const program = compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json');
-  opts.onProgress?.(`calibrating: ${program.stepCount} steps`);
-  const trace = await runOnGpu(program, { device: opts.device });
-  const blocking = await runOnGpu(compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json'), { device: opts.device });
-  const measured = profileFromTrace(trace, blocking);
-  const fields: Record<string, unknown> = { name: 'calibrated', deviceName: trace.meta.device?.name ?? 'GPU', sms: trace.meta.device?.sms };
-  for (const [k, v] of Object.entries(measured)) {
-    // A latency may measure 0 (a cost the others already cover); a rate or a count may not.
-    if (typeof v === 'number' && Number.isFinite(v) && (v > 0 || (v === 0 && k.endsWith('Ns')))) fields[k] = k === 'queueDepth' ? Math.round(v) : Math.round(v * 1000) / 1000;
+  const blockingProgram = compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json');
+  const runs: Partial<SimProfile>[] = [];
+  const tails: number[] = [];
+  let trace: Trace | undefined;
+  for (let r = 1; r <= CALIBRATION_RUNS; r++) {
+    opts.onProgress?.(`calibrating: run ${r} of ${CALIBRATION_RUNS}, ${program.stepCount} steps`);
+    trace = await runOnGpu(program, { device: opts.device });
+    runs.push(profileFromTrace(trace, await runOnGpu(blockingProgram, { device: opts.device })));
+    tails.push(recorderTailFromTrace(trace));
   }
-  return { profile: loadProfile(fields), recorderTailNs: recorderTailFromTrace(trace) };
+  const fields: Record<string, unknown> = { name: 'calibrated', deviceName: trace?.meta.device?.name ?? 'GPU', sms: trace?.meta.device?.sms };
+  for (const k of Object.keys(runs[0]) as (keyof SimProfile)[]) {
+    const v = median(runs.map((m) => m[k]).filter((x): x is number => typeof x === 'number'));
+    // A latency may measure 0 (a cost the others already cover); a rate or a count may not.
+    if (Number.isFinite(v) && (v > 0 || (v === 0 && k.endsWith('Ns')))) fields[k] = k === 'queueDepth' ? Math.round(v) : Math.round(v * 1000) / 1000;
+  }
+  return { profile: loadProfile(fields), recorderTailNs: median(tails) };
 }
