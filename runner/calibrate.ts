@@ -1,10 +1,11 @@
 // `syncscope calibrate`: measures the simulator's cost model (core/simulate/profile.ts) on the GPU
 // by running a few scenarios and reading their traces. Each number is a median over repeats.
 import { compileScenario } from '../core/scenario/parse';
+import { simulate } from '../core/simulate';
 import { loadProfile, type SimProfile } from '../core/simulate/profile';
 import { CALL_KINDS, str, type Trace } from '../core/trace/model';
 import { runOnGpu } from './gpu';
-import { depthFromRecorded } from './recorded';
+import { asRecorded, depthFromRecorded } from './recorded';
 
 const MiB = 1 << 20;
 const COPY = 64 * MiB;
@@ -140,8 +141,8 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
     sleepWakeNs: wakeFromSleepy(t, 2, overhead),
     pinnedHtoDGBps: bw('HtoD hp -> d1', false),
     pinnedDtoHGBps: bw('DtoH d1 -> hp', false),
-    ...pageable(t, 'HtoD ht -> dt', 'HtoD hm -> dm', 'pageableHtoD', copyCallNs + submitNs),
-    ...pageable(t, 'DtoH dt -> ht', 'DtoH dm -> hm', 'pageableDtoH', copyCallNs + submitNs),
+    ...pageable(t, 'HtoD hm -> dm', 'pageableHtoD', copyCallNs + submitNs),
+    ...pageable(t, 'DtoH dm -> hm', 'pageableDtoH', copyCallNs + submitNs),
     dtoDGBps: bw('DtoD d1 -> d2', false),
     hostCopyGBps: bw('HtoH hq -> hq2', true),
     memoryGBps: median(touches.map((i) => (2 * o.bytes[i]) / (o.truthEnd[i] - o.truthStart[i]))),
@@ -149,17 +150,39 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
   };
 }
 
+/** The median host time of the calls that issued the ops named `name`. */
+function wholeCall(t: Trace, name: string): number {
+  return median(ops(t, name).map((i) => t.calls.end[t.ops.call[i]] - t.calls.begin[t.ops.call[i]]));
+}
+
+const SMALL_PAGEABLE = { pageableHtoD: 'HtoD ht -> dt', pageableDtoH: 'DtoH dt -> ht' } as const;
+
 /**
- * A pageable copy in the simulator's terms: the call, then the op from submitNs after it, lasting
- * a fixed latency plus its bytes at a rate; the host returns when the op ends. The small copy gives
- * the latency, the mid-sized one the rate.
+ * A pageable copy in the simulator's terms: the call, then the op, lasting a fixed latency plus its
+ * bytes at a rate; the host returns when the op ends. The rate comes from the difference between
+ * the mid-sized and the small copy, so nothing before the op enters it; the latency here assumes
+ * the op starts submitNs after the call, and `calibrate` replaces it by what the simulator itself
+ * lacks on the small copy.
  */
-function pageable(t: Trace, small: string, mid: string, key: 'pageableHtoD' | 'pageableDtoH', beforeOpNs: number): Partial<SimProfile> {
-  const whole = (name: string) => median(ops(t, name).map((i) => t.calls.end[t.ops.call[i]] - t.calls.begin[t.ops.call[i]]));
-  const latency = Math.max(0, whole(small) - beforeOpNs);
-  const mids = ops(t, mid);
-  const bytes = mids.length ? t.ops.bytes[mids[0]] : NaN;
-  return { [`${key}LatencyNs`]: latency, [`${key}GBps`]: bytes / (whole(mid) - beforeOpNs - latency) };
+function pageable(t: Trace, mid: string, key: keyof typeof SMALL_PAGEABLE, beforeOpNs: number): Partial<SimProfile> {
+  const small = SMALL_PAGEABLE[key];
+  const bytes = (name: string) => t.ops.bytes[ops(t, name)[0]];
+  return {
+    [`${key}LatencyNs`]: Math.max(0, wholeCall(t, small) - beforeOpNs),
+    [`${key}GBps`]: (bytes(mid) - bytes(small)) / (wholeCall(t, mid) - wholeCall(t, small)),
+  };
+}
+
+/**
+ * Sets the pageable copies' latencies so that the simulator's small pageable copy, run as the GPU
+ * run was (with the recorder), takes as long as the GPU's did (`gpuNs`): whatever the simulator
+ * puts before the op, the latency makes up the rest.
+ */
+function fitPageableLatencies(p: SimProfile, gpuNs: Record<keyof typeof SMALL_PAGEABLE, number>, tailNs: number): SimProfile {
+  const bare = { ...p, pageableHtoDLatencyNs: 0, pageableDtoHLatencyNs: 0 };
+  const sim = simulate(compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json'), asRecorded(bare, tailNs));
+  const fit = (key: keyof typeof SMALL_PAGEABLE) => Math.round(Math.max(0, gpuNs[key] - wholeCall(sim, SMALL_PAGEABLE[key])));
+  return { ...p, pageableHtoDLatencyNs: fit('pageableHtoD'), pageableDtoHLatencyNs: fit('pageableDtoH') };
 }
 
 /** The wake-up after each 100 us "sleepy" kernel, whose synchronize is the `after`-th call after its launch. */
@@ -187,20 +210,26 @@ const CALIBRATION_RUNS = 3;
 export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorderTailNs: number }> {
   const program = compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json');
   const blockingProgram = compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json');
-  const runs: Partial<SimProfile>[] = [];
-  const tails: number[] = [];
-  let trace: Trace | undefined;
+  const runs: { trace: Trace; blocking: Trace }[] = [];
   for (let r = 1; r <= CALIBRATION_RUNS; r++) {
     opts.onProgress?.(`calibrating: run ${r} of ${CALIBRATION_RUNS}, ${program.stepCount} steps`);
-    trace = await runOnGpu(program, { device: opts.device });
-    runs.push(profileFromTrace(trace, await runOnGpu(blockingProgram, { device: opts.device })));
-    tails.push(recorderTailFromTrace(trace));
+    runs.push({ trace: await runOnGpu(program, { device: opts.device }), blocking: await runOnGpu(blockingProgram, { device: opts.device }) });
   }
-  const fields: Record<string, unknown> = { name: 'calibrated', deviceName: trace?.meta.device?.name ?? 'GPU', sms: trace?.meta.device?.sms };
-  for (const k of Object.keys(runs[0]) as (keyof SimProfile)[]) {
-    const v = median(runs.map((m) => m[k]).filter((x): x is number => typeof x === 'number'));
+  return profileFromRuns(runs);
+}
+
+/** The profile from calibration runs' traces: each number the median over the runs. */
+export function profileFromRuns(runs: { trace: Trace; blocking?: Trace }[]): { profile: SimProfile; recorderTailNs: number } {
+  const measured = runs.map((r) => profileFromTrace(r.trace, r.blocking));
+  const meta = runs[0].trace.meta.device;
+  const fields: Record<string, unknown> = { name: 'calibrated', deviceName: meta?.name ?? 'GPU', sms: meta?.sms };
+  for (const k of Object.keys(measured[0]) as (keyof SimProfile)[]) {
+    const v = median(measured.map((m) => m[k]).filter((x): x is number => typeof x === 'number'));
     // A latency may measure 0 (a cost the others already cover); a rate or a count may not.
     if (Number.isFinite(v) && (v > 0 || (v === 0 && k.endsWith('Ns')))) fields[k] = k === 'queueDepth' ? Math.round(v) : Math.round(v * 1000) / 1000;
   }
-  return { profile: loadProfile(fields), recorderTailNs: median(tails) };
+  const recorderTailNs = median(runs.map((r) => recorderTailFromTrace(r.trace)));
+  const small = (key: keyof typeof SMALL_PAGEABLE) => median(runs.map((r) => wholeCall(r.trace, SMALL_PAGEABLE[key])));
+  const gpuSmall = { pageableHtoD: small('pageableHtoD'), pageableDtoH: small('pageableDtoH') };
+  return { profile: fitPageableLatencies(loadProfile(fields), gpuSmall, recorderTailNs), recorderTailNs };
 }

@@ -619,10 +619,14 @@ void Run::warmThread(int t) {
       check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, s, args, nullptr), "cuLaunchKernel");
       check(d.eventRecord(e, s), "cuEventRecord");
     }
+    // A stream's first copy is slow too (a small pageable copy as a run's first step took about
+    // 2 us more than the next on the H200): each host buffer is copied both ways on every stream.
     for (auto &b : buffers) {
       if (b.kind == 0) continue;
-      check(d.memcpyAsync(gpu.scratch, b.ptr(), 4, gpu.calStream), "cuMemcpyAsync");
-      check(d.memcpyAsync(b.ptr(), gpu.scratch, 4, gpu.calStream), "cuMemcpyAsync");
+      for (CUstream s : used) {
+        check(d.memcpyAsync(gpu.scratch, b.ptr(), 4, s), "cuMemcpyAsync");
+        check(d.memcpyAsync(b.ptr(), gpu.scratch, 4, s), "cuMemcpyAsync");
+      }
     }
     for (CUstream s : used) check(d.streamSynchronize(s), "cuStreamSynchronize");
     d.eventDestroy(e);
