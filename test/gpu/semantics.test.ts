@@ -159,7 +159,8 @@ test('S19 launches queue behind a long kernel until the queue is full, then bloc
     { launch: 'long', stream: 's', ms: 100 }, { repeat: 1100, steps: [{ launch: 'tiny', stream: 's', ns: 1 }] }, { streamSync: 's' }] });
   each(r, (t, w) => {
     const launches = callsOf(t, 'launch').slice(1).map((c) => t.calls.end[c] - t.calls.begin[c]);
-    const first = launches.findIndex((d) => d > 50_000);
+    // The first launch that waited for the 100 ms kernel: a host that was descheduled for 50 us is not a full queue.
+    const first = launches.findIndex((d) => d > 10_000_000);
     // Recording adds events to the queue on the GPU, so it fills after fewer launches there.
     assert.ok(first >= 300 && first < 1100, `${w}: first blocked launch is number ${first}`);
   });
