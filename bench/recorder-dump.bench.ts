@@ -1,11 +1,12 @@
-// Writes GPU traces of the calibration scenario and of every example (SYNCSCOPE_DUMP_RUNS runs each, default 3) as trace JSON
-// into $SYNCSCOPE_DUMP (default ./gpu-traces), for studying the recorder and the simulator's cost
-// model away from the GPU.
+// Writes GPU traces of the calibration scenarios (as many runs as `syncscope calibrate` makes) and
+// of every example (SYNCSCOPE_DUMP_RUNS runs each, default 5) as trace JSON into $SYNCSCOPE_DUMP
+// (default ./gpu-traces), for studying the recorder and the simulator's cost model away from the
+// GPU: bench/sim-vs-gpu.bench.ts compares the calibrated simulator with them.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
 import { traceToJson } from '../core/trace/json';
-import { BLOCKING_CALIBRATION_SCENARIO, CALIBRATION_SCENARIO } from '../runner/calibrate';
+import { BLOCKING_CALIBRATION_SCENARIO, CALIBRATION_RUNS, CALIBRATION_SCENARIO } from '../runner/calibrate';
 import { runOnGpu } from '../runner/gpu';
 import { missingDevice } from '../runner/devices';
 import { availability } from '../runner/native';
@@ -19,10 +20,12 @@ async function main() {
   }
   const out = process.env.SYNCSCOPE_DUMP ?? 'gpu-traces';
   mkdirSync(out, { recursive: true });
-  const cal = await runOnGpu(compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json'));
-  writeFileSync(join(out, 'calibration.json'), traceToJson(cal));
-  const blocking = await runOnGpu(compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json'));
-  writeFileSync(join(out, 'calibration-blocking.json'), traceToJson(blocking));
+  const cal = compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json');
+  const blocking = compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json');
+  for (let run = 0; run < CALIBRATION_RUNS; run++) {
+    writeFileSync(join(out, `calibration.${run}.json`), traceToJson(await runOnGpu(cal)));
+    writeFileSync(join(out, `calibration-blocking.${run}.json`), traceToJson(await runOnGpu(blocking)));
+  }
   const dir = repoPath('examples');
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.scenario.json')).sort()) {
     const program = compileScenario(readFileSync(join(dir, f), 'utf8'), f);
@@ -31,7 +34,7 @@ async function main() {
       console.log(`skipped ${f}: ${missing.message}`);
       continue;
     }
-    for (let run = 0; run < Number(process.env.SYNCSCOPE_DUMP_RUNS ?? 3); run++) writeFileSync(join(out, `${f.replace('.scenario.json', '')}.${run}.json`), traceToJson(await runOnGpu(program)));
+    for (let run = 0; run < Number(process.env.SYNCSCOPE_DUMP_RUNS ?? 5); run++) writeFileSync(join(out, `${f.replace('.scenario.json', '')}.${run}.json`), traceToJson(await runOnGpu(program)));
   }
   console.log(`traces written to ${out}`);
 }

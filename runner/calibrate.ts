@@ -204,7 +204,7 @@ export async function calibrateProfile(opts: { device?: number; onProgress?: (m:
 }
 
 /** Calibration runs per profile: each number is the median over them, so one run the shared host disturbed does not set it. */
-const CALIBRATION_RUNS = 3;
+export const CALIBRATION_RUNS = 3;
 
 /** The profile, and what the recorder added in the same runs. */
 export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorderTailNs: number }> {

@@ -3,22 +3,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { compileScenario } from '../../core/scenario/parse';
-import { simulate } from '../../core/simulate';
 import type { Trace } from '../../core/trace/model';
 import { calibrate } from '../../runner/calibrate';
 import { runOnGpu } from '../../runner/gpu';
-import { asRecorded } from '../../runner/recorded';
+import { SIM_TOLERANCE, simVsGpu } from '../../runner/sim-vs-gpu';
 import { repoPath } from '../helpers/paths';
-import { cannotRun, median, noGpu } from './gpu';
+import { cannotRun, noGpu } from './gpu';
 
 /** GPU runs per example: the seed examples block for 3 to 25 us in all, so one run's jitter is a large share. */
 const RUNS = 9;
-
-const blocked = (t: Trace) => {
-  let sum = 0;
-  for (let i = 0; i < t.calls.count; i++) sum += t.calls.blockedNs[i];
-  return sum;
-};
 
 test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per example', { skip: noGpu }, async (t) => {
   const { profile, recorderTailNs } = await calibrate();
@@ -35,14 +28,11 @@ test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per exam
       t.diagnostic(`${f}: skipped, ${missing}`);
       continue;
     }
-    const runs: number[] = [];
-    for (let i = 0; i < RUNS; i++) runs.push(blocked(await runOnGpu(program)));
-    const gpu = median(runs);
-    // The GPU runs carry the recorder's events, so the simulator runs with them too.
-    const sim = blocked(simulate(program, asRecorded(profile, recorderTailNs)));
-    const ratio = gpu > 0 ? sim / gpu : sim === 0 ? 1 : Infinity;
-    t.diagnostic(`${f}: GPU ${gpu} ns blocked, simulator ${sim} ns (${(100 * (ratio - 1)).toFixed(1)}%)`);
-    if (Math.abs(ratio - 1) > 0.15) off.push(`${f} ${(100 * (ratio - 1)).toFixed(1)}%`);
+    const runs: Trace[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await runOnGpu(program));
+    const r = simVsGpu(program, runs, profile, recorderTailNs);
+    t.diagnostic(`${f}: GPU ${r.gpuNs} ns blocked, simulator ${r.simNs} ns (${(100 * r.off).toFixed(1)}%)`);
+    if (Math.abs(r.off) > SIM_TOLERANCE) off.push(`${f} ${(100 * r.off).toFixed(1)}%`);
   }
   assert.deepEqual(off, []);
 });
