@@ -141,8 +141,8 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
     sleepWakeNs: wakeFromSleepy(t, 2, overhead),
     pinnedHtoDGBps: bw('HtoD hp -> d1', false),
     pinnedDtoHGBps: bw('DtoH d1 -> hp', false),
-    ...pageable(t, 'HtoD hm -> dm', 'pageableHtoD', copyCallNs + submitNs),
-    ...pageable(t, 'DtoH dm -> hm', 'pageableDtoH', copyCallNs + submitNs),
+    pageableHtoDGBps: pageableRate(t, 'HtoD hm -> dm', SMALL_PAGEABLE.pageableHtoD),
+    pageableDtoHGBps: pageableRate(t, 'DtoH dm -> hm', SMALL_PAGEABLE.pageableDtoH),
     dtoDGBps: bw('DtoD d1 -> d2', false),
     hostCopyGBps: bw('HtoH hq -> hq2', true),
     memoryGBps: median(touches.map((i) => (2 * o.bytes[i]) / (o.truthEnd[i] - o.truthStart[i]))),
@@ -158,19 +158,13 @@ function wholeCall(t: Trace, name: string): number {
 const SMALL_PAGEABLE = { pageableHtoD: 'HtoD ht -> dt', pageableDtoH: 'DtoH dt -> ht' } as const;
 
 /**
- * A pageable copy in the simulator's terms: the call, then the op, lasting a fixed latency plus its
- * bytes at a rate; the host returns when the op ends. The rate comes from the difference between
- * the mid-sized and the small copy, so nothing before the op enters it; the latency here assumes
- * the op starts submitNs after the call, and `calibrate` replaces it by what the simulator itself
- * lacks on the small copy.
+ * A pageable copy's rate in the simulator's terms (a fixed latency, then its bytes at a rate): from
+ * the difference between the mid-sized and the small copy, so nothing before the op enters it. The
+ * latency is fitted through the simulator itself (fitPageableLatencies).
  */
-function pageable(t: Trace, mid: string, key: keyof typeof SMALL_PAGEABLE, beforeOpNs: number): Partial<SimProfile> {
-  const small = SMALL_PAGEABLE[key];
+function pageableRate(t: Trace, mid: string, small: string): number {
   const bytes = (name: string) => t.ops.bytes[ops(t, name)[0]];
-  return {
-    [`${key}LatencyNs`]: Math.max(0, wholeCall(t, small) - beforeOpNs),
-    [`${key}GBps`]: (bytes(mid) - bytes(small)) / (wholeCall(t, mid) - wholeCall(t, small)),
-  };
+  return (bytes(mid) - bytes(small)) / (wholeCall(t, mid) - wholeCall(t, small));
 }
 
 /**
