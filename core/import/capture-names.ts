@@ -53,8 +53,9 @@ export function copyKindOf(kind: number): CopyKind {
   switch (kind) {
     case 1: case 3: return 'HtoD';
     case 2: case 4: return 'DtoH';
-    case 5: case 6: case 7: case 8: case 10: return 'DtoD';
+    case 5: case 6: case 7: case 8: return 'DtoD';
     case 9: return 'HtoH';
+    case 10: return 'PtoP';
     default: return '';
   }
 }

@@ -28,6 +28,8 @@ export interface RawCall {
   api: number; domain: number; cbid: number; thread: number; correlationId: number; result: number;
   begin: number; end: number; stream: number; event: number; event2: number; seq: number; seq2: number;
   bytes: number; flags: number; priority: number; value: number; streamId: number; hostMemory: number; copyDir: number;
+  /** CUPTI's device id of the context current to the call; -1 when none was (or an older library wrote the file). */
+  device: number;
 }
 export interface RawKernel { correlationId: number; deviceId: number; streamId: number; name: number; start: number; end: number; grid: number; block: number }
 export interface RawMemcpy { correlationId: number; deviceId: number; streamId: number; copyKind: number; srcKind: number; dstKind: number; bytes: number; start: number; end: number }
@@ -122,7 +124,7 @@ export function decodeCapture(bytes: Uint8Array): RawCapture {
           result: v.getInt32(b + 12, true), begin: time(b + 16), end: time(b + 24), stream: u64(b + 32), event: u64(b + 40),
           event2: u64(b + 48), seq: seq(b + 56), seq2: seq(b + 64), bytes: u64(b + 72), flags: u32(b + 80),
           priority: v.getInt32(b + 84, true), value: v.getFloat32(b + 88, true), streamId: u32(b + 92),
-          hostMemory: bytes[b + 96], copyDir: bytes[b + 97],
+          hostMemory: bytes[b + 96], copyDir: bytes[b + 97], device: bytes[b + 99] - 1,
         });
         break;
       case RECORD.kernel:

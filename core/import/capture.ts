@@ -45,6 +45,7 @@ interface StreamInfo {
   legacyDefault?: boolean;
   perThreadDefault?: boolean;
   thread?: number;
+  device?: number;
 }
 
 export function importCapture(bytes: Uint8Array, opts: CaptureOptions = {}): Trace {
@@ -61,15 +62,18 @@ class Converter {
   private readonly releases = new ReleaseRule(this.b);
   private readonly byCorr = new Map<number, Activities>();
   private readonly calls: RawCall[];
+  /** The lowest device that ran work: the trace's device, and the one for anything no record places. */
   private readonly device: number;
+  /** The device each call ran on (by position in `calls`): its context's, else its ops', else its thread's last. */
+  private readonly callDevice: number[] = [];
   private origin = 0;
   private readonly threadLane = new Map<number, number>();
   private readonly streamLane = new Map<string, number>();
   private readonly streamInfo = new Map<string, StreamInfo>();
   /** The lane key of each call (by position in `calls`), fixed in a first pass that follows stream creation. */
   private readonly laneKey: (string | undefined)[] = [];
-  /** CUPTI stream id -> lane key, learned from calls whose ops carry it. */
-  private readonly streamIdKey = new Map<number, string>();
+  /** `${device}:${CUPTI stream id}` -> lane key, learned from calls whose ops carry it (ids are per context). */
+  private readonly streamIdKey = new Map<string, string>();
   /** Event handle -> its current name and the record count it was created at. */
   private readonly eventGen = new Map<number, { name: string; base: number }>();
   private events = 0;
@@ -117,6 +121,10 @@ class Converter {
     this.crossCheck();
 
     const dev = raw.devices.find((d) => d.id === this.device) ?? raw.devices[0];
+    const used = [...new Set(b.lanes.filter((l) => l.kind === 'stream').map((l) => l.device))].sort((x, y) => x - y);
+    const devices = used.length > 1
+      ? used.map((d) => ({ device: d, name: raw.devices.find((x) => x.id === d)?.name ?? `GPU ${d}`, sms: raw.devices.find((x) => x.id === d)?.sms, index: d }))
+      : undefined;
     const v = raw.cudaDriverVersion;
     const notes = [
       `captured with CUPTI ${raw.cuptiApiVersion} from process ${raw.pid}: ${raw.calls.length} calls on ${raw.threads.length} threads, ` +
@@ -138,6 +146,7 @@ class Converter {
     return b.finish({
       source: 'capture',
       device: dev ? { name: dev.name, sms: dev.sms, computeCapability: dev.computeCapability, index: dev.id, driver: v ? `CUDA ${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}` : undefined } : undefined,
+      ...(devices ? { devices } : {}),
       clock: 'cupti',
       alignmentErrorNs: 0,
       scenario: this.opts.name ? { name: this.opts.name } : undefined,
@@ -170,33 +179,48 @@ class Converter {
     return lane;
   }
 
-  /** Fixes each call's stream identity in time order: a handle reused after destroy is a new stream. */
+  /**
+   * Fixes each call's device and stream identity in time order: a handle reused after destroy is a
+   * new stream, and the default streams are per device (S21).
+   */
   private assignLanes(): void {
     const generation = new Map<number, number>();
+    const threadDevice = new Map<number, number>();
     let created = 0;
-    this.streamInfo.set('legacy', { name: 'legacy default', legacyDefault: true, nonBlocking: false });
     this.calls.forEach((c, i) => {
+      const a = this.byCorr.get(c.correlationId);
+      const ops = a ? [...a.kernels, ...a.memcpys, ...a.memsets, ...a.events] : [];
+      const dev = c.device >= 0 ? c.device : ops[0]?.deviceId ?? threadDevice.get(c.thread) ?? this.device;
+      threadDevice.set(c.thread, dev);
+      this.callDevice[i] = dev;
       if (c.api === API.streamCreate && c.result === 0) {
         const gen = (generation.get(c.stream) ?? 0) + 1;
         generation.set(c.stream, gen);
         this.streamInfo.set(`h:${c.stream}:${gen}`, {
           name: `stream ${++created}`, nonBlocking: (c.flags & CU_STREAM_NON_BLOCKING) !== 0, priority: c.priority, streamId: c.streamId || undefined,
+          device: c.device >= 0 ? c.device : undefined,
         });
         return;
       }
       if (!usesStream(c)) return;
       let key: string;
-      if (c.stream === LEGACY_STREAM) key = 'legacy';
-      else if (c.stream === PER_THREAD_STREAM) {
-        key = `pt:${c.thread}`;
-        if (!this.streamInfo.has(key)) this.streamInfo.set(key, { name: '', perThreadDefault: true, nonBlocking: false, thread: c.thread });
+      if (c.stream === LEGACY_STREAM) {
+        key = `legacy:${dev}`;
+        if (!this.streamInfo.has(key)) {
+          this.streamInfo.set(key, { name: dev === this.device ? 'legacy default' : `legacy default (GPU ${dev})`, legacyDefault: true, nonBlocking: false, device: dev });
+        }
+      } else if (c.stream === PER_THREAD_STREAM) {
+        key = `pt:${c.thread}:${dev}`;
+        if (!this.streamInfo.has(key)) this.streamInfo.set(key, { name: '', perThreadDefault: true, nonBlocking: false, thread: c.thread, device: dev });
       } else {
         key = `h:${c.stream}:${generation.get(c.stream) ?? 0}`;
-        if (!this.streamInfo.has(key)) this.streamInfo.set(key, { name: `stream 0x${c.stream.toString(16)}` });
+        const info = this.streamInfo.get(key);
+        // A stream's device is its creator's context's; without one, where its work ran.
+        if (!info) this.streamInfo.set(key, { name: `stream 0x${c.stream.toString(16)}`, device: ops[0]?.deviceId ?? dev });
+        else if (info.device === undefined && ops.length) info.device = ops[0].deviceId;
       }
       this.laneKey[i] = key;
-      const a = this.byCorr.get(c.correlationId);
-      for (const op of a ? [...a.kernels, ...a.memcpys, ...a.memsets, ...a.events] : []) this.streamIdKey.set(op.streamId, key);
+      for (const op of ops) this.streamIdKey.set(`${op.deviceId}:${op.streamId}`, key);
     });
   }
 
@@ -205,9 +229,10 @@ class Converter {
     if (lane !== undefined) return lane;
     const s = this.streamInfo.get(key) ?? { name: key };
     const thread = s.thread === undefined ? undefined : this.thread(s.thread);
-    const name = s.perThreadDefault ? `per-thread default (${this.b.lanes[thread ?? 0].name})` : s.name;
+    const device = s.device ?? this.device;
+    const name = s.perThreadDefault ? `per-thread default (${this.b.lanes[thread ?? 0].name}${device === this.device ? '' : `, GPU ${device}`})` : s.name;
     lane = this.b.lane({
-      kind: 'stream', name, device: this.device, nonBlocking: s.nonBlocking, priority: s.priority,
+      kind: 'stream', name, device, nonBlocking: s.nonBlocking, priority: s.priority,
       legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault, thread, handle: s.streamId,
     });
     this.streamLane.set(key, lane);
@@ -251,14 +276,16 @@ class Converter {
   private orphanOps(): { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] {
     const list: { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] = [];
     const captured = new Set(this.raw.calls.map((c) => c.correlationId));
-    const key = (streamId: number) => {
-      const k = this.streamIdKey.get(streamId) ?? `sid:${streamId}`;
-      if (!this.streamInfo.has(k)) this.streamInfo.set(k, { name: `stream ${streamId} (CUPTI id)`, streamId });
+    const key = ({ deviceId, streamId }: { deviceId: number; streamId: number }) => {
+      const k = this.streamIdKey.get(`${deviceId}:${streamId}`) ?? `sid:${deviceId}:${streamId}`;
+      if (!this.streamInfo.has(k)) {
+        this.streamInfo.set(k, { name: `stream ${streamId} (CUPTI id${deviceId === this.device ? '' : `, GPU ${deviceId}`})`, streamId, device: deviceId });
+      }
       return k;
     };
-    for (const k of this.raw.kernels) if (!captured.has(k.correlationId)) list.push({ start: k.start, key: key(k.streamId), init: this.kernelInit(k) });
-    for (const m of this.raw.memcpys) if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m.streamId), init: this.copyInit([m], '', '') });
-    for (const m of this.raw.memsets) if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m.streamId), init: this.memsetInit([m], '') });
+    for (const k of this.raw.kernels) if (!captured.has(k.correlationId)) list.push({ start: k.start, key: key(k), init: this.kernelInit(k) });
+    for (const m of this.raw.memcpys) if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m), init: this.copyInit([m], '', '') });
+    for (const m of this.raw.memsets) if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m), init: this.memsetInit([m], '') });
     this.orphans = list.length;
     return list.sort((a, b) => a.start - b.start);
   }
@@ -368,9 +395,12 @@ class Converter {
         if (stream !== undefined) this.release(call, this.order.last(stream));
         break;
       }
-      case API.deviceSync:
-        this.release(add('deviceSync'), this.order.lastOfDevice(this.device));
+      case API.deviceSync: {
+        // S21: the current device's streams only.
+        const device = this.callDevice[i];
+        this.release(add('deviceSync', { device }), this.order.lastOfDevice(device));
         break;
+      }
       case API.elapsed:
         add('elapsed', { event: this.eventName(c.event), event2: this.eventName(c.event2), value: ok ? c.value : undefined });
         break;
@@ -416,7 +446,7 @@ class Converter {
     const preds = this.order.predecessors(stream);
     const op = this.op(stream, call, init);
     const pageable = init.hostMemory === 'pageable';
-    const blocks = init.copy === 'HtoH' || (async ? pageable : init.copy !== 'DtoD');
+    const blocks = init.copy === 'HtoH' || (async ? pageable : init.copy !== 'DtoD' && init.copy !== 'PtoP');
     if (!blocks) return;
     // A pageable host-to-device copy may return once its data is staged: then the host waited
     // only for what the copy was ordered after.

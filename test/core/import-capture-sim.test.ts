@@ -19,12 +19,8 @@ const cases: [string, string][] = [
 ];
 
 for (const [name, text] of cases) {
-  test(`${name}: a capture of the simulated run has the simulator's releasing ops and edges`, (t) => {
+  test(`${name}: a capture of the simulated run has the simulator's releasing ops and edges`, () => {
     const sim = simulate(compileScenario(text, 'x.scenario.json'));
-    if (new Set(sim.lanes.map((l) => l.device)).size > 1) {
-      t.skip('several devices (S21): the capture converter puts every stream on one device');
-      return;
-    }
     const captured = importCapture(rawFromTrace(sim));
     const a = structureOf(captured);
     const b = structureOf(sim);

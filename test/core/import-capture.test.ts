@@ -289,3 +289,50 @@ test('a capture of 200k launches converts, with the one launch that waited for r
   assert.equal(blocked.length, 1);
   assert.equal(released(t, blocked[0]), 'long');
 });
+
+test('two GPUs (S21): each call on its context\'s device, a legacy stream per device, cudaDeviceSynchronize waits for its device only', () => {
+  const w = new RawCaptureWriter();
+  w.device('NVIDIA H200', 132, 0);
+  w.device('NVIDIA H200', 132, 1);
+  w.call({ api: 'streamCreate', name: 'cudaStreamCreateWithFlags', begin: 0, end: 900, stream: S1, flags: 1, streamId: 13, device: 0 });
+  w.call({ api: 'streamCreate', name: 'cudaStreamCreateWithFlags', begin: 1000, end: 1900, stream: S2, flags: 1, streamId: 13, device: 1 });
+  w.call({ api: 'eventCreate', name: 'cudaEventCreate', begin: 2000, end: 2100, event: E, seq: 0, device: 0 });
+  // GPU 0: a short kernel, its record, then a long kernel; GPU 1's stream waits for the record, and
+  // GPU 1 also runs work on its legacy stream.
+  const first = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 12_000, stream: S1, device: 0 });
+  w.kernel(first, 'short0', 13_000, 50_000, 13, 132, 256, 0);
+  w.call({ api: 'record', name: 'cudaEventRecord', begin: 12_500, end: 13_000, stream: S1, event: E, seq: 1, device: 0 });
+  const long = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 13_500, end: 14_500, stream: S1, device: 0 });
+  w.kernel(long, 'long0', 50_500, 2_000_000, 13, 132, 256, 0);
+  const short = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 15_000, end: 18_000, stream: S2, device: 1 });
+  w.kernel(short, 'short1', 19_000, 100_000, 13, 132, 256, 1);
+  const leg = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 19_000, end: 22_000, stream: LEGACY_STREAM, device: 1 });
+  w.kernel(leg, 'legacy1', 100_500, 150_000, 7, 132, 256, 1);
+  w.call({ api: 'streamWait', name: 'cudaStreamWaitEvent', begin: 23_000, end: 23_500, stream: S2, event: E, seq: 1, device: 1 });
+  w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 30_000, end: 153_000, device: 1 });
+  w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 160_000, end: 2_003_000, device: 0 });
+  // Work whose call was not captured, on CUPTI stream id 13 of each device: two streams, not one.
+  w.kernel(9990, 'orphan0', 2_100_000, 2_200_000, 99, 132, 256, 0);
+  w.kernel(9991, 'orphan1', 2_100_000, 2_200_000, 99, 132, 256, 1);
+  const t = importCapture(w.bytes());
+
+  const streams = t.lanes.filter((l) => l.kind === 'stream').map((l) => [l.name, l.device]);
+  assert.deepEqual(streams, [['stream 1', 0], ['stream 2', 1], ['legacy default (GPU 1)', 1], ['stream 99 (CUPTI id)', 0], ['stream 99 (CUPTI id, GPU 1)', 1]]);
+  assert.deepEqual(t.meta.devices?.map((d) => d.device), [0, 1]);
+  const [sync1, sync0] = callsNamed(t, 'cudaDeviceSynchronize');
+  assert.equal(released(t, sync1), 'legacy1', 'GPU 1\'s synchronize does not wait for GPU 0\'s long kernel');
+  assert.deepEqual([t.calls.device[sync1], t.calls.device[sync0]], [1, 0]);
+  assert.equal(released(t, sync0), 'long0');
+  // The wait on GPU 1 is bound to GPU 0's record.
+  assert.deepEqual(edges(t, 'event'), [[opNamed(t, 'record event 1')[0], opNamed(t, 'wait event 1')[0]]]);
+});
+
+test('a capture from a library that wrote no devices: every call takes its ops\' device, or its thread\'s last', () => {
+  const w = new RawCaptureWriter();
+  const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: LEGACY_STREAM });
+  w.kernel(a, 'on1', 14_000, 50_000, 7, 132, 256, 1);
+  w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 14_000, end: 53_000 });
+  const t = importCapture(w.bytes());
+  assert.deepEqual(t.lanes.filter((l) => l.kind === 'stream').map((l) => [l.name, l.device]), [['legacy default', 1]]);
+  assert.equal(released(t, callsNamed(t, 'cudaDeviceSynchronize')[0]), 'on1');
+});

@@ -24,6 +24,8 @@ export interface CallSpec {
   streamId?: number;
   hostMemory?: number;
   copyDir?: number;
+  /** The device of the context current to the call; none by default, as when no context was current. */
+  device?: number;
 }
 
 class Bytes {
@@ -74,31 +76,31 @@ export class RawCaptureWriter {
     return corr;
   }
 
-  kernel(corr: number, name: string, start: number, end: number, streamId = 7, grid = 132, block = 256): void {
+  kernel(corr: number, name: string, start: number, end: number, streamId = 7, grid = 132, block = 256, device = 0): void {
     if (!this.kernelNames.has(name)) {
       const id = this.kernelNames.size + 1;
       this.kernelNames.set(name, id);
       this.record(RECORD.string, new Bytes().u32(id).text(name));
     }
-    this.record(RECORD.kernel, new Bytes().u32(corr).u32(0).u32(streamId).u32(this.kernelNames.get(name) ?? 0).time(start).time(end)
+    this.record(RECORD.kernel, new Bytes().u32(corr).u32(device).u32(streamId).u32(this.kernelNames.get(name) ?? 0).time(start).time(end)
       .i32(grid).i32(1).i32(1).i32(block).i32(1).i32(1));
   }
 
   /** `copyKind`, `src`, `dst`: CUPTI's memcpy and memory kinds (1 HtoD, 2 DtoH; 1 pageable, 2 pinned, 3 device). */
-  memcpy(corr: number, copyKind: number, src: number, dst: number, bytes: number, start: number, end: number, streamId = 7): void {
-    this.record(RECORD.memcpy, new Bytes().u32(corr).u32(0).u32(streamId).u8(copyKind).u8(src).u8(dst).u8(0).u64(BigInt(bytes)).time(start).time(end));
+  memcpy(corr: number, copyKind: number, src: number, dst: number, bytes: number, start: number, end: number, streamId = 7, device = 0): void {
+    this.record(RECORD.memcpy, new Bytes().u32(corr).u32(device).u32(streamId).u8(copyKind).u8(src).u8(dst).u8(0).u64(BigInt(bytes)).time(start).time(end));
   }
 
-  memset(corr: number, memoryKind: number, bytes: number, start: number, end: number, streamId = 7): void {
-    this.record(RECORD.memset, new Bytes().u32(corr).u32(0).u32(streamId).u32(memoryKind).u64(BigInt(bytes)).time(start).time(end));
+  memset(corr: number, memoryKind: number, bytes: number, start: number, end: number, streamId = 7, device = 0): void {
+    this.record(RECORD.memset, new Bytes().u32(corr).u32(device).u32(streamId).u32(memoryKind).u64(BigInt(bytes)).time(start).time(end));
   }
 
   /** `deviceTimestamp`: when the GPU passed the record (ns, as the other times), or none. */
-  cudaEvent(corr: number, syncId: number, streamId = 7, deviceTimestamp?: number): void {
+  cudaEvent(corr: number, syncId: number, streamId = 7, deviceTimestamp?: number, deviceId = 0): void {
     const device = new Bytes();
     if (deviceTimestamp === undefined) device.u64(0n);
     else device.time(deviceTimestamp);
-    this.record(RECORD.cudaEvent, new Bytes().u32(corr).u32(0).u32(streamId).u32(1).concat(device.bytes()).u64(BigInt(syncId)));
+    this.record(RECORD.cudaEvent, new Bytes().u32(corr).u32(deviceId).u32(streamId).u32(1).concat(device.bytes()).u64(BigInt(syncId)));
   }
 
   /** `type`: 1 event synchronize, 2 stream wait event. */
@@ -106,8 +108,8 @@ export class RawCaptureWriter {
     this.record(RECORD.sync, new Bytes().u32(corr).u32(type).u32(7).u32(1).time(start).time(end).u64(BigInt(syncId)).u32(0).u32(0));
   }
 
-  device(name: string, sms: number): void {
-    this.record(RECORD.device, new Bytes().u32(0).u32(sms).u32(9).u32(0).text(name));
+  device(name: string, sms: number, id = 0): void {
+    this.record(RECORD.device, new Bytes().u32(id).u32(sms).u32(9).u32(0).text(name));
   }
 
   private record(type: number, body: Bytes): void {
@@ -128,7 +130,7 @@ export class RawCaptureWriter {
       const body = new Bytes().u8(API[c.api]).u8(domain).u16(this.cbids.get(c.name) ?? 0).u32(c.thread ?? 0).u32(c.corr).i32(c.result ?? 0)
         .time(c.begin).time(c.end).u64(BigInt(c.stream ?? 0)).u64(BigInt(c.event ?? 0)).u64(BigInt(c.event2 ?? 0))
         .u64(seq(c.seq)).u64(seq(c.seq2)).u64(BigInt(c.bytes ?? 0)).u32(c.flags ?? 0).i32(c.priority ?? 0).f32(c.value ?? 0)
-        .u32(c.streamId ?? 0).u8(c.hostMemory ?? 0).u8(c.copyDir ?? 0).u8(1).u8(0).u32(0).bytes();
+        .u32(c.streamId ?? 0).u8(c.hostMemory ?? 0).u8(c.copyDir ?? 0).u8(1).u8(c.device === undefined ? 0 : c.device + 1).u32(0).bytes();
       out.u16(RECORD.call).u16(0).u32(body.length).concat(body);
     }
     for (const [name, cbid] of this.cbids) {

@@ -63,6 +63,20 @@ HostMemory memoryOf(ThreadLog& log, const void* p) {
   return kDeviceMem;
 }
 
+/** The device of `ctx` as CallBody::device stores it; asked of CUPTI once per change of context. */
+uint8_t deviceOf(ThreadLog& log, CUcontext ctx) {
+  if (!ctx) return 0;
+  if (ctx != log.lastContext) {
+    uint32_t id = 0;
+    log.toolDepth++;
+    const bool ok = cuptiGetDeviceId(ctx, &id) == CUPTI_SUCCESS && id < 255;
+    log.toolDepth--;
+    log.lastContext = ctx;
+    log.lastDevice = ok ? static_cast<uint8_t>(id + 1) : 0;
+  }
+  return log.lastDevice;
+}
+
 /** A copy between `dst` and `src`: its direction and the host side's memory. */
 void describeCopy(ThreadLog& log, CallBody* c, const void* dst, const void* src, int runtimeKind) {
   CopyDir dir = kDirUnknown;
@@ -424,6 +438,7 @@ void CUPTIAPI onApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   c->domain = static_cast<uint8_t>(domain);
   c->cbid = static_cast<uint16_t>(cbid);
   c->correlationId = cb->correlationId;
+  c->device = deviceOf(log, cb->context);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) onRuntimeEnter(log, c, cbid, cb->functionParams, info.perThread);
   else onDriverEnter(log, c, cbid, cb->functionParams, info.perThread);
   // Bound when the call begins: S7 binds a wait to the latest record issued before it.

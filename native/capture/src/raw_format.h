@@ -92,7 +92,8 @@ struct CallBody {
   uint8_t hostMemory;  // HostMemory of the copy's host side
   uint8_t copyDir;     // CopyDir
   uint8_t complete;    // 0 while the call has not returned (a dump during a blocking call)
-  uint8_t pad[5];
+  uint8_t device;      // CUPTI's device id of the context current to the call, plus 1; 0: no context
+  uint8_t pad[4];
 };
 
 struct KernelBody {

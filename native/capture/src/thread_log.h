@@ -29,6 +29,9 @@ struct ThreadLog {
   // callbacks inside either are not the program's own calls.
   int toolDepth = 0;
   int runtimeDepth = 0;
+  // The context of this thread's last call and its CallBody::device: programs switch devices rarely.
+  void* lastContext = nullptr;
+  uint8_t lastDevice = 0;
 };
 
 /** The calling thread's log, created on its first call. */
