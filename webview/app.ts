@@ -78,6 +78,7 @@ export class TimelineApp {
     const saved = this.host.getState() as Saved | undefined;
     const state = saved && saved.key === this.key ? saved : undefined;
     this.rows = buildRows(trace, new Set(state?.collapsed ?? []));
+    renderLegend(this.ui.legend, this.rows.groups.filter((g) => g.key !== 'host').length > 1);
     this.renderHeaders();
     this.view?.dispose();
     this.view = new TimelineView(trace, this.rows, this.ui.canvas, this.ui.axis, this.ui.scroller, {

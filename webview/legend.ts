@@ -22,6 +22,8 @@ const ENTRIES: [string, string][] = [
   ['after', 'Happens after the selection'],
 ];
 
-export function renderLegend(box: HTMLElement): void {
-  box.replaceChildren(el('ul', { class: 'legend' }, ...ENTRIES.map(([k, label]) => el('li', {}, el('span', { class: `sw sw-${k}` }), label))));
+/** `severalGpus`: the trace has streams on more than one GPU, so cross-device arrows can appear. */
+export function renderLegend(box: HTMLElement, severalGpus = false): void {
+  const entries = severalGpus ? ENTRIES : ENTRIES.filter(([k]) => k !== 'a-device');
+  box.replaceChildren(el('ul', { class: 'legend' }, ...entries.map(([k, label]) => el('li', {}, el('span', { class: `sw sw-${k}` }), label))));
 }
