@@ -61,6 +61,8 @@ export function createEventScanner(onEvents: (events: unknown[], key: string) =>
   let keyState = 0; // 1: read one of `keys`, 2: and its ':'
   let lines = 0; // newlines before buf[pos]
   let events = 0;
+  /** `events` when the current array opened: an empty array is one with none since then. */
+  let eventsAtOpen = 0;
   const rest: { bytes: Uint8Array; offset: number }[] = [];
 
   let lastNlBeforeBuf = -1; // absolute offset of the last newline before buf[0]
@@ -217,7 +219,7 @@ export function createEventScanner(onEvents: (events: unknown[], key: string) =>
           eventStart = i;
           starts.push(offset + i);
         } else if (c === COMMA && needComma) needComma = false;
-        else if (c === 0x5d && (needComma || starts.length + events === 0 && runFrom < 0)) {
+        else if (c === 0x5d && (needComma || starts.length + events === eventsAtOpen && runFrom < 0)) {
           pos = i;
           if (runFrom >= 0) parseRun(runFrom, runTo, starts);
           runFrom = -1;
@@ -234,6 +236,7 @@ export function createEventScanner(onEvents: (events: unknown[], key: string) =>
           mode = Mode.Between;
           depth = 1;
           eventsDepth = 1;
+          eventsAtOpen = events;
           continue;
         }
         if (c === 0xef || c === 0xbb || c === 0xbf) continue; // a UTF-8 byte order mark
@@ -259,6 +262,7 @@ export function createEventScanner(onEvents: (events: unknown[], key: string) =>
         mode = Mode.Between;
         depth = 2;
         eventsDepth = 2;
+        eventsAtOpen = events;
         needComma = false;
         keyState = 0;
         continue;

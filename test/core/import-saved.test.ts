@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { createSavedTraceReader } from '../../core/import';
 import { parseTrace, traceToJson } from '../../core/trace/json';
 import { importPytorch } from '../../core/import';
+import { compileScenario } from '../../core/scenario/parse';
+import { simulate } from '../../core/simulate';
 import { expectedCounts, generateKineto } from '../../bench/import.generate';
 
 const opts = { steps: 3000, streams: 3, syncEvery: 7 };
@@ -41,4 +43,14 @@ test('a saved trace read in chunks fails with the messages parseTrace gives', ()
   const { edges: _edges, ...noEdges } = JSON.parse(saved);
   assert.equal(messageOf(() => read(JSON.stringify(noEdges), 1 << 30)), '$.edges: expected an array, got nothing');
   assert.equal(messageOf(() => read(JSON.stringify({ ...noEdges, edges: 5 }), 1 << 30)), '$.edges: expected an array, got 5');
+});
+
+test('a saved trace with an empty table after a full one reads (a run of host work and synchronizes has no ops)', () => {
+  const t = simulate(compileScenario(JSON.stringify({ name: 'no ops', steps: [{ hostWork: { us: 5 } }, { deviceSync: true }] }), 'x.scenario.json'));
+  assert.equal(t.ops.count, 0);
+  const text = traceToJson(t);
+  assert.ok(t.calls.count > 0 && /"ops":\s*\[\s*\]/.test(text), 'calls, then an empty ops array');
+  for (const chunk of [1 << 30, 7]) assert.equal(traceToJson(read(text, chunk)), text);
+  // A trailing comma is still not an empty array.
+  assert.match(messageOf(() => read(text.replace(/"ops":\s*\[/, '"ops": [,'), 1 << 30)), /expected a trace event object/);
 });
