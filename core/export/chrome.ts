@@ -8,7 +8,8 @@ import { accessesByOp, callJson, opJson } from '../trace/json';
 import { CALL_KINDS, EDGE_KINDS, OP_KINDS, Trace, str } from '../trace/model';
 
 export const CHROME_FORMAT = 'syncscope-chrome';
-export const CHROME_VERSION = 1;
+/** 2: slices carry their call or op as a whole row (version 1 carried only its id). */
+export const CHROME_VERSION = 2;
 
 const HOST_PID = 1;
 const gpuPid = (device: number) => 10 + Math.max(0, device);

@@ -132,3 +132,9 @@ test('sniffing tells our trace, our Chrome export and a PyTorch trace apart', ()
   assert.equal(sniffFormat('[{"ph":"X"}]'), 'pytorch');
   assert.equal(sniffFormat('{"name":"a scenario"}'), undefined);
 });
+
+test('an export of another version is refused with its version, not misread', () => {
+  const doc = JSON.parse(traceToChrome(sample()));
+  doc.syncscope.version = 1;
+  assert.throws(() => importChrome(JSON.stringify(doc)), /version 1; this build reads version 2/);
+});
