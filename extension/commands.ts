@@ -43,7 +43,7 @@ async function scenarioTarget(arg: unknown): Promise<vscode.Uri | undefined> {
 }
 
 /** Runs `work` under a cancellable progress notification; user-caused failures are said plainly. */
-async function withRun<T>(s: Services, title: string, work: (token: vscode.CancellationToken, progress: vscode.Progress<{ message?: string }>) => Promise<T>): Promise<T | undefined> {
+async function withRun<T>(s: Services, title: string, work: (token: vscode.CancellationToken, progress: vscode.Progress<{ message?: string; increment?: number }>) => Promise<T>): Promise<T | undefined> {
   try {
     return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (progress, token) => work(token, progress));
   } catch (e) {
@@ -197,8 +197,11 @@ async function compare(s: Services): Promise<void> {
       if (files) void vscode.window.showWarningMessage(`Pick exactly two traces (got ${files.length}).`);
       return;
     }
-    const both = await withRun(s, 'Reading two traces', async (_token, progress) =>
-      [await s.runs.traceFile(files[0], progress), await s.runs.traceFile(files[1], progress)] as const);
+    const both = await withRun(s, 'Reading two traces', async (_token, progress) => {
+      // Each file fills half of the one bar.
+      const half = { report: (v: { message?: string; increment?: number }) => progress.report({ ...v, increment: v.increment && v.increment / 2 }) };
+      return [await s.runs.traceFile(files[0], half), await s.runs.traceFile(files[1], half)] as const;
+    });
     if (!both) return;
     [a, b] = both;
     sources = [{ kind: 'trace', uri: files[0].toString() }, { kind: 'trace', uri: files[1].toString() }];

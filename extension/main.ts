@@ -52,8 +52,9 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     vscode.workspace.onDidGrantWorkspaceTrust(probeGpu),
   );
 
-  // One file check: the capture command shows only where the library was built.
-  void vscode.commands.executeCommand('setContext', 'syncscope.captureAvailable', captureAvailable(context.extensionPath));
+  // The capture command hides only once the library is known to be missing: before activation
+  // (a workspace without scenarios) it must show, since running it is what activates us.
+  setTimeout(() => void vscode.commands.executeCommand('setContext', 'syncscope.captureMissing', !captureAvailable()), 0);
   // Probe for a GPU after activation returns: the probe lives in the runner process, never here.
   if (vscode.workspace.isTrusted) setTimeout(probeGpu, 0);
 
