@@ -3,8 +3,9 @@
 // names, edges and wait explanations follow the same conventions as the simulator, so that the two
 // can be compared op for op.
 import type { Program, Step } from '../core/scenario/program';
-import { TraceBuilder, type CallInit, type CallKind, type Trace } from '../core/trace/model';
-import { QUEUE_BLOCKED_NS, ReleaseRule } from '../core/trace/release';
+import { copyBlocksHost, TraceBuilder, type CallInit, type CallKind, type Trace } from '../core/trace/model';
+import { ReleaseRule } from '../core/trace/release';
+import { LaneOrder } from '../core/trace/lane-order';
 import { clockMap, splitCalibration, splitDevices, type ClockMap } from './align';
 import { RECORD_WIDTH, REC, stepDevice, threadOffsets } from './encode';
 import { gpuLatency, latencyNotes, SpanPlacer, splitLatency, type GpuLatency, type SpanKind } from './spans';
@@ -82,7 +83,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault,
     thread: s.thread === undefined ? undefined : threadLane[s.thread],
   }));
-  const order = new StreamOrder(b, program);
+  const order = new LaneOrder(b);
   const spans = new SpanPlacer(program.streams, clocks.map((c) => c.latency));
   const releases = new ReleaseRule(b, Math.max(0, ...clocks.map((c) => c.latency.kernelToEventNs)));
   const current = program.events.map(() => -1);
@@ -105,14 +106,14 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       const id = b.op({ ...init, lane: streamLane[stream], start, end: stop, call: c,
         truthStart: device(timer, at(g, REC.truthStart)), truthEnd: device(timer, at(g, REC.truthEnd)) });
       b.edge('launch', c, id);
-      order.issue(stream, id);
+      order.issue(streamLane[stream], id);
       return id;
     };
     switch (s.op) {
       case 'launch': {
         const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
         const c = call('launch', 'cudaLaunchKernel', { stream: streamLane[s.stream] });
-        if (end - begin > QUEUE_BLOCKED_NS) releases.releaseQueuedLaunch(c);
+        releases.releaseQueuedLaunch(c);
         const id = op(c, s.stream, { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes }, false);
         for (const i of s.reads) b.access(id, program.buffers[i].name, false);
         if (touch) b.access(id, touch.name, false);
@@ -145,12 +146,12 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       }
       case 'streamSync': {
         const c = call('streamSync', 'cudaStreamSynchronize', { stream: streamLane[s.stream] });
-        release(b, releases, c, order.last(s.stream));
+        release(b, releases, c, order.last(streamLane[s.stream]));
         break;
       }
       case 'deviceSync':
         // S21: only the named device's streams.
-        release(b, releases, call('deviceSync', 'cudaDeviceSynchronize', { device: base + s.device }), order.lastOfDevice(s.device));
+        release(b, releases, call('deviceSync', 'cudaDeviceSynchronize', { device: base + s.device }), order.lastOfDevice(base + s.device));
         break;
       case 'setDevice':
         call('api', 'cudaSetDevice', { device: base + s.device });
@@ -169,9 +170,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
         // A synchronous copy's stream is the thread's default stream on its current device.
         const stream = s.stream;
         const hostBuf = s.direction === 'HtoD' || s.direction === 'HtoH' ? src : s.direction === 'DtoH' ? dst : undefined;
-        const pageable = hostBuf?.host === 'pageable';
-        // S17, S18: which copies the host waits for (a peer copy is always async).
-        const blocks = s.direction === 'HtoH' || (s.async ? pageable : s.direction !== 'DtoD' && s.direction !== 'PtoP');
+        const blocks = copyBlocksHost(s.direction, s.async, hostBuf?.host);
         const c = call('memcpy', s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy', { stream: streamLane[stream], bytes: s.bytes });
         const id = op(c, stream, { kind: 'memcpy', name: `${s.direction} ${src.name} -> ${dst.name}`, bytes: s.bytes, copy: s.direction, hostMemory: hostBuf?.host }, blocks);
         b.access(id, src.name, false);
@@ -230,53 +229,4 @@ const cudaVersion = (v: number): string => `CUDA ${Math.floor(v / 1000)}.${Math.
 /** A host wait on `awaited` ops (S12 to S16): the shared rule names the op that released it. */
 function release(b: TraceBuilder, releases: ReleaseRule, call: number, awaited: number[]): void {
   if (releases.release(call, awaited) >= 0) b.calls.cols.blockedNs[call] = b.calls.cols.end[call] - b.calls.cols.begin[call];
-}
-
-/** Stream order (S1) and the legacy default stream's implicit order (S3, S4), as edges. */
-class StreamOrder {
-  private readonly lastOp: number[];
-  /** Per stream: its last op that legacy work was already ordered after, and the last legacy op it was ordered after. */
-  private readonly intoLegacy: number[];
-  private readonly fromLegacy: number[];
-
-  constructor(private readonly b: TraceBuilder, private readonly program: Program) {
-    this.lastOp = program.streams.map(() => -1);
-    this.intoLegacy = program.streams.map(() => -1);
-    this.fromLegacy = program.streams.map(() => -1);
-  }
-
-  last(stream: number): number[] {
-    return this.lastOp[stream] >= 0 ? [this.lastOp[stream]] : [];
-  }
-
-  /** The last op of every stream of `device` (S14, S21). */
-  lastOfDevice(device: number): number[] {
-    return this.lastOp.filter((o, i) => o >= 0 && this.program.streams[i].device === device);
-  }
-
-  issue(stream: number, op: number): void {
-    const prev = this.lastOp[stream];
-    if (prev >= 0) this.b.edge('stream', prev, op);
-    const streams = this.program.streams;
-    const s = streams[stream];
-    // S3 orders the streams of one device with that device's legacy stream.
-    const legacy = streams.findIndex((o) => o.legacyDefault && o.device === s.device);
-    if (!s.nonBlocking && legacy >= 0) {
-      if (s.legacyDefault) {
-        streams.forEach((o, i) => {
-          const last = this.lastOp[i];
-          if (i === stream || o.nonBlocking || o.device !== s.device || last < 0 || this.intoLegacy[i] === last) return;
-          this.intoLegacy[i] = last;
-          this.b.edge('legacy', last, op);
-        });
-      } else {
-        const last = this.lastOp[legacy];
-        if (last >= 0 && this.fromLegacy[stream] !== last) {
-          this.fromLegacy[stream] = last;
-          this.b.edge('legacy', last, op);
-        }
-      }
-    }
-    this.lastOp[stream] = op;
-  }
 }

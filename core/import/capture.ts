@@ -6,9 +6,10 @@
 // Exact event identity: the capture library numbers each event handle's records, and every wait,
 // query and synchronize carries the number of the record it bound to (S7). So a re-recorded event
 // never confuses which record a wait meant, whatever the timing.
-import { RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
-import { QUEUE_BLOCKED_NS, ReleaseRule } from '../trace/release';
-import { LaneOrder } from './capture-order';
+import { copyBlocksHost, RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
+import { ReleaseRule } from '../trace/release';
+import { LaneOrder } from '../trace/lane-order';
+import { isAsyncApi } from './cuda-api';
 import { copyKindOf, hostMemoryOf, kernelName, NOT_READY, statusName } from './capture-names';
 import {
   API, COPY_DIR, decodeCapture, HOST_MEMORY, LEGACY_STREAM, PER_THREAD_STREAM, SEQ_UNKNOWN,
@@ -350,7 +351,7 @@ class Converter {
     switch (c.api) {
       case API.launch: {
         const call = add('launch');
-        if (end - begin > QUEUE_BLOCKED_NS) this.releases.releaseQueuedLaunch(call, QUEUE_PENDING_OPS);
+        this.releases.releaseQueuedLaunch(call, QUEUE_PENDING_OPS);
         for (const k of acts?.kernels ?? []) if (stream !== undefined) this.op(stream, call, this.kernelInit(k));
         break;
       }
@@ -408,7 +409,7 @@ class Converter {
         this.copy(c, name, stream, acts, add);
         break;
       case API.memset: {
-        const async = /Async/.test(name);
+        const async = isAsyncApi(name);
         const call = add('memset', { bytes: c.bytes });
         const host = hostOf(c.hostMemory);
         if (!acts?.memsets.length || stream === undefined) break; // pageable memory: the runtime clears it on the host
@@ -438,16 +439,13 @@ class Converter {
 
   /** S17, S18: which copies the host waits for, and the op that let it go. */
   private copy(c: RawCall, name: string, stream: number | undefined, acts: Activities | undefined, add: (k: CallKind, i?: Partial<CallInit>) => number): void {
-    const async = /Async/.test(name);
     const call = add('memcpy', { bytes: c.bytes });
     const dir = COPY_DIR[c.copyDir] ?? '';
     if (!acts?.memcpys.length || stream === undefined) return;
     const init = this.copyInit(acts.memcpys, dir, hostOf(c.hostMemory));
     const preds = this.order.predecessors(stream);
     const op = this.op(stream, call, init);
-    const pageable = init.hostMemory === 'pageable';
-    const blocks = init.copy === 'HtoH' || (async ? pageable : init.copy !== 'DtoD' && init.copy !== 'PtoP');
-    if (!blocks) return;
+    if (!copyBlocksHost(init.copy ?? '', isAsyncApi(name), init.hostMemory)) return;
     // A pageable host-to-device copy may return once its data is staged: then the host waited
     // only for what the copy was ordered after.
     const end = this.b.calls.cols.end[call];
@@ -471,7 +469,6 @@ class Converter {
     if (this.releases.release(call, awaited) >= 0) c.blockedNs[call] = c.end[call] - c.begin[call];
   }
 
-  /** S19: a launch that blocked was let go when an op completed and made room in the queue. */
   /**
    * CUPTI ties each event synchronize and stream wait to the record it saw through cudaEventSyncId.
    * That is a second, independent account of the binding: count where it agrees with ours.

@@ -1,6 +1,6 @@
 // Which op released each host wait of an imported PyTorch trace, and the event edges that the
 // trace names. The rules, and why each is sound, are in docs/import.md.
-import { CALL_KINDS, CallKind, RELEASED_NONE, RELEASED_UNKNOWN, TraceBuilder } from '../trace/model';
+import { CALL_KINDS, CallKind, COPY_KINDS, copyBlocksHost, HOST_MEMORY, RELEASED_NONE, RELEASED_UNKNOWN, TraceBuilder } from '../trace/model';
 import type { CorrIndex } from './corr-index';
 import { isAsyncApi } from './cuda-api';
 import type { IssueIndex } from './issue-order';
@@ -81,7 +81,7 @@ export function resolveWaits(b: TraceBuilder, order: IssueIndex, callCorr: Float
       }
     } else if (k === 'memcpy') {
       const op = opByCorr.get(corr);
-      if (op < 0 || !blocksHost(b, call, op)) continue;
+      if (op < 0 || !copyBlocksHost(COPY_KINDS[b.ops.cols.copy[op]], isAsyncApi(b.strings.get(b.calls.cols.name[call])), HOST_MEMORY[b.ops.cols.hostMemory[op]])) continue;
       // The host waits for earlier work in the copy's stream, then for the copy itself unless it
       // returned once the data was staged (pageable host-to-device).
       const prior = order.lastOnStream(ops.lane[op], corr);
@@ -102,10 +102,3 @@ export function resolveWaits(b: TraceBuilder, order: IssueIndex, callCorr: Float
 
 const RESOLVED = new Set<CallKind>(['eventSync', 'streamSync', 'deviceSync', 'memcpy', 'streamWait', 'query']);
 
-/** S17 and S18: which copies make the host wait. */
-function blocksHost(b: TraceBuilder, call: number, op: number): boolean {
-  const copy = b.ops.cols.copy[op]; // 1 HtoD, 2 DtoH, 3 DtoD, 4 HtoH
-  if (copy === 3 || copy === 0) return false;
-  const name = b.strings.get(b.calls.cols.name[call]);
-  return !isAsyncApi(name) || b.ops.cols.hostMemory[op] === 2;
-}

@@ -8,7 +8,7 @@
 // not zero is written), names are interned once per distinct name, and the agenda and the device
 // keep their state in typed arrays.
 import type { Program, Step, ThreadDecl } from '../scenario/program';
-import { ANSWERS, CALL_KINDS, COPY_KINDS, HOST_MEMORY, OP_KINDS, RELEASED_NONE, TraceBuilder, type Trace } from '../trace/model';
+import { ANSWERS, CALL_KINDS, COPY_KINDS, copyBlocksHost, HOST_MEMORY, OP_KINDS, RELEASED_NONE, TraceBuilder, type Trace } from '../trace/model';
 import { ReleaseRule } from '../trace/release';
 import { Device, ON_DTOH, ON_HTOD, ON_NONE, ON_PEER, ON_SMS, type HostSide } from './device';
 import { h200, type SimProfile } from './profile';
@@ -314,13 +314,11 @@ class Simulation implements HostSide {
     const rate = s.direction === 'HtoD' ? (pageable ? p.pageableHtoDGBps : p.pinnedHtoDGBps)
       : s.direction === 'DtoH' ? (pageable ? p.pageableDtoHGBps : p.pinnedDtoHGBps)
       : s.direction === 'DtoD' ? p.dtoDGBps : s.direction === 'PtoP' ? p.peerGBps : p.hostCopyGBps;
-    // S17: an async copy to or from pageable memory is synchronous for the host; S18: cudaMemcpy
-    // blocks too, except device to device.
     // Pageable memory goes through staging buffers that the host itself fills or drains, so the
     // call returns when that is done (no wake-up), and small copies cost a fixed latency.
     const hostDriven = pageable || s.direction === 'HtoH';
     const latency = !pageable ? 0 : s.direction === 'HtoD' ? p.pageableHtoDLatencyNs : s.direction === 'DtoH' ? p.pageableDtoHLatencyNs : 0;
-    const blocks = s.direction === 'HtoH' || (s.async ? pageable : s.direction !== 'DtoD' && s.direction !== 'PtoP');
+    const blocks = copyBlocksHost(s.direction, s.async, host?.host);
     const c = this.workCall(t, s, now, MEMCPY, this.fixed(s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy'), p.copyCallNs, stream, s.bytes);
     const op = this.device.issue(OP_MEMCPY, this.copyName(s), c, stream, this.gate(now, p.copyCallNs), on, ns(latency + s.bytes / rate), 0, 0, true);
     if (on === ON_PEER) this.device.peer(op, src.device ?? 0, dst.device ?? 0);

@@ -29,6 +29,14 @@ export type CopyKind = (typeof COPY_KINDS)[number];
 export const HOST_MEMORY = ['', 'pinned', 'pageable'] as const;
 export type HostMemory = (typeof HOST_MEMORY)[number];
 
+/**
+ * S17, S18: whether a copy makes the host wait. Host to host is done by the host itself; an async
+ * copy waits only when its host side is pageable; a synchronous one unless it stays on the GPUs.
+ * A copy of unknown direction is not assumed to.
+ */
+export const copyBlocksHost = (copy: CopyKind, async: boolean, hostMemory: HostMemory | undefined): boolean =>
+  copy !== '' && (copy === 'HtoH' || (async ? hostMemory === 'pageable' : copy !== 'DtoD' && copy !== 'PtoP'));
+
 /** Answers a host call got. `error` goes with a `status` string such as cudaErrorNotReady. */
 export const ANSWERS = ['', 'ready', 'notReady', 'error'] as const;
 export type Answer = (typeof ANSWERS)[number];

@@ -16,9 +16,7 @@ const LAUNCH = EDGE_KINDS.indexOf('launch');
 const isMarker = (kind: number): boolean => kind === RECORD || kind === WAIT;
 
 /** In a measured trace, a launch this much slower than the usual few µs waited for room in the launch queue (S19). */
-export const QUEUE_BLOCKED_NS = 50_000;
-/** The launch queue holds about a thousand ops: only that many issued before a launch can have held it up. */
-const QUEUE_LOOK_BACK = 8192;
+const QUEUE_BLOCKED_NS = 50_000;
 
 /**
  * Names releasing ops on a trace while it is being built. It finds a marker's predecessors without
@@ -33,6 +31,14 @@ export class ReleaseRule {
   private readonly stack: number[] = [];
   private readonly seen: number[] = [];
   private readonly one = [0];
+  /**
+   * For S19: each lane's ops in issue order, how many of them had completed when the last slow
+   * launch began, and how many ops are filed. Ops of a stream complete in order and launches are
+   * met in begin order, so each op is passed over once however many launches wait.
+   */
+  private readonly laneOps = new Map<number, number[]>();
+  private readonly laneDone = new Map<number, number>();
+  private filed = 0;
 
   /**
    * `kernelLagNs`: how long after a kernel's end the host can see it complete. The simulator's
@@ -83,21 +89,39 @@ export class ReleaseRule {
   }
 
   /**
-   * S19 in a measured trace: a launch that waited for room in the launch queue was let go by the
-   * first op to complete after it began (later completions happened while the host woke up). The
-   * whole call is blocked. `pendingAtLeast`: name nothing unless that many recent ops were still
-   * running when it began (without them the time went elsewhere, such as loading a module).
+   * S19 in a measured trace: a launch that took over QUEUE_BLOCKED_NS waited for room in its
+   * device's launch queue, and was let go by the first op there to complete after it began (later
+   * completions happened while the host woke up). The whole call is blocked. `pendingAtLeast`:
+   * name nothing unless that many ops were still queued when it began (without them the time went
+   * elsewhere, such as loading a module). Call it before adding the launch's own op.
    */
   releaseQueuedLaunch(call: number, pendingAtLeast = 0): number {
     const c = this.b.calls.cols;
-    const ends = this.b.ops.cols.end;
-    const from = Math.max(0, this.b.ops.count - QUEUE_LOOK_BACK);
+    const begin = c.begin[call];
+    const stop = c.end[call];
+    if (!(stop - begin > QUEUE_BLOCKED_NS)) return RELEASED_NONE;
+    const { lane: opLane, end } = this.b.ops.cols;
+    for (; this.filed < this.b.ops.count; this.filed++) {
+      const l = opLane[this.filed];
+      const list = this.laneOps.get(l);
+      if (list) list.push(this.filed);
+      else this.laneOps.set(l, [this.filed]);
+    }
+    const lanes = this.b.lanes;
+    const device = c.stream[call] >= 0 ? lanes[c.stream[call]].device : undefined;
     let pending = 0;
-    for (let o = this.b.ops.count - 1; o >= from && pending < pendingAtLeast; o--) if (ends[o] > c.begin[call]) pending++;
-    if (pending < pendingAtLeast) return RELEASED_NONE;
     let best = -1;
-    for (let o = from; o < this.b.ops.count; o++) if (ends[o] <= c.end[call] && ends[o] > c.begin[call] && (best < 0 || ends[o] < ends[best])) best = o;
-    c.blockedNs[call] = c.end[call] - c.begin[call];
+    for (const [l, list] of this.laneOps) {
+      if (device !== undefined && lanes[l].device !== device) continue;
+      let k = this.laneDone.get(l) ?? 0;
+      while (k < list.length && !(end[list[k]] > begin)) k++;
+      this.laneDone.set(l, k);
+      pending += list.length - k;
+      const first = list[k];
+      if (k < list.length && end[first] <= stop && (best < 0 || end[first] < end[best])) best = first;
+    }
+    if (pending < pendingAtLeast) return RELEASED_NONE;
+    c.blockedNs[call] = stop - begin;
     if (best < 0) return RELEASED_NONE;
     this.one[0] = best;
     return this.release(call, this.one);
