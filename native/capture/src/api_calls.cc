@@ -79,23 +79,22 @@ uint8_t deviceOf(ThreadLog& log, CUcontext ctx) {
 
 /** A copy between `dst` and `src`: its direction and the host side's memory. */
 void describeCopy(ThreadLog& log, CallBody* c, const void* dst, const void* src, int runtimeKind) {
-  CopyDir dir = kDirUnknown;
-  switch (runtimeKind) {
-    case cudaMemcpyHostToHost: dir = kHtoH; break;
-    case cudaMemcpyHostToDevice: dir = kHtoD; break;
-    case cudaMemcpyDeviceToHost: dir = kDtoH; break;
-    case cudaMemcpyDeviceToDevice: dir = kDtoD; break;
-    default: {
-      bool srcHost = memoryOf(log, src) != kDeviceMem;
-      bool dstHost = memoryOf(log, dst) != kDeviceMem;
-      dir = srcHost ? (dstHost ? kHtoH : kHtoD) : (dstHost ? kDtoH : kDtoD);
-    }
-  }
-  c->copyDir = dir;
   c->flags = static_cast<uint32_t>(runtimeKind);
-  if (dir == kHtoD) c->hostMemory = memoryOf(log, src);
-  else if (dir == kDtoH) c->hostMemory = memoryOf(log, dst);
-  else if (dir == kHtoH) c->hostMemory = memoryOf(log, src);
+  switch (runtimeKind) {
+    case cudaMemcpyHostToHost: c->copyDir = kHtoH; c->hostMemory = memoryOf(log, src); return;
+    case cudaMemcpyHostToDevice: c->copyDir = kHtoD; c->hostMemory = memoryOf(log, src); return;
+    case cudaMemcpyDeviceToHost: c->copyDir = kDtoH; c->hostMemory = memoryOf(log, dst); return;
+    case cudaMemcpyDeviceToDevice: c->copyDir = kDtoD; return;
+    default: break;
+  }
+  // cudaMemcpyDefault: the driver says where each side lives; the host side's kind comes with it.
+  const HostMemory from = memoryOf(log, src);
+  const HostMemory to = memoryOf(log, dst);
+  const bool srcHost = from != kDeviceMem;
+  const bool dstHost = to != kDeviceMem;
+  c->copyDir = srcHost ? (dstHost ? kHtoH : kHtoD) : (dstHost ? kDtoH : kDtoD);
+  if (srcHost) c->hostMemory = from;
+  else if (dstHost) c->hostMemory = to;
 }
 
 void onRuntimeEnter(ThreadLog& log, CallBody* c, CUpti_CallbackId id, const void* p, bool pt) {
@@ -172,6 +171,19 @@ void onRuntimeEnter(ThreadLog& log, CallBody* c, CUpti_CallbackId id, const void
       c->bytes = q->count;
       c->stream = streamOf(q->stream, pt);
       describeCopy(log, c, q->dst, q->src, q->kind);
+      break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000: {
+      c->bytes = static_cast<const cudaMemcpyPeer_v4000_params*>(p)->count;
+      c->stream = pt ? kPerThreadStream : kLegacyStream;
+      c->copyDir = kDtoD;
+      break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000: {
+      auto* q = static_cast<const cudaMemcpyPeerAsync_v4000_params*>(p);
+      c->bytes = q->count;
+      c->stream = streamOf(q->stream, pt);
+      c->copyDir = kDtoD;
       break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
@@ -328,6 +340,20 @@ void onDriverEnter(ThreadLog& log, CallBody* c, CUpti_CallbackId id, const void*
       describeCopy(log, c, reinterpret_cast<const void*>(q->dst), reinterpret_cast<const void*>(q->src), cudaMemcpyDefault);
       break;
     }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds:
+      c->bytes = static_cast<const cuMemcpyPeer_params*>(p)->ByteCount;
+      c->stream = pt ? kPerThreadStream : kLegacyStream;
+      c->copyDir = kDtoD;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz: {
+      auto* q = static_cast<const cuMemcpyPeerAsync_params*>(p);
+      c->bytes = q->ByteCount;
+      c->stream = streamOf(q->hStream, pt);
+      c->copyDir = kDtoD;
+      break;
+    }
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
     case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
@@ -396,7 +422,7 @@ void onExit(CallBody* c, const CUpti_CallbackData* cb) {
       if (ok) {
         c->stream = created(cb->functionParams);
         uint32_t id = 0;
-        if (cuptiGetStreamIdEx(cb->context, reinterpret_cast<CUstream>(c->stream), 0, &id) == CUPTI_SUCCESS) c->reserved = id;
+        if (cuptiGetStreamIdEx(cb->context, reinterpret_cast<CUstream>(c->stream), 0, &id) == CUPTI_SUCCESS) c->streamId = id;
       }
       break;
     case kEventCreate:

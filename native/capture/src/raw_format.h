@@ -88,7 +88,7 @@ struct CallBody {
   uint32_t flags;  // stream or event creation flags; record flags; memcpy: cudaMemcpyKind
   int32_t priority;
   float value;  // elapsed milliseconds
-  uint32_t reserved;
+  uint32_t streamId;   // stream create: CUPTI's id of the new stream, which activity records name
   uint8_t hostMemory;  // HostMemory of the copy's host side
   uint8_t copyDir;     // CopyDir
   uint8_t complete;    // 0 while the call has not returned (a dump during a blocking call)
