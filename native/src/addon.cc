@@ -147,6 +147,12 @@ std::string jobError(const Job &job) {
       default: ok = false;
     }
     if (!ok) return "step " + std::to_string(g) + " names a stream, event, buffer or device that does not exist";
+    // A stream op runs in its stream's context and takes its end event from that device's pool.
+    const int stream = s[0] == OpLaunch || s[0] == OpHostFunc ? s[1] : s[0] == OpRecord || s[0] == OpWait ? s[2]
+                     : s[0] == OpCopy || s[0] == OpMemset ? s[4] : -1;
+    if (stream >= 0 && s[kStepDevice] != job.streams[size_t(stream) * kStreamWidth + 4])
+      return "step " + std::to_string(g) + " runs on device " + std::to_string(s[kStepDevice]) + " but its stream is on device " +
+             std::to_string(job.streams[size_t(stream) * kStreamWidth + 4]);
   }
   return "";
 }

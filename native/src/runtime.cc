@@ -643,7 +643,7 @@ void Run::runThread(int t) {
   ready++;
   while (ready.load() < threadCount()) std::this_thread::yield();
   if (abort) return;
-  // Every thread starts on device 0 (the scenario's first device), as a CUDA thread does.
+  // Each step makes its device's context current; the warm-up left another one current.
   int current = -1;
   for (int g = job.threads[t]; g < job.threads[t + 1] && !abort; g++) {
     try {

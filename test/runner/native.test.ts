@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../../core/scenario/parse';
-import { encodeProgram } from '../../runner/encode';
+import { encodeProgram, STEP_DEVICE } from '../../runner/encode';
 import { addonPath, availability, loadAddon } from '../../runner/native';
 import { repoPath } from '../helpers/paths';
 
@@ -61,6 +61,11 @@ test('a job naming a stream, event, buffer or device that does not exist is a Ra
   assert.throws(broken((j) => { j.steps[2 * W] = 42; }), { name: 'RangeError', message: /^run\(job\): step 2 names/ });
   assert.throws(broken((j) => { j.events[2] = 3; }), { name: 'RangeError', message: 'run(job): event 0 is on a device that is not set up' });
   assert.throws(broken((j) => { j.streams[j.streams.length - 1] = 1; }), { name: 'RangeError', message: /is on a device that is not set up$/ });
+  // Two devices set up, and a launch whose device word is not its stream's.
+  assert.throws(broken((j) => {
+    Object.assign(j, { devices: Int32Array.of(0, 1), schedules: Int32Array.of(good.schedules[0], good.schedules[0]) });
+    j.steps[STEP_DEVICE] = 1;
+  }), { name: 'RangeError', message: 'run(job): step 0 runs on device 1 but its stream is on device 0' });
 });
 
 test('every example\'s job passes those checks: without a driver, running it fails for the driver only', { skip: notBuilt || (driverInstalled && 'libcuda.so.1 is installed here: the examples run on the GPU in test/gpu') }, () => {
