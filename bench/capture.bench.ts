@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureEnv } from '../runner/capture';
 import { findCaptureLibrary } from '../runner/capture-library';
-import { buildProgram, noCaptureCpp, noCaptureTorch, programPath } from '../test/gpu/capture/run';
+import { median } from '../runner/calibrate';
+import { buildProgram, CAPTURE_ENV, noCaptureCpp, noCaptureTorch, programPath } from '../test/gpu/capture/run';
 
 const LAUNCHES = 20000;
 const RUNS = 5;
@@ -21,7 +22,6 @@ const PROBES = ['no-kernel-activity', 'no-callbacks', 'no-launch-callbacks', 'no
   'no-memory-activity', 'no-activity', 'no-activity,no-callbacks'];
 /** Every run on the same four cores, so that where the scheduler puts a run is not read as the capture's cost. */
 const PIN = spawnSync('taskset', ['-c', '2-5', 'true']).status === 0 ? ['taskset', '-c', '2-5'] : [];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const us = (ns: number) => (ns / 1000).toFixed(2);
 
 function perLaunch(command: string[], env: NodeJS.ProcessEnv): number {
@@ -56,7 +56,7 @@ function main() {
   const library = findCaptureLibrary();
   if (!library.ok) return;
   const out = mkdtempSync(join(tmpdir(), 'syncscope-bench-'));
-  const plainEnv = { ...process.env, CUDA_MODULE_LOADING: 'EAGER' };
+  const plainEnv = CAPTURE_ENV;
   const captured = captureEnv(library, join(out, 'capture-%p.raw'), plainEnv);
   const loop = buildProgram('launch_loop');
   const rows: string[] = [];
@@ -81,9 +81,11 @@ function main() {
   report(rows);
 }
 
+let device: string | undefined;
+
 /** Written after every row, so that a run cut short still leaves what it measured. */
 function report(rows: string[]): void {
-  const device = spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
+  device ??= spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
   const text = [
     '# Capture benchmark', '',
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,

@@ -6,14 +6,14 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
-import { traceFromJson } from '../core/trace/json';
+import { parseTrace } from '../core/trace/json';
 import type { Trace } from '../core/trace/model';
 import { profileFromRuns } from '../runner/calibrate';
 import { SIM_TOLERANCE, simVsGpu } from '../runner/sim-vs-gpu';
 import { repoPath } from '../test/helpers/paths';
 
 const dir = process.argv[2] ?? process.env.SYNCSCOPE_DUMP ?? 'gpu-traces';
-const load = (f: string): Trace => traceFromJson(JSON.parse(readFileSync(join(dir, f), 'utf8')));
+const load = (f: string): Trace => parseTrace(readFileSync(join(dir, f), 'utf8'));
 
 /** `name.0.json`, `name.1.json`, ... for as long as they exist. */
 function runsOf(name: string): Trace[] {

@@ -21,9 +21,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const rawFile = flagString(args, 'raw');
   if (rawFile) {
     if (args.positional.length) throw new UsageError('--raw converts a raw capture; it takes no command');
-    const bytes = new Uint8Array(await readFile(resolve(io.cwd, rawFile)).catch((e: NodeJS.ErrnoException) => {
+    const bytes = await readFile(resolve(io.cwd, rawFile)).catch((e: NodeJS.ErrnoException) => {
       throw new UsageError(e.code === 'ENOENT' ? `no such file: ${rawFile}` : `cannot read ${rawFile}: ${e.message}`);
-    }));
+    });
     return finishRun(importCapture(bytes, { name: basename(rawFile) }), undefined, rawFile, args, io);
   }
   const command = args.positional;

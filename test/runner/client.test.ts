@@ -41,7 +41,8 @@ test('a runner killed with SIGKILL mid-run ends the request with a clear error',
   assert.match(error.message, /^GPU runner was killed by SIGKILL before answering/);
 });
 
-test('a hung runner is stopped at the timeout', async () => {
+// The test's own timeout stands in for the upper bound: a timeout that never fires fails here instead of hanging the suite.
+test('a hung runner is stopped at the timeout', { timeout: 30_000 }, async () => {
   const { error, ms } = await rejection(runInRunner(program, { ...mode('hang'), timeoutMs: 700 }));
   assert.equal(error.reason, 'timeout');
   assert.equal(error.message, 'GPU run timed out after 0.7 s; the runner was stopped');
