@@ -11,10 +11,10 @@ import { REC, RECORD_WIDTH } from '../runner/encode';
 import { runOnGpu, runRaw } from '../runner/gpu';
 import { availability } from '../runner/native';
 
-const LAUNCHES = 4096;
+const LAUNCHES = 8192;
 /** Rounds (a launch on every stream) between device synchronizes: the launch queue never fills, so no launch waits for room. */
 const ROUNDS = 64;
-const PAIRS = 9;
+const RUNS = 9;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const us = (ns: number) => (ns / 1000).toFixed(2);
@@ -31,16 +31,21 @@ const launches = (streams: number) => compileScenario(JSON.stringify({
 }), 'bench.scenario.json');
 
 /**
- * Host ns per launch: the median time from one launch step's start to the next's, which holds the
- * launch, the recorder's event record and the loop, and no synchronize.
+ * Host ns per launch in one run, bare and recorded: the median time from one launch step's start
+ * to the next's (the launch, the recorder's event record, the loop; no synchronize) over the bare
+ * blocks and over the recorded ones. The blocks alternate within the run, so the host's drift from
+ * run to run (a microsecond per launch on the H200's host) stays out of the difference.
  */
-async function perLaunch(streams: number, record: boolean): Promise<number> {
-  const r = await runRaw(launches(streams), { record });
+async function perLaunch(streams: number): Promise<{ bare: number; rec: number }> {
+  const program = launches(streams);
   const block = streams * ROUNDS + 1;
+  const bareSteps = Uint8Array.from({ length: program.stepCount }, (_, g) => (Math.floor(g / block) % 2 === 0 ? 1 : 0));
+  const r = await runRaw(program, { bareSteps });
   const begin = (g: number) => r.records[g * RECORD_WIDTH + REC.hostBegin];
-  const steps: number[] = [];
-  for (let g = 0; g + 1 < r.records.length / RECORD_WIDTH; g++) if (g % block < block - 2) steps.push(begin(g + 1) - begin(g));
-  return median(steps);
+  const bare: number[] = [];
+  const rec: number[] = [];
+  for (let g = 0; g + 1 < program.stepCount; g++) if (g % block < block - 2) (bareSteps[g] ? bare : rec).push(begin(g + 1) - begin(g));
+  return { bare: median(bare), rec: median(rec) };
 }
 
 /** Back-to-back kernels in other layouts: where the long end events come from (see bench/results). */
@@ -85,18 +90,22 @@ async function main() {
   const rows: string[] = [];
   let device = '';
   const pairs: string[] = [];
-  for (const streams of [1, 4, 8]) {
-    const over: number[] = [];
-    const bare: number[] = [];
-    const rec: number[] = [];
-    for (let i = 0; i < PAIRS; i++) {
-      bare.push(await perLaunch(streams, false));
-      rec.push(await perLaunch(streams, true));
-      over.push(rec[i] - bare[i]);
+  for (const cold of [false, true]) {
+    // EXPERIMENT: events recorded once before the run (the runtime's default) or first recorded in it.
+    if (cold) process.env.SYNCSCOPE_COLD_EVENTS = '1';
+    else delete process.env.SYNCSCOPE_COLD_EVENTS;
+    for (const streams of [1, 4, 8]) {
+      const runs: { bare: number; rec: number }[] = [];
+      for (let i = 0; i < RUNS; i++) runs.push(await perLaunch(streams));
+      const bare = runs.map((r) => r.bare);
+      const rec = runs.map((r) => r.rec);
+      const over = runs.map((r) => r.rec - r.bare);
+      const label = `${streams}${cold ? ', cold events' : ''}`;
+      rows.push(`| ${label} | ${us(median(bare))} | ${us(median(rec))} | ${(median(rec) / median(bare)).toFixed(2)} | ${us(median(over))} (${us(Math.min(...over))} to ${us(Math.max(...over))}) |`);
+      pairs.push(`| ${label} | ${bare.map(us).join(' ')} | ${rec.map(us).join(' ')} |`);
     }
-    rows.push(`| ${streams} | ${us(median(bare))} | ${us(median(rec))} | ${(median(rec) / median(bare)).toFixed(2)} | ${us(median(over))} (${us(Math.min(...over))} to ${us(Math.max(...over))}) |`);
-    pairs.push(`| ${streams} | ${bare.map(us).join(' ')} | ${rec.map(us).join(' ')} |`);
   }
+  delete process.env.SYNCSCOPE_COLD_EVENTS;
   const spans = await runOnGpu(compileScenario(JSON.stringify({
     name: 'spans', streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
     events: { spin: {}, sleep: { blockingSync: true } },
@@ -122,9 +131,9 @@ async function main() {
   const lines = [
     `# Recorder benchmark`, '',
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
-    `- command: node out/bench/recorder.bench.js (${LAUNCHES} launches of a (6 x streams + 1) us kernel, round-robin over the streams, a device synchronize every ${ROUNDS} rounds, one host thread; host time from one launch step to the next, median; ${PAIRS} alternating bare and recorded runs)`, '',
-    `| streams | bare, us/launch | recorded, us/launch | ratio | added overhead, median of ${PAIRS} pairs (range), us/launch |`, '| --- | --- | --- | --- | --- |', ...rows, '',
-    '| streams | bare runs, us/launch | recorded runs, us/launch |', '| --- | --- | --- |', ...pairs, '',
+    `- command: node out/bench/recorder.bench.js (${LAUNCHES} launches of a (6 x streams + 1) us kernel, round-robin over the streams, a device synchronize every ${ROUNDS} rounds, bare and recorded blocks alternating, one host thread; host time from one launch step to the next, median per kind of block; ${RUNS} runs)`, '',
+    `| streams | bare, us/launch | recorded, us/launch | ratio | added overhead, median of ${RUNS} runs (range), us/launch |`, '| --- | --- | --- | --- | --- |', ...rows, '',
+    '| streams | bare blocks per run, us/launch | recorded blocks per run, us/launch |', '| --- | --- | --- |', ...pairs, '',
     '| measure | value |', '| --- | --- |',
     `| clock alignment bound (meta.alignmentErrorNs) | ${us(spans.meta.alignmentErrorNs)} us |`,
     `| span length error, back-to-back kernels (400), median / p99 | ${us(median(busy))} / ${us(quantile(busy, 0.99))} us |`,

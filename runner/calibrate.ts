@@ -36,8 +36,12 @@ export const CALIBRATION_SCENARIO = {
     d1: { bytes: COPY }, d2: { bytes: COPY }, hp: { bytes: COPY, host: 'pinned' }, hq: { bytes: COPY, host: 'pageable' },
     hq2: { bytes: COPY, host: 'pageable' }, ds: { bytes: 4096 }, hs: { bytes: 4096, host: 'pinned' }, big: { bytes: 1024 * MiB },
     hm: { bytes: PAGEABLE, host: 'pageable' }, dm: { bytes: PAGEABLE }, ht: { bytes: 64, host: 'pageable' }, dt: { bytes: 64 },
+    hc: { bytes: 64, host: 'pageable' }, dc: { bytes: 64 },
   },
   steps: [
+    // The run's first call, against the same copy later: what a cold call costs more (programs
+    // often begin with one, as x.cuda() does).
+    { copy: 'hc', to: 'dc', async: true, stream: 's' },
     { launch: 'warm', stream: 's', us: 10 }, { streamSync: 's' },
     // Launch cost with the stream busy, so no launch waits on anything.
     { launch: 'long', stream: 's', ms: 5 }, times(200, [{ launch: 'queued', stream: 's', ns: 1000 }]), { streamSync: 's' },
@@ -121,6 +125,7 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
   return {
     launchNs: median(calls(t, { kind: 'launch', op: 'queued' })),
     idleLaunchNs: median(calls(t, { kind: 'launch', op: 'idle' })),
+    coldCallNs: Math.max(0, wholeCall(t, 'HtoD hc -> dc') - wholeCall(t, SMALL_PAGEABLE.pageableHtoD)),
     recordTimingNs: median(calls(t, { kind: 'record', event: 't' })),
     recordNoTimingNs: median(calls(t, { kind: 'record', event: 'n' })),
     streamWaitNs: median(calls(t, { kind: 'streamWait', event: 'w' })),

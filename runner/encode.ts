@@ -30,6 +30,11 @@ export interface EncodedJob {
   schedules: Int32Array;
   /** false: no timing events at all (bare launches, for measuring the recorder's own cost). */
   record: boolean;
+  /**
+   * Per step, 1 where the step is issued without its timing event: the recorder benchmark
+   * alternates bare and recorded blocks in one run. Absent: every step is recorded.
+   */
+  bareSteps?: Uint8Array;
   calibrationSamples: number;
   /** Per stream: kind (0 created, 1 legacy default, 2 per-thread default), nonBlocking, priority, thread, device. */
   streams: Int32Array;
@@ -72,7 +77,7 @@ export function stepDevice(program: Program, s: Step): number {
 }
 
 /** `device`: the CUDA device that the scenario's device 0 runs on; device d runs on `device + d`. */
-export function encodeProgram(program: Program, opts: { device?: number; record?: boolean; calibrationSamples?: number } = {}): EncodedJob {
+export function encodeProgram(program: Program, opts: { device?: number; record?: boolean; bareSteps?: Uint8Array; calibrationSamples?: number } = {}): EncodedJob {
   const offsets = threadOffsets(program);
   const total = offsets[offsets.length - 1];
   const steps = new Int32Array(total * STEP_WIDTH);
@@ -130,6 +135,7 @@ export function encodeProgram(program: Program, opts: { device?: number; record?
     devices: Int32Array.from(program.devices, (d) => (d.used ? base + d.id : -1)),
     schedules: Int32Array.from(program.devices, (d) => SCHEDULE_FLAGS[d.schedule]),
     record: opts.record ?? true,
+    ...(opts.bareSteps ? { bareSteps: opts.bareSteps } : {}),
     calibrationSamples: opts.calibrationSamples ?? 100,
     streams: Int32Array.from(program.streams.flatMap((s) => [
       s.legacyDefault ? 1 : s.perThreadDefault ? 2 : 0, s.nonBlocking ? 1 : 0, s.priority, s.thread ?? -1, s.device,

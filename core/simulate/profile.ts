@@ -17,6 +17,8 @@ export interface SimProfile {
   launchNs: number;
   /** cudaLaunchKernel onto a stream with nothing pending, which costs the driver more. */
   idleLaunchNs: number;
+  /** What a host thread's first CUDA call in a run costs beyond the same call later (cold host caches). */
+  coldCallNs: number;
   recordTimingNs: number;
   recordNoTimingNs: number;
   streamWaitNs: number;
@@ -77,6 +79,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
 
   launchNs: 3900,
   idleLaunchNs: 5000,
+  coldCallNs: 900,
   recordTimingNs: 1300,
   recordNoTimingNs: 250,
   streamWaitNs: 250,

@@ -174,9 +174,10 @@ Napi::Value RunJob(const Napi::CallbackInfo &info) {
   job.steps = copyArray<int32_t, Napi::Int32Array>(o, "steps");
   job.buffers = copyArray<double, Napi::Float64Array>(o, "buffers");
   job.values = copyArray<double, Napi::Float64Array>(o, "values");
+  if (!o.Get("bareSteps").IsUndefined()) job.bareSteps = copyArray<uint8_t, Napi::Uint8Array>(o, "bareSteps");
   const size_t steps = job.steps.size() / kStepWidth;
   if (job.steps.size() % kStepWidth || job.values.size() != steps || job.threads.size() < 2 ||
-      size_t(job.threads.back()) != steps)
+      size_t(job.threads.back()) != steps || (!job.bareSteps.empty() && job.bareSteps.size() != steps))
     throw Napi::RangeError::New(env, "run(job): inconsistent step arrays");
   const std::string bad = jobError(job);
   if (!bad.empty()) throw Napi::RangeError::New(env, "run(job): " + bad);

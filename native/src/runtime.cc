@@ -162,7 +162,7 @@ class Run {
     r[RecHostEnd] = now();
     r[RecStatus] = res;
     check(res, api);
-    if (job.record) {
+    if (job.record && (job.bareSteps.empty() || !job.bareSteps[g])) {
       CUevent end = event(gpus[s.device], t);
       check(d.eventRecord(end, s.handle), "cuEventRecord");
       stepEnd[g] = end;
@@ -304,6 +304,12 @@ void Run::setupGpu(Gpu &gpu) {
     }
     for (size_t k = 0; k < std::min<size_t>(need, 200000); k++) event(gpu, t);
     gpu.pools[t].next = 0;
+  }
+  // EXPERIMENT: an event's first record may cost the driver more than later ones.
+  if (!std::getenv("SYNCSCOPE_COLD_EVENTS")) {
+    for (int t = 0; t < threadCount(); t++)
+      for (CUevent e : gpu.pools[t].events) check(d.eventRecord(e, gpu.calStream), "cuEventRecord");
+    check(d.streamSynchronize(gpu.calStream), "cuStreamSynchronize");
   }
 }
 

@@ -32,7 +32,7 @@ test('a profile changes timing only, and the trace names it', () => {
     name: 'p', streams: { s: {} }, steps: [{ launch: 'k', stream: 's', us: 100 }, { streamSync: 's' }],
   }), 'p.scenario.json');
   // The launch finds its stream idle, so it costs idleLaunchNs, not launchNs.
-  const slow = simulate(program, loadProfile({ name: 'slow', spinWakeNs: 20000, idleLaunchNs: 10000, launchNs: 1 }));
+  const slow = simulate(program, loadProfile({ name: 'slow', spinWakeNs: 20000, idleLaunchNs: 10000, launchNs: 1, coldCallNs: 0 }));
   const fast = simulate(program);
   assert.equal(slow.meta.profile, 'slow');
   assert.equal(fast.meta.profile, 'h200');
@@ -49,8 +49,23 @@ const compile = (scenario: object) => compileScenario(JSON.stringify({ name: 'p'
 
 test('a launch onto an idle stream costs idleLaunchNs; one queued behind pending work costs launchNs', () => {
   const t = simulate(compile({ streams: { s: {} }, steps: [{ launch: 'a', stream: 's', us: 100 }, { launch: 'b', stream: 's', us: 1 }] }),
-    loadProfile({ idleLaunchNs: 7000, launchNs: 2000 }));
+    loadProfile({ idleLaunchNs: 7000, launchNs: 2000, coldCallNs: 0 }));
   assert.deepEqual([t.calls.end[0] - t.calls.begin[0], t.calls.end[1] - t.calls.begin[1]], [7000, 2000]);
+});
+
+test('a thread\'s first CUDA call costs coldCallNs more, whatever it is; host work before it does not take it', () => {
+  const p = loadProfile({ idleLaunchNs: 7000, launchNs: 2000, coldCallNs: 1500 });
+  const dur = (t: ReturnType<typeof simulate>) => Array.from(t.calls.begin, (b, i) => t.calls.end[i] - b);
+  const launches = simulate(compile({ streams: { s: {} }, steps: [{ hostWork: { us: 5 } }, { launch: 'a', stream: 's', us: 100 }, { launch: 'b', stream: 's', us: 1 }] }), p);
+  assert.deepEqual(dur(launches), [5000, 8500, 2000]);
+  assert.equal(launches.calls.begin[1], 5000, 'the call begins when the host work ends');
+  assert.ok(launches.ops.start[0] > 5000 + 8500, 'its kernel is issued after the cold call');
+  // A small pageable copy first (x.cuda()): it blocks the host for its whole call, the cold cost included.
+  const copy = compile({ buffers: { h: { bytes: 64, host: 'pageable' }, d: { bytes: 64 } }, steps: [{ copy: 'h', to: 'd', async: true }, { copy: 'h', to: 'd', async: true }] });
+  const cold = simulate(copy, p);
+  const warm = simulate(copy, loadProfile({ idleLaunchNs: 7000, launchNs: 2000, coldCallNs: 0 }));
+  assert.equal(cold.calls.blockedNs[0] - warm.calls.blockedNs[0], 1500);
+  assert.equal(cold.calls.blockedNs[1], warm.calls.blockedNs[1]);
 });
 
 test('afterStreamOpNs delays the next step but is not part of the call, nor of a blocking copy\'s wait', () => {

@@ -363,6 +363,20 @@ test('S17 async copies with pageable memory are synchronous for the host; pinned
     assert.equal(pinned.dur, h200.copyCallNs, 'returns at once');
     assert.ok(pinned.callEnd < pinned.opStart);
   }
+  // On an idle stream: the host stages a host-to-device copy itself, so the call holds no GPU submit
+  // latency; a device-to-host copy waits for the GPU to start and finish it.
+  const small = (to: boolean) => {
+    const t = sim({
+      streams: { s: { nonBlocking: true } },
+      buffers: { d: { bytes: 64 }, h: { bytes: 64, host: 'pageable' } },
+      steps: [{ hostWork: { us: 1 } }, { launch: 'k', stream: 's', us: 1 }, { streamSync: 's' },
+        to ? { copy: 'h', to: 'd', async: true, stream: 's' } : { copy: 'd', to: 'h', async: true, stream: 's' }],
+    });
+    const c = calls(t, 'memcpy')[0];
+    return t.calls.end[c] - t.calls.begin[c];
+  };
+  assert.equal(small(true), h200.copyCallNs + Math.round(h200.pageableHtoDLatencyNs + 64 / h200.pageableHtoDGBps));
+  assert.equal(small(false), h200.copyCallNs + h200.submitNs + Math.round(h200.pageableDtoHLatencyNs + 64 / h200.pageableDtoHGBps));
 });
 
 test('S18 cudaMemcpy runs on the legacy stream (S3) and blocks the host, except device to device', () => {

@@ -66,6 +66,9 @@ test('a job naming a stream, event, buffer or device that does not exist is a Ra
     Object.assign(j, { devices: Int32Array.of(0, 1), schedules: Int32Array.of(good.schedules[0], good.schedules[0]) });
     j.steps[STEP_DEVICE] = 1;
   }), { name: 'RangeError', message: 'run(job): step 0 runs on device 1 but its stream is on device 0' });
+  // The benchmark's per-step "no timing event" flags must cover every step.
+  assert.throws(broken((j) => { Object.assign(j, { bareSteps: new Uint8Array(program.stepCount - 1) }); }), { name: 'RangeError', message: 'run(job): inconsistent step arrays' });
+  assert.throws(broken((j) => { Object.assign(j, { bareSteps: [1, 0, 1] }); }), { name: 'TypeError', message: 'run(): bareSteps must be a typed array' });
 });
 
 test('every example\'s job passes those checks: without a driver, running it fails for the driver only', { skip: notBuilt || (driverInstalled && 'libcuda.so.1 is installed here: the examples run on the GPU in test/gpu') }, () => {
