@@ -89,23 +89,16 @@ async function main() {
   }
   const rows: string[] = [];
   let device = '';
-  const pairs: string[] = [];
-  for (const cold of [false, true]) {
-    // EXPERIMENT: events recorded once before the run (the runtime's default) or first recorded in it.
-    if (cold) process.env.SYNCSCOPE_COLD_EVENTS = '1';
-    else delete process.env.SYNCSCOPE_COLD_EVENTS;
-    for (const streams of [1, 4, 8]) {
-      const runs: { bare: number; rec: number }[] = [];
-      for (let i = 0; i < RUNS; i++) runs.push(await perLaunch(streams));
-      const bare = runs.map((r) => r.bare);
-      const rec = runs.map((r) => r.rec);
-      const over = runs.map((r) => r.rec - r.bare);
-      const label = `${streams}${cold ? ', cold events' : ''}`;
-      rows.push(`| ${label} | ${us(median(bare))} | ${us(median(rec))} | ${(median(rec) / median(bare)).toFixed(2)} | ${us(median(over))} (${us(Math.min(...over))} to ${us(Math.max(...over))}) |`);
-      pairs.push(`| ${label} | ${bare.map(us).join(' ')} | ${rec.map(us).join(' ')} |`);
-    }
+  const perRun: string[] = [];
+  for (const streams of [1, 4, 8]) {
+    const runs: { bare: number; rec: number }[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await perLaunch(streams));
+    const bare = runs.map((r) => r.bare);
+    const rec = runs.map((r) => r.rec);
+    const over = runs.map((r) => r.rec - r.bare);
+    rows.push(`| ${streams} | ${us(median(bare))} | ${us(median(rec))} | ${(median(rec) / median(bare)).toFixed(2)} | ${us(median(over))} (${us(Math.min(...over))} to ${us(Math.max(...over))}) |`);
+    perRun.push(`| ${streams} | ${bare.map(us).join(' ')} | ${rec.map(us).join(' ')} |`);
   }
-  delete process.env.SYNCSCOPE_COLD_EVENTS;
   const spans = await runOnGpu(compileScenario(JSON.stringify({
     name: 'spans', streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
     events: { spin: {}, sleep: { blockingSync: true } },
@@ -133,7 +126,7 @@ async function main() {
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
     `- command: node out/bench/recorder.bench.js (${LAUNCHES} launches of a (6 x streams + 1) us kernel, round-robin over the streams, a device synchronize every ${ROUNDS} rounds, bare and recorded blocks alternating, one host thread; host time from one launch step to the next, median per kind of block; ${RUNS} runs)`, '',
     `| streams | bare, us/launch | recorded, us/launch | ratio | added overhead, median of ${RUNS} runs (range), us/launch |`, '| --- | --- | --- | --- | --- |', ...rows, '',
-    '| streams | bare blocks per run, us/launch | recorded blocks per run, us/launch |', '| --- | --- | --- |', ...pairs, '',
+    '| streams | bare blocks per run, us/launch | recorded blocks per run, us/launch |', '| --- | --- | --- |', ...perRun, '',
     '| measure | value |', '| --- | --- |',
     `| clock alignment bound (meta.alignmentErrorNs) | ${us(spans.meta.alignmentErrorNs)} us |`,
     `| span length error, back-to-back kernels (400), median / p99 | ${us(median(busy))} / ${us(quantile(busy, 0.99))} us |`,

@@ -28,8 +28,6 @@ export interface EncodedJob {
   devices: Int32Array;
   /** Per scenario device number: its CU_CTX_SCHED_* flag. */
   schedules: Int32Array;
-  /** false: no timing events at all (bare launches, for measuring the recorder's own cost). */
-  record: boolean;
   /**
    * Per step, 1 where the step is issued without its timing event: the recorder benchmark
    * alternates bare and recorded blocks in one run. Absent: every step is recorded.
@@ -77,7 +75,7 @@ export function stepDevice(program: Program, s: Step): number {
 }
 
 /** `device`: the CUDA device that the scenario's device 0 runs on; device d runs on `device + d`. */
-export function encodeProgram(program: Program, opts: { device?: number; record?: boolean; bareSteps?: Uint8Array; calibrationSamples?: number } = {}): EncodedJob {
+export function encodeProgram(program: Program, opts: { device?: number; bareSteps?: Uint8Array; calibrationSamples?: number } = {}): EncodedJob {
   const offsets = threadOffsets(program);
   const total = offsets[offsets.length - 1];
   const steps = new Int32Array(total * STEP_WIDTH);
@@ -134,7 +132,6 @@ export function encodeProgram(program: Program, opts: { device?: number; record?
   return {
     devices: Int32Array.from(program.devices, (d) => (d.used ? base + d.id : -1)),
     schedules: Int32Array.from(program.devices, (d) => SCHEDULE_FLAGS[d.schedule]),
-    record: opts.record ?? true,
     ...(opts.bareSteps ? { bareSteps: opts.bareSteps } : {}),
     calibrationSamples: opts.calibrationSamples ?? 100,
     streams: Int32Array.from(program.streams.flatMap((s) => [

@@ -10,8 +10,6 @@ import { kernelDriverVersion, loadAddon, type NativeAddon, type NativeFailure, t
 
 export interface GpuRunOptions {
   device?: number;
-  /** false: no timing events (the benchmark's bare baseline); the trace then has no GPU times. */
-  record?: boolean;
   /** Per encoded step, 1 for no timing event (the benchmark's bare blocks inside a recorded run). */
   bareSteps?: Uint8Array;
   calibrationSamples?: number;

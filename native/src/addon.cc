@@ -166,7 +166,6 @@ Napi::Value RunJob(const Napi::CallbackInfo &info) {
   job.schedules = copyArray<int32_t, Napi::Int32Array>(o, "schedules");
   if (job.devices.empty() || job.schedules.size() != job.devices.size())
     throw Napi::RangeError::New(env, "run(job): devices and schedules must name the same devices");
-  job.record = o.Get("record").ToBoolean().Value();
   job.calibrationSamples = std::max(2, o.Get("calibrationSamples").ToNumber().Int32Value());
   job.streams = copyArray<int32_t, Napi::Int32Array>(o, "streams");
   job.events = copyArray<int32_t, Napi::Int32Array>(o, "events");

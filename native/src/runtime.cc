@@ -162,7 +162,7 @@ class Run {
     r[RecHostEnd] = now();
     r[RecStatus] = res;
     check(res, api);
-    if (job.record && (job.bareSteps.empty() || !job.bareSteps[g])) {
+    if (job.bareSteps.empty() || !job.bareSteps[g]) {
       CUevent end = event(gpus[s.device], t);
       check(d.eventRecord(end, s.handle), "cuEventRecord");
       stepEnd[g] = end;
@@ -215,9 +215,7 @@ void Run::go() {
       use(gpu);
       calibrate(gpu, &gpu.calibration[1], &gpu.calibration[1 + 6 * n], stepCount);
       gpu.calibration[tail] = gpu.flagDev ? 1 : 0;
-      if (job.record) {
-        measureLatency(gpu, &gpu.calibration[tail + 2], &gpu.calibration[tail + 2 + 3 * kLatencySamples], stepCount + 2 * size_t(n));
-      }
+      measureLatency(gpu, &gpu.calibration[tail + 2], &gpu.calibration[tail + 2 + 3 * kLatencySamples], stepCount + 2 * size_t(n));
     }
   } catch (const CudaError &e) {
     fail(e, size_t(-1));
@@ -304,12 +302,6 @@ void Run::setupGpu(Gpu &gpu) {
     }
     for (size_t k = 0; k < std::min<size_t>(need, 200000); k++) event(gpu, t);
     gpu.pools[t].next = 0;
-  }
-  // EXPERIMENT: an event's first record may cost the driver more than later ones.
-  if (!std::getenv("SYNCSCOPE_COLD_EVENTS")) {
-    for (int t = 0; t < threadCount(); t++)
-      for (CUevent e : gpu.pools[t].events) check(d.eventRecord(e, gpu.calStream), "cuEventRecord");
-    check(d.streamSynchronize(gpu.calStream), "cuStreamSynchronize");
   }
 }
 
@@ -807,15 +799,13 @@ void Run::readTimes() {
       double *timer = &gpu.calibration[1 + (6 + 3 * half) * n];
       for (int i = 0; i < n; i++) timer[3 * i + 2] = stamp(k, true, timer[3 * i + 2]);
     }
-    if (job.record) {
-      double *chain = &gpu.calibration[1 + 12 * size_t(n) + 2];
-      double *idle = chain + 3 * kLatencySamples;
-      for (int i = 0; i < kLatencySamples; i++) {
-        chain[3 * i + 1] = stamp(k, true, chain[3 * i + 1]);
-        chain[3 * i + 2] = stamp(k, false, chain[3 * i + 2]);
-        idle[5 * i + 3] = stamp(k, true, idle[5 * i + 3]);
-        idle[5 * i + 4] = stamp(k, false, idle[5 * i + 4]);
-      }
+    double *chain = &gpu.calibration[1 + 12 * size_t(n) + 2];
+    double *idle = chain + 3 * kLatencySamples;
+    for (int i = 0; i < kLatencySamples; i++) {
+      chain[3 * i + 1] = stamp(k, true, chain[3 * i + 1]);
+      chain[3 * i + 2] = stamp(k, false, chain[3 * i + 2]);
+      idle[5 * i + 3] = stamp(k, true, idle[5 * i + 3]);
+      idle[5 * i + 4] = stamp(k, false, idle[5 * i + 4]);
     }
   }
   for (size_t g = 0; g < stepCount; g++) {

@@ -34,8 +34,7 @@ enum Rec : int {
 struct Job {
   // Per scenario device number: the CUDA device it runs on (-1 where unused), and its CU_CTX_SCHED_*.
   std::vector<int32_t> devices, schedules;
-  bool record = true;     // false: no timing events (bare launches, for the recorder benchmark)
-  std::vector<uint8_t> bareSteps;  // per step, or empty: 1 issues the step without its timing event
+  std::vector<uint8_t> bareSteps;  // per step, or empty: 1 issues the step without its timing event (the recorder benchmark)
   int calibrationSamples = 100;
   std::vector<int32_t> streams, events, threads, steps;
   std::vector<double> buffers, values;
