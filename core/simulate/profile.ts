@@ -103,7 +103,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
 
   pinnedHtoDGBps: 50,
   pinnedDtoHGBps: 50,
-  pageableHtoDLatencyNs: 1000,
+  pageableHtoDLatencyNs: 2000,
   pageableDtoHLatencyNs: 8700,
   pageableHtoDGBps: 8.5,
   pageableDtoHGBps: 12.7,
