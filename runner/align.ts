@@ -2,6 +2,7 @@
 // timestamp g between host times h0 (before issuing) and h1 (after seeing it complete), so the
 // offset host - device lies in [h0 - g, h1 - g]. Intersecting the brackets of many samples gives a
 // tighter range than any one; doing it before and after the run corrects for drift linearly.
+import { LATENCY_SAMPLE_WIDTH } from './encode';
 
 export interface Sample {
   h0: number;
@@ -70,14 +71,15 @@ export function splitCalibration(c: Float64Array): { events: [Sample[], Sample[]
 
 /**
  * The addon's calibration is one block per device the scenario uses (S21), each laid out as
- * runtime.h says: [n, 12n samples, method, m, 8m latency samples]. Each GPU has its own clock.
+ * runtime.h says: [n, 12n samples, method, m, m latency samples of LATENCY_SAMPLE_WIDTH numbers].
+ * Each GPU has its own clock.
  */
 export function splitDevices(c: Float64Array): Float64Array[] {
   const out: Float64Array[] = [];
   for (let at = 0; at < c.length;) {
     const n = c[at];
     const m = c[at + 1 + 12 * n + 1];
-    const size = 1 + 12 * n + 2 + 8 * (Number.isFinite(m) ? m : 0);
+    const size = 1 + 12 * n + 2 + LATENCY_SAMPLE_WIDTH * (Number.isFinite(m) ? m : 0);
     if (!(n > 0) || at + size > c.length) {
       out.push(c.subarray(at));
       break;

@@ -97,7 +97,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
       b.call({ ...init, lane: threadLane[thread], kind, name: api, begin, end, step: s.index, line: s.pos.line, column: s.pos.column });
     const op = (c: number, stream: number, init: Omit<Parameters<TraceBuilder['op']>[0], 'lane' | 'start' | 'end' | 'call'>, blocking: boolean): number => {
       const endEvent = device(events, at(g, REC.gpuEnd));
-      const kind: SpanKind = init.kind === 'kernel' ? 'kernel' : init.kind === 'eventRecord' || init.kind === 'waitEvent' ? 'marker' : 'work';
+      const kind: SpanKind = init.kind === 'kernel' ? 'kernel' : init.kind === 'memcpy' ? 'copy' : init.kind === 'eventRecord' || init.kind === 'waitEvent' ? 'marker' : 'work';
       let { start, end: stop } = Number.isFinite(endEvent) ? spans.place(stream, kind, begin, end, endEvent) : { start: end, end };
       // The end event of a call that blocks until its op completes can only be recorded after the
       // call returns, so it overstates the op's end: the return bounds it.

@@ -16,9 +16,11 @@ export interface GpuLatency {
   eventToKernelNs: number;
   /** From a launch call's return to the kernel's first instruction, on an idle stream. */
   launchToKernelNs: number;
+  /** From a copy's end event to the next queued kernel's first instruction: the compute engine waits on the copy engine. */
+  copyToKernelNs: number;
 }
 
-export const NO_LATENCY: GpuLatency = { kernelToEventNs: 0, eventToKernelNs: 0, launchToKernelNs: 0 };
+export const NO_LATENCY: GpuLatency = { kernelToEventNs: 0, eventToKernelNs: 0, launchToKernelNs: 0, copyToKernelNs: 0 };
 
 export interface LatencySamples {
   /** 1 where the event clock was sampled through stream memory operations, 0 record-and-poll. */
@@ -27,6 +29,8 @@ export interface LatencySamples {
   chain: { event: number; start: number; end: number }[];
   /** Kernels launched on an idle stream: host begin and end of the launch, event time, stamps. */
   idle: { h0: number; h1: number; event: number; start: number; end: number }[];
+  /** Kernels each queued behind a small copy: the copy's event time, the kernel's, its stamps. */
+  afterCopy: { copyEvent: number; event: number; start: number; end: number }[];
 }
 
 /** The part of the addon's calibration block after the four bursts (runtime.h documents it). */
@@ -42,7 +46,11 @@ export function splitLatency(c: Float64Array): LatencySamples | undefined {
     const j = at + 2 + 3 * m + 5 * i;
     return { h0: c[j], h1: c[j + 1], event: c[j + 2], start: c[j + 3], end: c[j + 4] };
   });
-  return { method: c[at], chain, idle };
+  const afterCopy = Array.from({ length: m }, (_, i) => {
+    const j = at + 2 + 8 * m + 4 * i; // after the chain (3m) and idle (5m) rows
+    return { copyEvent: c[j], event: c[j + 1], start: c[j + 2], end: c[j + 3] };
+  });
+  return { method: c[at], chain, idle, afterCopy };
 }
 
 const median = (xs: number[]): number => {
@@ -71,18 +79,26 @@ export function gpuLatency(s: LatencySamples | undefined, events: ClockMap, time
   const idle = median(s.idle.filter(ok).map((x) => events.toHost(x.event) - x.h1 - (x.end - x.start)));
   if (!Number.isFinite(gap) || !Number.isFinite(idle)) return NO_LATENCY;
   const toEvent = Math.min(Math.max(0, median(after)), gap, Math.max(0, idle));
-  return { kernelToEventNs: toEvent, eventToKernelNs: gap - toEvent, launchToKernelNs: idle - toEvent };
+  // One clock again: the copy's event to the kernel's event, less the kernel and its event's latency.
+  const behindCopy = median(s.afterCopy.filter((x) => ok(x) && Number.isFinite(x.copyEvent)).map((x) => x.event - x.copyEvent - (x.end - x.start)));
+  const eventToKernelNs = gap - toEvent;
+  return {
+    kernelToEventNs: toEvent, eventToKernelNs, launchToKernelNs: idle - toEvent,
+    copyToKernelNs: Number.isFinite(behindCopy) ? Math.max(0, behindCopy - toEvent) : eventToKernelNs,
+  };
 }
 
-export type SpanKind = 'kernel' | 'work' | 'marker';
+export type SpanKind = 'kernel' | 'copy' | 'work' | 'marker';
 
 /**
  * Places ops in issue order. Work ops other than kernels (copies, memsets, host functions) have no
  * measured latencies: they start at their predecessor's end event or at their call's begin,
- * whichever is later; markers (records, waits) are the moment the stream passed them.
+ * whichever is later; markers (records, waits) are the moment the stream passed them. A kernel
+ * right behind a copy on its stream starts copyToKernelNs after the copy's end event.
  */
 export class SpanPlacer {
   private readonly lastEvent: number[];
+  private readonly lastWasCopy: boolean[];
   /** Per device, its legacy default stream (S3 orders streams of one device only, S21). */
   private readonly legacy = new Map<number, number>();
   /** Per device, its latencies: each GPU measures its own. */
@@ -90,6 +106,7 @@ export class SpanPlacer {
 
   constructor(private readonly streams: Program['streams'], lat: GpuLatency | readonly GpuLatency[]) {
     this.lastEvent = streams.map(() => -Infinity);
+    this.lastWasCopy = streams.map(() => false);
     streams.forEach((s, i) => { if (s.legacyDefault && !this.legacy.has(s.device)) this.legacy.set(s.device, i); });
     this.lats = Array.isArray(lat) ? (d) => (lat as readonly GpuLatency[])[d] ?? NO_LATENCY : () => lat as GpuLatency;
   }
@@ -97,14 +114,18 @@ export class SpanPlacer {
   /** Host times in the trace's clock; `endEvent` mapped into it too. */
   place(stream: number, kind: SpanKind, hostBegin: number, hostEnd: number, endEvent: number): { start: number; end: number } {
     const after = this.orderedAfter(stream);
+    // Behind the stream's own copy, unless S3 orders it after a later op of another stream.
+    const behindCopy = this.lastWasCopy[stream] && after === this.lastEvent[stream];
     this.lastEvent[stream] = endEvent;
+    // A marker passes in the stream without the compute engine: a kernel after it still waits on the copy.
+    if (kind !== 'marker') this.lastWasCopy[stream] = kind === 'copy';
     if (kind === 'marker') return { start: endEvent, end: endEvent };
     const lat = this.lats(this.streams[stream].device);
     const end = kind === 'kernel' ? endEvent - lat.kernelToEventNs : endEvent;
     // A launch call that returned after its kernel ended was slow after ringing the doorbell (a
     // thread's first launch, a descheduled host): then only its begin bounds the start.
     const launched = hostEnd + lat.launchToKernelNs < end ? hostEnd + lat.launchToKernelNs : hostBegin;
-    const start = kind === 'kernel' ? Math.max(after + lat.eventToKernelNs, launched) : Math.max(after, hostBegin);
+    const start = kind === 'kernel' ? Math.max(after + (behindCopy ? lat.copyToKernelNs : lat.eventToKernelNs), launched) : Math.max(after, hostBegin);
     return { start: Math.min(start, end), end };
   }
 
@@ -129,6 +150,6 @@ export function latencyNotes(c: Float64Array, lat: GpuLatency): string[] {
   const us = (ns: number) => (ns / 1000).toFixed(2);
   return [
     `event clock sampled ${s.method === 1 ? 'through stream memory operations' : 'by recording and polling events'}`,
-    `kernel spans: end event - ${us(lat.kernelToEventNs)} us; start at the previous end event + ${us(lat.eventToKernelNs)} us, or the launch's return + ${us(lat.launchToKernelNs)} us when later`,
+    `kernel spans: end event - ${us(lat.kernelToEventNs)} us; start at the previous end event + ${us(lat.eventToKernelNs)} us (+ ${us(lat.copyToKernelNs)} us behind a copy), or the launch's return + ${us(lat.launchToKernelNs)} us when later`,
   ];
 }

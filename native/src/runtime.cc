@@ -79,6 +79,7 @@ struct Gpu {
   CUfunction spin = nullptr, touch = nullptr;
   CUdeviceptr starts = 0, ends = 0;
   CUdeviceptr scratch = 0;  // 4 KiB for warm-up copies
+  void *copyHost = nullptr;  // pinned, for the copies that measureLatency times a kernel behind
   std::vector<Pool> pools;  // one per host thread, plus one for calibration
   CUstream calStream = nullptr;
   CUevent reference = nullptr;
@@ -137,7 +138,7 @@ class Run {
   void loadKernels(Gpu &gpu);
   void calibrate(Gpu &gpu, double *events, double *timer, size_t firstSlot);
   bool calibrateWithMemops(Gpu &gpu, double *events);
-  void measureLatency(Gpu &gpu, double *chain, double *idle, size_t firstSlot);
+  void measureLatency(Gpu &gpu, double *samples, size_t firstSlot);
   void pollUntilDone(CUevent e) {
     while (d.eventQuery(e) == CUDA_ERROR_NOT_READY) {
     }
@@ -191,7 +192,7 @@ void Run::go() {
   base = monotonicNs();
   const int n = job.calibrationSamples;
   const size_t tail = 1 + 12 * size_t(n);
-  const size_t block = tail + 2 + 8 * size_t(kLatencySamples);
+  const size_t block = tail + 2 + 12 * size_t(kLatencySamples);
   gpus.resize(job.devices.size());
   size_t used = 0;
   for (size_t i = 0; i < gpus.size(); i++) {
@@ -215,7 +216,7 @@ void Run::go() {
       use(gpu);
       calibrate(gpu, &gpu.calibration[1], &gpu.calibration[1 + 6 * n], stepCount);
       gpu.calibration[tail] = gpu.flagDev ? 1 : 0;
-      measureLatency(gpu, &gpu.calibration[tail + 2], &gpu.calibration[tail + 2 + 3 * kLatencySamples], stepCount + 2 * size_t(n));
+      measureLatency(gpu, &gpu.calibration[tail + 2], stepCount + 2 * size_t(n));
     }
   } catch (const CudaError &e) {
     fail(e, size_t(-1));
@@ -277,6 +278,7 @@ void Run::setupGpu(Gpu &gpu) {
   check(d.memsetD32(gpu.starts, 0xffffffffu, slots * 2), "cuMemsetD32");
   check(d.memsetD32(gpu.ends, 0, slots * 2), "cuMemsetD32");
   check(d.memAlloc(&gpu.scratch, 4096), "cuMemAlloc");
+  check(d.memHostAlloc(&gpu.copyHost, 64, 0), "cuMemHostAlloc");
   check(d.streamCreateWithPriority(&gpu.calStream, CU_STREAM_NON_BLOCKING, 0), "cuStreamCreateWithPriority");
   check(d.eventCreate(&gpu.reference, CU_EVENT_DEFAULT), "cuEventCreate");
   if (d.streamWaitValue32 && d.streamWriteValue32 && d.memHostGetDevicePointer &&
@@ -306,7 +308,7 @@ void Run::setupGpu(Gpu &gpu) {
 }
 
 void Run::setup() {
-  slots = stepCount + 2 * size_t(job.calibrationSamples) + 2 * kLatencySamples;
+  slots = stepCount + 2 * size_t(job.calibrationSamples) + 3 * kLatencySamples;
   for (Gpu &gpu : gpus)
     if (gpu.ordinal >= 0) setupGpu(gpu);
   for (Gpu &gpu : gpus) {
@@ -538,17 +540,21 @@ bool Run::calibrateWithMemops(Gpu &gpu, double *events) {
 
 // The GPU-side latencies around a timing event, for runner/spans.ts: a chain of short kernels
 // queued behind a long one, each followed by an event (rows: event time, start slot, end slot),
-// and short kernels launched on the idle stream (rows: host begin, host end, event time, start
-// slot, end slot). Slots become %globaltimer stamps in readTimes(). Each device measures its own.
-void Run::measureLatency(Gpu &gpu, double *chain, double *idle, size_t firstSlot) {
+// short kernels launched on the idle stream (rows: host begin, host end, event time, start slot,
+// end slot), and short kernels each queued behind a small copy (rows: the copy's event time, the
+// kernel's event time, start slot, end slot). Slots become %globaltimer stamps in readTimes().
+// Each device measures its own.
+void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   const int m = kLatencySamples;
+  double *chain = samples, *idle = chain + 3 * m, *afterCopy = idle + 5 * m;
   unsigned long long blockNs = 1000ull * 1000ull, shortNs = 2000;
   uint32_t none = 0xffffffffu;
   std::vector<CUevent> es(m);
-  {
+  auto block = [&] {
     void *args[] = {&gpu.starts, &gpu.ends, &none, &blockNs};
     check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, args, nullptr), "cuLaunchKernel");
-  }
+  };
+  block();
   for (int i = 0; i < m; i++) {
     uint32_t slot = uint32_t(firstSlot + i);
     void *args[] = {&gpu.starts, &gpu.ends, &slot, &shortNs};
@@ -579,6 +585,29 @@ void Run::measureLatency(Gpu &gpu, double *chain, double *idle, size_t firstSlot
     row[1] = h1;
     row[2] = double(ms) * 1e6;
     row[3] = row[4] = double(slot);
+  }
+  // A kernel queued behind a copy starts later after the copy's end event than behind a kernel
+  // (the compute engine waits on the copy engine): copy, event, kernel, event, queued back to back.
+  std::vector<CUevent> copied(m);
+  block();
+  for (int i = 0; i < m; i++) {
+    uint32_t slot = uint32_t(firstSlot + 2 * m + i);
+    void *args[] = {&gpu.starts, &gpu.ends, &slot, &shortNs};
+    check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, 4, gpu.calStream), "cuMemcpyAsync");
+    copied[i] = event(gpu, calPool());
+    check(d.eventRecord(copied[i], gpu.calStream), "cuEventRecord");
+    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, args, nullptr), "cuLaunchKernel");
+    es[i] = event(gpu, calPool());
+    check(d.eventRecord(es[i], gpu.calStream), "cuEventRecord");
+    afterCopy[4 * i + 2] = afterCopy[4 * i + 3] = double(slot);
+  }
+  pollUntilDone(es[m - 1]);
+  for (int i = 0; i < m; i++) {
+    float ms = 0;
+    check(d.eventElapsedTime(&ms, gpu.reference, copied[i]), "cuEventElapsedTime");
+    afterCopy[4 * i] = double(ms) * 1e6;
+    check(d.eventElapsedTime(&ms, gpu.reference, es[i]), "cuEventElapsedTime");
+    afterCopy[4 * i + 1] = double(ms) * 1e6;
   }
 }
 
@@ -801,11 +830,14 @@ void Run::readTimes() {
     }
     double *chain = &gpu.calibration[1 + 12 * size_t(n) + 2];
     double *idle = chain + 3 * kLatencySamples;
+    double *afterCopy = idle + 5 * kLatencySamples;
     for (int i = 0; i < kLatencySamples; i++) {
       chain[3 * i + 1] = stamp(k, true, chain[3 * i + 1]);
       chain[3 * i + 2] = stamp(k, false, chain[3 * i + 2]);
       idle[5 * i + 3] = stamp(k, true, idle[5 * i + 3]);
       idle[5 * i + 4] = stamp(k, false, idle[5 * i + 4]);
+      afterCopy[4 * i + 2] = stamp(k, true, afterCopy[4 * i + 2]);
+      afterCopy[4 * i + 3] = stamp(k, false, afterCopy[4 * i + 3]);
     }
   }
   for (size_t g = 0; g < stepCount; g++) {
@@ -861,6 +893,7 @@ void Run::cleanup() {
       for (CUevent e : p.events) d.eventDestroy(e);
     if (gpu.reference) d.eventDestroy(gpu.reference);
     if (gpu.memopHost) d.memFreeHost(gpu.memopHost);
+    if (gpu.copyHost) d.memFreeHost(gpu.copyHost);
     if (gpu.calStream) d.streamDestroy(gpu.calStream);
     if (gpu.starts) d.memFree(gpu.starts);
     if (gpu.ends) d.memFree(gpu.ends);

@@ -60,7 +60,8 @@ struct Result {
   // One block per device the scenario uses, in device-number order, each with its own clocks:
   // [n, then 3n each: events before, events after, timer before, timer after; a sample is
   // (host before, host after, device time); then the event sampling method (1 stream memory
-  // operations, 0 record and poll), m, 3m chain and 5m idle latency samples (measureLatency)].
+  // operations, 0 record and poll), m, 3m chain, 5m idle and 4m after-copy latency samples
+  // (measureLatency)].
   // A step's event times and stamps count from its own device's reference.
   std::vector<double> calibration;
   DeviceInfo device;                // the first device the scenario uses

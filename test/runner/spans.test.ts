@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileScenario } from '../../core/scenario/parse';
-import type { ClockMap } from '../../runner/align';
+import { splitDevices, type ClockMap } from '../../runner/align';
 import { asRecorded, depthFromRecorded, launchesThatFit } from '../../runner/recorded';
 import { gpuLatency, NO_LATENCY, SpanPlacer, splitLatency, type LatencySamples } from '../../runner/spans';
 import { h200 } from '../../core/simulate/profile';
@@ -10,6 +10,7 @@ const exact: ClockMap = { toHost: (g) => g, errorNs: 0, driftNsPerS: 0 };
 const A = 2000; // kernel end to its event
 const B = 1000; // event to the next queued kernel
 const L = 1500; // launch return to an idle kernel
+const C = 3500; // a copy's end event to the next queued kernel
 const RUN = 2000;
 
 /** Latency samples of a device with exactly these latencies, in the addon's calibration layout. */
@@ -27,15 +28,28 @@ function calibrationBlock(m: number): Float64Array {
     const s = h1 + L;
     idle.push(h1 - 4000, h1, s + RUN + A, s, s + RUN);
   }
+  const afterCopy: number[] = [];
+  for (let i = 0; i < m; i++) {
+    const copyEvent = 2e7 + i * 100_000;
+    const s = copyEvent + C;
+    afterCopy.push(copyEvent, s + RUN + A, s, s + RUN);
+  }
   const n = 1;
-  return Float64Array.from([n, ...Array(12 * n).fill(0), 1, m, ...chain, ...idle]);
+  return Float64Array.from([n, ...Array(12 * n).fill(0), 1, m, ...chain, ...idle, ...afterCopy]);
 }
 
 test('the GPU latencies come back from samples of a device that has them', () => {
   const s = splitLatency(calibrationBlock(8)) as LatencySamples;
   assert.equal(s.method, 1);
   assert.equal(s.chain.length, 8);
-  assert.deepEqual(gpuLatency(s, exact, exact), { kernelToEventNs: A, eventToKernelNs: B, launchToKernelNs: L });
+  assert.deepEqual(gpuLatency(s, exact, exact), { kernelToEventNs: A, eventToKernelNs: B, launchToKernelNs: L, copyToKernelNs: C });
+});
+
+test('S21 two devices\' blocks with latency samples split where each ends, and each gives its latencies', () => {
+  const one = calibrationBlock(8);
+  const blocks = splitDevices(Float64Array.from([...one, ...one]));
+  assert.deepEqual(blocks.map((b) => b.length), [one.length, one.length]);
+  for (const b of blocks) assert.equal(gpuLatency(splitLatency(b), exact, exact).copyToKernelNs, C);
 });
 
 test('a clock offset between events and stamps moves kernels but keeps their lengths', () => {
@@ -56,7 +70,7 @@ const program = compileScenario(JSON.stringify({
   steps: [{ launch: 'k', stream: 's', us: 1 }, { launch: 'l', us: 1 }],
 }), 'spans.scenario.json');
 const streamIndex = (name: string) => program.streams.findIndex((s) => s.name === name);
-const lat = { kernelToEventNs: A, eventToKernelNs: B, launchToKernelNs: L };
+const lat = { kernelToEventNs: A, eventToKernelNs: B, launchToKernelNs: L, copyToKernelNs: C };
 
 test('S1 an idle stream\'s kernel starts after its launch returns; a queued one after the previous end event', () => {
   const p = new SpanPlacer(program.streams, lat);
@@ -67,6 +81,19 @@ test('S1 an idle stream\'s kernel starts after its launch returns; a queued one 
   const second = p.place(s, 'kernel', 6000, 10_000, secondEvent);
   assert.equal(second.end - second.start, 3000);
   assert.equal(second.start, first.end + A + B);
+});
+
+test('a kernel right behind a copy on its stream starts copyToKernelNs after the copy\'s end event, also across a record', () => {
+  const p = new SpanPlacer(program.streams, lat);
+  const s = streamIndex('s');
+  const copy = p.place(s, 'copy', 0, 2000, 50_000);
+  assert.deepEqual(copy, { start: 0, end: 50_000 });
+  assert.equal(p.place(s, 'kernel', 3000, 6000, 90_000).start, 50_000 + C);
+  p.place(s, 'copy', 7000, 9000, 120_000);
+  p.place(s, 'marker', 9500, 10_000, 120_500);
+  assert.equal(p.place(s, 'kernel', 11_000, 14_000, 200_000).start, 120_500 + C);
+  // Behind a kernel again: the kernel latency.
+  assert.equal(p.place(s, 'kernel', 15_000, 18_000, 300_000).start, 200_000 + B);
 });
 
 test('S3 a legacy-stream kernel starts after the blocking stream\'s last end event', () => {
