@@ -92,7 +92,7 @@ function activeTrace(s: Services): { trace: Trace; title: string } | undefined {
 async function exportChrome(s: Services, arg: unknown): Promise<void> {
   let source = activeTrace(s);
   if (arg instanceof vscode.Uri) {
-    const r = await withRun(s, `Reading ${baseName(arg)}`, (_token, progress) => s.runs.traceFile(arg, progress));
+    const r = await withRun(s, `Reading ${baseName(arg)}`, (token, progress) => s.runs.traceFile(arg, progress, token));
     if (!r) return;
     source = { trace: r.trace, title: baseName(arg) };
   }
@@ -197,10 +197,10 @@ async function compare(s: Services): Promise<void> {
       if (files) void vscode.window.showWarningMessage(`Pick exactly two traces (got ${files.length}).`);
       return;
     }
-    const both = await withRun(s, 'Reading two traces', async (_token, progress) => {
+    const both = await withRun(s, 'Reading two traces', async (token, progress) => {
       // Each file fills half of the one bar.
       const half = { report: (v: { message?: string; increment?: number }) => progress.report({ ...v, increment: v.increment && v.increment / 2 }) };
-      return [await s.runs.traceFile(files[0], half), await s.runs.traceFile(files[1], half)] as const;
+      return [await s.runs.traceFile(files[0], half, token), await s.runs.traceFile(files[1], half, token)] as const;
     });
     if (!both) return;
     [a, b] = both;

@@ -28,12 +28,12 @@ export type { SimProfile };
 export const analyzeTrace = (trace: Trace, program?: Program): Analysis => analyze(trace, { program });
 
 /** Streams a trace file (any format core reads, gzipped or not) through its importer. */
-export const loadTrace = (path: string, onProgress?: (bytes: number, total: number) => void): Promise<Trace> =>
-  loadTraceFile(path, onProgress);
+export const loadTrace = (path: string, onProgress?: (bytes: number, total: number) => void, signal?: AbortSignal): Promise<Trace> =>
+  loadTraceFile(path, onProgress, signal);
 
 /** For files the extension host cannot open by path (a virtual file system): the bytes, read by VS Code. */
-export const loadTraceBytes = (bytes: Uint8Array, name: string, onProgress?: (bytes: number, total: number) => void): Promise<Trace> =>
-  importTraceBytes(bytes, name, onProgress);
+export const loadTraceBytes = (bytes: Uint8Array, name: string, onProgress?: (bytes: number, total: number) => void, signal?: AbortSignal): Promise<Trace> =>
+  importTraceBytes(bytes, name, onProgress, signal);
 
 /** The format core would read the file as, from its first bytes (decompressed when gzipped). */
 export const sniffTraceFile = async (path: string): Promise<TraceFileFormat | undefined> => sniffFormat(await readTraceHead(path));

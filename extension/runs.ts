@@ -94,7 +94,7 @@ export class Runs {
   }
 
   /** Streams the file through core's importer in chunks, so large traces neither stall the host nor hit V8's string limit. */
-  async traceFile(uri: vscode.Uri, progress?: vscode.Progress<{ message?: string; increment?: number }>): Promise<RunResult> {
+  async traceFile(uri: vscode.Uri, progress?: vscode.Progress<{ message?: string; increment?: number }>, token?: vscode.CancellationToken): Promise<RunResult> {
     const started = performance.now();
     let shown = 0;
     const onProgress = (bytes: number, total: number): void => {
@@ -103,10 +103,18 @@ export class Runs {
       progress?.report({ message: `${(bytes / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MB`, increment: percent - shown });
       shown = percent;
     };
-    // Local files stream from disk; other schemes (virtual file systems) can only be read whole through VS Code.
-    const trace = uri.scheme === 'file'
-      ? await engines().loadTrace(uri.fsPath, onProgress)
-      : await engines().loadTraceBytes(await vscode.workspace.fs.readFile(uri), fileName(uri), onProgress);
+    // Cancelling stops the read at its next chunk, so a huge trace is not read on in the background.
+    const abort = new AbortController();
+    const cancelled = token?.onCancellationRequested(() => abort.abort(new vscode.CancellationError()));
+    let trace: Trace;
+    try {
+      // Local files stream from disk; other schemes (virtual file systems) can only be read whole through VS Code.
+      trace = uri.scheme === 'file'
+        ? await engines().loadTrace(uri.fsPath, onProgress, abort.signal)
+        : await engines().loadTraceBytes(await vscode.workspace.fs.readFile(uri), fileName(uri), onProgress, abort.signal);
+    } finally {
+      cancelled?.dispose();
+    }
     let analysis: Analysis | undefined;
     try {
       analysis = engines().analyzeTrace(trace);
@@ -122,7 +130,7 @@ export class Runs {
     const uri = vscode.Uri.parse(source.uri);
     if (source.kind === 'simulate') return this.simulate(uri);
     if (source.kind === 'gpu') return this.runOnGpu(uri, token);
-    return this.traceFile(uri);
+    return this.traceFile(uri, undefined, token);
   }
 
   private async profile(): Promise<SimProfile> {

@@ -23,7 +23,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     return { uri, dispose: () => undefined };
   }
 
-  async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
+  async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel, token: vscode.CancellationToken): Promise<void> {
     const key = document.uri.toString();
     const view = new TimelineView(panel.webview, this.extensionUri, panel.title, {
       revealSource: (line, column) => {
@@ -40,17 +40,27 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
       log: this.log,
     });
     this.shown.set(key, view);
+    // Closing the editor while a large trace is read stops the read.
+    const reading = new vscode.CancellationTokenSource();
+    const resolveCancelled = token.onCancellationRequested(() => reading.cancel());
     panel.onDidDispose(() => {
+      reading.cancel();
       view.dispose();
       if (this.shown.get(key) === view) this.shown.delete(key);
     });
     try {
-      const result = await this.runs.traceFile(document.uri);
+      const result = await this.runs.traceFile(document.uri, undefined, reading.token);
       view.show({ trace: result.trace, title: result.title, origin: result.origin });
     } catch (e) {
+      if (e instanceof vscode.CancellationError) {
+        this.log.info(`stopped reading ${document.uri.path.split('/').pop()}: its editor closed`);
+        return;
+      }
       const message = `Cannot open ${document.uri.path.split('/').pop()} as a trace: ${(e as Error).message}`;
       this.log.error(message);
       view.error(message);
+    } finally {
+      resolveCancelled.dispose();
     }
   }
 }

@@ -68,15 +68,17 @@ async function gunzipHead(input: Readable): Promise<Uint8Array> {
 
 /**
  * Imports a trace from `input` (a file's bytes, gzipped when `gzip`), awaiting each chunk.
- * `onProgress(bytes)` counts the bytes taken from `input` (compressed bytes for gzip).
+ * `onProgress(bytes)` counts the bytes taken from `input` (compressed bytes for gzip). An aborted
+ * `signal` stops the read at the next chunk with its reason.
  */
-export async function importTraceStream(input: Readable, name: string, gzip: boolean, onProgress?: (bytes: number) => void): Promise<Trace> {
+export async function importTraceStream(input: Readable, name: string, gzip: boolean, onProgress?: (bytes: number) => void, signal?: AbortSignal): Promise<Trace> {
   let taken = 0;
   if (gzip) input.on('data', (chunk: Buffer) => { taken += chunk.length; });
   const source = gzip ? input.pipe(createGunzip({ chunkSize: CHUNK })) : input;
   let importer: TraceImporter | undefined;
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
+      signal?.throwIfAborted();
       if (!importer) {
         const format = sniffFormat(chunk);
         if (!format) throw new ImportError(`${name}: not a trace: expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file`);
@@ -86,6 +88,7 @@ export async function importTraceStream(input: Readable, name: string, gzip: boo
       // Gunzip can hand over several chunks at once; let timers and messages run between them.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    signal?.throwIfAborted();
     if (!importer) throw new ImportError(`${name}: empty file: expected a trace`);
     return importer.finish();
   } catch (e) {
@@ -98,16 +101,16 @@ export async function importTraceStream(input: Readable, name: string, gzip: boo
 }
 
 /** `onProgress(bytesRead, fileBytes)` after each chunk (compressed bytes for a gzipped file). */
-export async function loadTraceFile(path: string, onProgress?: (bytes: number, total: number) => void): Promise<Trace> {
+export async function loadTraceFile(path: string, onProgress?: (bytes: number, total: number) => void, signal?: AbortSignal): Promise<Trace> {
   const total = (await stat(path)).size;
   const gzip = isGzip(await readStart(path, 2));
-  return importTraceStream(createReadStream(path, { highWaterMark: CHUNK }), basename(path), gzip, (bytes) => onProgress?.(bytes, total));
+  return importTraceStream(createReadStream(path, { highWaterMark: CHUNK }), basename(path), gzip, (bytes) => onProgress?.(bytes, total), signal);
 }
 
 /** The same for bytes already in memory (a file the extension can only read through VS Code). */
-export const importTraceBytes = (bytes: Uint8Array, name: string, onProgress?: (bytes: number, total: number) => void): Promise<Trace> =>
+export const importTraceBytes = (bytes: Uint8Array, name: string, onProgress?: (bytes: number, total: number) => void, signal?: AbortSignal): Promise<Trace> =>
   importTraceStream(Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))), name, isGzip(bytes),
-    (n) => onProgress?.(n, bytes.length));
+    (n) => onProgress?.(n, bytes.length), signal);
 
 function* slices(bytes: Buffer): Generator<Buffer> {
   for (let i = 0; i < bytes.length; i += CHUNK) yield bytes.subarray(i, i + CHUNK);

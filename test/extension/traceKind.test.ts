@@ -65,6 +65,21 @@ test('a gzipped trace is sniffed from its decompressed head and streamed whateve
   assert.equal(traceToJson(await importTraceBytes(plain, 'seeds.json')), expected);
 });
 
+test('an aborted read stops at the next chunk with the abort\'s reason', async () => {
+  // The fixture then 12 MiB of trailing white space: three chunks of the stream.
+  const padded = Buffer.concat([readFileSync(fixture), Buffer.alloc(12 << 20, 0x20)]);
+  assert.equal(traceToJson(await importTraceBytes(padded, 'padded.json')), traceToJson(importPytorch(readFileSync(fixture))));
+  const abort = new AbortController();
+  const reason = new Error('closed by the user');
+  const seen: number[] = [];
+  await assert.rejects(importTraceBytes(padded, 'padded.json', (bytes) => {
+    seen.push(bytes);
+    abort.abort(reason);
+  }, abort.signal), (e) => e === reason);
+  assert.equal(seen.length, 1, 'no chunk after the abort was read');
+  assert.ok(seen[0] < padded.length);
+});
+
 test('a file that is no trace is refused by name', async () => {
   const path = join(tmp(), 'notes.json');
   writeFileSync(path, '{"name": "a scenario", "steps": []}');
