@@ -3,6 +3,7 @@
 // or extras/CUPTI/lib64), so the CUPTI directory found here also goes on LD_LIBRARY_PATH.
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { cuptiLocations } from '../scripts/cupti-locations.mjs';
 
 /** Where the build puts the library, relative to the repository or the installed extension. */
 export const CAPTURE_LIBRARY = join('build', 'Release', 'libsyncscope_capture.so');
@@ -18,7 +19,7 @@ export function captureLibraryPath(env: NodeJS.ProcessEnv = process.env): string
   }
 }
 
-/** The directory holding libcupti.so.*: the first toolkit of CUDA_HOME, CUDA_PATH, /usr/local/cuda, /usr/local/cuda-* (newest first). */
+/** The directory holding libcupti.so.*, searched as the build searches (headers aside). */
 export function cuptiDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const list = (d: string): string[] => {
     try {
@@ -27,15 +28,7 @@ export function cuptiDir(env: NodeJS.ProcessEnv = process.env): string | undefin
       return [];
     }
   };
-  const versioned = list('/usr/local').filter((d) => /^cuda-\d/.test(d))
-    .sort((a, b) => b.localeCompare(a, undefined, { numeric: true })).map((d) => `/usr/local/${d}`);
-  const roots = [env.CUDA_HOME, env.CUDA_PATH, '/usr/local/cuda', ...versioned].filter((r): r is string => !!r);
-  for (const root of roots) {
-    for (const d of [`${root}/lib64`, `${root}/extras/CUPTI/lib64`, `${root}/lib`]) {
-      if (list(d).some((f) => /^libcupti\.so(\.\d+)*$/.test(f))) return d;
-    }
-  }
-  return undefined;
+  return cuptiLocations(env, existsSync, list, false)?.lib;
 }
 
 export function findCaptureLibrary(env: NodeJS.ProcessEnv = process.env): CaptureLibrary {

@@ -1,7 +1,8 @@
 // Where a CUDA toolkit's CUPTI lives: the first toolkit root (CUDA_HOME, CUDA_PATH, /usr/local/cuda,
-// then /usr/local/cuda-* newest first) with include/cupti.h, and the directory of its libcupti.so
-// (lib64, extras/CUPTI/lib64 or lib). runner/capture-library.ts follows the same order at run time.
-export function cuptiLocations(env, exists, list) {
+// then /usr/local/cuda-* newest first) with a libcupti.so in lib64, extras/CUPTI/lib64 or lib, and,
+// when `headers` is asked for (the build), include/cupti.h. The build and `syncscope capture`
+// (runner/capture-library.ts) both search with this.
+export function cuptiLocations(env, exists, list, headers = true) {
   const versioned = list('/usr/local').filter((d) => /^cuda-\d/.test(d))
     .sort((a, b) => b.localeCompare(a, undefined, { numeric: true })).map((d) => `/usr/local/${d}`);
   const roots = [env.CUDA_HOME, env.CUDA_PATH, '/usr/local/cuda', ...versioned].filter(Boolean);
@@ -9,7 +10,7 @@ export function cuptiLocations(env, exists, list) {
     const libs = [`${root}/lib64`, `${root}/extras/CUPTI/lib64`, `${root}/lib`];
     const lib = libs.find((d) => exists(`${d}/libcupti.so`) || list(d).some((f) => /^libcupti\.so\.\d+$/.test(f)));
     const include = [`${root}/include`, `${root}/extras/CUPTI/include`].find((d) => exists(`${d}/cupti.h`));
-    if (lib && include) return { root, lib, include };
+    if (lib && (include || !headers)) return { root, lib, include };
   }
   return undefined;
 }
