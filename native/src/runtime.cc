@@ -549,25 +549,35 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   double *chain = samples, *idle = chain + 3 * m, *afterCopy = idle + 5 * m;
   unsigned long long blockNs = 1000ull * 1000ull, shortNs = 2000;
   uint32_t none = 0xffffffffu;
-  std::vector<CUevent> es(m);
-  auto block = [&] {
-    void *args[] = {&gpu.starts, &gpu.ends, &none, &blockNs};
-    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, args, nullptr), "cuLaunchKernel");
-  };
-  block();
-  for (int i = 0; i < m; i++) {
-    uint32_t slot = uint32_t(firstSlot + i);
-    void *args[] = {&gpu.starts, &gpu.ends, &slot, &shortNs};
-    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, args, nullptr), "cuLaunchKernel");
-    es[i] = event(gpu, calPool());
-    check(d.eventRecord(es[i], gpu.calStream), "cuEventRecord");
-    chain[3 * i + 1] = chain[3 * i + 2] = double(slot);
-  }
-  pollUntilDone(es[m - 1]);
-  for (int i = 0; i < m; i++) {
+  std::vector<CUevent> es(m), copied(m);
+  auto eventNs = [&](CUevent e) {
     float ms = 0;
-    check(d.eventElapsedTime(&ms, gpu.reference, es[i]), "cuEventElapsedTime");
-    chain[3 * i] = double(ms) * 1e6;
+    check(d.eventElapsedTime(&ms, gpu.reference, e), "cuEventElapsedTime");
+    return double(ms) * 1e6;
+  };
+  // m short kernels queued back to back behind a long one, each followed by an event in es; with
+  // `copies`, each kernel right behind a small copy and the copy's own event. Returns once all landed.
+  auto queued = [&](size_t first, std::vector<CUevent> *copies) {
+    void *blockArgs[] = {&gpu.starts, &gpu.ends, &none, &blockNs};
+    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, blockArgs, nullptr), "cuLaunchKernel");
+    for (int i = 0; i < m; i++) {
+      if (copies) {
+        check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, 4, gpu.calStream), "cuMemcpyAsync");
+        (*copies)[i] = event(gpu, calPool());
+        check(d.eventRecord((*copies)[i], gpu.calStream), "cuEventRecord");
+      }
+      uint32_t slot = uint32_t(first + i);
+      void *args[] = {&gpu.starts, &gpu.ends, &slot, &shortNs};
+      check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, args, nullptr), "cuLaunchKernel");
+      es[i] = event(gpu, calPool());
+      check(d.eventRecord(es[i], gpu.calStream), "cuEventRecord");
+    }
+    pollUntilDone(es[m - 1]);
+  };
+  queued(firstSlot, nullptr);
+  for (int i = 0; i < m; i++) {
+    chain[3 * i] = eventNs(es[i]);
+    chain[3 * i + 1] = chain[3 * i + 2] = double(firstSlot + i);
   }
   for (int i = 0; i < m; i++) {
     uint32_t slot = uint32_t(firstSlot + m + i);
@@ -578,36 +588,19 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
     const double h1 = now();
     check(d.eventRecord(e, gpu.calStream), "cuEventRecord");
     pollUntilDone(e);
-    float ms = 0;
-    check(d.eventElapsedTime(&ms, gpu.reference, e), "cuEventElapsedTime");
     double *row = &idle[5 * i];
     row[0] = h0;
     row[1] = h1;
-    row[2] = double(ms) * 1e6;
+    row[2] = eventNs(e);
     row[3] = row[4] = double(slot);
   }
   // A kernel queued behind a copy starts later after the copy's end event than behind a kernel
-  // (the compute engine waits on the copy engine): copy, event, kernel, event, queued back to back.
-  std::vector<CUevent> copied(m);
-  block();
+  // (the compute engine waits on the copy engine).
+  queued(firstSlot + 2 * size_t(m), &copied);
   for (int i = 0; i < m; i++) {
-    uint32_t slot = uint32_t(firstSlot + 2 * m + i);
-    void *args[] = {&gpu.starts, &gpu.ends, &slot, &shortNs};
-    check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, 4, gpu.calStream), "cuMemcpyAsync");
-    copied[i] = event(gpu, calPool());
-    check(d.eventRecord(copied[i], gpu.calStream), "cuEventRecord");
-    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, args, nullptr), "cuLaunchKernel");
-    es[i] = event(gpu, calPool());
-    check(d.eventRecord(es[i], gpu.calStream), "cuEventRecord");
-    afterCopy[4 * i + 2] = afterCopy[4 * i + 3] = double(slot);
-  }
-  pollUntilDone(es[m - 1]);
-  for (int i = 0; i < m; i++) {
-    float ms = 0;
-    check(d.eventElapsedTime(&ms, gpu.reference, copied[i]), "cuEventElapsedTime");
-    afterCopy[4 * i] = double(ms) * 1e6;
-    check(d.eventElapsedTime(&ms, gpu.reference, es[i]), "cuEventElapsedTime");
-    afterCopy[4 * i + 1] = double(ms) * 1e6;
+    afterCopy[4 * i] = eventNs(copied[i]);
+    afterCopy[4 * i + 1] = eventNs(es[i]);
+    afterCopy[4 * i + 2] = afterCopy[4 * i + 3] = double(firstSlot + 2 * size_t(m) + i);
   }
 }
 
