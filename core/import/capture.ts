@@ -38,6 +38,13 @@ interface Activities {
   events: RawCudaEvent[];
 }
 
+/** Shared by every call's kinds of record it has none of (most calls have one kind or none): never pushed to. */
+const NONE: never[] = [];
+/** `list` with `x` added: a new array in place of NONE. */
+const withRecord = <T>(list: T[], x: T): T[] => (list === NONE ? [x] : (list.push(x), list));
+/** A (device, CUPTI stream id) pair as one number: ids are 32-bit. */
+const streamIdOf = (deviceId: number, streamId: number): number => deviceId * 2 ** 32 + streamId;
+
 interface StreamInfo {
   name: string;
   nonBlocking?: boolean;
@@ -73,8 +80,12 @@ class Converter {
   private readonly streamInfo = new Map<string, StreamInfo>();
   /** The lane key of each call (by position in `calls`), fixed in a first pass that follows stream creation. */
   private readonly laneKey: (string | undefined)[] = [];
-  /** `${device}:${CUPTI stream id}` -> lane key, learned from calls whose ops carry it (ids are per context). */
-  private readonly streamIdKey = new Map<string, string>();
+  /** streamIdOf(device, CUPTI stream id) -> lane key, learned from calls whose ops carry it (ids are per context). */
+  private readonly streamIdKey = new Map<number, string>();
+  /** By domain * 65536 + cbid: the API's name as programs call it. */
+  private readonly callNames = new Map<number, string>();
+  /** By the kernel name's string id: its short name. */
+  private readonly kernelNames = new Map<number, string>();
   /** Event handle -> its current name and the record count it was created at. */
   private readonly eventGen = new Map<number, { name: string; base: number }>();
   private events = 0;
@@ -92,13 +103,25 @@ class Converter {
     this.calls = [...raw.calls].sort((a, b) => a.begin - b.begin || a.thread - b.thread || a.correlationId - b.correlationId);
     const act = (corr: number): Activities => {
       let a = this.byCorr.get(corr);
-      if (!a) this.byCorr.set(corr, (a = { kernels: [], memcpys: [], memsets: [], events: [] }));
+      if (!a) this.byCorr.set(corr, (a = { kernels: NONE, memcpys: NONE, memsets: NONE, events: NONE }));
       return a;
     };
-    for (const k of raw.kernels) act(k.correlationId).kernels.push(k);
-    for (const m of raw.memcpys) act(m.correlationId).memcpys.push(m);
-    for (const m of raw.memsets) act(m.correlationId).memsets.push(m);
-    for (const e of raw.cudaEvents) act(e.correlationId).events.push(e);
+    for (const k of raw.kernels) {
+      const a = act(k.correlationId);
+      a.kernels = withRecord(a.kernels, k);
+    }
+    for (const m of raw.memcpys) {
+      const a = act(m.correlationId);
+      a.memcpys = withRecord(a.memcpys, m);
+    }
+    for (const m of raw.memsets) {
+      const a = act(m.correlationId);
+      a.memsets = withRecord(a.memsets, m);
+    }
+    for (const e of raw.cudaEvents) {
+      const a = act(e.correlationId);
+      a.events = withRecord(a.events, e);
+    }
     // A loop, not Math.min(...): a capture holds millions of records, more than a call's arguments.
     let device = Infinity;
     for (const list of [raw.kernels, raw.memcpys, raw.memsets]) for (const a of list) if (a.deviceId < device) device = a.deviceId;
@@ -190,8 +213,9 @@ class Converter {
     let created = 0;
     this.calls.forEach((c, i) => {
       const a = this.byCorr.get(c.correlationId);
-      const ops = a ? [...a.kernels, ...a.memcpys, ...a.memsets, ...a.events] : [];
-      const dev = c.device >= 0 ? c.device : ops[0]?.deviceId ?? threadDevice.get(c.thread) ?? this.device;
+      const ops = a ? [a.kernels, a.memcpys, a.memsets, a.events] : [];
+      const first = a && (a.kernels[0] ?? a.memcpys[0] ?? a.memsets[0] ?? a.events[0]);
+      const dev = c.device >= 0 ? c.device : first?.deviceId ?? threadDevice.get(c.thread) ?? this.device;
       threadDevice.set(c.thread, dev);
       this.callDevice[i] = dev;
       if (c.api === API.streamCreate && c.result === 0) {
@@ -217,11 +241,11 @@ class Converter {
         key = `h:${c.stream}:${generation.get(c.stream) ?? 0}`;
         const info = this.streamInfo.get(key);
         // A stream's device is its creator's context's; without one, where its work ran.
-        if (!info) this.streamInfo.set(key, { name: `stream 0x${c.stream.toString(16)}`, device: ops[0]?.deviceId ?? dev });
-        else if (info.device === undefined && ops.length) info.device = ops[0].deviceId;
+        if (!info) this.streamInfo.set(key, { name: `stream 0x${c.stream.toString(16)}`, device: first?.deviceId ?? dev });
+        else if (info.device === undefined && first) info.device = first.deviceId;
       }
       this.laneKey[i] = key;
-      for (const op of ops) this.streamIdKey.set(`${op.deviceId}:${op.streamId}`, key);
+      for (const list of ops) for (const op of list) this.streamIdKey.set(streamIdOf(op.deviceId, op.streamId), key);
     });
   }
 
@@ -244,7 +268,11 @@ class Converter {
 
   /** Adds `op` on `lane` issued by `call` with its launch and ordering edges (in the order ReleaseRule expects). */
   private op(lane: number, call: number, init: Omit<OpInit, 'lane' | 'call'>): number {
-    const id = this.b.op({ ...init, lane, call });
+    // Every init is made for this one op, so it is completed in place rather than copied.
+    const o = init as OpInit;
+    o.lane = lane;
+    o.call = call;
+    const id = this.b.op(o);
     if (call >= 0) this.b.edge('launch', call, id);
     this.order.issue(lane, id);
     return id;
@@ -278,7 +306,7 @@ class Converter {
     const list: { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] = [];
     const captured = new Set(this.raw.calls.map((c) => c.correlationId));
     const key = ({ deviceId, streamId }: { deviceId: number; streamId: number }) => {
-      const k = this.streamIdKey.get(`${deviceId}:${streamId}`) ?? `sid:${deviceId}:${streamId}`;
+      const k = this.streamIdKey.get(streamIdOf(deviceId, streamId)) ?? `sid:${deviceId}:${streamId}`;
       if (!this.streamInfo.has(k)) {
         this.streamInfo.set(k, { name: `stream ${streamId} (CUPTI id${deviceId === this.device ? '' : `, GPU ${deviceId}`})`, streamId, device: deviceId });
       }
@@ -296,7 +324,9 @@ class Converter {
   }
 
   private kernelInit(k: RawKernel): Omit<OpInit, 'lane' | 'call'> {
-    return { kind: 'kernel', start: this.t(k.start), end: this.t(k.end), name: kernelName(this.raw.strings.get(k.name) ?? `kernel ${k.name}`), grid: k.grid, block: k.block };
+    let name = this.kernelNames.get(k.name);
+    if (name === undefined) this.kernelNames.set(k.name, (name = kernelName(this.raw.strings.get(k.name) ?? `kernel ${k.name}`)));
+    return { kind: 'kernel', start: this.t(k.start), end: this.t(k.end), name, grid: k.grid, block: k.block };
   }
 
   private copyInit(m: RawMemcpy[], dir: CopyKind, host: HostMemory): Omit<OpInit, 'lane' | 'call'> {
@@ -337,7 +367,9 @@ class Converter {
   private call(i: number, c: RawCall): void {
     const b = this.b;
     // CUPTI names versioned entry points (cudaLaunchKernel_v7000); programs call them without the suffix.
-    const name = (this.raw.apiNames.get(`${c.domain}:${c.cbid}`) ?? `api ${c.domain}:${c.cbid}`).replace(/_v\d+$/, '');
+    const id = c.domain * 65536 + c.cbid;
+    let name = this.callNames.get(id);
+    if (name === undefined) this.callNames.set(id, (name = (this.raw.apiNames.get(`${c.domain}:${c.cbid}`) ?? `api ${c.domain}:${c.cbid}`).replace(/_v\d+$/, '')));
     const key = this.laneKey[i];
     // Destroying or querying a stream that never had work adds no lane.
     const passive = c.api === API.streamDestroy || c.api === API.streamQuery;
