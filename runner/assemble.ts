@@ -8,7 +8,7 @@ import { ReleaseRule } from '../core/trace/release';
 import { LaneOrder } from '../core/trace/lane-order';
 import { clockMap, splitCalibration, splitDevices, type ClockMap } from './align';
 import { RECORD_WIDTH, REC, stepDevice, threadOffsets } from './encode';
-import { gpuLatency, latencyNotes, SpanPlacer, splitLatency, type GpuLatency, type SpanKind } from './spans';
+import { gpuLatency, latencyNotes, queuedBehind, SpanPlacer, splitLatency, type GpuLatency, type SpanKind } from './spans';
 
 export interface RawRun {
   records: Float64Array;
@@ -85,20 +85,25 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
   }));
   const order = new LaneOrder(b);
   const spans = new SpanPlacer(program.streams, clocks.map((c) => c.latency));
+  const endEvent = (g: number, s: Step): number => device(clocks[Math.max(0, stepDevice(program, s))].events, at(g, REC.gpuEnd));
+  const streamOf = (s: Step): number => ('stream' in s && s.op !== 'streamSync' ? s.stream : -1);
+  const ended = issued.filter(({ step }) => streamOf(step) >= 0);
+  const queued = queuedBehind(ended.map(({ g, step }) => ({ stream: streamOf(step), at: endEvent(g, step) })), program.streams, (d) => clocks[d].latency);
+  const queuedSince = new Map(ended.map(({ g }, i) => [g, queued[i]]));
   const releases = new ReleaseRule(b, Math.max(0, ...clocks.map((c) => c.latency.kernelToEventNs)));
   const current = program.events.map(() => -1);
   const name = (list: { name: string }[], i: number) => list[i].name;
 
   for (const { g, thread, step: s } of issued) {
-    const { events, timer } = clocks[Math.max(0, stepDevice(program, s))];
+    const { timer } = clocks[Math.max(0, stepDevice(program, s))];
     const begin = host(at(g, REC.hostBegin));
     const end = host(at(g, REC.hostEnd));
     const call = (kind: CallKind, api: string, init: Partial<CallInit> = {}): number =>
       b.call({ ...init, lane: threadLane[thread], kind, name: api, begin, end, step: s.index, line: s.pos.line, column: s.pos.column });
     const op = (c: number, stream: number, init: Omit<Parameters<TraceBuilder['op']>[0], 'lane' | 'start' | 'end' | 'call'>, blocking: boolean): number => {
-      const endEvent = device(events, at(g, REC.gpuEnd));
+      const ev = endEvent(g, s);
       const kind: SpanKind = init.kind === 'kernel' ? 'kernel' : init.kind === 'memcpy' ? 'copy' : init.kind === 'eventRecord' || init.kind === 'waitEvent' ? 'marker' : 'work';
-      let { start, end: stop } = Number.isFinite(endEvent) ? spans.place(stream, kind, begin, end, endEvent) : { start: end, end };
+      let { start, end: stop } = Number.isFinite(ev) ? spans.place(stream, kind, begin, end, ev, queuedSince.get(g)) : { start: end, end };
       // The end event of a call that blocks until its op completes can only be recorded after the
       // call returns, so it overstates the op's end: the return bounds it.
       if (blocking) stop = Math.min(stop, end);

@@ -202,8 +202,8 @@ export async function calibrateProfile(opts: { device?: number; onProgress?: (m:
   return (await calibrate(opts)).profile;
 }
 
-/** Calibration runs per profile: each number is the median over them, so one run the shared host disturbed does not set it. */
-export const CALIBRATION_RUNS = 3;
+/** Calibration runs per profile: each number is the median over them, so one run the shared host disturbed does not set it, and a run's one cold first call (coldCallNs) is sampled often enough. */
+export const CALIBRATION_RUNS = 7;
 
 /** The profile, and what the recorder added in the same runs. */
 export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorderTailNs: number }> {

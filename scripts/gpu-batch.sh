@@ -10,7 +10,7 @@ nvidia-smi -L
 node dist/cli.js devices | tee "$OUT/devices.txt"
 summary=()
 for f in out/test/gpu/*.test.js out/test/runner/*.test.js; do
-  name=$(basename "$f" .test.js)
+  name=$(basename "$(dirname "$f")")-$(basename "$f" .test.js)
   start=$(date +%s)
   SYNCSCOPE_CAPTURE_DUMP="$OUT/captures" timeout "${TEST_TIMEOUT:-240}" node --test --test-reporter=spec "$f" > "$OUT/test-$name.log" 2>&1
   rc=$?

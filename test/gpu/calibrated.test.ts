@@ -11,7 +11,7 @@ import { repoPath } from '../helpers/paths';
 import { cannotRun, noGpu } from './gpu';
 
 /** GPU runs per example: the seed examples block for 3 to 25 us in all, so one run's jitter is a large share. */
-const RUNS = 9;
+const RUNS = 15;
 
 test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per example', { skip: noGpu }, async (t) => {
   const { profile, recorderTailNs } = await calibrate();

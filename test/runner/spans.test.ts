@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { compileScenario } from '../../core/scenario/parse';
 import { splitDevices, type ClockMap } from '../../runner/align';
 import { asRecorded, depthFromRecorded, launchesThatFit } from '../../runner/recorded';
-import { gpuLatency, NO_LATENCY, SpanPlacer, splitLatency, type LatencySamples } from '../../runner/spans';
+import { gpuLatency, NO_LATENCY, queuedBehind, SpanPlacer, splitLatency, type LatencySamples } from '../../runner/spans';
 import { h200 } from '../../core/simulate/profile';
 
 const exact: ClockMap = { toHost: (g) => g, errorNs: 0, driftNsPerS: 0 };
@@ -94,6 +94,30 @@ test('a kernel right behind a copy on its stream starts copyToKernelNs after the
   assert.equal(p.place(s, 'kernel', 11_000, 14_000, 200_000).start, 120_500 + C);
   // Behind a kernel again: the kernel latency.
   assert.equal(p.place(s, 'kernel', 15_000, 18_000, 300_000).start, 200_000 + B);
+});
+
+test('an end event within one back-to-back pitch of another stream\'s may have queued behind it, and runs of them chain', () => {
+  const [s, b, d] = [streamIndex('s'), streamIndex('blocking'), streamIndex('default')];
+  const pitch = A + B;
+  const since = queuedBehind([
+    { stream: s, at: 100_000 }, { stream: b, at: 100_000 + pitch - 1 }, // within the pitch: queued
+    { stream: s, at: 200_000 }, { stream: b, at: 200_000 + pitch }, // a pitch apart: not
+    { stream: s, at: 300_000 }, { stream: b, at: 301_000 }, { stream: d, at: 302_000 }, // a run: the last waited since the first
+    { stream: s, at: 400_000 }, { stream: s, at: 401_000 }, // its own stream's events do not delay it
+    { stream: b, at: NaN },
+  ], program.streams, () => lat);
+  assert.deepEqual([...since], [100_000, 100_000, 200_000, 200_000 + pitch, 300_000, 300_000, 300_000, 400_000, 401_000, NaN]);
+});
+
+test('a kernel whose end event queued behind another stream\'s ended between the two: its span takes the middle', () => {
+  const p = new SpanPlacer(program.streams, lat);
+  const s = streamIndex('s');
+  const queued = p.place(s, 'kernel', 0, 4000, 100_000, 98_000);
+  assert.deepEqual(queued, { start: 4000 + L, end: 99_000 - A });
+  // Never before its own start: the middle of what is left after it.
+  const late = p.place(s, 'kernel', 5000, 9000, 120_000, 90_000);
+  assert.equal(late.start, 100_000 + B);
+  assert.equal(late.end, (late.start + 120_000 - A) / 2);
 });
 
 test('S3 a legacy-stream kernel starts after the blocking stream\'s last end event', () => {
