@@ -6,7 +6,7 @@
 // Exact event identity: the capture library numbers each event handle's records, and every wait,
 // query and synchronize carries the number of the record it bound to (S7). So a re-recorded event
 // never confuses which record a wait meant, whatever the timing.
-import { copyBlocksHost, RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
+import { copyBlocksHost, OP_KINDS, RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
 import { ReleaseRule } from '../trace/release';
 import { LaneOrder } from '../trace/lane-order';
 import { isAsyncApi } from './cuda-api';
@@ -95,6 +95,8 @@ class Converter {
   private orphans = 0;
   private deviceTimes = 0;
   private deviceTimesRejected = 0;
+  /** Records whose device timestamp fell after a host call had seen them complete. */
+  private recordsSeenEarlier = 0;
   private unboundWaits = 0;
   private cuptiAgree = 0;
   private readonly cuptiDisagree: string[] = [];
@@ -159,6 +161,7 @@ class Converter {
     if (this.orphans) notes.push(`${this.orphans} GPU ops whose issuing call was not captured (an API the capture does not follow) are on their streams without a call`);
     if (this.deviceTimes || this.deviceTimesRejected) {
       notes.push(`event records placed at CUPTI's device timestamp: ${this.deviceTimes}; at the end of the work before them instead (timestamp implausible): ${this.deviceTimesRejected}`);
+      if (this.recordsSeenEarlier) notes.push(`event records moved back to the return of a synchronize or query that saw them complete (CUPTI's device timestamp was later): ${this.recordsSeenEarlier}`);
     }
     if (this.unboundWaits) notes.push(`${this.unboundWaits} event waits whose record was not captured: their releasing op is unknown`);
     if (raw.dropped) notes.push(`CUPTI dropped ${raw.dropped} activity records: some ops are missing`);
@@ -302,6 +305,18 @@ class Converter {
     return derived;
   }
 
+  /**
+   * A host call that saw a record complete by `t` (an event synchronize returning, a query answering
+   * ready) bounds it: CUPTI maps device timestamps into its host clock with no stated error, and on
+   * the H200 one landed 265 ns after the synchronize that waited for it had returned.
+   */
+  private seenCompleteBy(op: number, t: number): void {
+    const { kind, start, end } = this.b.ops.cols;
+    if (OP_KINDS[kind[op]] !== 'eventRecord' || end[op] <= t) return;
+    start[op] = end[op] = t;
+    this.recordsSeenEarlier++;
+  }
+
   private orphanOps(): { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] {
     const list: { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] = [];
     const captured = new Set(this.raw.calls.map((c) => c.correlationId));
@@ -410,6 +425,8 @@ class Converter {
       case API.eventQuery: {
         const ready = ok;
         const notReady = c.result === NOT_READY;
+        const rec = ready ? this.bound(c.event, c.seq) : undefined;
+        if (typeof rec === 'object') this.seenCompleteBy(rec.op, end);
         add('query', { event: this.eventName(c.event), answer: ready ? 'ready' : notReady ? 'notReady' : 'error' });
         break;
       }
@@ -420,7 +437,10 @@ class Converter {
           this.unboundWaits++;
           b.calls.cols.releasedBy[call] = RELEASED_UNKNOWN;
           b.calls.cols.blockedNs[call] = end - begin;
-        } else this.release(call, rec === 'never' ? [] : [rec.op]);
+        } else {
+          if (rec !== 'never') this.seenCompleteBy(rec.op, end);
+          this.release(call, rec === 'never' ? [] : [rec.op]);
+        }
         break;
       }
       case API.streamSync: {

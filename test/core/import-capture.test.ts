@@ -237,6 +237,30 @@ test("GPU ops whose call was not captured stay on their stream; CUPTI's own sync
   assert.match(notes, /sync ids agree with the recorded binding for 1 of 1 event waits/);
 });
 
+test('a record whose device timestamp lands after a synchronize or query saw it complete is moved back to that return', () => {
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  // An idle stream: the record passes the GPU at once, and CUPTI's timestamp says 265 ns after the
+  // synchronize that waited for it returned.
+  const r1 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 10_000, end: 11_000, stream: S1, event: E, seq: 1 });
+  w.cudaEvent(r1, 0, 13, 12_865);
+  w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 11_100, end: 12_600, event: E, seq: 1 });
+  const r2 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 20_000, end: 21_000, stream: S1, event: E, seq: 2 });
+  w.cudaEvent(r2, 0, 13, 22_400);
+  w.call({ api: 'eventQuery', name: 'cudaEventQuery', begin: 22_000, end: 22_300, event: E, seq: 2 });
+  // A timestamp before the return stays where CUPTI put it.
+  const r3 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 30_000, end: 31_000, stream: S1, event: E, seq: 3 });
+  w.cudaEvent(r3, 0, 13, 31_500);
+  w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 31_100, end: 32_000, event: E, seq: 3 });
+  const t = importCapture(w.bytes());
+  const records = opNamed(t, 'record event 1');
+  assert.deepEqual(records.map((o) => [t.ops.start[o], t.ops.end[o]]), [[12_600, 12_600], [22_300, 22_300], [31_500, 31_500]]);
+  const [s1, s2] = callsNamed(t, 'cudaEventSynchronize');
+  assert.equal(t.calls.unblockNs[s1], 0);
+  assert.equal(t.calls.unblockNs[s2], 500);
+  assert.match(t.meta.notes?.join('\n') ?? '', /moved back to the return of a synchronize or query that saw them complete .*: 2/);
+});
+
 test('corrupt or truncated raw streams fail with what and where', () => {
   const w = new RawCaptureWriter();
   withStreams(w);
