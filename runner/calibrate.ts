@@ -40,8 +40,8 @@ export const CALIBRATION_SCENARIO = {
   },
   steps: [
     // The run's first call, against the same copy later: what a cold call costs more (programs
-    // often begin with one, as x.cuda() does).
-    { copy: 'hc', to: 'dc', async: true, stream: 's' },
+    // often begin with one, as x.cuda() does: on the legacy default stream).
+    { copy: 'hc', to: 'dc', async: true },
     { launch: 'warm', stream: 's', us: 10 }, { streamSync: 's' },
     // Launch cost with the stream busy, so no launch waits on anything.
     { launch: 'long', stream: 's', ms: 5 }, times(200, [{ launch: 'queued', stream: 's', ns: 1000 }]), { streamSync: 's' },
