@@ -108,22 +108,16 @@ class Converter {
       if (!a) this.byCorr.set(corr, (a = { kernels: NONE, memcpys: NONE, memsets: NONE, events: NONE }));
       return a;
     };
-    for (const k of raw.kernels) {
-      const a = act(k.correlationId);
-      a.kernels = withRecord(a.kernels, k);
-    }
-    for (const m of raw.memcpys) {
-      const a = act(m.correlationId);
-      a.memcpys = withRecord(a.memcpys, m);
-    }
-    for (const m of raw.memsets) {
-      const a = act(m.correlationId);
-      a.memsets = withRecord(a.memsets, m);
-    }
-    for (const e of raw.cudaEvents) {
-      const a = act(e.correlationId);
-      a.events = withRecord(a.events, e);
-    }
+    const group = <K extends keyof Activities>(key: K, records: readonly Activities[K][number][]) => {
+      for (const r of records) {
+        const a = act(r.correlationId);
+        a[key] = withRecord<Activities[K][number]>(a[key], r) as Activities[K];
+      }
+    };
+    group('kernels', raw.kernels);
+    group('memcpys', raw.memcpys);
+    group('memsets', raw.memsets);
+    group('events', raw.cudaEvents);
     // A loop, not Math.min(...): a capture holds millions of records, more than a call's arguments.
     let device = Infinity;
     for (const list of [raw.kernels, raw.memcpys, raw.memsets]) for (const a of list) if (a.deviceId < device) device = a.deviceId;

@@ -278,7 +278,7 @@ void Run::setupGpu(Gpu &gpu) {
   check(d.memsetD32(gpu.starts, 0xffffffffu, slots * 2), "cuMemsetD32");
   check(d.memsetD32(gpu.ends, 0, slots * 2), "cuMemsetD32");
   check(d.memAlloc(&gpu.scratch, 4096), "cuMemAlloc");
-  check(d.memHostAlloc(&gpu.copyHost, 64, 0), "cuMemHostAlloc");
+  check(d.memHostAlloc(&gpu.copyHost, kLatencyCopyBytes, 0), "cuMemHostAlloc");
   check(d.streamCreateWithPriority(&gpu.calStream, CU_STREAM_NON_BLOCKING, 0), "cuStreamCreateWithPriority");
   check(d.eventCreate(&gpu.reference, CU_EVENT_DEFAULT), "cuEventCreate");
   if (d.streamWaitValue32 && d.streamWriteValue32 && d.memHostGetDevicePointer &&
@@ -562,7 +562,7 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
     check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, blockArgs, nullptr), "cuLaunchKernel");
     for (int i = 0; i < m; i++) {
       if (copies) {
-        check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, 4, gpu.calStream), "cuMemcpyAsync");
+        check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, kLatencyCopyBytes, gpu.calStream), "cuMemcpyAsync");
         (*copies)[i] = event(gpu, calPool());
         check(d.eventRecord((*copies)[i], gpu.calStream), "cuEventRecord");
       }

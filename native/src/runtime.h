@@ -20,6 +20,9 @@ constexpr int kBufferWidth = 3;
 constexpr int kRecordWidth = 10;
 // Samples of each kind that measureLatency() takes (runner/align.ts reads them).
 constexpr int kLatencySamples = 50;
+// The copy a kernel is timed behind: a page-sized DMA, as programs' copies are (a 4-byte copy put
+// the next kernel 6 to 8 us after its end event on the H200, a 4 KiB one about 2.6 us).
+constexpr size_t kLatencyCopyBytes = 4096;
 
 enum Op : int32_t {
   OpLaunch, OpRecord, OpWait, OpQuery, OpEventSync, OpStreamSync, OpDeviceSync, OpElapsed,
