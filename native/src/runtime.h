@@ -20,8 +20,9 @@ constexpr int kBufferWidth = 3;
 constexpr int kRecordWidth = 10;
 // Samples of each kind that measureLatency() takes (runner/align.ts reads them).
 constexpr int kLatencySamples = 50;
-// The copy a kernel is timed behind: a page-sized DMA, as programs' copies are (a 4-byte copy put
-// the next kernel 6 to 8 us after its end event on the H200, a 4 KiB one about 2.6 us).
+// The copy a kernel is timed behind: a page, rather than a 4-byte copy that a driver may treat as a
+// special case. On the H200 the latency behind a copy changed more from run to run (1.6 to 8.3 us)
+// than with the copy's size.
 constexpr size_t kLatencyCopyBytes = 4096;
 
 enum Op : int32_t {

@@ -33,7 +33,7 @@ test('event-derived kernel spans bracket the kernels\' own stamps, and their len
   assert.ok(med <= 500 && p99 <= 3000, `median ${med} ns, p99 ${p99} ns`);
 });
 
-test('a kernel queued right behind a copy starts where its own stamps say', { skip: noGpu }, async (t) => {
+test('a kernel queued right behind a copy starts after the copy\'s end event, within the latency\'s run-to-run spread of its stamps', { skip: noGpu }, async (t) => {
   const trace = await runOnGpu(compile({
     name: 'kernels behind copies',
     streams: { s: { nonBlocking: true } },
@@ -51,6 +51,10 @@ test('a kernel queued right behind a copy starts where its own stamps say', { sk
   const copyEnd = (i: number) => o.end[i - 1];
   t.diagnostic(`start |error| behind a copy: median ${median(startErr)} ns, p90 ${quantile(startErr, 0.9)} ns; signed p10/median/p90 ${quantile(signed, 0.1)} / ${median(signed)} / ${quantile(signed, 0.9)} ns`);
   t.diagnostic(`copy end event to kernel start: stamps ${median(behind.map((i) => o.truthStart[i] - copyEnd(i)))} ns, placed ${median(behind.map((i) => o.start[i] - copyEnd(i)))} ns; ${trace.meta.notes?.find((n) => n.startsWith('kernel spans'))}`);
-  // Placed with the kernel-behind-kernel latency, these started 2 to 8 us late on the H200.
-  assert.ok(median(startErr) <= 1000, `median ${median(startErr)} ns`);
+  for (const i of behind) assert.ok(o.start[i] >= copyEnd(i) && o.start[i] <= o.end[i], `kernel ${i}: start ${o.start[i]}, copy end ${copyEnd(i)}, end ${o.end[i]}`);
+  // On the H200 the gap from a copy's end event to the next kernel's first instruction is not a
+  // device constant: behind copies of one size it was 1.6 us in one run and 8.3 us in the next,
+  // while each run's calibration said 5.2 to 7.5 us (bench/results/recorder-2026-12-03.md). The
+  // median error of the derived starts was 0.1 to 4.5 us in eight runs.
+  assert.ok(median(startErr) <= 5000, `median ${median(startErr)} ns`);
 });
