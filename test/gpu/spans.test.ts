@@ -28,9 +28,9 @@ test('event-derived kernel spans bracket the kernels\' own stamps, and their len
   const med = median(lengthErr);
   const p99 = quantile(lengthErr, 0.99);
   t.diagnostic(`span length |error|: median ${med} ns, p99 ${p99} ns; alignment bound ${trace.meta.alignmentErrorNs} ns`);
-  // The issue's targets are a 0.5 us median and a 2 us p99; the H200 gave 0.2 to 0.3 and 2.1 us
-  // (bench/results/recorder-*.md), so the p99 bound here leaves room for a noisy machine.
-  assert.ok(med <= 500 && p99 <= 3000, `median ${med} ns, p99 ${p99} ns`);
+  // The targets: a 0.5 us median and a 2 us p99. With end events queued behind the other
+  // stream's taken into account, the H200 gave 0.22 / 1.25 us here (bench/results/recorder-2026-12-03.md).
+  assert.ok(med <= 500 && p99 <= 2000, `median ${med} ns, p99 ${p99} ns`);
 });
 
 test('a kernel queued right behind a copy starts after the copy\'s end event, within the latency\'s run-to-run spread of its stamps', { skip: noGpu }, async (t) => {
