@@ -3,9 +3,10 @@
 // start is derived: a kernel starts a fixed GPU latency after the end event of what it was ordered
 // behind (the previous op on its stream, and across streams under S3), or a fixed latency after its
 // launch call returned when that is later (the stream was idle). Its end is its end event less the
-// event's own latency behind the kernel. The latencies are device constants that the runtime
-// measures in every run, on kernels of its own, before the scenario starts (measureLatency in
-// native/src/runtime.cc); a scenario op's own stamps are never used.
+// event's own latency behind the kernel, or, where that event may have queued behind another
+// stream's (queuedBehind), the middle of the two. The runtime measures the latencies in every run,
+// on kernels of its own, before the scenario starts (measureLatency in native/src/runtime.cc); a
+// scenario op's own stamps are never used.
 import type { Program } from '../core/scenario/program';
 import type { ClockMap } from './align';
 
@@ -152,9 +153,9 @@ export class SpanPlacer {
   }
 
   /**
-   * Host times in the trace's clock; `endEvent` mapped into it too. `queuedSince`: where queuedBehind() says the end event may have waited for other streams'
-   * (endEvent when it did not): a kernel's end then lies between that moment and its own, and the
-   * middle errs least.
+   * Host times in the trace's clock; `endEvent` mapped into it too. `queuedSince`: where
+   * queuedBehind() says the end event may have waited for other streams' (endEvent when it did
+   * not): a kernel's end then lies between that moment and its own, and the middle errs least.
    */
   place(stream: number, kind: SpanKind, hostBegin: number, hostEnd: number, endEvent: number, queuedSince = endEvent): { start: number; end: number } {
     const after = this.orderedAfter(stream);

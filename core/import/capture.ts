@@ -6,7 +6,7 @@
 // Exact event identity: the capture library numbers each event handle's records, and every wait,
 // query and synchronize carries the number of the record it bound to (S7). So a re-recorded event
 // never confuses which record a wait meant, whatever the timing.
-import { copyBlocksHost, OP_KINDS, RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
+import { copyBlocksHost, RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
 import { ReleaseRule } from '../trace/release';
 import { LaneOrder } from '../trace/lane-order';
 import { isAsyncApi } from './cuda-api';
@@ -44,6 +44,13 @@ const NONE: never[] = [];
 const withRecord = <T>(list: T[], x: T): T[] => (list === NONE ? [x] : (list.push(x), list));
 /** A (device, CUPTI stream id) pair as one number: ids are 32-bit. */
 const streamIdOf = (deviceId: number, streamId: number): number => deviceId * 2 ** 32 + streamId;
+
+/** A record op, the call that issued it, and when the work it captured completed. */
+interface BoundRecord {
+  op: number;
+  corr: number;
+  after: number;
+}
 
 interface StreamInfo {
   name: string;
@@ -90,7 +97,7 @@ class Converter {
   private readonly eventGen = new Map<number, { name: string; base: number }>();
   private events = 0;
   /** `${handle}:${seq}` -> the record op, and its call's correlation id. */
-  private readonly recordOps = new Map<string, { op: number; corr: number }>();
+  private readonly recordOps = new Map<string, BoundRecord>();
   private readonly notes: string[] = [];
   private orphans = 0;
   private deviceTimes = 0;
@@ -304,10 +311,12 @@ class Converter {
    * ready) bounds it: CUPTI maps device timestamps into its host clock with no stated error, and on
    * the H200 one landed 265 ns after the synchronize that waited for it had returned.
    */
-  private seenCompleteBy(op: number, t: number): void {
-    const { kind, start, end } = this.b.ops.cols;
-    if (OP_KINDS[kind[op]] !== 'eventRecord' || end[op] <= t) return;
-    start[op] = end[op] = t;
+  private seenCompleteBy(rec: BoundRecord, t: number): void {
+    const { start, end } = this.b.ops.cols;
+    // Never before the work it captured: that keeps the stream's order, whatever CUPTI's clock says.
+    const moved = Math.max(rec.after, t);
+    if (end[rec.op] <= moved) return;
+    start[rec.op] = end[rec.op] = moved;
     this.recordsSeenEarlier++;
   }
 
@@ -365,7 +374,7 @@ class Converter {
   }
 
   /** The record op a call bound to: an op id, 'never' (S9: not recorded since it was created), or 'unknown'. */
-  private bound(handle: number, seq: number): { op: number; corr: number } | 'never' | 'unknown' {
+  private bound(handle: number, seq: number): BoundRecord | 'never' | 'unknown' {
     if (seq === SEQ_UNKNOWN) return 'unknown';
     if (seq <= (this.eventGen.get(handle)?.base ?? 0)) return 'never';
     return this.recordOps.get(`${handle}:${seq}`) ?? 'unknown';
@@ -400,9 +409,10 @@ class Converter {
         const ev = this.eventName(c.event);
         const call = add('record', { event: ev });
         if (!ok || stream === undefined) break;
-        const t = this.recordTime(this.markerTime(stream, begin), acts?.events[0]?.deviceTimestamp);
+        const after = this.markerTime(stream, begin);
+        const t = this.recordTime(after, acts?.events[0]?.deviceTimestamp);
         const op = this.op(stream, call, { kind: 'eventRecord', name: `record ${ev}`, event: ev, start: t, end: t });
-        this.recordOps.set(`${c.event}:${c.seq}`, { op, corr: c.correlationId });
+        this.recordOps.set(`${c.event}:${c.seq}`, { op, corr: c.correlationId, after });
         break;
       }
       case API.streamWait: {
@@ -420,7 +430,7 @@ class Converter {
         const ready = ok;
         const notReady = c.result === NOT_READY;
         const rec = ready ? this.bound(c.event, c.seq) : undefined;
-        if (typeof rec === 'object') this.seenCompleteBy(rec.op, end);
+        if (typeof rec === 'object') this.seenCompleteBy(rec, end);
         add('query', { event: this.eventName(c.event), answer: ready ? 'ready' : notReady ? 'notReady' : 'error' });
         break;
       }
@@ -432,7 +442,7 @@ class Converter {
           b.calls.cols.releasedBy[call] = RELEASED_UNKNOWN;
           b.calls.cols.blockedNs[call] = end - begin;
         } else {
-          if (rec !== 'never') this.seenCompleteBy(rec.op, end);
+          if (rec !== 'never') this.seenCompleteBy(rec, end);
           this.release(call, rec === 'never' ? [] : [rec.op]);
         }
         break;

@@ -252,13 +252,19 @@ test('a record whose device timestamp lands after a synchronize or query saw it 
   const r3 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 30_000, end: 31_000, stream: S1, event: E, seq: 3 });
   w.cudaEvent(r3, 0, 13, 31_500);
   w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 31_100, end: 32_000, event: E, seq: 3 });
+  // Never before the work it captured, whose end CUPTI put after the return as well.
+  const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 33_000, end: 36_000, stream: S1 });
+  w.kernel(k, 'late', 37_000, 41_000, 13);
+  const r4 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 36_100, end: 36_500, stream: S1, event: E, seq: 4 });
+  w.cudaEvent(r4, 0, 13, 41_200);
+  w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 36_600, end: 40_900, event: E, seq: 4 });
   const t = importCapture(w.bytes());
   const records = opNamed(t, 'record event 1');
-  assert.deepEqual(records.map((o) => [t.ops.start[o], t.ops.end[o]]), [[12_600, 12_600], [22_300, 22_300], [31_500, 31_500]]);
+  assert.deepEqual(records.map((o) => [t.ops.start[o], t.ops.end[o]]), [[12_600, 12_600], [22_300, 22_300], [31_500, 31_500], [41_000, 41_000]]);
   const [s1, s2] = callsNamed(t, 'cudaEventSynchronize');
   assert.equal(t.calls.unblockNs[s1], 0);
   assert.equal(t.calls.unblockNs[s2], 500);
-  assert.match(t.meta.notes?.join('\n') ?? '', /moved back to the return of a synchronize or query that saw them complete .*: 2/);
+  assert.match(t.meta.notes?.join('\n') ?? '', /moved back to the return of a synchronize or query that saw them complete .*: 3/);
 });
 
 test('corrupt or truncated raw streams fail with what and where', () => {
