@@ -96,7 +96,7 @@ class Converter {
   /** Event handle -> its current name and the record count it was created at. */
   private readonly eventGen = new Map<number, { name: string; base: number }>();
   private events = 0;
-  /** `${handle}:${seq}` -> the record op, and its call's correlation id. */
+  /** `${handle}:${seq}` -> the record it names. */
   private readonly recordOps = new Map<string, BoundRecord>();
   private readonly notes: string[] = [];
   private orphans = 0;
