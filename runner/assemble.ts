@@ -85,11 +85,14 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
   }));
   const order = new LaneOrder(b);
   const spans = new SpanPlacer(program.streams, clocks.map((c) => c.latency));
-  const endEvent = (g: number, s: Step): number => device(clocks[Math.max(0, stepDevice(program, s))].events, at(g, REC.gpuEnd));
-  const streamOf = (s: Step): number => ('stream' in s && s.op !== 'streamSync' ? s.stream : -1);
-  const ended = issued.filter(({ step }) => streamOf(step) >= 0);
-  const queued = queuedBehind(ended.map(({ g, step }) => ({ stream: streamOf(step), at: endEvent(g, step) })), program.streams, (d) => clocks[d].latency);
-  const queuedSince = new Map(ended.map(({ g }, i) => [g, queued[i]]));
+  // Every stream op's end event, first: whether one queued behind another stream's (queuedBehind)
+  // depends on events issued after it too.
+  const ended = issued.flatMap(({ g, step: s }) => {
+    const t = device(clocks[Math.max(0, stepDevice(program, s))].events, at(g, REC.gpuEnd));
+    return 'stream' in s && Number.isFinite(t) ? [{ g, stream: s.stream, at: t }] : [];
+  });
+  const queued = queuedBehind(ended, program.streams, (d) => clocks[d].latency);
+  const endOf = new Map(ended.map((e, i) => [e.g, { at: e.at, queuedSince: queued[i] }]));
   const releases = new ReleaseRule(b, Math.max(0, ...clocks.map((c) => c.latency.kernelToEventNs)));
   const current = program.events.map(() => -1);
   const name = (list: { name: string }[], i: number) => list[i].name;
@@ -101,9 +104,9 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     const call = (kind: CallKind, api: string, init: Partial<CallInit> = {}): number =>
       b.call({ ...init, lane: threadLane[thread], kind, name: api, begin, end, step: s.index, line: s.pos.line, column: s.pos.column });
     const op = (c: number, stream: number, init: Omit<Parameters<TraceBuilder['op']>[0], 'lane' | 'start' | 'end' | 'call'>, blocking: boolean): number => {
-      const ev = endEvent(g, s);
+      const ev = endOf.get(g);
       const kind: SpanKind = init.kind === 'kernel' ? 'kernel' : init.kind === 'memcpy' ? 'copy' : init.kind === 'eventRecord' || init.kind === 'waitEvent' ? 'marker' : 'work';
-      let { start, end: stop } = Number.isFinite(ev) ? spans.place(stream, kind, begin, end, ev, queuedSince.get(g)) : { start: end, end };
+      let { start, end: stop } = ev ? spans.place(stream, kind, begin, end, ev.at, ev.queuedSince) : { start: end, end };
       // The end event of a call that blocks until its op completes can only be recorded after the
       // call returns, so it overstates the op's end: the return bounds it.
       if (blocking) stop = Math.min(stop, end);
