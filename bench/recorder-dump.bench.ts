@@ -1,12 +1,14 @@
-// Writes GPU traces of the calibration scenarios (as many runs as `syncscope calibrate` makes) and
-// of every example (SYNCSCOPE_DUMP_RUNS runs each, default 5) as trace JSON into $SYNCSCOPE_DUMP
+// Writes GPU traces of the calibration scenarios and of every example (SYNCSCOPE_DUMP_RUNS runs
+// each, default as many as `syncscope calibrate` makes) as trace JSON into $SYNCSCOPE_DUMP
 // (default ./gpu-traces), for studying the recorder and the simulator's cost model away from the
 // GPU: bench/sim-vs-gpu.bench.ts compares the calibrated simulator with them.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
 import { traceToJson } from '../core/trace/json';
-import { BLOCKING_CALIBRATION_SCENARIO, CALIBRATION_RUNS, CALIBRATION_SCENARIO } from '../runner/calibrate';
+import type { Program } from '../core/scenario/program';
+import type { Trace } from '../core/trace/model';
+import { CALIBRATION_RUNS, calibrationRun } from '../runner/calibrate';
 import { runOnGpu } from '../runner/gpu';
 import { missingDevice } from '../runner/devices';
 import { availability } from '../runner/native';
@@ -20,21 +22,21 @@ async function main() {
   }
   const out = process.env.SYNCSCOPE_DUMP ?? 'gpu-traces';
   mkdirSync(out, { recursive: true });
-  const cal = compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json');
-  const blocking = compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json');
-  for (let run = 0; run < CALIBRATION_RUNS; run++) {
-    writeFileSync(join(out, `calibration.${run}.json`), traceToJson(await runOnGpu(cal)));
-    writeFileSync(join(out, `calibration-blocking.${run}.json`), traceToJson(await runOnGpu(blocking)));
-  }
   const dir = repoPath('examples');
+  const programs: [string, Program][] = [];
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.scenario.json')).sort()) {
     const program = compileScenario(readFileSync(join(dir, f), 'utf8'), f);
     const missing = missingDevice(program, a.devices);
-    if (missing) {
-      console.log(`skipped ${f}: ${missing.message}`);
-      continue;
-    }
-    for (let run = 0; run < Number(process.env.SYNCSCOPE_DUMP_RUNS ?? 5); run++) writeFileSync(join(out, `${f.replace('.scenario.json', '')}.${run}.json`), traceToJson(await runOnGpu(program)));
+    if (missing) console.log(`skipped ${f}: ${missing.message}`);
+    else programs.push([f.replace('.scenario.json', ''), program]);
+  }
+  // In rounds, as test/gpu/calibrated.test.ts runs them: the host's drift spreads over every example.
+  const write = (name: string, run: number, t: Trace) => writeFileSync(join(out, `${name}.${run}.json`), traceToJson(t));
+  for (let run = 0; run < Number(process.env.SYNCSCOPE_DUMP_RUNS ?? CALIBRATION_RUNS); run++) {
+    const cal = await calibrationRun();
+    write('calibration', run, cal.trace);
+    write('calibration-blocking', run, cal.blocking);
+    for (const [name, program] of programs) write(name, run, await runOnGpu(program));
   }
   console.log(`traces written to ${out}`);
 }

@@ -35,12 +35,9 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
 
   /** Shows a computed result, opening or revealing the panel for its source. */
   show(source: PanelSource, result: RunResult, column = vscode.ViewColumn.Beside): vscode.WebviewPanel {
-    const key = `${source.kind} ${source.uri}`;
-    let entry = this.open.get(key);
+    let entry = this.open.get(keyOf(source));
     if (!entry) {
-      const title = titleFor(source);
-      const panel = vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, title, { viewColumn: column, preserveFocus: false }, { ...timelineOptions, enableFindWidget: false });
-      entry = this.attach(panel, source);
+      entry = this.attach(createPanel(titleFor(source), column, false), source);
     } else {
       entry.panel.reveal(undefined, true);
     }
@@ -57,16 +54,17 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
       panel.dispose();
       return;
     }
-    const entry = this.attach(panel, source);
+    this.attach(panel, source);
+    const view = this.viewOf(source);
     // A restored GPU panel is simulated: re-running GPU work on every window reload would surprise.
     const rerun: PanelSource = source.kind === 'gpu' ? { kind: 'simulate', uri: source.uri } : source;
     // Nothing cancels a restore, but compute() wants a token.
     const cancel = new vscode.CancellationTokenSource();
     try {
       const result = await this.runs.compute(rerun, cancel.token);
-      entry.view.show({ trace: result.trace, title: result.title, origin: result.origin });
+      view()?.show({ trace: result.trace, title: result.title, origin: result.origin });
     } catch (e) {
-      entry.view.error((e as Error).message);
+      view()?.error((e as Error).message);
       this.log.warn(`restoring "${panel.title}": ${(e as Error).message}`);
     } finally {
       cancel.dispose();
@@ -75,27 +73,37 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
 
   /** Re-simulates the open simulator panel of a saved scenario. */
   async refresh(uri: vscode.Uri): Promise<void> {
-    const entry = this.open.get(`simulate ${uri.toString()}`);
-    if (!entry) return;
-    entry.view.status('Simulating…', true);
+    const view = this.viewOf({ kind: 'simulate', uri: uri.toString() });
+    if (!view()) return;
+    view()?.status('Simulating…', true);
     try {
       const result = await this.runs.simulate(uri);
-      entry.view.show({ trace: result.trace, title: result.title, origin: result.origin });
+      view()?.show({ trace: result.trace, title: result.title, origin: result.origin });
     } catch (e) {
-      entry.view.error((e as Error).message);
+      view()?.error((e as Error).message);
       if (!(e instanceof UserFacingError)) this.reportError(e, 'Simulation');
     }
   }
 
-  private attach(panel: vscode.WebviewPanel, source: PanelSource): Open {
-    const key = `${source.kind} ${source.uri}`;
-    const view = new TimelineView(panel.webview, this.context.extensionUri, panel.title, {
+  /** The view that shows `source` now: a blank webview may be replaced while a run is under way (see logic/blankWatch.ts). */
+  private viewOf(source: PanelSource): () => TimelineView | undefined {
+    return () => this.open.get(keyOf(source))?.view;
+  }
+
+  private attach(panel: vscode.WebviewPanel, source: PanelSource, attempt = 0): Open {
+    const key = keyOf(source);
+    const view = new TimelineView(panel, this.context.extensionUri, {
       revealSource: (line, column) => {
         revealSource(vscode.Uri.parse(source.uri), line, column)
           .catch((e: unknown) => this.log.warn(`cannot show ${source.uri}: ${(e as Error).message}`));
       },
+      reopen: () => {
+        const fresh = createPanel(panel.title, panel.viewColumn ?? vscode.ViewColumn.Active, true);
+        view.handOver(this.attach(fresh, source, attempt + 1).view);
+        panel.dispose();
+      },
       log: this.log,
-    });
+    }, attempt);
     const entry: Open = { panel, view, source };
     this.open.set(key, entry);
     void this.sources.remember(panel.title, source);
@@ -122,6 +130,12 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
   dispose(): void {
     for (const e of this.open.values()) e.panel.dispose();
   }
+}
+
+const keyOf = (source: PanelSource): string => `${source.kind} ${source.uri}`;
+
+function createPanel(title: string, column: vscode.ViewColumn, preserveFocus: boolean): vscode.WebviewPanel {
+  return vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, title, { viewColumn: column, preserveFocus }, { ...timelineOptions, enableFindWidget: false });
 }
 
 /** Opens the scenario beside nothing new: in the column it already has, or the first one. */

@@ -1,11 +1,13 @@
 // Connects one webview (a panel or a custom editor) to the timeline bundle through core/protocol:
-// the trace goes out once the page says it is ready, source links come back.
+// the trace goes out once the page says it is ready, source links come back. A page that never
+// says so is reported to the owner, which replaces the webview (logic/blankWatch.ts).
 import * as vscode from 'vscode';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FromWebview, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
+import { BlankWatch } from './logic/blankWatch';
 import { makeNonce, timelineHtml } from './logic/webviewHtml';
 
 export interface Shown {
@@ -33,21 +35,47 @@ export class TimelineView implements vscode.Disposable {
   private shown?: Shown;
   private failed?: string;
   private ready = false;
-  private readonly subscription: vscode.Disposable;
+  private readonly webview: vscode.Webview;
+  private readonly blank: BlankWatch;
+  private readonly subscriptions: vscode.Disposable[];
 
+  /** `attempt`: how many webviews before this one stayed blank for the same panel (see logic/blankWatch.ts). */
   constructor(
-    private readonly webview: vscode.Webview,
+    panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
-    title: string,
     private readonly handlers: {
       revealSource?: (line: number, column: number) => void;
       selected?: (call?: number, op?: number) => void;
+      /** Replaces the webview that stayed blank with a new one (whose view is `attempt` + 1). */
+      reopen?: () => void;
       log: vscode.LogOutputChannel;
     },
+    attempt = 0,
   ) {
+    const { webview, title } = panel;
+    this.webview = webview;
     webview.options = timelineOptions;
     webview.html = timelineHtml({ cspSource: webview.cspSource, nonce: makeNonce((n) => randomBytes(n)), ...webviewBundle(extensionUri.fsPath), title });
-    this.subscription = webview.onDidReceiveMessage((m: FromWebview) => this.receive(m));
+    this.blank = new BlankWatch((retry) => {
+      const stayed = `"${title}" stayed blank for ${this.blank.limitMs / 1000} s: its webview never loaded`;
+      if (retry && handlers.reopen) {
+        handlers.log.warn(`${stayed}; opening it in a new one`);
+        handlers.reopen();
+      } else {
+        handlers.log.error(`${stayed}, ${this.blank.attempt + 1} times in a row; close it and open it again`);
+      }
+    }, attempt);
+    this.blank.visible(panel.visible);
+    this.subscriptions = [
+      webview.onDidReceiveMessage((m: FromWebview) => this.receive(m)),
+      panel.onDidChangeViewState((e) => this.blank.visible(e.webviewPanel.visible)),
+    ];
+  }
+
+  /** Gives what this view shows (or the error it shows) to the view that replaces it. */
+  handOver(to: TimelineView): void {
+    if (this.shown) to.show(this.shown);
+    if (this.failed) to.error(this.failed);
   }
 
   show(shown: Shown): void {
@@ -77,6 +105,7 @@ export class TimelineView implements vscode.Disposable {
     switch (m.type) {
       case 'ready':
         this.ready = true;
+        this.blank.ready();
         // A webview without retained context reloads whenever it is shown again: send it all again.
         if (this.shown) this.show(this.shown);
         if (this.failed) this.error(this.failed);
@@ -95,6 +124,7 @@ export class TimelineView implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    this.blank.dispose();
+    for (const s of this.subscriptions) s.dispose();
   }
 }

@@ -12,6 +12,8 @@ export const PROFILER_EDITOR = 'syncscope.profilerTrace';
 export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider {
   /** The trace each open editor shows, for Export and Compare. */
   readonly shown = new Map<string, TimelineView>();
+  /** Editors being opened again because their webview stayed blank: how many did before (logic/blankWatch.ts). */
+  private readonly blankAttempts = new Map<string, number>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -25,7 +27,9 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
 
   async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel, token: vscode.CancellationToken): Promise<void> {
     const key = document.uri.toString();
-    const view = new TimelineView(panel.webview, this.extensionUri, panel.title, {
+    const attempt = this.blankAttempts.get(key) ?? 0;
+    this.blankAttempts.delete(key);
+    const view = new TimelineView(panel, this.extensionUri, {
       revealSource: (line, column) => {
         const scenario = view.trace?.meta.scenario?.file;
         if (!scenario) return;
@@ -37,8 +41,14 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
         revealSource(vscode.Uri.joinPath(document.uri, '..', scenario), line, column)
           .catch((e: unknown) => this.log.warn(`cannot show ${scenario}: ${(e as Error).message}`));
       },
+      reopen: () => {
+        this.reopen(document.uri, panel.viewColumn, attempt + 1).catch((e: unknown) => {
+          this.blankAttempts.delete(key);
+          this.log.error(`cannot open ${document.uri.path.split('/').pop()} again: ${(e as Error).message}`);
+        });
+      },
       log: this.log,
-    });
+    }, attempt);
     this.shown.set(key, view);
     // Closing the editor while a large trace is read stops the read.
     const reading = new vscode.CancellationTokenSource();
@@ -62,5 +72,17 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     } finally {
       resolveCancelled.dispose();
     }
+  }
+
+  /** A custom editor cannot be given a new webview: its tab is closed and the file opened again with the same editor. */
+  private async reopen(uri: vscode.Uri, column: vscode.ViewColumn | undefined, attempt: number): Promise<void> {
+    const tab = vscode.window.tabGroups.all.filter((g) => column === undefined || g.viewColumn === column)
+      .flatMap((g) => g.tabs)
+      .find((t) => t.input instanceof vscode.TabInputCustom && t.input.uri.toString() === uri.toString());
+    if (!tab) throw new Error('its tab is gone');
+    const { viewType } = tab.input as vscode.TabInputCustom;
+    this.blankAttempts.set(uri.toString(), attempt);
+    await vscode.window.tabGroups.close(tab, true);
+    await vscode.commands.executeCommand('vscode.openWith', uri, viewType, { viewColumn: tab.group.viewColumn, preserveFocus: true });
   }
 }

@@ -179,7 +179,7 @@ function pageableRate(t: Trace, mid: string, small: string): number {
  */
 function fitPageableLatencies(p: SimProfile, gpuNs: Record<keyof typeof SMALL_PAGEABLE, number>, tailNs: number): SimProfile {
   const bare = { ...p, pageableHtoDLatencyNs: 0, pageableDtoHLatencyNs: 0 };
-  const sim = simulate(compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json'), asRecorded(bare, tailNs));
+  const sim = simulate(calibrationProgram(CALIBRATION_SCENARIO), asRecorded(bare, tailNs));
   const fit = (key: keyof typeof SMALL_PAGEABLE) => Math.round(Math.max(0, gpuNs[key] - wholeCall(sim, SMALL_PAGEABLE[key])));
   return { ...p, pageableHtoDLatencyNs: fit('pageableHtoD'), pageableDtoHLatencyNs: fit('pageableDtoH') };
 }
@@ -207,18 +207,32 @@ export const CALIBRATION_RUNS = 7;
 
 /** The profile, and what the recorder added in the same runs. */
 export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorderTailNs: number }> {
-  const program = compileScenario(JSON.stringify(CALIBRATION_SCENARIO), 'calibration.scenario.json');
-  const blockingProgram = compileScenario(JSON.stringify(BLOCKING_CALIBRATION_SCENARIO), 'calibration-blocking.scenario.json');
-  const runs: { trace: Trace; blocking: Trace }[] = [];
+  const runs: CalibrationRun[] = [];
   for (let r = 1; r <= CALIBRATION_RUNS; r++) {
-    opts.onProgress?.(`calibrating: run ${r} of ${CALIBRATION_RUNS}, ${program.stepCount} steps`);
-    runs.push({ trace: await runOnGpu(program, { device: opts.device }), blocking: await runOnGpu(blockingProgram, { device: opts.device }) });
+    opts.onProgress?.(`calibrating: run ${r} of ${CALIBRATION_RUNS}`);
+    runs.push(await calibrationRun(opts.device));
   }
   return profileFromRuns(runs);
 }
 
+export interface CalibrationRun {
+  trace: Trace;
+  blocking?: Trace;
+}
+
+/** One run of each calibration scenario: what profileFromRuns takes, a run at a time, so that a caller can interleave them with other work. */
+export async function calibrationRun(device?: number): Promise<Required<CalibrationRun>> {
+  return {
+    trace: await runOnGpu(calibrationProgram(CALIBRATION_SCENARIO), { device }),
+    blocking: await runOnGpu(calibrationProgram(BLOCKING_CALIBRATION_SCENARIO), { device }),
+  };
+}
+
+const calibrationProgram = (scenario: typeof CALIBRATION_SCENARIO | typeof BLOCKING_CALIBRATION_SCENARIO) =>
+  compileScenario(JSON.stringify(scenario), `${scenario === CALIBRATION_SCENARIO ? 'calibration' : 'calibration-blocking'}.scenario.json`);
+
 /** The profile from calibration runs' traces: each number the median over the runs. */
-export function profileFromRuns(runs: { trace: Trace; blocking?: Trace }[]): { profile: SimProfile; recorderTailNs: number } {
+export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; recorderTailNs: number } {
   const measured = runs.map((r) => profileFromTrace(r.trace, r.blocking));
   const meta = runs[0].trace.meta.device;
   const fields: Record<string, unknown> = { name: 'calibrated', deviceName: meta?.name ?? 'GPU', sms: meta?.sms };

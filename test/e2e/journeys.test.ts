@@ -192,6 +192,9 @@ test('after Developer: Reload Window the timeline panel and the trace editor com
   const editor = await restored(SAVED);
   await painted(frame);
   await painted(editor);
+  // Browser-hosted VS Code can leave one of two webviews restored together blank; the extension
+  // then opens it in a new webview (extension/logic/blankWatch.ts). Say when that happened.
+  for (const line of wb.extensionLog().match(/^.*stayed blank.*$/gm) ?? []) console.log(`# ${line}`);
   await wb.shot('08-after-reload');
 });
 
