@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundle, CHROMIUM, CHROMIUM_ARGS, ensureWebviewBundle, skipReason } from '../test/webview/browser';
+import { bundle, CHROMIUM, CHROMIUM_ARGS, ensureWebviewBundle, skipReason, until } from '../test/webview/browser';
 import { repoPath } from '../test/helpers/paths';
 
 interface PageResult {
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       const errors: string[] = [];
       p.on('pageerror', (e) => errors.push(e.message));
       await p.goto(pathToFileURL(page).href + '?theme=dark');
-      await p.waitForFunction('!!(window.syncscope && window.bench)');
+      await until(p, '!!(window.syncscope && window.bench)');
       const cdp = await ctx.newCDPSession(p);
       await cdp.send('Performance.enable');
       const r = (await p.evaluate(`window.bench.run(${n})`)) as PageResult;

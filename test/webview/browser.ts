@@ -61,9 +61,23 @@ export async function openTimeline(browser: Browser, trace: Trace, name: string,
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
   await page.goto(pathToFileURL(file).href + `?theme=${opts.theme ?? 'light'}`);
-  await page.waitForFunction('!!(window.syncscope && window.syncscope.app.view)');
+  await until(page, '!!(window.syncscope && window.syncscope.app.view)');
   await nextFrame(page);
   return { page, errors, dialogs };
+}
+
+/**
+ * Waits until `expression` is true in the page. Not page.waitForFunction: it re-checks from inside
+ * the page with eval, which the timeline's CSP (no 'unsafe-eval') refuses now and then ("EvalError:
+ * Evaluating a string as JavaScript violates the following Content Security Policy directive").
+ * page.evaluate runs each check from outside.
+ */
+export async function until(page: Page, expression: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(`!!(${expression})`))) {
+    if (Date.now() > deadline) throw new Error(`still false after ${timeoutMs} ms: ${expression}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 // Page-side code is passed as text: this file is compiled without the DOM library.

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { inPage, launch, nextFrame, Opened, openTimeline, pixelAt, pointOf, resultsDir, skipReason } from './browser';
+import { inPage, launch, nextFrame, Opened, openTimeline, pixelAt, pointOf, resultsDir, skipReason, until } from './browser';
 import { SAMPLE, sampleTrace } from './sample';
 
 const trace = sampleTrace();
@@ -179,9 +179,9 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
   test('host messages select and reveal an op, and show status and errors', async () => {
     const { page } = await fresh();
     await page.evaluate(`window.postMessage({ type: 'select', op: ${SAMPLE.consume} }, '*')`);
-    await page.waitForFunction(`document.querySelector('.details-title')?.textContent === 'consume'`);
+    await until(page, `document.querySelector('.details-title')?.textContent === 'consume'`);
     await page.evaluate(`window.postMessage({ type: 'status', text: 'simulating', busy: true }, '*'); window.postMessage({ type: 'error', message: 'runner exited with code 3' }, '*')`);
-    await page.waitForFunction(`!document.querySelector('.error').hidden`);
+    await until(page, `!document.querySelector('.error').hidden`);
     // The error ends the work the busy status announced.
     assert.equal(await page.locator('.status').textContent(), '');
     assert.equal(await page.locator('.status.busy').count(), 0);
@@ -201,7 +201,7 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
       window.postMessage({ type: 'status', text: 'simulating', busy: true }, '*');
       window.postMessage({ type: 'trace', title: 'second', trace: second }, '*');
     })()`);
-    await page.waitForFunction(`document.querySelector('.title')?.textContent === 'second'`);
+    await until(page, `document.querySelector('.title')?.textContent === 'second'`);
     await nextFrame(page);
     assert.equal(await page.locator('.status').textContent(), '');
     assert.equal(await page.locator('.status.busy').count(), 0);
@@ -225,7 +225,7 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     assert.ok(frame, 'the frame is there');
     await frame.evaluate(`parent.postMessage({ type: 'error', message: 'foreign' }, '*')`);
     await page.evaluate(`window.postMessage({ type: 'status', text: 'own', busy: false }, '*')`);
-    await page.waitForFunction(`document.querySelector('.status')?.textContent === 'own'`);
+    await until(page, `document.querySelector('.status')?.textContent === 'own'`);
     assert.equal(await page.locator('.error').isHidden(), true);
     await page.close();
   });
@@ -248,7 +248,7 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     const { page } = await openTimeline(browser, trace, 'persist');
     await inPage(page, `view.setViewport(100000, 150000); app.select({ table: 'ops', id: ${SAMPLE.consume} }, false, true);`);
     await page.reload();
-    await page.waitForFunction('!!(window.syncscope && window.syncscope.app.view)');
+    await until(page, '!!(window.syncscope && window.syncscope.app.view)');
     await nextFrame(page);
     const [a, b] = await inPage<[number, number]>(page, 'return view.visibleRange();');
     assert.ok(Math.abs(a - 100000) < 10 && Math.abs(b - 150000) < 10, `restored ${a}..${b}`);
