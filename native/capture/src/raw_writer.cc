@@ -16,19 +16,42 @@
 namespace capture {
 namespace {
 
-void put(std::vector<uint8_t>& out, RecordType type, const void* body, uint32_t bytes, const char* tail = nullptr, uint32_t tailBytes = 0) {
-  RecordHeader h{type, 0, bytes + tailBytes};
-  auto* p = reinterpret_cast<const uint8_t*>(&h);
-  out.insert(out.end(), p, p + sizeof h);
-  p = static_cast<const uint8_t*>(body);
-  out.insert(out.end(), p, p + bytes);
-  if (tailBytes) out.insert(out.end(), tail, tail + tailBytes);
-}
+// Records go straight to the file through stdio's buffer: a long program's calls can run to
+// gigabytes, and building the file in memory first would hold them twice.
+class Sink {
+ public:
+  explicit Sink(FILE* f) : f_(f) { std::setvbuf(f_, nullptr, _IOFBF, 1 << 20); }
+
+  void bytes(const void* p, size_t n) {
+    if (n && std::fwrite(p, 1, n, f_) != n) ok_ = false;
+  }
+
+  void put(RecordType type, const void* body, uint32_t n, const char* tail = nullptr, uint32_t tailBytes = 0) {
+    RecordHeader h{type, 0, n + tailBytes};
+    bytes(&h, sizeof h);
+    bytes(body, n);
+    bytes(tail, tailBytes);
+  }
+
+  bool ok() const { return ok_; }
+
+ private:
+  FILE* f_;
+  bool ok_ = true;
+};
 
 }  // namespace
 
 std::string writeRaw(const std::string& path, const WriteInfo& info) {
-  std::vector<uint8_t> out;
+  // Activities first: flushing them waits for CUPTI, and calls made meanwhile still get in below.
+  // They are copied out under CUPTI's buffer lock, which must not wait on the disk.
+  std::vector<uint8_t> activities;
+  uint64_t activityCount = takeActivities(activities);
+
+  std::string tmp = path + ".part";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return "cannot create " + tmp + ": " + std::strerror(errno);
+  Sink out(f);
   FileHeader fh{};
   std::memcpy(fh.magic, kMagic, sizeof fh.magic);
   fh.version = kVersion;
@@ -37,19 +60,14 @@ std::string writeRaw(const std::string& path, const WriteInfo& info) {
   fh.cuptiApiVersion = info.cuptiApiVersion;
   fh.startTimestamp = info.startTimestamp;
   fh.cudaDriverVersion = info.cudaDriverVersion;
-  auto* hp = reinterpret_cast<const uint8_t*>(&fh);
-  out.insert(out.end(), hp, hp + sizeof fh);
-
-  // Activities first: flushing them waits for CUPTI, and calls made meanwhile still get in below.
-  std::vector<uint8_t> activities;
-  uint64_t activityCount = takeActivities(activities);
+  out.bytes(&fh, sizeof fh);
 
   EndBody end{};
   std::set<std::pair<uint8_t, uint16_t>> apis;
   std::vector<ThreadLog*> threads = allThreadLogs();
   for (ThreadLog* t : threads) {
     ThreadBody b{t->index, t->osTid};
-    put(out, kThread, &b, sizeof b, t->name, static_cast<uint32_t>(strnlen(t->name, sizeof t->name)));
+    out.put(kThread, &b, sizeof b, t->name, static_cast<uint32_t>(strnlen(t->name, sizeof t->name)));
   }
   for (ThreadLog* t : threads) {
     for (CallChunk* c = t->first; c;) {
@@ -60,7 +78,7 @@ std::string writeRaw(const std::string& path, const WriteInfo& info) {
           end.incompleteCalls++;
           continue;
         }
-        put(out, kCall, &call, sizeof call);
+        out.put(kCall, &call, sizeof call);
         apis.emplace(call.domain, call.cbid);
         end.calls++;
       }
@@ -72,20 +90,20 @@ std::string writeRaw(const std::string& path, const WriteInfo& info) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(static_cast<CUpti_CallbackDomain>(domain), cbid, &name) != CUPTI_SUCCESS || !name) continue;
     uint8_t body[4] = {domain, 0, static_cast<uint8_t>(cbid & 0xff), static_cast<uint8_t>(cbid >> 8)};
-    put(out, kApiName, body, sizeof body, name, static_cast<uint32_t>(std::strlen(name)));
+    out.put(kApiName, body, sizeof body, name, static_cast<uint32_t>(std::strlen(name)));
   }
-  out.insert(out.end(), activities.begin(), activities.end());
+  out.bytes(activities.data(), activities.size());
   end.activities = activityCount;
   end.threads = static_cast<uint32_t>(threads.size());
   cuptiGetTimestamp(&end.endTimestamp);
-  put(out, kEnd, &end, sizeof end);
+  out.put(kEnd, &end, sizeof end);
 
-  std::string tmp = path + ".part";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return "cannot create " + tmp + ": " + std::strerror(errno);
-  size_t wrote = std::fwrite(out.data(), 1, out.size(), f);
-  int closed = std::fclose(f);
-  if (wrote != out.size() || closed != 0) return "cannot write " + tmp + ": " + std::strerror(errno);
+  int failed = out.ok() ? 0 : errno;
+  if (std::fclose(f) != 0 && !failed) failed = errno;
+  if (failed) {
+    std::remove(tmp.c_str());
+    return "cannot write " + tmp + ": " + std::strerror(failed);
+  }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) return "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
   return "";
 }

@@ -1,0 +1,20 @@
+// native/capture/check/write_raw_check.cc: the capture library's writer without CUDA, built on
+// first use where the capture library was configured (CUPTI present). Shared by
+// test/runner/capture-writer.test.ts and bench/capture-writer.bench.ts.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoPath } from './paths';
+
+const buildDir = repoPath('build', 'capture');
+
+/** Why the check program cannot be built here, or undefined when it can. */
+export const writeRawCheckSkip = (): string | undefined =>
+  existsSync(join(buildDir, 'CMakeCache.txt')) ? undefined : 'the capture library was not built here (no CUPTI): nothing to check';
+
+/** Builds the check program (once cmake has nothing to do, at once); its path. */
+export function writeRawCheck(): string {
+  const r = spawnSync('cmake', ['--build', buildDir, '--target', 'write_raw_check'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`building write_raw_check failed: ${r.stdout}${r.stderr}`);
+  return join(buildDir, 'write_raw_check');
+}
