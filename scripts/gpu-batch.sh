@@ -2,7 +2,9 @@
 # Runs every GPU check in one go on a machine with an NVIDIA GPU: the GPU and runner tests, the
 # recorder and capture benchmarks and a calibration. Expects the bundles already built (npm run build and
 # node scripts/build.mjs --tests) and build/Release/syncscope.node. Logs go to $OUT (default
-# ./gpu-out); the last lines printed are a short summary.
+# ./gpu-out), and all of it to $OUT.tgz for copying off the machine; the last lines printed are a
+# short summary. With SYNCSCOPE_DUMP=1 the recorder benchmark's layout traces and
+# out/bench/recorder-dump.bench.js's traces go to $OUT/traces too, for the offline evaluators.
 set -u
 OUT=${OUT:-./gpu-out}
 mkdir -p "$OUT"
@@ -16,11 +18,20 @@ for f in out/test/gpu/*.test.js out/test/runner/*.test.js; do
   rc=$?
   summary+=("$(printf '%-14s rc=%d %3ds  %s' "$name" "$rc" "$(( $(date +%s) - start ))" "$(grep -E '^ℹ (pass|fail|skipped)' "$OUT/test-$name.log" | tr '\n' ' ')")")
 done
-SYNCSCOPE_BENCH_OUT="$OUT/recorder.md" timeout 300 node out/bench/recorder.bench.js > "$OUT/bench.log" 2>&1; summary+=("bench rc=$?")
+dump=()
+if [ "${SYNCSCOPE_DUMP:-}" = 1 ]; then
+  mkdir -p "$OUT/traces"
+  dump=(SYNCSCOPE_DUMP="$OUT/traces")
+fi
+env "${dump[@]}" SYNCSCOPE_BENCH_OUT="$OUT/recorder.md" timeout 300 node out/bench/recorder.bench.js > "$OUT/bench.log" 2>&1; summary+=("bench rc=$?")
+if [ ${#dump[@]} -gt 0 ] && [ -f out/bench/recorder-dump.bench.js ]; then
+  env "${dump[@]}" timeout 300 node out/bench/recorder-dump.bench.js > "$OUT/dump.log" 2>&1; summary+=("trace dump rc=$?")
+fi
 if [ -f out/bench/capture.bench.js ]; then
   SYNCSCOPE_BENCH_OUT="$OUT/capture.md" timeout 300 node out/bench/capture.bench.js > "$OUT/capture-bench.log" 2>&1; summary+=("capture bench rc=$?")
 fi
 node dist/cli.js calibrate --out "$OUT/profile.json" > "$OUT/calibrate.log" 2>&1; summary+=("calibrate rc=$?")
+tar czf "$OUT.tgz" -C "$(dirname "$OUT")" "$(basename "$OUT")"
 echo "==== summary"
 printf '%s\n' "${summary[@]}"
 cat "$OUT/recorder.md" 2>/dev/null
