@@ -86,7 +86,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
   queryNs: 150,
   elapsedNs: 150,
   syncNs: 300,
-  copyCallNs: 8000,
+  copyCallNs: 2000,
   memsetCallNs: 3900,
   hostFuncCallNs: 3900,
   afterStreamOpNs: 0,
