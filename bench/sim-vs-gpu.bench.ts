@@ -1,18 +1,21 @@
 // The calibrated simulator against GPU traces that bench/recorder-dump.bench.ts wrote, on any
-// machine: `node out/bench/sim-vs-gpu.bench.js <dir>` (default $SYNCSCOPE_DUMP, else ./gpu-traces).
-// The profile is the one `syncscope calibrate` makes from the dumped calibration runs, and each
-// example is judged as test/gpu/calibrated.test.ts judges it. Writes a Markdown table to stdout,
+// machine: `node out/bench/sim-vs-gpu.bench.js <dir> [profile]` (default $SYNCSCOPE_DUMP, else
+// ./gpu-traces). The profile is the one `syncscope calibrate` makes from the dumped calibration
+// runs, or the one named (a built-in such as h200, or a JSON file), and each example is judged as
+// test/gpu/calibrated.test.ts judges it. Writes a Markdown table to stdout,
 // and to $SYNCSCOPE_BENCH_OUT when set.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
 import { parseTrace } from '../core/trace/json';
 import type { Trace } from '../core/trace/model';
+import { loadProfile, PROFILES } from '../core/simulate/profile';
 import { profileFromRuns } from '../runner/calibrate';
 import { SIM_TOLERANCE, simVsGpu } from '../runner/sim-vs-gpu';
 import { repoPath } from '../test/helpers/paths';
 
 const dir = process.argv[2] ?? process.env.SYNCSCOPE_DUMP ?? 'gpu-traces';
+const named = process.argv[3];
 const load = (f: string): Trace => parseTrace(readFileSync(join(dir, f), 'utf8'));
 
 /** `name.0.json`, `name.1.json`, ... for as long as they exist. */
@@ -26,7 +29,10 @@ function main(): void {
   const cal = runsOf('calibration');
   const blocking = runsOf('calibration-blocking');
   if (!cal.length) throw new Error(`no calibration.0.json in ${dir}: write the traces with node out/bench/recorder-dump.bench.js on a GPU machine`);
-  const { profile, recorderTailNs } = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i] })));
+  const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i] })));
+  // The GPU runs were recorded, whatever the profile: the recorder's tail is the calibration's.
+  const { recorderTailNs } = calibrated;
+  const profile = !named ? calibrated.profile : loadProfile(PROFILES[named] ? named : JSON.parse(readFileSync(named, 'utf8')));
   const rows: string[] = [];
   let within = 0;
   for (const f of readdirSync(repoPath('examples')).filter((x) => x.endsWith('.scenario.json')).sort()) {
@@ -38,7 +44,7 @@ function main(): void {
     rows.push(`| ${f} | ${runs.length} | ${(r.gpuNs / 1000).toFixed(1)} | ${(r.simNs / 1000).toFixed(1)} | ${ok ? '' : '**'}${(100 * r.off).toFixed(1)}%${ok ? '' : '**'} |`);
   }
   const text = [
-    '# Calibrated simulator against dumped GPU traces', '',
+    `# ${named ? `The simulator with profile ${profile.name}` : 'Calibrated simulator'} against dumped GPU traces`, '',
     `- traces: ${dir} (${cal.length} calibration runs)`, `- recorder tail: ${recorderTailNs} ns`, '',
     '| example | GPU runs | GPU blocked, us (median) | simulator, us | simulator against GPU |', '| --- | --- | --- | --- | --- |', ...rows, '',
     `Within ${100 * SIM_TOLERANCE}%: ${within} of ${rows.length}.`, '',

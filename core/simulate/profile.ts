@@ -79,7 +79,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
 
   launchNs: 3900,
   idleLaunchNs: 5000,
-  coldCallNs: 900,
+  coldCallNs: 500,
   recordTimingNs: 1300,
   recordNoTimingNs: 250,
   streamWaitNs: 90,
@@ -93,7 +93,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
 
   submitNs: 1000,
   kernelOverheadNs: 2600,
-  hostFuncGapNs: 156000,
+  hostFuncGapNs: 47000,
   queueDepth: 1021,
 
   spinWakeNs: 3600,
@@ -103,8 +103,8 @@ export const h200: Readonly<SimProfile> = Object.freeze({
 
   pinnedHtoDGBps: 55,
   pinnedDtoHGBps: 55,
-  pageableHtoDLatencyNs: 2000,
-  pageableDtoHLatencyNs: 8700,
+  pageableHtoDLatencyNs: 700,
+  pageableDtoHLatencyNs: 6000,
   pageableHtoDGBps: 8.5,
   pageableDtoHGBps: 12.7,
   dtoDGBps: 1650,
