@@ -147,6 +147,22 @@ export class TextWidths {
   }
 }
 
+/**
+ * Where a plate `w` px wide goes beside a marker at `x` on a row: right of the marker, unless that
+ * covers a label already on the row (`texts`, [from, to] px) or leaves the canvas; then left of it,
+ * inside the wait the marker ends, where no label is; failing both, on whichever side fits the
+ * canvas. Undefined when it would cover the row's previous plate, which ends at `after`.
+ */
+export function plateX(x: number, w: number, width: number, texts: readonly (readonly [number, number])[], after: number): number | undefined {
+  const free = (lx: number) => lx > after + 4 && lx >= 0 && lx + w <= width && !texts.some(([a, b]) => lx < b && lx + w > a);
+  const right = x + 4;
+  const left = x - 4 - w;
+  if (free(right)) return right;
+  if (free(left)) return left;
+  const lx = right + w <= width ? right : left;
+  return lx > after + 4 ? lx : undefined;
+}
+
 /** A label on a small rounded plate, legible over anything drawn below it. */
 export function plate(ctx: CanvasRenderingContext2D, text: string, x: number, yMid: number, p: Palette, accent: string): number {
   const w = ctx.measureText(text).width + 8;

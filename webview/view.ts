@@ -9,9 +9,17 @@ import { EDGE_KINDS, traceExtent, Trace, str } from '../core/trace/model';
 import { buildEdgeIndex, edgeFromIsCall, edgeToIsCall, EdgeIndex, edgesOf } from './edges';
 import { formatNs, tickFormatter } from './format';
 import { hitTest, visitVisible, View } from './lod';
-import { arrowPath, CALL, callColor, diamond, hatch, isSyncCall, OP, opColor, plate, TextWidths, textOn, triangleDown } from './paint';
+import { arrowPath, CALL, callColor, diamond, hatch, isSyncCall, OP, opColor, plate, plateX, TextWidths, textOn, triangleDown } from './paint';
 import { GROUP_H, Rows, Track } from './rows';
 import { Palette, readPalette } from './theme';
+
+/** What a call row already shows, so that an unblock plate is put where it covers none of it. */
+interface RowLabels {
+  /** Where the last plate ends, px. */
+  end: number;
+  /** The calls' own labels, [from, to] px. */
+  texts: [number, number][];
+}
 
 export interface Item {
   table: 'calls' | 'ops';
@@ -358,7 +366,7 @@ export class TimelineView {
     };
     const alphaOf = (item: Item) => (this.coneMark(item) === 0 ? 0.22 : 1);
     const typicalFill = track.typical < 0 ? p.kernel : isCalls ? callColor(p, t, track.typical) : opColor(p, t, track.typical);
-    const labels = { end: -Infinity };
+    const labels: RowLabels = { end: -Infinity, texts: [] };
     const one = (id: number, x0: number, x1: number) => {
       flush();
       const item: Item = { table: track.table, id };
@@ -398,7 +406,7 @@ export class TimelineView {
     if (shown.length > ARROW_ITEM_CAP) shown.length = ARROW_ITEM_CAP + 1;
   }
 
-  private drawCall(id: number, x0: number, x1: number, y: number, h: number, overlays: (() => void)[], labels: { end: number }): void {
+  private drawCall(id: number, x0: number, x1: number, y: number, h: number, overlays: (() => void)[], labels: RowLabels): void {
     const { ctx, palette: p, trace: t } = this;
     const c = t.calls;
     const fill = callColor(p, t, id);
@@ -420,7 +428,8 @@ export class TimelineView {
       ctx.strokeRect(x0 + 0.5, y + 0.5, w - 1, h - 1);
     }
     const blockedPx = c.blockedNs[id] > 0 ? c.blockedNs[id] * nsPerPx : 0;
-    this.label(str(t, c.name[id]) || 'call', fill, x0, x1 - blockedPx, y, h);
+    const text = this.label(str(t, c.name[id]) || 'call', fill, x0, x1 - blockedPx, y, h);
+    if (text) labels.texts.push(text);
     const alpha = ctx.globalAlpha;
     if (isSyncCall(t, id) && Number.isFinite(c.unblockNs[id])) {
       overlays.push(() => this.drawUnblock(id, x1, y, h, alpha, labels));
@@ -430,7 +439,7 @@ export class TimelineView {
     }
   }
 
-  private drawUnblock(id: number, x: number, y: number, h: number, alpha: number, labels: { end: number }): void {
+  private drawUnblock(id: number, x: number, y: number, h: number, alpha: number, labels: RowLabels): void {
     const { ctx, palette: p, trace: t } = this;
     ctx.globalAlpha = alpha;
     ctx.fillStyle = p.blocked;
@@ -441,11 +450,14 @@ export class TimelineView {
     ctx.lineTo(x + 4, y + 3);
     ctx.closePath();
     ctx.fill();
+    // A host-driven call (a pageable copy) returns as its op ends: a "0 ns" plate would say nothing the marker does not.
+    if (!(t.calls.unblockNs[id] > 0)) {
+      ctx.globalAlpha = 1;
+      return;
+    }
     const text = `↑ ${formatNs(t.calls.unblockNs[id])}`;
-    const w = ctx.measureText(text).width + 8;
-    // Right of the marker where it fits, else left of it.
-    const lx = x + 4 + w <= this.width ? x + 4 : x - 4 - w;
-    if (lx > labels.end + 4) labels.end = lx + plate(ctx, text, lx, y + h / 2, p, p.blocked);
+    const lx = plateX(x, ctx.measureText(text).width + 8, this.width, labels.texts, labels.end);
+    if (lx !== undefined) labels.end = lx + plate(ctx, text, lx, y + h / 2, p, p.blocked);
     ctx.globalAlpha = 1;
   }
 
@@ -508,13 +520,15 @@ export class TimelineView {
   }
 
   /** The name inside its box, kept on screen when the box starts left of the view. */
-  private label(text: string, fill: string, x0: number, x1: number, y: number, h: number): void {
+  /** Draws `text` inside [x0, x1] as far as it fits; where it went, in px. */
+  private label(text: string, fill: string, x0: number, x1: number, y: number, h: number): [number, number] | undefined {
     const left = Math.max(x0, 0);
     const fitted = this.widths.fit(text, Math.min(x1, this.width) - left - 6);
-    if (!fitted) return;
+    if (!fitted) return undefined;
     this.ctx.fillStyle = textOn(this.ctx, fill, this.textCache);
     this.ctx.textBaseline = 'middle';
     this.ctx.fillText(fitted, left + 3, y + h / 2 + 0.5);
+    return [left + 3, left + 3 + this.widths.of(fitted)];
   }
 
   private ensureEdges(): EdgeIndex {
