@@ -13,11 +13,15 @@ import { arrowPath, CALL, callColor, diamond, hatch, isSyncCall, OP, opColor, pl
 import { GROUP_H, Rows, Track } from './rows';
 import { Palette, readPalette } from './theme';
 
+/** A query's answer: a disc of this radius (px) in the middle of its call. */
+const ANSWER_R = 6.5;
+const answerX = (x0: number, x1: number): number => Math.max(x0, Math.min((x0 + x1) / 2, x1));
+
 /** What a call row already shows, so that an unblock plate is put where it covers none of it. */
 interface RowLabels {
   /** Where the last plate ends, px. */
   end: number;
-  /** The calls' own labels, [from, to] px. */
+  /** The calls' own labels and query answers, [from, to] px. */
   texts: [number, number][];
 }
 
@@ -435,7 +439,9 @@ export class TimelineView {
       overlays.push(() => this.drawUnblock(id, x1, y, h, alpha, labels));
     }
     if (c.kind[id] === CALL.query && c.answer[id]) {
-      overlays.push(() => this.drawAnswer(id, x0, x1, y, h, alpha));
+      const cx = answerX(x0, x1);
+      labels.texts.push([cx - ANSWER_R, cx + ANSWER_R]);
+      overlays.push(() => this.drawAnswer(id, cx, y, h, alpha));
     }
   }
 
@@ -461,15 +467,14 @@ export class TimelineView {
     ctx.globalAlpha = 1;
   }
 
-  private drawAnswer(id: number, x0: number, x1: number, y: number, h: number, alpha: number): void {
+  private drawAnswer(id: number, cx: number, y: number, h: number, alpha: number): void {
     const { ctx, palette: p, trace: t } = this;
     const ready = t.calls.answer[id] === 1;
-    const cx = Math.max(x0, Math.min((x0 + x1) / 2, x1));
     const cy = y + h / 2;
     ctx.globalAlpha = alpha;
     ctx.fillStyle = ready ? p.ready : p.notReady;
     ctx.beginPath();
-    ctx.arc(cx, cy, 6.5, 0, Math.PI * 2);
+    ctx.arc(cx, cy, ANSWER_R, 0, Math.PI * 2);
     ctx.fill();
     ctx.strokeStyle = p.background;
     ctx.lineWidth = 1.5;

@@ -27,7 +27,7 @@ describe('a two-GPU trace in the timeline', { skip: skipReason() }, () => {
       const headers = [];
       for (const h of await page.locator('.row-header').all()) headers.push((await h.locator('span').first().textContent()) ?? '');
       assert.deepEqual(headers, ['main', 'default', 'producer', 'consumer']);
-      assert.equal(await page.locator('.legend li', { hasText: 'Arrow between two GPUs' }).count(), 1);
+      assert.equal(await page.locator('.legend li', { hasText: 'Between two GPUs' }).count(), 1);
 
       // Zoomed on the moment GPU 0's record completes: its event arrow drops into GPU 1's wait.
       const [rec, wait] = [opNamed('record produced'), opNamed('wait produced')];

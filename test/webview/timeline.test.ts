@@ -35,8 +35,8 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
       assert.deepEqual(headers, ['main', 'default | legacy default', 'side | non-blocking | priority -1']);
       assert.deepEqual(await page.locator('.group-header').allTextContents(), ['▾Host threads', '▾GPU 0']);
       // One GPU: no cross-device arrow can appear, so the legend does not name one.
-      assert.equal(await page.locator('.legend li', { hasText: 'Arrow between two GPUs' }).count(), 0);
-      assert.equal(await page.locator('.legend li', { hasText: 'Arrow: event' }).count(), 1);
+      assert.equal(await page.locator('.legend li', { hasText: 'Between two GPUs' }).count(), 0);
+      assert.equal(await page.locator('.legend li', { hasText: 'Event (record → wait)' }).count(), 1);
 
       // The kernel "produce" is drawn in the kernel colour in the middle of its span.
       const mid = await pointOf(page, 'ops', SAMPLE.produce, 100000);
