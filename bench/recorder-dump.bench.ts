@@ -1,5 +1,5 @@
-// Writes GPU traces of the calibration scenarios and of every example (SYNCSCOPE_DUMP_RUNS runs
-// each, default as many as `syncscope calibrate` makes) as trace JSON into $SYNCSCOPE_DUMP
+// Writes GPU traces of the calibration scenarios (as many runs as `syncscope calibrate` makes) and
+// of every example (SYNCSCOPE_DUMP_RUNS runs each, default as many) as trace JSON into $SYNCSCOPE_DUMP
 // (default ./gpu-traces), for studying the recorder and the simulator's cost model away from the
 // GPU: bench/sim-vs-gpu.bench.ts compares the calibrated simulator with them.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { compileScenario } from '../core/scenario/parse';
 import { traceToJson } from '../core/trace/json';
 import type { Program } from '../core/scenario/program';
 import type { Trace } from '../core/trace/model';
-import { CALIBRATION_RUNS, calibrationRun } from '../runner/calibrate';
+import { CALIBRATION_RUNS, calibrationRun, calibrationsIn } from '../runner/calibrate';
 import { runOnGpu } from '../runner/gpu';
 import { missingDevice } from '../runner/devices';
 import { availability } from '../runner/native';
@@ -30,12 +30,16 @@ async function main() {
     if (missing) console.log(`skipped ${f}: ${missing.message}`);
     else programs.push([f.replace('.scenario.json', ''), program]);
   }
-  // In rounds, as test/gpu/calibrated.test.ts runs them: the host's drift spreads over every example.
+  // In rounds, the calibration runs among them, as test/gpu/calibrated.test.ts runs them: the host's drift spreads over every example.
   const write = (name: string, run: number, t: Trace) => writeFileSync(join(out, `${name}.${run}.json`), traceToJson(t));
-  for (let run = 0; run < Number(process.env.SYNCSCOPE_DUMP_RUNS ?? CALIBRATION_RUNS); run++) {
-    const cal = await calibrationRun();
-    write('calibration', run, cal.trace);
-    write('calibration-blocking', run, cal.blocking);
+  const rounds = Number(process.env.SYNCSCOPE_DUMP_RUNS ?? CALIBRATION_RUNS);
+  let calibrated = 0;
+  for (let run = 0; run < rounds; run++) {
+    for (let k = calibrationsIn(run, rounds); k > 0; k--, calibrated++) {
+      const cal = await calibrationRun();
+      write('calibration', calibrated, cal.trace);
+      write('calibration-blocking', calibrated, cal.blocking);
+    }
     for (const [name, program] of programs) write(name, run, await runOnGpu(program));
   }
   console.log(`traces written to ${out}`);

@@ -11,6 +11,15 @@ interface Open {
   panel: vscode.WebviewPanel;
   view: TimelineView;
   source: PanelSource;
+  /** The panel that took this one's place when its webview stayed blank (see logic/blankWatch.ts). */
+  replacedBy?: Open;
+}
+
+/** The entry showing what `entry` showed: itself, or the panel that replaced it (a closed panel's view takes messages harmlessly). */
+function current(entry: Open): Open {
+  let e = entry;
+  while (e.replacedBy) e = e.replacedBy;
+  return e;
 }
 
 export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSerializer {
@@ -54,18 +63,18 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
       panel.dispose();
       return;
     }
-    this.attach(panel, source);
-    const view = this.viewOf(source);
+    const entry = this.attach(panel, source);
+    const title = panel.title;
     // A restored GPU panel is simulated: re-running GPU work on every window reload would surprise.
     const rerun: PanelSource = source.kind === 'gpu' ? { kind: 'simulate', uri: source.uri } : source;
     // Nothing cancels a restore, but compute() wants a token.
     const cancel = new vscode.CancellationTokenSource();
     try {
       const result = await this.runs.compute(rerun, cancel.token);
-      view()?.show({ trace: result.trace, title: result.title, origin: result.origin });
+      current(entry).view.show({ trace: result.trace, title: result.title, origin: result.origin });
     } catch (e) {
-      view()?.error((e as Error).message);
-      this.log.warn(`restoring "${panel.title}": ${(e as Error).message}`);
+      current(entry).view.error((e as Error).message);
+      this.log.warn(`restoring "${title}": ${(e as Error).message}`);
     } finally {
       cancel.dispose();
     }
@@ -73,21 +82,16 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
 
   /** Re-simulates the open simulator panel of a saved scenario. */
   async refresh(uri: vscode.Uri): Promise<void> {
-    const view = this.viewOf({ kind: 'simulate', uri: uri.toString() });
-    if (!view()) return;
-    view()?.status('Simulating…', true);
+    const entry = this.open.get(keyOf({ kind: 'simulate', uri: uri.toString() }));
+    if (!entry) return;
+    entry.view.status('Simulating…', true);
     try {
       const result = await this.runs.simulate(uri);
-      view()?.show({ trace: result.trace, title: result.title, origin: result.origin });
+      current(entry).view.show({ trace: result.trace, title: result.title, origin: result.origin });
     } catch (e) {
-      view()?.error((e as Error).message);
+      current(entry).view.error((e as Error).message);
       if (!(e instanceof UserFacingError)) this.reportError(e, 'Simulation');
     }
-  }
-
-  /** The view that shows `source` now: a blank webview may be replaced while a run is under way (see logic/blankWatch.ts). */
-  private viewOf(source: PanelSource): () => TimelineView | undefined {
-    return () => this.open.get(keyOf(source))?.view;
   }
 
   private attach(panel: vscode.WebviewPanel, source: PanelSource, attempt = 0): Open {
@@ -98,8 +102,9 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
           .catch((e: unknown) => this.log.warn(`cannot show ${source.uri}: ${(e as Error).message}`));
       },
       reopen: () => {
-        const fresh = createPanel(panel.title, panel.viewColumn ?? vscode.ViewColumn.Active, true);
-        view.handOver(this.attach(fresh, source, attempt + 1).view);
+        const fresh = this.attach(createPanel(panel.title, panel.viewColumn ?? vscode.ViewColumn.Active, true), source, attempt + 1);
+        entry.replacedBy = fresh;
+        view.handOver(fresh.view);
         panel.dispose();
       },
       log: this.log,

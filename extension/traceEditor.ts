@@ -42,7 +42,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
           .catch((e: unknown) => this.log.warn(`cannot show ${scenario}: ${(e as Error).message}`));
       },
       reopen: () => {
-        this.reopen(document.uri, panel.viewColumn, attempt + 1).catch((e: unknown) => {
+        this.reopen(document.uri, panel.viewType, panel.viewColumn, attempt + 1).catch((e: unknown) => {
           this.blankAttempts.delete(key);
           this.log.error(`cannot open ${document.uri.path.split('/').pop()} again: ${(e as Error).message}`);
         });
@@ -74,13 +74,15 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     }
   }
 
-  /** A custom editor cannot be given a new webview: its tab is closed and the file opened again with the same editor. */
-  private async reopen(uri: vscode.Uri, column: vscode.ViewColumn | undefined, attempt: number): Promise<void> {
+  /**
+   * A custom editor cannot be given a new webview: its tab is closed and the file opened again with
+   * the same editor. A group holds one tab per file and editor, so those and the column find it.
+   */
+  private async reopen(uri: vscode.Uri, viewType: string, column: vscode.ViewColumn | undefined, attempt: number): Promise<void> {
     const tab = vscode.window.tabGroups.all.filter((g) => column === undefined || g.viewColumn === column)
       .flatMap((g) => g.tabs)
-      .find((t) => t.input instanceof vscode.TabInputCustom && t.input.uri.toString() === uri.toString());
+      .find((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === viewType && t.input.uri.toString() === uri.toString());
     if (!tab) throw new Error('its tab is gone');
-    const { viewType } = tab.input as vscode.TabInputCustom;
     this.blankAttempts.set(uri.toString(), attempt);
     await vscode.window.tabGroups.close(tab, true);
     await vscode.commands.executeCommand('vscode.openWith', uri, viewType, { viewColumn: tab.group.viewColumn, preserveFocus: true });

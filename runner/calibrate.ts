@@ -215,6 +215,13 @@ export async function calibrate(opts: { device?: number; onProgress?: (m: string
   return profileFromRuns(runs);
 }
 
+/**
+ * How many calibration runs round `round` of `rounds` makes, so that a caller running its own work
+ * in rounds spreads exactly CALIBRATION_RUNS over them, as evenly as they go.
+ */
+export const calibrationsIn = (round: number, rounds: number): number =>
+  Math.round(((round + 1) * CALIBRATION_RUNS) / rounds) - Math.round((round * CALIBRATION_RUNS) / rounds);
+
 export interface CalibrationRun {
   trace: Trace;
   blocking?: Trace;

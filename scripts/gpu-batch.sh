@@ -23,9 +23,9 @@ if [ "${SYNCSCOPE_DUMP:-}" = 1 ]; then
   mkdir -p "$OUT/traces"
   dump=(SYNCSCOPE_DUMP="$OUT/traces")
 fi
-env "${dump[@]}" SYNCSCOPE_BENCH_OUT="$OUT/recorder.md" timeout 300 node out/bench/recorder.bench.js > "$OUT/bench.log" 2>&1; summary+=("bench rc=$?")
+env ${dump[@]+"${dump[@]}"} SYNCSCOPE_BENCH_OUT="$OUT/recorder.md" timeout 300 node out/bench/recorder.bench.js > "$OUT/bench.log" 2>&1; summary+=("bench rc=$?")
 if [ ${#dump[@]} -gt 0 ] && [ -f out/bench/recorder-dump.bench.js ]; then
-  env "${dump[@]}" timeout 300 node out/bench/recorder-dump.bench.js > "$OUT/dump.log" 2>&1; summary+=("trace dump rc=$?")
+  env ${dump[@]+"${dump[@]}"} timeout 300 node out/bench/recorder-dump.bench.js > "$OUT/dump.log" 2>&1; summary+=("trace dump rc=$?")
 fi
 if [ -f out/bench/capture.bench.js ]; then
   SYNCSCOPE_BENCH_OUT="$OUT/capture.md" timeout 300 node out/bench/capture.bench.js > "$OUT/capture-bench.log" 2>&1; summary+=("capture bench rc=$?")

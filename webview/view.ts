@@ -524,8 +524,7 @@ export class TimelineView {
     this.label(str(t, t.ops.name[id]), fill, x0, x1, y, h);
   }
 
-  /** The name inside its box, kept on screen when the box starts left of the view. */
-  /** Draws `text` inside [x0, x1] as far as it fits; where it went, in px. */
+  /** The name inside its box, kept on screen when the box starts left of the view, as far as it fits; where it went, in px. */
   private label(text: string, fill: string, x0: number, x1: number, y: number, h: number): [number, number] | undefined {
     const left = Math.max(x0, 0);
     const fitted = this.widths.fit(text, Math.min(x1, this.width) - left - 6);

@@ -69,7 +69,7 @@ export interface SimProfile {
   memoryGBps: number;
 }
 
-/** NVIDIA H200, CUDA 13.0, driver 580: "Measured facts" in DESIGN.md, and the figures in SEMANTICS.md. */
+/** NVIDIA H200, CUDA 13.0, driver 580: each field's source (DESIGN.md's measured facts, or calibrations on the H200) is in docs/simulator.md. */
 export const h200: Readonly<SimProfile> = Object.freeze({
   name: 'h200',
   deviceName: 'NVIDIA H200',

@@ -9,22 +9,28 @@
 export const BLANK_LIMIT_MS = 8000;
 /** After this many blank webviews in a row the last one is left as it is (the log says why). */
 export const BLANK_ATTEMPTS = 3;
+/**
+ * Watches made one after another (panels restored together) end this far apart, so that their
+ * replacements are not created at the same moment and do not meet in the same race again.
+ */
+export const BLANK_STAGGER_MS = 1500;
+const STAGGER_SLOTS = 4;
+let made = 0;
 
 export class BlankWatch {
   private timer?: ReturnType<typeof setTimeout>;
   private done = false;
+  /** Its place among watches made together (see BLANK_STAGGER_MS). */
+  private readonly slot = made++ % STAGGER_SLOTS;
 
-  /**
-   * `attempt` counts the webviews before this one that stayed blank: each new one waits longer,
-   * so that two panels re-created together do not meet in the same race again.
-   */
+  /** `attempt` counts the webviews before this one that stayed blank: each new one is given longer. */
   constructor(
     private readonly onBlank: (retry: boolean) => void,
     readonly attempt = 0,
   ) {}
 
   get limitMs(): number {
-    return BLANK_LIMIT_MS * (this.attempt + 1);
+    return BLANK_LIMIT_MS * (this.attempt + 1) + this.slot * BLANK_STAGGER_MS;
   }
 
   /** The panel was shown or hidden. A hidden webview has no page to wait for. */

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { compileScenario } from '../../core/scenario/parse';
 import type { Program } from '../../core/scenario/program';
 import type { Trace } from '../../core/trace/model';
-import { calibrationRun, profileFromRuns, type CalibrationRun } from '../../runner/calibrate';
+import { CALIBRATION_RUNS, calibrationRun, calibrationsIn, profileFromRuns, type CalibrationRun } from '../../runner/calibrate';
 import { runOnGpu } from '../../runner/gpu';
 import { SIM_TOLERANCE, simVsGpu } from '../../runner/sim-vs-gpu';
 import { repoPath } from '../helpers/paths';
@@ -14,7 +14,7 @@ import { cannotRun, noGpu } from './gpu';
 /** GPU runs per example: the seed examples block for 3 to 25 us in all, so one run's jitter is a large share. */
 const RUNS = 15;
 
-// The runs go in rounds, a calibration run then one run of every example, rather than all of one
+// The runs go in rounds, calibration runs among one run of every example, rather than all of one
 // example's runs in a row: the shared host's speed drifts over seconds, and runs in a row would
 // hand one example's median a slow stretch that the calibration never saw.
 test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per example', { skip: noGpu }, async (t) => {
@@ -29,9 +29,11 @@ test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per exam
   const calibration: CalibrationRun[] = [];
   const runs = new Map<string, Trace[]>(programs.map(([f]) => [f, []]));
   for (let round = 0; round < RUNS; round++) {
-    calibration.push(await calibrationRun());
+    // As many calibration runs as `syncscope calibrate` makes, spread over the rounds: the profile users get.
+    for (let k = calibrationsIn(round, RUNS); k > 0; k--) calibration.push(await calibrationRun());
     for (const [f, program] of programs) runs.get(f)!.push(await runOnGpu(program));
   }
+  assert.equal(calibration.length, CALIBRATION_RUNS);
   const { profile, recorderTailNs } = profileFromRuns(calibration);
   t.diagnostic(`profile: ${JSON.stringify(profile)}; recorder tail ${recorderTailNs} ns`);
   assert.equal(profile.name, 'calibrated');

@@ -23,7 +23,10 @@ class Sink {
   explicit Sink(FILE* f) : f_(f) { std::setvbuf(f_, nullptr, _IOFBF, 1 << 20); }
 
   void bytes(const void* p, size_t n) {
-    if (n && std::fwrite(p, 1, n, f_) != n) ok_ = false;
+    if (error_ || !n) return;
+    errno = 0;
+    if (std::fwrite(p, 1, n, f_) == n) return;
+    error_ = errno ? errno : EIO;  // the first failure's reason: later calls may change errno
   }
 
   void put(RecordType type, const void* body, uint32_t n, const char* tail = nullptr, uint32_t tailBytes = 0) {
@@ -33,11 +36,12 @@ class Sink {
     bytes(tail, tailBytes);
   }
 
-  bool ok() const { return ok_; }
+  /** 0, or the errno of the first write that failed. */
+  int error() const { return error_; }
 
  private:
   FILE* f_;
-  bool ok_ = true;
+  int error_ = 0;
 };
 
 }  // namespace
@@ -98,8 +102,9 @@ std::string writeRaw(const std::string& path, const WriteInfo& info) {
   cuptiGetTimestamp(&end.endTimestamp);
   out.put(kEnd, &end, sizeof end);
 
-  int failed = out.ok() ? 0 : errno;
-  if (std::fclose(f) != 0 && !failed) failed = errno;
+  int failed = out.error();
+  errno = 0;
+  if (std::fclose(f) != 0 && !failed) failed = errno ? errno : EIO;
   if (failed) {
     std::remove(tmp.c_str());
     return "cannot write " + tmp + ": " + std::strerror(failed);
