@@ -8,10 +8,6 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeRawCheck, writeRawCheckSkip } from '../test/helpers/write-raw-check';
 
-const CALL_BYTES = 104;
-const KERNEL_RECORD_BYTES = 8 + 56;
-const CHUNK_CALLS = 16_384;
-
 function main(): void {
   const skip = writeRawCheckSkip();
   if (skip) {
@@ -26,11 +22,9 @@ function main(): void {
       const out = join(dir, 'c.raw');
       const r = spawnSync(program, [out, String(launches), String(launches)], { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`write_raw_check ${launches}: ${r.stderr}`);
-      const { writeMs, peakRssKiB } = JSON.parse(r.stdout) as { writeMs: number; peakRssKiB: number };
-      const mib = (bytes: number) => bytes / 2 ** 20;
-      const log = mib(Math.ceil(launches / CHUNK_CALLS) * CHUNK_CALLS * CALL_BYTES + launches * KERNEL_RECORD_BYTES);
-      const file = mib(statSync(out).size);
-      const peak = peakRssKiB / 1024;
+      const { writeMs, peakRssKiB, logKiB } = JSON.parse(r.stdout) as { writeMs: number; peakRssKiB: number; logKiB: number };
+      const file = statSync(out).size / 2 ** 20;
+      const [peak, log] = [peakRssKiB / 1024, logKiB / 1024];
       rows.push(`| ${launches} | ${file.toFixed(0)} | ${log.toFixed(0)} | ${peak.toFixed(0)} | ${(peak - log).toFixed(0)} | ${writeMs.toFixed(0)} |`);
       rmSync(out);
     }

@@ -5,7 +5,8 @@
 //
 //   write_raw_check <out> <calls on the second thread> <kernels>
 //
-// Prints one JSON line: the write's time and the process's peak resident memory.
+// Prints one JSON line: the write's time, the process's peak resident memory, and what the log
+// itself holds (its call chunks and the activity records), which any writer must keep.
 #include <pthread.h>
 #include <sys/resource.h>
 #include <chrono>
@@ -23,6 +24,7 @@
 namespace capture {
 
 static uint64_t kernelCount = 0;
+static size_t activityBytes = 0;
 
 // What activities.cc would have converted from CUPTI's buffers: a kernel name, then its kernels.
 uint64_t takeActivities(std::vector<uint8_t>& out) {
@@ -47,6 +49,7 @@ uint64_t takeActivities(std::vector<uint8_t>& out) {
     append(&h, sizeof h);
     append(&k, sizeof k);
   }
+  activityBytes = out.size();
   return kernelCount + 1;
 }
 
@@ -92,6 +95,9 @@ int main(int argc, char** argv) {
   }
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  std::printf("{\"writeMs\":%.3f,\"peakRssKiB\":%ld,\"callChunkKiB\":%zu}\n", ms, u.ru_maxrss, sizeof(CallChunk) / 1024);
+  size_t chunks = 0;
+  for (ThreadLog* t : allThreadLogs())
+    for (CallChunk* c = t->first; c; c = c->next) chunks++;
+  std::printf("{\"writeMs\":%.3f,\"peakRssKiB\":%ld,\"logKiB\":%zu}\n", ms, u.ru_maxrss, (chunks * sizeof(CallChunk) + activityBytes) / 1024);
   return 0;
 }
