@@ -47,7 +47,7 @@ export class TimelineView implements vscode.Disposable {
       revealSource?: (line: number, column: number) => void;
       selected?: (call?: number, op?: number) => void;
       /** Replaces the webview that stayed blank with a new one (whose view is `attempt` + 1). */
-      reopen?: () => void;
+      reopen: () => void;
       log: vscode.LogOutputChannel;
     },
     attempt = 0,
@@ -58,7 +58,7 @@ export class TimelineView implements vscode.Disposable {
     webview.html = timelineHtml({ cspSource: webview.cspSource, nonce: makeNonce((n) => randomBytes(n)), ...webviewBundle(extensionUri.fsPath), title });
     this.blank = new BlankWatch((retry) => {
       const stayed = `"${title}" stayed blank for ${this.blank.limitMs / 1000} s: its webview never loaded`;
-      if (retry && handlers.reopen) {
+      if (retry) {
         handlers.log.warn(`${stayed}; opening it in a new one`);
         handlers.reopen();
       } else {

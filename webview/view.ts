@@ -457,13 +457,11 @@ export class TimelineView {
     ctx.closePath();
     ctx.fill();
     // A host-driven call (a pageable copy) returns as its op ends: a "0 ns" plate would say nothing the marker does not.
-    if (!(t.calls.unblockNs[id] > 0)) {
-      ctx.globalAlpha = 1;
-      return;
+    if (t.calls.unblockNs[id] > 0) {
+      const text = `↑ ${formatNs(t.calls.unblockNs[id])}`;
+      const lx = plateX(x, ctx.measureText(text).width + 8, this.width, labels.texts, labels.end);
+      if (lx !== undefined) labels.end = lx + plate(ctx, text, lx, y + h / 2, p, p.blocked);
     }
-    const text = `↑ ${formatNs(t.calls.unblockNs[id])}`;
-    const lx = plateX(x, ctx.measureText(text).width + 8, this.width, labels.texts, labels.end);
-    if (lx !== undefined) labels.end = lx + plate(ctx, text, lx, y + h / 2, p, p.blocked);
     ctx.globalAlpha = 1;
   }
 
