@@ -649,6 +649,14 @@ void Run::warmThread(int t) {
       }
     }
     for (CUstream s : used) check(d.streamSynchronize(s), "cuStreamSynchronize");
+    // The last pageable copy before the run goes through a buffer of the runtime's own, so that
+    // every run starts from the same state whatever its buffers and streams: a first copy from a
+    // buffer whose last warm-up copy ran on another stream took 18% longer than the median first
+    // copy on the H200, 11% after this (docs/native-runtime.md).
+    static thread_local uint8_t own[64];
+    check(d.memcpyAsync(gpu.scratch, reinterpret_cast<CUdeviceptr>(own), 4, gpu.calStream), "cuMemcpyAsync");
+    check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(own), gpu.scratch, 4, gpu.calStream), "cuMemcpyAsync");
+    check(d.streamSynchronize(gpu.calStream), "cuStreamSynchronize");
     d.eventDestroy(e);
   }
 }
