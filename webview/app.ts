@@ -73,7 +73,7 @@ export class TimelineApp {
     this.ui.error.hidden = true;
     this.clearStatus();
     this.ui.title.textContent = title;
-    this.ui.origin.textContent = origin ?? describeSource(trace);
+    this.ui.origin.textContent = origin ?? describeSource(trace, title);
     this.key = `${title}|${trace.calls.count}|${trace.ops.count}`;
     const saved = this.host.getState() as Saved | undefined;
     const state = saved && saved.key === this.key ? saved : undefined;
@@ -249,11 +249,12 @@ export class TimelineApp {
   }
 }
 
-function describeSource(t: Trace): string {
+/** Where the trace came from, without repeating the title (a scenario's trace is titled by its name). */
+function describeSource(t: Trace, title: string): string {
   const m = t.meta;
   const parts: string[] = [m.source];
   if (m.device?.name) parts.push(m.device.name);
-  if (m.scenario?.name) parts.push(m.scenario.name);
+  if (m.scenario?.name && m.scenario.name !== title) parts.push(m.scenario.name);
   if (m.alignmentErrorNs) parts.push(`clock alignment ±${formatNs(m.alignmentErrorNs)}`);
   return parts.join(' · ');
 }

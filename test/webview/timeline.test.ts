@@ -256,6 +256,21 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     await page.close();
   });
 
+  test('the heading names the trace\'s source and device, and its scenario only where the title is not that name', async () => {
+    const named = sampleTrace();
+    const name = named.meta.scenario!.name;
+    const origin = async (title: string) => {
+      const { page, errors } = await openTimeline(browser, named, title);
+      const text = await page.locator('.heading .origin').textContent();
+      assert.deepEqual(errors, []);
+      await page.close();
+      return text;
+    };
+    const source = [named.meta.source, named.meta.device?.name].filter(Boolean).join(' · ');
+    assert.equal(await origin(name), source);
+    assert.equal(await origin('nightly run'), `${source} · ${name}`);
+  });
+
   test('switching the theme class re-colours the canvas', async () => {
     const { page } = await fresh();
     const empty = await pointOf(page, 'ops', SAMPLE.produce, -2000);
