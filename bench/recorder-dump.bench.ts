@@ -8,8 +8,7 @@ import { compileScenario } from '../core/scenario/parse';
 import { traceToJson } from '../core/trace/json';
 import type { Program } from '../core/scenario/program';
 import type { Trace } from '../core/trace/model';
-import { CALIBRATION_RUNS, calibrationRun, calibrationsIn } from '../runner/calibrate';
-import { runOnGpu } from '../runner/gpu';
+import { CALIBRATION_RUNS, runInRounds } from '../runner/calibrate';
 import { missingDevice } from '../runner/devices';
 import { availability } from '../runner/native';
 import { repoPath } from '../test/helpers/paths';
@@ -30,18 +29,16 @@ async function main() {
     if (missing) console.log(`skipped ${f}: ${missing.message}`);
     else programs.push([f.replace('.scenario.json', ''), program]);
   }
-  // In rounds, the calibration runs among them, as test/gpu/calibrated.test.ts runs them: the host's drift spreads over every example.
+  // In rounds, the calibration runs among them, as test/gpu/calibrated.test.ts runs them (runInRounds).
   const write = (name: string, run: number, t: Trace) => writeFileSync(join(out, `${name}.${run}.json`), traceToJson(t));
-  const rounds = Number(process.env.SYNCSCOPE_DUMP_RUNS ?? CALIBRATION_RUNS);
   let calibrated = 0;
-  for (let run = 0; run < rounds; run++) {
-    for (let k = calibrationsIn(run, rounds); k > 0; k--, calibrated++) {
-      const cal = await calibrationRun();
+  await runInRounds(programs, Number(process.env.SYNCSCOPE_DUMP_RUNS ?? CALIBRATION_RUNS), {
+    calibration: (cal) => {
       write('calibration', calibrated, cal.trace);
-      write('calibration-blocking', calibrated, cal.blocking);
-    }
-    for (const [name, program] of programs) write(name, run, await runOnGpu(program));
-  }
+      write('calibration-blocking', calibrated++, cal.blocking);
+    },
+    run: write,
+  });
   console.log(`traces written to ${out}`);
 }
 

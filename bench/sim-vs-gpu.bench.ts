@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
 import { parseTrace } from '../core/trace/json';
 import type { Trace } from '../core/trace/model';
-import { loadProfile, PROFILES } from '../core/simulate/profile';
+import { readProfile } from '../cli/input';
 import { profileFromRuns } from '../runner/calibrate';
 import { SIM_TOLERANCE, simVsGpu } from '../runner/sim-vs-gpu';
 import { repoPath } from '../test/helpers/paths';
@@ -25,14 +25,14 @@ function runsOf(name: string): Trace[] {
   return out;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const cal = runsOf('calibration');
   const blocking = runsOf('calibration-blocking');
   if (!cal.length) throw new Error(`no calibration.0.json in ${dir}: write the traces with node out/bench/recorder-dump.bench.js on a GPU machine`);
   const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i] })));
   // The GPU runs were recorded, whatever the profile: the recorder's tail is the calibration's.
   const { recorderTailNs } = calibrated;
-  const profile = !named ? calibrated.profile : loadProfile(PROFILES[named] ? named : JSON.parse(readFileSync(named, 'utf8')));
+  const profile = (await readProfile(named, { stdout: console.log, stderr: console.error, cwd: process.cwd() })) ?? calibrated.profile;
   const rows: string[] = [];
   let within = 0;
   for (const f of readdirSync(repoPath('examples')).filter((x) => x.endsWith('.scenario.json')).sort()) {
@@ -53,4 +53,7 @@ function main(): void {
   if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);
 }
 
-main();
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -1,6 +1,7 @@
 // `syncscope calibrate`: measures the simulator's cost model (core/simulate/profile.ts) on the GPU
 // by running a few scenarios and reading their traces. Each number is a median over repeats.
 import { compileScenario } from '../core/scenario/parse';
+import type { Program } from '../core/scenario/program';
 import { simulate } from '../core/simulate';
 import { loadProfile, type SimProfile } from '../core/simulate/profile';
 import { CALL_KINDS, str, type Trace } from '../core/trace/model';
@@ -223,6 +224,22 @@ export async function calibrate(opts: { device?: number; onProgress?: (m: string
 export const calibrationsIn = (round: number, rounds: number): number =>
   Math.round(((round + 1) * CALIBRATION_RUNS) / rounds) - Math.round((round * CALIBRATION_RUNS) / rounds);
 
+/**
+ * Runs each program `rounds` times, a round at a time (one run of every program), with
+ * CALIBRATION_RUNS calibration runs spread among the rounds: the shared host's speed drifts over
+ * seconds, and runs in a row would hand one program a slow stretch that the calibration never saw.
+ */
+export async function runInRounds(
+  programs: readonly (readonly [string, Program])[],
+  rounds: number,
+  got: { calibration: (run: Required<CalibrationRun>) => void; run: (name: string, round: number, trace: Trace) => void },
+): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    for (let k = calibrationsIn(round, rounds); k > 0; k--) got.calibration(await calibrationRun());
+    for (const [name, program] of programs) got.run(name, round, await runOnGpu(program));
+  }
+}
+
 export interface CalibrationRun {
   trace: Trace;
   blocking?: Trace;
@@ -236,8 +253,14 @@ export async function calibrationRun(device?: number): Promise<Required<Calibrat
   };
 }
 
-const calibrationProgram = (scenario: typeof CALIBRATION_SCENARIO | typeof BLOCKING_CALIBRATION_SCENARIO) =>
-  compileScenario(JSON.stringify(scenario), `${scenario === CALIBRATION_SCENARIO ? 'calibration' : 'calibration-blocking'}.scenario.json`);
+const compiled = new Map<object, Program>();
+
+/** A calibration scenario as a Program, compiled once: calibration runs it seven times and simulates it once more. */
+export function calibrationProgram(scenario: typeof CALIBRATION_SCENARIO | typeof BLOCKING_CALIBRATION_SCENARIO): Program {
+  let p = compiled.get(scenario);
+  if (!p) compiled.set(scenario, (p = compileScenario(JSON.stringify(scenario), `${scenario === CALIBRATION_SCENARIO ? 'calibration' : 'calibration-blocking'}.scenario.json`)));
+  return p;
+}
 
 /** The profile from calibration runs' traces: each number the median over the runs. */
 export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; recorderTailNs: number } {

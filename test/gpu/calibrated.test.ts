@@ -5,8 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { compileScenario } from '../../core/scenario/parse';
 import type { Program } from '../../core/scenario/program';
 import type { Trace } from '../../core/trace/model';
-import { CALIBRATION_RUNS, calibrationRun, calibrationsIn, profileFromRuns, type CalibrationRun } from '../../runner/calibrate';
-import { runOnGpu } from '../../runner/gpu';
+import { CALIBRATION_RUNS, profileFromRuns, runInRounds, type CalibrationRun } from '../../runner/calibrate';
 import { blockedNs, SIM_TOLERANCE, simVsGpu } from '../../runner/sim-vs-gpu';
 import { repoPath } from '../helpers/paths';
 import { cannotRun, noGpu } from './gpu';
@@ -14,9 +13,8 @@ import { cannotRun, noGpu } from './gpu';
 /** GPU runs per example: the seed examples block for 3 to 25 us in all, so one run's jitter is a large share. */
 const RUNS = 15;
 
-// The runs go in rounds, calibration runs among one run of every example, rather than all of one
-// example's runs in a row: the shared host's speed drifts over seconds, and runs in a row would
-// hand one example's median a slow stretch that the calibration never saw.
+// The runs go in rounds, calibration runs among them (runInRounds): the host's drift lands on
+// every example and on the calibration alike.
 test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per example', { skip: noGpu }, async (t) => {
   const programs: [string, Program][] = [];
   for (const f of readdirSync(repoPath('examples')).filter((x) => x.endsWith('.scenario.json')).sort()) {
@@ -28,11 +26,8 @@ test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per exam
   }
   const calibration: CalibrationRun[] = [];
   const runs = new Map<string, Trace[]>(programs.map(([f]) => [f, []]));
-  for (let round = 0; round < RUNS; round++) {
-    // As many calibration runs as `syncscope calibrate` makes, spread over the rounds: the profile users get.
-    for (let k = calibrationsIn(round, RUNS); k > 0; k--) calibration.push(await calibrationRun());
-    for (const [f, program] of programs) runs.get(f)!.push(await runOnGpu(program));
-  }
+  // As many calibration runs as `syncscope calibrate` makes, spread over the rounds: the profile users get.
+  await runInRounds(programs, RUNS, { calibration: (c) => calibration.push(c), run: (f, _, trace) => runs.get(f)!.push(trace) });
   assert.equal(calibration.length, CALIBRATION_RUNS);
   const { profile, recorderTailNs } = profileFromRuns(calibration);
   t.diagnostic(`profile: ${JSON.stringify(profile)}; recorder tail ${recorderTailNs} ns`);
