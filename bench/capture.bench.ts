@@ -23,6 +23,8 @@ const PROBES = ['no-kernel-activity', 'no-callbacks', 'no-launch-callbacks', 'no
 /** Every run on the same four cores, so that where the scheduler puts a run is not read as the capture's cost. */
 const PIN = spawnSync('taskset', ['-c', '2-5', 'true']).status === 0 ? ['taskset', '-c', '2-5'] : [];
 const us = (ns: number) => (ns / 1000).toFixed(2);
+/** The probe list that leaves only CUPTI's kernel activity records enabled. */
+const KERNEL_RECORDS_ONLY = 'no-callbacks,no-sync-activity,no-event-activity,no-memory-activity';
 
 function perLaunch(command: string[], env: NodeJS.ProcessEnv): number {
   const pinned = [...PIN, ...command];
@@ -32,19 +34,31 @@ function perLaunch(command: string[], env: NodeJS.ProcessEnv): number {
   return Number(m[1]);
 }
 
-/** Alternates plain and other runs; returns the medians and the median of the per-pair differences. */
-function alternate(plain: () => number, other: () => number, runs = RUNS) {
+/**
+ * Alternates a plain run with one run of each other kind; returns each kind's median and the
+ * median of its per-round differences from the plain run.
+ */
+function alternate(plain: () => number, others: (() => number)[], runs = RUNS) {
   const a: number[] = [];
-  const b: number[] = [];
-  const diff: number[] = [];
+  const b: number[][] = others.map(() => []);
+  const diff: number[][] = others.map(() => []);
   for (let i = 0; i < runs; i++) {
     const x = plain();
-    const y = other();
     a.push(x);
-    b.push(y);
-    diff.push(y - x);
+    others.forEach((other, k) => {
+      const y = other();
+      b[k].push(y);
+      diff[k].push(y - x);
+    });
   }
-  return { plain: median(a), other: median(b), added: `${us(median(diff))} (${us(Math.min(...diff))} to ${us(Math.max(...diff))})` };
+  return {
+    plain: median(a),
+    others: b.map((ys, k) => ({
+      other: median(ys),
+      added: median(diff[k]),
+      text: `${us(median(diff[k]))} (${us(Math.min(...diff[k]))} to ${us(Math.max(...diff[k]))})`,
+    })),
+  };
 }
 
 function main() {
@@ -60,28 +74,38 @@ function main() {
   const captured = captureEnv(library, join(out, 'capture-%p.raw'), plainEnv);
   const loop = buildProgram('launch_loop');
   const rows: string[] = [];
-  const cpp = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], captured), MAIN_RUNS);
-  rows.push(`| C++ launch loop | ${us(cpp.plain)} | ${us(cpp.other)} (capture) | ${(cpp.other / cpp.plain).toFixed(2)} | ${cpp.added} |`);
+  const run = (env: NodeJS.ProcessEnv) => () => perLaunch([loop, String(LAUNCHES)], env);
+  // CUPTI's kernel records alone, none of the library's callbacks: what any CUPTI tracer that times
+  // kernels pays on this host, in the same rounds as the capture.
+  const floorEnv = { ...captured, SYNCSCOPE_CAPTURE_PROBE: KERNEL_RECORDS_ONLY };
+  const cpp = alternate(run(plainEnv), [run(captured), run(floorEnv)], MAIN_RUNS);
+  const [whole, floor] = cpp.others;
+  rows.push(row('C++ launch loop', cpp.plain, whole, 'capture'));
+  rows.push(row('C++ launch loop', cpp.plain, floor, "CUPTI's kernel records alone"));
+  ownCost = `The library's own part, the capture less CUPTI's kernel records alone (medians of ${MAIN_RUNS} rounds): ${us(whole.added - floor.added)} us per launch.`;
   report(rows);
   // Where the cost goes: the same capture with parts left out (SYNCSCOPE_CAPTURE_PROBE).
   for (const probe of process.env.SYNCSCOPE_BENCH_PROBES ? PROBES : []) {
-    const env = { ...captured, SYNCSCOPE_CAPTURE_PROBE: probe };
-    const p = alternate(() => perLaunch([loop, String(LAUNCHES)], plainEnv), () => perLaunch([loop, String(LAUNCHES)], env));
-    rows.push(`| C++ launch loop | ${us(p.plain)} | ${us(p.other)} (capture, ${probe}) | ${(p.other / p.plain).toFixed(2)} | ${p.added} |`);
+    const p = alternate(run(plainEnv), [run({ ...captured, SYNCSCOPE_CAPTURE_PROBE: probe })]);
+    rows.push(row('C++ launch loop', p.plain, p.others[0], `capture, ${probe}`));
     report(rows);
   }
   if (!noCaptureTorch) {
     const script = programPath('launch_loop.py');
-    const torchCap = alternate(() => perLaunch(['python3', script, 'plain', String(LAUNCHES)], plainEnv), () => perLaunch(['python3', script, 'plain', String(LAUNCHES)], captured), TORCH_RUNS);
-    rows.push(`| PyTorch x.add_(1) | ${us(torchCap.plain)} | ${us(torchCap.other)} (capture) | ${(torchCap.other / torchCap.plain).toFixed(2)} | ${torchCap.added} |`);
-    report(rows);
-    const torchProf = alternate(() => perLaunch(['python3', script, 'plain', String(LAUNCHES)], plainEnv), () => perLaunch(['python3', script, 'profiler', String(LAUNCHES)], plainEnv), TORCH_RUNS);
-    rows.push(`| PyTorch x.add_(1) | ${us(torchProf.plain)} | ${us(torchProf.other)} (torch.profiler) | ${(torchProf.other / torchProf.plain).toFixed(2)} | ${torchProf.added} |`);
+    const torch = (mode: string, env: NodeJS.ProcessEnv) => () => perLaunch(['python3', script, mode, String(LAUNCHES)], env);
+    const t = alternate(torch('plain', plainEnv), [torch('plain', captured), torch('profiler', plainEnv)], TORCH_RUNS);
+    rows.push(row('PyTorch x.add_(1)', t.plain, t.others[0], 'capture'));
+    rows.push(row('PyTorch x.add_(1)', t.plain, t.others[1], 'torch.profiler'));
   } else rows.push(`| PyTorch | skipped: ${noCaptureTorch} | | | |`);
   report(rows);
 }
 
 let device: string | undefined;
+let ownCost = '';
+
+function row(program: string, plain: number, r: { other: number; text: string }, what: string): string {
+  return `| ${program} | ${us(plain)} | ${us(r.other)} (${what}) | ${(r.other / plain).toFixed(2)} | ${r.text} |`;
+}
 
 /** Written after every row, so that a run cut short still leaves what it measured. */
 function report(rows: string[]): void {
@@ -89,9 +113,9 @@ function report(rows: string[]): void {
   const text = [
     '# Capture benchmark', '',
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
-    `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${MAIN_RUNS} alternating pairs for the C++ capture, ${RUNS} for each probe, ${TORCH_RUNS} for PyTorch, medians; ${PIN.length ? 'every run on cores 2 to 5' : 'not pinned (no taskset)'})`, '',
+    `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${MAIN_RUNS} alternating rounds (plain, capture, CUPTI's kernel records alone) for the C++ loop, ${RUNS} for each probe, ${TORCH_RUNS} rounds (plain, capture, torch.profiler) for PyTorch, medians; ${PIN.length ? 'every run on cores 2 to 5' : 'not pinned (no taskset)'})`, '',
     '| program | plain, us/launch | with, us/launch | ratio | added, median of pairs (range), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
-    `Target: at most 2 us added per launch by the capture.`, '',
+    `Target: at most 2 us added per launch by the capture.`, ...(ownCost ? ['', ownCost] : []), '',
   ].join('\n');
   console.log(text);
   if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);
