@@ -82,13 +82,13 @@ function main() {
   const [whole, floor] = cpp.others;
   rows.push(row('C++ launch loop', cpp.plain, whole, 'capture'));
   rows.push(row('C++ launch loop', cpp.plain, floor, "CUPTI's kernel records alone"));
-  ownCost = `The library's own part, the capture less CUPTI's kernel records alone (medians of ${MAIN_RUNS} rounds): ${us(whole.added - floor.added)} us per launch.`;
-  report(rows);
+  const own = `The library's own part, the capture less CUPTI's kernel records alone (medians of ${MAIN_RUNS} rounds): ${us(whole.added - floor.added)} us per launch.`;
+  report(rows, own);
   // Where the cost goes: the same capture with parts left out (SYNCSCOPE_CAPTURE_PROBE).
   for (const probe of process.env.SYNCSCOPE_BENCH_PROBES ? PROBES : []) {
     const p = alternate(run(plainEnv), [run({ ...captured, SYNCSCOPE_CAPTURE_PROBE: probe })]);
     rows.push(row('C++ launch loop', p.plain, p.others[0], `capture, ${probe}`));
-    report(rows);
+    report(rows, own);
   }
   if (!noCaptureTorch) {
     const script = programPath('launch_loop.py');
@@ -97,25 +97,24 @@ function main() {
     rows.push(row('PyTorch x.add_(1)', t.plain, t.others[0], 'capture'));
     rows.push(row('PyTorch x.add_(1)', t.plain, t.others[1], 'torch.profiler'));
   } else rows.push(`| PyTorch | skipped: ${noCaptureTorch} | | | |`);
-  report(rows);
+  report(rows, own);
 }
 
 let device: string | undefined;
-let ownCost = '';
 
 function row(program: string, plain: number, r: { other: number; text: string }, what: string): string {
   return `| ${program} | ${us(plain)} | ${us(r.other)} (${what}) | ${(r.other / plain).toFixed(2)} | ${r.text} |`;
 }
 
 /** Written after every row, so that a run cut short still leaves what it measured. */
-function report(rows: string[]): void {
+function report(rows: string[], note = ''): void {
   device ??= spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
   const text = [
     '# Capture benchmark', '',
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
     `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${MAIN_RUNS} alternating rounds (plain, capture, CUPTI's kernel records alone) for the C++ loop, ${RUNS} for each probe, ${TORCH_RUNS} rounds (plain, capture, torch.profiler) for PyTorch, medians; ${PIN.length ? 'every run on cores 2 to 5' : 'not pinned (no taskset)'})`, '',
     '| program | plain, us/launch | with, us/launch | ratio | added, median of pairs (range), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
-    `Target: at most 2 us added per launch by the capture.`, ...(ownCost ? ['', ownCost] : []), '',
+    `Target: at most 2 us added per launch by the capture.`, ...(note ? ['', note] : []), '',
   ].join('\n');
   console.log(text);
   if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);
