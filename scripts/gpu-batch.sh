@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every GPU check in one go on a machine with an NVIDIA GPU: the GPU and runner tests, the
-# recorder and capture benchmarks and a calibration. Expects the bundles already built (npm run build and
+# recorder and capture benchmarks, the event record's cost (build/event_record_cost, when built) and a
+# calibration. Expects the bundles already built (npm run build and
 # node scripts/build.mjs --tests) and build/Release/syncscope.node. Logs go to $OUT (default
 # ./gpu-out), and all of it to $OUT.tgz for copying off the machine; the last lines printed are a
 # short summary. With SYNCSCOPE_DUMP=1 the recorder benchmark's layout traces and
@@ -30,9 +31,14 @@ fi
 if [ -f out/bench/capture.bench.js ]; then
   SYNCSCOPE_BENCH_OUT="$OUT/capture.md" timeout 300 node out/bench/capture.bench.js > "$OUT/capture-bench.log" 2>&1; summary+=("capture bench rc=$?")
 fi
+if [ -x build/event_record_cost ]; then
+  (rc=0; for n in 1 4 8; do build/event_record_cost "$n" 30 || rc=$?; echo; done; exit $rc) > "$OUT/event-record.md" 2>&1
+  summary+=("event record cost rc=$?")
+fi
 node dist/cli.js calibrate --out "$OUT/profile.json" > "$OUT/calibrate.log" 2>&1; summary+=("calibrate rc=$?")
 tar czf "$OUT.tgz" -C "$(dirname "$OUT")" "$(basename "$OUT")"
 echo "==== summary"
 printf '%s\n' "${summary[@]}"
 cat "$OUT/recorder.md" 2>/dev/null
 cat "$OUT/capture.md" 2>/dev/null
+cat "$OUT/event-record.md" 2>/dev/null
