@@ -2,15 +2,15 @@
 // machine: `node out/bench/sim-vs-gpu.bench.js <dir> [profile]` (default $SYNCSCOPE_DUMP, else
 // ./gpu-traces). The profile is the one `syncscope calibrate` makes from the dumped calibration
 // runs, or the one named (a built-in such as h200, or a JSON file), and each example is judged as
-// test/gpu/calibrated.test.ts judges it. Writes a Markdown table to stdout,
-// and to $SYNCSCOPE_BENCH_OUT when set.
+// test/gpu/calibrated.test.ts judges it; then each run's pageable copy rates, which move from one
+// runner process to the next. Writes Markdown to stdout, and to $SYNCSCOPE_BENCH_OUT when set.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
 import { parseTrace } from '../core/trace/json';
-import type { Trace } from '../core/trace/model';
+import { COPY_KINDS, HOST_MEMORY, type Trace } from '../core/trace/model';
 import { readProfile } from '../cli/input';
-import { profileFromRuns } from '../runner/calibrate';
+import { profileFromRuns, profileFromTrace } from '../runner/calibrate';
 import { SIM_TOLERANCE, simVsGpu } from '../runner/sim-vs-gpu';
 import { repoPath } from '../test/helpers/paths';
 
@@ -24,6 +24,17 @@ function runsOf(name: string): Trace[] {
   for (let r = 0; existsSync(join(dir, `${name}.${r}.json`)); r++) out.push(load(`${name}.${r}.json`));
   return out;
 }
+
+/** GB/s of each pageable copy of at least 1 MiB in a run, device to host: its op's span. */
+const pageableDtoH = (t: Trace): number[] => {
+  const o = t.ops;
+  const rates: number[] = [];
+  for (let i = 0; i < o.count; i++) {
+    if (COPY_KINDS[o.copy[i]] === 'DtoH' && HOST_MEMORY[o.hostMemory[i]] === 'pageable' && o.bytes[i] >= 1 << 20) rates.push(o.bytes[i] / (o.end[i] - o.start[i]));
+  }
+  return rates;
+};
+const rate = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(1));
 
 async function main(): Promise<void> {
   const cal = runsOf('calibration');
@@ -43,11 +54,19 @@ async function main(): Promise<void> {
     if (ok) within++;
     rows.push(`| ${f} | ${runs.length} | ${(r.gpuNs / 1000).toFixed(1)} | ${(r.simNs / 1000).toFixed(1)} | ${ok ? '' : '**'}${(100 * r.off).toFixed(1)}%${ok ? '' : '**'} |`);
   }
+  // Where the calibration's pageable rate and the examples' differ, it is usually the process.
+  const pageableRows = cal.map((t, r) => {
+    const p = profileFromTrace(t);
+    const examples = readdirSync(dir).filter((f) => f.endsWith(`.${r}.json`) && !f.startsWith('calibration'))
+      .map((f) => [f.slice(0, -`.${r}.json`.length), pageableDtoH(load(f))] as const).filter(([, x]) => x.length);
+    return `| ${r} | ${rate(p.pageableDtoHGBps)} / ${rate(p.pageableHtoDGBps)} | ${examples.map(([n, x]) => `${n}: ${x.map(rate).join(' ')}`).join('; ')} |`;
+  });
   const text = [
     `# ${named ? `The simulator with profile ${profile.name}` : 'Calibrated simulator'} against dumped GPU traces`, '',
     `- traces: ${dir} (${cal.length} calibration runs)`, `- recorder tail: ${recorderTailNs} ns`, '',
     '| example | GPU runs | GPU blocked, us (median) | simulator, us | simulator against GPU |', '| --- | --- | --- | --- | --- |', ...rows, '',
     `Within ${100 * SIM_TOLERANCE}%: ${within} of ${rows.length}.`, '',
+    '| run number (every run is its own process) | calibration: pageable DtoH / HtoD rate, GB/s | examples\' pageable device-to-host copies of 1 MiB or more, GB/s |', '| --- | --- | --- |', ...pageableRows, '',
   ].join('\n');
   console.log(text);
   if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);

@@ -12,8 +12,8 @@ mkdir -p "$OUT"
 nvidia-smi -L
 node dist/cli.js devices | tee "$OUT/devices.txt"
 # Where the GPU sits among the host's cores and memory nodes: runs that differ with where the
-# runner landed (pageable copies do) are read against it.
-{ nvidia-smi topo -m; echo; lscpu; } > "$OUT/host.txt" 2>&1
+# runner landed (pageable copies do) are read against it, and against transparent huge pages.
+{ nvidia-smi topo -m; echo; lscpu; echo; grep -H . /sys/kernel/mm/transparent_hugepage/enabled; } > "$OUT/host.txt" 2>&1
 summary=()
 for f in out/test/gpu/*.test.js out/test/runner/*.test.js; do
   name=$(basename "$(dirname "$f")")-$(basename "$f" .test.js)
