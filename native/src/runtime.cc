@@ -44,6 +44,23 @@ void hostFuncBody(void *ns) { busyNs(*static_cast<const double *>(ns)); }
 // The duration of the runtime's own empty host functions (warm-up).
 double noWork = 0;
 
+// The stream a step issues work to (runner/encode.ts lays the steps out), or -1 for host-side steps.
+int streamOf(const int32_t *step) {
+  switch (step[0]) {
+    case OpLaunch:
+    case OpHostFunc:
+      return step[1];
+    case OpRecord:
+    case OpWait:
+      return step[2];
+    case OpCopy:
+    case OpMemset:
+      return step[4];
+    default:
+      return -1;
+  }
+}
+
 struct StreamState {
   CUstream handle = nullptr;
   int kind = StreamUser;
@@ -145,6 +162,14 @@ class Run {
   }
   void runThread(int t);
   void warmThread(int t);
+  /** Thread t's first step that issues work to a stream of `device`, or null. */
+  const int32_t *firstStreamStep(int t, int device) const {
+    for (int g = job.threads[t]; g < job.threads[t + 1]; g++) {
+      const int32_t *s = &job.steps[size_t(g) * kStepWidth];
+      if (streamOf(s) >= 0) return s[kStepDevice] == device ? s : nullptr;
+    }
+    return nullptr;
+  }
   void step(int t, size_t g);
   void readTimes();
   void cleanup();
@@ -298,9 +323,7 @@ void Run::setupGpu(Gpu &gpu) {
     size_t need = 0;
     for (int g = job.threads[t]; g < job.threads[t + 1]; g++) {
       const int32_t *s = &job.steps[size_t(g) * kStepWidth];
-      const int op = s[0];
-      const bool streamOp = op == OpRecord || op == OpWait || op == OpLaunch || op == OpCopy || op == OpMemset || op == OpHostFunc;
-      need += streamOp && s[kStepDevice] == gpu.info.device ? 1 : 0;
+      need += streamOf(s) >= 0 && s[kStepDevice] == gpu.info.device ? 1 : 0;
     }
     for (size_t k = 0; k < std::min<size_t>(need, 200000); k++) event(gpu, t);
     gpu.pools[t].next = 0;
@@ -649,14 +672,25 @@ void Run::warmThread(int t) {
       }
     }
     for (CUstream s : used) check(d.streamSynchronize(s), "cuStreamSynchronize");
-    // The last pageable copy before the run goes through a buffer of the runtime's own, so that
-    // every run starts from the same state whatever its buffers and streams: a first copy from a
-    // buffer whose last warm-up copy ran on another stream took 18% longer than the median first
-    // copy on the H200, 11% after this (docs/native-runtime.md).
+    // The last copy before the run is on the stream of the thread's first step here, through its
+    // host buffer when that step is a copy, so that every run starts from the same state whatever
+    // its other buffers and streams: on the H200 a first copy took longer when its buffer's last
+    // warm-up copy ran on another stream, and when the scenario declared streams besides the
+    // default one (docs/native-runtime.md).
     static thread_local uint8_t own[64];
-    check(d.memcpyAsync(gpu.scratch, reinterpret_cast<CUdeviceptr>(own), 4, gpu.calStream), "cuMemcpyAsync");
-    check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(own), gpu.scratch, 4, gpu.calStream), "cuMemcpyAsync");
-    check(d.streamSynchronize(gpu.calStream), "cuStreamSynchronize");
+    CUstream last = gpu.calStream;
+    CUdeviceptr host = reinterpret_cast<CUdeviceptr>(own);
+    const int32_t *first = firstStreamStep(t, gpu.info.device);
+    if (first && streams[size_t(streamOf(first))]->device == gpu.info.device) {
+      last = streams[size_t(streamOf(first))]->handle;
+      if (first[0] == OpCopy) {
+        for (int k : {1, 2})
+          if (buffers[size_t(first[k])].kind != 0) host = buffers[size_t(first[k])].ptr();
+      }
+    }
+    check(d.memcpyAsync(gpu.scratch, host, 4, last), "cuMemcpyAsync");
+    check(d.memcpyAsync(host, gpu.scratch, 4, last), "cuMemcpyAsync");
+    check(d.streamSynchronize(last), "cuStreamSynchronize");
     d.eventDestroy(e);
   }
 }
@@ -696,7 +730,7 @@ void Run::step(int t, size_t g) {
   double *r = rec(g);
   switch (s[0]) {
     case OpLaunch: {
-      StreamState &st = *streams[s[1]];
+      StreamState &st = *streams[streamOf(s)];
       Gpu &gpu = gpus[st.device];
       uint32_t slot = uint32_t(g);
       const unsigned block = unsigned(std::max(1, s[4]));
@@ -719,13 +753,13 @@ void Run::step(int t, size_t g) {
       return;
     }
     case OpRecord: {
-      StreamState &st = *streams[s[2]];
+      StreamState &st = *streams[streamOf(s)];
       onStream(t, g, st, "cuEventRecord", [&] { return d.eventRecord(userEvents[s[1]], st.handle); });
       return;
     }
     case OpWait: {
       // The event may belong to another device (S21): cuStreamWaitEvent takes it across contexts.
-      StreamState &st = *streams[s[2]];
+      StreamState &st = *streams[streamOf(s)];
       onStream(t, g, st, "cuStreamWaitEvent", [&] { return d.streamWaitEvent(st.handle, userEvents[s[1]], 0); });
       return;
     }
@@ -757,7 +791,7 @@ void Run::step(int t, size_t g) {
     }
     case OpCopy: {
       const Buffer &src = buffers[s[1]], &dst = buffers[s[2]];
-      StreamState &st = *streams[s[4]];
+      StreamState &st = *streams[streamOf(s)];
       const size_t bytes = size_t(value);
       if (src.kind == 0 && dst.kind == 0 && src.device != dst.device) {
         // A peer copy (S21); the scenario language makes it async, on a stream of either device.
@@ -774,7 +808,7 @@ void Run::step(int t, size_t g) {
     }
     case OpMemset: {
       const Buffer &b = buffers[s[1]];
-      StreamState &st = *streams[s[4]];
+      StreamState &st = *streams[streamOf(s)];
       const size_t bytes = std::min(size_t(value), b.bytes);
       if (b.kind == 2) {  // pageable: the device cannot reach it, so the host clears it
         onHost(g, [&] {
@@ -796,7 +830,7 @@ void Run::step(int t, size_t g) {
       });
       return;
     case OpHostFunc: {
-      StreamState &st = *streams[s[1]];
+      StreamState &st = *streams[streamOf(s)];
       void *user = const_cast<double *>(&job.values[g]);
       onStream(t, g, st, "cuLaunchHostFunc", [&] { return d.launchHostFunc(st.handle, hostFuncBody, user); });
       return;
