@@ -48,9 +48,11 @@ async function main(): Promise<void> {
   const profile = (await readProfile(named, { stdout: console.log, stderr: console.error, cwd: process.cwd() })) ?? calibrated.profile;
   const rows: string[] = [];
   let within = 0;
+  const dumped = new Map<string, Trace[]>();
   for (const f of readdirSync(repoPath('examples')).filter((x) => x.endsWith('.scenario.json')).sort()) {
     const runs = runsOf(f.replace('.scenario.json', ''));
     if (!runs.length) continue;
+    dumped.set(f.replace('.scenario.json', ''), runs);
     const r = simVsGpu(compileScenario(readFileSync(repoPath('examples', f), 'utf8'), f), runs, profile, recorderTailNs);
     const ok = Math.abs(r.off) <= SIM_TOLERANCE;
     if (ok) within++;
@@ -59,8 +61,7 @@ async function main(): Promise<void> {
   // Where the calibration's pageable rate and the examples' differ, it is usually the process.
   const pageableRows = cal.map((t, r) => {
     const p = profileFromTrace(t);
-    const examples = readdirSync(dir).filter((f) => f.endsWith(`.${r}.json`) && !f.startsWith('calibration'))
-      .map((f) => [f.slice(0, -`.${r}.json`.length), pageableDtoH(load(f))] as const).filter(([, x]) => x.length);
+    const examples = [...dumped].map(([name, runs]) => [name, runs[r] ? pageableDtoH(runs[r]) : []] as const).filter(([, x]) => x.length);
     return `| ${r} | ${rate(p.pageableDtoHGBps)} / ${rate(p.pageableHtoDGBps)} | ${examples.map(([n, x]) => `${n}: ${x.map(rate).join(' ')}`).join('; ')} |`;
   });
   const text = [

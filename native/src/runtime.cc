@@ -681,8 +681,9 @@ void Run::warmThread(int t) {
     CUstream last = gpu.calStream;
     CUdeviceptr host = reinterpret_cast<CUdeviceptr>(own);
     const int32_t *first = firstStreamStep(t, gpu.info.device);
-    if (first && streams[size_t(streamOf(first))]->device == gpu.info.device) {
-      last = streams[size_t(streamOf(first))]->handle;
+    const StreamState *firstStream = first ? streams[size_t(streamOf(first))].get() : nullptr;
+    if (firstStream && firstStream->device == gpu.info.device) {  // a peer copy may name the other GPU's stream
+      last = firstStream->handle;
       if (first[0] == OpCopy) {
         for (int k : {1, 2})
           if (buffers[size_t(first[k])].kind != 0) host = buffers[size_t(first[k])].ptr();
