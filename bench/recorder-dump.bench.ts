@@ -35,7 +35,8 @@ async function main() {
   await runInRounds(programs, Number(process.env.SYNCSCOPE_DUMP_RUNS ?? CALIBRATION_RUNS), {
     calibration: (cal) => {
       write('calibration', calibrated, cal.trace);
-      write('calibration-blocking', calibrated++, cal.blocking);
+      write('calibration-blocking', calibrated, cal.blocking);
+      write('calibration-first', calibrated++, cal.first);
     },
     run: write,
   });

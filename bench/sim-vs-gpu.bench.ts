@@ -10,7 +10,7 @@ import { compileScenario } from '../core/scenario/parse';
 import { parseTrace } from '../core/trace/json';
 import { COPY_KINDS, HOST_MEMORY, type Trace } from '../core/trace/model';
 import { readProfile } from '../cli/input';
-import { median, profileFromRuns, profileFromTrace } from '../runner/calibrate';
+import { firstCallNs, median, profileFromRuns, profileFromTrace } from '../runner/calibrate';
 import { SIM_TOLERANCE, simVsGpu } from '../runner/sim-vs-gpu';
 import { repoPath } from '../test/helpers/paths';
 
@@ -34,15 +34,14 @@ const pageableDtoH = (t: Trace): number[] => {
   }
   return rates;
 };
-/** How long a run's first call took: a thread's first call is slower than the same call later (coldCallNs). */
-const firstCallNs = (t: Trace): number => t.calls.end[0] - t.calls.begin[0];
 const rate = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(1));
 
 async function main(): Promise<void> {
   const cal = runsOf('calibration');
   const blocking = runsOf('calibration-blocking');
+  const first = runsOf('calibration-first');
   if (!cal.length) throw new Error(`no calibration.0.json in ${dir}: write the traces with node out/bench/recorder-dump.bench.js on a GPU machine`);
-  const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i] })));
+  const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i], first: first[i] })));
   // The GPU runs were recorded, whatever the profile: the recorder's tail is the calibration's.
   const { recorderTailNs } = calibrated;
   const profile = (await readProfile(named, { stdout: console.log, stderr: console.error, cwd: process.cwd() })) ?? calibrated.profile;
@@ -68,7 +67,7 @@ async function main(): Promise<void> {
     `# ${named ? `The simulator with profile ${profile.name}` : 'Calibrated simulator'} against dumped GPU traces`, '',
     `- traces: ${dir} (${cal.length} calibration runs)`, `- recorder tail: ${recorderTailNs} ns`, '',
     '| example | GPU runs | GPU blocked, us (median) | simulator, us | simulator against GPU | first call, us (median) |', '| --- | --- | --- | --- | --- | --- |', ...rows, '',
-    `Within ${100 * SIM_TOLERANCE}%: ${within} of ${rows.length}. The calibration's first call (its cold copy): ${(median(cal.map(firstCallNs)) / 1000).toFixed(2)} us (median).`, '',
+    `Within ${100 * SIM_TOLERANCE}%: ${within} of ${rows.length}. The first-call calibration runs' first call (a cold copy): ${(median(first.map(firstCallNs)) / 1000).toFixed(2)} us (median of ${first.length}).`, '',
     '| run number (every run is its own process) | calibration: pageable DtoH / HtoD rate, GB/s | examples\' pageable device-to-host copies of 1 MiB or more, GB/s |', '| --- | --- | --- |', ...pageableRows, '',
   ].join('\n');
   console.log(text);
