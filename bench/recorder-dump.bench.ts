@@ -32,11 +32,12 @@ async function main() {
   // In rounds, the calibration runs among them, as test/gpu/calibrated.test.ts runs them (runInRounds).
   const write = (name: string, run: number, t: Trace) => writeFileSync(join(out, `${name}.${run}.json`), traceToJson(t));
   let calibrated = 0;
+  let firsts = 0;
   await runInRounds(programs, Number(process.env.SYNCSCOPE_DUMP_RUNS ?? CALIBRATION_RUNS), {
     calibration: (cal) => {
       write('calibration', calibrated, cal.trace);
-      write('calibration-blocking', calibrated, cal.blocking);
-      write('calibration-first', calibrated++, cal.first);
+      write('calibration-blocking', calibrated++, cal.blocking);
+      for (const t of cal.first) write('calibration-first', firsts++, t);
     },
     run: write,
   });

@@ -225,7 +225,7 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     notes: [
       `event times mapped to CLOCK_MONOTONIC within ${Math.ceil(events.errorNs)} ns (drift ${events.driftNsPerS.toFixed(0)} ns/s)`,
       `kernel %globaltimer stamps mapped within ${Math.ceil(timer.errorNs)} ns`,
-      ...latencyNotes(clocks[0].block, clocks[0].latency, program.streams),
+      ...latencyNotes(clocks[0].block, clocks[0].latency),
       ...program.devices.slice(1).filter((d) => d.used).map(({ id }) =>
         `device ${base + id}: event times mapped within ${Math.ceil(clocks[id].events.errorNs)} ns, %globaltimer stamps within ${Math.ceil(clocks[id].timer.errorNs)} ns`),
     ],

@@ -7,8 +7,8 @@ export const STREAM_WIDTH = 5;
 export const EVENT_WIDTH = 3;
 export const BUFFER_WIDTH = 3;
 export const RECORD_WIDTH = 10;
-/** Numbers per latency sample in a device's calibration block (runtime.h): a chain row (3), an idle row (5), an after-copy row (5). */
-export const LATENCY_SAMPLE_WIDTH = 13;
+/** Numbers per latency sample in a device's calibration block (runtime.h): a chain row (3), an idle row (5), an after-copy row (4). */
+export const LATENCY_SAMPLE_WIDTH = 12;
 /** The last word of a step: the device whose context it runs in, or -1 for host-only work. */
 export const STEP_DEVICE = 7;
 

@@ -20,12 +20,9 @@ export interface GpuLatency {
   /**
    * From a copy's end event to the next queued kernel's first instruction: the compute engine
    * waits on the copy engine. The least constant of the four: 1.6 to 8.3 us from run to run on the
-   * H200, and apart between two streams of one run: the runtime measures it on each scenario stream
-   * that copies (copyToKernelOnNs), and this is the median over all of them, for any other stream.
+   * H200, so a start behind a copy may be off by several microseconds.
    */
   copyToKernelNs: number;
-  /** copyToKernelNs on each scenario stream it was measured on, by stream index. */
-  copyToKernelOnNs?: ReadonlyMap<number, number>;
 }
 
 export const NO_LATENCY: GpuLatency = { kernelToEventNs: 0, eventToKernelNs: 0, launchToKernelNs: 0, copyToKernelNs: 0 };
@@ -37,8 +34,8 @@ export interface LatencySamples {
   chain: { event: number; start: number; end: number }[];
   /** Kernels launched on an idle stream: host begin and end of the launch, event time, stamps. */
   idle: { h0: number; h1: number; event: number; start: number; end: number }[];
-  /** Kernels each queued behind a small copy: the scenario stream (-1: the runtime's own), the copy's event time, the kernel's, its stamps. */
-  afterCopy: { stream: number; copyEvent: number; event: number; start: number; end: number }[];
+  /** Kernels each queued behind a small copy: the copy's event time, the kernel's, its stamps. */
+  afterCopy: { copyEvent: number; event: number; start: number; end: number }[];
 }
 
 /** The part of the addon's calibration block after the four bursts (runtime.h documents it). */
@@ -55,8 +52,8 @@ export function splitLatency(c: Float64Array): LatencySamples | undefined {
     return { h0: c[j], h1: c[j + 1], event: c[j + 2], start: c[j + 3], end: c[j + 4] };
   });
   const afterCopy = Array.from({ length: m }, (_, i) => {
-    const j = at + 2 + 8 * m + 5 * i; // after the chain (3m) and idle (5m) rows
-    return { stream: c[j], copyEvent: c[j + 1], event: c[j + 2], start: c[j + 3], end: c[j + 4] };
+    const j = at + 2 + 8 * m + 4 * i; // after the chain (3m) and idle (5m) rows
+    return { copyEvent: c[j], event: c[j + 1], start: c[j + 2], end: c[j + 3] };
   });
   return { method: c[at], chain, idle, afterCopy };
 }
@@ -88,15 +85,11 @@ export function gpuLatency(s: LatencySamples | undefined, events: ClockMap, time
   if (!Number.isFinite(gap) || !Number.isFinite(idle)) return NO_LATENCY;
   const toEvent = Math.min(Math.max(0, median(after)), gap, Math.max(0, idle));
   // One clock again: the copy's event to the kernel's event, less the kernel and its event's latency.
-  const copies = s.afterCopy.filter((x) => ok(x) && Number.isFinite(x.copyEvent));
-  const behindCopy = (xs: typeof copies) => Math.max(0, median(xs.map((x) => x.event - x.copyEvent - (x.end - x.start))) - toEvent);
+  const behindCopy = median(s.afterCopy.filter((x) => ok(x) && Number.isFinite(x.copyEvent)).map((x) => x.event - x.copyEvent - (x.end - x.start)));
   const eventToKernelNs = gap - toEvent;
-  const all = behindCopy(copies);
-  const copyToKernelOnNs = new Map<number, number>();
-  for (const stream of new Set(copies.map((x) => x.stream).filter((k) => k >= 0))) copyToKernelOnNs.set(stream, behindCopy(copies.filter((x) => x.stream === stream)));
   return {
     kernelToEventNs: toEvent, eventToKernelNs, launchToKernelNs: idle - toEvent,
-    copyToKernelNs: Number.isFinite(all) ? all : eventToKernelNs, copyToKernelOnNs,
+    copyToKernelNs: Number.isFinite(behindCopy) ? Math.max(0, behindCopy - toEvent) : eventToKernelNs,
   };
 }
 
@@ -177,8 +170,7 @@ export class SpanPlacer {
     // A launch call that returned after its kernel ended was slow after ringing the doorbell (a
     // thread's first launch, a descheduled host): then only its begin bounds the start.
     const launched = hostEnd + lat.launchToKernelNs < lone ? hostEnd + lat.launchToKernelNs : hostBegin;
-    const afterCopyNs = lat.copyToKernelOnNs?.get(stream) ?? lat.copyToKernelNs;
-    const start = kind === 'kernel' ? Math.max(after + (behindCopy ? afterCopyNs : lat.eventToKernelNs), launched) : Math.max(after, hostBegin);
+    const start = kind === 'kernel' ? Math.max(after + (behindCopy ? lat.copyToKernelNs : lat.eventToKernelNs), launched) : Math.max(after, hostBegin);
     const end = kind === 'kernel' && queuedSince < endEvent ? (Math.max(queuedSince - lat.kernelToEventNs, start) + lone) / 2 : lone;
     return { start: Math.min(start, end), end };
   }
@@ -198,14 +190,12 @@ export class SpanPlacer {
 }
 
 /** Trace notes that say how spans were derived, for whoever doubts one. */
-export function latencyNotes(c: Float64Array, lat: GpuLatency, streams: Program['streams']): string[] {
+export function latencyNotes(c: Float64Array, lat: GpuLatency): string[] {
   const s = splitLatency(c);
   if (!s) return [];
   const us = (ns: number) => (ns / 1000).toFixed(2);
-  const onStreams = [...(lat.copyToKernelOnNs ?? [])].map(([k, ns]) => `${us(ns)} on ${streams[k]?.name ?? k}`);
-  const copy = onStreams.length ? onStreams.join(', ') : us(lat.copyToKernelNs);
   return [
     `event clock sampled ${s.method === 1 ? 'through stream memory operations' : 'by recording and polling events'}`,
-    `kernel spans: end event - ${us(lat.kernelToEventNs)} us; start at the previous end event + ${us(lat.eventToKernelNs)} us (+ ${copy} us behind a copy), or the launch's return + ${us(lat.launchToKernelNs)} us when later`,
+    `kernel spans: end event - ${us(lat.kernelToEventNs)} us; start at the previous end event + ${us(lat.eventToKernelNs)} us (+ ${us(lat.copyToKernelNs)} us behind a copy), or the launch's return + ${us(lat.launchToKernelNs)} us when later`,
   ];
 }

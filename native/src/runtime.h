@@ -20,8 +20,6 @@ constexpr int kBufferWidth = 3;
 constexpr int kRecordWidth = 10;
 // Samples of each kind that measureLatency() takes (runner/align.ts reads them).
 constexpr int kLatencySamples = 50;
-// Numbers per latency sample: a chain row (3), an idle row (5), an after-copy row (5).
-constexpr int kLatencySampleWidth = 13;
 // The copy a kernel is timed behind: a page, rather than a 4-byte copy that a driver may treat as a
 // special case. On the H200 the latency behind a copy changed more from run to run (1.6 to 8.3 us)
 // than with the copy's size.
@@ -66,7 +64,7 @@ struct Result {
   // One block per device the scenario uses, in device-number order, each with its own clocks:
   // [n, then 3n each: events before, events after, timer before, timer after; a sample is
   // (host before, host after, device time); then the event sampling method (1 stream memory
-  // operations, 0 record and poll), m, 3m chain, 5m idle and 5m after-copy latency samples
+  // operations, 0 record and poll), m, 3m chain, 5m idle and 4m after-copy latency samples
   // (measureLatency)].
   // A step's event times and stamps count from its own device's reference.
   std::vector<double> calibration;

@@ -34,8 +34,7 @@ test('event-derived kernel spans bracket the kernels\' own stamps, and their len
 });
 
 test('a kernel queued right behind a copy starts after the copy\'s end event, within the latency\'s run-to-run spread of its stamps, on each stream', { skip: noGpu }, async (t) => {
-  // Two streams, because the latency behind a copy can differ between streams of one process: the
-  // runtime measures it on each stream that copies.
+  // Two streams: the latency behind a copy is one per device, wherever the copy runs.
   const trace = await runOnGpu(compile({
     name: 'kernels behind copies',
     streams: { s: { nonBlocking: true }, s2: { nonBlocking: true } },
@@ -58,9 +57,9 @@ test('a kernel queued right behind a copy starts after the copy\'s end event, wi
     t.diagnostic(`${name}: copy end event to kernel start: stamps ${median(behind.map((i) => o.truthStart[i] - copyEnd(i)))} ns, placed ${median(behind.map((i) => o.start[i] - copyEnd(i)))} ns`);
     for (const i of behind) assert.ok(o.start[i] >= copyEnd(i) && o.start[i] <= o.end[i], `kernel ${i}: start ${o.start[i]}, copy end ${copyEnd(i)}, end ${o.end[i]}`);
     // On the H200 the gap from a copy's end event to the next kernel's first instruction is not a
-    // device constant: behind 4 KiB copies it was 2.3 to 8.3 us from run to run, and measured on
-    // the runtime's own stream it said 4.1 to 7.8 us (bench/results/recorder-2026-12-03.md and the
-    // GPU batches after it). The median error of the derived starts was 0.1 to 5.3 us.
+    // device constant: behind 4 KiB copies it was 2.3 to 8.3 us from run to run, and measured in
+    // chains of copies and kernels it said 4.1 to 7.8 us (bench/results/recorder-2026-12-03.md and
+    // the GPU batches after it). The median error of the derived starts was 0.1 to 5.3 us.
     assert.ok(median(startErr) <= 5000, `${name}: median ${median(startErr)} ns`);
   }
 });
