@@ -44,6 +44,9 @@ void hostFuncBody(void *ns) { busyNs(*static_cast<const double *>(ns)); }
 // The duration of the runtime's own empty host functions (warm-up).
 double noWork = 0;
 
+// The stamp slot of the runtime's own kernels that nothing reads.
+constexpr uint32_t kNoSlot = 0xffffffffu;
+
 // The stream a step issues work to (runner/encode.ts lays the steps out), or -1 for host-side steps.
 int streamOf(const int32_t *step) {
   switch (step[0]) {
@@ -148,6 +151,12 @@ class Run {
     return p.events[p.next++];
   }
   void use(const Gpu &gpu) { check(d.ctxSetCurrent(gpu.ctx), "cuCtxSetCurrent"); }
+  // One block of the spin kernel on `stream` for `ns`, stamping into `slot` (kNoSlot: nowhere). The
+  // launches whose host time is measured call cuLaunchKernel directly, so the bracket holds it alone.
+  void launchSpin(Gpu &gpu, CUstream stream, uint32_t slot, unsigned long long ns) {
+    void *args[] = {&gpu.starts, &gpu.ends, &slot, &ns};
+    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, stream, args, nullptr), "cuLaunchKernel");
+  }
 
   void setup();
   void setupGpu(Gpu &gpu);
@@ -392,10 +401,7 @@ void Run::setup() {
     if (s->kind == StreamPerThread) continue;
     Gpu &gpu = gpus[s->device];
     use(gpu);
-    uint32_t none = 0xffffffffu;
-    unsigned long long zero = 0;
-    void *args[] = {&gpu.starts, &gpu.ends, &none, &zero};
-    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, s->handle, args, nullptr), "cuLaunchKernel");
+    launchSpin(gpu, s->handle, kNoSlot, 0);
   }
   bool pageable = false;
   for (auto &b : buffers) pageable = pageable || b.kind == 2;
@@ -570,8 +576,7 @@ bool Run::calibrateWithMemops(Gpu &gpu, double *events) {
 void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   const int m = kLatencySamples;
   double *chain = samples, *idle = chain + 3 * m, *afterCopy = idle + 5 * m;
-  unsigned long long blockNs = 1000ull * 1000ull, shortNs = 2000;
-  uint32_t none = 0xffffffffu;
+  unsigned long long shortNs = 2000;
   std::vector<CUevent> es(m);
   auto eventNs = [&](CUevent e) {
     float ms = 0;
@@ -579,12 +584,9 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
     return double(ms) * 1e6;
   };
   // m short kernels queued back to back behind a long one, each followed by an event.
-  void *blockArgs[] = {&gpu.starts, &gpu.ends, &none, &blockNs};
-  check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, blockArgs, nullptr), "cuLaunchKernel");
+  launchSpin(gpu, gpu.calStream, kNoSlot, 1000ull * 1000ull);
   for (int i = 0; i < m; i++) {
-    uint32_t slot = uint32_t(firstSlot + i);
-    void *args[] = {&gpu.starts, &gpu.ends, &slot, &shortNs};
-    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, args, nullptr), "cuLaunchKernel");
+    launchSpin(gpu, gpu.calStream, uint32_t(firstSlot + i), shortNs);
     es[i] = event(gpu, calPool());
     check(d.eventRecord(es[i], gpu.calStream), "cuEventRecord");
   }
@@ -613,16 +615,13 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   // behind a short kernel, as a program queues them, and lands before the next: chains of copies
   // and kernels back to back read 4.1 to 7.8 us on the H200 where programs showed 2.3 to 3.4 us,
   // and two chains of 25 in a row read 2.8 and 4.8 to 5.3 us, whichever stream each ran on.
-  unsigned long long leadNs = 30000;
   for (int i = 0; i < m; i++) {
-    void *leadArgs[] = {&gpu.starts, &gpu.ends, &none, &leadNs};
-    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, leadArgs, nullptr), "cuLaunchKernel");
+    launchSpin(gpu, gpu.calStream, kNoSlot, 30000);
     check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, kLatencyCopyBytes, gpu.calStream), "cuMemcpyAsync");
     CUevent copied = event(gpu, calPool());
     check(d.eventRecord(copied, gpu.calStream), "cuEventRecord");
-    uint32_t slot = uint32_t(firstSlot + 2 * size_t(m) + i);
-    void *args[] = {&gpu.starts, &gpu.ends, &slot, &shortNs};
-    check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, args, nullptr), "cuLaunchKernel");
+    const uint32_t slot = uint32_t(firstSlot + 2 * size_t(m) + i);
+    launchSpin(gpu, gpu.calStream, slot, shortNs);
     CUevent e = event(gpu, calPool());
     check(d.eventRecord(e, gpu.calStream), "cuEventRecord");
     pollUntilDone(e);
@@ -638,8 +637,6 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
 constexpr int kWarmWaits = 6;
 
 void Run::warmThread(int t) {
-  uint32_t none = 0xffffffffu;
-  unsigned long long zero = 0;
   for (Gpu &gpu : gpus) {
     if (gpu.ordinal < 0) continue;
     use(gpu);
@@ -648,14 +645,11 @@ void Run::warmThread(int t) {
     // 37 us after that, and callbacks showed the same pattern. Each of these rounds is a kernel, a
     // callback and a wait, so the run itself starts at the steady cost. They come first, so that
     // the last thing before the run is the stream and buffer warm-up below.
-    unsigned long long spinNs = 20000;
-    void *spinArgs[] = {&gpu.starts, &gpu.ends, &none, &spinNs};
     for (int round = 0; round < kWarmWaits; round++) {
-      check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, gpu.calStream, spinArgs, nullptr), "cuLaunchKernel");
+      launchSpin(gpu, gpu.calStream, kNoSlot, 20000);
       check(d.launchHostFunc(gpu.calStream, hostFuncBody, &noWork), "cuLaunchHostFunc");
       check(d.streamSynchronize(gpu.calStream), "cuStreamSynchronize");
     }
-    void *args[] = {&gpu.starts, &gpu.ends, &none, &zero};
     CUevent e;
     check(d.eventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
     std::vector<CUstream> used{gpu.calStream};
@@ -664,7 +658,7 @@ void Run::warmThread(int t) {
       if (st[4] == gpu.info.device && (st[0] != StreamPerThread || st[3] == t)) used.push_back(streams[i]->handle);
     }
     for (CUstream s : used) {
-      check(d.launchKernel(gpu.spin, 1, 1, 1, 32, 1, 1, 0, s, args, nullptr), "cuLaunchKernel");
+      launchSpin(gpu, s, kNoSlot, 0);
       check(d.eventRecord(e, s), "cuEventRecord");
     }
     // A stream's first copy is slow too (a small pageable copy as a run's first step took about
