@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   if (!cal.length) throw new Error(`no calibration.0.json in ${dir}: write the traces with node out/bench/recorder-dump.bench.js on a GPU machine`);
   const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i], first: first.slice(i * FIRST_CALL_RUNS, (i + 1) * FIRST_CALL_RUNS) })));
   // The GPU runs were recorded, whatever the profile: the recorder's tail is the calibration's.
-  const { recorderTailNs } = calibrated;
+  const { recorder } = calibrated;
   const profile = (await readProfile(named, { stdout: console.log, stderr: console.error, cwd: process.cwd() })) ?? calibrated.profile;
   const rows: string[] = [];
   let within = 0;
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     const runs = runsOf(f.replace('.scenario.json', ''));
     if (!runs.length) continue;
     dumped.set(f.replace('.scenario.json', ''), runs);
-    const r = simVsGpu(compileScenario(readFileSync(repoPath('examples', f), 'utf8'), f), runs, profile, recorderTailNs);
+    const r = simVsGpu(compileScenario(readFileSync(repoPath('examples', f), 'utf8'), f), runs, profile, recorder);
     const ok = Math.abs(r.off) <= SIM_TOLERANCE;
     if (ok) within++;
     rows.push(`| ${f} | ${runs.length} | ${(r.gpuNs / 1000).toFixed(1)} | ${(r.simNs / 1000).toFixed(1)} | ${ok ? '' : '**'}${(100 * r.off).toFixed(1)}%${ok ? '' : '**'} | ${(median(runs.map(firstCallNs)) / 1000).toFixed(2)} |`);
@@ -65,9 +65,9 @@ async function main(): Promise<void> {
   });
   const text = [
     `# ${named ? `The simulator with profile ${profile.name}` : 'Calibrated simulator'} against dumped GPU traces`, '',
-    `- traces: ${dir} (${cal.length} calibration runs)`, `- recorder tail: ${recorderTailNs} ns`, '',
+    `- traces: ${dir} (${cal.length} calibration runs)`, `- recorder tail: ${recorder.tailNs} ns, ${recorder.coldTailNs} ns more after a run's first stream op`, '',
     '| example | GPU runs | GPU blocked, us (median) | simulator, us | simulator against GPU | first call, us (median) |', '| --- | --- | --- | --- | --- | --- |', ...rows, '',
-    `Within ${100 * SIM_TOLERANCE}%: ${within} of ${rows.length}. The first-call calibration runs' first call (a cold copy): ${(median(first.map(firstCallNs)) / 1000).toFixed(2)} us (median of ${first.length}).`, '',
+    `Within ${100 * SIM_TOLERANCE}%: ${within} of ${rows.length}. The first-call calibration runs' first call (a cold copy): ${(median(first.map(firstCallNs)) / 1000).toFixed(2)} us (median of ${first.length}); a run's first copy in a direction ${(profile.coldCopyNs / 1000).toFixed(2)} us more than later (coldCopyNs).`, '',
     '| run number (every run is its own process) | calibration: pageable DtoH / HtoD rate, GB/s | examples\' pageable device-to-host copies of 1 MiB or more, GB/s |', '| --- | --- | --- |', ...pageableRows, '',
   ].join('\n');
   console.log(text);

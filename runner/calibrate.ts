@@ -6,7 +6,7 @@ import { simulate } from '../core/simulate';
 import { loadProfile, type SimProfile } from '../core/simulate/profile';
 import { CALL_KINDS, str, type Trace } from '../core/trace/model';
 import { runOnGpu } from './gpu';
-import { asRecorded, depthFromRecorded } from './recorded';
+import { asRecorded, depthFromRecorded, type RecorderCost } from './recorded';
 
 const MiB = 1 << 20;
 const COPY = 64 * MiB;
@@ -77,17 +77,22 @@ export const BLOCKING_CALIBRATION_SCENARIO = {
 
 /**
  * A program's start, as x.cuda() begins one: a small pageable copy on the legacy default stream,
- * then a kernel and a synchronize. Its first call against the same copy later in the calibration
- * run is what a cold call costs more (coldCallNs). It runs as a process of its own, because the
- * first call's cost follows what the run set up before it: the calibration run's own first copy,
- * behind its 1 GiB of device buffers and 200 MiB of host buffers, took 1.2 us longer than the seed
- * examples' on the H200 (3.66 against 2.44 to 2.51 us).
+ * then a kernel and a synchronize; then a result copied back twice. Its first call against the same
+ * copy later in the calibration run is what a cold call costs more (coldCallNs). It runs as a
+ * process of its own, because the first call's cost follows what the run set up before it: the
+ * calibration run's own first copy, behind its 1 GiB of device buffers and 200 MiB of host buffers,
+ * took 1.2 us longer than the seed examples' on the H200 (3.66 against 2.44 to 2.51 us). The first
+ * copy back against the second is what a first copy in a direction costs more (coldCopyNs), and the
+ * gap after the first call is where the recorder's own record is cold (RecorderCost.coldTailNs).
  */
 export const FIRST_CALL_SCENARIO = {
   name: 'calibration (first call)',
   buffers: { hc: { bytes: 64, host: 'pageable' }, dc: { bytes: 64 } },
-  steps: [{ copy: 'hc', to: 'dc', async: true }, { launch: 'k', us: 2 }, { deviceSync: true }],
+  steps: [{ copy: 'hc', to: 'dc', async: true }, { launch: 'k', us: 2 }, { deviceSync: true }, { copy: 'dc', to: 'hc' }, { copy: 'dc', to: 'hc' }],
 };
+/** The calls of FIRST_CALL_SCENARIO that the profile reads: the first copy back, and the second. */
+const FIRST_COPY_BACK = 3;
+const SECOND_COPY_BACK = 4;
 
 type Pick = { kind?: string; op?: string; event?: string; stream?: string };
 
@@ -187,9 +192,9 @@ function pageableRate(t: Trace, mid: string, small: string): number {
  * run was (with the recorder), takes as long as the GPU's did (`gpuNs`): whatever the simulator
  * puts before the op, the latency makes up the rest.
  */
-function fitPageableLatencies(p: SimProfile, gpuNs: Record<keyof typeof SMALL_PAGEABLE, number>, tailNs: number): SimProfile {
+function fitPageableLatencies(p: SimProfile, gpuNs: Record<keyof typeof SMALL_PAGEABLE, number>, recorder: RecorderCost): SimProfile {
   const bare = { ...p, pageableHtoDLatencyNs: 0, pageableDtoHLatencyNs: 0 };
-  const sim = simulate(calibrationProgram('calibration'), asRecorded(bare, tailNs));
+  const sim = simulate(calibrationProgram('calibration'), asRecorded(bare, recorder));
   const fit = (key: keyof typeof SMALL_PAGEABLE) => Math.round(Math.max(0, gpuNs[key] - wholeCall(sim, SMALL_PAGEABLE[key])));
   return { ...p, pageableHtoDLatencyNs: fit('pageableHtoD'), pageableDtoHLatencyNs: fit('pageableDtoH') };
 }
@@ -201,8 +206,7 @@ function wakeFromSleepy(t: Trace, after: number, overhead: number): number {
 
 /**
  * The host time the recorder adds after a stream op on an idle stream (its end-event record and its
- * own bookkeeping): the gap from an idle launch's return to the next call. A recorded run's trace
- * is compared with the simulator run with `asRecorded(profile, recorderTailNs)`.
+ * own bookkeeping): the gap from an idle launch's return to the next call (RecorderCost.tailNs).
  */
 export function recorderTailFromTrace(t: Trace): number {
   return median(ops(t, 'idle').map((i) => t.calls.begin[t.ops.call[i] + 1] - t.calls.end[t.ops.call[i]]));
@@ -216,7 +220,7 @@ export async function calibrateProfile(opts: { device?: number; onProgress?: (m:
 export const CALIBRATION_RUNS = 7;
 
 /** The profile, and what the recorder added in the same runs. */
-export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorderTailNs: number }> {
+export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorder: RecorderCost }> {
   const runs: CalibrationRun[] = [];
   for (let r = 1; r <= CALIBRATION_RUNS; r++) {
     opts.onProgress?.(`calibrating: run ${r} of ${CALIBRATION_RUNS}`);
@@ -258,9 +262,9 @@ export interface CalibrationRun {
 /**
  * First-call runs per calibration run. A run has one cold call, which varies by about 1.5 us from
  * run to run on the H200 host, and the seed examples that block for 2 to 3 us in all are judged on
- * the median of 15 runs each: the cold call's median is taken over as many.
+ * the median of 21 runs each: the cold call's median is taken over more (35).
  */
-export const FIRST_CALL_RUNS = 3;
+export const FIRST_CALL_RUNS = 5;
 
 /** The calibration scenarios, by the name their runs' traces are saved under. */
 export const CALIBRATION_SCENARIOS = { calibration: CALIBRATION_SCENARIO, 'calibration-blocking': BLOCKING_CALIBRATION_SCENARIO, 'calibration-first': FIRST_CALL_SCENARIO } as const;
@@ -287,7 +291,7 @@ export function calibrationProgram(name: keyof typeof CALIBRATION_SCENARIOS): Pr
 export const firstCallNs = (t: Trace): number => t.calls.end[0] - t.calls.begin[0];
 
 /** The profile from calibration runs' traces: each number the median over the runs. */
-export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; recorderTailNs: number } {
+export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; recorder: RecorderCost } {
   const measured = runs.map((r) => profileFromTrace(r.trace, r.blocking));
   const meta = runs[0].trace.meta.device;
   const fields: Record<string, unknown> = { name: 'calibrated', deviceName: meta?.name ?? 'GPU', sms: meta?.sms };
@@ -296,14 +300,20 @@ export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; 
     // A latency may measure 0 (a cost the others already cover); a rate or a count may not.
     if (Number.isFinite(v) && (v > 0 || (v === 0 && k.endsWith('Ns')))) fields[k] = k === 'queueDepth' ? Math.round(v) : Math.round(v * 1000) / 1000;
   }
-  const recorderTailNs = median(runs.map((r) => recorderTailFromTrace(r.trace)));
+  const tailNs = median(runs.map((r) => recorderTailFromTrace(r.trace)));
   const typical = (name: string) => median(runs.map((r) => wholeCall(r.trace, name)));
   const gpuSmall = { pageableHtoD: typical(SMALL_PAGEABLE.pageableHtoD), pageableDtoH: typical(SMALL_PAGEABLE.pageableDtoH) };
   // The simulator's first call is its warm twin plus coldCallNs, and what it must match is the
   // typical cold call: a difference of medians. A run has one cold call, so the median of each
   // run's difference carries that one sample's noise and the warm median's, and read 0.4 us short
   // of the cold calls' median on the H200.
-  const cold = median(runs.flatMap((r) => r.first ?? []).map(firstCallNs)) - gpuSmall.pageableHtoD;
+  const first = runs.flatMap((r) => r.first ?? []);
+  const cold = median(first.map(firstCallNs)) - gpuSmall.pageableHtoD;
   if (Number.isFinite(cold)) fields.coldCallNs = Math.round(Math.max(0, cold));
-  return { profile: fitPageableLatencies(loadProfile(fields), gpuSmall, recorderTailNs), recorderTailNs };
+  const callNs = (i: number) => median(first.map((t) => t.calls.end[i] - t.calls.begin[i]));
+  const coldCopy = callNs(FIRST_COPY_BACK) - callNs(SECOND_COPY_BACK);
+  if (Number.isFinite(coldCopy)) fields.coldCopyNs = Math.round(Math.max(0, coldCopy));
+  const coldTail = median(first.map((t) => t.calls.begin[1] - t.calls.end[0])) - tailNs;
+  const recorder = { tailNs, coldTailNs: Number.isFinite(coldTail) ? Math.round(Math.max(0, coldTail)) : 0 };
+  return { profile: fitPageableLatencies(loadProfile(fields), gpuSmall, recorder), recorder };
 }

@@ -18,16 +18,27 @@ export const launchesThatFit = (depth: number, entries: number): number => Math.
 export const depthFromRecorded = (fitted: number): number => ENTRIES_PER_RECORDED_OP * fitted + ENTRIES_PER_RECORDED_OP - 1;
 
 /**
- * `p` as a recorded run sees the device: fewer launches fit, and every stream op is followed by a
- * record, which costs the host `tailNs` (measured by `calibrate`; a bare record call by default).
+ * What the recorder costs the host after each stream op: its end-event record and bookkeeping
+ * (`tailNs`), and more at the start of a run, while that code is cold: `coldTailNs` more after a
+ * thread's first stream op, half that after its second, and so on. Both are measured by `calibrate`.
  */
-export function asRecorded(p: SimProfile, tailNs = p.recordTimingNs): SimProfile {
+export interface RecorderCost {
+  tailNs: number;
+  coldTailNs: number;
+}
+
+/**
+ * `p` as a recorded run sees the device: fewer launches fit, and every stream op is followed by a
+ * record (by default, a bare record call that is never cold).
+ */
+export function asRecorded(p: SimProfile, cost: RecorderCost = { tailNs: p.recordTimingNs, coldTailNs: 0 }): SimProfile {
   return {
     ...p,
     name: `${p.name}+recorder`,
     queueDepth: Math.max(1, launchesThatFit(p.queueDepth, ENTRIES_PER_RECORDED_OP)),
     // The record comes after the op's own call returns, so it delays the thread's next step but is
     // not part of the call, nor of a blocking copy's wait.
-    afterStreamOpNs: p.afterStreamOpNs + tailNs,
+    afterStreamOpNs: p.afterStreamOpNs + cost.tailNs,
+    afterFirstStreamOpNs: p.afterFirstStreamOpNs + cost.coldTailNs,
   };
 }

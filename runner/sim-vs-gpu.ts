@@ -7,7 +7,7 @@ import { simulate } from '../core/simulate';
 import type { SimProfile } from '../core/simulate/profile';
 import type { Trace } from '../core/trace/model';
 import { median } from './calibrate';
-import { asRecorded } from './recorded';
+import { asRecorded, type RecorderCost } from './recorded';
 
 /** How far the simulator may be from the GPU's median, as a share of the GPU's. */
 export const SIM_TOLERANCE = 0.15;
@@ -26,9 +26,9 @@ export interface SimVsGpu {
 }
 
 /** The GPU runs' median blocked time against the simulator's, run as the GPU runs were (with the recorder). */
-export function simVsGpu(program: Program, gpuRuns: Trace[], profile: SimProfile, recorderTailNs: number): SimVsGpu {
+export function simVsGpu(program: Program, gpuRuns: Trace[], profile: SimProfile, recorder: RecorderCost): SimVsGpu {
   const gpuNs = median(gpuRuns.map(blockedNs));
-  const simNs = blockedNs(simulate(program, asRecorded(profile, recorderTailNs)));
+  const simNs = blockedNs(simulate(program, asRecorded(profile, recorder)));
   const off = gpuNs > 0 ? simNs / gpuNs - 1 : simNs === 0 ? 0 : Infinity;
   return { gpuNs, simNs, off };
 }

@@ -19,6 +19,11 @@ export interface SimProfile {
   idleLaunchNs: number;
   /** What a host thread's first CUDA call in a run costs beyond the same call later (cold host caches). */
   coldCallNs: number;
+  /**
+   * What a run's first copy in each direction costs beyond the same copy later (driver code the
+   * process has not run yet), unless it is its thread's first call (coldCallNs).
+   */
+  coldCopyNs: number;
   recordTimingNs: number;
   recordNoTimingNs: number;
   streamWaitNs: number;
@@ -35,6 +40,11 @@ export interface SimProfile {
    * program; the recorder's end-event record when the simulator stands in for a recorded GPU run.
    */
   afterStreamOpNs: number;
+  /**
+   * Host time beyond afterStreamOpNs after a thread's first call that issues stream work, half that
+   * after its second, and so on: 0 for a bare program; the recorder's record runs cold at first.
+   */
+  afterFirstStreamOpNs: number;
 
   /** From the end of the issuing call until the GPU can start the op. */
   submitNs: number;
@@ -80,6 +90,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
   launchNs: 3900,
   idleLaunchNs: 5000,
   coldCallNs: 500,
+  coldCopyNs: 1500,
   recordTimingNs: 1300,
   recordNoTimingNs: 250,
   streamWaitNs: 90,
@@ -90,6 +101,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
   memsetCallNs: 1100,
   hostFuncCallNs: 1400,
   afterStreamOpNs: 0,
+  afterFirstStreamOpNs: 0,
 
   submitNs: 1000,
   kernelOverheadNs: 2600,

@@ -35,6 +35,8 @@ interface Thread {
   /** Host time the thread's first CUDA call still owes (coldCallNs), and what its call row moves back by. */
   cold: number;
   beginShift: number;
+  /** Host time beyond afterStreamOpNs after the thread's next stream op (afterFirstStreamOpNs, halving). */
+  afterCold: number;
 }
 
 export function simulate(program: Program, profile: SimProfile = h200): Trace {
@@ -80,6 +82,8 @@ class Simulation implements HostSide {
   private readonly bufferIds: Int32Array;
   private readonly memsetIds: Int32Array;
   private readonly copyIds = new Map<number, number>();
+  /** The copy directions the run has used (coldCopyNs). */
+  private readonly copied = new Set<string>();
   private readonly one = new Int32Array(1);
 
   constructor(private readonly program: Program, private readonly p: SimProfile) {
@@ -95,6 +99,7 @@ class Simulation implements HostSide {
     this.threads = program.threads.map((decl, i) => ({
       id: i, decl, lane: threadLane[i], pc: 0, call: -1, awaited: new Int32Array(Math.max(1, program.streams.length)), awaitedCount: 0,
       pending: 0, from: 0, minEnd: 0, wake: 0, after: 0, queueSince: -1, roomCause: -1, cold: p.coldCallNs, beginShift: 0,
+      afterCold: p.afterFirstStreamOpNs,
     }));
     this.current = new Int32Array(program.events.length).fill(-1);
     this.eventIds = new Int32Array(program.events.length);
@@ -167,8 +172,12 @@ class Simulation implements HostSide {
 
   private step(t: Thread, now: number): void {
     const s = t.decl.steps[t.pc];
-    // A thread's first CUDA call in a run is slower than its later ones (cold host caches): it
-    // begins at `now` and does its work coldCallNs later.
+    // A thread's first CUDA call in a run is slower than its later ones (cold host caches), and so
+    // is the run's first copy in each direction: it begins at `now` and does its work that much later.
+    if (s.op === 'copy' && !this.copied.has(s.direction)) {
+      this.copied.add(s.direction);
+      if (t.cold === 0) t.cold = this.p.coldCopyNs;
+    }
     if (t.cold > 0 && s.op !== 'hostWork') {
       now += ns(t.cold);
       t.beginShift = ns(t.cold);
@@ -418,7 +427,7 @@ class Simulation implements HostSide {
     t.awaited[0] = op;
     t.awaitedCount = 1;
     const wake = hostDriven ? 0 : this.wakeNs(this.device.deviceOf[stream]);
-    this.block(t, call, wake, this.b.calls.cols.begin[call], issued, this.p.afterStreamOpNs);
+    this.block(t, call, wake, this.b.calls.cols.begin[call], issued, this.afterNs(t));
   }
 
   /** From an awaited op's end to the host's return: spinning, or asleep under the device's schedule (S15) or a blocking-sync event. */
@@ -445,9 +454,16 @@ class Simulation implements HostSide {
     t.after = ns(after);
   }
 
-  /** The next step after a call that issued stream work returned at `at` (afterStreamOpNs later). */
+  /** The next step after a call that issued stream work returned at `at`. */
   private afterStreamOp(t: Thread, at: number): void {
-    this.next(t, at + ns(this.p.afterStreamOpNs));
+    this.next(t, at + this.afterNs(t));
+  }
+
+  /** The host time after a call that issued stream work, before the thread's next step. */
+  private afterNs(t: Thread): number {
+    const cold = t.afterCold;
+    t.afterCold /= 2;
+    return ns(this.p.afterStreamOpNs + cold);
   }
 
   private next(t: Thread, at: number): void {

@@ -63,9 +63,30 @@ test('a thread\'s first CUDA call costs coldCallNs more, whatever it is; host wo
   // A small pageable copy first (x.cuda()): it blocks the host for its whole call, the cold cost included.
   const copy = compile({ buffers: { h: { bytes: 64, host: 'pageable' }, d: { bytes: 64 } }, steps: [{ copy: 'h', to: 'd', async: true }, { copy: 'h', to: 'd', async: true }] });
   const cold = simulate(copy, p);
-  const warm = simulate(copy, loadProfile({ idleLaunchNs: 7000, launchNs: 2000, coldCallNs: 0 }));
+  const warm = simulate(copy, loadProfile({ idleLaunchNs: 7000, launchNs: 2000, coldCallNs: 0, coldCopyNs: 0 }));
   assert.equal(cold.calls.blockedNs[0] - warm.calls.blockedNs[0], 1500);
   assert.equal(cold.calls.blockedNs[1], warm.calls.blockedNs[1]);
+});
+
+test('a run\'s first copy in each direction costs coldCopyNs more, unless it is its thread\'s first call', () => {
+  const p = loadProfile({ idleLaunchNs: 7000, launchNs: 2000, copyCallNs: 1000, coldCallNs: 1500, coldCopyNs: 700 });
+  const dur = (t: ReturnType<typeof simulate>) => Array.from(t.calls.begin, (b, i) => t.calls.end[i] - b);
+  const buffers = { h: { bytes: 64, host: 'pinned' }, d: { bytes: 64 } };
+  const up = { copy: 'h', to: 'd', async: true, stream: 's' };
+  const down = { copy: 'd', to: 'h', async: true, stream: 's' };
+  const t = simulate(compile({ streams: { s: {} }, buffers, steps: [{ launch: 'a', stream: 's', us: 1 }, up, up, down, down] }), p);
+  assert.deepEqual(dur(t), [8500, 1700, 1000, 1700, 1000]);
+  const first = simulate(compile({ streams: { s: {} }, buffers, steps: [up, up, down] }), p);
+  assert.deepEqual(dur(first), [2500, 1000, 1700], 'a first call pays coldCallNs only');
+});
+
+test('afterFirstStreamOpNs: more host time after a thread\'s first stream op, half that after its second, and so on', () => {
+  const p = loadProfile({ afterStreamOpNs: 1000, afterFirstStreamOpNs: 800, coldCallNs: 0 });
+  const t = simulate(compile({ streams: { s: {} }, events: { e: {} }, steps: [
+    { launch: 'a', stream: 's', us: 1 }, { query: 'e' }, { launch: 'b', stream: 's', us: 1 }, { launch: 'c', stream: 's', us: 1 }, { launch: 'd', stream: 's', us: 1 },
+  ] }), p);
+  const gaps = Array.from({ length: t.calls.count - 1 }, (_, i) => t.calls.begin[i + 1] - t.calls.end[i]);
+  assert.deepEqual(gaps, [1800, 0, 1400, 1200]);
 });
 
 test('afterStreamOpNs delays the next step but is not part of the call, nor of a blocking copy\'s wait', () => {

@@ -7,13 +7,16 @@ import { loadProfile, simulate } from '../../core/simulate';
 import { CALIBRATION_RUNS, calibrationProgram, calibrationsIn, firstCallNs, profileFromRuns, profileFromTrace } from '../../runner/calibrate';
 import { asRecorded } from '../../runner/recorded';
 
-test('calibration reads the call costs, the cold first call and the pageable copies back from a simulated run', () => {
-  const p = loadProfile({ coldCallNs: 1700, copyCallNs: 1200, idleLaunchNs: 3600, launchNs: 3000, recordTimingNs: 1100, pageableHtoDGBps: 9.5 });
-  // Run as the GPU runs it: a timing event after every stream op.
-  const t = simulate(calibrationProgram('calibration'), asRecorded(p, 900));
-  const first = simulate(calibrationProgram('calibration-first'), asRecorded(p, 900));
-  const m = { ...profileFromTrace(t), ...profileFromRuns([{ trace: t, first: [first] }]).profile };
-  for (const k of ['launchNs', 'idleLaunchNs', 'coldCallNs', 'recordTimingNs', 'recordNoTimingNs', 'queryNs', 'copyCallNs', 'memsetCallNs', 'queueDepth'] as const) {
+test('calibration reads the call costs, the cold calls, the recorder and the pageable copies back from a simulated run', () => {
+  const p = loadProfile({ coldCallNs: 1700, coldCopyNs: 1300, copyCallNs: 1200, idleLaunchNs: 3600, launchNs: 3000, recordTimingNs: 1100, pageableHtoDGBps: 9.5 });
+  // Run as the GPU runs it: a timing event after every stream op, cold at first.
+  const recorder = { tailNs: 900, coldTailNs: 1400 };
+  const t = simulate(calibrationProgram('calibration'), asRecorded(p, recorder));
+  const first = simulate(calibrationProgram('calibration-first'), asRecorded(p, recorder));
+  const read = profileFromRuns([{ trace: t, first: [first] }]);
+  assert.deepEqual(read.recorder, recorder);
+  const m = { ...profileFromTrace(t), ...read.profile };
+  for (const k of ['launchNs', 'idleLaunchNs', 'coldCallNs', 'coldCopyNs', 'recordTimingNs', 'recordNoTimingNs', 'queryNs', 'copyCallNs', 'memsetCallNs', 'queueDepth'] as const) {
     assert.equal(m[k], p[k], k);
   }
   for (const k of ['pinnedHtoDGBps', 'pageableHtoDGBps', 'pageableDtoHGBps', 'dtoDGBps'] as const) {
@@ -26,13 +29,13 @@ test('over several runs, a program\'s cold first copy simulates as long as the r
   // median warm copy has neither the median cold copy nor the median extra cost.
   const hosts = [{ copyCallNs: 1000, coldCallNs: 2000 }, { copyCallNs: 2000, coldCallNs: 100 }, { copyCallNs: 1500, coldCallNs: 300 }];
   const runs = hosts.map((h) => ({
-    trace: simulate(calibrationProgram('calibration'), asRecorded(loadProfile(h), 900)),
-    first: [simulate(calibrationProgram('calibration-first'), asRecorded(loadProfile(h), 900))],
+    trace: simulate(calibrationProgram('calibration'), asRecorded(loadProfile(h), { tailNs: 900, coldTailNs: 600 })),
+    first: [simulate(calibrationProgram('calibration-first'), asRecorded(loadProfile(h), { tailNs: 900, coldTailNs: 600 }))],
   }));
-  const { profile, recorderTailNs } = profileFromRuns(runs);
+  const { profile, recorder } = profileFromRuns(runs);
   const first = compileScenario(JSON.stringify({ name: 'first copy', buffers: { h: { bytes: 64, host: 'pageable' }, d: { bytes: 64 } }, steps: [{ copy: 'h', to: 'd', async: true }] }), 'first.scenario.json');
   const medianCold = runs.map((r) => firstCallNs(r.first[0])).sort((a, b) => a - b)[1];
-  const simulated = firstCallNs(simulate(first, asRecorded(profile, recorderTailNs)));
+  const simulated = firstCallNs(simulate(first, asRecorded(profile, recorder)));
   assert.ok(Math.abs(simulated - medianCold) <= 2, `${simulated} against ${medianCold}`);
 });
 
