@@ -37,8 +37,8 @@ async function main() {
     calibration: (cal) => {
       write('calibration', calibrated, cal.trace);
       write('calibration-blocking', calibrated++, cal.blocking);
+      for (const t of cal.first) write('calibration-first', firsts++, t);
     },
-    first: (t) => write('calibration-first', firsts++, t),
     run: write,
   });
   console.log(`traces written to ${out}`);

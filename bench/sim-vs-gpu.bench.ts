@@ -10,7 +10,7 @@ import { compileScenario } from '../core/scenario/parse';
 import { parseTrace } from '../core/trace/json';
 import { COPY_KINDS, HOST_MEMORY, type Trace } from '../core/trace/model';
 import { readProfile } from '../cli/input';
-import { firstCallNs, median, profileFromRuns, profileFromTrace } from '../runner/calibrate';
+import { FIRST_CALL_RUNS, firstCallNs, median, profileFromRuns, profileFromTrace } from '../runner/calibrate';
 import { SIM_TOLERANCE, simVsGpu } from '../runner/sim-vs-gpu';
 import { repoPath } from '../test/helpers/paths';
 
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const blocking = runsOf('calibration-blocking');
   const first = runsOf('calibration-first');
   if (!cal.length) throw new Error(`no calibration.0.json in ${dir}: write the traces with node out/bench/recorder-dump.bench.js on a GPU machine`);
-  const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i] })), first);
+  const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i], first: first.slice(i * FIRST_CALL_RUNS, (i + 1) * FIRST_CALL_RUNS) })));
   // The GPU runs were recorded, whatever the profile: the recorder's tail is the calibration's.
   const { recorder } = calibrated;
   const profile = (await readProfile(named, { stdout: console.log, stderr: console.error, cwd: process.cwd() })) ?? calibrated.profile;

@@ -222,68 +222,61 @@ export const CALIBRATION_RUNS = 7;
 /** The profile, and what the recorder added in the same runs. */
 export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorder: RecorderCost }> {
   const runs: CalibrationRun[] = [];
-  const first: Trace[] = [];
   for (let r = 1; r <= CALIBRATION_RUNS; r++) {
     opts.onProgress?.(`calibrating: run ${r} of ${CALIBRATION_RUNS}`);
-    // The first-call runs before the calibration run, not right after it (runInRounds).
-    for (let k = 0; k < FIRST_CALL_RUNS; k++) first.push(await firstCallRun(opts.device));
     runs.push(await calibrationRun(opts.device));
   }
-  return profileFromRuns(runs, first);
+  return profileFromRuns(runs);
 }
 
 /**
- * How many of `total` runs round `round` of `rounds` makes, so that a caller running its own work
- * in rounds spreads exactly `total` over them, as evenly as they go.
+ * How many calibration runs round `round` of `rounds` makes, so that a caller running its own work
+ * in rounds spreads exactly CALIBRATION_RUNS over them, as evenly as they go.
  */
-export const calibrationsIn = (round: number, rounds: number, total = CALIBRATION_RUNS): number =>
-  Math.round(((round + 1) * total) / rounds) - Math.round((round * total) / rounds);
+export const calibrationsIn = (round: number, rounds: number): number =>
+  Math.round(((round + 1) * CALIBRATION_RUNS) / rounds) - Math.round((round * CALIBRATION_RUNS) / rounds);
 
 /**
  * Runs each program `rounds` times, a round at a time (one run of every program), with
- * CALIBRATION_RUNS calibration runs and their first-call runs spread among the rounds: the shared
- * host's speed drifts over seconds, and runs in a row would hand one program a slow stretch that
- * the calibration never saw. A round's calibration runs come first and its first-call runs last:
- * a process started right after a calibration run made its first call slow (up to 8.8 us against
- * about 3), and five first-call runs in a row behind each calibration run read their median first
- * call 0.46 to 1 us above the seed examples' in three sets of runs on the H200.
+ * CALIBRATION_RUNS calibration runs spread among the rounds: the shared host's speed drifts over
+ * seconds, and runs in a row would hand one program a slow stretch that the calibration never saw.
  */
 export async function runInRounds(
   programs: readonly (readonly [string, Program])[],
   rounds: number,
-  got: { calibration: (run: Required<CalibrationRun>) => void; first: (trace: Trace) => void; run: (name: string, round: number, trace: Trace) => void },
+  got: { calibration: (run: Required<CalibrationRun>) => void; run: (name: string, round: number, trace: Trace) => void },
 ): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (let k = calibrationsIn(round, rounds); k > 0; k--) got.calibration(await calibrationRun());
     for (const [name, program] of programs) got.run(name, round, await runOnGpu(program));
-    for (let k = calibrationsIn(round, rounds, FIRST_CALL_RUNS * CALIBRATION_RUNS); k > 0; k--) got.first(await firstCallRun());
   }
 }
 
 export interface CalibrationRun {
   trace: Trace;
   blocking?: Trace;
+  /** Runs of FIRST_CALL_SCENARIO (FIRST_CALL_RUNS). */
+  first?: Trace[];
 }
 
 /**
- * First-call runs (FIRST_CALL_SCENARIO) per calibration run. A run has one cold call, which varies
- * by about 1.5 us from run to run on the H200 host, and the seed examples that block for 2 to 3 us
- * in all are judged on the median of 21 runs each: the cold call's median is taken over more (35).
+ * First-call runs per calibration run. A run has one cold call, which varies by about 1.5 us from
+ * run to run on the H200 host, and the seed examples that block for 2 to 3 us in all are judged on
+ * the median of 21 runs each: the cold call's median is taken over more (35).
  */
 export const FIRST_CALL_RUNS = 5;
 
 /** The calibration scenarios, by the name their runs' traces are saved under. */
 export const CALIBRATION_SCENARIOS = { calibration: CALIBRATION_SCENARIO, 'calibration-blocking': BLOCKING_CALIBRATION_SCENARIO, 'calibration-first': FIRST_CALL_SCENARIO } as const;
 
-/** One run of the calibration scenario and one of its blocking twin: what profileFromRuns takes, a run at a time, so that a caller can interleave them with other work. */
+/** One run of each calibration scenario: what profileFromRuns takes, a run at a time, so that a caller can interleave them with other work. */
 export async function calibrationRun(device?: number): Promise<Required<CalibrationRun>> {
   const trace = await runOnGpu(calibrationProgram('calibration'), { device });
   const blocking = await runOnGpu(calibrationProgram('calibration-blocking'), { device });
-  return { trace, blocking };
+  const first: Trace[] = [];
+  for (let k = 0; k < FIRST_CALL_RUNS; k++) first.push(await runOnGpu(calibrationProgram('calibration-first'), { device }));
+  return { trace, blocking, first };
 }
-
-/** One run of FIRST_CALL_SCENARIO, each in a process of its own. */
-export const firstCallRun = (device?: number): Promise<Trace> => runOnGpu(calibrationProgram('calibration-first'), { device });
 
 const compiled = new Map<string, Program>();
 
@@ -297,8 +290,8 @@ export function calibrationProgram(name: keyof typeof CALIBRATION_SCENARIOS): Pr
 /** How long a run's first call took. */
 export const firstCallNs = (t: Trace): number => t.calls.end[0] - t.calls.begin[0];
 
-/** The profile from calibration runs' traces and first-call runs': each number the median over the runs. */
-export function profileFromRuns(runs: CalibrationRun[], first: Trace[]): { profile: SimProfile; recorder: RecorderCost } {
+/** The profile from calibration runs' traces: each number the median over the runs. */
+export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; recorder: RecorderCost } {
   const measured = runs.map((r) => profileFromTrace(r.trace, r.blocking));
   const meta = runs[0].trace.meta.device;
   const fields: Record<string, unknown> = { name: 'calibrated', deviceName: meta?.name ?? 'GPU', sms: meta?.sms };
@@ -314,6 +307,7 @@ export function profileFromRuns(runs: CalibrationRun[], first: Trace[]): { profi
   // typical cold call: a difference of medians. A run has one cold call, so the median of each
   // run's difference carries that one sample's noise and the warm median's, and read 0.4 us short
   // of the cold calls' median on the H200.
+  const first = runs.flatMap((r) => r.first ?? []);
   const cold = median(first.map(firstCallNs)) - gpuSmall.pageableHtoD;
   if (Number.isFinite(cold)) fields.coldCallNs = Math.round(Math.max(0, cold));
   const callNs = (i: number) => median(first.map((t) => t.calls.end[i] - t.calls.begin[i]));

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { compileScenario } from '../../core/scenario/parse';
 import type { Program } from '../../core/scenario/program';
 import type { Trace } from '../../core/trace/model';
-import { CALIBRATION_RUNS, FIRST_CALL_RUNS, profileFromRuns, runInRounds, type CalibrationRun } from '../../runner/calibrate';
+import { CALIBRATION_RUNS, profileFromRuns, runInRounds, type CalibrationRun } from '../../runner/calibrate';
 import { blockedNs, SIM_TOLERANCE, simVsGpu } from '../../runner/sim-vs-gpu';
 import { repoPath } from '../helpers/paths';
 import { cannotRun, noGpu } from './gpu';
@@ -28,13 +28,11 @@ test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per exam
     else programs.push([f, program]);
   }
   const calibration: CalibrationRun[] = [];
-  const first: Trace[] = [];
   const runs = new Map<string, Trace[]>(programs.map(([f]) => [f, []]));
   // As many calibration runs as `syncscope calibrate` makes, spread over the rounds: the profile users get.
-  await runInRounds(programs, RUNS, { calibration: (c) => calibration.push(c), first: (t) => first.push(t), run: (f, _, trace) => runs.get(f)!.push(trace) });
+  await runInRounds(programs, RUNS, { calibration: (c) => calibration.push(c), run: (f, _, trace) => runs.get(f)!.push(trace) });
   assert.equal(calibration.length, CALIBRATION_RUNS);
-  assert.equal(first.length, CALIBRATION_RUNS * FIRST_CALL_RUNS);
-  const { profile, recorder } = profileFromRuns(calibration, first);
+  const { profile, recorder } = profileFromRuns(calibration);
   t.diagnostic(`profile: ${JSON.stringify(profile)}; recorder ${JSON.stringify(recorder)}`);
   assert.equal(profile.name, 'calibrated');
   assert.ok(profile.launchNs > 500 && profile.launchNs < 20_000, `launch ${profile.launchNs} ns`);
