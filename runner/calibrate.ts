@@ -308,9 +308,9 @@ export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; 
   // run's difference carries that one sample's noise and the warm median's, and read 0.4 us short
   // of the cold calls' median on the H200.
   const first = runs.flatMap((r) => r.first ?? []);
-  const cold = median(first.map(firstCallNs)) - gpuSmall.pageableHtoD;
-  if (Number.isFinite(cold)) fields.coldCallNs = Math.round(Math.max(0, cold));
   const callNs = (i: number) => median(first.map((t) => t.calls.end[i] - t.calls.begin[i]));
+  const cold = callNs(0) - gpuSmall.pageableHtoD;
+  if (Number.isFinite(cold)) fields.coldCallNs = Math.round(Math.max(0, cold));
   const coldCopy = callNs(FIRST_COPY_BACK) - callNs(SECOND_COPY_BACK);
   if (Number.isFinite(coldCopy)) fields.coldCopyNs = Math.round(Math.max(0, coldCopy));
   const coldTail = median(first.map((t) => t.calls.begin[1] - t.calls.end[0])) - tailNs;

@@ -459,7 +459,7 @@ class Simulation implements HostSide {
     this.next(t, at + this.afterNs(t));
   }
 
-  /** The host time after a call that issued stream work, before the thread's next step. */
+  /** The host time after a call that issued stream work, before the thread's next step; each call takes its cold part once. */
   private afterNs(t: Thread): number {
     const cold = t.afterCold;
     t.afterCold /= 2;

@@ -28,10 +28,10 @@ test('over several runs, a program\'s cold first copy simulates as long as the r
   // Each first-call run has one cold copy, so its extra cost is one sample: here the run with the
   // median warm copy has neither the median cold copy nor the median extra cost.
   const hosts = [{ copyCallNs: 1000, coldCallNs: 2000 }, { copyCallNs: 2000, coldCallNs: 100 }, { copyCallNs: 1500, coldCallNs: 300 }];
-  const runs = hosts.map((h) => ({
-    trace: simulate(calibrationProgram('calibration'), asRecorded(loadProfile(h), { tailNs: 900, coldTailNs: 600 })),
-    first: [simulate(calibrationProgram('calibration-first'), asRecorded(loadProfile(h), { tailNs: 900, coldTailNs: 600 }))],
-  }));
+  const runs = hosts.map((h) => {
+    const recorded = asRecorded(loadProfile(h), { tailNs: 900, coldTailNs: 600 });
+    return { trace: simulate(calibrationProgram('calibration'), recorded), first: [simulate(calibrationProgram('calibration-first'), recorded)] };
+  });
   const { profile, recorder } = profileFromRuns(runs);
   const first = compileScenario(JSON.stringify({ name: 'first copy', buffers: { h: { bytes: 64, host: 'pageable' }, d: { bytes: 64 } }, steps: [{ copy: 'h', to: 'd', async: true }] }), 'first.scenario.json');
   const medianCold = runs.map((r) => firstCallNs(r.first[0])).sort((a, b) => a - b)[1];
