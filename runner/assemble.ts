@@ -63,6 +63,10 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
   // Lanes and calls carry CUDA's device numbers: the scenario's device d ran on CUDA device base + d.
   const base = raw.device.index ?? 0;
   const at = (g: number, k: number): number => r[g * RECORD_WIDTH + k];
+  const deviceSms = (stream: number): number => {
+    const d = program.streams[stream].device;
+    return raw.devices?.find((x) => x.device === d)?.sms ?? raw.device.sms;
+  };
 
   const issued: Issued[] = [];
   program.threads.forEach((t, ti) => t.steps.forEach((step, i) => {
@@ -103,10 +107,10 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
     const end = host(at(g, REC.hostEnd));
     const call = (kind: CallKind, api: string, init: Partial<CallInit> = {}): number =>
       b.call({ ...init, lane: threadLane[thread], kind, name: api, begin, end, step: s.index, line: s.pos.line, column: s.pos.column });
-    const op = (c: number, stream: number, init: Omit<Parameters<TraceBuilder['op']>[0], 'lane' | 'start' | 'end' | 'call'>, blocking: boolean): number => {
+    const op = (c: number, stream: number, init: Omit<Parameters<TraceBuilder['op']>[0], 'lane' | 'start' | 'end' | 'call'>, blocking: boolean, lengthNs?: number): number => {
       const ev = endOf.get(g);
       const kind: SpanKind = init.kind === 'kernel' ? 'kernel' : init.kind === 'memcpy' ? 'copy' : init.kind === 'eventRecord' || init.kind === 'waitEvent' ? 'marker' : 'work';
-      let { start, end: stop } = ev ? spans.place(stream, kind, begin, end, ev.at, ev.queuedSince) : { start: end, end };
+      let { start, end: stop } = ev ? spans.place(stream, kind, begin, end, ev.at, ev.queuedSince, lengthNs) : { start: end, end };
       // The end event of a call that blocks until its op completes can only be recorded after the
       // call returns, so it overstates the op's end: the return bounds it.
       if (blocking) stop = Math.min(stop, end);
@@ -122,7 +126,9 @@ export function assembleTrace(program: Program, raw: RawRun): Trace {
         const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
         const c = call('launch', 'cudaLaunchKernel', { stream: streamLane[s.stream] });
         releases.releaseQueuedLaunch(c);
-        const id = op(c, s.stream, { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes }, false);
+        // A spin kernel runs for its `ns` when its blocks start together, one per SM at most.
+        const length = s.ns !== undefined && s.grid <= deviceSms(s.stream) ? s.ns : undefined;
+        const id = op(c, s.stream, { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes }, false, length);
         for (const i of s.reads) b.access(id, program.buffers[i].name, false);
         if (touch) b.access(id, touch.name, false);
         for (const i of s.writes) b.access(id, program.buffers[i].name, true);

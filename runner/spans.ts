@@ -135,7 +135,8 @@ export function queuedBehind(events: readonly EndEvent[], streams: Program['stre
  * Places ops in issue order. Work ops other than kernels (copies, memsets, host functions) have no
  * measured latencies: they start at their predecessor's end event or at their call's begin,
  * whichever is later; markers (records, waits) are the moment the stream passed them. A kernel
- * right behind a copy on its stream starts copyToKernelNs after the copy's end event.
+ * right behind a copy on its stream starts copyToKernelNs after the copy's end event, or, when its
+ * length is known, that long before its end.
  */
 export class SpanPlacer {
   private readonly lastEvent: number[];
@@ -157,7 +158,7 @@ export class SpanPlacer {
    * queuedBehind() says the end event may have waited for other streams' (endEvent when it did
    * not): a kernel's end then lies between that moment and its own, and the middle errs least.
    */
-  place(stream: number, kind: SpanKind, hostBegin: number, hostEnd: number, endEvent: number, queuedSince = endEvent): { start: number; end: number } {
+  place(stream: number, kind: SpanKind, hostBegin: number, hostEnd: number, endEvent: number, queuedSince = endEvent, lengthNs?: number): { start: number; end: number } {
     const after = this.orderedAfter(stream);
     // Behind the stream's own copy, unless S3 orders it after a later op of another stream.
     const behindCopy = this.lastWasCopy[stream] && after === this.lastEvent[stream];
@@ -170,8 +171,13 @@ export class SpanPlacer {
     // A launch call that returned after its kernel ended was slow after ringing the doorbell (a
     // thread's first launch, a descheduled host): then only its begin bounds the start.
     const launched = hostEnd + lat.launchToKernelNs < lone ? hostEnd + lat.launchToKernelNs : hostBegin;
-    const start = kind === 'kernel' ? Math.max(after + (behindCopy ? lat.copyToKernelNs : lat.eventToKernelNs), launched) : Math.max(after, hostBegin);
-    const end = kind === 'kernel' && queuedSince < endEvent ? (Math.max(queuedSince - lat.kernelToEventNs, start) + lone) / 2 : lone;
+    if (kind !== 'kernel') return { start: Math.min(Math.max(after, hostBegin), endEvent), end: endEvent };
+    let start = Math.max(after + (behindCopy ? lat.copyToKernelNs : lat.eventToKernelNs), launched);
+    const end = queuedSince < endEvent ? (Math.max(queuedSince - lat.kernelToEventNs, start) + lone) / 2 : lone;
+    // Behind a copy the latency takes one of two values, about 2 and 9 us on the H200, and can
+    // change within a run: a kernel whose length is known started that long before its end, and
+    // no sooner after the copy than a kernel behind a kernel would.
+    if (behindCopy && lengthNs !== undefined) start = Math.max(after + lat.eventToKernelNs, launched, end - lengthNs);
     return { start: Math.min(start, end), end };
   }
 
@@ -196,6 +202,6 @@ export function latencyNotes(c: Float64Array, lat: GpuLatency): string[] {
   const us = (ns: number) => (ns / 1000).toFixed(2);
   return [
     `event clock sampled ${s.method === 1 ? 'through stream memory operations' : 'by recording and polling events'}`,
-    `kernel spans: end event - ${us(lat.kernelToEventNs)} us; start at the previous end event + ${us(lat.eventToKernelNs)} us (+ ${us(lat.copyToKernelNs)} us behind a copy), or the launch's return + ${us(lat.launchToKernelNs)} us when later`,
+    `kernel spans: end event - ${us(lat.kernelToEventNs)} us; start at the previous end event + ${us(lat.eventToKernelNs)} us (+ ${us(lat.copyToKernelNs)} us behind a copy, or its length before its end when the runtime set it), or the launch's return + ${us(lat.launchToKernelNs)} us when later`,
   ];
 }

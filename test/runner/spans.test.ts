@@ -96,6 +96,19 @@ test('a kernel right behind a copy on its stream starts copyToKernelNs after the
   assert.equal(p.place(s, 'kernel', 15_000, 18_000, 300_000).start, 200_000 + B);
 });
 
+test('a kernel of known length right behind a copy starts that long before its end, never sooner than a kernel behind a kernel would', () => {
+  const p = new SpanPlacer(program.streams, lat);
+  const s = streamIndex('s');
+  // The slow case: it started 9 us after the copy's end event, where copyToKernelNs says 3.5.
+  p.place(s, 'copy', 0, 2000, 50_000);
+  assert.deepEqual(p.place(s, 'kernel', 3000, 6000, 50_000 + 9000 + 10_000 + A, 50_000 + 9000 + 10_000 + A, 10_000), { start: 59_000, end: 69_000 });
+  // A length that would put it before the copy's end event plus the latency behind a kernel.
+  p.place(s, 'copy', 70_000, 72_000, 100_000);
+  assert.equal(p.place(s, 'kernel', 73_000, 76_000, 100_000 + 5000 + A, 100_000 + 5000 + A, 10_000).start, 100_000 + B);
+  // Behind a kernel its length changes nothing: the latency behind a kernel is steady.
+  assert.equal(p.place(s, 'kernel', 77_000, 80_000, 200_000, 200_000, 10_000).start, 100_000 + 5000 + A + B);
+});
+
 test('an end event within one back-to-back pitch of another stream\'s may have queued behind it, and runs of them chain', () => {
   const [s, b, d] = [streamIndex('s'), streamIndex('blocking'), streamIndex('default')];
   const pitch = A + B;
