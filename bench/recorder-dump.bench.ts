@@ -37,7 +37,9 @@ async function main() {
     calibration: (cal) => {
       write('calibration', calibrated, cal.trace);
       write('calibration-blocking', calibrated++, cal.blocking);
-      for (const t of cal.first) write('calibration-first', firsts++, t);
+      cal.first.forEach((t, k) => write('calibration-first', firsts + k, t));
+      cal.firstTiny.forEach((t, k) => write('calibration-first-tiny', firsts + k, t));
+      firsts += cal.first.length;
     },
     run: write,
   });

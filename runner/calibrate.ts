@@ -3,7 +3,7 @@
 import { compileScenario } from '../core/scenario/parse';
 import type { Program } from '../core/scenario/program';
 import { simulate } from '../core/simulate';
-import { loadProfile, type SimProfile } from '../core/simulate/profile';
+import { loadProfile, TINY_COPY_BYTES, type SimProfile } from '../core/simulate/profile';
 import { CALL_KINDS, str, type Trace } from '../core/trace/model';
 import { runOnGpu } from './gpu';
 import { asRecorded, depthFromRecorded, type RecorderCost } from './recorded';
@@ -89,6 +89,12 @@ export const FIRST_CALL_SCENARIO = {
   name: 'calibration (first call)',
   buffers: { hc: { bytes: 64, host: 'pageable' }, dc: { bytes: 64 } },
   steps: [{ copy: 'hc', to: 'dc', async: true }, { launch: 'k', us: 2 }, { deviceSync: true }, { copy: 'dc', to: 'hc' }, { copy: 'dc', to: 'hc' }],
+};
+/** FIRST_CALL_SCENARIO with a 16 B first copy (TINY_COPY_BYTES), whose cold call costs less (coldTinyCopyNs). */
+export const FIRST_TINY_CALL_SCENARIO = {
+  ...FIRST_CALL_SCENARIO,
+  name: 'calibration (tiny first call)',
+  buffers: { hc: { bytes: TINY_COPY_BYTES, host: 'pageable' }, dc: { bytes: TINY_COPY_BYTES } },
 };
 /** The calls of FIRST_CALL_SCENARIO that the profile reads: the first copy back, and the second. */
 const FIRST_COPY_BACK = 3;
@@ -257,6 +263,8 @@ export interface CalibrationRun {
   blocking?: Trace;
   /** Runs of FIRST_CALL_SCENARIO (FIRST_CALL_RUNS). */
   first?: Trace[];
+  /** Runs of FIRST_TINY_CALL_SCENARIO (FIRST_CALL_RUNS), alternating with `first`. */
+  firstTiny?: Trace[];
 }
 
 /**
@@ -267,15 +275,22 @@ export interface CalibrationRun {
 export const FIRST_CALL_RUNS = 5;
 
 /** The calibration scenarios, by the name their runs' traces are saved under. */
-export const CALIBRATION_SCENARIOS = { calibration: CALIBRATION_SCENARIO, 'calibration-blocking': BLOCKING_CALIBRATION_SCENARIO, 'calibration-first': FIRST_CALL_SCENARIO } as const;
+export const CALIBRATION_SCENARIOS = {
+  calibration: CALIBRATION_SCENARIO, 'calibration-blocking': BLOCKING_CALIBRATION_SCENARIO,
+  'calibration-first': FIRST_CALL_SCENARIO, 'calibration-first-tiny': FIRST_TINY_CALL_SCENARIO,
+} as const;
 
 /** One run of each calibration scenario: what profileFromRuns takes, a run at a time, so that a caller can interleave them with other work. */
 export async function calibrationRun(device?: number): Promise<Required<CalibrationRun>> {
   const trace = await runOnGpu(calibrationProgram('calibration'), { device });
   const blocking = await runOnGpu(calibrationProgram('calibration-blocking'), { device });
   const first: Trace[] = [];
-  for (let k = 0; k < FIRST_CALL_RUNS; k++) first.push(await runOnGpu(calibrationProgram('calibration-first'), { device }));
-  return { trace, blocking, first };
+  const firstTiny: Trace[] = [];
+  for (let k = 0; k < FIRST_CALL_RUNS; k++) {
+    first.push(await runOnGpu(calibrationProgram('calibration-first'), { device }));
+    firstTiny.push(await runOnGpu(calibrationProgram('calibration-first-tiny'), { device }));
+  }
+  return { trace, blocking, first, firstTiny };
 }
 
 const compiled = new Map<string, Program>();
@@ -311,6 +326,10 @@ export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; 
   const callNs = (i: number) => median(first.map((t) => t.calls.end[i] - t.calls.begin[i]));
   const cold = callNs(0) - gpuSmall.pageableHtoD;
   if (Number.isFinite(cold)) fields.coldCallNs = Math.round(Math.max(0, cold));
+  // Against the warm small copy less the bytes it moves more (GB/s is bytes per ns).
+  const warmTiny = gpuSmall.pageableHtoD - (FIRST_CALL_SCENARIO.buffers.hc.bytes - TINY_COPY_BYTES) / Number(fields.pageableHtoDGBps);
+  const coldTiny = median(runs.flatMap((r) => r.firstTiny ?? []).map(firstCallNs)) - warmTiny;
+  if (Number.isFinite(coldTiny)) fields.coldTinyCopyNs = Math.round(Math.max(0, coldTiny));
   const coldCopy = callNs(FIRST_COPY_BACK) - callNs(SECOND_COPY_BACK);
   if (Number.isFinite(coldCopy)) fields.coldCopyNs = Math.round(Math.max(0, coldCopy));
   const coldTail = median(first.map((t) => t.calls.begin[1] - t.calls.end[0])) - tailNs;

@@ -20,6 +20,11 @@ export interface SimProfile {
   /** What a host thread's first CUDA call in a run costs beyond the same call later (cold host caches). */
   coldCallNs: number;
   /**
+   * The same for a first call that copies at most TINY_COPY_BYTES: on the H200 such first copies
+   * (16 B) took 0.4 to 0.7 us less than 40 B and 64 B ones, run for run.
+   */
+  coldTinyCopyNs: number;
+  /**
    * What a run's first copy in each direction costs beyond the same copy later (driver code the
    * process has not run yet), unless it is its thread's first call (coldCallNs).
    */
@@ -80,6 +85,9 @@ export interface SimProfile {
 }
 
 /** NVIDIA H200, CUDA 13.0, driver 580: each field's source (DESIGN.md's measured facts, or calibrations on the H200) is in docs/simulator.md. */
+/** The largest copy whose cold first call costs coldTinyCopyNs: a tensor of four floats. */
+export const TINY_COPY_BYTES = 16;
+
 export const h200: Readonly<SimProfile> = Object.freeze({
   name: 'h200',
   deviceName: 'NVIDIA H200',
@@ -90,6 +98,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
   launchNs: 3900,
   idleLaunchNs: 5000,
   coldCallNs: 500,
+  coldTinyCopyNs: 0,
   coldCopyNs: 1500,
   recordTimingNs: 1300,
   recordNoTimingNs: 250,

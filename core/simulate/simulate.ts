@@ -11,7 +11,7 @@ import type { Program, Step, ThreadDecl } from '../scenario/program';
 import { ANSWERS, CALL_KINDS, COPY_KINDS, copyBlocksHost, HOST_MEMORY, OP_KINDS, RELEASED_NONE, TraceBuilder, type Trace } from '../trace/model';
 import { ReleaseRule } from '../trace/release';
 import { Device, ON_DTOH, ON_HTOD, ON_NONE, ON_PEER, ON_SMS, type HostSide } from './device';
-import { h200, type SimProfile } from './profile';
+import { h200, TINY_COPY_BYTES, type SimProfile } from './profile';
 import { Agenda, HOST } from './queue';
 
 interface Thread {
@@ -32,7 +32,7 @@ interface Thread {
   /** While a launch waits for room in the launch queue (S19): since when, and what made room. */
   queueSince: number;
   roomCause: number;
-  /** Host time the thread's first CUDA call still owes (coldCallNs), and what its call row moves back by. */
+  /** Host time the thread's next CUDA call owes (-1 before its first: coldCallNs or coldTinyCopyNs), and what its call row moves back by. */
   cold: number;
   beginShift: number;
   /** Host time beyond afterStreamOpNs after the thread's next stream op (afterFirstStreamOpNs, halving). */
@@ -98,7 +98,7 @@ class Simulation implements HostSide {
     }));
     this.threads = program.threads.map((decl, i) => ({
       id: i, decl, lane: threadLane[i], pc: 0, call: -1, awaited: new Int32Array(Math.max(1, program.streams.length)), awaitedCount: 0,
-      pending: 0, from: 0, minEnd: 0, wake: 0, after: 0, queueSince: -1, roomCause: -1, cold: p.coldCallNs, beginShift: 0,
+      pending: 0, from: 0, minEnd: 0, wake: 0, after: 0, queueSince: -1, roomCause: -1, cold: -1, beginShift: 0,
       afterCold: p.afterFirstStreamOpNs,
     }));
     this.current = new Int32Array(program.events.length).fill(-1);
@@ -174,9 +174,11 @@ class Simulation implements HostSide {
     const s = t.decl.steps[t.pc];
     // A thread's first CUDA call in a run is slower than its later ones (cold host caches), and so
     // is the run's first copy in each direction: it begins at `now` and does its work that much later.
+    const first = t.cold < 0 && s.op !== 'hostWork';
+    if (first) t.cold = s.op === 'copy' && s.bytes <= TINY_COPY_BYTES ? this.p.coldTinyCopyNs : this.p.coldCallNs;
     if (s.op === 'copy' && !this.copied.has(s.direction)) {
       this.copied.add(s.direction);
-      if (t.cold === 0) t.cold = this.p.coldCopyNs;
+      if (!first) t.cold = this.p.coldCopyNs;
     }
     if (t.cold > 0 && s.op !== 'hostWork') {
       now += ns(t.cold);

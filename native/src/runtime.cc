@@ -98,7 +98,7 @@ struct Gpu {
   CUmodule module = nullptr;
   CUfunction spin = nullptr, touch = nullptr;
   CUdeviceptr starts = 0, ends = 0;
-  CUdeviceptr scratch = 0;  // kWarmCopyBytes, for warm-up copies
+  CUdeviceptr scratch = 0;  // 4 KiB for warm-up copies
   void *copyHost = nullptr;  // pinned, for the copies that measureLatency times a kernel behind
   std::vector<Pool> pools;  // one per host thread, plus one for calibration
   CUstream calStream = nullptr;
@@ -311,7 +311,7 @@ void Run::setupGpu(Gpu &gpu) {
   check(d.memAlloc(&gpu.ends, slots * 8), "cuMemAlloc");
   check(d.memsetD32(gpu.starts, 0xffffffffu, slots * 2), "cuMemsetD32");
   check(d.memsetD32(gpu.ends, 0, slots * 2), "cuMemsetD32");
-  check(d.memAlloc(&gpu.scratch, kWarmCopyBytes), "cuMemAlloc");
+  check(d.memAlloc(&gpu.scratch, 4096), "cuMemAlloc");
   check(d.memHostAlloc(&gpu.copyHost, kLatencyCopyBytes, 0), "cuMemHostAlloc");
   check(d.streamCreateWithPriority(&gpu.calStream, CU_STREAM_NON_BLOCKING, 0), "cuStreamCreateWithPriority");
   check(d.eventCreate(&gpu.reference, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -662,14 +662,12 @@ void Run::warmThread(int t) {
       check(d.eventRecord(e, s), "cuEventRecord");
     }
     // A stream's first copy is slow too (a small pageable copy as a run's first step took about
-    // 2 us more than the next on the H200): each host buffer is copied both ways on every stream,
-    // at its own size up to kWarmCopyBytes, since the driver's path depends on the size.
+    // 2 us more than the next on the H200): each host buffer is copied both ways on every stream.
     for (auto &b : buffers) {
       if (b.kind == 0) continue;
-      const size_t n = std::min(b.bytes, kWarmCopyBytes);
       for (CUstream s : used) {
-        check(d.memcpyAsync(gpu.scratch, b.ptr(), n, s), "cuMemcpyAsync");
-        check(d.memcpyAsync(b.ptr(), gpu.scratch, n, s), "cuMemcpyAsync");
+        check(d.memcpyAsync(gpu.scratch, b.ptr(), 4, s), "cuMemcpyAsync");
+        check(d.memcpyAsync(b.ptr(), gpu.scratch, 4, s), "cuMemcpyAsync");
       }
     }
     for (CUstream s : used) check(d.streamSynchronize(s), "cuStreamSynchronize");
@@ -678,28 +676,20 @@ void Run::warmThread(int t) {
     // its other buffers and streams: on the H200 a first copy took longer when its buffer's last
     // warm-up copy ran on another stream, and when the scenario declared streams besides the
     // default one (docs/native-runtime.md).
-    // Its size is the step's, up to kWarmCopyBytes: on the H200 a 64 B first copy took 0.45 us
-    // longer than a 16 B one when the warm-up copied 4 B.
     static thread_local uint8_t own[64];
     CUstream last = gpu.calStream;
     CUdeviceptr host = reinterpret_cast<CUdeviceptr>(own);
-    size_t n = 4;
     const int32_t *first = firstStreamStep(t, gpu.info.device);
     const StreamState *firstStream = first ? streams[size_t(streamOf(first))].get() : nullptr;
     if (firstStream && firstStream->device == gpu.info.device) {  // a peer copy may name the other GPU's stream
       last = firstStream->handle;
       if (first[0] == OpCopy) {
-        for (int k : {1, 2}) {
-          const Buffer &b = buffers[size_t(first[k])];
-          if (b.kind == 0) continue;
-          host = b.ptr();
-          const size_t step = size_t(job.values[size_t(first - job.steps.data()) / kStepWidth]);
-          n = std::max<size_t>(1, std::min({step, b.bytes, kWarmCopyBytes}));
-        }
+        for (int k : {1, 2})
+          if (buffers[size_t(first[k])].kind != 0) host = buffers[size_t(first[k])].ptr();
       }
     }
-    check(d.memcpyAsync(gpu.scratch, host, n, last), "cuMemcpyAsync");
-    check(d.memcpyAsync(host, gpu.scratch, n, last), "cuMemcpyAsync");
+    check(d.memcpyAsync(gpu.scratch, host, 4, last), "cuMemcpyAsync");
+    check(d.memcpyAsync(host, gpu.scratch, 4, last), "cuMemcpyAsync");
     check(d.streamSynchronize(last), "cuStreamSynchronize");
     d.eventDestroy(e);
   }

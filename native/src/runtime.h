@@ -24,8 +24,6 @@ constexpr int kLatencySamples = 50;
 // special case. On the H200 the latency behind a copy changed more from run to run (1.6 to 8.3 us)
 // than with the copy's size.
 constexpr size_t kLatencyCopyBytes = 4096;
-// The most a warm-up copy moves, per host buffer and stream (runtime.cc, warmThread).
-constexpr size_t kWarmCopyBytes = 64 << 10;
 
 enum Op : int32_t {
   OpLaunch, OpRecord, OpWait, OpQuery, OpEventSync, OpStreamSync, OpDeviceSync, OpElapsed,

@@ -68,6 +68,18 @@ test('a thread\'s first CUDA call costs coldCallNs more, whatever it is; host wo
   assert.equal(cold.calls.blockedNs[1], warm.calls.blockedNs[1]);
 });
 
+test('a thread\'s first call that copies at most 16 B costs coldTinyCopyNs more instead, and a later tiny copy nothing', () => {
+  const p = loadProfile({ idleLaunchNs: 7000, launchNs: 2000, copyCallNs: 1000, coldCallNs: 1500, coldTinyCopyNs: 400, coldCopyNs: 700 });
+  const dur = (t: ReturnType<typeof simulate>) => Array.from(t.calls.begin, (b, i) => t.calls.end[i] - b);
+  const run = (bytes: number, hostWorkFirst = false) => dur(simulate(compile({
+    streams: { s: {} }, buffers: { h: { bytes, host: 'pinned' }, d: { bytes } },
+    steps: [...(hostWorkFirst ? [{ hostWork: { us: 5 } }] : []), { copy: 'h', to: 'd', async: true, stream: 's' }, { copy: 'h', to: 'd', async: true, stream: 's' }, { copy: 'd', to: 'h', async: true, stream: 's' }],
+  }), p)).slice(hostWorkFirst ? 1 : 0);
+  assert.deepEqual(run(16), [1400, 1000, 1700]);
+  assert.deepEqual(run(16, true), [1400, 1000, 1700], 'host work first does not spend it');
+  assert.deepEqual(run(17), [2500, 1000, 1700]);
+});
+
 test('a run\'s first copy in each direction costs coldCopyNs more, unless it is its thread\'s first call', () => {
   const p = loadProfile({ idleLaunchNs: 7000, launchNs: 2000, copyCallNs: 1000, coldCallNs: 1500, coldCopyNs: 700 });
   const dur = (t: ReturnType<typeof simulate>) => Array.from(t.calls.begin, (b, i) => t.calls.end[i] - b);

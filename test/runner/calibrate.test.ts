@@ -8,15 +8,16 @@ import { CALIBRATION_RUNS, calibrationProgram, calibrationsIn, firstCallNs, prof
 import { asRecorded } from '../../runner/recorded';
 
 test('calibration reads the call costs, the cold calls, the recorder and the pageable copies back from a simulated run', () => {
-  const p = loadProfile({ coldCallNs: 1700, coldCopyNs: 1300, copyCallNs: 1200, idleLaunchNs: 3600, launchNs: 3000, recordTimingNs: 1100, pageableHtoDGBps: 9.5 });
+  const p = loadProfile({ coldCallNs: 1700, coldTinyCopyNs: 600, coldCopyNs: 1300, copyCallNs: 1200, idleLaunchNs: 3600, launchNs: 3000, recordTimingNs: 1100, pageableHtoDGBps: 9.5 });
   // Run as the GPU runs it: a timing event after every stream op, cold at first.
   const recorder = { tailNs: 900, coldTailNs: 1400 };
   const t = simulate(calibrationProgram('calibration'), asRecorded(p, recorder));
   const first = simulate(calibrationProgram('calibration-first'), asRecorded(p, recorder));
-  const read = profileFromRuns([{ trace: t, first: [first] }]);
+  const firstTiny = simulate(calibrationProgram('calibration-first-tiny'), asRecorded(p, recorder));
+  const read = profileFromRuns([{ trace: t, first: [first], firstTiny: [firstTiny] }]);
   assert.deepEqual(read.recorder, recorder);
   const m = { ...profileFromTrace(t), ...read.profile };
-  for (const k of ['launchNs', 'idleLaunchNs', 'coldCallNs', 'coldCopyNs', 'recordTimingNs', 'recordNoTimingNs', 'queryNs', 'copyCallNs', 'memsetCallNs', 'queueDepth'] as const) {
+  for (const k of ['launchNs', 'idleLaunchNs', 'coldCallNs', 'coldTinyCopyNs', 'coldCopyNs', 'recordTimingNs', 'recordNoTimingNs', 'queryNs', 'copyCallNs', 'memsetCallNs', 'queueDepth'] as const) {
     assert.equal(m[k], p[k], k);
   }
   for (const k of ['pinnedHtoDGBps', 'pageableHtoDGBps', 'pageableDtoHGBps', 'dtoDGBps'] as const) {
