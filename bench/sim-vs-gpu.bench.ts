@@ -34,6 +34,7 @@ const pageableDtoH = (t: Trace): number[] => {
   }
   return rates;
 };
+const firstCalls = (runs: Trace[]) => `${(median(runs.map(firstCallNs)) / 1000).toFixed(2)} us (median of ${runs.length})`;
 const rate = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(1));
 
 async function main(): Promise<void> {
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
     `# ${named ? `The simulator with profile ${profile.name}` : 'Calibrated simulator'} against dumped GPU traces`, '',
     `- traces: ${dir} (${cal.length} calibration runs)`, `- recorder tail: ${recorder.tailNs} ns, ${recorder.coldTailNs} ns more after a run's first stream op`, '',
     '| example | GPU runs | GPU blocked, us (median) | simulator, us | simulator against GPU | first call, us (median) |', '| --- | --- | --- | --- | --- | --- |', ...rows, '',
-    `Within ${100 * SIM_TOLERANCE}%: ${within} of ${rows.length}. The first-call calibration runs' first call (a cold copy): ${(median(first.map(firstCallNs)) / 1000).toFixed(2)} us (median of ${first.length}); a run's first copy in a direction ${(profile.coldCopyNs / 1000).toFixed(2)} us more than later (coldCopyNs).`, '',
+    `Within ${100 * SIM_TOLERANCE}%: ${within} of ${rows.length}. The first-call calibration runs' first call (a cold copy): ${firstCalls(first)} at 64 B, ${firstCalls(firstTiny)} at 16 B; a run's first copy in a direction ${(profile.coldCopyNs / 1000).toFixed(2)} us more than later (coldCopyNs).`, '',
     '| run number (every run is its own process) | calibration: pageable DtoH / HtoD rate, GB/s | examples\' pageable device-to-host copies of 1 MiB or more, GB/s |', '| --- | --- | --- |', ...pageableRows, '',
   ].join('\n');
   console.log(text);

@@ -174,7 +174,7 @@ export class SpanPlacer {
     if (kind !== 'kernel') return { start: Math.min(Math.max(after, hostBegin), endEvent), end: endEvent };
     let start = Math.max(after + (behindCopy ? lat.copyToKernelNs : lat.eventToKernelNs), launched);
     const end = queuedSince < endEvent ? (Math.max(queuedSince - lat.kernelToEventNs, start) + lone) / 2 : lone;
-    // Behind a copy the latency takes one of two values, about 2 and 9 us on the H200, and can
+    // Behind a copy the latency takes one of two values, about 2 and 8 us on the H200, and can
     // change within a run: a kernel whose length is known started that long before its end, and
     // no sooner after the copy than a kernel behind a kernel would.
     if (behindCopy && lengthNs !== undefined) start = Math.max(after + lat.eventToKernelNs, launched, end - lengthNs);

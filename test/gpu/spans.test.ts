@@ -33,7 +33,7 @@ test('event-derived kernel spans bracket the kernels\' own stamps, and their len
   assert.ok(med <= 500 && p99 <= 2000, `median ${med} ns, p99 ${p99} ns`);
 });
 
-test('a kernel queued right behind a copy starts after the copy\'s end event, within the latency\'s run-to-run spread of its stamps, on each stream', { skip: noGpu }, async (t) => {
+test('a spin kernel queued right behind a copy starts after the copy\'s end event, within 2 us of its stamps, on each stream', { skip: noGpu }, async (t) => {
   // Two streams: the latency behind a copy is one per device, wherever the copy runs.
   const trace = await runOnGpu(compile({
     name: 'kernels behind copies',
@@ -56,10 +56,10 @@ test('a kernel queued right behind a copy starts after the copy\'s end event, wi
     t.diagnostic(`${name}: start |error| behind a copy: median ${median(startErr)} ns, p90 ${quantile(startErr, 0.9)} ns; signed p10/median/p90 ${quantile(signed, 0.1)} / ${median(signed)} / ${quantile(signed, 0.9)} ns`);
     t.diagnostic(`${name}: copy end event to kernel start: stamps ${median(behind.map((i) => o.truthStart[i] - copyEnd(i)))} ns, placed ${median(behind.map((i) => o.start[i] - copyEnd(i)))} ns`);
     for (const i of behind) assert.ok(o.start[i] >= copyEnd(i) && o.start[i] <= o.end[i], `kernel ${i}: start ${o.start[i]}, copy end ${copyEnd(i)}, end ${o.end[i]}`);
-    // On the H200 the gap from a copy's end event to the next kernel's first instruction is not a
-    // device constant: behind 4 KiB copies it was 2.3 to 8.3 us from run to run, and measured in
-    // chains of copies and kernels it said 4.1 to 7.8 us (bench/results/recorder-2026-12-03.md and
-    // the GPU batches after it). The median error of the derived starts was 0.1 to 5.3 us.
-    assert.ok(median(startErr) <= 5000, `${name}: median ${median(startErr)} ns`);
+    // On the H200 the gap from a copy's end event to the next kernel's first instruction is about
+    // 2 to 3 or about 7 to 9.5 us, and can change within a run, so the runtime's measured latency put
+    // these starts 0.1 to 6.5 us off (median). A spin kernel's start is its length before its end:
+    // 0.45 to 0.70 us early in three batches (bench/results/gpu-2026-12-03-batch18-20.md).
+    assert.ok(median(startErr) <= 2000, `${name}: median ${median(startErr)} ns`);
   }
 });
