@@ -21,7 +21,8 @@ export interface SimProfile {
   coldCallNs: number;
   /**
    * The same for a first call that copies at most TINY_COPY_BYTES: on the H200 such first copies
-   * (16 B) took 0.4 to 0.7 us less than 40 B and 64 B ones, run for run.
+   * (16 B, pageable, host to device, as a program starts) took 0.4 to 0.7 us less than 40 B and
+   * 64 B ones, run for run.
    */
   coldTinyCopyNs: number;
   /**
@@ -84,10 +85,10 @@ export interface SimProfile {
   memoryGBps: number;
 }
 
-/** NVIDIA H200, CUDA 13.0, driver 580: each field's source (DESIGN.md's measured facts, or calibrations on the H200) is in docs/simulator.md. */
 /** The largest copy whose cold first call costs coldTinyCopyNs: a tensor of four floats. */
 export const TINY_COPY_BYTES = 16;
 
+/** NVIDIA H200, CUDA 13.0, driver 580: each field's source (DESIGN.md's measured facts, or calibrations on the H200) is in docs/simulator.md. */
 export const h200: Readonly<SimProfile> = Object.freeze({
   name: 'h200',
   deviceName: 'NVIDIA H200',
