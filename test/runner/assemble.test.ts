@@ -153,3 +153,29 @@ test('S16 the GPU assembly names the same releasing op as the simulator, given t
   }
   assert.ok(compared >= 30, `${compared} waits compared`);
 });
+
+test('a spin kernel right behind a copy starts its length before its end; a touch kernel, or one of more blocks than SMs, at the copy\'s end event', () => {
+  const p = compileScenario(JSON.stringify({
+    name: 'behind copies',
+    streams: { s: { nonBlocking: true } },
+    buffers: { d: { bytes: 4096 }, h: { bytes: 4096, host: 'pinned' }, big: { bytes: 1 << 20 } },
+    steps: [
+      { copy: 'd', to: 'h', async: true, stream: 's' }, { launch: 'spin', stream: 's', us: 10 },
+      { copy: 'd', to: 'h', async: true, stream: 's' }, { launch: 'wide', stream: 's', us: 10, grid: 8 },
+      { copy: 'd', to: 'h', async: true, stream: 's' }, { launch: 'touch', stream: 's', touch: 'big' },
+    ],
+  }), 'behind.scenario.json');
+  // Each kernel started 9 us after its copy's end event and ran 10 us; the test GPU has 4 SMs.
+  const t = assembleTrace(p, raw([
+    { hostBegin: 0, hostEnd: 2, gpuEnd: 10, done: 1 },
+    { hostBegin: 3, hostEnd: 6, gpuEnd: 29, done: 1 },
+    { hostBegin: 40, hostEnd: 42, gpuEnd: 50, done: 1 },
+    { hostBegin: 43, hostEnd: 46, gpuEnd: 69, done: 1 },
+    { hostBegin: 80, hostEnd: 82, gpuEnd: 90, done: 1 },
+    { hostBegin: 83, hostEnd: 86, gpuEnd: 109, done: 1 },
+  ]));
+  const start = (name: string) => t.ops.start[[...Array(t.ops.count).keys()].find((i) => str(t, t.ops.name[i]) === name)!];
+  assert.equal(start('spin'), 19000);
+  assert.equal(start('wide'), 50000);
+  assert.equal(start('touch'), 90000);
+});
