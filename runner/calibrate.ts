@@ -78,8 +78,8 @@ export const BLOCKING_CALIBRATION_SCENARIO = {
 /**
  * A program's start, as x.cuda() begins one: a small pageable copy on the legacy default stream,
  * then a kernel and a synchronize; then a result copied back twice. Its first call against the same
- * copy later in the calibration run is what a cold call costs more (coldCallNs). It runs as a
- * process of its own, because the first call's cost follows what the run set up before it: the
+ * copy later in the calibration run is what a cold call costs more (coldCallNs). It is a run
+ * of its own, because the first call's cost follows what the run set up before it: the
  * calibration run's own first copy, behind its 1 GiB of device buffers and 200 MiB of host buffers,
  * took 1.2 us longer than the seed examples' on the H200 (3.66 against 2.44 to 2.51 us). The first
  * copy back against the second is what a first copy in a direction costs more (coldCopyNs), and the
@@ -268,9 +268,9 @@ export interface CalibrationRun {
 }
 
 /**
- * First-call runs per calibration run. A run has one cold call, which varies by about 1.5 us from
- * run to run on the H200 host, and the seed examples that block for 2 to 3 us in all are judged on
- * the median of 21 runs each: the cold call's median is taken over more (35).
+ * First-call runs of each size per calibration run. A run has one cold call, which varies by about
+ * 1.5 us from run to run on the H200 host, and the seed examples that block for 2 to 3 us in all are
+ * judged on the median of 21 runs each: the cold call's median is taken over more (35).
  */
 export const FIRST_CALL_RUNS = 5;
 
