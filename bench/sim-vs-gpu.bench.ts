@@ -43,8 +43,9 @@ async function main(): Promise<void> {
   const first = runsOf('calibration-first');
   const firstTiny = runsOf('calibration-first-tiny');
   if (!cal.length) throw new Error(`no calibration.0.json in ${dir}: write the traces with node out/bench/recorder-dump.bench.js on a GPU machine`);
-  const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i], first: first.slice(i * FIRST_CALL_RUNS, (i + 1) * FIRST_CALL_RUNS),
-    firstTiny: firstTiny.slice(i * FIRST_CALL_RUNS, (i + 1) * FIRST_CALL_RUNS) })));
+  // Calibration run i made first-call runs i * FIRST_CALL_RUNS on of each size.
+  const ofRun = (runs: Trace[], i: number) => runs.slice(i * FIRST_CALL_RUNS, (i + 1) * FIRST_CALL_RUNS);
+  const calibrated = profileFromRuns(cal.map((trace, i) => ({ trace, blocking: blocking[i], first: ofRun(first, i), firstTiny: ofRun(firstTiny, i) })));
   // The GPU runs were recorded, whatever the profile: the recorder's tail is the calibration's.
   const { recorder } = calibrated;
   const profile = (await readProfile(named, { stdout: console.log, stderr: console.error, cwd: process.cwd() })) ?? calibrated.profile;

@@ -323,12 +323,13 @@ export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; 
   // run's difference carries that one sample's noise and the warm median's, and read 0.4 us short
   // of the cold calls' median on the H200.
   const first = runs.flatMap((r) => r.first ?? []);
-  const callNs = (i: number) => median(first.map((t) => t.calls.end[i] - t.calls.begin[i]));
+  const firstTiny = runs.flatMap((r) => r.firstTiny ?? []);
+  const callNs = (i: number, of = first) => median(of.map((t) => t.calls.end[i] - t.calls.begin[i]));
   const cold = callNs(0) - gpuSmall.pageableHtoD;
   if (Number.isFinite(cold)) fields.coldCallNs = Math.round(Math.max(0, cold));
   // Against the warm small copy less the bytes it moves more (GB/s is bytes per ns).
   const warmTiny = gpuSmall.pageableHtoD - (FIRST_CALL_SCENARIO.buffers.hc.bytes - TINY_COPY_BYTES) / Number(fields.pageableHtoDGBps);
-  const coldTiny = median(runs.flatMap((r) => r.firstTiny ?? []).map(firstCallNs)) - warmTiny;
+  const coldTiny = callNs(0, firstTiny) - warmTiny;
   if (Number.isFinite(coldTiny)) fields.coldTinyCopyNs = Math.round(Math.max(0, coldTiny));
   const coldCopy = callNs(FIRST_COPY_BACK) - callNs(SECOND_COPY_BACK);
   if (Number.isFinite(coldCopy)) fields.coldCopyNs = Math.round(Math.max(0, coldCopy));

@@ -166,19 +166,19 @@ export class SpanPlacer {
     // A marker passes in the stream without the compute engine: a kernel after it still waits on the copy.
     if (kind !== 'marker') this.lastWasCopy[stream] = kind === 'copy';
     if (kind === 'marker') return { start: endEvent, end: endEvent };
+    if (kind !== 'kernel') return { start: Math.min(Math.max(after, hostBegin), endEvent), end: endEvent };
     const lat = this.lats(this.streams[stream].device);
-    const lone = kind === 'kernel' ? endEvent - lat.kernelToEventNs : endEvent;
+    const lone = endEvent - lat.kernelToEventNs;
     // A launch call that returned after its kernel ended was slow after ringing the doorbell (a
     // thread's first launch, a descheduled host): then only its begin bounds the start.
     const launched = hostEnd + lat.launchToKernelNs < lone ? hostEnd + lat.launchToKernelNs : hostBegin;
-    if (kind !== 'kernel') return { start: Math.min(Math.max(after, hostBegin), endEvent), end: endEvent };
-    let start = Math.max(after + (behindCopy ? lat.copyToKernelNs : lat.eventToKernelNs), launched);
+    const start = Math.max(after + (behindCopy ? lat.copyToKernelNs : lat.eventToKernelNs), launched);
     const end = queuedSince < endEvent ? (Math.max(queuedSince - lat.kernelToEventNs, start) + lone) / 2 : lone;
     // Behind a copy the latency takes one of two values, about 2 and 8 us on the H200, and can
     // change within a run: a kernel whose length is known started that long before its end, and
     // no sooner after the copy than a kernel behind a kernel would.
-    if (behindCopy && lengthNs !== undefined) start = Math.max(after + lat.eventToKernelNs, launched, end - lengthNs);
-    return { start: Math.min(start, end), end };
+    const placed = behindCopy && lengthNs !== undefined ? Math.max(after + lat.eventToKernelNs, launched, end - lengthNs) : start;
+    return { start: Math.min(placed, end), end };
   }
 
   /** The latest end event this stream's next op is ordered after (S1, and S3 for the legacy stream). */
