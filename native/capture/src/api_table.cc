@@ -99,18 +99,25 @@ ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? l.runtime[cbid] : domain == CUPTI_CB_DOMAIN_DRIVER_API ? l.driver[cbid] : ApiInfo{kOther, false};
 }
 
-CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub) {
+CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, uint32_t enable) {
   lookup();
   const bool driver = !probe("no-driver-callbacks");
-  const bool launches = !probe("no-launch-callbacks");
+  const bool launches = !probe("no-launch-callbacks") && !probe("api-activity-launches");
+  const bool runtimeLaunches = !probe("driver-launches");
   CUptiResult first = CUPTI_SUCCESS;
   for (const Entry& e : kEntries) {
     if (!driver && e.domain == CUPTI_CB_DOMAIN_DRIVER_API) continue;
     if (!launches && e.info.api == kLaunch) continue;
-    CUptiResult r = cuptiEnableCallback(1, sub, e.domain, e.cbid);
+    if (!runtimeLaunches && e.info.api == kLaunch && e.domain == CUPTI_CB_DOMAIN_RUNTIME_API) continue;
+    CUptiResult r = cuptiEnableCallback(enable, sub, e.domain, e.cbid);
     if (r != CUPTI_SUCCESS && first == CUPTI_SUCCESS) first = r;
   }
   return first;
+}
+
+void enableLaunchApiRecords(uint8_t enable) {
+  for (const Entry& e : kEntries)
+    if (e.info.api == kLaunch && e.domain == CUPTI_CB_DOMAIN_RUNTIME_API) cuptiActivityEnableRuntimeApi(e.cbid, enable);
 }
 
 }  // namespace capture
