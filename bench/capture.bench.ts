@@ -17,6 +17,9 @@ const RUNS = 5;
 const MAIN_RUNS = 15;
 /** PyTorch runs start an interpreter each: fewer of them. */
 const TORCH_RUNS = 2;
+/** Pairs of processes (plain, captured) of the switching loop; each runs 100 rounds of every part. */
+const SWITCH_RUNS = 6;
+const SWITCH_ROUNDS = 100;
 /** With SYNCSCOPE_BENCH_PROBES set: each leaves parts of the capture out (SYNCSCOPE_CAPTURE_PROBE); the last is CUPTI loaded and nothing enabled. */
 const PROBES = ['no-kernel-activity', 'no-callbacks', 'no-launch-callbacks', 'no-driver-callbacks', 'no-sync-activity', 'no-event-activity',
   'no-memory-activity', 'no-activity', 'no-activity,no-callbacks'];
@@ -26,13 +29,53 @@ const us = (ns: number) => (ns / 1000).toFixed(2);
 /** The probe list that leaves only CUPTI's kernel activity records enabled. */
 const KERNEL_RECORDS_ONLY = 'no-callbacks,no-sync-activity,no-event-activity,no-memory-activity';
 
-function perLaunch(command: string[], env: NodeJS.ProcessEnv): number {
+function runPinned(command: string[], env: NodeJS.ProcessEnv): string {
   const pinned = [...PIN, ...command];
   const r = spawnSync(pinned[0], pinned.slice(1), { env, encoding: 'utf8' });
-  const m = /per_launch_ns ([\d.]+)/.exec(r.stdout ?? '');
-  if (r.status !== 0 || !m) throw new Error(`${command.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
-  return Number(m[1]);
+  if (r.status !== 0 || !/per_launch_ns/.test(r.stdout ?? '')) throw new Error(`${command.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
+  return r.stdout;
 }
+
+function perLaunch(command: string[], env: NodeJS.ProcessEnv): number {
+  return Number(/per_launch_ns ([\d.]+)/.exec(runPinned(command, env))![1]);
+}
+
+/** launch_switch's lines: per part, its median level and its median difference from part 0. */
+function switchedParts(out: string): Map<number, { added: number; level: number }> {
+  const parts = new Map<number, { added: number; level: number }>();
+  for (const m of out.matchAll(/parts (\d+) added_ns (-?[\d.]+) per_launch_ns ([\d.]+)/g)) parts.set(Number(m[1]), { added: Number(m[2]), level: Number(m[3]) });
+  return parts;
+}
+
+/**
+ * The capture switched per batch within one process (launch_switch.cu), each captured process
+ * paired with a plain one: what the parts cost with the process held fixed, and how much slower
+ * the captured process runs with the capture off.
+ */
+function switchedRows(plainEnv: NodeJS.ProcessEnv, captured: NodeJS.ProcessEnv): string[] {
+  const loop = buildProgram('launch_switch');
+  const rows: string[] = [];
+  const offs: number[] = [];
+  const boths: number[] = [];
+  const wholes: number[] = [];
+  for (let i = 0; i < SWITCH_RUNS; i++) {
+    const plain = switchedParts(runPinned([loop, String(SWITCH_ROUNDS)], plainEnv)).get(0)!.level;
+    const p = switchedParts(runPinned([loop, String(SWITCH_ROUNDS)], captured));
+    const [off, act, cb, both] = [0, 1, 2, 3].map((k) => p.get(k)!);
+    offs.push(off.level - plain);
+    boths.push(both.added);
+    wholes.push(both.level - plain);
+    rows.push(`| ${i + 1} | ${us(plain)} | ${us(off.level)} (${sign(off.level - plain)}) | ${sign(act.added)} | ${sign(cb.added)} | ${sign(both.added)} | ${sign(both.level - plain)} |`);
+  }
+  return [
+    '## One process, the capture switched per batch', '',
+    `${SWITCH_RUNS} pairs of processes of test/gpu/capture/programs/launch_switch.cu: a plain one, then one with the capture, switched between its parts (syncscope_capture_switch) for each batch of 256 launches, ${SWITCH_ROUNDS} rounds of every part. Added: the median over rounds of a part's difference from the capture off in the same round, us per launch.`, '',
+    '| pair | plain process | captured process, capture off (vs plain) | activity records on | API callbacks on | both (the capture) | both, vs the plain process |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows, '',
+    `Medians: the capture switched on adds ${us(median(boths))} us per launch within its process; the captured process with the capture off runs ${sign(median(offs))} us per launch against the plain one; the whole, ${us(median(wholes))} us.`, '',
+  ];
+}
+
+const sign = (ns: number) => `${ns >= 0 ? '+' : ''}${us(ns)}`;
 
 /**
  * Alternates a plain run with one run of each other kind; returns each kind's median and the
@@ -84,11 +127,13 @@ function main() {
   rows.push(row('C++ launch loop', cpp.plain, floor, "CUPTI's kernel records alone"));
   const own = `The library's own part, the capture less CUPTI's kernel records alone (medians of ${MAIN_RUNS} rounds): ${us(whole.added - floor.added)} us per launch.`;
   report(rows, own);
+  const switched = switchedRows(plainEnv, captured);
+  report(rows, own, switched);
   // Where the cost goes: the same capture with parts left out (SYNCSCOPE_CAPTURE_PROBE).
   for (const probe of process.env.SYNCSCOPE_BENCH_PROBES ? PROBES : []) {
     const p = alternate(run(plainEnv), [run({ ...captured, SYNCSCOPE_CAPTURE_PROBE: probe })]);
     rows.push(row('C++ launch loop', p.plain, p.others[0], `capture, ${probe}`));
-    report(rows, own);
+    report(rows, own, switched);
   }
   if (!noCaptureTorch) {
     const script = programPath('launch_loop.py');
@@ -97,7 +142,7 @@ function main() {
     rows.push(row('PyTorch x.add_(1)', t.plain, t.others[0], 'capture'));
     rows.push(row('PyTorch x.add_(1)', t.plain, t.others[1], 'torch.profiler'));
   } else rows.push(`| PyTorch | skipped: ${noCaptureTorch} | | | |`);
-  report(rows, own);
+  report(rows, own, switched);
 }
 
 let device: string | undefined;
@@ -107,14 +152,14 @@ function row(program: string, plain: number, r: { other: number; text: string },
 }
 
 /** Written after every row, so that a run cut short still leaves what it measured. */
-function report(rows: string[], note = ''): void {
+function report(rows: string[], note = '', after: string[] = []): void {
   device ??= spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
   const text = [
     '# Capture benchmark', '',
     `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
     `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${MAIN_RUNS} alternating rounds (plain, capture, CUPTI's kernel records alone) for the C++ loop, ${RUNS} for each probe, ${TORCH_RUNS} rounds (plain, capture, torch.profiler) for PyTorch, medians; ${PIN.length ? 'every run on cores 2 to 5' : 'not pinned (no taskset)'})`, '',
     '| program | plain, us/launch | with, us/launch | ratio | added, median of pairs (range), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
-    `Target: at most 2 us added per launch by the capture.`, ...(note ? ['', note] : []), '',
+    `Target: at most 2 us added per launch by the capture.`, ...(note ? ['', note] : []), '', ...after,
   ].join('\n');
   console.log(text);
   if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);

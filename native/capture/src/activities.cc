@@ -20,7 +20,7 @@ std::mutex lock;
 std::vector<uint8_t>* converted = nullptr;  // raw-stream records, in the order CUPTI delivered them
 std::unordered_map<std::string, uint32_t>* names = nullptr;
 uint64_t count = 0;
-std::vector<CUpti_ActivityKind> enabledKinds;
+std::vector<CUpti_ActivityKind>* enabledKinds = nullptr;
 uint64_t dropped = 0;
 
 void append(RecordType type, const void* body, uint32_t bytes, const char* tail = nullptr, uint32_t tailBytes = 0) {
@@ -118,19 +118,7 @@ bool startActivities(const char** why) {
   converted = new std::vector<uint8_t>();
   converted->reserve(1u << 20);
   names = new std::unordered_map<std::string, uint32_t>();
-  if (probe("shared-buffer")) {
-    uint8_t v = 0;
-    size_t n = sizeof v;
-    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &n, &v);
-  }
-  if (probe("devbuf-small") || probe("devbuf-big")) {
-    size_t v = probe("devbuf-small") ? (256u << 10) : (64u << 20);
-    size_t n = sizeof v;
-    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &n, &v);
-  }
-  if (probe("flush-1")) cuptiActivityFlushPeriod(1);
-  if (probe("flush-10")) cuptiActivityFlushPeriod(10);
-  if (probe("flush-100")) cuptiActivityFlushPeriod(100);
+  enabledKinds = new std::vector<CUpti_ActivityKind>();
   if (cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted) != CUPTI_SUCCESS) {
     *why = "cuptiActivityRegisterCallbacks";
     return false;
@@ -152,15 +140,11 @@ bool startActivities(const char** why) {
     if (k == CUPTI_ACTIVITY_KIND_CUDA_EVENT) return probe("no-event-activity");
     return probe("no-memory-activity");
   };
-  if (probe("pinned-records")) {
-    uint8_t pinned = 1;
-    size_t n = sizeof pinned;
-    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &n, &pinned);
-  }
   for (CUpti_ActivityKind k : kinds) {
     if (probedOut(k)) continue;
-    enabledKinds.push_back(k);
-    if (cuptiActivityEnable(k) != CUPTI_SUCCESS && k != CUPTI_ACTIVITY_KIND_CUDA_EVENT && k != CUPTI_ACTIVITY_KIND_DEVICE) {
+    if (cuptiActivityEnable(k) == CUPTI_SUCCESS) {
+      if (k != CUPTI_ACTIVITY_KIND_DEVICE) enabledKinds->push_back(k);
+    } else if (k != CUPTI_ACTIVITY_KIND_CUDA_EVENT && k != CUPTI_ACTIVITY_KIND_DEVICE) {
       *why = "cuptiActivityEnable";
       return false;
     }
@@ -168,12 +152,9 @@ bool startActivities(const char** why) {
   return true;
 }
 
-void setActivities(bool on) {
-  for (CUpti_ActivityKind k : enabledKinds) {
-    if (k == CUPTI_ACTIVITY_KIND_DEVICE) continue;
-    if (on) cuptiActivityEnable(k);
-    else cuptiActivityDisable(k);
-  }
+void switchActivities(bool on) {
+  if (!enabledKinds) return;
+  for (CUpti_ActivityKind k : *enabledKinds) on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
 }
 
 uint64_t takeActivities(std::vector<uint8_t>& out) {

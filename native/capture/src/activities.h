@@ -9,8 +9,8 @@ namespace capture {
 /** Registers the buffer callbacks and enables the activity kinds; returns false with `why` set. */
 bool startActivities(const char** why);
 
-/** EXPERIMENT: turns the enabled kinds off and on again. */
-void setActivities(bool on);
+/** Turns the kinds startActivities enabled off, or on again. */
+void switchActivities(bool on);
 
 /** Flushes CUPTI's buffers and appends everything converted so far to `out`. Returns the record count. */
 uint64_t takeActivities(std::vector<uint8_t>& out);

@@ -7,7 +7,6 @@
 #include <atomic>
 
 #include "api_table.h"
-#include "probe.h"
 #include "event_table.h"
 #include "raw_format.h"
 #include "thread_log.h"
@@ -39,7 +38,6 @@ struct ElapsedParams {
 };
 
 inline uint64_t now() {
-  if (variant.load(std::memory_order_relaxed) & kVarNoTs) return 1;
   uint64_t t = 0;
   cuptiGetTimestamp(&t);
   return t;
@@ -441,13 +439,7 @@ void onExit(CallBody* c, const CUpti_CallbackData* cb) {
 
 }  // namespace
 
-std::atomic<uint64_t> callbackCounts[4];
-std::atomic<int> variant{0};
-
 void CUPTIAPI onApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  static const bool counting = probe("count-callbacks");
-  if (variant.load(std::memory_order_relaxed) & kVarEmpty) return;
-  if (counting) callbackCounts[domain & 3].fetch_add(1, std::memory_order_relaxed);
   if (stopped.load(std::memory_order_relaxed)) return;
   auto* cb = static_cast<const CUpti_CallbackData*>(data);
   ThreadLog& log = threadLog();
@@ -466,7 +458,6 @@ void CUPTIAPI onApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   *cb->correlationData = 0;
   ApiInfo info = apiInfo(domain, cbid);
   if (info.api == kOther) return;
-  if (variant.load(std::memory_order_relaxed) & kVarNoRecord) return;
   CallBody* c = beginCall(log);
   if (!c) return;
   c->api = info.api;

@@ -2,8 +2,6 @@
 // handles it named, what it returned and, for events, which record it refers to.
 #pragma once
 #include <cupti.h>
-#include <atomic>
-#include <cstdint>
 
 namespace capture {
 
@@ -11,9 +9,6 @@ void CUPTIAPI onApiCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_C
 
 /** Stops recording calls: after the final write, late calls during teardown are ignored. */
 void stopCalls();
-
-/** EXPERIMENT: callbacks seen per domain with the count-callbacks probe. */
-extern std::atomic<uint64_t> callbackCounts[4];
 
 /** Resolves the driver entry points the callback uses; call once, from the injection entry. */
 void resolveDriver();

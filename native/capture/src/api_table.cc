@@ -102,22 +102,15 @@ ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, uint32_t enable) {
   lookup();
   const bool driver = !probe("no-driver-callbacks");
-  const bool launches = !probe("no-launch-callbacks") && !probe("api-activity-launches");
-  const bool runtimeLaunches = !probe("driver-launches");
+  const bool launches = !probe("no-launch-callbacks");
   CUptiResult first = CUPTI_SUCCESS;
   for (const Entry& e : kEntries) {
     if (!driver && e.domain == CUPTI_CB_DOMAIN_DRIVER_API) continue;
     if (!launches && e.info.api == kLaunch) continue;
-    if (!runtimeLaunches && e.info.api == kLaunch && e.domain == CUPTI_CB_DOMAIN_RUNTIME_API) continue;
     CUptiResult r = cuptiEnableCallback(enable, sub, e.domain, e.cbid);
     if (r != CUPTI_SUCCESS && first == CUPTI_SUCCESS) first = r;
   }
   return first;
-}
-
-void enableLaunchApiRecords(uint8_t enable) {
-  for (const Entry& e : kEntries)
-    if (e.info.api == kLaunch && e.domain == CUPTI_CB_DOMAIN_RUNTIME_API) cuptiActivityEnableRuntimeApi(e.cbid, enable);
 }
 
 }  // namespace capture

@@ -13,10 +13,7 @@ struct ApiInfo {
 /** What `cbid` of `domain` is; `api` is kOther for anything not subscribed. */
 ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 
-/** Enables every subscribed entry point on `sub` (less what a probe leaves out); returns the first failure, or CUPTI_SUCCESS. */
+/** Enables (or, with 0, disables) every subscribed entry point on `sub`, less what a probe leaves out; returns the first failure, or CUPTI_SUCCESS. */
 CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, uint32_t enable = 1);
-
-/** EXPERIMENT: CUPTI runtime-API activity records for the launch entry points. */
-void enableLaunchApiRecords(uint8_t enable);
 
 }  // namespace capture

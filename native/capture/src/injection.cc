@@ -28,6 +28,10 @@ EventTable& events() {
 
 namespace {
 
+// syncscope_capture_switch's bits.
+constexpr int kSwitchActivities = 1;
+constexpr int kSwitchCallbacks = 2;
+
 std::mutex writeLock;
 std::string outPath;
 WriteInfo info{};
@@ -64,13 +68,9 @@ void write(bool final) {
 }
 
 CUpti_SubscriberHandle subscriber = nullptr;
+int switchedOn = kSwitchActivities | kSwitchCallbacks;
 
-void atExit() {
-  if (probe("count-callbacks"))
-    std::fprintf(stderr, "callbacks driver %lu runtime %lu\n", (unsigned long)callbackCounts[CUPTI_CB_DOMAIN_DRIVER_API].load(),
-                 (unsigned long)callbackCounts[CUPTI_CB_DOMAIN_RUNTIME_API].load());
-  write(true);
-}
+void atExit() { write(true); }
 
 void onSignal(int) { sem_post(&dumpRequest); }  // the only async-signal-safe way to wake the dumper
 
@@ -107,8 +107,6 @@ void startDumper() {
 }  // namespace
 }  // namespace capture
 
-extern "C" __attribute__((visibility("default"))) void syncscope_capture_enable(int state);
-
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   using namespace capture;
   static bool done = false;
@@ -129,35 +127,28 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     std::atexit(atExit);
     return 1;
   }
-  if (probe("api-activity-launches")) enableLaunchApiRecords(1);
   CUpti_SubscriberHandle sub;
   CUptiResult r = cuptiSubscribe(&sub, reinterpret_cast<CUpti_CallbackFunc>(onApiCallback), nullptr);
   if (r != CUPTI_SUCCESS) {
     // Most often another tool (a profiler) already holds CUPTI's one subscriber slot.
     say("cuptiSubscribe failed (" + cuptiError(r) + "); API calls will not be captured");
-  } else if ((r = enableApiCallbacks(sub)) != CUPTI_SUCCESS) {
-    say("cuptiEnableCallback failed for some entry points (" + cuptiError(r) + ")");
+  } else {
+    subscriber = sub;
+    if ((r = enableApiCallbacks(sub)) != CUPTI_SUCCESS) say("cuptiEnableCallback failed for some entry points (" + cuptiError(r) + ")");
   }
-  subscriber = r == CUPTI_SUCCESS ? sub : nullptr;
   std::atexit(atExit);
   startDumper();
-  if (probe("start-off")) syncscope_capture_enable(0);
-  if (probe("start-cb")) syncscope_capture_enable(2);
-  if (probe("start-act")) syncscope_capture_enable(1 | 0x10000);
   return 1;
 }
 
-// EXPERIMENT: turns the whole capture off and on within one process, for paired measurements.
-// Bit 0: activity kinds, bit 1: callbacks, bits 8 and up: the variant. 1 turns both on (the old form).
-extern "C" __attribute__((visibility("default"))) void syncscope_capture_enable(int state) {
+// For measurement only (bench/capture.bench.ts): switches the activity records and the API
+// callbacks off and on again between batches of one process, so that their cost is read without the
+// spread between processes. A program finds it with dlopen(CUDA_INJECTION64_PATH, RTLD_NOLOAD).
+// Calls made while it is off are not recorded, so a trace of such a run is not a whole one.
+extern "C" __attribute__((visibility("default"))) void syncscope_capture_switch(int parts) {
   using namespace capture;
-  if (state == 1) state = 3;
-  if (state == (1 | 0x10000)) state = 1;
-  static int current = 3;
-  const bool cbOn = state & 2, actOn = state & 1;
-  if (subscriber && cbOn != bool(current & 2)) enableApiCallbacks(subscriber, cbOn ? 1 : 0);
-  if (probe("api-activity-launches") && cbOn != bool(current & 2)) enableLaunchApiRecords(cbOn ? 1 : 0);
-  if (actOn != bool(current & 1)) setActivities(actOn);
-  variant.store(state >> 8, std::memory_order_relaxed);
-  current = state;
+  const int changed = parts ^ switchedOn;
+  if (changed & kSwitchActivities) switchActivities(parts & kSwitchActivities);
+  if ((changed & kSwitchCallbacks) && subscriber) enableApiCallbacks(subscriber, (parts & kSwitchCallbacks) ? 1 : 0);
+  switchedOn = parts;
 }

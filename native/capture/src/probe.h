@@ -3,13 +3,8 @@
 #pragma once
 #include <cstdlib>
 #include <cstring>
-#include <atomic>
 
 namespace capture {
-
-// EXPERIMENT: parts of the callback's work switched at run time (syncscope_capture_enable's bits 8 and up).
-enum : int { kVarEmpty = 1, kVarNoTs = 2, kVarPrefault = 4, kVarNoRecord = 8 };
-extern std::atomic<int> variant;
 
 inline bool probe(const char* part) {
   static const char* list = std::getenv("SYNCSCOPE_CAPTURE_PROBE");

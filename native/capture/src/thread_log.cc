@@ -5,8 +5,6 @@
 #include <unistd.h>
 #include <cstring>
 #include <new>
-#include <sys/mman.h>
-#include "probe.h"
 
 namespace capture {
 namespace {
@@ -15,10 +13,6 @@ std::mutex registryLock;
 std::vector<ThreadLog*>* registry = nullptr;  // never freed: threads may still call during exit
 
 CallChunk* newChunk() {
-  if (variant.load(std::memory_order_relaxed) & kVarPrefault) {
-    void* m = mmap(nullptr, sizeof(CallChunk), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    return m == MAP_FAILED ? nullptr : new (m) CallChunk;
-  }
   // The writer may read a chunk after its thread is gone, so chunks live as long as the process.
   // Not value-initialised: zeroing 1.7 MB here would stall the program's thread; beginCall clears each slot it hands out.
   return new (std::nothrow) CallChunk;
@@ -27,11 +21,7 @@ CallChunk* newChunk() {
 }  // namespace
 
 ThreadLog& threadLog() {
-#ifdef IE_TLS
-  static thread_local ThreadLog* log __attribute__((tls_model("initial-exec"))) = nullptr;
-#else
   thread_local ThreadLog* log = nullptr;
-#endif
   if (log) return *log;
   auto* l = new ThreadLog();
   l->osTid = static_cast<uint32_t>(syscall(SYS_gettid));
