@@ -1,7 +1,7 @@
 // The capture's cost on the GPU: host time per kernel launch with the capture library injected
-// against the same program without it (a C++ launch loop, alternating runs), and on a
-// PyTorch loop also against torch.profiler. Writes a Markdown table to stdout, and to
-// $SYNCSCOPE_BENCH_OUT when set.
+// against the same program without it (a C++ launch loop, alternating runs), the capture's parts
+// switched within one process (launch_switch.cu), and on a PyTorch loop also against
+// torch.profiler. Writes Markdown tables to stdout, and to $SYNCSCOPE_BENCH_OUT when set.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -20,8 +20,8 @@ std::mutex lock;
 std::vector<uint8_t>* converted = nullptr;  // raw-stream records, in the order CUPTI delivered them
 std::unordered_map<std::string, uint32_t>* names = nullptr;
 uint64_t count = 0;
-std::vector<CUpti_ActivityKind>* enabledKinds = nullptr;
 uint64_t dropped = 0;
+std::vector<CUpti_ActivityKind>* enabledKinds = nullptr;  // what switchActivities turns off and on
 
 void append(RecordType type, const void* body, uint32_t bytes, const char* tail = nullptr, uint32_t tailBytes = 0) {
   RecordHeader h{type, 0, bytes + tailBytes};

@@ -144,7 +144,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
 // For measurement only (bench/capture.bench.ts): switches the activity records and the API
 // callbacks off and on again between batches of one process, so that their cost is read without the
 // spread between processes. A program finds it with dlopen(CUDA_INJECTION64_PATH, RTLD_NOLOAD).
-// Calls made while it is off are not recorded, so a trace of such a run is not a whole one.
+// Calls made while it is off are not recorded, so a trace of such a run is not a whole one: a wait
+// may even bind to an earlier record than the one CUDA bound it to.
 extern "C" __attribute__((visibility("default"))) void syncscope_capture_switch(int parts) {
   using namespace capture;
   const int changed = parts ^ switchedOn;
