@@ -17,7 +17,7 @@ const RUNS = 5;
 const MAIN_RUNS = 15;
 /** PyTorch runs start an interpreter each: fewer of them. */
 const TORCH_RUNS = 2;
-/** Pairs of processes (plain, captured) of the switching loop; each runs 100 rounds of every part. */
+/** Pairs of processes (plain, captured) of the switching loop, and the rounds of every part each runs. */
 const SWITCH_RUNS = 6;
 const SWITCH_ROUNDS = 100;
 /** With SYNCSCOPE_BENCH_PROBES set: each leaves parts of the capture out (SYNCSCOPE_CAPTURE_PROBE); the last is CUPTI loaded and nothing enabled. */

@@ -100,6 +100,9 @@ export const FIRST_TINY_CALL_SCENARIO = {
 const FIRST_COPY_BACK = 3;
 const SECOND_COPY_BACK = 4;
 
+/** How long call `i` of a run took. */
+const callNs = (t: Trace, i: number): number => t.calls.end[i] - t.calls.begin[i];
+
 type Pick = { kind?: string; op?: string; event?: string; stream?: string };
 
 /** Durations (ns) of the calls matching `p`; `op` matches the name of the op the call issued. */
@@ -115,7 +118,7 @@ function calls(t: Trace, p: Pick): number[] {
       const o = opOf.get(i);
       if (o === undefined || str(t, t.ops.name[o]) !== p.op) continue;
     }
-    out.push(t.calls.end[i] - t.calls.begin[i]);
+    out.push(callNs(t, i));
   }
   return out;
 }
@@ -133,7 +136,7 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
   const copyCallNs = median(calls(t, { kind: 'memcpy', op: 'HtoD hs -> ds' }));
   const submitNs = median(idle.map((i) => o.truthStart[i] - t.calls.end[o.call[i]]));
   const span = (i: number) => o.end[i] - o.start[i];
-  const bw = (name: string, useCall: boolean) => median(ops(t, name).map((i) => o.bytes[i] / (useCall ? t.calls.end[o.call[i]] - t.calls.begin[o.call[i]] : span(i))));
+  const bw = (name: string, useCall: boolean) => median(ops(t, name).map((i) => o.bytes[i] / (useCall ? callNs(t, o.call[i]) : span(i))));
   const hfa = ops(t, 'hfa');
   const hfaGaps = hfa.slice(1).map((b, k) => o.truthStart[b] - o.truthStart[hfa[k]] - 50_000);
   const fills = calls(t, { kind: 'launch', op: 'fill' });
@@ -178,7 +181,7 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
 
 /** The median host time of the calls that issued the ops named `name`. */
 function wholeCall(t: Trace, name: string): number {
-  return median(ops(t, name).map((i) => t.calls.end[t.ops.call[i]] - t.calls.begin[t.ops.call[i]]));
+  return median(ops(t, name).map((i) => callNs(t, t.ops.call[i])));
 }
 
 const SMALL_PAGEABLE = { pageableHtoD: 'HtoD ht -> dt', pageableDtoH: 'DtoH dt -> ht' } as const;
@@ -303,7 +306,7 @@ export function calibrationProgram(name: keyof typeof CALIBRATION_SCENARIOS): Pr
 }
 
 /** How long a run's first call took. */
-export const firstCallNs = (t: Trace): number => t.calls.end[0] - t.calls.begin[0];
+export const firstCallNs = (t: Trace): number => callNs(t, 0);
 
 /** The profile from calibration runs' traces: each number the median over the runs. */
 export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; recorder: RecorderCost } {
@@ -324,14 +327,14 @@ export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; 
   // of the cold calls' median on the H200.
   const first = runs.flatMap((r) => r.first ?? []);
   const firstTiny = runs.flatMap((r) => r.firstTiny ?? []);
-  const callNs = (i: number, of = first) => median(of.map((t) => t.calls.end[i] - t.calls.begin[i]));
-  const cold = callNs(0) - gpuSmall.pageableHtoD;
+  const medianCall = (i: number, of = first) => median(of.map((t) => callNs(t, i)));
+  const cold = medianCall(0) - gpuSmall.pageableHtoD;
   if (Number.isFinite(cold)) fields.coldCallNs = Math.round(Math.max(0, cold));
   // Against the warm small copy less the bytes it moves more (GB/s is bytes per ns).
   const warmTiny = gpuSmall.pageableHtoD - (FIRST_CALL_SCENARIO.buffers.hc.bytes - TINY_COPY_BYTES) / Number(fields.pageableHtoDGBps);
-  const coldTiny = callNs(0, firstTiny) - warmTiny;
+  const coldTiny = medianCall(0, firstTiny) - warmTiny;
   if (Number.isFinite(coldTiny)) fields.coldTinyCopyNs = Math.round(Math.max(0, coldTiny));
-  const coldCopy = callNs(FIRST_COPY_BACK) - callNs(SECOND_COPY_BACK);
+  const coldCopy = medianCall(FIRST_COPY_BACK) - medianCall(SECOND_COPY_BACK);
   if (Number.isFinite(coldCopy)) fields.coldCopyNs = Math.round(Math.max(0, coldCopy));
   const coldTail = median(first.map((t) => t.calls.begin[1] - t.calls.end[0])) - tailNs;
   const recorder = { tailNs, coldTailNs: Number.isFinite(coldTail) ? Math.round(Math.max(0, coldTail)) : 0 };
