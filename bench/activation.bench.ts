@@ -1,7 +1,7 @@
 // Extension activation: a fresh require of dist/extension.js plus activate(), the way VS Code's
 // extension host does it, against the stand-in `vscode` module of the activation test. Node's
 // built-in modules are loaded first, as the extension host has them. Prints a Markdown row for
-// bench/results/activation-*.md, and VS Code's own number if an end-to-end run left it behind.
+// bench/results/activation.md, and VS Code's own number if an end-to-end run left it behind.
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { repoPath } from '../test/helpers/paths';

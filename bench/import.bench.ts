@@ -1,7 +1,7 @@
 // Import throughput and memory: generated Kineto-like traces of 100 MB and 1 GB (bench/tmp/, made
 // once and reused), imported in child processes so that each peak RSS is its own. The 100 MB file
 // is also parsed with a plain JSON.parse in the same run, as the yardstick.
-// Run: npm run bench:import  (writes bench/results/import-<date>.md)
+// Run: npm run bench:import  (writes bench/results/import.md)
 import { spawnSync, execSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(root, 'bench', 'results', `import-${date}.md`), text);
+  writeFileSync(join(root, 'bench', 'results', 'import.md'), text);
   process.stdout.write(text);
 }
 

@@ -48,7 +48,7 @@ async function perLaunch(streams: number): Promise<{ bare: number; rec: number }
   return { bare: median(bare), rec: median(rec) };
 }
 
-/** Back-to-back kernels in other layouts: where the long end events come from (see bench/results). */
+/** Back-to-back kernels in other layouts: where the long end events come from (bench/results/recorder.md). */
 const LAYOUTS: { name: string; kernels: [stream: string, us: number][]; priority?: Record<string, number> }[] = [
   { name: '1 stream, 30 us', kernels: [['a', 30], ['a', 30]] },
   { name: '2 streams, 30 / 30 us', kernels: [['a', 30], ['b', 30]] },

@@ -157,7 +157,7 @@ ${rows.join('\n')}
 Targets:
 ${verdicts.join('\n') || '- (no target sizes were run)'}
 `;
-  const out = repoPath('bench', 'results', `render-${date}.md`);
+  const out = repoPath('bench', 'results', 'render.md');
   mkdirSync(repoPath('bench', 'results'), { recursive: true });
   writeFileSync(out, text);
   console.log(`\nresults written to ${out}`);

@@ -1,6 +1,6 @@
 // Simulator throughput: scenarios of 10^4, 10^5 and 10^6 ops (four streams, events, waits and
 // periodic syncs), compiled once and simulated in one process. Prints a table and writes it to
-// bench/results/simulate-<date>.md. Targets: 10^6 ops in <= 2 s, and 10^5 -> 10^6 growing <= 15x.
+// bench/results/simulate.md. Targets: 10^6 ops in <= 2 s, and 10^5 -> 10^6 growing <= 15x.
 import { execSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -97,7 +97,7 @@ const met = (ok: boolean) => (ok ? 'met' : 'missed');
 const verdict = `10^6 ops: ${(rows[2].simulateMs / 1000).toFixed(2)} s wall, ${(rows[2].cpuMs / 1000).toFixed(2)} s CPU ` +
   `(target <= 2 s: ${met(rows[2].simulateMs <= 2000)} on wall, ${met(rows[2].cpuMs <= 2000)} on CPU); ` +
   `10^5 -> 10^6: ${ratio.toFixed(1)}x wall, ${cpuRatio.toFixed(1)}x CPU (target <= 15x: ${met(ratio <= 15)} on wall, ${met(cpuRatio <= 15)} on CPU)`;
-const out = repoPath('bench', 'results', `simulate-${date}.md`);
+const out = repoPath('bench', 'results', 'simulate.md');
 // Hand-written notes below this heading survive a rerun.
 const NOTES = '\n## Notes\n';
 const notes = existsSync(out) ? readFileSync(out, 'utf8').split(NOTES)[1] : undefined;

@@ -81,7 +81,7 @@ export const BLOCKING_CALIBRATION_SCENARIO = {
  * copy later in the calibration run is what a cold call costs more (coldCallNs). It is a run
  * of its own, because the first call's cost follows what the run set up before it: the
  * calibration run's own first copy, behind its 1 GiB of device buffers and 200 MiB of host buffers,
- * took 1.2 us longer than the seed examples' on the H200 (3.66 against 2.44 to 2.51 us). The first
+ * is slower than a program's first copy. The first
  * copy back against the second is what a first copy in a direction costs more (coldCopyNs), and the
  * gap after the first call is where the recorder's own record is cold (RecorderCost.coldTailNs).
  */
@@ -271,9 +271,9 @@ export interface CalibrationRun {
 }
 
 /**
- * First-call runs of each size per calibration run. A run has one cold call, which varies by about
- * 1.5 us from run to run on the H200 host, and the seed examples that block for 2 to 3 us in all are
- * judged on the median of 21 runs each: the cold call's median is taken over more (35).
+ * First-call runs of each size per calibration run. A run has one cold call, which varies from run to
+ * run by a large share of what the seed examples block for in all, and those examples are judged on
+ * the median of 21 runs each: the cold call's median is taken over more (35).
  */
 export const FIRST_CALL_RUNS = 5;
 
@@ -323,8 +323,7 @@ export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; 
   const gpuSmall = { pageableHtoD: typical(SMALL_PAGEABLE.pageableHtoD), pageableDtoH: typical(SMALL_PAGEABLE.pageableDtoH) };
   // The simulator's first call is its warm twin plus coldCallNs, and what it must match is the
   // typical cold call: a difference of medians. A run has one cold call, so the median of each
-  // run's difference carries that one sample's noise and the warm median's, and read 0.4 us short
-  // of the cold calls' median on the H200.
+  // run's difference carries that one sample's noise and the warm median's.
   const first = runs.flatMap((r) => r.first ?? []);
   const firstTiny = runs.flatMap((r) => r.firstTiny ?? []);
   const medianCall = (i: number, of = first) => median(of.map((t) => callNs(t, i)));

@@ -19,8 +19,8 @@ export interface GpuLatency {
   launchToKernelNs: number;
   /**
    * From a copy's end event to the next queued kernel's first instruction: the compute engine
-   * waits on the copy engine. The least constant of the four: 1.6 to 8.3 us from run to run on the
-   * H200, so a start behind a copy may be off by several microseconds.
+   * waits on the copy engine. The least constant of the four: it changes from run to run and within
+   * a run, so a start behind a copy may be off by several microseconds.
    */
   copyToKernelNs: number;
 }
@@ -105,7 +105,7 @@ export interface EndEvent {
  * For each end event, the earliest end event of other streams of its device that it may have
  * queued behind (its own moment when none). A device's front end serves one stream at a time: when
  * kernels on two streams end together, it completes one stream's end event and launches that
- * stream's next kernel before it completes the other's, 1.5 to 2.5 us later on the H200, where a
+ * stream's next kernel before it completes the other's, a front-end round trip later, where a
  * lone end event lags its kernel by kernelToEventNs. An end event that completes within a stream's
  * back-to-back pitch (kernelToEventNs + eventToKernelNs) of another stream's is taken as queued
  * behind it, and a run of such events chains.
@@ -174,8 +174,7 @@ export class SpanPlacer {
     const launched = hostEnd + lat.launchToKernelNs < lone ? hostEnd + lat.launchToKernelNs : hostBegin;
     const start = Math.max(after + (behindCopy ? lat.copyToKernelNs : lat.eventToKernelNs), launched);
     const end = queuedSince < endEvent ? (Math.max(queuedSince - lat.kernelToEventNs, start) + lone) / 2 : lone;
-    // Behind a copy the latency takes one of two values, about 2 and 8 us on the H200, and can
-    // change within a run: a kernel whose length is known started that long before its end, and
+    // Behind a copy the latency takes one of two values and can change within a run: a kernel whose length is known started that long before its end, and
     // no sooner after the copy than a kernel behind a kernel would.
     const placed = behindCopy && lengthNs !== undefined ? Math.max(after + lat.eventToKernelNs, launched, end - lengthNs) : start;
     return { start: Math.min(placed, end), end };

@@ -35,7 +35,7 @@ if [ -f out/bench/capture.bench.js ]; then
   SYNCSCOPE_BENCH_OUT="$OUT/capture.md" timeout 300 node out/bench/capture.bench.js > "$OUT/capture-bench.log" 2>&1; summary+=("capture bench rc=$?")
 fi
 if [ -x build/event_record_cost ]; then
-  (rc=0; for n in 1 4 8; do build/event_record_cost "$n" 30 || rc=$?; echo; done; exit $rc) > "$OUT/event-record.md" 2>&1
+  (rc=0; for n in 1 4 8; do build/event_record_cost "$n" 30 || rc=$?; echo; done; exit $rc) > "$OUT/event-record-cost.md" 2>&1
   summary+=("event record cost rc=$?")
 fi
 node dist/cli.js calibrate --out "$OUT/profile.json" > "$OUT/calibrate.log" 2>&1; summary+=("calibrate rc=$?")
@@ -44,4 +44,4 @@ echo "==== summary"
 printf '%s\n' "${summary[@]}"
 cat "$OUT/recorder.md" 2>/dev/null
 cat "$OUT/capture.md" 2>/dev/null
-cat "$OUT/event-record.md" 2>/dev/null
+cat "$OUT/event-record-cost.md" 2>/dev/null

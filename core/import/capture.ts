@@ -308,8 +308,8 @@ class Converter {
 
   /**
    * A host call that saw a record complete by `t` (an event synchronize returning, a query answering
-   * ready) bounds it: CUPTI maps device timestamps into its host clock with no stated error, and on
-   * the H200 one landed 265 ns after the synchronize that waited for it had returned.
+   * ready) bounds it: CUPTI maps device timestamps into its host clock with no stated error, and one
+   * can land after the synchronize that waited for it has returned.
    */
   private seenCompleteBy(rec: BoundRecord, t: number): void {
     const { start, end } = this.b.ops.cols;

@@ -20,9 +20,9 @@ export interface SimProfile {
   /** What a host thread's first CUDA call in a run costs beyond the same call later (cold host caches). */
   coldCallNs: number;
   /**
-   * The same for a first call that copies at most TINY_COPY_BYTES: on the H200 such first copies
-   * (16 B, pageable, host to device, as a program starts) took 0.4 to 0.7 us less than 40 B and
-   * 64 B ones, run for run.
+   * The same for a first call that copies at most TINY_COPY_BYTES: such first copies (pageable,
+   * host to device, as a program starts) cost less than 40 B and 64 B ones, run for run
+   * (docs/simulator.md).
    */
   coldTinyCopyNs: number;
   /**

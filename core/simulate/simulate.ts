@@ -342,8 +342,8 @@ class Simulation implements HostSide {
     const blocks = copyBlocksHost(s.direction, s.async, host?.host);
     const c = this.workCall(t, s, now, MEMCPY, this.fixed(s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy'), p.copyCallNs, stream, s.bytes);
     // S17: pageable host-to-device data is staged by the host inside the call, which returns once it
-    // is staged, so it does not wait for a submission to reach the GPU (a small one took about 2 us
-    // on the H200, less than an async call plus the GPU's submit latency).
+    // is staged, so it does not wait for a submission to reach the GPU (a small one costs less than
+    // an async call plus the GPU's submit latency).
     const staged = pageable && s.direction === 'HtoD';
     const gate = staged ? now + ns(p.copyCallNs) : this.gate(now, p.copyCallNs);
     const op = this.device.issue(OP_MEMCPY, this.copyName(s), c, stream, gate, on, ns(latency + s.bytes / rate), 0, 0, true);

@@ -12,7 +12,7 @@ import { cannotRun, noGpu } from './gpu';
 
 /**
  * GPU runs per example: the seed examples block for 3 to 25 us in all, so one run's jitter is a large
- * share (a 2.4 us example's medians of 15 runs ranged 2.4 to 3.1 us over four sets on the H200).
+ * share, and so is the spread of a median over few runs.
  */
 const RUNS = 21;
 

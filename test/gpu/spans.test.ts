@@ -28,8 +28,7 @@ test('event-derived kernel spans bracket the kernels\' own stamps, and their len
   const med = median(lengthErr);
   const p99 = quantile(lengthErr, 0.99);
   t.diagnostic(`span length |error|: median ${med} ns, p99 ${p99} ns; alignment bound ${trace.meta.alignmentErrorNs} ns`);
-  // The targets: a 0.5 us median and a 2 us p99. With end events queued behind the other
-  // stream's taken into account, the H200 gave 0.22 / 1.25 us here (bench/results/recorder-2026-12-03.md).
+  // The targets: a 0.5 us median and a 2 us p99; bench/results/gpu-batch.md has the latest figures.
   assert.ok(med <= 500 && p99 <= 2000, `median ${med} ns, p99 ${p99} ns`);
 });
 
@@ -56,10 +55,9 @@ test('a spin kernel queued right behind a copy starts after the copy\'s end even
     t.diagnostic(`${name}: start |error| behind a copy: median ${median(startErr)} ns, p90 ${quantile(startErr, 0.9)} ns; signed p10/median/p90 ${quantile(signed, 0.1)} / ${median(signed)} / ${quantile(signed, 0.9)} ns`);
     t.diagnostic(`${name}: copy end event to kernel start: stamps ${median(behind.map((i) => o.truthStart[i] - copyEnd(i)))} ns, placed ${median(behind.map((i) => o.start[i] - copyEnd(i)))} ns`);
     for (const i of behind) assert.ok(o.start[i] >= copyEnd(i) && o.start[i] <= o.end[i], `kernel ${i}: start ${o.start[i]}, copy end ${copyEnd(i)}, end ${o.end[i]}`);
-    // On the H200 the gap from a copy's end event to the next kernel's first instruction is about
-    // 2 to 3 or about 7 to 9.5 us, and can change within a run, so the runtime's measured latency put
-    // these starts 0.1 to 6.5 us off (median). A spin kernel's start is its length before its end:
-    // 0.45 to 0.70 us early in three batches (bench/results/gpu-2026-12-03-batch18-20.md).
+    // The gap from a copy's end event to the next kernel's first instruction takes one of two
+    // values and can change within a run, so no latency measured before the run places these
+    // starts; a spin kernel's start is its length before its end (bench/results/gpu-batch.md).
     assert.ok(median(startErr) <= 2000, `${name}: median ${median(startErr)} ns`);
   }
 });
