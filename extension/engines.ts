@@ -6,7 +6,7 @@ import { parseScenario } from '../core/scenario/parse';
 import type { Program } from '../core/scenario/program';
 import { loadProfile, simulate, type SimProfile } from '../core/simulate';
 import { sniffFormat, type TraceFileFormat } from '../core/import';
-import { importTraceBytes, loadTraceFile, readTraceHead, traceHeadOfBytes } from '../runner/trace-file';
+import { importTraceBytes, loadTraceFile, readTraceHead, traceHeadOfBytes } from '../node/trace-file';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
 import type { PositionedError } from './logic/problems';

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { importCapture } from '../../core/import/capture';
+import { importCapture } from '../../core/import/capture-convert';
 import type { Trace } from '../../core/trace/model';
-import { captureProgram, type CaptureOutcome } from '../../runner/capture';
-import { findCaptureLibrary } from '../../runner/capture-library';
+import { captureProgram, type CaptureOutcome } from '../../node/capture-process';
+import { findCaptureLibrary } from '../../node/capture-library';
 import { flagString, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { finishRun } from './simulate';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { captureLibraryPath } from '../runner/capture-library';
+import { captureLibraryPath } from '../node/capture-library';
 import { UserFacingError } from './runs';
 import { TRACE_EDITOR } from './traceEditor';
 
