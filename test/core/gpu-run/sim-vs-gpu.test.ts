@@ -1,4 +1,4 @@
-// The rule that judges the calibrated simulator against GPU runs (runner/sim-vs-gpu.ts), checked
+// The rule that judges the calibrated simulator against GPU runs (core/gpu-run/sim-vs-gpu.ts), checked
 // with runs of known blocked time: the simulator's own run, with every call's blocked time scaled.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
