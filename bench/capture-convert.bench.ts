@@ -4,7 +4,7 @@
 // stdout, and to $SYNCSCOPE_BENCH_OUT when set.
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { importCapture } from '../core/import/capture';
+import { importCapture } from '../core/import/capture-convert';
 import { LEGACY_STREAM } from '../core/import/capture-raw';
 import { RawCaptureWriter } from '../test/helpers/raw-capture';
 

@@ -8,8 +8,9 @@ import { compileScenario } from '../core/scenario/parse';
 import { traceToJson } from '../core/trace/json';
 import type { Program } from '../core/scenario/program';
 import type { Trace } from '../core/trace/model';
-import { CALIBRATION_RUNS, runInRounds } from '../runner/calibrate';
-import { missingDevice } from '../runner/devices';
+import { CALIBRATION_RUNS } from '../core/gpu-run/calibration';
+import { runInRounds } from '../runner/calibration-runs';
+import { missingDevice } from '../core/gpu-run/devices';
 import { availability } from '../runner/native';
 import { repoPath } from '../test/helpers/paths';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
 import { traceToJson } from '../core/trace/json';
 import { str, type Trace } from '../core/trace/model';
-import { REC, RECORD_WIDTH } from '../runner/encode';
+import { REC, RECORD_WIDTH } from '../core/gpu-run/encode';
 import { runOnGpu, runRaw } from '../runner/gpu';
 import { availability } from '../runner/native';
 

@@ -10,8 +10,8 @@ import { compileScenario } from '../core/scenario/parse';
 import { parseTrace } from '../core/trace/json';
 import { COPY_KINDS, HOST_MEMORY, type Trace } from '../core/trace/model';
 import { readProfile } from '../cli/input';
-import { FIRST_CALL_RUNS, firstCallNs, median, profileFromRuns, profileFromTrace } from '../runner/calibrate';
-import { SIM_TOLERANCE, simVsGpu } from '../runner/sim-vs-gpu';
+import { FIRST_CALL_RUNS, firstCallNs, median, profileFromRuns, profileFromTrace } from '../core/gpu-run/calibration';
+import { SIM_TOLERANCE, simVsGpu } from '../core/gpu-run/sim-vs-gpu';
 import { repoPath } from '../test/helpers/paths';
 
 const dir = process.argv[2] ?? process.env.SYNCSCOPE_DUMP ?? 'gpu-traces';

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packTrace } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
-import { timelineCsp, timelinePageHtml } from '../webview/page';
+import { timelineCsp, timelinePageHtml } from '../core/page';
 
 /** dist/ holds webview.js and webview.css, next to the CLI bundle or under the repository root. */
 function bundleDir(): string {

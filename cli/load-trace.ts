@@ -2,11 +2,11 @@
 // our own Chrome export. The reading itself is core's, shared with the extension; this adds the
 // CLI's wording for a file that is not there.
 import { stat } from 'node:fs/promises';
-import { loadTraceFile } from '../runner/trace-file';
+import { loadTraceFile } from '../node/trace-file';
 import type { Trace } from '../core/trace/model';
 import { UsageError } from './io';
 
-export { decodeUtf8 } from '../runner/trace-file';
+export { decodeUtf8 } from '../node/trace-file';
 
 /** `onProgress(bytesRead, fileBytes)` after each chunk (compressed bytes for a .gz file). */
 export async function loadAnyTrace(path: string, onProgress?: (bytes: number, total: number) => void): Promise<Trace> {

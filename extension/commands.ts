@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import type { Trace } from '../core/trace/model';
-import { captureCommand } from './capture';
+import { captureCommand } from './captureCommand';
 import { compareMarkdown, pairWaits } from './logic/compare';
 import { exampleInfo, freeName, orderExamples } from './logic/examples';
 import { chromeTraceName } from './logic/traceKind';

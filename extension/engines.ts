@@ -6,7 +6,9 @@ import { parseScenario } from '../core/scenario/parse';
 import type { Program } from '../core/scenario/program';
 import { loadProfile, simulate, type SimProfile } from '../core/simulate';
 import { sniffFormat, type TraceFileFormat } from '../core/import';
-import { importTraceBytes, loadTraceFile, readTraceHead, traceHeadOfBytes } from '../runner/trace-file';
+import { importTraceBytes, loadTraceFile, readTraceHead, saveTraceFile, traceHeadOfBytes } from '../node/trace-file';
+import { captureTrace, type CaptureRequest, type CaptureResult } from '../node/capture-process';
+import { buildReport, formatReport } from '../core/report';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
 import type { PositionedError } from './logic/problems';
@@ -40,3 +42,14 @@ export const sniffTraceFile = async (path: string): Promise<TraceFileFormat | un
 export const sniffTraceBytes = async (bytes: Uint8Array): Promise<TraceFileFormat | undefined> => sniffFormat(await traceHeadOfBytes(bytes));
 
 export const chromeTraceJson = (trace: Trace): string => traceToChrome(trace);
+
+/** Runs a program under the capture library and converts what it recorded, as `syncscope capture` does. */
+export const capture = (req: CaptureRequest): Promise<CaptureResult> => captureTrace(req);
+
+/** Saves a trace with its findings, as the CLI's --out does, and returns the report the CLI prints. */
+export async function saveAnalyzedTrace(trace: Trace, path: string, name: string): Promise<string> {
+  const analysis = analyze(trace);
+  trace.findings = analysis.findings;
+  await saveTraceFile(trace, path);
+  return formatReport(buildReport(trace, analysis), { file: name });
+}

@@ -1,7 +1,7 @@
 // Activation: register everything, compute nothing. Runs, GPU probes and analyses start on first
 // use, so opening a workspace with scenarios costs a few milliseconds.
 import * as vscode from 'vscode';
-import { captureAvailable } from './capture';
+import { captureAvailable } from './captureCommand';
 import { registerCommands } from './commands';
 import { ScenarioDiagnostics } from './diagnostics';
 import { Gpu } from './gpu';

@@ -3,13 +3,13 @@
 import * as vscode from 'vscode';
 import { isPanelSource, PanelSource, PanelSources } from './logic/restore';
 import { Runs, RunResult, titleFor, UserFacingError } from './runs';
-import { TimelineView, timelineOptions } from './timelineView';
+import { TimelinePanel, timelineOptions } from './timelinePanel';
 
 export const TIMELINE_VIEW_TYPE = 'syncscope.timeline';
 
 interface Open {
   panel: vscode.WebviewPanel;
-  view: TimelineView;
+  view: TimelinePanel;
   source: PanelSource;
   /** The panel that took this one's place when its webview stayed blank (see logic/blankWatch.ts). */
   replacedBy?: Open;
@@ -96,7 +96,7 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
 
   private attach(panel: vscode.WebviewPanel, source: PanelSource, attempt = 0): Open {
     const key = keyOf(source);
-    const view = new TimelineView(panel, this.context.extensionUri, {
+    const view = new TimelinePanel(panel, this.context.extensionUri, {
       revealSource: (line, column) => {
         revealSource(vscode.Uri.parse(source.uri), line, column)
           .catch((e: unknown) => this.log.warn(`cannot show ${source.uri}: ${(e as Error).message}`));

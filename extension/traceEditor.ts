@@ -4,14 +4,14 @@ import * as vscode from 'vscode';
 import { isContainedRelativePath } from './logic/paths';
 import { revealSource } from './panels';
 import type { Runs } from './runs';
-import { TimelineView } from './timelineView';
+import { TimelinePanel } from './timelinePanel';
 
 export const TRACE_EDITOR = 'syncscope.trace';
 export const PROFILER_EDITOR = 'syncscope.profilerTrace';
 
 export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider {
   /** The trace each open editor shows, for Export and Compare. */
-  readonly shown = new Map<string, TimelineView>();
+  readonly shown = new Map<string, TimelinePanel>();
   /** Editors being opened again because their webview stayed blank: how many did before (logic/blankWatch.ts). */
   private readonly blankAttempts = new Map<string, number>();
 
@@ -29,7 +29,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     const key = document.uri.toString();
     const attempt = this.blankAttempts.get(key) ?? 0;
     this.blankAttempts.delete(key);
-    const view = new TimelineView(panel, this.extensionUri, {
+    const view = new TimelinePanel(panel, this.extensionUri, {
       revealSource: (line, column) => {
         const scenario = view.trace?.meta.scenario?.file;
         if (!scenario) return;

@@ -1,7 +1,7 @@
 // The runner process: the CLI and the extension fork it (client.ts) so that GPU work, and any
 // crash or hang in the driver, stays out of their own process. It answers one request and exits.
 import type { Program } from '../core/scenario/program';
-import { calibrateProfile } from './calibrate';
+import { calibrateProfile } from './calibration-runs';
 import { describeFailure, requireAddon, runOnGpu } from './gpu';
 import { TEST_MODE_ENV, type RunnerReply, type RunnerRequest } from './protocol';
 

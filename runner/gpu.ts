@@ -3,9 +3,9 @@
 // runner child process (child.ts); tests and the benchmark may call it directly.
 import type { Program } from '../core/scenario/program';
 import type { Trace } from '../core/trace/model';
-import { assembleTrace } from './assemble';
-import { missingDevice } from './devices';
-import { encodeProgram, threadOffsets } from './encode';
+import { assembleTrace } from '../core/gpu-run/assemble';
+import { missingDevice } from '../core/gpu-run/devices';
+import { encodeProgram, threadOffsets } from '../core/gpu-run/encode';
 import { kernelDriverVersion, loadAddon, type NativeAddon, type NativeFailure, type NativeResult } from './native';
 
 export interface GpuRunOptions {

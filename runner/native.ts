@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { EncodedJob } from './encode';
+import type { EncodedJob } from '../core/gpu-run/encode';
 
 export interface DeviceInfo {
   index: number;

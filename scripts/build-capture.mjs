@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { cuptiLocations } from './cupti-locations.mjs';
+import { cuptiLocations } from '../node/cupti-locations.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const has = (cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;

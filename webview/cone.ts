@@ -2,7 +2,7 @@
 // with lists of calls and ops, the canvas asks "is this one in it?" for every item it draws.
 import { happensBefore, HappensBefore } from '../core/analyze/hb';
 import type { Trace } from '../core/trace/model';
-import type { Item } from './view';
+import type { Item } from './item';
 
 export const CONE_BEFORE = 1;
 export const CONE_AFTER = 2;

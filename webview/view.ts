@@ -5,6 +5,8 @@ import { scaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
 import { zoom, zoomIdentity, ZoomBehavior, ZoomTransform } from 'd3-zoom';
 import { CONE_AFTER, CONE_BEFORE, CONE_SELF, Cone } from './cone';
+import type { Item } from './item';
+export type { Item } from './item';
 import { EDGE_KINDS, traceExtent, Trace, str } from '../core/trace/model';
 import { buildEdgeIndex, edgeFromIsCall, edgeToIsCall, EdgeIndex, edgesOf } from './edges';
 import { formatNs, tickFormatter } from './format';
@@ -23,11 +25,6 @@ interface RowLabels {
   end: number;
   /** The calls' own labels and query answers, [from, to] px. */
   texts: [number, number][];
-}
-
-export interface Item {
-  table: 'calls' | 'ops';
-  id: number;
 }
 
 export type ArrowKind = 'launch' | 'event' | 'release';

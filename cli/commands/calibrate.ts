@@ -1,7 +1,7 @@
 import { calibrateInRunner } from '../../runner/client';
 import { flagString, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
-import { writeChunks } from '../output';
+import { writeChunks } from '../../node/trace-file';
 import { resolve } from 'node:path';
 
 /** `calibrate [--out profile.json]`: measure the simulator's cost model on this machine's GPU. */

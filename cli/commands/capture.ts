@@ -1,9 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { importCapture } from '../../core/import/capture';
-import type { Trace } from '../../core/trace/model';
-import { captureProgram, type CaptureOutcome } from '../../runner/capture';
-import { findCaptureLibrary } from '../../runner/capture-library';
+import { importCapture } from '../../core/import/capture-convert';
+import { captureTrace, type CaptureResult } from '../../node/capture-process';
+import { findCaptureLibrary } from '../../node/capture-library';
 import { flagString, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { finishRun } from './simulate';
@@ -33,42 +32,28 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`syncscope capture: ${library.reason}\n`);
     return EXIT.usage;
   }
-  const shown = command.join(' ');
   // Ctrl-C is passed on to the program (it runs in a process group of its own); the capture
   // outlives it to save what was recorded. SIGTERM (a cancelled run in the editor) ends the
   // program's whole group with us.
   const stop = new AbortController();
   const terminate = () => stop.abort();
   process.on('SIGTERM', terminate);
-  let outcome: CaptureOutcome;
+  let result: CaptureResult;
   try {
-    outcome = await captureProgram({ library, command, cwd: io.cwd, stdio: 'inherit', signal: stop.signal, forward: ['SIGINT'] });
+    result = await captureTrace({ library, command, cwd: io.cwd, stdio: 'inherit', signal: stop.signal, forward: ['SIGINT'] });
   } finally {
     process.off('SIGTERM', terminate);
   }
-  if (outcome.spawnError) {
-    io.stderr(`syncscope capture: cannot start ${command[0]}: ${outcome.spawnError}\n`);
+  if (!result.ok) {
+    io.stderr(`syncscope capture: ${result.reason}\n`);
     return EXIT.usage;
   }
-  const ended = outcome.signal ? `was ended by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
-  const [main, ...others] = outcome.raws;
-  if (!main) {
-    io.stderr(`syncscope capture: nothing was captured: "${shown}" ${ended} without initialising CUDA\n`);
-    return EXIT.usage;
-  }
-  const failed = outcome.exitCode !== 0;
-  const trace = importCapture(main.bytes, { name: shown });
-  if (others.length) trace.meta.notes?.push(`${others.length} other processes used CUDA too (pids ${others.map((r) => r.pid).join(', ')}); this trace is process ${main.pid}`);
-  if (trace.calls.count === 0) {
-    io.stderr(`syncscope capture: nothing was captured: "${shown}" ${ended} after initialising CUDA but made no CUDA call the capture follows\n`);
-    return EXIT.usage;
-  }
-  if (failed) io.stderr(`syncscope capture: "${shown}" ${ended}; the trace holds what was captured until then\n`);
+  if (result.failure) io.stderr(`syncscope capture: ${result.failure}\n`);
   const keep = flagString(args, 'keep-raw');
   if (keep) {
-    await writeFile(resolve(io.cwd, keep), main.bytes);
+    await writeFile(resolve(io.cwd, keep), result.raw.bytes);
     io.stderr(`raw capture written to ${resolve(io.cwd, keep)}\n`);
   }
-  const code = await finishRun(trace as Trace, undefined, shown, args, io);
-  return failed ? EXIT.findings : code;
+  const code = await finishRun(result.trace, undefined, command.join(' '), args, io);
+  return result.failure ? EXIT.findings : code;
 }

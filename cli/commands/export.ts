@@ -4,7 +4,7 @@ import { chromeTraceChunks } from '../../core/export/chrome';
 import { flagString, onePositional, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput } from '../input';
-import { writeChunks } from '../output';
+import { writeChunks } from '../../node/trace-file';
 
 /** `export <trace|scenario|pytorch> --chrome out.json`: a file for Perfetto or chrome://tracing. */
 export async function run(argv: string[], io: CliIo): Promise<number> {

@@ -7,7 +7,7 @@
 // (the panel stays blank, no script runs, nothing tells the host). An inlined page needs no
 // resource, so a restored panel always boots and says `ready`.
 
-import { timelineCsp, timelinePageHtml } from '../../webview/page';
+import { timelineCsp, timelinePageHtml } from '../../core/page';
 
 export interface TimelinePage {
   /** webview.cspSource */

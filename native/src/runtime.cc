@@ -47,7 +47,7 @@ double noWork = 0;
 // The stamp slot of the runtime's own kernels that nothing reads.
 constexpr uint32_t kNoSlot = 0xffffffffu;
 
-// The stream a step issues work to (runner/encode.ts lays the steps out), or -1 for host-side steps.
+// The stream a step issues work to (core/gpu-run/encode.ts lays the steps out), or -1 for host-side steps.
 int streamOf(const int32_t *step) {
   switch (step[0]) {
     case OpLaunch:
@@ -186,7 +186,7 @@ class Run {
 
   // Issues one stream op between host timestamps and records one timing event after it: the moment
   // the stream passed the op. Starts are derived later from the previous end event on the stream,
-  // the host's launch time and the GPU latencies that measureLatency() finds (runner/spans.ts), so
+  // the host's launch time and the GPU latencies that measureLatency() finds (core/gpu-run/spans.ts), so
   // the recorder costs one event record per op and no query.
   template <class F>
   void onStream(int t, size_t g, StreamState &s, const char *api, F &&call) {
@@ -567,7 +567,7 @@ bool Run::calibrateWithMemops(Gpu &gpu, double *events) {
   return true;
 }
 
-// The GPU-side latencies around a timing event, for runner/spans.ts: a chain of short kernels
+// The GPU-side latencies around a timing event, for core/gpu-run/spans.ts: a chain of short kernels
 // queued behind a long one, each followed by an event (rows: event time, start slot, end slot),
 // short kernels launched on the idle stream (rows: host begin, host end, event time, start slot,
 // end slot), and short kernels each queued behind a small copy (rows: the copy's event time, the

@@ -1,6 +1,6 @@
-// Executes an encoded Program (runner/encode.ts documents the layout) on one or more devices and
+// Executes an encoded Program (core/gpu-run/encode.ts documents the layout) on one or more devices and
 // returns raw records: host timestamps, event times and the kernels' own %globaltimer stamps.
-// Turning them into a Trace happens in TypeScript (runner/assemble.ts).
+// Turning them into a Trace happens in TypeScript (core/gpu-run/assemble.ts).
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -11,14 +11,14 @@
 
 namespace syncscope {
 
-// Must match runner/encode.ts.
+// Must match core/gpu-run/encode.ts.
 constexpr int kStepWidth = 8;
 constexpr int kStepDevice = 7;  // the step word holding the device whose context it runs in, or -1
 constexpr int kStreamWidth = 5;
 constexpr int kEventWidth = 3;
 constexpr int kBufferWidth = 3;
 constexpr int kRecordWidth = 10;
-// Samples of each kind that measureLatency() takes (runner/align.ts reads them).
+// Samples of each kind that measureLatency() takes (core/gpu-run/align.ts reads them).
 constexpr int kLatencySamples = 50;
 // The copy a kernel is timed behind: a page, rather than a 4-byte copy that a driver may treat as a
 // special case. On the H200 the latency behind a copy changed more from run to run (1.6 to 8.3 us)

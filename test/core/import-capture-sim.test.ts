@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { importCapture } from '../../core/import/capture';
+import { importCapture } from '../../core/import/capture-convert';
 import { compileScenario } from '../../core/scenario/parse';
 import { simulate } from '../../core/simulate';
 import { repoPath } from '../helpers/paths';

@@ -2,7 +2,7 @@
 // the exact record, and clear errors for corrupt input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { importCapture } from '../../core/import/capture';
+import { importCapture } from '../../core/import/capture-convert';
 import { LEGACY_STREAM, PER_THREAD_STREAM, SEQ_UNKNOWN } from '../../core/import/capture-raw';
 import { ImportError } from '../../core/import/scan';
 import { CALL_KINDS, EDGE_KINDS, RELEASED_NONE, RELEASED_UNKNOWN, str, type Trace } from '../../core/trace/model';

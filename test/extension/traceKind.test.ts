@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { importPytorch, sniffFormat } from '../../core/import';
-import { importTraceBytes, isGzip, loadTraceFile, readTraceHead, traceHeadOfBytes } from '../../runner/trace-file';
+import { importTraceBytes, isGzip, loadTraceFile, readTraceHead, traceHeadOfBytes } from '../../node/trace-file';
 import { isScenarioPath } from '../../core/scenario/path';
 import { traceToChrome } from '../../core/export/chrome';
 import { traceToJson } from '../../core/trace/json';

@@ -5,8 +5,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { compileScenario } from '../../core/scenario/parse';
 import type { Program } from '../../core/scenario/program';
 import type { Trace } from '../../core/trace/model';
-import { CALIBRATION_RUNS, profileFromRuns, runInRounds, type CalibrationRun } from '../../runner/calibrate';
-import { blockedNs, SIM_TOLERANCE, simVsGpu } from '../../runner/sim-vs-gpu';
+import { CALIBRATION_RUNS, profileFromRuns, type CalibrationRun } from '../../core/gpu-run/calibration';
+import { runInRounds } from '../../runner/calibration-runs';
+import { blockedNs, SIM_TOLERANCE, simVsGpu } from '../../core/gpu-run/sim-vs-gpu';
 import { repoPath } from '../helpers/paths';
 import { cannotRun, noGpu } from './gpu';
 

@@ -8,7 +8,7 @@ import { simulate } from '../../core/simulate';
 import { h200 } from '../../core/simulate/profile';
 import { isWait } from '../../core/trace/model';
 import { runOnGpu } from '../../runner/gpu';
-import { asRecorded } from '../../runner/recorded';
+import { asRecorded } from '../../core/gpu-run/recorded';
 import { repoPath } from '../helpers/paths';
 import { cannotRun, noGpu, releaser } from './gpu';
 

@@ -8,7 +8,7 @@ import { simulate } from '../../core/simulate';
 import { h200 } from '../../core/simulate/profile';
 import { COPY_KINDS, isWait, str, type Trace } from '../../core/trace/model';
 import { runOnGpu } from '../../runner/gpu';
-import { asRecorded } from '../../runner/recorded';
+import { asRecorded } from '../../core/gpu-run/recorded';
 import { callsOf, compile, needsDevices, op, releaser, span } from './gpu';
 
 const RUNS = 5;

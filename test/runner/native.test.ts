@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../../core/scenario/parse';
-import { encodeProgram, STEP_DEVICE } from '../../runner/encode';
+import { encodeProgram, STEP_DEVICE } from '../../core/gpu-run/encode';
 import { addonPath, availability, loadAddon } from '../../runner/native';
 import { repoPath } from '../helpers/paths';
 

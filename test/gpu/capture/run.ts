@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importCapture } from '../../../core/import/capture';
+import { importCapture } from '../../../core/import/capture-convert';
 import { traceToJson } from '../../../core/trace/json';
 import type { Trace } from '../../../core/trace/model';
-import { captureProgram, type CaptureOutcome } from '../../../runner/capture';
-import { findCaptureLibrary } from '../../../runner/capture-library';
+import { captureProgram, type CaptureOutcome } from '../../../node/capture-process';
+import { findCaptureLibrary } from '../../../node/capture-library';
 import { repoPath } from '../../helpers/paths';
 import { noGpu } from '../gpu';
 

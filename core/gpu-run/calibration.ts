@@ -1,11 +1,10 @@
-// `syncscope calibrate`: measures the simulator's cost model (core/simulate/profile.ts) on the GPU
-// by running a few scenarios and reading their traces. Each number is a median over repeats.
-import { compileScenario } from '../core/scenario/parse';
-import type { Program } from '../core/scenario/program';
-import { simulate } from '../core/simulate';
-import { loadProfile, TINY_COPY_BYTES, type SimProfile } from '../core/simulate/profile';
-import { CALL_KINDS, str, type Trace } from '../core/trace/model';
-import { runOnGpu } from './gpu';
+// `syncscope calibrate`: the simulator's cost model (core/simulate/profile.ts) from the traces of a
+// few scenarios run on the GPU (runner/calibration-runs.ts runs them). Each number is a median over repeats.
+import { compileScenario } from '../scenario/parse';
+import type { Program } from '../scenario/program';
+import { simulate } from '../simulate';
+import { loadProfile, TINY_COPY_BYTES, type SimProfile } from '../simulate/profile';
+import { CALL_KINDS, str, type Trace } from '../trace/model';
 import { asRecorded, depthFromRecorded, type RecorderCost } from './recorded';
 
 const MiB = 1 << 20;
@@ -221,22 +220,8 @@ export function recorderTailFromTrace(t: Trace): number {
   return median(ops(t, 'idle').map((i) => t.calls.begin[t.ops.call[i] + 1] - t.calls.end[t.ops.call[i]]));
 }
 
-export async function calibrateProfile(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<SimProfile> {
-  return (await calibrate(opts)).profile;
-}
-
 /** Calibration runs per profile: each number is the median over them, so one run the shared host disturbed does not set it. */
 export const CALIBRATION_RUNS = 7;
-
-/** The profile, and what the recorder added in the same runs. */
-export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorder: RecorderCost }> {
-  const runs: CalibrationRun[] = [];
-  for (let r = 1; r <= CALIBRATION_RUNS; r++) {
-    opts.onProgress?.(`calibrating: run ${r} of ${CALIBRATION_RUNS}`);
-    runs.push(await calibrationRun(opts.device));
-  }
-  return profileFromRuns(runs);
-}
 
 /**
  * How many calibration runs round `round` of `rounds` makes, so that a caller running its own work
@@ -244,22 +229,6 @@ export async function calibrate(opts: { device?: number; onProgress?: (m: string
  */
 export const calibrationsIn = (round: number, rounds: number): number =>
   Math.round(((round + 1) * CALIBRATION_RUNS) / rounds) - Math.round((round * CALIBRATION_RUNS) / rounds);
-
-/**
- * Runs each program `rounds` times, a round at a time (one run of every program), with
- * CALIBRATION_RUNS calibration runs spread among the rounds: the shared host's speed drifts over
- * seconds, and runs in a row would hand one program a slow stretch that the calibration never saw.
- */
-export async function runInRounds(
-  programs: readonly (readonly [string, Program])[],
-  rounds: number,
-  got: { calibration: (run: Required<CalibrationRun>) => void; run: (name: string, round: number, trace: Trace) => void },
-): Promise<void> {
-  for (let round = 0; round < rounds; round++) {
-    for (let k = calibrationsIn(round, rounds); k > 0; k--) got.calibration(await calibrationRun());
-    for (const [name, program] of programs) got.run(name, round, await runOnGpu(program));
-  }
-}
 
 export interface CalibrationRun {
   trace: Trace;
@@ -282,19 +251,6 @@ export const CALIBRATION_SCENARIOS = {
   calibration: CALIBRATION_SCENARIO, 'calibration-blocking': BLOCKING_CALIBRATION_SCENARIO,
   'calibration-first': FIRST_CALL_SCENARIO, 'calibration-first-tiny': FIRST_TINY_CALL_SCENARIO,
 } as const;
-
-/** One run of each calibration scenario: what profileFromRuns takes, a run at a time, so that a caller can interleave them with other work. */
-export async function calibrationRun(device?: number): Promise<Required<CalibrationRun>> {
-  const trace = await runOnGpu(calibrationProgram('calibration'), { device });
-  const blocking = await runOnGpu(calibrationProgram('calibration-blocking'), { device });
-  const first: Trace[] = [];
-  const firstTiny: Trace[] = [];
-  for (let k = 0; k < FIRST_CALL_RUNS; k++) {
-    first.push(await runOnGpu(calibrationProgram('calibration-first'), { device }));
-    firstTiny.push(await runOnGpu(calibrationProgram('calibration-first-tiny'), { device }));
-  }
-  return { trace, blocking, first, firstTiny };
-}
 
 const compiled = new Map<string, Program>();
 

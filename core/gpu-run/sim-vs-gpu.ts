@@ -2,11 +2,11 @@
 // to 15%: the host's blocked time in all. The GPU test runs the program; the offline evaluator
 // (bench/sim-vs-gpu.bench.ts) reads GPU traces written earlier, so the simulator can be studied
 // and changed away from the GPU against the same numbers.
-import type { Program } from '../core/scenario/program';
-import { simulate } from '../core/simulate';
-import type { SimProfile } from '../core/simulate/profile';
-import type { Trace } from '../core/trace/model';
-import { median } from './calibrate';
+import type { Program } from '../scenario/program';
+import { simulate } from '../simulate';
+import type { SimProfile } from '../simulate/profile';
+import type { Trace } from '../trace/model';
+import { median } from './calibration';
 import { asRecorded, type RecorderCost } from './recorded';
 
 /** How far the simulator may be from the GPU's median, as a share of the GPU's. */

@@ -2,11 +2,11 @@
 // device, and a deviceSync is released by its own device's work only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileScenario } from '../../core/scenario/parse';
-import { EDGE_KINDS, str } from '../../core/trace/model';
-import { splitDevices } from '../../runner/align';
-import { assembleTrace } from '../../runner/assemble';
-import { encodeProgram, REC, RECORD_WIDTH, STEP_DEVICE, STEP_WIDTH } from '../../runner/encode';
+import { compileScenario } from '../../../core/scenario/parse';
+import { EDGE_KINDS, str } from '../../../core/trace/model';
+import { splitDevices } from '../../../core/gpu-run/align';
+import { assembleTrace } from '../../../core/gpu-run/assemble';
+import { encodeProgram, REC, RECORD_WIDTH, STEP_DEVICE, STEP_WIDTH } from '../../../core/gpu-run/encode';
 
 const program = compileScenario(JSON.stringify({
   name: 'two devices',

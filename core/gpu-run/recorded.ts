@@ -2,7 +2,7 @@
 // GPU run with the simulator is fair only if the simulator runs the program the recorder ran.
 // Each stream op is followed by one timing event record (native/src/runtime.cc, onStream), which
 // costs the host a record call and takes a second launch-queue entry on the device.
-import type { SimProfile } from '../core/simulate/profile';
+import type { SimProfile } from '../simulate/profile';
 
 /**
  * Launch-queue entries a recorded stream op takes: the op and its end event. On the H200 the queue

@@ -1,6 +1,6 @@
 // Which CUDA devices a scenario needs (S21), checked before anything touches the GPU: a scenario
 // that names device 1 on a one-GPU machine fails at the step that first uses it, with the count.
-import type { Pos, Program } from '../core/scenario/program';
+import type { Pos, Program } from '../scenario/program';
 import { stepDevice } from './encode';
 
 export interface Use {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { captureEnv, captureProgram } from '../../runner/capture';
+import { captureEnv, captureProgram } from '../../node/capture-process';
 
 const library = { ok: true as const, path: '/nonexistent/libsyncscope_capture.so', cuptiDir: '/opt/cuda/lib64' };
 

@@ -3,7 +3,7 @@
 // or extras/CUPTI/lib64), so the CUPTI directory found here also goes on LD_LIBRARY_PATH.
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { cuptiLocations } from '../scripts/cupti-locations.mjs';
+import { cuptiLocations } from './cupti-locations.mjs';
 
 /** Where the build puts the library, relative to the repository or the installed extension. */
 export const CAPTURE_LIBRARY = join('build', 'Release', 'libsyncscope_capture.so');

@@ -1,7 +1,7 @@
 // The CUPTI search that the build and `syncscope capture` share, on a made-up file system.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cuptiLocations } from '../../scripts/cupti-locations.mjs';
+import { cuptiLocations } from '../../node/cupti-locations.mjs';
 
 const tree = (files: string[]) => ({
   exists: (p: string) => files.includes(p),

@@ -2,8 +2,8 @@
 // the step that first uses the missing device.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileScenario } from '../../core/scenario/parse';
-import { firstUse, missingDevice } from '../../runner/devices';
+import { compileScenario } from '../../../core/scenario/parse';
+import { firstUse, missingDevice } from '../../../core/gpu-run/devices';
 
 const text = `{
   "name": "two",

@@ -31,7 +31,7 @@ function webviewBundle(extensionPath: string): { script: string; styles: string[
   return bundle;
 }
 
-export class TimelineView implements vscode.Disposable {
+export class TimelinePanel implements vscode.Disposable {
   private shown?: Shown;
   private failed?: string;
   private ready = false;
@@ -73,7 +73,7 @@ export class TimelineView implements vscode.Disposable {
   }
 
   /** Gives what this view shows (or the error it shows) to the view that replaces it. */
-  handOver(to: TimelineView): void {
+  handOver(to: TimelinePanel): void {
     if (this.shown) to.show(this.shown);
     if (this.failed) to.error(this.failed);
   }

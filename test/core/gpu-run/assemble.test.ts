@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { compileScenario } from '../../core/scenario/parse';
-import { simulate } from '../../core/simulate';
-import { ANSWERS, EDGE_KINDS, RELEASED_NONE, str } from '../../core/trace/model';
-import { assembleTrace } from '../../runner/assemble';
-import { REC, RECORD_WIDTH } from '../../runner/encode';
-import { repoPath } from '../helpers/paths';
+import { compileScenario } from '../../../core/scenario/parse';
+import { simulate } from '../../../core/simulate';
+import { ANSWERS, EDGE_KINDS, RELEASED_NONE, str } from '../../../core/trace/model';
+import { assembleTrace } from '../../../core/gpu-run/assemble';
+import { REC, RECORD_WIDTH } from '../../../core/gpu-run/encode';
+import { repoPath } from '../../helpers/paths';
 
 const program = compileScenario(JSON.stringify({
   name: 'assembly',

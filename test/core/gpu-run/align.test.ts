@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clockMap, offsetFrom, splitCalibration, type Sample } from '../../runner/align';
+import { clockMap, offsetFrom, splitCalibration, type Sample } from '../../../core/gpu-run/align';
 
 /** Samples of a device clock that runs `offset` behind the host, drifting by `ppm`, with bracket jitter from a fixed pseudo-random walk. */
 function samples(n: number, hostStart: number, offset: number, ppm: number): Sample[] {

@@ -1,6 +1,6 @@
 // The compact form of a Program that the native runtime reads: flat typed arrays, so that C++ never
 // walks JavaScript objects. native/src/runtime.h holds the same widths and opcodes.
-import type { Program, Schedule, Step } from '../core/scenario/program';
+import type { Program, Schedule, Step } from '../scenario/program';
 
 export const STEP_WIDTH = 8;
 export const STREAM_WIDTH = 5;

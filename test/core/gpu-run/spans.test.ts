@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileScenario } from '../../core/scenario/parse';
-import { splitDevices, type ClockMap } from '../../runner/align';
-import { asRecorded, depthFromRecorded, launchesThatFit } from '../../runner/recorded';
-import { gpuLatency, NO_LATENCY, queuedBehind, SpanPlacer, splitLatency, type LatencySamples } from '../../runner/spans';
-import { h200 } from '../../core/simulate/profile';
+import { compileScenario } from '../../../core/scenario/parse';
+import { splitDevices, type ClockMap } from '../../../core/gpu-run/align';
+import { asRecorded, depthFromRecorded, launchesThatFit } from '../../../core/gpu-run/recorded';
+import { gpuLatency, NO_LATENCY, queuedBehind, SpanPlacer, splitLatency, type LatencySamples } from '../../../core/gpu-run/spans';
+import { h200 } from '../../../core/simulate/profile';
 
 const exact: ClockMap = { toHost: (g) => g, errorNs: 0, driftNsPerS: 0 };
 const A = 2000; // kernel end to its event

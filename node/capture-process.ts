@@ -4,6 +4,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { importCapture } from '../core/import/capture-convert';
+import type { Trace } from '../core/trace/model';
 import type { CaptureLibrary } from './capture-library';
 
 export interface CaptureRequest {
@@ -100,4 +102,34 @@ export async function captureProgram(req: CaptureRequest): Promise<CaptureOutcom
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A capture converted, or why there is nothing to show: what `syncscope capture` and the editor's command report. */
+export type CaptureResult =
+  | {
+      ok: true;
+      trace: Trace;
+      /** The stream the trace came from: the process that did the most CUDA work. */
+      raw: RawStream;
+      /** Set when the program failed or was ended: the trace holds what was captured until then. */
+      failure?: string;
+    }
+  | { ok: false; reason: string };
+
+/** Runs the program under the capture library and converts the stream of the process that did the most CUDA work. */
+export async function captureTrace(req: CaptureRequest): Promise<CaptureResult> {
+  const outcome = await captureProgram(req);
+  const { command } = req;
+  if (outcome.spawnError) return { ok: false, reason: `cannot start ${command[0]}: ${outcome.spawnError}` };
+  const shown = command.join(' ');
+  const ended = outcome.signal ? `was ended by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
+  const [main, ...others] = outcome.raws;
+  if (!main) return { ok: false, reason: `nothing was captured: "${shown}" ${ended} without initialising CUDA` };
+  const trace = importCapture(main.bytes, { name: shown });
+  if (others.length) trace.meta.notes?.push(`${others.length} other processes used CUDA too (pids ${others.map((r) => r.pid).join(', ')}); this trace is process ${main.pid}`);
+  if (trace.calls.count === 0) {
+    return { ok: false, reason: `nothing was captured: "${shown}" ${ended} after initialising CUDA but made no CUDA call the capture follows` };
+  }
+  const failure = outcome.exitCode !== 0 ? `"${shown}" ${ended}; the trace holds what was captured until then` : undefined;
+  return { ok: true, trace, raw: main, failure };
 }

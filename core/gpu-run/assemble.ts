@@ -2,10 +2,10 @@
 // times and %globaltimer stamps, with device times mapped into the host clock (align.ts). Lanes,
 // names, edges and wait explanations follow the same conventions as the simulator, so that the two
 // can be compared op for op.
-import type { Program, Step } from '../core/scenario/program';
-import { copyBlocksHost, TraceBuilder, type CallInit, type CallKind, type Trace } from '../core/trace/model';
-import { ReleaseRule } from '../core/trace/release';
-import { LaneOrder } from '../core/trace/lane-order';
+import type { Program, Step } from '../scenario/program';
+import { copyBlocksHost, TraceBuilder, type CallInit, type CallKind, type Trace } from '../trace/model';
+import { ReleaseRule } from '../trace/release';
+import { LaneOrder } from '../trace/lane-order';
 import { clockMap, splitCalibration, splitDevices, type ClockMap } from './align';
 import { RECORD_WIDTH, REC, stepDevice, threadOffsets } from './encode';
 import { gpuLatency, latencyNotes, queuedBehind, SpanPlacer, splitLatency, type GpuLatency, type SpanKind } from './spans';

@@ -1,7 +1,7 @@
 // Where a CUDA toolkit's CUPTI lives: the first toolkit root (CUDA_HOME, CUDA_PATH, /usr/local/cuda,
 // then /usr/local/cuda-* newest first) with a libcupti.so in lib64, extras/CUPTI/lib64 or lib, and,
 // when `headers` is asked for (the build), include/cupti.h. The build and `syncscope capture`
-// (runner/capture-library.ts) both search with this.
+// (node/capture-library.ts) both search with this.
 export function cuptiLocations(env, exists, list, headers = true) {
   const versioned = list('/usr/local').filter((d) => /^cuda-\d/.test(d))
     .sort((a, b) => b.localeCompare(a, undefined, { numeric: true })).map((d) => `/usr/local/${d}`);

@@ -1,15 +1,15 @@
-// The rule that judges the calibrated simulator against GPU runs (runner/sim-vs-gpu.ts), checked
+// The rule that judges the calibrated simulator against GPU runs (core/gpu-run/sim-vs-gpu.ts), checked
 // with runs of known blocked time: the simulator's own run, with every call's blocked time scaled.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { compileScenario } from '../../core/scenario/parse';
-import { simulate } from '../../core/simulate';
-import { h200 } from '../../core/simulate/profile';
-import type { Trace } from '../../core/trace/model';
-import { asRecorded } from '../../runner/recorded';
-import { blockedNs, simVsGpu } from '../../runner/sim-vs-gpu';
-import { repoPath } from '../helpers/paths';
+import { compileScenario } from '../../../core/scenario/parse';
+import { simulate } from '../../../core/simulate';
+import { h200 } from '../../../core/simulate/profile';
+import type { Trace } from '../../../core/trace/model';
+import { asRecorded } from '../../../core/gpu-run/recorded';
+import { blockedNs, simVsGpu } from '../../../core/gpu-run/sim-vs-gpu';
+import { repoPath } from '../../helpers/paths';
 
 const program = compileScenario(readFileSync(repoPath('examples', 'pipeline-buggy.scenario.json'), 'utf8'), 'pipeline-buggy.scenario.json');
 

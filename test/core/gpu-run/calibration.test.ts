@@ -2,10 +2,10 @@
 // scenario: each cost it measures comes back as the profile that made the run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileScenario } from '../../core/scenario/parse';
-import { loadProfile, simulate } from '../../core/simulate';
-import { CALIBRATION_RUNS, calibrationProgram, calibrationsIn, firstCallNs, profileFromRuns, profileFromTrace } from '../../runner/calibrate';
-import { asRecorded } from '../../runner/recorded';
+import { compileScenario } from '../../../core/scenario/parse';
+import { loadProfile, simulate } from '../../../core/simulate';
+import { CALIBRATION_RUNS, calibrationProgram, calibrationsIn, firstCallNs, profileFromRuns, profileFromTrace } from '../../../core/gpu-run/calibration';
+import { asRecorded } from '../../../core/gpu-run/recorded';
 
 test('calibration reads the call costs, the cold calls, the recorder and the pageable copies back from a simulated run', () => {
   const p = loadProfile({ coldCallNs: 1700, coldTinyCopyNs: 600, coldCopyNs: 1300, copyCallNs: 1200, idleLaunchNs: 3600, launchNs: 3000, recordTimingNs: 1100, pageableHtoDGBps: 9.5 });

@@ -7,7 +7,7 @@
 // stream's (queuedBehind), the middle of the two. The runtime measures the latencies in every run,
 // on kernels of its own, before the scenario starts (measureLatency in native/src/runtime.cc); a
 // scenario op's own stamps are never used.
-import type { Program } from '../core/scenario/program';
+import type { Program } from '../scenario/program';
 import type { ClockMap } from './align';
 
 export interface GpuLatency {
