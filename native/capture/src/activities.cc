@@ -152,10 +152,12 @@ bool startActivities(const char** why) {
   return true;
 }
 
+#ifdef SYNCSCOPE_CAPTURE_MEASURE
 void switchActivities(bool on) {
   if (!enabledKinds) return;
   for (CUpti_ActivityKind k : *enabledKinds) on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
 }
+#endif
 
 uint64_t takeActivities(std::vector<uint8_t>& out) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
