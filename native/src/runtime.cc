@@ -226,7 +226,7 @@ void Run::go() {
   base = monotonicNs();
   const int n = job.calibrationSamples;
   const size_t tail = 1 + 12 * size_t(n);
-  const size_t block = tail + 2 + 12 * size_t(kLatencySamples);
+  const size_t block = tail + 2 + kLatencySampleWidth * size_t(kLatencySamples);
   gpus.resize(job.devices.size());
   size_t used = 0;
   for (size_t i = 0; i < gpus.size(); i++) {
@@ -575,7 +575,7 @@ bool Run::calibrateWithMemops(Gpu &gpu, double *events) {
 // Each device measures its own.
 void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   const int m = kLatencySamples;
-  double *chain = samples, *idle = chain + 3 * m, *afterCopy = idle + 5 * m;
+  double *chain = samples, *idle = chain + kChainRowWidth * m, *afterCopy = idle + kIdleRowWidth * m;
   unsigned long long shortNs = 2000;
   std::vector<CUevent> es(m);
   auto eventNs = [&](CUevent e) {
@@ -592,8 +592,9 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   }
   pollUntilDone(es[m - 1]);
   for (int i = 0; i < m; i++) {
-    chain[3 * i] = eventNs(es[i]);
-    chain[3 * i + 1] = chain[3 * i + 2] = double(firstSlot + i);
+    double *row = &chain[kChainRowWidth * i];
+    row[0] = eventNs(es[i]);
+    row[1] = row[2] = double(firstSlot + i);
   }
   for (int i = 0; i < m; i++) {
     uint32_t slot = uint32_t(firstSlot + m + i);
@@ -604,7 +605,7 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
     const double h1 = now();
     check(d.eventRecord(e, gpu.calStream), "cuEventRecord");
     pollUntilDone(e);
-    double *row = &idle[5 * i];
+    double *row = &idle[kIdleRowWidth * i];
     row[0] = h0;
     row[1] = h1;
     row[2] = eventNs(e);
@@ -625,9 +626,10 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
     CUevent e = event(gpu, calPool());
     check(d.eventRecord(e, gpu.calStream), "cuEventRecord");
     pollUntilDone(e);
-    afterCopy[4 * i] = eventNs(copied);
-    afterCopy[4 * i + 1] = eventNs(e);
-    afterCopy[4 * i + 2] = afterCopy[4 * i + 3] = double(slot);
+    double *row = &afterCopy[kAfterCopyRowWidth * i];
+    row[0] = eventNs(copied);
+    row[1] = eventNs(e);
+    row[2] = row[3] = double(slot);
   }
 }
 
@@ -864,15 +866,16 @@ void Run::readTimes() {
       for (int i = 0; i < n; i++) timer[3 * i + 2] = stamp(k, true, timer[3 * i + 2]);
     }
     double *chain = &gpu.calibration[1 + 12 * size_t(n) + 2];
-    double *idle = chain + 3 * kLatencySamples;
-    double *afterCopy = idle + 5 * kLatencySamples;
+    double *idle = chain + kChainRowWidth * kLatencySamples;
+    double *afterCopy = idle + kIdleRowWidth * kLatencySamples;
     for (int i = 0; i < kLatencySamples; i++) {
-      chain[3 * i + 1] = stamp(k, true, chain[3 * i + 1]);
-      chain[3 * i + 2] = stamp(k, false, chain[3 * i + 2]);
-      idle[5 * i + 3] = stamp(k, true, idle[5 * i + 3]);
-      idle[5 * i + 4] = stamp(k, false, idle[5 * i + 4]);
-      afterCopy[4 * i + 2] = stamp(k, true, afterCopy[4 * i + 2]);
-      afterCopy[4 * i + 3] = stamp(k, false, afterCopy[4 * i + 3]);
+      double *c = &chain[kChainRowWidth * i], *h = &idle[kIdleRowWidth * i], *a = &afterCopy[kAfterCopyRowWidth * i];
+      c[1] = stamp(k, true, c[1]);
+      c[2] = stamp(k, false, c[2]);
+      h[3] = stamp(k, true, h[3]);
+      h[4] = stamp(k, false, h[4]);
+      a[2] = stamp(k, true, a[2]);
+      a[3] = stamp(k, false, a[3]);
     }
   }
   for (size_t g = 0; g < stepCount; g++) {
