@@ -180,6 +180,9 @@ class Run {
     return nullptr;
   }
   void step(int t, size_t g);
+  void launchStep(int t, size_t g, const int32_t *s, double value);
+  void copyStep(int t, size_t g, const int32_t *s, double value);
+  void memsetStep(int t, size_t g, const int32_t *s, double value);
   void readTimes();
   void cleanup();
   void fail(const CudaError &e, size_t g);
@@ -731,29 +734,9 @@ void Run::step(int t, size_t g) {
   const double value = job.values[g];
   double *r = rec(g);
   switch (s[0]) {
-    case OpLaunch: {
-      StreamState &st = *streams[streamOf(s)];
-      Gpu &gpu = gpus[st.device];
-      uint32_t slot = uint32_t(g);
-      const unsigned block = unsigned(std::max(1, s[4]));
-      if (s[2] >= 0) {
-        const Buffer &b = buffers[s[2]];
-        CUdeviceptr p = b.ptr();
-        unsigned long long words = b.bytes / 4;
-        const unsigned fill = unsigned(std::min<unsigned long long>((words + block - 1) / block, 8ull * gpu.info.sms));
-        const unsigned grid = s[3] > 1 ? unsigned(s[3]) : std::max(1u, fill);
-        void *args[] = {&gpu.starts, &gpu.ends, &slot, &p, &words};
-        onStream(t, g, st, "cuLaunchKernel",
-                 [&] { return d.launchKernel(gpu.touch, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
-      } else {
-        unsigned long long ns = (unsigned long long)std::max(0.0, value);
-        void *args[] = {&gpu.starts, &gpu.ends, &slot, &ns};
-        const unsigned grid = unsigned(std::max(1, s[3]));
-        onStream(t, g, st, "cuLaunchKernel",
-                 [&] { return d.launchKernel(gpu.spin, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
-      }
+    case OpLaunch:
+      launchStep(t, g, s, value);
       return;
-    }
     case OpRecord: {
       StreamState &st = *streams[streamOf(s)];
       onStream(t, g, st, "cuEventRecord", [&] { return d.eventRecord(userEvents[s[1]], st.handle); });
@@ -791,40 +774,12 @@ void Run::step(int t, size_t g) {
       r[RecValue] = res == CUDA_SUCCESS ? double(ms) : NAN;
       return;
     }
-    case OpCopy: {
-      const Buffer &src = buffers[s[1]], &dst = buffers[s[2]];
-      StreamState &st = *streams[streamOf(s)];
-      const size_t bytes = size_t(value);
-      if (src.kind == 0 && dst.kind == 0 && src.device != dst.device) {
-        // A peer copy (S21); the scenario language makes it async, on a stream of either device.
-        const Gpu &from = gpus[src.device], &to = gpus[dst.device];
-        onStream(t, g, st, "cuMemcpyPeerAsync",
-                 [&] { return d.memcpyPeerAsync(dst.dev, to.ctx, src.dev, from.ctx, bytes, st.handle); });
-      } else if (s[3]) {
-        onStream(t, g, st, "cuMemcpyAsync", [&] { return d.memcpyAsync(dst.ptr(), src.ptr(), bytes, st.handle); });
-      } else {
-        auto sync = st.kind == StreamPerThread ? d.memcpyPtds : d.memcpy;
-        onStream(t, g, st, "cuMemcpy", [&] { return sync(dst.ptr(), src.ptr(), bytes); });
-      }
+    case OpCopy:
+      copyStep(t, g, s, value);
       return;
-    }
-    case OpMemset: {
-      const Buffer &b = buffers[s[1]];
-      StreamState &st = *streams[streamOf(s)];
-      const size_t bytes = std::min(size_t(value), b.bytes);
-      if (b.kind == 2) {  // pageable: the device cannot reach it, so the host clears it
-        onHost(g, [&] {
-          std::memset(b.host, 0, bytes);
-          return CUDA_SUCCESS;
-        });
-      } else if (s[3]) {
-        onStream(t, g, st, "cuMemsetD8Async", [&] { return d.memsetD8Async(b.ptr(), 0, bytes, st.handle); });
-      } else {
-        auto sync = st.kind == StreamPerThread ? d.memsetD8Ptds : d.memsetD8;
-        onStream(t, g, st, "cuMemsetD8", [&] { return sync(b.ptr(), 0, bytes); });
-      }
+    case OpMemset:
+      memsetStep(t, g, s, value);
       return;
-    }
     case OpHostWork:
       onHost(g, [&] {
         busyNs(value);
@@ -839,6 +794,65 @@ void Run::step(int t, size_t g) {
     }
     default:
       throw CudaError{1, "unknown step"};
+  }
+}
+
+// A kernel: the touch kernel over a buffer, sized to cover it unless the step names a grid, or the
+// spin kernel for the step's duration.
+void Run::launchStep(int t, size_t g, const int32_t *s, double value) {
+  StreamState &st = *streams[streamOf(s)];
+  Gpu &gpu = gpus[st.device];
+  uint32_t slot = uint32_t(g);
+  const unsigned block = unsigned(std::max(1, s[4]));
+  if (s[2] >= 0) {
+    const Buffer &b = buffers[s[2]];
+    CUdeviceptr p = b.ptr();
+    unsigned long long words = b.bytes / 4;
+    const unsigned fill = unsigned(std::min<unsigned long long>((words + block - 1) / block, 8ull * gpu.info.sms));
+    const unsigned grid = s[3] > 1 ? unsigned(s[3]) : std::max(1u, fill);
+    void *args[] = {&gpu.starts, &gpu.ends, &slot, &p, &words};
+    onStream(t, g, st, "cuLaunchKernel",
+             [&] { return d.launchKernel(gpu.touch, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
+  } else {
+    unsigned long long ns = (unsigned long long)std::max(0.0, value);
+    void *args[] = {&gpu.starts, &gpu.ends, &slot, &ns};
+    const unsigned grid = unsigned(std::max(1, s[3]));
+    onStream(t, g, st, "cuLaunchKernel",
+             [&] { return d.launchKernel(gpu.spin, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
+  }
+}
+
+void Run::copyStep(int t, size_t g, const int32_t *s, double value) {
+  const Buffer &src = buffers[s[1]], &dst = buffers[s[2]];
+  StreamState &st = *streams[streamOf(s)];
+  const size_t bytes = size_t(value);
+  if (src.kind == 0 && dst.kind == 0 && src.device != dst.device) {
+    // A peer copy (S21); the scenario language makes it async, on a stream of either device.
+    const Gpu &from = gpus[src.device], &to = gpus[dst.device];
+    onStream(t, g, st, "cuMemcpyPeerAsync",
+             [&] { return d.memcpyPeerAsync(dst.dev, to.ctx, src.dev, from.ctx, bytes, st.handle); });
+  } else if (s[3]) {
+    onStream(t, g, st, "cuMemcpyAsync", [&] { return d.memcpyAsync(dst.ptr(), src.ptr(), bytes, st.handle); });
+  } else {
+    auto sync = st.kind == StreamPerThread ? d.memcpyPtds : d.memcpy;
+    onStream(t, g, st, "cuMemcpy", [&] { return sync(dst.ptr(), src.ptr(), bytes); });
+  }
+}
+
+void Run::memsetStep(int t, size_t g, const int32_t *s, double value) {
+  const Buffer &b = buffers[s[1]];
+  StreamState &st = *streams[streamOf(s)];
+  const size_t bytes = std::min(size_t(value), b.bytes);
+  if (b.kind == 2) {  // pageable: the device cannot reach it, so the host clears it
+    onHost(g, [&] {
+      std::memset(b.host, 0, bytes);
+      return CUDA_SUCCESS;
+    });
+  } else if (s[3]) {
+    onStream(t, g, st, "cuMemsetD8Async", [&] { return d.memsetD8Async(b.ptr(), 0, bytes, st.handle); });
+  } else {
+    auto sync = st.kind == StreamPerThread ? d.memsetD8Ptds : d.memsetD8;
+    onStream(t, g, st, "cuMemsetD8", [&] { return sync(b.ptr(), 0, bytes); });
   }
 }
 
