@@ -16,17 +16,16 @@ struct Named {
 
 // The wire's names for the C++ enumerators: runner/encode.ts's OPCODES, REC and SCHEDULE_FLAGS keys.
 const Named kOps[] = {
-    {"launch", OpLaunch},         {"record", OpRecord},         {"wait", OpWait},
-    {"query", OpQuery},           {"eventSync", OpEventSync},   {"streamSync", OpStreamSync},
-    {"deviceSync", OpDeviceSync}, {"elapsed", OpElapsed},       {"copy", OpCopy},
-    {"memset", OpMemset},         {"hostWork", OpHostWork},     {"hostFunc", OpHostFunc},
+    {"launch", OpLaunch},         {"record", OpRecord},       {"wait", OpWait},
+    {"query", OpQuery},           {"eventSync", OpEventSync}, {"streamSync", OpStreamSync},
+    {"deviceSync", OpDeviceSync}, {"elapsed", OpElapsed},     {"copy", OpCopy},
+    {"memset", OpMemset},         {"hostWork", OpHostWork},   {"hostFunc", OpHostFunc},
     {"setDevice", OpSetDevice},
 };
 const Named kRecordFields[] = {
-    {"hostBegin", RecHostBegin}, {"hostEnd", RecHostEnd},         {"status", RecStatus},
-    {"answer", RecAnswer},       {"value", RecValue},             {"gpuStart", RecGpuStart},
-    {"gpuEnd", RecGpuEnd},       {"truthStart", RecTruthStart},   {"truthEnd", RecTruthEnd},
-    {"done", RecDone},
+    {"hostBegin", RecHostBegin}, {"hostEnd", RecHostEnd},   {"status", RecStatus}, {"answer", RecAnswer},
+    {"value", RecValue},         {"gpuStart", RecGpuStart}, {"gpuEnd", RecGpuEnd}, {"truthStart", RecTruthStart},
+    {"truthEnd", RecTruthEnd},   {"done", RecDone},
 };
 const Named kSchedules[] = {
     {"auto", CU_CTX_SCHED_AUTO},
@@ -59,10 +58,10 @@ int main() {
   printObject("record", kRecordFields);
   printObject("schedules", kSchedules);
   const Named elementBytes[] = {
-      {"devices", sizeof(Job::devices[0])}, {"schedules", sizeof(Job::schedules[0])},
+      {"devices", sizeof(Job::devices[0])},     {"schedules", sizeof(Job::schedules[0])},
       {"bareSteps", sizeof(Job::bareSteps[0])}, {"streams", sizeof(Job::streams[0])},
-      {"events", sizeof(Job::events[0])},   {"buffers", sizeof(Job::buffers[0])},
-      {"threads", sizeof(Job::threads[0])}, {"steps", sizeof(Job::steps[0])},
+      {"events", sizeof(Job::events[0])},       {"buffers", sizeof(Job::buffers[0])},
+      {"threads", sizeof(Job::threads[0])},     {"steps", sizeof(Job::steps[0])},
       {"values", sizeof(Job::values[0])},
   };
   printObject("elementBytes", elementBytes, "\n");

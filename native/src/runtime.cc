@@ -75,7 +75,7 @@ struct StreamState {
 struct Buffer {
   CUdeviceptr dev = 0;
   void *host = nullptr;
-  int kind = 0;  // 0 device, 1 pinned, 2 pageable
+  int kind = 0;     // 0 device, 1 pinned, 2 pageable
   int device = -1;  // the scenario device that holds a device buffer
   size_t bytes = 0;
   CUdeviceptr ptr() const { return dev ? dev : CUdeviceptr(host); }
@@ -98,9 +98,9 @@ struct Gpu {
   CUmodule module = nullptr;
   CUfunction spin = nullptr, touch = nullptr;
   CUdeviceptr starts = 0, ends = 0;
-  CUdeviceptr scratch = 0;  // 4 KiB for warm-up copies
+  CUdeviceptr scratch = 0;   // 4 KiB for warm-up copies
   void *copyHost = nullptr;  // pinned, for the copies that measureLatency times a kernel behind
-  std::vector<Pool> pools;  // one per host thread, plus one for calibration
+  std::vector<Pool> pools;   // one per host thread, plus one for calibration
   CUstream calStream = nullptr;
   CUevent reference = nullptr;
   // Pinned words for stream memory operations: the host releases a waiting stream through `flag`
@@ -300,8 +300,10 @@ void Run::setupGpu(Gpu &gpu) {
   check(d.deviceGetName(name, sizeof name, gpu.dev), "cuDeviceGetName");
   info.name = name;
   check(d.deviceGetAttribute(&info.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, gpu.dev), "cuDeviceGetAttribute");
-  check(d.deviceGetAttribute(&info.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, gpu.dev), "cuDeviceGetAttribute");
-  check(d.deviceGetAttribute(&info.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, gpu.dev), "cuDeviceGetAttribute");
+  check(d.deviceGetAttribute(&info.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, gpu.dev),
+        "cuDeviceGetAttribute");
+  check(d.deviceGetAttribute(&info.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, gpu.dev),
+        "cuDeviceGetAttribute");
   check(d.driverGetVersion(&info.driverVersion), "cuDriverGetVersion");
   // The schedule is a property of the primary context; it is set before this run retains it.
   check(d.primaryCtxSetFlags(gpu.dev, gpu.schedule), "cuDevicePrimaryCtxSetFlags");
@@ -366,14 +368,16 @@ void Run::setup() {
       int least = 0, greatest = 0;
       check(d.ctxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
       const int priority = std::min(least, std::max(greatest, int(s[2])));
-      check(d.streamCreateWithPriority(&st->handle, st->nonBlocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT, priority),
+      check(d.streamCreateWithPriority(&st->handle, st->nonBlocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT,
+                                       priority),
             "cuStreamCreateWithPriority");
     }
     streams.push_back(std::move(st));
   }
   for (size_t i = 0; i < job.events.size() / kEventWidth; i++) {
     const int32_t *e = &job.events[i * kEventWidth];
-    unsigned flags = (e[0] ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) | (e[1] ? unsigned(CU_EVENT_BLOCKING_SYNC) : 0u);
+    unsigned flags =
+        (e[0] ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) | (e[1] ? unsigned(CU_EVENT_BLOCKING_SYNC) : 0u);
     use(gpus[e[2]]);
     CUevent ev;
     check(d.eventCreate(&ev, flags), "cuEventCreate");
@@ -440,7 +444,8 @@ void Run::enablePeers() {
   for (size_t g = 0; g < stepCount; g++) {
     const int32_t *s = &job.steps[g * kStepWidth];
     if (s[0] != OpCopy) continue;
-    const int from = int(job.buffers[size_t(s[1]) * kBufferWidth + 2]), to = int(job.buffers[size_t(s[2]) * kBufferWidth + 2]);
+    const int from = int(job.buffers[size_t(s[1]) * kBufferWidth + 2]),
+              to = int(job.buffers[size_t(s[2]) * kBufferWidth + 2]);
     if (from < 0 || to < 0 || from == to) continue;
     if (std::find(done.begin(), done.end(), std::make_pair(from, to)) != done.end()) continue;
     done.emplace_back(from, to);
@@ -453,9 +458,10 @@ void Run::enablePeers() {
           out.failed = true;
           out.failure.name = "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
           out.failure.api = "cuDeviceCanAccessPeer";
-          out.failure.detail = "CUDA device " + std::to_string(gpus[a].ordinal) + " cannot access the memory of CUDA device " +
-                               std::to_string(gpus[b].ordinal) +
-                               " (cuDeviceCanAccessPeer = 0): a peer copy between them needs NVLink or PCIe peer-to-peer";
+          out.failure.detail =
+              "CUDA device " + std::to_string(gpus[a].ordinal) + " cannot access the memory of CUDA device " +
+              std::to_string(gpus[b].ordinal) +
+              " (cuDeviceCanAccessPeer = 0): a peer copy between them needs NVLink or PCIe peer-to-peer";
           out.failure.step = int(g);
         }
         throw CudaError{CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "cuDeviceCanAccessPeer"};
@@ -466,7 +472,9 @@ void Run::enablePeers() {
     }
     // The first peer copy between two devices maps their memory: pay that here, not in the run.
     use(gpus[from]);
-    check(d.memcpyPeerAsync(gpus[to].scratch, gpus[to].ctx, gpus[from].scratch, gpus[from].ctx, 4, gpus[from].calStream), "cuMemcpyPeerAsync");
+    check(
+        d.memcpyPeerAsync(gpus[to].scratch, gpus[to].ctx, gpus[from].scratch, gpus[from].ctx, 4, gpus[from].calStream),
+        "cuMemcpyPeerAsync");
     check(d.streamSynchronize(gpus[from].calStream), "cuStreamSynchronize");
   }
 }
@@ -621,7 +629,8 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   // and two chains of 25 in a row read 2.8 and 4.8 to 5.3 us, whichever stream each ran on.
   for (int i = 0; i < m; i++) {
     launchSpin(gpu, gpu.calStream, kNoSlot, 30000);
-    check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, kLatencyCopyBytes, gpu.calStream), "cuMemcpyAsync");
+    check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, kLatencyCopyBytes, gpu.calStream),
+          "cuMemcpyAsync");
     CUevent copied = event(gpu, calPool());
     check(d.eventRecord(copied, gpu.calStream), "cuEventRecord");
     const uint32_t slot = uint32_t(firstSlot + 2 * size_t(m) + i);

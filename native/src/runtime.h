@@ -33,14 +33,33 @@ constexpr int kLatencySampleWidth = kChainRowWidth + kIdleRowWidth + kAfterCopyR
 constexpr size_t kLatencyCopyBytes = 4096;
 
 enum Op : int32_t {
-  OpLaunch, OpRecord, OpWait, OpQuery, OpEventSync, OpStreamSync, OpDeviceSync, OpElapsed,
-  OpCopy, OpMemset, OpHostWork, OpHostFunc, OpSetDevice,
+  OpLaunch,
+  OpRecord,
+  OpWait,
+  OpQuery,
+  OpEventSync,
+  OpStreamSync,
+  OpDeviceSync,
+  OpElapsed,
+  OpCopy,
+  OpMemset,
+  OpHostWork,
+  OpHostFunc,
+  OpSetDevice,
   OpCount,  // keep last: the number of opcodes
 };
 enum StreamKind : int32_t { StreamUser, StreamLegacy, StreamPerThread };
 enum Rec : int {
-  RecHostBegin, RecHostEnd, RecStatus, RecAnswer, RecValue, RecGpuStart, RecGpuEnd,
-  RecTruthStart, RecTruthEnd, RecDone,
+  RecHostBegin,
+  RecHostEnd,
+  RecStatus,
+  RecAnswer,
+  RecValue,
+  RecGpuStart,
+  RecGpuEnd,
+  RecTruthStart,
+  RecTruthEnd,
+  RecDone,
   RecCount,  // keep last: the number of fields of a record
 };
 static_assert(RecCount == kRecordWidth, "a record holds each Rec field once");
@@ -48,7 +67,8 @@ static_assert(RecCount == kRecordWidth, "a record holds each Rec field once");
 struct Job {
   // Per scenario device number: the CUDA device it runs on (-1 where unused), and its CU_CTX_SCHED_*.
   std::vector<int32_t> devices, schedules;
-  std::vector<uint8_t> bareSteps;  // per step, or empty: 1 issues the step without its timing event (the recorder benchmark)
+  std::vector<uint8_t>
+      bareSteps;  // per step, or empty: 1 issues the step without its timing event (the recorder benchmark)
   int calibrationSamples = 100;
   std::vector<int32_t> streams, events, threads, steps;
   std::vector<double> buffers, values;
@@ -58,7 +78,7 @@ struct Failure {
   std::string name;  // CUDA_ERROR_* or a short word such as "setup"
   std::string api;   // the driver call that failed
   std::string detail;
-  int step = -1;     // global step index (thread offset + index), -1 outside the program
+  int step = -1;  // global step index (thread offset + index), -1 outside the program
 };
 
 struct DeviceInfo {

@@ -59,7 +59,8 @@ void onExit(CallBody* c, const CUpti_CallbackData* cb) {
       if (ok) {
         c->stream = created(cb->functionParams);
         uint32_t id = 0;
-        if (cuptiGetStreamIdEx(cb->context, reinterpret_cast<CUstream>(c->stream), 0, &id) == CUPTI_SUCCESS) c->streamId = id;
+        if (cuptiGetStreamIdEx(cb->context, reinterpret_cast<CUstream>(c->stream), 0, &id) == CUPTI_SUCCESS)
+          c->streamId = id;
       }
       break;
     case kEventCreate:
@@ -104,7 +105,8 @@ void CUPTIAPI onApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   c->device = deviceOf(log, cb->context);
   if (info.read) info.read(log, c, cb->functionParams, info.perThread);
   // Bound when the call begins: S7 binds a wait to the latest record issued before it.
-  if (c->api == kStreamWait || c->api == kEventQuery || c->api == kEventSync || c->api == kElapsed) c->seq = events().latest(c->event);
+  if (c->api == kStreamWait || c->api == kEventQuery || c->api == kEventSync || c->api == kElapsed)
+    c->seq = events().latest(c->event);
   if (c->api == kElapsed) c->seq2 = events().latest(c->event2);
   *cb->correlationData = reinterpret_cast<uint64_t>(c);
   // Last, so the tool's own work above is not counted as the call's time.

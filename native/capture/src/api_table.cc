@@ -55,11 +55,23 @@ HostMemory memoryOf(ThreadLog& log, const void* p) {
 void describeCopy(ThreadLog& log, CallBody* c, const void* dst, const void* src, int runtimeKind) {
   c->flags = static_cast<uint32_t>(runtimeKind);
   switch (runtimeKind) {
-    case cudaMemcpyHostToHost: c->copyDir = kHtoH; c->hostMemory = memoryOf(log, src); return;
-    case cudaMemcpyHostToDevice: c->copyDir = kHtoD; c->hostMemory = memoryOf(log, src); return;
-    case cudaMemcpyDeviceToHost: c->copyDir = kDtoH; c->hostMemory = memoryOf(log, dst); return;
-    case cudaMemcpyDeviceToDevice: c->copyDir = kDtoD; return;
-    default: break;
+    case cudaMemcpyHostToHost:
+      c->copyDir = kHtoH;
+      c->hostMemory = memoryOf(log, src);
+      return;
+    case cudaMemcpyHostToDevice:
+      c->copyDir = kHtoD;
+      c->hostMemory = memoryOf(log, src);
+      return;
+    case cudaMemcpyDeviceToHost:
+      c->copyDir = kDtoH;
+      c->hostMemory = memoryOf(log, dst);
+      return;
+    case cudaMemcpyDeviceToDevice:
+      c->copyDir = kDtoD;
+      return;
+    default:
+      break;
   }
   // cudaMemcpyDefault: the driver says where each side lives; the host side's kind comes with it.
   const HostMemory from = memoryOf(log, src);
@@ -91,17 +103,25 @@ const auto& param(const void* p) {
 }
 
 template <auto Stream>
-void streamArg(ThreadLog&, CallBody* c, const void* p, bool pt) { c->stream = streamOf(param<Stream>(p), pt); }
+void streamArg(ThreadLog&, CallBody* c, const void* p, bool pt) {
+  c->stream = streamOf(param<Stream>(p), pt);
+}
 
 /** A stream destroyed: named as it is, a NULL stream being the legacy one whatever the entry point. */
 template <auto Stream>
-void destroyedStream(ThreadLog&, CallBody* c, const void* p, bool) { c->stream = streamOf(param<Stream>(p), false); }
+void destroyedStream(ThreadLog&, CallBody* c, const void* p, bool) {
+  c->stream = streamOf(param<Stream>(p), false);
+}
 
 template <auto Event>
-void eventArg(ThreadLog&, CallBody* c, const void* p, bool) { c->event = handle(param<Event>(p)); }
+void eventArg(ThreadLog&, CallBody* c, const void* p, bool) {
+  c->event = handle(param<Event>(p));
+}
 
 template <auto Flags>
-void flagsArg(ThreadLog&, CallBody* c, const void* p, bool) { c->flags = param<Flags>(p); }
+void flagsArg(ThreadLog&, CallBody* c, const void* p, bool) {
+  c->flags = param<Flags>(p);
+}
 
 template <typename P>
 void streamCreateWithPriority(ThreadLog&, CallBody* c, const void* p, bool) {
@@ -292,8 +312,14 @@ struct Entry {
   ApiInfo info;
 };
 
-#define RT(name, api, ptsz, read) {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##name, {api, ptsz, read}}
-#define DRV(name, api, ptsz, read) {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##name, {api, ptsz, read}}
+#define RT(name, api, ptsz, read)                                                     \
+  {                                                                                   \
+    CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##name, { api, ptsz, read } \
+  }
+#define DRV(name, api, ptsz, read)                                                  \
+  {                                                                                 \
+    CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##name, { api, ptsz, read } \
+  }
 
 using RtLaunch = cudaLaunchKernel_v7000_params;
 using RtStreamSync = cudaStreamSynchronize_v3020_params;
@@ -427,7 +453,9 @@ const Lookup& lookup() {
 ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   if (cbid >= kMaxCbid) return {kOther, false, nullptr};
   const Lookup& l = lookup();
-  return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? l.runtime[cbid] : domain == CUPTI_CB_DOMAIN_DRIVER_API ? l.driver[cbid] : ApiInfo{kOther, false, nullptr};
+  return domain == CUPTI_CB_DOMAIN_RUNTIME_API  ? l.runtime[cbid]
+         : domain == CUPTI_CB_DOMAIN_DRIVER_API ? l.driver[cbid]
+                                                : ApiInfo{kOther, false, nullptr};
 }
 
 CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, uint32_t enable) {

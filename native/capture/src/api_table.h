@@ -14,15 +14,16 @@ struct ThreadLog;
 using ReadParams = void (*)(ThreadLog& log, CallBody* c, const void* params, bool perThread);
 
 struct ApiInfo {
-  uint8_t api;       // Api; kOther for entry points we do not subscribe to
-  bool perThread;    // a _ptsz/_ptds entry point: NULL means the per-thread default stream
-  ReadParams read;   // null where the call names nothing the record keeps
+  uint8_t api;      // Api; kOther for entry points we do not subscribe to
+  bool perThread;   // a _ptsz/_ptds entry point: NULL means the per-thread default stream
+  ReadParams read;  // null where the call names nothing the record keeps
 };
 
 /** What `cbid` of `domain` is; `api` is kOther for anything not subscribed. */
 ApiInfo apiInfo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 
-/** Enables (or, with 0, disables) every subscribed entry point on `sub`, less what a probe leaves out; returns the first failure, or CUPTI_SUCCESS. */
+/** Enables (or, with 0, disables) every subscribed entry point on `sub`, less what a probe leaves out; returns the
+ * first failure, or CUPTI_SUCCESS. */
 CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, uint32_t enable = 1);
 
 /** cuPointerGetAttribute, which the readers ask where a copy's host side lives; null: not known. */

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", cudaGetErrorString(e));
     return 1;
   }
-  for (size_t j = 0; j < n; j++) std::printf("parts %d added_ns %.1f per_launch_ns %.1f\n", parts[j], median(added[j]), median(level[j]));
+  for (size_t j = 0; j < n; j++)
+    std::printf("parts %d added_ns %.1f per_launch_ns %.1f\n", parts[j], median(added[j]), median(level[j]));
   return 0;
 }
