@@ -1,7 +1,9 @@
 // The capture's cost on the GPU: host time per kernel launch with the capture library injected
 // against the same program without it (a C++ launch loop, alternating runs), the capture's parts
 // switched within one process (launch_switch.cu), and on a PyTorch loop also against
-// torch.profiler. Writes Markdown tables to stdout, and to $SYNCSCOPE_BENCH_OUT when set.
+// torch.profiler. The switched and probed runs load the benchmark's build of the library
+// (libsyncscope_capture_measure.so: node scripts/build-capture.mjs --measure); the capture's own
+// rows load the shipped one. Writes Markdown tables to stdout, and to $SYNCSCOPE_BENCH_OUT when set.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,26 +114,30 @@ function main() {
   }
   const library = findCaptureLibrary();
   if (!library.ok) return;
+  const measuring = findCaptureLibrary({ ...process.env, SYNCSCOPE_CAPTURE_LIB: library.path.replace(/\.so$/, '_measure.so') });
+  if (!measuring.ok) throw new Error(`${measuring.reason}; build it with node scripts/build-capture.mjs --measure`);
   const out = mkdtempSync(join(tmpdir(), 'syncscope-bench-'));
   const plainEnv = CAPTURE_ENV;
+  // The shipped library, and the benchmark's build of it with the switches that leave parts out.
   const captured = captureEnv(library, join(out, 'capture-%p.raw'), plainEnv);
+  const switchable = captureEnv(measuring, join(out, 'capture-%p.raw'), plainEnv);
   const loop = buildProgram('launch_loop');
   const rows: string[] = [];
   const run = (env: NodeJS.ProcessEnv) => () => perLaunch([loop, String(LAUNCHES)], env);
   // CUPTI's kernel records alone, none of the library's callbacks: what any CUPTI tracer that times
   // kernels pays on this host, in the same rounds as the capture.
-  const floorEnv = { ...captured, SYNCSCOPE_CAPTURE_PROBE: KERNEL_RECORDS_ONLY };
+  const floorEnv = { ...switchable, SYNCSCOPE_CAPTURE_PROBE: KERNEL_RECORDS_ONLY };
   const cpp = alternate(run(plainEnv), [run(captured), run(floorEnv)], MAIN_RUNS);
   const [whole, floor] = cpp.others;
   rows.push(row('C++ launch loop', cpp.plain, whole, 'capture'));
   rows.push(row('C++ launch loop', cpp.plain, floor, "CUPTI's kernel records alone"));
   const own = `The library's own part, the capture less CUPTI's kernel records alone (medians of ${MAIN_RUNS} rounds): ${us(whole.added - floor.added)} us per launch.`;
   report(rows, own);
-  const switched = switchedRows(plainEnv, captured);
+  const switched = switchedRows(plainEnv, switchable);
   report(rows, own, switched);
   // Where the cost goes: the same capture with parts left out (SYNCSCOPE_CAPTURE_PROBE).
   for (const probe of process.env.SYNCSCOPE_BENCH_PROBES ? PROBES : []) {
-    const p = alternate(run(plainEnv), [run({ ...captured, SYNCSCOPE_CAPTURE_PROBE: probe })]);
+    const p = alternate(run(plainEnv), [run({ ...switchable, SYNCSCOPE_CAPTURE_PROBE: probe })]);
     rows.push(row('C++ launch loop', p.plain, p.others[0], `capture, ${probe}`));
     report(rows, own, switched);
   }

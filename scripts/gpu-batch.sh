@@ -32,6 +32,8 @@ if [ ${#dump[@]} -gt 0 ] && [ -f out/bench/recorder-dump.bench.js ]; then
   env ${dump[@]+"${dump[@]}"} timeout 300 node out/bench/recorder-dump.bench.js > "$OUT/dump.log" 2>&1; summary+=("trace dump rc=$?")
 fi
 if [ -f out/bench/capture.bench.js ]; then
+  # The benchmark's own build of the capture library, with the measurement switches.
+  node scripts/build-capture.mjs --measure > "$OUT/capture-measure-build.log" 2>&1 || summary+=("capture measure build rc=$?")
   SYNCSCOPE_BENCH_OUT="$OUT/capture.md" timeout 300 node out/bench/capture.bench.js > "$OUT/capture-bench.log" 2>&1; summary+=("capture bench rc=$?")
 fi
 if [ -x build/event_record_cost ]; then

@@ -125,7 +125,8 @@ int main(int argc, char **argv) {
     return std::string(b);
   };
   const double bare = median(perLaunch[Bare]);
-  std::printf("| %d streams, %d blocks of %d launches per kind | us per launch | added | the record call |\n", streams, blocks, perBlock);
+  std::printf("| %d streams, %d blocks of %d launches per kind | us per launch | added | the record call |\n", streams,
+              blocks, perBlock);
   std::printf("| --- | --- | --- | --- |\n");
   for (int k = 0; k < Kinds; k++) {
     const double t = median(perLaunch[k]);

@@ -122,9 +122,11 @@ std::string jobError(const Job &job) {
   auto device = [&](double d) { return d >= 0 && size_t(d) < nDev && job.devices[size_t(d)] >= 0; };
   auto below = [](int32_t i, size_t n) { return i >= 0 && size_t(i) < n; };
   for (size_t i = 0; i < nStreams; i++)
-    if (!device(job.streams[i * kStreamWidth + 4])) return "stream " + std::to_string(i) + " is on a device that is not set up";
+    if (!device(job.streams[i * kStreamWidth + 4]))
+      return "stream " + std::to_string(i) + " is on a device that is not set up";
   for (size_t i = 0; i < nEvents; i++)
-    if (!device(job.events[i * kEventWidth + 2])) return "event " + std::to_string(i) + " is on a device that is not set up";
+    if (!device(job.events[i * kEventWidth + 2]))
+      return "event " + std::to_string(i) + " is on a device that is not set up";
   for (size_t i = 0; i < nBuffers; i++) {
     const double dev = job.buffers[i * kBufferWidth + 2];
     if (dev != -1 && !device(dev)) return "buffer " + std::to_string(i) + " is on a device that is not set up";
@@ -135,24 +137,48 @@ std::string jobError(const Job &job) {
     const int32_t *s = &job.steps[g * kStepWidth];
     bool ok = s[kStepDevice] == -1 || device(s[kStepDevice]);
     switch (s[0]) {
-      case OpLaunch: ok = ok && below(s[1], nStreams) && (s[2] == -1 || below(s[2], nBuffers)); break;
-      case OpRecord: case OpWait: ok = ok && below(s[1], nEvents) && below(s[2], nStreams); break;
-      case OpQuery: case OpEventSync: ok = ok && below(s[1], nEvents); break;
-      case OpStreamSync: case OpHostFunc: ok = ok && below(s[1], nStreams); break;
-      case OpElapsed: ok = ok && below(s[1], nEvents) && below(s[2], nEvents); break;
-      case OpCopy: ok = ok && below(s[1], nBuffers) && below(s[2], nBuffers) && below(s[4], nStreams); break;
-      case OpMemset: ok = ok && below(s[1], nBuffers) && below(s[4], nStreams); break;
-      case OpSetDevice: ok = ok && device(s[1]); break;
-      case OpDeviceSync: case OpHostWork: break;
-      default: ok = false;
+      case OpLaunch:
+        ok = ok && below(s[1], nStreams) && (s[2] == -1 || below(s[2], nBuffers));
+        break;
+      case OpRecord:
+      case OpWait:
+        ok = ok && below(s[1], nEvents) && below(s[2], nStreams);
+        break;
+      case OpQuery:
+      case OpEventSync:
+        ok = ok && below(s[1], nEvents);
+        break;
+      case OpStreamSync:
+      case OpHostFunc:
+        ok = ok && below(s[1], nStreams);
+        break;
+      case OpElapsed:
+        ok = ok && below(s[1], nEvents) && below(s[2], nEvents);
+        break;
+      case OpCopy:
+        ok = ok && below(s[1], nBuffers) && below(s[2], nBuffers) && below(s[4], nStreams);
+        break;
+      case OpMemset:
+        ok = ok && below(s[1], nBuffers) && below(s[4], nStreams);
+        break;
+      case OpSetDevice:
+        ok = ok && device(s[1]);
+        break;
+      case OpDeviceSync:
+      case OpHostWork:
+        break;
+      default:
+        ok = false;
     }
     if (!ok) return "step " + std::to_string(g) + " names a stream, event, buffer or device that does not exist";
     // A stream op runs in its stream's context and takes its end event from that device's pool.
-    const int stream = s[0] == OpLaunch || s[0] == OpHostFunc ? s[1] : s[0] == OpRecord || s[0] == OpWait ? s[2]
-                     : s[0] == OpCopy || s[0] == OpMemset ? s[4] : -1;
+    const int stream = s[0] == OpLaunch || s[0] == OpHostFunc ? s[1]
+                       : s[0] == OpRecord || s[0] == OpWait   ? s[2]
+                       : s[0] == OpCopy || s[0] == OpMemset   ? s[4]
+                                                              : -1;
     if (stream >= 0 && s[kStepDevice] != job.streams[size_t(stream) * kStreamWidth + 4])
-      return "step " + std::to_string(g) + " runs on device " + std::to_string(s[kStepDevice]) + " but its stream is on device " +
-             std::to_string(job.streams[size_t(stream) * kStreamWidth + 4]);
+      return "step " + std::to_string(g) + " runs on device " + std::to_string(s[kStepDevice]) +
+             " but its stream is on device " + std::to_string(job.streams[size_t(stream) * kStreamWidth + 4]);
   }
   return "";
 }

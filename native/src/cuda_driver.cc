@@ -18,11 +18,11 @@ void open() {
     failure = std::string("no NVIDIA driver: libcuda.so.1 not found (") + (e ? e : "unknown dlopen error") + ")";
     return;
   }
-#define SYNCSCOPE_LOAD(name, sym, ret, params)                                                \
-  driver.name = reinterpret_cast<ret(*) params>(dlsym(lib, sym));                            \
-  if (!driver.name) {                                                                         \
+#define SYNCSCOPE_LOAD(name, sym, ret, params)                                                          \
+  driver.name = reinterpret_cast<ret(*) params>(dlsym(lib, sym));                                       \
+  if (!driver.name) {                                                                                   \
     failure = std::string("no usable NVIDIA driver: libcuda.so.1 lacks ") + sym + " (driver too old?)"; \
-    return;                                                                                   \
+    return;                                                                                             \
   }
   SYNCSCOPE_DRIVER_FUNCTIONS(SYNCSCOPE_LOAD)
 #undef SYNCSCOPE_LOAD
@@ -33,9 +33,12 @@ void open() {
     failure = "no usable NVIDIA driver: libcuda.so.1 lacks cuEventElapsedTime";
     return;
   }
-  driver.streamWaitValue32 = reinterpret_cast<CUresult (*)(CUstream, CUdeviceptr, unsigned, unsigned)>(dlsym(lib, "cuStreamWaitValue32_v2"));
-  driver.streamWriteValue32 = reinterpret_cast<CUresult (*)(CUstream, CUdeviceptr, unsigned, unsigned)>(dlsym(lib, "cuStreamWriteValue32_v2"));
-  driver.memHostGetDevicePointer = reinterpret_cast<CUresult (*)(CUdeviceptr *, void *, unsigned)>(dlsym(lib, "cuMemHostGetDevicePointer_v2"));
+  driver.streamWaitValue32 =
+      reinterpret_cast<CUresult (*)(CUstream, CUdeviceptr, unsigned, unsigned)>(dlsym(lib, "cuStreamWaitValue32_v2"));
+  driver.streamWriteValue32 =
+      reinterpret_cast<CUresult (*)(CUstream, CUdeviceptr, unsigned, unsigned)>(dlsym(lib, "cuStreamWriteValue32_v2"));
+  driver.memHostGetDevicePointer =
+      reinterpret_cast<CUresult (*)(CUdeviceptr *, void *, unsigned)>(dlsym(lib, "cuMemHostGetDevicePointer_v2"));
   CUresult r = driver.init(0);
   if (r != CUDA_SUCCESS) {
     failure = "no usable NVIDIA driver: cuInit failed with " + errorName(driver, r);

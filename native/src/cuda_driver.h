@@ -56,51 +56,51 @@ enum CUjit_option_subset {
 
 // X(member, exported symbol, return, parameters). The symbols are the versioned ones that a
 // toolkit header would pick for an application built today.
-#define SYNCSCOPE_DRIVER_FUNCTIONS(X)                                                                   \
-  X(init, "cuInit", CUresult, (unsigned))                                                                \
-  X(driverGetVersion, "cuDriverGetVersion", CUresult, (int *))                                           \
-  X(getErrorName, "cuGetErrorName", CUresult, (CUresult, const char **))                                 \
-  X(getErrorString, "cuGetErrorString", CUresult, (CUresult, const char **))                             \
-  X(deviceGetCount, "cuDeviceGetCount", CUresult, (int *))                                               \
-  X(deviceGet, "cuDeviceGet", CUresult, (CUdevice *, int))                                               \
-  X(deviceGetName, "cuDeviceGetName", CUresult, (char *, int, CUdevice))                                 \
-  X(deviceGetAttribute, "cuDeviceGetAttribute", CUresult, (int *, int, CUdevice))                        \
-  X(deviceTotalMem, "cuDeviceTotalMem_v2", CUresult, (size_t *, CUdevice))                               \
-  X(primaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext *, CUdevice))                     \
-  X(primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", CUresult, (CUdevice))                             \
-  X(primaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2", CUresult, (CUdevice, unsigned))                 \
-  X(ctxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                                             \
-  X(ctxSynchronize, "cuCtxSynchronize", CUresult, ())                                                    \
-  X(ctxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", CUresult, (int *, int *))                  \
-  X(deviceCanAccessPeer, "cuDeviceCanAccessPeer", CUresult, (int *, CUdevice, CUdevice))                 \
-  X(ctxEnablePeerAccess, "cuCtxEnablePeerAccess", CUresult, (CUcontext, unsigned))                       \
-  X(moduleLoadDataEx, "cuModuleLoadDataEx", CUresult, (CUmodule *, const void *, unsigned, int *, void **)) \
-  X(moduleUnload, "cuModuleUnload", CUresult, (CUmodule))                                                \
-  X(moduleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction *, CUmodule, const char *))          \
-  X(memAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr *, size_t))                                        \
-  X(memFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                                                    \
-  X(memHostAlloc, "cuMemHostAlloc", CUresult, (void **, size_t, unsigned))                               \
-  X(memFreeHost, "cuMemFreeHost", CUresult, (void *))                                                    \
-  X(memcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void *, CUdeviceptr, size_t))                              \
-  X(memcpy, "cuMemcpy", CUresult, (CUdeviceptr, CUdeviceptr, size_t))                                    \
-  X(memcpyPtds, "cuMemcpy_ptds", CUresult, (CUdeviceptr, CUdeviceptr, size_t))                           \
-  X(memcpyAsync, "cuMemcpyAsync", CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream))                \
-  X(memcpyPeerAsync, "cuMemcpyPeerAsync", CUresult,                                                      \
-    (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))                                  \
-  X(memsetD8, "cuMemsetD8_v2", CUresult, (CUdeviceptr, unsigned char, size_t))                           \
-  X(memsetD8Ptds, "cuMemsetD8_v2_ptds", CUresult, (CUdeviceptr, unsigned char, size_t))                  \
-  X(memsetD8Async, "cuMemsetD8Async", CUresult, (CUdeviceptr, unsigned char, size_t, CUstream))          \
-  X(memsetD32, "cuMemsetD32_v2", CUresult, (CUdeviceptr, unsigned, size_t))                              \
-  X(streamCreateWithPriority, "cuStreamCreateWithPriority", CUresult, (CUstream *, unsigned, int))       \
-  X(streamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream))                                           \
-  X(streamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))                                      \
-  X(streamWaitEvent, "cuStreamWaitEvent", CUresult, (CUstream, CUevent, unsigned))                       \
-  X(eventCreate, "cuEventCreate", CUresult, (CUevent *, unsigned))                                       \
-  X(eventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                                              \
-  X(eventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))                                         \
-  X(eventQuery, "cuEventQuery", CUresult, (CUevent))                                                     \
-  X(eventSynchronize, "cuEventSynchronize", CUresult, (CUevent))                                         \
-  X(launchKernel, "cuLaunchKernel", CUresult,                                                            \
+#define SYNCSCOPE_DRIVER_FUNCTIONS(X)                                                                               \
+  X(init, "cuInit", CUresult, (unsigned))                                                                           \
+  X(driverGetVersion, "cuDriverGetVersion", CUresult, (int *))                                                      \
+  X(getErrorName, "cuGetErrorName", CUresult, (CUresult, const char **))                                            \
+  X(getErrorString, "cuGetErrorString", CUresult, (CUresult, const char **))                                        \
+  X(deviceGetCount, "cuDeviceGetCount", CUresult, (int *))                                                          \
+  X(deviceGet, "cuDeviceGet", CUresult, (CUdevice *, int))                                                          \
+  X(deviceGetName, "cuDeviceGetName", CUresult, (char *, int, CUdevice))                                            \
+  X(deviceGetAttribute, "cuDeviceGetAttribute", CUresult, (int *, int, CUdevice))                                   \
+  X(deviceTotalMem, "cuDeviceTotalMem_v2", CUresult, (size_t *, CUdevice))                                          \
+  X(primaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult, (CUcontext *, CUdevice))                                \
+  X(primaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", CUresult, (CUdevice))                                        \
+  X(primaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2", CUresult, (CUdevice, unsigned))                            \
+  X(ctxSetCurrent, "cuCtxSetCurrent", CUresult, (CUcontext))                                                        \
+  X(ctxSynchronize, "cuCtxSynchronize", CUresult, ())                                                               \
+  X(ctxGetStreamPriorityRange, "cuCtxGetStreamPriorityRange", CUresult, (int *, int *))                             \
+  X(deviceCanAccessPeer, "cuDeviceCanAccessPeer", CUresult, (int *, CUdevice, CUdevice))                            \
+  X(ctxEnablePeerAccess, "cuCtxEnablePeerAccess", CUresult, (CUcontext, unsigned))                                  \
+  X(moduleLoadDataEx, "cuModuleLoadDataEx", CUresult, (CUmodule *, const void *, unsigned, int *, void **))         \
+  X(moduleUnload, "cuModuleUnload", CUresult, (CUmodule))                                                           \
+  X(moduleGetFunction, "cuModuleGetFunction", CUresult, (CUfunction *, CUmodule, const char *))                     \
+  X(memAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr *, size_t))                                                   \
+  X(memFree, "cuMemFree_v2", CUresult, (CUdeviceptr))                                                               \
+  X(memHostAlloc, "cuMemHostAlloc", CUresult, (void **, size_t, unsigned))                                          \
+  X(memFreeHost, "cuMemFreeHost", CUresult, (void *))                                                               \
+  X(memcpyDtoH, "cuMemcpyDtoH_v2", CUresult, (void *, CUdeviceptr, size_t))                                         \
+  X(memcpy, "cuMemcpy", CUresult, (CUdeviceptr, CUdeviceptr, size_t))                                               \
+  X(memcpyPtds, "cuMemcpy_ptds", CUresult, (CUdeviceptr, CUdeviceptr, size_t))                                      \
+  X(memcpyAsync, "cuMemcpyAsync", CUresult, (CUdeviceptr, CUdeviceptr, size_t, CUstream))                           \
+  X(memcpyPeerAsync, "cuMemcpyPeerAsync", CUresult,                                                                 \
+    (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))                                             \
+  X(memsetD8, "cuMemsetD8_v2", CUresult, (CUdeviceptr, unsigned char, size_t))                                      \
+  X(memsetD8Ptds, "cuMemsetD8_v2_ptds", CUresult, (CUdeviceptr, unsigned char, size_t))                             \
+  X(memsetD8Async, "cuMemsetD8Async", CUresult, (CUdeviceptr, unsigned char, size_t, CUstream))                     \
+  X(memsetD32, "cuMemsetD32_v2", CUresult, (CUdeviceptr, unsigned, size_t))                                         \
+  X(streamCreateWithPriority, "cuStreamCreateWithPriority", CUresult, (CUstream *, unsigned, int))                  \
+  X(streamDestroy, "cuStreamDestroy_v2", CUresult, (CUstream))                                                      \
+  X(streamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))                                                 \
+  X(streamWaitEvent, "cuStreamWaitEvent", CUresult, (CUstream, CUevent, unsigned))                                  \
+  X(eventCreate, "cuEventCreate", CUresult, (CUevent *, unsigned))                                                  \
+  X(eventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                                                         \
+  X(eventRecord, "cuEventRecord", CUresult, (CUevent, CUstream))                                                    \
+  X(eventQuery, "cuEventQuery", CUresult, (CUevent))                                                                \
+  X(eventSynchronize, "cuEventSynchronize", CUresult, (CUevent))                                                    \
+  X(launchKernel, "cuLaunchKernel", CUresult,                                                                       \
     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **)) \
   X(launchHostFunc, "cuLaunchHostFunc", CUresult, (CUstream, CUhostFn, void *))
 

@@ -75,7 +75,7 @@ struct StreamState {
 struct Buffer {
   CUdeviceptr dev = 0;
   void *host = nullptr;
-  int kind = 0;  // 0 device, 1 pinned, 2 pageable
+  int kind = 0;     // 0 device, 1 pinned, 2 pageable
   int device = -1;  // the scenario device that holds a device buffer
   size_t bytes = 0;
   CUdeviceptr ptr() const { return dev ? dev : CUdeviceptr(host); }
@@ -98,9 +98,9 @@ struct Gpu {
   CUmodule module = nullptr;
   CUfunction spin = nullptr, touch = nullptr;
   CUdeviceptr starts = 0, ends = 0;
-  CUdeviceptr scratch = 0;  // 4 KiB for warm-up copies
+  CUdeviceptr scratch = 0;   // 4 KiB for warm-up copies
   void *copyHost = nullptr;  // pinned, for the copies that measureLatency times a kernel behind
-  std::vector<Pool> pools;  // one per host thread, plus one for calibration
+  std::vector<Pool> pools;   // one per host thread, plus one for calibration
   CUstream calStream = nullptr;
   CUevent reference = nullptr;
   // Pinned words for stream memory operations: the host releases a waiting stream through `flag`
@@ -180,6 +180,9 @@ class Run {
     return nullptr;
   }
   void step(int t, size_t g);
+  void launchStep(int t, size_t g, const int32_t *s, double value);
+  void copyStep(int t, size_t g, const int32_t *s, double value);
+  void memsetStep(int t, size_t g, const int32_t *s, double value);
   void readTimes();
   void cleanup();
   void fail(const CudaError &e, size_t g);
@@ -226,7 +229,7 @@ void Run::go() {
   base = monotonicNs();
   const int n = job.calibrationSamples;
   const size_t tail = 1 + 12 * size_t(n);
-  const size_t block = tail + 2 + 12 * size_t(kLatencySamples);
+  const size_t block = tail + 2 + kLatencySampleWidth * size_t(kLatencySamples);
   gpus.resize(job.devices.size());
   size_t used = 0;
   for (size_t i = 0; i < gpus.size(); i++) {
@@ -297,8 +300,10 @@ void Run::setupGpu(Gpu &gpu) {
   check(d.deviceGetName(name, sizeof name, gpu.dev), "cuDeviceGetName");
   info.name = name;
   check(d.deviceGetAttribute(&info.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, gpu.dev), "cuDeviceGetAttribute");
-  check(d.deviceGetAttribute(&info.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, gpu.dev), "cuDeviceGetAttribute");
-  check(d.deviceGetAttribute(&info.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, gpu.dev), "cuDeviceGetAttribute");
+  check(d.deviceGetAttribute(&info.major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, gpu.dev),
+        "cuDeviceGetAttribute");
+  check(d.deviceGetAttribute(&info.minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, gpu.dev),
+        "cuDeviceGetAttribute");
   check(d.driverGetVersion(&info.driverVersion), "cuDriverGetVersion");
   // The schedule is a property of the primary context; it is set before this run retains it.
   check(d.primaryCtxSetFlags(gpu.dev, gpu.schedule), "cuDevicePrimaryCtxSetFlags");
@@ -363,14 +368,16 @@ void Run::setup() {
       int least = 0, greatest = 0;
       check(d.ctxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
       const int priority = std::min(least, std::max(greatest, int(s[2])));
-      check(d.streamCreateWithPriority(&st->handle, st->nonBlocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT, priority),
+      check(d.streamCreateWithPriority(&st->handle, st->nonBlocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT,
+                                       priority),
             "cuStreamCreateWithPriority");
     }
     streams.push_back(std::move(st));
   }
   for (size_t i = 0; i < job.events.size() / kEventWidth; i++) {
     const int32_t *e = &job.events[i * kEventWidth];
-    unsigned flags = (e[0] ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) | (e[1] ? unsigned(CU_EVENT_BLOCKING_SYNC) : 0u);
+    unsigned flags =
+        (e[0] ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING) | (e[1] ? unsigned(CU_EVENT_BLOCKING_SYNC) : 0u);
     use(gpus[e[2]]);
     CUevent ev;
     check(d.eventCreate(&ev, flags), "cuEventCreate");
@@ -437,7 +444,8 @@ void Run::enablePeers() {
   for (size_t g = 0; g < stepCount; g++) {
     const int32_t *s = &job.steps[g * kStepWidth];
     if (s[0] != OpCopy) continue;
-    const int from = int(job.buffers[size_t(s[1]) * kBufferWidth + 2]), to = int(job.buffers[size_t(s[2]) * kBufferWidth + 2]);
+    const int from = int(job.buffers[size_t(s[1]) * kBufferWidth + 2]),
+              to = int(job.buffers[size_t(s[2]) * kBufferWidth + 2]);
     if (from < 0 || to < 0 || from == to) continue;
     if (std::find(done.begin(), done.end(), std::make_pair(from, to)) != done.end()) continue;
     done.emplace_back(from, to);
@@ -450,9 +458,10 @@ void Run::enablePeers() {
           out.failed = true;
           out.failure.name = "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
           out.failure.api = "cuDeviceCanAccessPeer";
-          out.failure.detail = "CUDA device " + std::to_string(gpus[a].ordinal) + " cannot access the memory of CUDA device " +
-                               std::to_string(gpus[b].ordinal) +
-                               " (cuDeviceCanAccessPeer = 0): a peer copy between them needs NVLink or PCIe peer-to-peer";
+          out.failure.detail =
+              "CUDA device " + std::to_string(gpus[a].ordinal) + " cannot access the memory of CUDA device " +
+              std::to_string(gpus[b].ordinal) +
+              " (cuDeviceCanAccessPeer = 0): a peer copy between them needs NVLink or PCIe peer-to-peer";
           out.failure.step = int(g);
         }
         throw CudaError{CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "cuDeviceCanAccessPeer"};
@@ -463,7 +472,9 @@ void Run::enablePeers() {
     }
     // The first peer copy between two devices maps their memory: pay that here, not in the run.
     use(gpus[from]);
-    check(d.memcpyPeerAsync(gpus[to].scratch, gpus[to].ctx, gpus[from].scratch, gpus[from].ctx, 4, gpus[from].calStream), "cuMemcpyPeerAsync");
+    check(
+        d.memcpyPeerAsync(gpus[to].scratch, gpus[to].ctx, gpus[from].scratch, gpus[from].ctx, 4, gpus[from].calStream),
+        "cuMemcpyPeerAsync");
     check(d.streamSynchronize(gpus[from].calStream), "cuStreamSynchronize");
   }
 }
@@ -575,7 +586,7 @@ bool Run::calibrateWithMemops(Gpu &gpu, double *events) {
 // Each device measures its own.
 void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   const int m = kLatencySamples;
-  double *chain = samples, *idle = chain + 3 * m, *afterCopy = idle + 5 * m;
+  double *chain = samples, *idle = chain + kChainRowWidth * m, *afterCopy = idle + kIdleRowWidth * m;
   unsigned long long shortNs = 2000;
   std::vector<CUevent> es(m);
   auto eventNs = [&](CUevent e) {
@@ -592,8 +603,9 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   }
   pollUntilDone(es[m - 1]);
   for (int i = 0; i < m; i++) {
-    chain[3 * i] = eventNs(es[i]);
-    chain[3 * i + 1] = chain[3 * i + 2] = double(firstSlot + i);
+    double *row = &chain[kChainRowWidth * i];
+    row[0] = eventNs(es[i]);
+    row[1] = row[2] = double(firstSlot + i);
   }
   for (int i = 0; i < m; i++) {
     uint32_t slot = uint32_t(firstSlot + m + i);
@@ -604,7 +616,7 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
     const double h1 = now();
     check(d.eventRecord(e, gpu.calStream), "cuEventRecord");
     pollUntilDone(e);
-    double *row = &idle[5 * i];
+    double *row = &idle[kIdleRowWidth * i];
     row[0] = h0;
     row[1] = h1;
     row[2] = eventNs(e);
@@ -617,7 +629,8 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
   // and two chains of 25 in a row read 2.8 and 4.8 to 5.3 us, whichever stream each ran on.
   for (int i = 0; i < m; i++) {
     launchSpin(gpu, gpu.calStream, kNoSlot, 30000);
-    check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, kLatencyCopyBytes, gpu.calStream), "cuMemcpyAsync");
+    check(d.memcpyAsync(reinterpret_cast<CUdeviceptr>(gpu.copyHost), gpu.scratch, kLatencyCopyBytes, gpu.calStream),
+          "cuMemcpyAsync");
     CUevent copied = event(gpu, calPool());
     check(d.eventRecord(copied, gpu.calStream), "cuEventRecord");
     const uint32_t slot = uint32_t(firstSlot + 2 * size_t(m) + i);
@@ -625,9 +638,10 @@ void Run::measureLatency(Gpu &gpu, double *samples, size_t firstSlot) {
     CUevent e = event(gpu, calPool());
     check(d.eventRecord(e, gpu.calStream), "cuEventRecord");
     pollUntilDone(e);
-    afterCopy[4 * i] = eventNs(copied);
-    afterCopy[4 * i + 1] = eventNs(e);
-    afterCopy[4 * i + 2] = afterCopy[4 * i + 3] = double(slot);
+    double *row = &afterCopy[kAfterCopyRowWidth * i];
+    row[0] = eventNs(copied);
+    row[1] = eventNs(e);
+    row[2] = row[3] = double(slot);
   }
 }
 
@@ -729,29 +743,9 @@ void Run::step(int t, size_t g) {
   const double value = job.values[g];
   double *r = rec(g);
   switch (s[0]) {
-    case OpLaunch: {
-      StreamState &st = *streams[streamOf(s)];
-      Gpu &gpu = gpus[st.device];
-      uint32_t slot = uint32_t(g);
-      const unsigned block = unsigned(std::max(1, s[4]));
-      if (s[2] >= 0) {
-        const Buffer &b = buffers[s[2]];
-        CUdeviceptr p = b.ptr();
-        unsigned long long words = b.bytes / 4;
-        const unsigned fill = unsigned(std::min<unsigned long long>((words + block - 1) / block, 8ull * gpu.info.sms));
-        const unsigned grid = s[3] > 1 ? unsigned(s[3]) : std::max(1u, fill);
-        void *args[] = {&gpu.starts, &gpu.ends, &slot, &p, &words};
-        onStream(t, g, st, "cuLaunchKernel",
-                 [&] { return d.launchKernel(gpu.touch, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
-      } else {
-        unsigned long long ns = (unsigned long long)std::max(0.0, value);
-        void *args[] = {&gpu.starts, &gpu.ends, &slot, &ns};
-        const unsigned grid = unsigned(std::max(1, s[3]));
-        onStream(t, g, st, "cuLaunchKernel",
-                 [&] { return d.launchKernel(gpu.spin, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
-      }
+    case OpLaunch:
+      launchStep(t, g, s, value);
       return;
-    }
     case OpRecord: {
       StreamState &st = *streams[streamOf(s)];
       onStream(t, g, st, "cuEventRecord", [&] { return d.eventRecord(userEvents[s[1]], st.handle); });
@@ -789,40 +783,12 @@ void Run::step(int t, size_t g) {
       r[RecValue] = res == CUDA_SUCCESS ? double(ms) : NAN;
       return;
     }
-    case OpCopy: {
-      const Buffer &src = buffers[s[1]], &dst = buffers[s[2]];
-      StreamState &st = *streams[streamOf(s)];
-      const size_t bytes = size_t(value);
-      if (src.kind == 0 && dst.kind == 0 && src.device != dst.device) {
-        // A peer copy (S21); the scenario language makes it async, on a stream of either device.
-        const Gpu &from = gpus[src.device], &to = gpus[dst.device];
-        onStream(t, g, st, "cuMemcpyPeerAsync",
-                 [&] { return d.memcpyPeerAsync(dst.dev, to.ctx, src.dev, from.ctx, bytes, st.handle); });
-      } else if (s[3]) {
-        onStream(t, g, st, "cuMemcpyAsync", [&] { return d.memcpyAsync(dst.ptr(), src.ptr(), bytes, st.handle); });
-      } else {
-        auto sync = st.kind == StreamPerThread ? d.memcpyPtds : d.memcpy;
-        onStream(t, g, st, "cuMemcpy", [&] { return sync(dst.ptr(), src.ptr(), bytes); });
-      }
+    case OpCopy:
+      copyStep(t, g, s, value);
       return;
-    }
-    case OpMemset: {
-      const Buffer &b = buffers[s[1]];
-      StreamState &st = *streams[streamOf(s)];
-      const size_t bytes = std::min(size_t(value), b.bytes);
-      if (b.kind == 2) {  // pageable: the device cannot reach it, so the host clears it
-        onHost(g, [&] {
-          std::memset(b.host, 0, bytes);
-          return CUDA_SUCCESS;
-        });
-      } else if (s[3]) {
-        onStream(t, g, st, "cuMemsetD8Async", [&] { return d.memsetD8Async(b.ptr(), 0, bytes, st.handle); });
-      } else {
-        auto sync = st.kind == StreamPerThread ? d.memsetD8Ptds : d.memsetD8;
-        onStream(t, g, st, "cuMemsetD8", [&] { return sync(b.ptr(), 0, bytes); });
-      }
+    case OpMemset:
+      memsetStep(t, g, s, value);
       return;
-    }
     case OpHostWork:
       onHost(g, [&] {
         busyNs(value);
@@ -837,6 +803,65 @@ void Run::step(int t, size_t g) {
     }
     default:
       throw CudaError{1, "unknown step"};
+  }
+}
+
+// A kernel: the touch kernel over a buffer, sized to cover it unless the step names a grid, or the
+// spin kernel for the step's duration.
+void Run::launchStep(int t, size_t g, const int32_t *s, double value) {
+  StreamState &st = *streams[streamOf(s)];
+  Gpu &gpu = gpus[st.device];
+  uint32_t slot = uint32_t(g);
+  const unsigned block = unsigned(std::max(1, s[4]));
+  if (s[2] >= 0) {
+    const Buffer &b = buffers[s[2]];
+    CUdeviceptr p = b.ptr();
+    unsigned long long words = b.bytes / 4;
+    const unsigned fill = unsigned(std::min<unsigned long long>((words + block - 1) / block, 8ull * gpu.info.sms));
+    const unsigned grid = s[3] > 1 ? unsigned(s[3]) : std::max(1u, fill);
+    void *args[] = {&gpu.starts, &gpu.ends, &slot, &p, &words};
+    onStream(t, g, st, "cuLaunchKernel",
+             [&] { return d.launchKernel(gpu.touch, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
+  } else {
+    unsigned long long ns = (unsigned long long)std::max(0.0, value);
+    void *args[] = {&gpu.starts, &gpu.ends, &slot, &ns};
+    const unsigned grid = unsigned(std::max(1, s[3]));
+    onStream(t, g, st, "cuLaunchKernel",
+             [&] { return d.launchKernel(gpu.spin, grid, 1, 1, block, 1, 1, 0, st.handle, args, nullptr); });
+  }
+}
+
+void Run::copyStep(int t, size_t g, const int32_t *s, double value) {
+  const Buffer &src = buffers[s[1]], &dst = buffers[s[2]];
+  StreamState &st = *streams[streamOf(s)];
+  const size_t bytes = size_t(value);
+  if (src.kind == 0 && dst.kind == 0 && src.device != dst.device) {
+    // A peer copy (S21); the scenario language makes it async, on a stream of either device.
+    const Gpu &from = gpus[src.device], &to = gpus[dst.device];
+    onStream(t, g, st, "cuMemcpyPeerAsync",
+             [&] { return d.memcpyPeerAsync(dst.dev, to.ctx, src.dev, from.ctx, bytes, st.handle); });
+  } else if (s[3]) {
+    onStream(t, g, st, "cuMemcpyAsync", [&] { return d.memcpyAsync(dst.ptr(), src.ptr(), bytes, st.handle); });
+  } else {
+    auto sync = st.kind == StreamPerThread ? d.memcpyPtds : d.memcpy;
+    onStream(t, g, st, "cuMemcpy", [&] { return sync(dst.ptr(), src.ptr(), bytes); });
+  }
+}
+
+void Run::memsetStep(int t, size_t g, const int32_t *s, double value) {
+  const Buffer &b = buffers[s[1]];
+  StreamState &st = *streams[streamOf(s)];
+  const size_t bytes = std::min(size_t(value), b.bytes);
+  if (b.kind == 2) {  // pageable: the device cannot reach it, so the host clears it
+    onHost(g, [&] {
+      std::memset(b.host, 0, bytes);
+      return CUDA_SUCCESS;
+    });
+  } else if (s[3]) {
+    onStream(t, g, st, "cuMemsetD8Async", [&] { return d.memsetD8Async(b.ptr(), 0, bytes, st.handle); });
+  } else {
+    auto sync = st.kind == StreamPerThread ? d.memsetD8Ptds : d.memsetD8;
+    onStream(t, g, st, "cuMemsetD8", [&] { return sync(b.ptr(), 0, bytes); });
   }
 }
 
@@ -864,15 +889,16 @@ void Run::readTimes() {
       for (int i = 0; i < n; i++) timer[3 * i + 2] = stamp(k, true, timer[3 * i + 2]);
     }
     double *chain = &gpu.calibration[1 + 12 * size_t(n) + 2];
-    double *idle = chain + 3 * kLatencySamples;
-    double *afterCopy = idle + 5 * kLatencySamples;
+    double *idle = chain + kChainRowWidth * kLatencySamples;
+    double *afterCopy = idle + kIdleRowWidth * kLatencySamples;
     for (int i = 0; i < kLatencySamples; i++) {
-      chain[3 * i + 1] = stamp(k, true, chain[3 * i + 1]);
-      chain[3 * i + 2] = stamp(k, false, chain[3 * i + 2]);
-      idle[5 * i + 3] = stamp(k, true, idle[5 * i + 3]);
-      idle[5 * i + 4] = stamp(k, false, idle[5 * i + 4]);
-      afterCopy[4 * i + 2] = stamp(k, true, afterCopy[4 * i + 2]);
-      afterCopy[4 * i + 3] = stamp(k, false, afterCopy[4 * i + 3]);
+      double *c = &chain[kChainRowWidth * i], *h = &idle[kIdleRowWidth * i], *a = &afterCopy[kAfterCopyRowWidth * i];
+      c[1] = stamp(k, true, c[1]);
+      c[2] = stamp(k, false, c[2]);
+      h[3] = stamp(k, true, h[3]);
+      h[4] = stamp(k, false, h[4]);
+      a[2] = stamp(k, true, a[2]);
+      a[3] = stamp(k, false, a[3]);
     }
   }
   for (size_t g = 0; g < stepCount; g++) {

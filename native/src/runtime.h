@@ -11,7 +11,8 @@
 
 namespace syncscope {
 
-// Must match core/gpu-run/encode.ts.
+// Must match core/gpu-run/encode.ts: test/native/wire-format.test.ts compares the two
+// (native/check/wire_format_check.cc prints this side).
 constexpr int kStepWidth = 8;
 constexpr int kStepDevice = 7;  // the step word holding the device whose context it runs in, or -1
 constexpr int kStreamWidth = 5;
@@ -20,25 +21,53 @@ constexpr int kBufferWidth = 3;
 constexpr int kRecordWidth = 10;
 // Samples of each kind that measureLatency() takes (core/gpu-run/align.ts reads them).
 constexpr int kLatencySamples = 50;
+// Numbers per latency sample in a device's calibration block: a chain row, an idle row and an
+// after-copy row (measureLatency() says what each holds).
+constexpr int kChainRowWidth = 3;
+constexpr int kIdleRowWidth = 5;
+constexpr int kAfterCopyRowWidth = 4;
+constexpr int kLatencySampleWidth = kChainRowWidth + kIdleRowWidth + kAfterCopyRowWidth;
 // The copy a kernel is timed behind: a page, rather than a 4-byte copy that a driver may treat as a
-// special case. On the H200 the latency behind a copy changed more from run to run (1.6 to 8.3 us)
-// than with the copy's size.
+// special case: the latency behind a copy changes more from run to run than with the copy's size.
 constexpr size_t kLatencyCopyBytes = 4096;
 
 enum Op : int32_t {
-  OpLaunch, OpRecord, OpWait, OpQuery, OpEventSync, OpStreamSync, OpDeviceSync, OpElapsed,
-  OpCopy, OpMemset, OpHostWork, OpHostFunc, OpSetDevice,
+  OpLaunch,
+  OpRecord,
+  OpWait,
+  OpQuery,
+  OpEventSync,
+  OpStreamSync,
+  OpDeviceSync,
+  OpElapsed,
+  OpCopy,
+  OpMemset,
+  OpHostWork,
+  OpHostFunc,
+  OpSetDevice,
+  OpCount,  // keep last: the number of opcodes
 };
 enum StreamKind : int32_t { StreamUser, StreamLegacy, StreamPerThread };
 enum Rec : int {
-  RecHostBegin, RecHostEnd, RecStatus, RecAnswer, RecValue, RecGpuStart, RecGpuEnd,
-  RecTruthStart, RecTruthEnd, RecDone,
+  RecHostBegin,
+  RecHostEnd,
+  RecStatus,
+  RecAnswer,
+  RecValue,
+  RecGpuStart,
+  RecGpuEnd,
+  RecTruthStart,
+  RecTruthEnd,
+  RecDone,
+  RecCount,  // keep last: the number of fields of a record
 };
+static_assert(RecCount == kRecordWidth, "a record holds each Rec field once");
 
 struct Job {
   // Per scenario device number: the CUDA device it runs on (-1 where unused), and its CU_CTX_SCHED_*.
   std::vector<int32_t> devices, schedules;
-  std::vector<uint8_t> bareSteps;  // per step, or empty: 1 issues the step without its timing event (the recorder benchmark)
+  std::vector<uint8_t>
+      bareSteps;  // per step, or empty: 1 issues the step without its timing event (the recorder benchmark)
   int calibrationSamples = 100;
   std::vector<int32_t> streams, events, threads, steps;
   std::vector<double> buffers, values;
@@ -48,7 +77,7 @@ struct Failure {
   std::string name;  // CUDA_ERROR_* or a short word such as "setup"
   std::string api;   // the driver call that failed
   std::string detail;
-  int step = -1;     // global step index (thread offset + index), -1 outside the program
+  int step = -1;  // global step index (thread offset + index), -1 outside the program
 };
 
 struct DeviceInfo {

@@ -65,8 +65,8 @@ static void record(const char* name, uint64_t n, uint32_t first, bool leaveOpen)
     CallBody* c = beginCall(log);
     if (!c) std::abort();
     c->api = kLaunch;
-    c->domain = 2;    // CUPTI_CB_DOMAIN_RUNTIME_API
-    c->cbid = 211;    // cudaLaunchKernel
+    c->domain = 2;  // CUPTI_CB_DOMAIN_RUNTIME_API
+    c->cbid = 211;  // cudaLaunchKernel
     c->correlationId = first + static_cast<uint32_t>(i);
     c->begin = 10 * i;
     c->end = 10 * i + 5;
@@ -98,6 +98,7 @@ int main(int argc, char** argv) {
   size_t chunks = 0;
   for (ThreadLog* t : allThreadLogs())
     for (CallChunk* c = t->first; c; c = c->next) chunks++;
-  std::printf("{\"writeMs\":%.3f,\"peakRssKiB\":%ld,\"logKiB\":%zu}\n", ms, u.ru_maxrss, (chunks * sizeof(CallChunk) + activityBytes) / 1024);
+  std::printf("{\"writeMs\":%.3f,\"peakRssKiB\":%ld,\"logKiB\":%zu}\n", ms, u.ru_maxrss,
+              (chunks * sizeof(CallChunk) + activityBytes) / 1024);
   return 0;
 }

@@ -53,14 +53,21 @@ void convert(const CUpti_Activity* r) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
-      KernelBody b{k->correlationId, k->deviceId, k->streamId, nameId(k->name), k->start, k->end,
-                   {k->gridX, k->gridY, k->gridZ}, {k->blockX, k->blockY, k->blockZ}};
+      KernelBody b{k->correlationId,
+                   k->deviceId,
+                   k->streamId,
+                   nameId(k->name),
+                   k->start,
+                   k->end,
+                   {k->gridX, k->gridY, k->gridZ},
+                   {k->blockX, k->blockY, k->blockZ}};
       append(kKernel, &b, sizeof b);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
-      MemcpyBody b{m->correlationId, m->deviceId, m->streamId, m->copyKind, m->srcKind, m->dstKind, 0, m->bytes, m->start, m->end};
+      MemcpyBody b{m->correlationId, m->deviceId, m->streamId, m->copyKind, m->srcKind,
+                   m->dstKind,       0,           m->bytes,    m->start,    m->end};
       append(kMemcpy, &b, sizeof b);
       break;
     }
@@ -78,7 +85,15 @@ void convert(const CUpti_Activity* r) {
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(r);
-      SyncBody b{s->correlationId, static_cast<uint32_t>(s->type), s->streamId, s->cudaEventId, s->start, s->end, s->cudaEventSyncId, s->returnValue, 0};
+      SyncBody b{s->correlationId,
+                 static_cast<uint32_t>(s->type),
+                 s->streamId,
+                 s->cudaEventId,
+                 s->start,
+                 s->end,
+                 s->cudaEventSyncId,
+                 s->returnValue,
+                 0};
       append(kSync, &b, sizeof b);
       break;
     }
@@ -130,7 +145,7 @@ bool startActivities(const char** why) {
   cuptiActivityEnableCudaEventDeviceTimestamps(1);
   const CUpti_ActivityKind kinds[] = {
       CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-      CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT,
+      CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,   CUPTI_ACTIVITY_KIND_CUDA_EVENT,
   };
   auto probedOut = [](CUpti_ActivityKind k) {
     if (k == CUPTI_ACTIVITY_KIND_DEVICE) return false;
@@ -152,10 +167,12 @@ bool startActivities(const char** why) {
   return true;
 }
 
+#ifdef SYNCSCOPE_CAPTURE_MEASURE
 void switchActivities(bool on) {
   if (!enabledKinds) return;
   for (CUpti_ActivityKind k : *enabledKinds) on ? cuptiActivityEnable(k) : cuptiActivityDisable(k);
 }
+#endif
 
 uint64_t takeActivities(std::vector<uint8_t>& out) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

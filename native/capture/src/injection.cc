@@ -28,10 +28,6 @@ EventTable& events() {
 
 namespace {
 
-// syncscope_capture_switch's bits.
-constexpr int kSwitchActivities = 1;
-constexpr int kSwitchCallbacks = 2;
-
 std::mutex writeLock;
 std::string outPath;
 WriteInfo info{};
@@ -68,7 +64,13 @@ void write(bool final) {
 }
 
 CUpti_SubscriberHandle subscriber = nullptr;
+
+#ifdef SYNCSCOPE_CAPTURE_MEASURE
+// syncscope_capture_switch's bits.
+constexpr int kSwitchActivities = 1;
+constexpr int kSwitchCallbacks = 2;
 int switchedOn = kSwitchActivities | kSwitchCallbacks;
+#endif
 
 void atExit() { write(true); }
 
@@ -134,18 +136,20 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     say("cuptiSubscribe failed (" + cuptiError(r) + "); API calls will not be captured");
   } else {
     subscriber = sub;
-    if ((r = enableApiCallbacks(sub)) != CUPTI_SUCCESS) say("cuptiEnableCallback failed for some entry points (" + cuptiError(r) + ")");
+    if ((r = enableApiCallbacks(sub)) != CUPTI_SUCCESS)
+      say("cuptiEnableCallback failed for some entry points (" + cuptiError(r) + ")");
   }
   std::atexit(atExit);
   startDumper();
   return 1;
 }
 
-// For measurement only (bench/capture.bench.ts): switches the activity records and the API
-// callbacks off and on again between batches of one process, so that their cost is read without the
-// spread between processes. A program finds it with dlopen(CUDA_INJECTION64_PATH, RTLD_NOLOAD).
-// Calls made while it is off are not recorded, so a trace of such a run is not a whole one: a wait
-// may even bind to an earlier record than the one CUDA bound it to.
+#ifdef SYNCSCOPE_CAPTURE_MEASURE
+// For measurement only (bench/capture.bench.ts), in the benchmark's build of the library: switches
+// the activity records and the API callbacks off and on again between batches of one process, so
+// that their cost is read without the spread between processes. A program finds it with dlopen(CUDA_INJECTION64_PATH,
+// RTLD_NOLOAD). Calls made while it is off are not recorded, so a trace of such a run is not a whole one: a wait may
+// even bind to an earlier record than the one CUDA bound it to.
 extern "C" __attribute__((visibility("default"))) void syncscope_capture_switch(int parts) {
   using namespace capture;
   const int changed = parts ^ switchedOn;
@@ -153,3 +157,4 @@ extern "C" __attribute__((visibility("default"))) void syncscope_capture_switch(
   if ((changed & kSwitchCallbacks) && subscriber) enableApiCallbacks(subscriber, (parts & kSwitchCallbacks) ? 1 : 0);
   switchedOn = parts;
 }
+#endif

@@ -1,3 +1,7 @@
+// Measurement switches, only in the capture benchmark's build of the library
+// (SYNCSCOPE_CAPTURE_MEASURE=ON, build/Release/libsyncscope_capture_measure.so): a run with parts
+// switched off records less than the program did, so the shipped library has none of them.
+//
 // SYNCSCOPE_CAPTURE_PROBE leaves parts of the capture out (a comma-separated list), only to
 // measure what each part costs (bench/capture.bench.ts). Read once, at injection.
 #pragma once
@@ -6,6 +10,7 @@
 
 namespace capture {
 
+#ifdef SYNCSCOPE_CAPTURE_MEASURE
 inline bool probe(const char* part) {
   static const char* list = std::getenv("SYNCSCOPE_CAPTURE_PROBE");
   if (!list) return false;
@@ -17,5 +22,8 @@ inline bool probe(const char* part) {
   }
   return false;
 }
+#else
+constexpr bool probe(const char*) { return false; }
+#endif
 
 }  // namespace capture

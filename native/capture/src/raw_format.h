@@ -46,9 +46,23 @@ enum RecordType : uint16_t {
 
 /** The API a call record stands for; several CUDA entry points map to one. */
 enum Api : uint8_t {
-  kOther = 0, kLaunch = 1, kRecord = 2, kStreamWait = 3, kEventQuery = 4, kEventSync = 5,
-  kStreamSync = 6, kDeviceSync = 7, kElapsed = 8, kMemcpyCall = 9, kMemsetCall = 10, kHostFunc = 11,
-  kStreamCreate = 12, kStreamDestroy = 13, kEventCreate = 14, kEventDestroy = 15, kStreamQuery = 16,
+  kOther = 0,
+  kLaunch = 1,
+  kRecord = 2,
+  kStreamWait = 3,
+  kEventQuery = 4,
+  kEventSync = 5,
+  kStreamSync = 6,
+  kDeviceSync = 7,
+  kElapsed = 8,
+  kMemcpyCall = 9,
+  kMemsetCall = 10,
+  kHostFunc = 11,
+  kStreamCreate = 12,
+  kStreamDestroy = 13,
+  kEventCreate = 14,
+  kEventDestroy = 15,
+  kStreamQuery = 16,
 };
 
 /** Stream handles as the program passed them, except the two default streams, which get fixed values. */
@@ -87,7 +101,7 @@ struct CallBody {
   uint64_t bytes;
   uint32_t flags;  // stream or event creation flags; record flags; memcpy: cudaMemcpyKind
   int32_t priority;
-  float value;  // elapsed milliseconds
+  float value;         // elapsed milliseconds
   uint32_t streamId;   // stream create: CUPTI's id of the new stream, which activity records name
   uint8_t hostMemory;  // HostMemory of the copy's host side
   uint8_t copyDir;     // CopyDir

@@ -92,7 +92,8 @@ std::string writeRaw(const std::string& path, const WriteInfo& info) {
   }
   for (const auto& [domain, cbid] : apis) {
     const char* name = nullptr;
-    if (cuptiGetCallbackName(static_cast<CUpti_CallbackDomain>(domain), cbid, &name) != CUPTI_SUCCESS || !name) continue;
+    if (cuptiGetCallbackName(static_cast<CUpti_CallbackDomain>(domain), cbid, &name) != CUPTI_SUCCESS || !name)
+      continue;
     uint8_t body[4] = {domain, 0, static_cast<uint8_t>(cbid & 0xff), static_cast<uint8_t>(cbid >> 8)};
     out.put(kApiName, body, sizeof body, name, static_cast<uint32_t>(std::strlen(name)));
   }
@@ -109,7 +110,8 @@ std::string writeRaw(const std::string& path, const WriteInfo& info) {
     std::remove(tmp.c_str());
     return "cannot write " + tmp + ": " + std::strerror(failed);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno);
   return "";
 }
 

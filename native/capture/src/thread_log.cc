@@ -14,7 +14,8 @@ std::vector<ThreadLog*>* registry = nullptr;  // never freed: threads may still 
 
 CallChunk* newChunk() {
   // The writer may read a chunk after its thread is gone, so chunks live as long as the process.
-  // Not value-initialised: zeroing 1.7 MB here would stall the program's thread; beginCall clears each slot it hands out.
+  // Not value-initialised: zeroing 1.7 MB here would stall the program's thread; beginCall clears each slot it hands
+  // out.
   return new (std::nothrow) CallChunk;
 }
 

@@ -41,7 +41,9 @@ ThreadLog& threadLog();
 CallBody* beginCall(ThreadLog& log);
 
 /** Marks the slot's call as returned: the writer may now read it whole. */
-inline void endCall(CallBody* c) { reinterpret_cast<std::atomic<uint8_t>*>(&c->complete)->store(1, std::memory_order_release); }
+inline void endCall(CallBody* c) {
+  reinterpret_cast<std::atomic<uint8_t>*>(&c->complete)->store(1, std::memory_order_release);
+}
 
 /** Every thread's log, in the order threads made their first call. */
 std::vector<ThreadLog*> allThreadLogs();

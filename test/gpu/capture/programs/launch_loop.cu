@@ -24,7 +24,10 @@ int main(int argc, char** argv) {
     cudaStreamSynchronize(s);
   }
   cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) { std::fprintf(stderr, "%s\n", cudaGetErrorString(e)); return 1; }
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s\n", cudaGetErrorString(e));
+    return 1;
+  }
   int n = (launches + batch - 1) / batch * batch;
   std::printf("per_launch_ns %.1f\n", ns / n);
   return 0;

@@ -2,7 +2,8 @@
 // switched between parts (syncscope_capture_switch: 0 off, 1 activity records, 2 API callbacks,
 // 3 both), every part once per round, forward then backward, so that drift cancels. For each part
 // it prints "parts <p> added_ns <median over rounds of its difference from part 0 in the same
-// round> per_launch_ns <median>". Without the capture library it runs part 0 only.
+// round> per_launch_ns <median>". Without the capture library it runs part 0 only; the switch is in
+// the benchmark's build of the library only (libsyncscope_capture_measure.so).
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <algorithm>
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
   void* handle = lib ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : nullptr;
   Switch turn = handle ? reinterpret_cast<Switch>(dlsym(handle, "syncscope_capture_switch")) : nullptr;
   if (lib && !turn) {
-    std::fprintf(stderr, "the capture library has no syncscope_capture_switch\n");
+    std::fprintf(stderr, "the capture library has no syncscope_capture_switch: load libsyncscope_capture_measure.so\n");
     return 2;
   }
   std::vector<int> parts = turn ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0};
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", cudaGetErrorString(e));
     return 1;
   }
-  for (size_t j = 0; j < n; j++) std::printf("parts %d added_ns %.1f per_launch_ns %.1f\n", parts[j], median(added[j]), median(level[j]));
+  for (size_t j = 0; j < n; j++)
+    std::printf("parts %d added_ns %.1f per_launch_ns %.1f\n", parts[j], median(added[j]), median(level[j]));
   return 0;
 }

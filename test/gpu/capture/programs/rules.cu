@@ -8,19 +8,32 @@
 #include <thread>
 #include <chrono>
 
-#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); std::exit(1); } } while (0)
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
 
 __global__ void spin(long long ns) {
   long long t0, t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
 }
 
-static void launch(cudaStream_t s, long long us) { spin<<<1, 32, 0, s>>>(us * 1000); CHECK(cudaGetLastError()); }
+static void launch(cudaStream_t s, long long us) {
+  spin<<<1, 32, 0, s>>>(us * 1000);
+  CHECK(cudaGetLastError());
+}
 
 static void CUDART_CB hostFn(void*) {
   auto t0 = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - t0 < std::chrono::microseconds(50)) {}
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::microseconds(50)) {
+  }
 }
 
 int main() {
@@ -49,7 +62,12 @@ int main() {
 
   // Warm-up: every stream and the kernel, so that first-use costs (the first launch of a process
   // takes milliseconds) do not hide the waits after them.
-  launch(a, 1); launch(b, 1); launch(hi, 1); launch(lo, 1); launch(legacy, 1); launch(w, 1);
+  launch(a, 1);
+  launch(b, 1);
+  launch(hi, 1);
+  launch(lo, 1);
+  launch(legacy, 1);
+  launch(w, 1);
   CHECK(cudaDeviceSynchronize());
 
   // Two host threads: the worker's work on its own stream, before the main thread's phases.
@@ -62,11 +80,14 @@ int main() {
   worker.join();
 
   // S1, S13: stream order; streamSync is released by the stream's last kernel.
-  launch(a, 200); launch(a, 100);
+  launch(a, 200);
+  launch(a, 100);
   CHECK(cudaStreamSynchronize(a));
 
   // S2, S3: the legacy stream waits for the blocking stream a, not for the non-blocking b.
-  launch(a, 300); launch(legacy, 50); launch(b, 50);
+  launch(a, 300);
+  launch(legacy, 50);
+  launch(b, 50);
   CHECK(cudaStreamSynchronize(legacy));
   CHECK(cudaDeviceSynchronize());
 
@@ -129,7 +150,8 @@ int main() {
   CHECK(cudaStreamSynchronize(a));
 
   // S5: priorities change timing only.
-  launch(lo, 100); launch(hi, 20);
+  launch(lo, 100);
+  launch(hi, 20);
   CHECK(cudaDeviceSynchronize());
 
   // S4: the per-thread default stream, then legacy work ordered after it; not compared with the
