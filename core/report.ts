@@ -1,5 +1,6 @@
 // `syncscope report`: every host wait, the findings and the metrics. The JSON shape is a stable,
 // documented interface (media/schema/report.schema.json); the text form is for people.
+import { releasedByLine } from './analyze/describe';
 import type { Analysis } from './analyze/types';
 import type { Finding, Trace } from './trace/model';
 import { formatNs, formatPct } from './units';
@@ -36,12 +37,8 @@ export function formatReport(r: Report, opts: { file?: string } = {}): string {
   out.push('');
   out.push(r.waits.length ? `Host waits (${r.waits.length}):` : 'Host waits: none');
   for (const w of r.waits) {
-    const released = w.releasedBy === null
-      ? 'released by: unknown (the trace does not say)'
-      : w.releasedBy.length
-        ? `released by ${w.releasedBy.map((o) => `op ${o.op} "${o.name}" on ${o.stream}`).join(', ')}` +
-          (w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '')
-        : 'nothing was pending: returned at once';
+    const resumed = w.releasedBy?.length && w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '';
+    const released = releasedByLine(w.releasedBy) + resumed;
     out.push(`  #${w.id} ${w.kind}(${w.target}) on ${w.thread} at ${formatNs(w.beginNs)}: blocked ${formatNs(w.blockedNs)}`);
     out.push(`      ${released}`);
     if (w.narrower) out.push(`      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`);

@@ -1,11 +1,11 @@
 // The details pane: what the selected call or op is, and for a wait what it waited for, the op
 // that released it and how long the host took to notice.
-import { CALL_KINDS, EDGE_KINDS, OP_KINDS, RELEASED_NONE, RELEASED_UNKNOWN, COPY_KINDS, HOST_MEMORY, Trace, str } from '../core/trace/model';
+import { callRules, callTarget, releasedByText, releasingOps } from '../core/analyze/describe';
+import { isWait } from '../core/trace/kinds';
+import { CALL_KINDS, EDGE_KINDS, OP_KINDS, COPY_KINDS, HOST_MEMORY, Trace, str } from '../core/trace/model';
 import { el } from './dom';
 import { edgeFromIsCall, edgeToIsCall } from './edges';
 import { formatAt, formatBytes, formatNs } from './format';
-import { isSyncCall } from './paint';
-import { callRules } from './rules';
 import type { Item } from './view';
 
 export interface DetailsActions {
@@ -72,16 +72,15 @@ function callDetails(box: HTMLElement, t: Trace, i: number, act: DetailsActions)
     ['Time', span(c.begin[i], c.end[i])],
     ['Duration', formatNs(c.end[i] - c.begin[i])],
   ];
-  if (isSyncCall(t, i) || kind === 'streamWait' || kind === 'query' || kind === 'record') {
-    const target = kind === 'deviceSync' ? `the whole device ${t.lanes[c.stream[i]]?.device ?? 0}`
-      : c.event[i] ? `event ${str(t, c.event[i])}` : c.stream[i] >= 0 ? `stream ${t.lanes[c.stream[i]]?.name}` : '';
+  const wait = isWait(t, i);
+  if (wait || kind === 'streamWait' || kind === 'query' || kind === 'record') {
+    const target = callTarget(t, i);
     if (target) f.push([kind === 'record' ? 'Records' : 'Waited for', target]);
   }
-  if (isSyncCall(t, i)) {
+  if (wait) {
     f.push(['Blocked', formatNs(c.blockedNs[i])]);
     const r = c.releasedBy[i];
-    f.push(['Released by', r >= 0 ? link(t, { table: 'ops', id: r }, act)
-      : r === RELEASED_NONE ? 'nothing was pending: it returned at once' : r === RELEASED_UNKNOWN ? 'unknown from this data' : '?']);
+    f.push(['Released by', r >= 0 ? link(t, { table: 'ops', id: r }, act) : releasedByText(releasingOps(t, i))]);
     f.push(['Unblock latency', Number.isFinite(c.unblockNs[i]) ? formatNs(c.unblockNs[i]) : '—']);
   }
   if (c.answer[i]) f.push(['Answer', c.answer[i] === 1 ? 'ready (cudaSuccess)' : c.answer[i] === 2 ? 'not ready (cudaErrorNotReady)' : 'error']);
@@ -89,7 +88,9 @@ function callDetails(box: HTMLElement, t: Trace, i: number, act: DetailsActions)
   if (Number.isFinite(c.value[i])) f.push(['Value', `${c.value[i]} ms`]);
   if (c.bytes[i]) f.push(['Bytes', formatBytes(c.bytes[i])]);
   if (c.context[i]) f.push(['Context', str(t, c.context[i])]);
+  // The call's own rules, as the report gives them, then those of the findings about it.
   const rules = callRules(t, i);
+  for (const finding of t.findings) if (finding.calls.includes(i) && !rules.includes(finding.rule)) rules.push(finding.rule);
   if (rules.length) f.push(['Rules', rules.join(', ')]);
   box.append(table(f));
   appendEdges(box, t, { table: 'calls', id: i }, act);

@@ -1,32 +1,27 @@
 // Canvas primitives of the timeline: item colours, hatching, markers, labels and arrows.
-import { CALL_KINDS, OP_KINDS, Trace } from '../core/trace/model';
+import { CK, OK, isWait } from '../core/trace/kinds';
+import type { Trace } from '../core/trace/model';
 import type { Palette } from './theme';
 
-const CK = (k: (typeof CALL_KINDS)[number]) => CALL_KINDS.indexOf(k);
-const OK = (k: (typeof OP_KINDS)[number]) => OP_KINDS.indexOf(k);
-export const CALL = { launch: CK('launch'), query: CK('query'), context: CK('context'), eventSync: CK('eventSync'), streamSync: CK('streamSync'), deviceSync: CK('deviceSync') };
-export const OP = { kernel: OK('kernel'), memcpy: OK('memcpy'), memset: OK('memset'), record: OK('eventRecord'), wait: OK('waitEvent'), hostFunc: OK('hostFunc') };
-
-export const isSyncCall = (t: Trace, i: number): boolean => {
-  const k = t.calls.kind[i];
-  return k === CALL.eventSync || k === CALL.streamSync || k === CALL.deviceSync || t.calls.blockedNs[i] > 0;
-};
+/** The core's kind tables and its one test for a host wait, under the names the drawing code uses. */
+export { CK as CALL, isWait as isSyncCall };
+export const OP = { ...OK, record: OK.eventRecord, wait: OK.waitEvent } as const;
 
 export function callColor(p: Palette, t: Trace, i: number): string {
   const k = t.calls.kind[i];
-  if (k === CALL.context) return p.context;
-  if (isSyncCall(t, i)) return p.wait;
-  if (k === CALL.launch) return p.launch;
+  if (k === CK.context) return p.context;
+  if (isWait(t, i)) return p.wait;
+  if (k === CK.launch) return p.launch;
   return p.call;
 }
 
 export function opColor(p: Palette, t: Trace, i: number): string {
   switch (t.ops.kind[i]) {
-    case OP.memcpy: return p.memcpy;
-    case OP.memset: return p.memset;
-    case OP.record: return p.record;
-    case OP.wait: return p.waitEvent;
-    case OP.hostFunc: return p.hostFunc;
+    case OK.memcpy: return p.memcpy;
+    case OK.memset: return p.memset;
+    case OK.eventRecord: return p.record;
+    case OK.waitEvent: return p.waitEvent;
+    case OK.hostFunc: return p.hostFunc;
     default: return p.kernel;
   }
 }

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import { callKind, isWait, RELEASED_UNKNOWN, Trace } from '../../core/trace/model';
+import { releasingOps } from '../../core/analyze/describe';
+import { isWait } from '../../core/trace/kinds';
+import { callKind, Trace } from '../../core/trace/model';
 import { flagString, onePositional, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
 import { loadAnyTrace } from '../load-trace';
@@ -26,8 +28,9 @@ export function summary(file: string, t: Trace): string {
     if (callKind(t, i) === 'context') contexts++;
     else if (isWait(t, i)) {
       waits++;
-      if (t.calls.releasedBy[i] >= 0) released++;
-      else if (t.calls.releasedBy[i] === RELEASED_UNKNOWN) unknown++;
+      const by = releasingOps(t, i);
+      if (by === null) unknown++;
+      else if (by.length) released++;
     }
   }
   const notes = t.meta.notes?.length ? `; notes: ${t.meta.notes.join('; ')}` : '';

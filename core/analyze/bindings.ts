@@ -2,8 +2,8 @@
 // work a synchronize covered (S12..S14), and the ordering a stream wait adds (S8). The trace
 // stores calls and ops; these facts follow from replaying the calls in time order, so that
 // analyses do not depend on which edges a producer chose to write.
-import { ANSWERS, OP_KINDS, Trace } from '../trace/model';
-import { CK } from './kinds';
+import { CK, OK } from '../trace/kinds';
+import { ANSWERS, Trace } from '../trace/model';
 
 export const NOT_EVENT_CALL = -2;
 export const NEVER_RECORDED = -1;
@@ -82,7 +82,7 @@ export function bindEvents(t: Trace): Bindings {
   /** Record ops that the next op issued to a stream must follow (stream waits not yet met by an op). */
   const pendingWaits: number[][] = t.lanes.map(() => []);
   const current = new Map<number, number>(); // event string id -> record call
-  const recordKind = OP_KINDS.indexOf('eventRecord');
+  const recordKind = OK.eventRecord;
   const ready = ANSWERS.indexOf('ready');
 
   const bind = (event: number): number => {

@@ -1,7 +1,11 @@
-// Words for findings and explanations: what a call or op is called, where it came from.
+// Words for findings and explanations: what a call or op is called, where it came from, which
+// SEMANTICS.md rules govern a call, what a wait waited for and what released it. The report, the
+// timeline's details pane and the CLI all say these things through this module.
 import type { Program, Step } from '../scenario/program';
-import { OP_KINDS, Trace, str } from '../trace/model';
+import { CK, OK, type CallKind } from '../trace/kinds';
+import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, str } from '../trace/model';
 import { HbGraph, lanePrev } from './graph';
+import type { ReleasingOp } from './types';
 
 /** Whether the trace holds every call of the program: imported profiler traces start mid-run. */
 export const holdsEveryCall = (t: Trace): boolean => t.meta.source === 'simulator' || t.meta.source === 'gpu';
@@ -43,7 +47,7 @@ export function programStep(t: Trace, call: number, program?: Program): Step | u
 
 /** The op itself, or for an event record or stream wait marker, the real work before it in its stream. */
 export function workAt(t: Trace, g: HbGraph, op: number): number {
-  const marker = (j: number) => t.ops.kind[j] === OP_KINDS.indexOf('eventRecord') || t.ops.kind[j] === OP_KINDS.indexOf('waitEvent');
+  const marker = (j: number) => t.ops.kind[j] === OK.eventRecord || t.ops.kind[j] === OK.waitEvent;
   let j = op;
   while (marker(j)) {
     const prev = lanePrev(g, g.calls + j);
@@ -51,4 +55,64 @@ export function workAt(t: Trace, g: HbGraph, op: number): number {
     j = prev - g.calls;
   }
   return j;
+}
+
+/**
+ * The SEMANTICS.md rules of each call kind: what the call does (S6 to S14, S20), and for copies and
+ * memsets why they make the host wait (S17, S18). S15 (spin or sleep) and S21 (which device) say how
+ * every wait of a device waits, not what one call waits for, so no call names them.
+ */
+const KIND_RULES: Partial<Record<CallKind, readonly string[]>> = {
+  record: ['S6', 'S7'],
+  streamWait: ['S8'],
+  query: ['S10'],
+  elapsed: ['S11'],
+  eventSync: ['S12'],
+  streamSync: ['S13'],
+  deviceSync: ['S14'],
+  memset: ['S18'],
+  hostFunc: ['S20'],
+};
+
+/** Launches of kernels and host functions return at once: when one blocks, it waited for room in the launch queue (S19). */
+const QUEUED = new Set<number>([CK.launch, CK.hostFunc]);
+
+/**
+ * The rules that govern a call: those of its kind, S19 when it blocked on a full launch queue, and
+ * S16 when the trace names the op that released it. The report's `rules` and the details pane read
+ * this one answer (the report adds S9 where the analysis finds the event never recorded).
+ */
+export function callRules(t: Trace, call: number, program?: Program): string[] {
+  const kind = callKind(t, call);
+  const rules = kind === 'memcpy' ? [isAsyncCall(t, call, program) ? 'S17' : 'S18'] : [...(KIND_RULES[kind] ?? [])];
+  if (QUEUED.has(t.calls.kind[call]) && t.calls.blockedNs[call] > 0) rules.push('S19');
+  if (t.calls.releasedBy[call] >= 0) rules.push('S16');
+  return rules;
+}
+
+/** What a call waited for or names: its event, else its stream; for a device synchronize, the device. */
+export function callTarget(t: Trace, call: number): string {
+  // S21: with more than one GPU, say which one; a one-GPU trace keeps the plain word.
+  if (t.calls.kind[call] === CK.deviceSync) return t.meta.devices && t.meta.devices.length > 1 ? `device ${t.calls.device[call]}` : 'device';
+  if (t.calls.event[call]) return str(t, t.calls.event[call]);
+  return t.calls.stream[call] >= 0 ? laneName(t, t.calls.stream[call]) : '';
+}
+
+/** The op that released a wait (S16): one op, none when nothing was pending, null when the data cannot tell. */
+export function releasingOps(t: Trace, call: number): ReleasingOp[] | null {
+  const r = t.calls.releasedBy[call];
+  return r === RELEASED_UNKNOWN ? null : r >= 0 ? [{ op: r, name: opName(t, r), stream: opStream(t, r) }] : [];
+}
+
+/** Who released a wait, in words: `op 3 "produce" on side`, that nothing was pending, or that the data cannot tell. */
+export function releasedByText(released: readonly ReleasingOp[] | null): string {
+  if (released === null) return 'unknown (the trace does not say)';
+  if (!released.length) return 'nothing was pending: returned at once';
+  return released.map((o) => `op ${o.op} "${o.name}" on ${o.stream}`).join(', ');
+}
+
+/** The same as a sentence of its own, as the report prints it under each wait. */
+export function releasedByLine(released: readonly ReleasingOp[] | null): string {
+  const text = releasedByText(released);
+  return released === null ? `released by: ${text}` : released.length ? `released by ${text}` : text;
 }

@@ -1,7 +1,8 @@
 // Event misuse: waits on events never recorded (S9), waits that bind to a newer record than the
 // one they were meant for (S7), and queries whose answer was decided by timing (S10).
 import type { Program } from '../scenario/program';
-import { ANSWERS, Finding, OP_KINDS, Trace, callKind, str } from '../trace/model';
+import { CK, isWait, OK } from '../trace/kinds';
+import { ANSWERS, Finding, Trace, callKind, str } from '../trace/model';
 import { formatNs } from '../units';
 import type { AccessIndex } from './accesses';
 import { NEVER_RECORDED } from './bindings';
@@ -9,7 +10,6 @@ import { FindingList, placeKey } from './collect';
 import { atLine, callSource, laneName, opLabel, programStep, workAt } from './describe';
 import { laneNext, lanePrev } from './graph';
 import type { HappensBefore } from './hb';
-import { CK, isHostWait } from './kinds';
 
 /** A query whose record completed this close to it could have answered the other way. */
 export const CLOSE_QUERY_NS = 20_000;
@@ -120,13 +120,13 @@ function usesOnlyOlder(t: Trace, hb: HappensBefore, access: AccessIndex, w: numb
   const after: number[] = [];
   if (t.calls.kind[w] === CK.streamWait) {
     const own = b.opsStart[w + 1] > b.opsStart[w] ? b.opsOf[b.opsStart[w]] : -1;
-    const waitKind = OP_KINDS.indexOf('waitEvent');
+    const waitKind = OK.waitEvent;
     for (let n = own < 0 ? -1 : laneNext(g, g.calls + own), k = 0; n >= 0 && k < SCAN; n = laneNext(g, n), k++) {
       if (t.ops.kind[n - g.calls] === waitKind) break;
       after.push(n - g.calls);
     }
   } else {
-    for (let n = laneNext(g, w), k = 0; n >= 0 && k < SCAN && !isHostWait(t, n); n = laneNext(g, n), k++) {
+    for (let n = laneNext(g, w), k = 0; n >= 0 && k < SCAN && !isWait(t, n); n = laneNext(g, n), k++) {
       for (let q = b.opsStart[n]; q < b.opsStart[n + 1]; q++) after.push(b.opsOf[q]);
     }
   }

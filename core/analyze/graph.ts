@@ -2,7 +2,8 @@
 // thread, a stream) orders its own nodes: program order for calls, stream order for ops (S1).
 // Cross-lane edges come from launches, the trace's stream/legacy/event/release edges (S3, S4,
 // S6..S8, S12..S14) and the orderings that replaying the calls derives (bindings.ts).
-import { CALL_KINDS, EDGE_KINDS, Trace } from '../trace/model';
+import { CK } from '../trace/kinds';
+import { EDGE_KINDS, Trace } from '../trace/model';
 import { Bindings, bindEvents } from './bindings';
 import { groupByTime } from './lane-order';
 
@@ -29,7 +30,7 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
   const C = t.calls.count;
   const N = C + t.ops.count;
   const L = t.lanes.length;
-  const context = CALL_KINDS.indexOf('context');
+  const context = CK.context;
   const time = new Float64Array(N);
   time.set(t.calls.begin, 0);
   time.set(t.ops.start, C);

@@ -2,13 +2,13 @@
 // (S17), launches that blocked on a full launch queue (S19), and in imported PyTorch traces the
 // copy-then-synchronize pattern behind `.item()`, `.cpu()` and `nonzero`.
 import type { Program } from '../scenario/program';
+import { CK } from '../trace/kinds';
 import { COPY_KINDS, Finding, HOST_MEMORY, Trace, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
 import type { Bindings } from './bindings';
 import { FindingList, placeKey } from './collect';
 import { atLine, callSource, isAsyncCall, laneName, opName } from './describe';
 import { formatNs } from '../units';
-import { CK } from './kinds';
 
 
 export function hostSyncSmells(t: Trace, b: Bindings, access: AccessIndex, program?: Program): Finding[] {

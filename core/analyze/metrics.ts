@@ -1,6 +1,7 @@
 // How the run spent its time: host blocked, GPU busy (per stream and for the device), overlap, and
 // the critical path: from the last thing to finish, back through whichever predecessor finished
 // last (launch, stream, event and release edges, and host program order).
+import { CK } from '../trace/kinds';
 import { CALL_KINDS, OP_KINDS, Trace, str, traceExtent } from '../trace/model';
 import { laneName, opName } from './describe';
 import type { HappensBefore } from './hb';
@@ -15,7 +16,7 @@ export function computeMetrics(t: Trace, hb: HappensBefore): Metrics {
   const pct = (ns: number) => (wallNs > 0 ? (100 * ns) / wallNs : 0);
   const threads = t.lanes.filter((l) => l.kind === 'thread').length || 1;
   let blocked = 0;
-  const context = CALL_KINDS.indexOf('context');
+  const context = CK.context;
   for (let i = 0; i < t.calls.count; i++) if (t.calls.kind[i] !== context) blocked += t.calls.blockedNs[i];
 
   const perLane = new Float64Array(t.lanes.length);

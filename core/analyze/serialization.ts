@@ -2,7 +2,8 @@
 // (S3) or a synchronous copy on it (S18), orderings the program never asked for; and streams
 // held by host functions (S20).
 import type { Program } from '../scenario/program';
-import { CALL_KINDS, EDGE_KINDS, Finding, OP_KINDS, Trace } from '../trace/model';
+import { OK } from '../trace/kinds';
+import { CALL_KINDS, EDGE_KINDS, Finding, Trace } from '../trace/model';
 import { FindingList, placeKey } from './collect';
 import { atLine, callSource, isAsyncCall, opName, opStream, workAt } from './describe';
 import { laneNext, lanePrev } from './graph';
@@ -82,7 +83,7 @@ export function serializationSmells(t: Trace, hb: HappensBefore, program?: Progr
 /** S20: a host function holds its stream until it returns; work queued behind it waits. */
 export function hostFuncStalls(t: Trace, hb: HappensBefore): Finding[] {
   const g = hb.graph;
-  const hostFunc = OP_KINDS.indexOf('hostFunc');
+  const hostFunc = OK.hostFunc;
   const out = new FindingList();
   for (let j = 0; j < t.ops.count; j++) {
     if (t.ops.kind[j] !== hostFunc) continue;

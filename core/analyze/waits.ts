@@ -2,35 +2,14 @@
 // long the host was blocked, and whether an event wait on the op the code needed next would have
 // released the host earlier than the stream or device wait it used.
 import type { Program } from '../scenario/program';
-import { COPY_KINDS, RELEASED_UNKNOWN, Trace, callKind, str } from '../trace/model';
+import { CK, isWait } from '../trace/kinds';
+import { COPY_KINDS, Trace, callKind, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
 import { NEVER_RECORDED } from './bindings';
-import { callSource, holdsEveryCall, isAsyncCall, laneName, opName, opStream } from './describe';
+import { callRules, callSource, callTarget, holdsEveryCall, laneName, releasingOps } from './describe';
 import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
-import { CK, isHostWait } from './kinds';
 import type { WaitExplanation } from './types';
-
-function rulesOf(t: Trace, i: number, program?: Program): string[] {
-  const kind = callKind(t, i);
-  const rules: string[] = [];
-  if (kind === 'eventSync') rules.push('S12');
-  else if (kind === 'streamSync') rules.push('S13');
-  else if (kind === 'deviceSync') rules.push('S14');
-  else if (kind === 'memcpy') rules.push(isAsyncCall(t, i, program) ? 'S17' : 'S18');
-  else if (kind === 'memset') rules.push('S18');
-  else if (kind === 'launch') rules.push('S19');
-  if (t.calls.releasedBy[i] >= 0) rules.push('S16');
-  return rules;
-}
-
-function target(t: Trace, i: number): string {
-  const kind = callKind(t, i);
-  // S21: with more than one GPU, say which one; a one-GPU trace keeps the plain word.
-  if (kind === 'deviceSync') return t.meta.devices && t.meta.devices.length > 1 ? `device ${t.calls.device[i]}` : 'device';
-  if (t.calls.event[i]) return str(t, t.calls.event[i]);
-  return t.calls.stream[i] >= 0 ? laneName(t, t.calls.stream[i]) : '';
-}
 
 export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, program?: Program): WaitExplanation[] {
   const c = t.calls;
@@ -38,7 +17,7 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
   const out: WaitExplanation[] = [];
   const complete = holdsEveryCall(t);
   for (let i = 0; i < c.count; i++) {
-    if (c.kind[i] === CK.context || !isHostWait(t, i)) continue;
+    if (c.kind[i] === CK.context || !isWait(t, i)) continue;
     const r = c.releasedBy[i];
     let pending = c.blockedNs[i] > 0 || (r >= 0 && t.ops.end[r] > c.begin[i]);
     for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++) if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
@@ -46,14 +25,14 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
       id: i,
       kind: callKind(t, i),
       thread: laneName(t, c.lane[i]),
-      target: target(t, i),
+      target: callTarget(t, i),
       beginNs: c.begin[i],
       endNs: c.end[i],
       blockedNs: c.blockedNs[i],
-      releasedBy: r === RELEASED_UNKNOWN ? null : r >= 0 ? [{ op: r, name: opName(t, r), stream: opStream(t, r) }] : [],
+      releasedBy: releasingOps(t, i),
       unblockLatencyNs: Number.isNaN(c.unblockNs[i]) ? null : c.unblockNs[i],
       pending,
-      rules: rulesOf(t, i, program),
+      rules: callRules(t, i, program),
     };
     if (c.context[i]) w.context = str(t, c.context[i]);
     const src = callSource(t, i);
@@ -102,7 +81,7 @@ export function neededOps(t: Trace, hb: HappensBefore, access: AccessIndex, w: n
   const lane = g.lane[w];
   for (let k = g.laneStart[lane] + g.seq[w]; k < g.laneStart[lane + 1]; k++) {
     const call = g.order[k];
-    if (isHostWait(t, call)) break;
+    if (isWait(t, call)) break;
     if (b.bound[call] >= 0 && candidateSet.has(b.recordOp[b.bound[call]])) needed.add(b.recordOp[b.bound[call]]);
     if (b.bound2[call] >= 0 && candidateSet.has(b.recordOp[b.bound2[call]])) needed.add(b.recordOp[b.bound2[call]]);
     if (!touched.size) continue;

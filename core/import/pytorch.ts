@@ -3,7 +3,8 @@
 // Kineto writes events out of time order (its cuda_sync "Stream Wait Event" records come last).
 // How each wait is resolved, and why that is sound, is in docs/import.md.
 import { StringTable, Table, TableBuilder } from '../trace/table';
-import { CallKind, Lane, Trace, TraceBuilder, TraceMeta, OP_KINDS } from '../trace/model';
+import { OK, OP_KINDS } from '../trace/kinds';
+import { CallKind, Lane, Trace, TraceBuilder, TraceMeta } from '../trace/model';
 import { createEventScanner, Utf8Decoder } from './scan';
 import { callKindOf, copyOf } from './cuda-api';
 import { issueIndex } from './issue-order';
@@ -121,7 +122,7 @@ export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
     const i = gpu.add();
     const g = gpu.cols;
     g.lane[i] = lane(false, num(args.device, num(e.pid, 0)), num(args.stream, num(e.tid, 0)));
-    g.kind[i] = OP_KINDS.indexOf(cat as 'kernel' | 'memcpy' | 'memset');
+    g.kind[i] = OK[cat as 'kernel' | 'memcpy' | 'memset'];
     g.begin[i] = begin;
     g.end[i] = end;
     g.name[i] = name;

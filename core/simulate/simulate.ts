@@ -8,7 +8,8 @@
 // not zero is written), names are interned once per distinct name, and the agenda and the device
 // keep their state in typed arrays.
 import type { Program, Step, ThreadDecl } from '../scenario/program';
-import { ANSWERS, CALL_KINDS, COPY_KINDS, copyBlocksHost, HOST_MEMORY, OP_KINDS, RELEASED_NONE, TraceBuilder, type Trace } from '../trace/model';
+import { CK, OK } from '../trace/kinds';
+import { ANSWERS, COPY_KINDS, copyBlocksHost, HOST_MEMORY, RELEASED_NONE, TraceBuilder, type Trace } from '../trace/model';
 import { ReleaseRule } from '../trace/release';
 import { Device, ON_DTOH, ON_HTOD, ON_NONE, ON_PEER, ON_SMS, type HostSide } from './device';
 import { h200, TINY_COPY_BYTES, type SimProfile } from './profile';
@@ -45,12 +46,9 @@ export function simulate(program: Program, profile: SimProfile = h200): Trace {
 
 const ns = (x: number): number => Math.max(0, Math.round(x));
 
-const K = (k: (typeof CALL_KINDS)[number]) => CALL_KINDS.indexOf(k);
-const O = (k: (typeof OP_KINDS)[number]) => OP_KINDS.indexOf(k);
-const [LAUNCH, RECORD, STREAM_WAIT, QUERY, EVENT_SYNC, STREAM_SYNC, DEVICE_SYNC, ELAPSED, MEMCPY, MEMSET, HOST_FUNC, HOST_WORK, API] =
-  (['launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'memcpy', 'memset', 'hostFunc', 'hostWork', 'api'] as const).map(K);
-const [OP_KERNEL, OP_MEMCPY, OP_MEMSET, OP_RECORD, OP_WAIT, OP_HOST_FUNC] =
-  (['kernel', 'memcpy', 'memset', 'eventRecord', 'waitEvent', 'hostFunc'] as const).map(O);
+const { launch: LAUNCH, record: RECORD, streamWait: STREAM_WAIT, query: QUERY, eventSync: EVENT_SYNC, streamSync: STREAM_SYNC,
+  deviceSync: DEVICE_SYNC, elapsed: ELAPSED, memcpy: MEMCPY, memset: MEMSET, hostFunc: HOST_FUNC, hostWork: HOST_WORK, api: API } = CK;
+const { kernel: OP_KERNEL, memcpy: OP_MEMCPY, memset: OP_MEMSET, eventRecord: OP_RECORD, waitEvent: OP_WAIT, hostFunc: OP_HOST_FUNC } = OK;
 const READY = ANSWERS.indexOf('ready');
 const NOT_READY = ANSWERS.indexOf('notReady');
 const ERROR = ANSWERS.indexOf('error');

@@ -1,19 +1,12 @@
 // The Trace: the one contract between producers (simulator, GPU runtime, importers) and consumers
 // (analyses, report, exporters, timeline). In memory it is columnar; on disk it is JSON (json.ts).
+import { CALL_KINDS, CK, OK, OP_KINDS, type CallKind, type OpKind } from './kinds';
 import { StringTable, Table, TableBuilder } from './table';
+
+export * from './kinds';
 
 export const TRACE_FORMAT = 'syncscope-trace';
 export const TRACE_VERSION = 1;
-
-/** Host-side API call kinds. `context` is an enclosing framework op (aten::item, a user range). */
-export const CALL_KINDS = [
-  'launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed',
-  'memcpy', 'memset', 'hostFunc', 'hostWork', 'context', 'api',
-] as const;
-export type CallKind = (typeof CALL_KINDS)[number];
-
-export const OP_KINDS = ['kernel', 'memcpy', 'memset', 'eventRecord', 'waitEvent', 'hostFunc'] as const;
-export type OpKind = (typeof OP_KINDS)[number];
 
 /**
  * Edge kinds. The endpoints' types follow from the kind: `launch` is call -> op, `release` is
@@ -250,7 +243,7 @@ export class TraceBuilder {
     const t = this.calls.cols;
     const s = this.strings;
     t.lane[i] = c.lane;
-    t.kind[i] = CALL_KINDS.indexOf(c.kind);
+    t.kind[i] = CK[c.kind];
     t.begin[i] = c.begin;
     t.end[i] = c.end;
     t.name[i] = c.name ? s.id(c.name) : 0;
@@ -278,7 +271,7 @@ export class TraceBuilder {
     const t = this.ops.cols;
     const s = this.strings;
     t.lane[i] = o.lane;
-    t.kind[i] = OP_KINDS.indexOf(o.kind);
+    t.kind[i] = OK[o.kind];
     t.start[i] = o.start;
     t.end[i] = o.end;
     t.call[i] = o.call ?? -1;
@@ -331,13 +324,6 @@ export const callKind = (t: Trace, i: number): CallKind => CALL_KINDS[t.calls.ki
 export const opKind = (t: Trace, i: number): OpKind => OP_KINDS[t.ops.kind[i]];
 export const edgeKind = (t: Trace, i: number): EdgeKind => EDGE_KINDS[t.edges.kind[i]];
 export const str = (t: Trace, id: number): string => t.strings[id] ?? '';
-
-/** Host waits: the synchronize calls, and any call that spent time blocked on the GPU. */
-export function isWait(t: Trace, i: number): boolean {
-  const k = t.calls.kind[i];
-  return k === CALL_KINDS.indexOf('eventSync') || k === CALL_KINDS.indexOf('streamSync') ||
-    k === CALL_KINDS.indexOf('deviceSync') || t.calls.blockedNs[i] > 0;
-}
 
 /** Total time span covered by the trace's calls and ops. */
 export function traceExtent(t: Trace): { start: number; end: number } {

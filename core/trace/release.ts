@@ -5,11 +5,12 @@
 // through its ordering edges (stream, legacy, event) and through any markers behind it, to the
 // real op (kernel, copy, memset, host function) that completed last among those still pending when
 // the wait began. The marker stays the answer only when no such op is behind it.
-import { EDGE_KINDS, OP_KINDS, RELEASED_NONE, type TraceBuilder } from './model';
+import { OK } from './kinds';
+import { EDGE_KINDS, RELEASED_NONE, type TraceBuilder } from './model';
 
-const RECORD = OP_KINDS.indexOf('eventRecord');
-const KERNEL = OP_KINDS.indexOf('kernel');
-const WAIT = OP_KINDS.indexOf('waitEvent');
+const RECORD = OK.eventRecord;
+const KERNEL = OK.kernel;
+const WAIT = OK.waitEvent;
 const RELEASE = EDGE_KINDS.indexOf('release');
 const LAUNCH = EDGE_KINDS.indexOf('launch');
 

@@ -1,6 +1,7 @@
 // Pairs the host waits of two runs of the same work (GPU and simulator, or two saved traces) and
 // says how long each blocked in each. Waits pair by scenario step when both runs came from a
 // scenario, otherwise by their order among waits of the same kind on the same thread.
+import { releasedByText } from '../../core/analyze/describe';
 import type { WaitExplanation } from '../../core/analyze/types';
 
 export interface WaitPair {
@@ -34,8 +35,7 @@ export function pairWaits(a: readonly WaitExplanation[], b: readonly WaitExplana
 }
 
 const us = (ns: number | undefined): string => (ns === undefined ? '' : (ns / 1000).toFixed(1));
-const released = (w: WaitExplanation | undefined): string =>
-  !w ? '' : w.releasedBy === null ? '?' : w.releasedBy.length ? w.releasedBy.map((r) => `${r.name} (${r.stream})`).join(', ') : 'nothing pending';
+const released = (w: WaitExplanation | undefined): string => (w ? releasedByText(w.releasedBy) : '');
 
 /** A Markdown report: one row per wait, blocked time in each run, and the op that released it. */
 export function compareMarkdown(titleA: string, titleB: string, pairs: readonly WaitPair[]): string {

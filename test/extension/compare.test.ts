@@ -29,5 +29,5 @@ test('the report has one row per wait, in microseconds, naming the releasing ops
   const md = compareMarkdown('GPU', 'simulator', pairWaits(a, b)).split('\n');
   assert.equal(md[0], '# Host waits: GPU vs simulator');
   const rows = md.filter((l) => l.startsWith('| line'));
-  assert.deepEqual(rows, ['| line 9 #1 | eventSync ready | 200.0 | 203.5 | 3.5 | produce (side) | ? |']);
+  assert.deepEqual(rows, ['| line 9 #1 | eventSync ready | 200.0 | 203.5 | 3.5 | op 1 "produce" on side | unknown (the trace does not say) |']);
 });

@@ -72,7 +72,7 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     assert.equal(await details.locator('.details-title').textContent(), 'cudaEventSynchronize');
     const fields = await fieldMap(page);
     assert.equal(fields['Released by'], 'produce · side');
-    assert.equal(fields['Waited for'], 'event ready');
+    assert.equal(fields['Waited for'], 'ready');
     assert.equal(fields['Blocked'], '139 µs');
     assert.equal(fields['Unblock latency'], '3.6 µs');
     assert.match(fields['Rules'], /S12.*S16/);

@@ -1,0 +1,28 @@
+// The trace's kind vocabulary: the call and op kinds, the value each has in a `kind` column, and
+// what counts as a host wait. Every reader looks kinds up here, so that no module keeps its own
+// table and no two modules disagree on what a wait is.
+import type { Trace } from './model';
+
+/** Host-side API call kinds. `context` is an enclosing framework op (aten::item, a user range). */
+export const CALL_KINDS = [
+  'launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed',
+  'memcpy', 'memset', 'hostFunc', 'hostWork', 'context', 'api',
+] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
+
+export const OP_KINDS = ['kernel', 'memcpy', 'memset', 'eventRecord', 'waitEvent', 'hostFunc'] as const;
+export type OpKind = (typeof OP_KINDS)[number];
+
+const indexOfEach = <K extends string>(kinds: readonly K[]): Readonly<Record<K, number>> =>
+  Object.freeze(Object.fromEntries(kinds.map((k, i) => [k, i])) as Record<K, number>);
+
+/** A call kind's value in `calls.kind`: `t.calls.kind[i] === CK.eventSync`. Looked up once, for loops over millions of rows. */
+export const CK = indexOfEach(CALL_KINDS);
+/** An op kind's value in `ops.kind`. */
+export const OK = indexOfEach(OP_KINDS);
+
+/** Host waits: the synchronize calls (S12 to S14), and any call that spent time blocked on the GPU (S17 to S19). */
+export function isWait(t: Trace, i: number): boolean {
+  const k = t.calls.kind[i];
+  return k === CK.eventSync || k === CK.streamSync || k === CK.deviceSync || t.calls.blockedNs[i] > 0;
+}
