@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { parse } from 'jsonc-parser/lib/esm/main.js';
+import { parse, type ParseError } from 'jsonc-parser/lib/esm/main.js';
 import { exampleCopyText, exampleInfo, freeName, orderExamples } from '../../extension/logic/examples';
 import { repoPath } from '../helpers/paths';
 
@@ -34,7 +34,7 @@ test('a copied example has no $schema path and holds the same scenario', () => {
     assert.doesNotMatch(copy, /\$schema/, f);
     const { $schema, ...scenario } = parse(text);
     assert.equal($schema, '../media/schema/scenario.schema.json', f);
-    const errors: unknown[] = [];
+    const errors: ParseError[] = [];
     assert.deepEqual(parse(copy, errors), scenario, f);
     assert.deepEqual(errors, [], f);
     assert.equal(copy.split('\n').length, text.split('\n').length - 1, `${f}: only the $schema line goes`);
