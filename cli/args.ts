@@ -1,43 +1,73 @@
 import { UsageError } from './io';
 
+/** One option of a command. `value` names what it takes (`--out <file>`); without it the option is a bare flag. */
+export interface CliOption {
+  name: string;
+  value?: string;
+  /** A one-letter spelling, e.g. `o` for `-o`. */
+  short?: string;
+  help: string;
+}
+
+/**
+ * A command's usage and options, defined once beside its `run`: the parser, `--help`, the usage line
+ * printed on a usage error and the README's table all come from it.
+ */
+export interface CommandSpec {
+  name: string;
+  /** What follows `syncscope <name>`, one line per form of the command. */
+  synopsis: string[];
+  summary: string;
+  options: CliOption[];
+}
+
 export interface ParsedArgs {
   positional: string[];
   flags: Map<string, string | true>;
 }
 
+/** Thrown by parseArgs for `--help` / `-h`: the dispatcher prints the command's help and exits 0. */
+export class HelpRequest extends Error {
+  override name = 'HelpRequest';
+}
+
+const HELP = new Set(['--help', '-h']);
+
 /**
- * Parses `--name value`, `--name=value` and bare `--flag`. Only names listed in `valued` take a
- * value; anything not listed in `valued` or `bare` is a usage error, so typos do not pass silently.
+ * Parses `--name value`, `--name=value` and bare `--flag`. Only options with a `value` take one;
+ * anything not in `options` is a usage error, so typos do not pass silently. `--help` anywhere
+ * before `--` wins over such an error; everything after `--` is positional (a captured program's own
+ * `--help` included).
  */
-export function parseArgs(argv: string[], spec: { valued?: string[]; bare?: string[] }): ParsedArgs {
-  const valued = new Set(spec.valued ?? []);
-  const bare = new Set(spec.bare ?? []);
+export function parseArgs(argv: string[], options: CliOption[]): ParsedArgs {
   const out: ParsedArgs = { positional: [], flags: new Map() };
+  let error: UsageError | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
       out.positional.push(...argv.slice(i + 1));
       break;
     }
+    if (HELP.has(a)) throw new HelpRequest();
     if (!a.startsWith('-') || a === '-') {
       out.positional.push(a);
       continue;
     }
     const eq = a.indexOf('=');
     const name = a.replace(/^--?/, '').slice(0, eq < 0 ? undefined : eq - (a.startsWith('--') ? 2 : 1));
-    const alias: Record<string, string> = { o: 'out' };
-    const key = alias[name] ?? name;
-    if (valued.has(key)) {
+    const option = options.find((o) => o.name === name || o.short === name);
+    if (option?.value !== undefined) {
       const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
-      if (value === undefined) throw new UsageError(`option --${key} needs a value`);
-      out.flags.set(key, value);
-    } else if (bare.has(key) && eq < 0) {
-      out.flags.set(key, true);
+      if (value === undefined) error ??= new UsageError(`option --${option.name} needs a value`);
+      else out.flags.set(option.name, value);
+    } else if (option && eq < 0) {
+      out.flags.set(option.name, true);
     } else {
-      const known = [...valued, ...bare].map((k) => '--' + k).join(', ') || 'none';
-      throw new UsageError(`unknown option ${a} (options: ${known})`);
+      const known = options.map((o) => '--' + o.name).join(', ') || 'none';
+      error ??= new UsageError(`unknown option ${a} (options: ${known})`);
     }
   }
+  if (error) throw error;
   return out;
 }
 
@@ -50,3 +80,11 @@ export function onePositional(p: ParsedArgs, what: string): string {
   if (p.positional.length !== 1) throw new UsageError(`expected exactly one ${what}, got ${p.positional.length}`);
   return p.positional[0];
 }
+
+/** Options that several commands share, worded once. */
+export const OPTIONS = {
+  profile: { name: 'profile', value: 'h200|file.json', help: "the simulator's timing profile: h200 (built in) or a file written by calibrate" },
+  json: { name: 'json', help: 'print the report as JSON (media/schema/report.schema.json)' },
+  traceOut: { name: 'out', short: 'o', value: 'trace.syncscope.json', help: 'also write the trace' },
+  html: { name: 'html', value: 'timeline.html', help: 'also write a self-contained timeline page' },
+} satisfies Record<string, CliOption>;

@@ -1,44 +1,62 @@
 // `syncscope`: the command-line face of the same core the extension uses. It runs the main job
-// on a machine without VS Code and without a GPU. Each command lives in commands/<name>.ts.
+// on a machine without VS Code and without a GPU. Each command lives in commands/<name>.ts, with
+// its spec (usage, options, summary) beside its `run`.
+import { version } from '../package.json';
+import { CommandSpec, HelpRequest } from './args';
+import * as calibrate from './commands/calibrate';
+import * as capture from './commands/capture';
+import * as check from './commands/check';
+import * as devices from './commands/devices';
+import * as exportCommand from './commands/export';
+import * as html from './commands/html';
+import * as importCommand from './commands/import';
+import * as report from './commands/report';
+import * as run from './commands/run';
+import * as simulate from './commands/simulate';
+import { commandHelp, overview, usageText } from './help';
 import { CliIo, EXIT, UsageError } from './io';
 
-type Command = { run(argv: string[], io: CliIo): Promise<number> };
+type Command = { spec: CommandSpec; run(argv: string[], io: CliIo): Promise<number> };
 
-const COMMANDS: Record<string, { load: () => Promise<Command>; usage: string }> = {
-  simulate: { load: () => import('./commands/simulate'), usage: 'simulate <scenario> [--out trace.syncscope.json] [--html timeline.html] [--profile h200|file.json] [--json]' },
-  run: { load: () => import('./commands/run'), usage: 'run <scenario> [--backend gpu|sim|auto] [--out trace.syncscope.json] [--html timeline.html]' },
-  report: { load: () => import('./commands/report'), usage: 'report <scenario|trace> [--json]' },
-  check: { load: () => import('./commands/check'), usage: 'check <scenario|trace>   (exit 1 on error-severity findings)' },
-  import: { load: () => import('./commands/import'), usage: 'import <pytorch-trace.json> [--out trace.syncscope.json]' },
-  export: { load: () => import('./commands/export'), usage: 'export <trace|scenario> --chrome out.json' },
-  html: { load: () => import('./commands/html'), usage: 'html <trace|scenario> -o timeline.html' },
-  devices: { load: () => import('./commands/devices'), usage: 'devices' },
-  calibrate: { load: () => import('./commands/calibrate'), usage: 'calibrate [--out profile.json]' },
-  capture: { load: () => import('./commands/capture'), usage: 'capture [--out trace.syncscope.json] [--html timeline.html] [--json] [--keep-raw f.raw] -- <command...>  |  capture --raw f.raw' },
-};
+/** The commands, in the order the overview and the README list them. */
+export const COMMANDS: Command[] = [simulate, run, report, check, importCommand, exportCommand, html, devices, calibrate, capture];
 
-export function usage(): string {
-  return ['usage: syncscope <command> ...', '', ...Object.values(COMMANDS).map((c) => '  syncscope ' + c.usage), ''].join('\n');
-}
+const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === name);
+const OVERVIEW = new Set(['--help', '-h', 'help']);
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    (name ? io.stdout : io.stderr)(usage());
-    return name ? EXIT.ok : EXIT.usage;
+  const specs = COMMANDS.map((c) => c.spec);
+  if (!name) {
+    io.stderr(overview(specs));
+    return EXIT.usage;
   }
-  const cmd = COMMANDS[name];
+  if (name === '--version') {
+    io.stdout(`${version}\n`);
+    return EXIT.ok;
+  }
+  if (OVERVIEW.has(name)) {
+    // `syncscope help <command>` is the same as `syncscope <command> --help`.
+    const topic = find(rest[0]);
+    io.stdout(topic ? commandHelp(topic.spec) : overview(specs));
+    return EXIT.ok;
+  }
+  const cmd = find(name);
   if (!cmd) {
-    io.stderr(`syncscope: unknown command "${name}"\n${usage()}`);
+    io.stderr(`syncscope: unknown command "${name}"\n${overview(specs)}`);
     return EXIT.usage;
   }
   try {
-    return await (await cmd.load()).run(rest, io);
+    return await cmd.run(rest, io);
   } catch (e) {
+    if (e instanceof HelpRequest) {
+      io.stdout(commandHelp(cmd.spec));
+      return EXIT.ok;
+    }
     // One clear line first; a stack only for what is a bug in Syncscope, not in the input.
     const err = e as Error;
     io.stderr(`syncscope ${name}: ${err.message}\n`);
-    if (err instanceof UsageError) io.stderr(`usage: syncscope ${cmd.usage}\n`);
+    if (err instanceof UsageError) io.stderr(usageText(cmd.spec));
     else if (!isInputError(err) && process.env.SYNCSCOPE_DEBUG) io.stderr(`${err.stack}\n`);
     return EXIT.usage;
   }

@@ -4,7 +4,7 @@ import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import type { Trace } from '../core/trace/model';
 import { captureCommand } from './captureCommand';
 import { compareMarkdown, pairWaits } from './logic/compare';
-import { exampleInfo, freeName, orderExamples } from './logic/examples';
+import { exampleCopyText, exampleInfo, freeName, orderExamples } from './logic/examples';
 import { chromeTraceName } from './logic/traceKind';
 import { engines } from './loadEngines';
 import type { Gpu } from './gpu';
@@ -157,9 +157,7 @@ async function newFromExample(s: Services): Promise<void> {
     { placeHolder: 'Start from which example?', matchOnDetail: true });
   if (!pick) return;
   const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(dir, pick.info.file)));
-  // The example's $schema points into the extension's tree; in the user's folder the contributed
-  // jsonValidation supplies the schema instead.
-  const body = text.replace(/^\s*"\$schema"\s*:\s*"[^"]*",?\s*\n/m, '');
+  const body = exampleCopyText(text);
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   let target: vscode.Uri | undefined;
   if (folder) {

@@ -3,11 +3,24 @@ import { basename, resolve } from 'node:path';
 import { importCapture } from '../../core/import/capture-convert';
 import { captureTrace, type CaptureResult } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
-import { flagString, parseArgs } from '../args';
+import { CommandSpec, flagString, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { finishRun } from './simulate';
 
 const DEFAULT_OUT = 'capture.syncscope.json';
+
+export const spec: CommandSpec = {
+  name: 'capture',
+  synopsis: ['[options] -- <command...>', '--raw <file.raw> [options]'],
+  summary: 'run a CUDA program with CUPTI recording every call and GPU op, and report its waits (exit 1 if it failed)',
+  options: [
+    { ...OPTIONS.traceOut, help: `where to write the trace (default ${DEFAULT_OUT})` },
+    OPTIONS.html,
+    OPTIONS.json,
+    { name: 'keep-raw', value: 'file.raw', help: 'also keep the raw stream the capture library wrote' },
+    { name: 'raw', value: 'file.raw', help: 'convert a raw stream written earlier instead of running a command' },
+  ],
+};
 
 /**
  * `capture [--out t.syncscope.json] -- <command...>`: run the command with CUPTI recording every CUDA
@@ -15,7 +28,7 @@ const DEFAULT_OUT = 'capture.syncscope.json';
  * stream written earlier (by a run with the environment set by hand, or a SIGUSR2 snapshot).
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { valued: ['out', 'html', 'raw', 'keep-raw'], bare: ['json'] });
+  const args = parseArgs(argv, spec.options);
   if (!args.flags.has('out')) args.flags.set('out', DEFAULT_OUT);
   const rawFile = flagString(args, 'raw');
   if (rawFile) {

@@ -1,11 +1,18 @@
 import { analyze } from '../../core/analyze';
-import { flagString, onePositional, parseArgs } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
 import { loadInput } from '../input';
 
+export const spec: CommandSpec = {
+  name: 'check',
+  synopsis: ['<scenario|trace> [options]'],
+  summary: 'print the findings; exit 1 if any is of error severity',
+  options: [OPTIONS.profile],
+};
+
 /** `check <scenario|trace>`: for CI. Prints the findings; exits 1 if any is of error severity. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { valued: ['profile'] });
+  const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario or trace file');
   const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
   const { findings } = analyze(input.trace, { program: input.program });

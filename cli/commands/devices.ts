@@ -1,10 +1,17 @@
 import { devicesInRunner } from '../../runner/client';
-import { parseArgs } from '../args';
+import { CommandSpec, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
+
+export const spec: CommandSpec = {
+  name: 'devices',
+  synopsis: ['[options]'],
+  summary: 'list NVIDIA GPUs, or say why there are none',
+  options: [{ name: 'json', help: 'print the list as JSON' }],
+};
 
 /** `devices`: the CUDA devices the native runtime sees, asked in a runner process. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { bare: ['json'] });
+  const args = parseArgs(argv, spec.options);
   const list = await devicesInRunner({ timeoutMs: 60_000 });
   if (args.flags.has('json')) {
     io.stdout(JSON.stringify(list, null, 2) + '\n');

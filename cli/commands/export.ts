@@ -1,14 +1,21 @@
 import { resolve } from 'node:path';
 import { analyze } from '../../core/analyze';
 import { chromeTraceChunks } from '../../core/export/chrome';
-import { flagString, onePositional, parseArgs } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput } from '../input';
 import { writeChunks } from '../../node/trace-file';
 
+export const spec: CommandSpec = {
+  name: 'export',
+  synopsis: ['<trace|scenario> --chrome <out.json> [options]'],
+  summary: 'write Chrome trace-event JSON for Perfetto or chrome://tracing',
+  options: [{ name: 'chrome', value: 'out.json', help: 'where to write the Chrome trace' }, OPTIONS.profile],
+};
+
 /** `export <trace|scenario|pytorch> --chrome out.json`: a file for Perfetto or chrome://tracing. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { valued: ['chrome', 'profile'] });
+  const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario or trace file');
   const chrome = flagString(args, 'chrome');
   if (!chrome) throw new UsageError('say where to write: --chrome out.json');

@@ -1,12 +1,19 @@
 import { analyze } from '../../core/analyze';
-import { flagString, onePositional, parseArgs } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput } from '../input';
 import { writeHtmlFile } from '../output';
 
+export const spec: CommandSpec = {
+  name: 'html',
+  synopsis: ['<trace|scenario> -o <timeline.html> [options]'],
+  summary: 'write a self-contained timeline page (a scenario is simulated first)',
+  options: [{ name: 'out', short: 'o', value: 'timeline.html', help: 'where to write the page' }, OPTIONS.profile],
+};
+
 /** `html <trace|scenario> -o timeline.html`: a self-contained timeline page (a scenario is simulated first). */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { valued: ['out', 'profile'] });
+  const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'trace or scenario file');
   const out = flagString(args, 'out');
   if (!out) throw new UsageError('missing -o <file.html>: where to write the timeline');

@@ -2,14 +2,21 @@ import { resolve } from 'node:path';
 import { releasingOps } from '../../core/analyze/describe';
 import { isWait } from '../../core/trace/kinds';
 import { callKind, Trace } from '../../core/trace/model';
-import { flagString, onePositional, parseArgs } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
 import { loadAnyTrace } from '../load-trace';
 import { writeTraceFile } from '../output';
 
+export const spec: CommandSpec = {
+  name: 'import',
+  synopsis: ['<pytorch-trace.json> [options]'],
+  summary: 'convert a PyTorch profiler trace and print one summary line',
+  options: [{ ...OPTIONS.traceOut, help: 'write the converted trace' }],
+};
+
 /** `import <pytorch-trace.json> [--out x.syncscope.json]`: one summary line, and the trace if asked. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { valued: ['out'] });
+  const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'PyTorch profiler trace');
   const trace = await loadAnyTrace(resolve(io.cwd, file));
   io.stdout(summary(file, trace) + '\n');

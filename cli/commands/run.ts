@@ -1,19 +1,33 @@
 import { simulate } from '../../core/simulate';
 import type { Trace } from '../../core/trace/model';
 import { RunnerError, runInRunner } from '../../runner/client';
-import { flagString, onePositional, parseArgs } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { isScenarioPath, readProfile, readProgram } from '../input';
 import { CliIo, UsageError } from '../io';
 import { finishRun } from './simulate';
 
 const BACKENDS = ['gpu', 'sim', 'auto'];
 
+export const spec: CommandSpec = {
+  name: 'run',
+  synopsis: ['<scenario> [options]'],
+  summary: 'run a scenario on the GPU, in a separate runner process, and print the wait report',
+  options: [
+    { name: 'backend', value: BACKENDS.join('|'), help: 'where to run; auto (the default) simulates where there is no GPU' },
+    OPTIONS.traceOut,
+    OPTIONS.html,
+    { ...OPTIONS.profile, help: "the simulator's timing profile, when it simulates" },
+    { name: 'timeout', value: 'seconds', help: 'stop a GPU run that takes longer' },
+    OPTIONS.json,
+  ],
+};
+
 /**
  * `run <scenario> [--backend gpu|sim|auto]`: run the scenario on the GPU, in a runner process.
  * auto (the default) falls back to the simulator, with a one-line notice, where there is no GPU.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { valued: ['out', 'html', 'backend', 'profile', 'timeout'], bare: ['json'] });
+  const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
   const backend = flagString(args, 'backend') ?? 'auto';

@@ -1,13 +1,20 @@
 import { analyze } from '../../core/analyze';
 import { buildReport, formatReport } from '../../core/report';
-import { flagString, onePositional, parseArgs } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { isScenarioPath, loadInput } from '../input';
 import { writeHtmlFile, writeTraceFile } from '../output';
 
+export const spec: CommandSpec = {
+  name: 'simulate',
+  synopsis: ['<scenario> [options]'],
+  summary: 'run a scenario in the simulator and print the wait report',
+  options: [OPTIONS.traceOut, OPTIONS.html, OPTIONS.profile, OPTIONS.json],
+};
+
 /** `simulate <scenario>`: run the scenario in the simulator, print the wait report, write the files asked for. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { valued: ['out', 'html', 'profile'], bare: ['json'] });
+  const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
   const input = await loadInput(file, io, { profile: flagString(args, 'profile') });

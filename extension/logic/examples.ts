@@ -29,3 +29,12 @@ export function freeName(file: string, taken: ReadonlySet<string>): string {
     if (!taken.has(candidate)) return candidate;
   }
 }
+
+/**
+ * The example's text as written into the user's folder. Its `"$schema"` line is a path into the
+ * extension's tree that does not resolve there; the contributed jsonValidation supplies the schema
+ * for every *.scenario.json instead. The rest of the text, comments and layout, stays as it is.
+ */
+export function exampleCopyText(text: string): string {
+  return text.replace(/^[ \t]*"\$schema"[ \t]*:[ \t]*"[^"\n]*",[ \t]*\r?\n/m, '');
+}
