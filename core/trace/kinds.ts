@@ -1,7 +1,6 @@
 // The trace's kind vocabulary: the call and op kinds, the value each has in a `kind` column, and
 // what counts as a host wait. Every reader looks kinds up here, so that no module keeps its own
-// table and no two modules disagree on what a wait is.
-import type { Trace } from './model';
+// table and no two modules disagree on what a wait is. It imports nothing: the model imports it.
 
 /** Host-side API call kinds. `context` is an enclosing framework op (aten::item, a user range). */
 export const CALL_KINDS = [
@@ -22,7 +21,7 @@ export const CK = indexOfEach(CALL_KINDS);
 export const OK = indexOfEach(OP_KINDS);
 
 /** Host waits: the synchronize calls (S12 to S14), and any call that spent time blocked on the GPU (S17 to S19). */
-export function isWait(t: Trace, i: number): boolean {
+export function isWait(t: { calls: { kind: ArrayLike<number>; blockedNs: ArrayLike<number> } }, i: number): boolean {
   const k = t.calls.kind[i];
   return k === CK.eventSync || k === CK.streamSync || k === CK.deviceSync || t.calls.blockedNs[i] > 0;
 }
