@@ -7,7 +7,7 @@ type Command = { run(argv: string[], io: CliIo): Promise<number> };
 const COMMANDS: Record<string, { load: () => Promise<Command>; usage: string }> = {
   simulate: { load: () => import('./commands/simulate'), usage: 'simulate <scenario> [--out trace.syncscope.json] [--html timeline.html] [--profile h200|file.json] [--json]' },
   run: { load: () => import('./commands/run'), usage: 'run <scenario> [--backend gpu|sim|auto] [--out trace.syncscope.json] [--html timeline.html]' },
-  report: { load: () => import('./commands/report'), usage: 'report <scenario|trace> [--json]' },
+  report: { load: () => import('./commands/report'), usage: 'report <scenario|trace> [--group source|context|kind] [--json]' },
   check: { load: () => import('./commands/check'), usage: 'check <scenario|trace>   (exit 1 on error-severity findings)' },
   import: { load: () => import('./commands/import'), usage: 'import <pytorch-trace.json> [--out trace.syncscope.json]' },
   export: { load: () => import('./commands/export'), usage: 'export <trace|scenario> --chrome out.json' },

@@ -1,15 +1,25 @@
 import { analyze } from '../../core/analyze';
+import { formatWaitGroups, groupWaits, WAIT_GROUPINGS, WaitGrouping } from '../../core/analyze/wait-groups';
 import { buildReport, formatReport } from '../../core/report';
 import { onePositional, parseArgs, flagString } from '../args';
-import { CliIo, EXIT } from '../io';
+import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput } from '../input';
 
-/** `report <scenario|trace> [--json]`: every host wait, the findings and the metrics. */
+/** `report <scenario|trace> [--group source|context|kind] [--json]`: every host wait, the findings and the metrics. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const args = parseArgs(argv, { valued: ['profile'], bare: ['json'] });
+  const args = parseArgs(argv, { valued: ['profile', 'group'], bare: ['json'] });
   const file = onePositional(args, 'scenario or trace file');
+  const by = grouping(flagString(args, 'group'));
   const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
   const report = buildReport(input.trace, analyze(input.trace, { program: input.program }));
-  io.stdout(args.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : formatReport(report, { file }));
+  if (by) report.groups = groupWaits(report.waits, by);
+  if (args.flags.has('json')) io.stdout(JSON.stringify(report, null, 2) + '\n');
+  else io.stdout(formatReport(report, { file }) + (report.groups ? '\n' + formatWaitGroups(report.groups) : ''));
   return EXIT.ok;
+}
+
+function grouping(value: string | undefined): WaitGrouping | undefined {
+  if (value === undefined) return undefined;
+  if (!(WAIT_GROUPINGS as readonly string[]).includes(value)) throw new UsageError(`--group takes ${WAIT_GROUPINGS.join(', ')}, not "${value}"`);
+  return value as WaitGrouping;
 }

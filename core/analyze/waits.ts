@@ -24,7 +24,7 @@ function rulesOf(t: Trace, i: number, program?: Program): string[] {
   return rules;
 }
 
-function target(t: Trace, i: number): string {
+export function target(t: Trace, i: number): string {
   const kind = callKind(t, i);
   // S21: with more than one GPU, say which one; a one-GPU trace keeps the plain word.
   if (kind === 'deviceSync') return t.meta.devices && t.meta.devices.length > 1 ? `device ${t.calls.device[i]}` : 'device';
