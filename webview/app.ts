@@ -137,6 +137,8 @@ export class TimelineApp {
     v.setSelection(item, item && this.cones ? this.cones.of(item) : null);
     renderDetails(this.ui.details, t, item, this.actions);
     this.waits.setSelected(item?.table === 'calls' ? item.id : null);
+    // What the canvas selects, readable where the page's script is not (a test inside VS Code).
+    this.ui.canvas.dataset.selected = item ? `${item.table}:${item.id}` : '';
     if (item && reveal) v.reveal(item, reveal === 'zoom');
     if (tell) this.host.postMessage({ type: 'selected', ...(item ? (item.table === 'calls' ? { call: item.id } : { op: item.id }) : {}) });
     this.save();

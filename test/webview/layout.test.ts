@@ -89,6 +89,7 @@ describe('layout and the waits table in headless Chromium', { skip: skipReason()
     const { page, errors } = await openTimeline(browser, trace, 'waits-select', { width: 700, height: 800 });
     await page.locator('.waits-row.wait', { hasText: 'eventSync(event)' }).click();
     assert.deepEqual(await inPage(page, 'return view.selection;'), { table: 'calls', id: 4 });
+    assert.equal(await page.locator('canvas.plot-canvas').getAttribute('data-selected'), 'calls:4');
     assert.deepEqual(await inPage(page, 'return window.syncscope.posted.at(-1);'), { type: 'selected', call: 4 });
     assert.equal(await page.locator('.details-title').textContent(), 'cudaEventSynchronize');
     const fields = await fieldMap(page);
