@@ -2,6 +2,7 @@
 // documented interface (media/schema/report.schema.json); the text form is for people.
 import { releasedByLine } from './analyze/describe';
 import type { Analysis } from './analyze/types';
+import type { WaitGroups } from './analyze/wait-groups';
 import type { Finding, Trace } from './trace/model';
 import { formatNs, formatPct } from './units';
 
@@ -11,6 +12,8 @@ export interface Report {
   waits: Analysis['waits'];
   findings: Finding[];
   metrics: { hostBlockedPct: number; gpuBusyPct: number; overlapPct: number };
+  /** The waits grouped, when asked for (`report --group`). */
+  groups?: WaitGroups;
 }
 
 export function buildReport(trace: Trace, analysis: Analysis): Report {

@@ -1,6 +1,7 @@
 // The timeline page: toolbar, row headers, canvas, details, findings and legend, wired to the host
 // through the protocol messages. State that should survive a reload (viewport, selection, toggles)
 // goes through the host's getState/setState.
+import { waitRows } from '../core/analyze/wait-groups';
 import type { ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { ConeFinder } from './cone';
@@ -9,13 +10,16 @@ import { button, el } from './dom';
 import { renderFindings } from './findings';
 import { formatNs } from './format';
 import type { HostApi } from './host';
+import { dragToResize, LayoutPrefs, planLayout } from './layout';
 import { renderLegend } from './legend';
 import { buildRows, layoutRows, Rows } from './rows';
 import { findMatches } from './search';
 import { watchTheme } from './theme';
 import { ArrowKind, Item, TimelineView } from './view';
+import { WaitsTable } from './waits-table';
 
-interface Saved {
+/** What one trace's view keeps. */
+interface TraceState {
   key: string;
   t0: number;
   t1: number;
@@ -24,6 +28,9 @@ interface Saved {
   arrows: Record<ArrowKind, boolean>;
   collapsed: string[];
 }
+
+/** The panel's state: the last trace's view, and the layout, which outlives traces. */
+type Saved = Partial<TraceState> & { layout?: LayoutPrefs };
 
 const HELP = 'Wheel or W/S: zoom · drag or A/D: pan · shift+wheel: scroll rows · shift+drag: measure · F: fit · Z: zoom to selection · Esc: clear';
 
@@ -36,13 +43,21 @@ export class TimelineApp {
   private matchIndex = -1;
   private key = '';
   private readonly ui = buildLayout();
+  private readonly prefs: LayoutPrefs;
+  readonly waits = new WaitsTable((call) => this.select({ table: 'calls', id: call }, true, true));
 
   constructor(root: HTMLElement, private readonly host: HostApi) {
+    this.prefs = { ...(this.saved().layout ?? {}) };
     root.replaceChildren(this.ui.root);
+    this.ui.waitsBox.append(this.waits.root);
     this.wireToolbar();
+    this.wireLayout();
     renderLegend(this.ui.legend);
     renderDetails(this.ui.details, emptyTrace, null, this.actions);
-    new ResizeObserver(() => this.view?.resize()).observe(this.ui.scroller);
+    const resized = new ResizeObserver(() => this.view?.resize());
+    resized.observe(this.ui.scroller);
+    resized.observe(this.ui.plot);
+    new ResizeObserver(() => this.applyLayout()).observe(this.ui.root);
     watchTheme(() => this.view?.themeChanged());
     window.addEventListener('keydown', (e) => this.onKey(e));
   }
@@ -75,8 +90,8 @@ export class TimelineApp {
     this.ui.title.textContent = title;
     this.ui.origin.textContent = origin ?? describeSource(trace, title);
     this.key = `${title}|${trace.calls.count}|${trace.ops.count}`;
-    const saved = this.host.getState() as Saved | undefined;
-    const state = saved && saved.key === this.key ? saved : undefined;
+    const saved = this.saved();
+    const state = saved.key === this.key ? (saved as TraceState) : undefined;
     this.rows = buildRows(trace, new Set(state?.collapsed ?? []));
     renderLegend(this.ui.legend, this.rows.groups.filter((g) => g.key !== 'host').length > 1);
     this.renderHeaders();
@@ -94,6 +109,9 @@ export class TimelineApp {
     }
     renderFindings(this.ui.findings, trace, (item) => this.select(item, 'zoom', true));
     this.ui.findingsCount.textContent = String(trace.findings.length);
+    const waits = waitRows(trace);
+    this.waits.load(trace, waits);
+    this.ui.waitsCount.textContent = String(waits.length);
     this.select(state?.selection ?? null, false, false);
     this.view.draw();
   }
@@ -118,20 +136,85 @@ export class TimelineApp {
     if (item && (item.id < 0 || item.id >= (item.table === 'calls' ? t.calls.count : t.ops.count))) item = null;
     v.setSelection(item, item && this.cones ? this.cones.of(item) : null);
     renderDetails(this.ui.details, t, item, this.actions);
+    this.waits.setSelected(item?.table === 'calls' ? item.id : null);
+    // What the canvas selects, readable where the page's script is not (a test inside VS Code).
+    this.ui.canvas.dataset.selected = item ? `${item.table}:${item.id}` : '';
     if (item && reveal) v.reveal(item, reveal === 'zoom');
     if (tell) this.host.postMessage({ type: 'selected', ...(item ? (item.table === 'calls' ? { call: item.id } : { op: item.id }) : {}) });
     this.save();
   }
 
+  private saved(): Saved {
+    const s = this.host.getState();
+    return s && typeof s === 'object' ? (s as Saved) : {};
+  }
+
   private save(): void {
     const v = this.view;
-    if (!v || !this.rows) return;
+    if (!v || !this.rows) {
+      this.host.setState({ ...this.saved(), layout: this.prefs });
+      return;
+    }
     const [t0, t1] = v.visibleRange();
     const state: Saved = {
       key: this.key, t0, t1, scrollTop: this.ui.scroller.scrollTop, selection: v.selection, arrows: { ...v.arrows },
-      collapsed: this.rows.groups.filter((g) => g.collapsed).map((g) => g.key),
+      collapsed: this.rows.groups.filter((g) => g.collapsed).map((g) => g.key), layout: this.prefs,
     };
     this.host.setState(state);
+  }
+
+  /** Places the drawer beside or below the timeline and sizes the lane labels for the panel's width. */
+  applyLayout(): void {
+    const ui = this.ui;
+    const plan = planLayout(ui.root.clientWidth, ui.main.clientHeight || ui.root.clientHeight, this.prefs);
+    const open = this.prefs.drawerOpen !== false;
+    ui.main.classList.toggle('layout-side', plan.mode === 'side');
+    ui.main.classList.toggle('layout-bottom', plan.mode === 'bottom');
+    ui.main.classList.toggle('drawer-closed', !open);
+    ui.drawer.style.width = plan.mode === 'side' ? `${plan.sideWidth}px` : '';
+    ui.drawer.style.height = plan.mode === 'bottom' && open ? `${plan.drawerHeight}px` : '';
+    ui.splitter.setAttribute('aria-orientation', plan.mode === 'side' ? 'vertical' : 'horizontal');
+    ui.root.style.setProperty('--label-w', `${plan.labelWidth}px`);
+    const collapsed = !!this.prefs.labelsCollapsed;
+    ui.headers.classList.toggle('labels-collapsed', collapsed);
+    ui.labelsToggle.textContent = collapsed ? '›' : '‹';
+    ui.labelsToggle.title = collapsed ? 'Show lane labels' : 'Hide lane labels';
+    ui.labelsToggle.setAttribute('aria-expanded', String(!collapsed));
+    ui.drawerToggle.setAttribute('aria-pressed', String(open));
+    ui.drawerToggle.classList.toggle('on', open);
+  }
+
+  private wireLayout(): void {
+    const ui = this.ui;
+    const prefs = this.prefs;
+    // The legend is open the first time a panel shows a timeline; after that it starts folded,
+    // unless it was left open.
+    ui.legendBox.open = prefs.legendOpen ?? true;
+    prefs.legendOpen ??= false;
+    ui.legendSummary.addEventListener('click', () => {
+      prefs.legendOpen = !ui.legendBox.open;
+      this.save();
+    });
+    ui.labelsToggle.addEventListener('click', () => {
+      prefs.labelsCollapsed = !prefs.labelsCollapsed;
+      this.applyLayout();
+      this.save();
+    });
+    ui.drawerToggle.addEventListener('click', () => {
+      prefs.drawerOpen = prefs.drawerOpen === false;
+      this.applyLayout();
+      this.save();
+    });
+    dragToResize(ui.splitter, () => (ui.main.classList.contains('layout-side') ? ui.drawer.offsetWidth : ui.drawer.offsetHeight), (start, dx, dy) => {
+      if (ui.main.classList.contains('layout-side')) prefs.sideWidth = start - dx;
+      else {
+        prefs.drawerHeight = start - dy;
+        prefs.drawerOpen = true;
+      }
+      this.applyLayout();
+    }, () => this.save());
+    this.applyLayout();
+    this.save();
   }
 
   private hover(item: Item | null, cx: number, cy: number): void {
@@ -160,7 +243,7 @@ export class TimelineApp {
     this.ui.content.style.height = `${rows.height}px`;
     rows.groups.forEach((g) => {
       const head = el('button', { type: 'button', class: 'group-header', 'aria-expanded': String(!g.collapsed), title: g.collapsed ? 'Expand' : 'Collapse' },
-        el('span', { class: 'twisty' }, g.collapsed ? '▸' : '▾'), g.title);
+        el('span', { class: 'twisty' }, g.collapsed ? '▸' : '▾'), el('span', { class: 'group-title' }, g.title));
       head.style.top = `${g.y}px`;
       head.addEventListener('click', () => {
         g.collapsed = !g.collapsed;
@@ -272,6 +355,7 @@ function buildLayout() {
   const zoomSel = button('Zoom to selection', 'Zoom to the selected call or op (Z)', () => undefined);
   const ruler = button('Ruler', 'Measure: drag across the timeline (or shift+drag at any time)', () => undefined);
   ruler.setAttribute('aria-pressed', 'false');
+  const drawerToggle = button('Panels', 'Show or hide the details, waits, findings and legend', () => undefined);
   const arrowBoxes = {} as Record<ArrowKind, HTMLInputElement>;
   const arrowLabels = (['launch', 'event', 'release'] as ArrowKind[]).map((k) => {
     arrowBoxes[k] = el('input', { type: 'checkbox', class: `arrow-${k}` });
@@ -284,7 +368,7 @@ function buildLayout() {
   const toolbar = el('header', { class: 'toolbar' },
     el('div', { class: 'heading' }, title, origin),
     el('div', { class: 'tools' }, search, prev, next, matchCount, fit, zoomSel, ruler,
-      el('span', { class: 'arrows', title: 'Arrows' }, ...arrowLabels), status,
+      el('span', { class: 'arrows', title: 'Arrows' }, ...arrowLabels), drawerToggle, status,
       el('span', { class: 'help', title: HELP, tabindex: '0' }, '?')));
   const axis = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   axis.classList.add('axis');
@@ -294,18 +378,27 @@ function buildLayout() {
   const plot = el('div', { class: 'plot' }, canvas);
   const content = el('div', { class: 'content' }, headers, plot);
   const scroller = el('div', { class: 'scroller' }, content);
-  const timeline = el('section', { class: 'timeline' }, el('div', { class: 'axis-row' }, el('div', { class: 'corner' }), axis), scroller);
+  const labelsToggle = el('button', { type: 'button', class: 'labels-toggle icon' }, '‹');
+  const timeline = el('section', { class: 'timeline' }, el('div', { class: 'axis-row' }, el('div', { class: 'corner' }, labelsToggle), axis), scroller);
   const details = el('div', { class: 'details' });
   const findings = el('div', { class: 'findings-box' });
   const findingsCount = el('span', { class: 'count' }, '0');
   const legend = el('div', { class: 'legend-box' });
-  const legendBox = el('details', { class: 'panel', open: '' }, el('summary', {}, 'Legend'), legend);
-  const side = el('aside', { class: 'side' },
-    el('section', { class: 'panel' }, el('h2', { class: 'panel-title' }, 'Details'), details),
-    el('section', { class: 'panel' }, el('h2', { class: 'panel-title' }, 'Findings ', findingsCount), findings),
-    legendBox);
+  const legendSummary = el('summary', {}, 'Legend');
+  const legendBox = el('details', { class: 'panel legend-panel' }, legendSummary, legend);
+  const waitsBox = el('div', { class: 'waits-box' });
+  const waitsCount = el('span', { class: 'count' }, '0');
+  const splitter = el('div', { class: 'splitter', role: 'separator', title: 'Drag to resize', 'aria-label': 'Resize the panels' });
+  const drawer = el('aside', { class: 'drawer' },
+    el('section', { class: 'panel details-panel' }, el('h2', { class: 'panel-title' }, 'Details'), details),
+    el('section', { class: 'panel waits-panel' }, el('h2', { class: 'panel-title' }, 'Waits ', waitsCount), waitsBox),
+    el('div', { class: 'drawer-col' },
+      el('section', { class: 'panel' }, el('h2', { class: 'panel-title' }, 'Findings ', findingsCount), findings),
+      legendBox));
   const tooltip = el('div', { class: 'tooltip', role: 'tooltip' });
   tooltip.hidden = true;
-  const root = el('div', { class: 'app' }, toolbar, error, el('div', { class: 'main' }, timeline, side), tooltip);
-  return { root, title, origin, search, prev, next, matchCount, fit, zoomSel, ruler, arrowBoxes, status, error, axis, canvas, headers, content, scroller, details, findings, findingsCount, legend, tooltip };
+  const main = el('div', { class: 'main' }, timeline, splitter, drawer);
+  const root = el('div', { class: 'app' }, toolbar, error, main, tooltip);
+  return { root, main, title, origin, search, prev, next, matchCount, fit, zoomSel, ruler, arrowBoxes, drawerToggle, status, error, axis, canvas,
+    labelsToggle, headers, plot, content, scroller, splitter, drawer, details, waitsBox, waitsCount, findings, findingsCount, legend, legendBox, legendSummary, tooltip };
 }

@@ -1,23 +1,36 @@
 import { analyze } from '../../core/analyze';
+import { formatWaitGroups, groupWaits, WAIT_GROUPINGS, WaitGrouping } from '../../core/analyze/wait-groups';
 import { buildReport, formatReport } from '../../core/report';
 import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../args';
-import { CliIo, EXIT } from '../io';
+import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput } from '../input';
 
 export const spec: CommandSpec = {
   name: 'report',
   synopsis: ['<scenario|trace> [options]'],
   summary: 'every host wait, the findings and the metrics',
-  // The report's own options (how to group or select waits) belong in this list.
-  options: [OPTIONS.profile, OPTIONS.json],
+  options: [
+    OPTIONS.profile,
+    { name: 'group', value: WAIT_GROUPINGS.join('|'), help: 'also group the waits, with count, total and p50/p95 blocked time' },
+    OPTIONS.json,
+  ],
 };
 
-/** `report <scenario|trace> [--json]`: every host wait, the findings and the metrics. */
+/** `report <scenario|trace> [--group source|context|kind] [--json]`: every host wait, the findings and the metrics. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario or trace file');
+  const by = grouping(flagString(args, 'group'));
   const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
   const report = buildReport(input.trace, analyze(input.trace, { program: input.program }));
-  io.stdout(args.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : formatReport(report, { file }));
+  if (by) report.groups = groupWaits(report.waits, by);
+  if (args.flags.has('json')) io.stdout(JSON.stringify(report, null, 2) + '\n');
+  else io.stdout(formatReport(report, { file }) + (report.groups ? '\n' + formatWaitGroups(report.groups) : ''));
   return EXIT.ok;
+}
+
+function grouping(value: string | undefined): WaitGrouping | undefined {
+  if (value === undefined) return undefined;
+  if (!(WAIT_GROUPINGS as readonly string[]).includes(value)) throw new UsageError(`--group takes ${WAIT_GROUPINGS.join(', ')}, not "${value}"`);
+  return value as WaitGrouping;
 }
