@@ -53,7 +53,7 @@ test('--version prints the version of package.json', async () => {
 test('an unknown option exits 2 with the message, then the usage line', async () => {
   const r = await runCli(['report', 'examples/pipeline-fixed.scenario.json', '--jsn']);
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, 'syncscope report: unknown option --jsn (options: --profile, --json)\nusage: syncscope report <scenario|trace> [options]\n');
+  assert.equal(r.stderr, 'syncscope report: unknown option --jsn (options: --profile, --group, --json)\nusage: syncscope report <scenario|trace> [options]\n');
   const capture = await runCli(['capture', '--bogus', '--', 'true']);
   assert.equal(capture.code, 2);
   assert.match(capture.stderr, /\nusage: syncscope capture \[options\] -- <command\.\.\.>\n {7}syncscope capture --raw <file\.raw> \[options\]\n$/);
