@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from '../core/stats';
 import { captureEnv } from '../runner/capture';
 import { findCaptureLibrary } from '../runner/capture-library';
-import { median } from '../runner/calibrate';
 import { buildProgram, CAPTURE_ENV, noCaptureCpp, noCaptureTorch, programPath } from '../test/gpu/capture/run';
 
 const LAUNCHES = 20000;

@@ -5,8 +5,8 @@
 import type { Program } from '../core/scenario/program';
 import { simulate } from '../core/simulate';
 import type { SimProfile } from '../core/simulate/profile';
+import { median } from '../core/stats';
 import type { Trace } from '../core/trace/model';
-import { median } from './calibrate';
 import { asRecorded, type RecorderCost } from './recorded';
 
 /** How far the simulator may be from the GPU's median, as a share of the GPU's. */
