@@ -4,6 +4,7 @@
 // bench/results/activation.md, and VS Code's own number if an end-to-end run left it behind.
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { quantile } from '../core/stats';
 import { repoPath } from '../test/helpers/paths';
 import { bundle, loadExtension } from '../test/extension/standIn';
 
@@ -11,10 +12,6 @@ const RUNS = Number(process.env.RUNS ?? 50);
 /** Another build of the extension to compare with (a path), instead of dist/extension.js. */
 const file = process.env.BUNDLE ?? bundle;
 
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
-};
 const ms = (x: number) => x.toFixed(1);
 
 if (!existsSync(file)) {

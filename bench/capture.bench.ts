@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { median } from '../core/stats';
 import { captureEnv } from '../node/capture-process';
 import { findCaptureLibrary } from '../node/capture-library';
-import { median } from '../core/gpu-run/calibration';
 import { buildProgram, CAPTURE_ENV, noCaptureCpp, noCaptureTorch, programPath } from '../test/gpu/capture/run';
 
 const LAUNCHES = 20000;

@@ -9,6 +9,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { decodeUtf8, loadAnyTrace } from '../cli/load-trace';
 import { createPytorchImporter } from '../core/import';
+import { median } from '../core/stats';
 import { traceJsonChunks } from '../core/trace/json';
 import { generateKineto } from './import.generate';
 
@@ -87,7 +88,6 @@ function run(mode: string, path: string): Sample {
   return JSON.parse(r.stdout) as Sample;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const small = ensure('kineto-100mb.json', 100 * MB);

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
+import { median, quantile } from '../core/stats';
 import { traceToJson } from '../core/trace/json';
 import { str, type Trace } from '../core/trace/model';
 import { REC, RECORD_WIDTH } from '../core/gpu-run/encode';
@@ -15,8 +16,6 @@ const LAUNCHES = 8192;
 /** Rounds (a launch on every stream) between device synchronizes: the launch queue never fills, so no launch waits for room. */
 const ROUNDS = 64;
 const RUNS = 9;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const us = (ns: number) => (ns / 1000).toFixed(2);
 
 const launches = (streams: number) => compileScenario(JSON.stringify({

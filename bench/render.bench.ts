@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { quantile } from '../core/stats';
 import { bundle, CHROMIUM, CHROMIUM_ARGS, ensureWebviewBundle, skipReason, until } from '../test/webview/browser';
 import { repoPath } from '../test/helpers/paths';
 
@@ -28,10 +29,6 @@ const TARGETS: Record<number, { firstFrameMs?: number; p95Ms: number; memoryByte
   1e7: { p95Ms: 33, memoryBytes: 1.5 * 2 ** 30 },
 };
 
-const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
 const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
 /** Resident memory of every process below `pid` whose command line marks it as a renderer. */

@@ -7,10 +7,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileScenario } from '../core/scenario/parse';
+import { median } from '../core/stats';
 import { parseTrace } from '../core/trace/json';
 import { COPY_KINDS, HOST_MEMORY, type Trace } from '../core/trace/model';
 import { readProfile } from '../cli/input';
-import { FIRST_CALL_RUNS, firstCallNs, median, profileFromRuns, profileFromTrace } from '../core/gpu-run/calibration';
+import { FIRST_CALL_RUNS, firstCallNs, profileFromRuns, profileFromTrace } from '../core/gpu-run/calibration';
 import { SIM_TOLERANCE, simVsGpu } from '../core/gpu-run/sim-vs-gpu';
 import { repoPath } from '../test/helpers/paths';
 

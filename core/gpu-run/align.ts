@@ -2,6 +2,7 @@
 // timestamp g between host times h0 (before issuing) and h1 (after seeing it complete), so the
 // offset host - device lies in [h0 - g, h1 - g]. Intersecting the brackets of many samples gives a
 // tighter range than any one; doing it before and after the run corrects for drift linearly.
+import { median } from '../stats';
 import { LATENCY_SAMPLE_WIDTH } from './encode';
 
 export interface Sample {
@@ -25,11 +26,6 @@ export interface ClockMap {
   /** Host-clock drift against the device clock, in ns per second of device time. */
   driftNsPerS: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[s.length >> 1] : NaN;
-};
 
 /**
  * The offset from one burst of samples. Jitter or the device clock's rounding can make the

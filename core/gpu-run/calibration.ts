@@ -4,6 +4,7 @@ import { compileScenario } from '../scenario/parse';
 import type { Program } from '../scenario/program';
 import { simulate } from '../simulate';
 import { loadProfile, TINY_COPY_BYTES, type SimProfile } from '../simulate/profile';
+import { mean, median } from '../stats';
 import { CALL_KINDS, str, type Trace } from '../trace/model';
 import { asRecorded, depthFromRecorded, type RecorderCost } from './recorded';
 
@@ -12,19 +13,6 @@ const COPY = 64 * MiB;
 /** Pageable copies are measured at this size: their rate grows with size, and programs copy results of a few MiB far more often than 64 MiB. */
 const PAGEABLE = 8 * MiB;
 
-export const median = (xs: number[]): number => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length ? s[s.length >> 1] : NaN;
-};
-/**
- * For latencies that the operating system's scheduling drives (a sleeping host's wake-up, the
- * driver's callback thread): their tail is long, and the simulator's total of several of them
- * should match the GPU's, which the mean predicts and the median does not.
- */
-export const mean = (xs: number[]): number => {
-  const s = xs.filter(Number.isFinite);
-  return s.length ? s.reduce((a, b) => a + b, 0) / s.length : NaN;
-};
 const times = (n: number, steps: unknown[]) => ({ repeat: n, steps });
 
 /** The scenario calibration runs: each section uses names of its own, so its calls are easy to pick out. */
@@ -161,6 +149,7 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
     submitNs,
     kernelOverheadNs: overhead,
     // The simulator's kernel already holds its stream for kernelOverheadNs past its run.
+    // The mean, as for wakeFromSleepy: the driver's callback thread has a long tail.
     hostFuncGapNs: Math.max(0, mean(hfaGaps) - overhead),
     queueDepth: firstBlocked > 0 ? depthFromRecorded(firstBlocked) : undefined,
     // The simulator wakes a waiting host this long after the op's end, which for a kernel is its
@@ -207,7 +196,12 @@ function fitPageableLatencies(p: SimProfile, gpuNs: Record<keyof typeof SMALL_PA
   return { ...p, pageableHtoDLatencyNs: fit('pageableHtoD'), pageableDtoHLatencyNs: fit('pageableDtoH') };
 }
 
-/** The wake-up after each 100 us "sleepy" kernel, whose synchronize is the `after`-th call after its launch. */
+/**
+ * The wake-up after each 100 us "sleepy" kernel, whose synchronize is the `after`-th call after its launch.
+ * Latencies that the operating system's scheduling drives (a sleeping host's wake-up, the driver's
+ * callback thread) take the mean, not the median: their tail is long, and the simulator's total of
+ * several of them should match the GPU's, which the mean predicts and the median does not.
+ */
 function wakeFromSleepy(t: Trace, after: number, overhead: number): number {
   return Math.max(0, mean(ops(t, 'sleepy').map((i) => t.calls.end[t.ops.call[i] + after] - (t.ops.truthStart[i] + 100_000 + overhead))));
 }

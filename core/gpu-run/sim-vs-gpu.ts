@@ -5,8 +5,8 @@
 import type { Program } from '../scenario/program';
 import { simulate } from '../simulate';
 import type { SimProfile } from '../simulate/profile';
+import { median } from '../stats';
 import type { Trace } from '../trace/model';
-import { median } from './calibration';
 import { asRecorded, type RecorderCost } from './recorded';
 
 /** How far the simulator may be from the GPU's median, as a share of the GPU's. */

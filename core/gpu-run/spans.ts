@@ -8,6 +8,7 @@
 // on kernels of its own, before the scenario starts (measureLatency in native/src/runtime.cc); a
 // scenario op's own stamps are never used.
 import type { Program } from '../scenario/program';
+import { median } from '../stats';
 import type { ClockMap } from './align';
 
 export interface GpuLatency {
@@ -57,11 +58,6 @@ export function splitLatency(c: Float64Array): LatencySamples | undefined {
   });
   return { method: c[at], chain, idle, afterCopy };
 }
-
-const median = (xs: number[]): number => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length ? s[s.length >> 1] : NaN;
-};
 
 /**
  * The latencies from the samples. Sums that a span length depends on come from one clock each

@@ -71,6 +71,19 @@ export function captureToTrace(raw: RawCapture, opts: CaptureOptions = {}): Trac
   return new Converter(raw, opts).run();
 }
 
+/** One call being converted: its record, lane, times, the activities it caused, and how to add its row. */
+interface CallAt {
+  i: number;
+  c: RawCall;
+  key: string | undefined;
+  stream: number | undefined;
+  ok: boolean;
+  acts: Activities | undefined;
+  begin: number;
+  end: number;
+  add: (kind: CallKind, init?: Partial<CallInit>) => number;
+}
+
 class Converter {
   private readonly b = new TraceBuilder();
   private readonly order = new LaneOrder(this.b);
@@ -383,7 +396,6 @@ class Converter {
   // ---- calls --------------------------------------------------------------------------------
 
   private call(i: number, c: RawCall): void {
-    const b = this.b;
     // CUPTI names versioned entry points (cudaLaunchKernel_v7000); programs call them without the suffix.
     const id = c.domain * 65536 + c.cbid;
     let name = this.callNames.get(id);
@@ -397,7 +409,8 @@ class Converter {
     const begin = this.t(c.begin);
     const end = this.t(c.end);
     const add = (kind: CallKind, init: Partial<CallInit> = {}): number =>
-      b.call({ lane: this.thread(c.thread), kind, name, begin, end, stream, status: ok ? undefined : statusName(c.domain, c.result), answer: ok ? undefined : 'error', ...init });
+      this.b.call({ lane: this.thread(c.thread), kind, name, begin, end, stream, status: ok ? undefined : statusName(c.domain, c.result), answer: ok ? undefined : 'error', ...init });
+    const x: CallAt = { i, c, key, stream, ok, acts, begin, end, add };
     switch (c.api) {
       case API.launch: {
         const call = add('launch');
@@ -405,48 +418,10 @@ class Converter {
         for (const k of acts?.kernels ?? []) if (stream !== undefined) this.op(stream, call, this.kernelInit(k));
         break;
       }
-      case API.record: {
-        const ev = this.eventName(c.event);
-        const call = add('record', { event: ev });
-        if (!ok || stream === undefined) break;
-        const after = this.markerTime(stream, begin);
-        const t = this.recordTime(after, acts?.events[0]?.deviceTimestamp);
-        const op = this.op(stream, call, { kind: 'eventRecord', name: `record ${ev}`, event: ev, start: t, end: t });
-        this.recordOps.set(`${c.event}:${c.seq}`, { op, corr: c.correlationId, after });
-        break;
-      }
-      case API.streamWait: {
-        const ev = this.eventName(c.event);
-        const call = add('streamWait', { event: ev });
-        if (!ok || stream === undefined) break;
-        const rec = this.bound(c.event, c.seq);
-        if (rec === 'unknown') this.unboundWaits++;
-        const t = this.markerTime(stream, begin, typeof rec === 'object' ? [rec.op] : []);
-        const op = this.op(stream, call, { kind: 'waitEvent', name: `wait ${ev}`, event: ev, start: t, end: t });
-        if (typeof rec === 'object') b.edge('event', rec.op, op);
-        break;
-      }
-      case API.eventQuery: {
-        const ready = ok;
-        const notReady = c.result === NOT_READY;
-        const rec = ready ? this.bound(c.event, c.seq) : undefined;
-        if (typeof rec === 'object') this.seenCompleteBy(rec, end);
-        add('query', { event: this.eventName(c.event), answer: ready ? 'ready' : notReady ? 'notReady' : 'error' });
-        break;
-      }
-      case API.eventSync: {
-        const call = add('eventSync', { event: this.eventName(c.event) });
-        const rec = this.bound(c.event, c.seq);
-        if (rec === 'unknown') {
-          this.unboundWaits++;
-          b.calls.cols.releasedBy[call] = RELEASED_UNKNOWN;
-          b.calls.cols.blockedNs[call] = end - begin;
-        } else {
-          if (rec !== 'never') this.seenCompleteBy(rec, end);
-          this.release(call, rec === 'never' ? [] : [rec.op]);
-        }
-        break;
-      }
+      case API.record: return this.record(x);
+      case API.streamWait: return this.streamWait(x);
+      case API.eventQuery: return this.eventQuery(x);
+      case API.eventSync: return this.eventSync(x);
       case API.streamSync: {
         const call = add('streamSync');
         if (stream !== undefined) this.release(call, this.order.last(stream));
@@ -464,23 +439,8 @@ class Converter {
       case API.memcpy:
         this.copy(c, name, stream, acts, add);
         break;
-      case API.memset: {
-        const async = isAsyncApi(name);
-        const call = add('memset', { bytes: c.bytes });
-        const host = hostOf(c.hostMemory);
-        if (!acts?.memsets.length || stream === undefined) break; // pageable memory: the runtime clears it on the host
-        const init = this.memsetInit(acts.memsets, host);
-        const op = this.op(stream, call, init);
-        if (!async && init.hostMemory) this.release(call, [op]);
-        break;
-      }
-      case API.hostFunc: {
-        const call = add('hostFunc');
-        if (!ok || stream === undefined) break;
-        const start = this.markerTime(stream, begin);
-        this.op(stream, call, { kind: 'hostFunc', name: 'host function', start, end: Math.max(start, this.hostFuncEnd(i, key)) });
-        break;
-      }
+      case API.memset: return this.memset(x, name);
+      case API.hostFunc: return this.hostFunc(x);
       case API.eventCreate:
         if (ok) this.eventGen.set(c.event, { name: `event ${++this.events}`, base: c.seq === SEQ_UNKNOWN ? 0 : c.seq });
         add('api', { event: ok ? this.eventName(c.event) : undefined });
@@ -491,6 +451,65 @@ class Converter {
       default:
         add('api', { event: c.api === API.eventDestroy ? this.eventName(c.event) : undefined });
     }
+  }
+
+  private record({ c, ok, stream, begin, acts, add }: CallAt): void {
+    const ev = this.eventName(c.event);
+    const call = add('record', { event: ev });
+    if (!ok || stream === undefined) return;
+    const after = this.markerTime(stream, begin);
+    const t = this.recordTime(after, acts?.events[0]?.deviceTimestamp);
+    const op = this.op(stream, call, { kind: 'eventRecord', name: `record ${ev}`, event: ev, start: t, end: t });
+    this.recordOps.set(`${c.event}:${c.seq}`, { op, corr: c.correlationId, after });
+  }
+
+  private streamWait({ c, ok, stream, begin, add }: CallAt): void {
+    const ev = this.eventName(c.event);
+    const call = add('streamWait', { event: ev });
+    if (!ok || stream === undefined) return;
+    const rec = this.bound(c.event, c.seq);
+    if (rec === 'unknown') this.unboundWaits++;
+    const t = this.markerTime(stream, begin, typeof rec === 'object' ? [rec.op] : []);
+    const op = this.op(stream, call, { kind: 'waitEvent', name: `wait ${ev}`, event: ev, start: t, end: t });
+    if (typeof rec === 'object') this.b.edge('event', rec.op, op);
+  }
+
+  private eventQuery({ c, ok, end, add }: CallAt): void {
+    const ready = ok;
+    const notReady = c.result === NOT_READY;
+    const rec = ready ? this.bound(c.event, c.seq) : undefined;
+    if (typeof rec === 'object') this.seenCompleteBy(rec, end);
+    add('query', { event: this.eventName(c.event), answer: ready ? 'ready' : notReady ? 'notReady' : 'error' });
+  }
+
+  private eventSync({ c, begin, end, add }: CallAt): void {
+    const call = add('eventSync', { event: this.eventName(c.event) });
+    const rec = this.bound(c.event, c.seq);
+    if (rec === 'unknown') {
+      this.unboundWaits++;
+      this.b.calls.cols.releasedBy[call] = RELEASED_UNKNOWN;
+      this.b.calls.cols.blockedNs[call] = end - begin;
+    } else {
+      if (rec !== 'never') this.seenCompleteBy(rec, end);
+      this.release(call, rec === 'never' ? [] : [rec.op]);
+    }
+  }
+
+  private memset({ c, stream, acts, add }: CallAt, name: string): void {
+    const async = isAsyncApi(name);
+    const call = add('memset', { bytes: c.bytes });
+    const host = hostOf(c.hostMemory);
+    if (!acts?.memsets.length || stream === undefined) return; // pageable memory: the runtime clears it on the host
+    const init = this.memsetInit(acts.memsets, host);
+    const op = this.op(stream, call, init);
+    if (!async && init.hostMemory) this.release(call, [op]);
+  }
+
+  private hostFunc({ i, key, ok, stream, begin, add }: CallAt): void {
+    const call = add('hostFunc');
+    if (!ok || stream === undefined) return;
+    const start = this.markerTime(stream, begin);
+    this.op(stream, call, { kind: 'hostFunc', name: 'host function', start, end: Math.max(start, this.hostFuncEnd(i, key)) });
   }
 
   /** S17, S18: which copies the host waits for, and the op that let it go. */

@@ -73,121 +73,174 @@ export function isRawCapture(head: Uint8Array): boolean {
 }
 
 export function decodeCapture(bytes: Uint8Array): RawCapture {
-  if (bytes.length < 8 || !isRawCapture(bytes)) {
-    throw new ImportError(`not a Syncscope raw capture: it does not start with "${RAW_MAGIC}"`, 0);
-  }
-  if (bytes.length < HEADER_BYTES) throw new ImportError(`raw capture truncated in its header: ${bytes.length} of ${HEADER_BYTES} bytes`, bytes.length);
-  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const u32 = (o: number) => v.getUint32(o, true);
-  const version = u32(8);
-  if (version !== RAW_VERSION) throw new ImportError(`raw capture version ${version} is not supported (this Syncscope reads version ${RAW_VERSION})`, 8);
-  const headerBytes = u32(12);
-  if (headerBytes < HEADER_BYTES || headerBytes > bytes.length) throw new ImportError(`raw capture header claims ${headerBytes} bytes`, 12);
-  const baseHi = u32(28);
-  const baseLo = u32(24);
-  // Timestamps are 64-bit ns counts; differences from the start fit a double exactly.
-  const time = (o: number) => (u32(o + 4) - baseHi) * TWO_32 + (u32(o) - baseLo);
-  const u64 = (o: number) => u32(o + 4) * TWO_32 + u32(o);
-  const seq = (o: number) => (u32(o) === ALL_ONES && u32(o + 4) === ALL_ONES ? SEQ_UNKNOWN : u64(o));
-  const text = (o: number, n: number) => new TextDecoder().decode(bytes.subarray(o, o + n));
-
-  const raw: RawCapture = {
-    pid: u32(16), cuptiApiVersion: u32(20), cudaDriverVersion: v.getInt32(32, true),
-    threads: [], calls: [], kernels: [], memcpys: [], memsets: [], cudaEvents: [], syncs: [],
-    strings: new Map(), apiNames: new Map(), devices: [], dropped: 0, incompleteCalls: 0,
+  const r = new CaptureReader(bytes);
+  const d: Decoding = {
+    raw: {
+      pid: r.u32(16), cuptiApiVersion: r.u32(20), cudaDriverVersion: r.v.getInt32(32, true),
+      threads: [], calls: [], kernels: [], memcpys: [], memsets: [], cudaEvents: [], syncs: [],
+      strings: new Map(), apiNames: new Map(), devices: [], dropped: 0, incompleteCalls: 0,
+    },
+    activities: 0,
+    end: undefined,
   };
-  let activities = 0;
-  let end: { calls: number; activities: number; threads: number } | undefined;
-  let o = headerBytes;
+  let o = r.headerBytes;
   let index = 0;
   while (o < bytes.length) {
-    if (end) throw new ImportError(`raw capture has ${bytes.length - o} bytes after its end record`, o);
-    if (bytes.length - o < 8) throw new ImportError(`raw capture truncated: record ${index} has ${bytes.length - o} of its 8 header bytes`, o);
-    const type = v.getUint16(o, true);
-    const n = u32(o + 4);
-    const b = o + 8;
-    const what = TYPE_NAMES[type] ? `the ${TYPE_NAMES[type]} record` : `record ${index} (type ${type})`;
-    if (bytes.length - b < n) throw new ImportError(`raw capture truncated: ${what} at byte ${o} needs ${n} bytes, ${bytes.length - b} remain`, o);
-    const need = BODY_BYTES[type];
-    const fixed = type === RECORD.call || type === RECORD.kernel || type === RECORD.memcpy || type === RECORD.memset ||
-      type === RECORD.cudaEvent || type === RECORD.sync || type === RECORD.end || type === RECORD.dropped;
-    if (need !== undefined && (fixed ? n !== need : n < need)) {
-      throw new ImportError(`raw capture corrupt: ${what} at byte ${o} has ${n} bytes, ${fixed ? '' : 'at least '}${need} expected`, o);
-    }
-    switch (type) {
-      case RECORD.thread:
-        raw.threads.push({ index: u32(b), osTid: u32(b + 4), name: text(b + 8, n - 8) });
-        break;
-      case RECORD.call:
-        raw.calls.push({
-          api: bytes[b], domain: bytes[b + 1], cbid: v.getUint16(b + 2, true), thread: u32(b + 4), correlationId: u32(b + 8),
-          result: v.getInt32(b + 12, true), begin: time(b + 16), end: time(b + 24), stream: u64(b + 32), event: u64(b + 40),
-          event2: u64(b + 48), seq: seq(b + 56), seq2: seq(b + 64), bytes: u64(b + 72), flags: u32(b + 80),
-          priority: v.getInt32(b + 84, true), value: v.getFloat32(b + 88, true), streamId: u32(b + 92),
-          hostMemory: bytes[b + 96], copyDir: bytes[b + 97], device: bytes[b + 99] - 1,
-        });
-        break;
-      case RECORD.kernel:
-        raw.kernels.push({
-          correlationId: u32(b), deviceId: u32(b + 4), streamId: u32(b + 8), name: u32(b + 12), start: time(b + 16), end: time(b + 24),
-          grid: v.getInt32(b + 32, true) * v.getInt32(b + 36, true) * v.getInt32(b + 40, true),
-          block: v.getInt32(b + 44, true) * v.getInt32(b + 48, true) * v.getInt32(b + 52, true),
-        });
-        activities++;
-        break;
-      case RECORD.memcpy:
-        raw.memcpys.push({
-          correlationId: u32(b), deviceId: u32(b + 4), streamId: u32(b + 8), copyKind: bytes[b + 12], srcKind: bytes[b + 13],
-          dstKind: bytes[b + 14], bytes: u64(b + 16), start: time(b + 24), end: time(b + 32),
-        });
-        activities++;
-        break;
-      case RECORD.memset:
-        raw.memsets.push({ correlationId: u32(b), deviceId: u32(b + 4), streamId: u32(b + 8), memoryKind: u32(b + 12), bytes: u64(b + 16), start: time(b + 24), end: time(b + 32) });
-        activities++;
-        break;
-      case RECORD.cudaEvent: {
-        const device = u64(b + 16);
-        raw.cudaEvents.push({ correlationId: u32(b), deviceId: u32(b + 4), streamId: u32(b + 8), eventId: u32(b + 12), deviceTimestamp: device === 0 ? NaN : time(b + 16), syncId: u64(b + 24) });
-        activities++;
-        break;
-      }
-      case RECORD.sync:
-        raw.syncs.push({ correlationId: u32(b), type: u32(b + 4), streamId: u32(b + 8), eventId: u32(b + 12), start: time(b + 16), end: time(b + 24), syncId: u64(b + 32), returnValue: u32(b + 40) });
-        activities++;
-        break;
-      case RECORD.string:
-        raw.strings.set(u32(b), text(b + 4, n - 4));
-        activities++;
-        break;
-      case RECORD.apiName:
-        raw.apiNames.set(`${bytes[b]}:${v.getUint16(b + 2, true)}`, text(b + 4, n - 4));
-        break;
-      case RECORD.device:
-        raw.devices.push({ id: u32(b), sms: u32(b + 4), computeCapability: `${u32(b + 8)}.${u32(b + 12)}`, name: text(b + 16, n - 16) });
-        activities++;
-        break;
-      case RECORD.dropped:
-        raw.dropped += u64(b);
-        break;
-      case RECORD.end:
-        end = { calls: u64(b), activities: u64(b + 8), threads: u32(b + 24) };
-        raw.incompleteCalls = u32(b + 28);
-        break;
-      default:
-        break; // a newer library's record: skipped, as the length allows
-    }
-    o = b + n;
+    o = readRecord(r, d, o, index);
     index++;
   }
-  if (!end) {
-    throw new ImportError(`raw capture truncated: it ends at byte ${bytes.length}, after ${index} records, without its end record`, bytes.length);
+  checkTotals(d, bytes.length, index);
+  return d.raw;
+}
+
+/** The capture's header, checked, and readers of its little-endian fields. */
+class CaptureReader {
+  readonly v: DataView;
+  readonly headerBytes: number;
+  private readonly baseHi: number;
+  private readonly baseLo: number;
+  private readonly decoder = new TextDecoder();
+
+  constructor(readonly bytes: Uint8Array) {
+    if (bytes.length < 8 || !isRawCapture(bytes)) {
+      throw new ImportError(`not a Syncscope raw capture: it does not start with "${RAW_MAGIC}"`, 0);
+    }
+    if (bytes.length < HEADER_BYTES) throw new ImportError(`raw capture truncated in its header: ${bytes.length} of ${HEADER_BYTES} bytes`, bytes.length);
+    this.v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const version = this.u32(8);
+    if (version !== RAW_VERSION) throw new ImportError(`raw capture version ${version} is not supported (this Syncscope reads version ${RAW_VERSION})`, 8);
+    this.headerBytes = this.u32(12);
+    if (this.headerBytes < HEADER_BYTES || this.headerBytes > bytes.length) throw new ImportError(`raw capture header claims ${this.headerBytes} bytes`, 12);
+    this.baseHi = this.u32(28);
+    this.baseLo = this.u32(24);
   }
-  if (end.calls !== raw.calls.length) throw new ImportError(`raw capture corrupt: its end record counts ${end.calls} calls, the stream holds ${raw.calls.length}`, bytes.length);
-  if (end.threads !== raw.threads.length) throw new ImportError(`raw capture corrupt: its end record counts ${end.threads} threads, the stream holds ${raw.threads.length}`, bytes.length);
-  if (end.activities !== activities) throw new ImportError(`raw capture corrupt: its end record counts ${end.activities} activity records, the stream holds ${activities}`, bytes.length);
+
+  u32(o: number): number {
+    return this.v.getUint32(o, true);
+  }
+
+  /** Timestamps are 64-bit ns counts; differences from the start fit a double exactly. */
+  time(o: number): number {
+    return (this.u32(o + 4) - this.baseHi) * TWO_32 + (this.u32(o) - this.baseLo);
+  }
+
+  u64(o: number): number {
+    return this.u32(o + 4) * TWO_32 + this.u32(o);
+  }
+
+  seq(o: number): number {
+    return this.u32(o) === ALL_ONES && this.u32(o + 4) === ALL_ONES ? SEQ_UNKNOWN : this.u64(o);
+  }
+
+  text(o: number, n: number): string {
+    return this.decoder.decode(this.bytes.subarray(o, o + n));
+  }
+}
+
+interface Decoding {
+  raw: RawCapture;
+  /** Activity records read, which the end record counts too. */
+  activities: number;
+  end: { calls: number; activities: number; threads: number } | undefined;
+}
+
+/** Checks the header of the record at byte `o` and decodes its body; returns where the next record starts. */
+function readRecord(r: CaptureReader, d: Decoding, o: number, index: number): number {
+  const { bytes } = r;
+  if (d.end) throw new ImportError(`raw capture has ${bytes.length - o} bytes after its end record`, o);
+  if (bytes.length - o < 8) throw new ImportError(`raw capture truncated: record ${index} has ${bytes.length - o} of its 8 header bytes`, o);
+  const type = r.v.getUint16(o, true);
+  const n = r.u32(o + 4);
+  const b = o + 8;
+  const what = TYPE_NAMES[type] ? `the ${TYPE_NAMES[type]} record` : `record ${index} (type ${type})`;
+  if (bytes.length - b < n) throw new ImportError(`raw capture truncated: ${what} at byte ${o} needs ${n} bytes, ${bytes.length - b} remain`, o);
+  const need = BODY_BYTES[type];
+  const fixed = type === RECORD.call || type === RECORD.kernel || type === RECORD.memcpy || type === RECORD.memset ||
+    type === RECORD.cudaEvent || type === RECORD.sync || type === RECORD.end || type === RECORD.dropped;
+  if (need !== undefined && (fixed ? n !== need : n < need)) {
+    throw new ImportError(`raw capture corrupt: ${what} at byte ${o} has ${n} bytes, ${fixed ? '' : 'at least '}${need} expected`, o);
+  }
+  decodeBody(r, d, type, b, n);
+  return b + n;
+}
+
+/** The body of one record of type `type`, `n` bytes at byte `b`, into the capture. */
+function decodeBody(r: CaptureReader, d: Decoding, type: number, b: number, n: number): void {
+  switch (type) {
+    case RECORD.thread:
+      d.raw.threads.push({ index: r.u32(b), osTid: r.u32(b + 4), name: r.text(b + 8, n - 8) });
+      break;
+    case RECORD.call:
+      d.raw.calls.push({
+        api: r.bytes[b], domain: r.bytes[b + 1], cbid: r.v.getUint16(b + 2, true), thread: r.u32(b + 4), correlationId: r.u32(b + 8),
+        result: r.v.getInt32(b + 12, true), begin: r.time(b + 16), end: r.time(b + 24), stream: r.u64(b + 32), event: r.u64(b + 40),
+        event2: r.u64(b + 48), seq: r.seq(b + 56), seq2: r.seq(b + 64), bytes: r.u64(b + 72), flags: r.u32(b + 80),
+        priority: r.v.getInt32(b + 84, true), value: r.v.getFloat32(b + 88, true), streamId: r.u32(b + 92),
+        hostMemory: r.bytes[b + 96], copyDir: r.bytes[b + 97], device: r.bytes[b + 99] - 1,
+      });
+      break;
+    case RECORD.kernel:
+      d.raw.kernels.push({
+        correlationId: r.u32(b), deviceId: r.u32(b + 4), streamId: r.u32(b + 8), name: r.u32(b + 12), start: r.time(b + 16), end: r.time(b + 24),
+        grid: r.v.getInt32(b + 32, true) * r.v.getInt32(b + 36, true) * r.v.getInt32(b + 40, true),
+        block: r.v.getInt32(b + 44, true) * r.v.getInt32(b + 48, true) * r.v.getInt32(b + 52, true),
+      });
+      d.activities++;
+      break;
+    case RECORD.memcpy:
+      d.raw.memcpys.push({
+        correlationId: r.u32(b), deviceId: r.u32(b + 4), streamId: r.u32(b + 8), copyKind: r.bytes[b + 12], srcKind: r.bytes[b + 13],
+        dstKind: r.bytes[b + 14], bytes: r.u64(b + 16), start: r.time(b + 24), end: r.time(b + 32),
+      });
+      d.activities++;
+      break;
+    case RECORD.memset:
+      d.raw.memsets.push({ correlationId: r.u32(b), deviceId: r.u32(b + 4), streamId: r.u32(b + 8), memoryKind: r.u32(b + 12), bytes: r.u64(b + 16), start: r.time(b + 24), end: r.time(b + 32) });
+      d.activities++;
+      break;
+    case RECORD.cudaEvent: {
+      const device = r.u64(b + 16);
+      d.raw.cudaEvents.push({ correlationId: r.u32(b), deviceId: r.u32(b + 4), streamId: r.u32(b + 8), eventId: r.u32(b + 12), deviceTimestamp: device === 0 ? NaN : r.time(b + 16), syncId: r.u64(b + 24) });
+      d.activities++;
+      break;
+    }
+    case RECORD.sync:
+      d.raw.syncs.push({ correlationId: r.u32(b), type: r.u32(b + 4), streamId: r.u32(b + 8), eventId: r.u32(b + 12), start: r.time(b + 16), end: r.time(b + 24), syncId: r.u64(b + 32), returnValue: r.u32(b + 40) });
+      d.activities++;
+      break;
+    case RECORD.string:
+      d.raw.strings.set(r.u32(b), r.text(b + 4, n - 4));
+      d.activities++;
+      break;
+    case RECORD.apiName:
+      d.raw.apiNames.set(`${r.bytes[b]}:${r.v.getUint16(b + 2, true)}`, r.text(b + 4, n - 4));
+      break;
+    case RECORD.device:
+      d.raw.devices.push({ id: r.u32(b), sms: r.u32(b + 4), computeCapability: `${r.u32(b + 8)}.${r.u32(b + 12)}`, name: r.text(b + 16, n - 16) });
+      d.activities++;
+      break;
+    case RECORD.dropped:
+      d.raw.dropped += r.u64(b);
+      break;
+    case RECORD.end:
+      d.end = { calls: r.u64(b), activities: r.u64(b + 8), threads: r.u32(b + 24) };
+      d.raw.incompleteCalls = r.u32(b + 28);
+      break;
+    default:
+      break; // a newer library's record: skipped, as the length allows
+  }
+}
+
+/** The end record's counts against what the stream held. */
+function checkTotals(d: Decoding, length: number, index: number): void {
+  const { raw, end } = d;
+  if (!end) {
+    throw new ImportError(`raw capture truncated: it ends at byte ${length}, after ${index} records, without its end record`, length);
+  }
+  if (end.calls !== raw.calls.length) throw new ImportError(`raw capture corrupt: its end record counts ${end.calls} calls, the stream holds ${raw.calls.length}`, length);
+  if (end.threads !== raw.threads.length) throw new ImportError(`raw capture corrupt: its end record counts ${end.threads} threads, the stream holds ${raw.threads.length}`, length);
+  if (end.activities !== d.activities) throw new ImportError(`raw capture corrupt: its end record counts ${end.activities} activity records, the stream holds ${d.activities}`, length);
   for (const c of raw.calls) {
     if (c.thread >= raw.threads.length) throw new ImportError(`raw capture corrupt: call ${c.correlationId} names thread ${c.thread}, but there are ${raw.threads.length}`);
   }
-  return raw;
 }

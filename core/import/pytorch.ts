@@ -48,35 +48,54 @@ const num = (v: unknown, fallback: number): number => (typeof v === 'number' && 
 const product = (v: unknown): number => (Array.isArray(v) ? v.reduce((p: number, x) => p * num(x, 1), 1) : num(v, 0));
 
 export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
-  const strings = new StringTable();
-  const host = new TableBuilder(HOST_ROWS, 1 << 16);
-  const gpu = new TableBuilder(GPU_ROWS, 1 << 16);
+  const staging = new Staging();
+  const scanner = createEventScanner((list) => {
+    for (const e of list) {
+      if (typeof e === 'object' && e !== null && !Array.isArray(e)) staging.onEvent(e as Json);
+      else staging.malformed++;
+    }
+  }, opts.onProgress, opts.decodeUtf8);
+
+  return {
+    push: (chunk) => scanner.push(chunk),
+    finish() {
+      const root = scanner.finish();
+      return build(staging.staged(root, scanner.events));
+    },
+  };
+}
+
+/** The events' rows as they stream in, in columns: calls (host) and ops (gpu), with their lanes and syncs. */
+class Staging {
+  readonly strings = new StringTable();
+  readonly host = new TableBuilder(HOST_ROWS, 1 << 16);
+  readonly gpu = new TableBuilder(GPU_ROWS, 1 << 16);
   // Lane ids by (pid, tid) for threads and (device, stream) for streams: numeric keys, because a
   // string key built per event costs more than the rest of the event's bookkeeping.
-  const laneIds = [new Map<number, Map<number, number>>(), new Map<number, Map<number, number>>()];
-  const lanes: { key: string; thread: boolean; a: number; b: number }[] = [];
-  const threadNames = new Map<string, string>();
-  const syncs = new Map<number, Sync>();
-  const unknown = new Map<string, number>();
-  let malformed = 0;
+  private readonly laneIds = [new Map<number, Map<number, number>>(), new Map<number, Map<number, number>>()];
+  readonly lanes: { key: string; thread: boolean; a: number; b: number }[] = [];
+  readonly threadNames = new Map<string, string>();
+  readonly syncs = new Map<number, Sync>();
+  readonly unknown = new Map<string, number>();
+  malformed = 0;
 
-  const lane = (thread: boolean, a: number, c: number): number => {
-    const byA = laneIds[thread ? 1 : 0];
+  private lane(thread: boolean, a: number, c: number): number {
+    const byA = this.laneIds[thread ? 1 : 0];
     let byC = byA.get(a);
     if (!byC) byA.set(a, (byC = new Map()));
     let id = byC.get(c);
     if (id === undefined) {
-      id = lanes.length;
-      lanes.push({ key: (thread ? 't' : 's') + a + '/' + c, thread, a, b: c });
+      id = this.lanes.length;
+      this.lanes.push({ key: (thread ? 't' : 's') + a + '/' + c, thread, a, b: c });
       byC.set(c, id);
     }
     return id;
-  };
+  }
 
-  function onEvent(e: Json): void {
+  onEvent(e: Json): void {
     const ph = e.ph;
     if (ph === 'M') {
-      if (e.name === 'thread_name') threadNames.set(`t${e.pid}/${e.tid}`, String((e.args as Json | undefined)?.name ?? '').trim());
+      if (e.name === 'thread_name') this.threadNames.set(`t${e.pid}/${e.tid}`, String((e.args as Json | undefined)?.name ?? '').trim());
       return;
     }
     if (ph !== 'X') return; // flows, instants, counters: nothing the model needs
@@ -84,44 +103,50 @@ export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
     const cat = CATEGORY[rawCat] ?? CATEGORY[rawCat.toLowerCase()];
     if (cat === 'skip') return;
     if (cat === undefined) {
-      unknown.set(rawCat, (unknown.get(rawCat) ?? 0) + 1);
+      this.unknown.set(rawCat, (this.unknown.get(rawCat) ?? 0) + 1);
       return;
     }
     const ts = e.ts;
     const dur = e.dur ?? 0;
     if (typeof ts !== 'number' || typeof dur !== 'number' || !(dur >= 0)) {
-      malformed++;
+      this.malformed++;
       return;
     }
     const args = (typeof e.args === 'object' && e.args !== null ? e.args : {}) as Json;
     const begin = Math.round(ts * 1000);
     const end = begin + Math.round(dur * 1000);
-    const name = strings.id(typeof e.name === 'string' ? e.name : String(e.name ?? ''));
+    const name = this.strings.id(typeof e.name === 'string' ? e.name : String(e.name ?? ''));
     const corr = num(args.correlation, -1);
-    if (cat === 'sync') {
-      const s: Sync = {
-        kind: String(args.cuda_sync_kind ?? e.name), stream: num(args.stream, -1), device: num(args.device, -1),
-        event: num(args.wait_on_cuda_event_id, -1), recordCorr: num(args.wait_on_cuda_event_record_corr_id, -1),
-        waitOnStream: num(args.wait_on_stream, -1),
-      };
-      if (corr >= 0) syncs.set(corr, s);
-      if (s.stream >= 0 && s.device >= 0) lane(false, s.device, s.stream);
-      return;
-    }
-    if (cat === 'api' || cat === 'context') {
-      const i = host.add();
-      const h = host.cols;
-      h.lane[i] = lane(true, num(e.pid, 0), num(e.tid, 0));
-      h.context[i] = cat === 'context' ? 1 : 0;
-      h.begin[i] = begin;
-      h.end[i] = end;
-      h.name[i] = name;
-      h.corr[i] = corr;
-      return;
-    }
-    const i = gpu.add();
-    const g = gpu.cols;
-    g.lane[i] = lane(false, num(args.device, num(e.pid, 0)), num(args.stream, num(e.tid, 0)));
+    if (cat === 'sync') this.sync(e, args, corr);
+    else if (cat === 'api' || cat === 'context') this.call(e, cat === 'context', begin, end, name, corr);
+    else this.op(e, args, cat, begin, end, name, corr);
+  }
+
+  private sync(e: Json, args: Json, corr: number): void {
+    const s: Sync = {
+      kind: String(args.cuda_sync_kind ?? e.name), stream: num(args.stream, -1), device: num(args.device, -1),
+      event: num(args.wait_on_cuda_event_id, -1), recordCorr: num(args.wait_on_cuda_event_record_corr_id, -1),
+      waitOnStream: num(args.wait_on_stream, -1),
+    };
+    if (corr >= 0) this.syncs.set(corr, s);
+    if (s.stream >= 0 && s.device >= 0) this.lane(false, s.device, s.stream);
+  }
+
+  private call(e: Json, context: boolean, begin: number, end: number, name: number, corr: number): void {
+    const i = this.host.add();
+    const h = this.host.cols;
+    h.lane[i] = this.lane(true, num(e.pid, 0), num(e.tid, 0));
+    h.context[i] = context ? 1 : 0;
+    h.begin[i] = begin;
+    h.end[i] = end;
+    h.name[i] = name;
+    h.corr[i] = corr;
+  }
+
+  private op(e: Json, args: Json, cat: string, begin: number, end: number, name: number, corr: number): void {
+    const i = this.gpu.add();
+    const g = this.gpu.cols;
+    g.lane[i] = this.lane(false, num(args.device, num(e.pid, 0)), num(args.stream, num(e.tid, 0)));
     g.kind[i] = OK[cat as 'kernel' | 'memcpy' | 'memset'];
     g.begin[i] = begin;
     g.end[i] = end;
@@ -131,26 +156,16 @@ export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
     g.block[i] = cat === 'kernel' ? product(args.block) : 0;
     g.bytes[i] = num(args.bytes, 0);
     if (cat === 'memcpy') {
-      const c = copyOf(strings.get(name));
+      const c = copyOf(this.strings.get(name));
       g.copy[i] = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'].indexOf(c.copy);
       g.hostMemory[i] = ['', 'pinned', 'pageable'].indexOf(c.hostMemory);
     }
   }
 
-  const scanner = createEventScanner((list) => {
-    for (const e of list) {
-      if (typeof e === 'object' && e !== null && !Array.isArray(e)) onEvent(e as Json);
-      else malformed++;
-    }
-  }, opts.onProgress, opts.decodeUtf8);
-
-  return {
-    push: (chunk) => scanner.push(chunk),
-    finish() {
-      const root = scanner.finish();
-      return build({ root, strings, host: { ...host.cols, count: host.count }, gpu: { ...gpu.cols, count: gpu.count }, lanes, threadNames, syncs, unknown, malformed, events: scanner.events });
-    },
-  };
+  staged(root: Json, events: number): Staged {
+    const { strings, host, gpu, lanes, threadNames, syncs, unknown, malformed } = this;
+    return { root, strings, host: { ...host.cols, count: host.count }, gpu: { ...gpu.cols, count: gpu.count }, lanes, threadNames, syncs, unknown, malformed, events };
+  }
 }
 
 /** Imports a whole Kineto trace held in memory. */
@@ -182,15 +197,37 @@ function sortedRows(count: number, cmp: (a: number, b: number) => number): numbe
 }
 
 function build(s: Staged): Trace {
-  const { host, gpu, syncs } = s;
+  const { host, gpu } = s;
   let apiCalls = 0;
   for (let i = 0; i < host.count; i++) apiCalls += 1 - host.context[i];
   // Exact sizes spare the tables regrowing. Edges: a launch and a stream edge per op at most, and a
   // release or event edge per API call.
   const b = new TraceBuilder(s.strings.list, { calls: host.count, ops: gpu.count, edges: 2 * gpu.count + apiCalls });
-  const notes: string[] = [];
+  const lanes = addLanes(b, s);
+  const t0 = timeOrigin(host, gpu);
+  let maxCorr = -1;
+  for (let i = 0; i < host.count; i++) if (host.corr[i] > maxCorr) maxCorr = host.corr[i];
+  const { opCorr, opByCorr } = addOps(b, gpu, lanes.laneMap, t0, maxCorr);
+  const ops = b.ops.cols;
+  const order = issueIndex(b.ops.count, opCorr, ops.end, (op) => ops.lane[op], (op) => b.lanes[ops.lane[op]].device);
+  const { callCorr, callByCorr } = addCalls(b, host, lanes.laneMap, t0, maxCorr);
 
-  // Lanes: host threads by (pid, tid), then streams by (device, stream).
+  // Launch edges, then stream order.
+  for (let op = 0; op < b.ops.count; op++) {
+    const call = callByCorr.get(opCorr[op]);
+    if (call < 0) continue;
+    ops.call[op] = call;
+    b.calls.cols.stream[call] = ops.lane[op];
+    b.edge('launch', call, op);
+  }
+  for (const list of order.byStream.values()) for (let k = 1; k < list.ops.length; k++) b.edge('stream', list.ops[k - 1], list.ops[k]);
+
+  const counts = resolveWaits(b, order, callCorr, opByCorr, s.syncs, lanes.streamLane, lanes.devices);
+  return b.finish(meta(s.root, b, importNotes(counts, s)));
+}
+
+/** Lanes: host threads by (pid, tid), then streams by (device, stream). */
+function addLanes(b: TraceBuilder, s: Staged): { laneMap: Int32Array; streamLane: Map<string, number>; devices: Set<number> } {
   const pids = new Set(s.lanes.filter((l) => l.thread).map((l) => l.a));
   const devices = new Set(s.lanes.filter((l) => !l.thread).map((l) => l.a));
   const laneOrder = s.lanes.map((_, i) => i).sort((x, y) => {
@@ -209,17 +246,21 @@ function build(s: Staged): Trace {
     laneMap[i] = b.lane(init);
     if (!l.thread) streamLane.set(`${l.a}/${l.b}`, laneMap[i]);
   }
+  return { laneMap, streamLane, devices };
+}
 
+/** The earliest begin of any call or op: the trace's time 0. */
+function timeOrigin(host: Staged['host'], gpu: Staged['gpu']): number {
   let t0 = Infinity;
   for (let i = 0; i < host.count; i++) if (host.begin[i] < t0) t0 = host.begin[i];
   for (let i = 0; i < gpu.count; i++) if (gpu.begin[i] < t0) t0 = gpu.begin[i];
-  if (t0 === Infinity) t0 = 0;
+  return t0 === Infinity ? 0 : t0;
+}
 
-  // Ops in time order.
+/** Ops in time order, with each op's correlation id and an index from correlation ids to ops. */
+function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: number, maxCorr: number) {
   const opOrder = sortedRows(gpu.count, (x, y) => gpu.begin[x] - gpu.begin[y]);
   const opCorr = new Float64Array(gpu.count);
-  let maxCorr = -1;
-  for (let i = 0; i < host.count; i++) if (host.corr[i] > maxCorr) maxCorr = host.corr[i];
   const opByCorr = corrIndex(maxCorr, gpu.count);
   for (const r of opOrder) {
     const id = b.op({
@@ -231,10 +272,14 @@ function build(s: Staged): Trace {
     opCorr[id] = gpu.corr[r];
     opByCorr.add(gpu.corr[r], id);
   }
-  const ops = b.ops.cols;
-  const order = issueIndex(b.ops.count, opCorr, ops.end, (op) => ops.lane[op], (op) => b.lanes[ops.lane[op]].device);
+  return { opCorr, opByCorr };
+}
 
-  // Calls in time order; on one thread an enclosing op comes before what it encloses.
+/**
+ * Calls in time order; on one thread an enclosing op comes before what it encloses. A call
+ * inside a context (a profiler range) names it, joined with the contexts around it.
+ */
+function addCalls(b: TraceBuilder, host: Staged['host'], laneMap: Int32Array, t0: number, maxCorr: number) {
   const callOrder = sortedRows(host.count, (x, y) =>
     host.begin[x] - host.begin[y] || host.context[y] - host.context[x] || host.end[y] - host.end[x]);
   const stacks = new Map<number, { end: number; joined: number }[]>();
@@ -275,26 +320,19 @@ function build(s: Staged): Trace {
     callCorr[id] = host.corr[r];
     if (!host.context[r]) callByCorr.add(host.corr[r], id);
   }
+  return { callCorr, callByCorr };
+}
 
-  // Launch edges, then stream order.
-  for (let op = 0; op < b.ops.count; op++) {
-    const call = callByCorr.get(opCorr[op]);
-    if (call < 0) continue;
-    ops.call[op] = call;
-    b.calls.cols.stream[call] = ops.lane[op];
-    b.edge('launch', call, op);
-  }
-  for (const list of order.byStream.values()) for (let k = 1; k < list.ops.length; k++) b.edge('stream', list.ops[k - 1], list.ops[k]);
-
-  const counts = resolveWaits(b, order, callCorr, opByCorr, syncs, streamLane, devices);
+/** What the import could not resolve or ignored, for the trace's notes. */
+function importNotes(counts: ReturnType<typeof resolveWaits>, s: Staged): string[] {
+  const notes: string[] = [];
   if (counts.unknown) notes.push(`${counts.unknown} host waits: the data does not say which op released them (releasedBy unknown)`);
   if (counts.noRecord) notes.push(`${counts.noRecord} event waits without their record (CUDA 13 leaves wait_on_cuda_event_record_corr_id at -1): released-by only where nothing could have been pending`);
   if (counts.skew) notes.push(`${counts.skew} waits returned before their releasing op ended: GPU and host clocks disagree`);
   if (counts.noSync) notes.push(`${counts.noSync} synchronize calls without cuda_sync events: stream or event not recorded, resolved by issue order`);
   for (const [cat, n] of s.unknown) notes.push(`ignored ${n} events of unknown category "${cat}"`);
   if (s.malformed) notes.push(`ignored ${s.malformed} events without numeric ts/dur`);
-
-  return b.finish(meta(s.root, b, notes));
+  return notes;
 }
 
 function meta(root: Json, b: TraceBuilder, notes: string[]): TraceMeta {

@@ -168,189 +168,220 @@ function noPageable(c: Ctx, node: Node, b: BufferDecl | undefined, what: string)
   return undefined;
 }
 
+/** One compiler per step kind: each checks its options, reports what is wrong and pushes its steps. */
 const COMPILE: Record<StepKind, (c: Ctx) => void> = {
-  launch(c) {
-    const { scope, kind, opts } = c;
-    const name = scope.read.string(kind);
-    const s = stream(c);
-    const work = oneOf(c, opts, ['us', 'ms', 'ns', 'touch'], [
-      kind.key,
-      'a launch needs its work: "us", "ms" or "ns" (a spin kernel of that duration) or "touch" (a kernel over a buffer)',
-    ]);
-    let ns: number | undefined;
-    let touch: BufferDecl | undefined;
-    if (work?.name === 'touch') touch = noPageable(c, work.value, buffer(scope, work.value, '"touch"'), 'a kernel');
-    else if (work) ns = nanoseconds(c, work, false);
-    const grid = opts.get('grid') ? scope.read.int(opts.get('grid')!, 1, LIMITS.grid) : 1;
-    const block = opts.get('block') ? scope.read.int(opts.get('block')!, 1, LIMITS.block) : 256;
-    const reads = buffers(c, 'reads');
-    const writes = buffers(c, 'writes');
-    if (name === undefined || s === undefined || (ns === undefined && touch === undefined) || grid === undefined || block === undefined) return;
-    // Pinned host memory is mapped into every device; a device buffer only into its own.
-    if (touch && !touch.host && !sameDevice(c, s, `buffer "${touch.name}"`, touch.device ?? 0, 'a touch kernel')) return;
-    if (touch) {
-      // A touch kernel reads and writes its buffer, and the ordering checks must see both.
-      if (!reads.includes(touch.id)) reads.push(touch.id);
-      if (!writes.includes(touch.id)) writes.push(touch.id);
-    }
-    push(c, { op: 'launch', name, stream: s, ...(touch ? { touch: touch.id } : { ns }), grid, block, reads, writes });
-  },
-  record(c) {
-    const event = eventId(c.scope, c.kind.value, '"record"');
-    const s = stream(c);
-    if (event === undefined || s === undefined) return;
-    const decl = c.scope.eventDecls[event];
-    if (sameDevice(c, s, `event "${decl.name}"`, decl.device, 'cudaEventRecord')) push(c, { op: 'record', event, stream: s });
-  },
-  wait(c) {
-    const event = eventId(c.scope, c.kind.value, '"wait"');
-    const s = stream(c);
-    if (event !== undefined && s !== undefined) push(c, { op: 'wait', event, stream: s });
-  },
-  waitStream(c) {
-    const other = streamId(c.scope, c.kind.value, '"waitStream"');
-    const s = stream(c);
-    if (other === undefined || s === undefined) return;
-    // Stream.wait_stream: an event nobody declared, recorded on `other` and waited for on `s`.
-    const events = c.scope.eventDecls;
-    const waiter = (c.opts.get('stream')?.value.value as string | undefined) ?? 'default';
-    const event = events.length;
-    events.push({
-      id: event, name: `waitStream ${c.kind.value.value}->${waiter} at ${c.pos.line}:${c.pos.column}`,
-      timing: false, blockingSync: false, internal: true, device: deviceOf(c, other), pos: c.pos,
-    });
-    push(c, { op: 'record', event, stream: other });
-    push(c, { op: 'wait', event, stream: s });
-  },
-  query(c) {
-    const event = eventId(c.scope, c.kind.value, '"query"');
-    const e = c.opts.get('expect');
-    const expect = e ? c.scope.read.oneOf(e, QUERY_EXPECT, 'answer') : undefined;
-    if (event === undefined || (e && !expect)) return;
-    push(c, { op: 'query', event, ...(expect ? { expect } : {}) });
-  },
-  eventSync(c) {
-    const event = eventId(c.scope, c.kind.value, '"eventSync"');
-    if (event !== undefined) push(c, { op: 'eventSync', event });
-  },
-  streamSync(c) {
-    const s = streamId(c.scope, c.kind.value, '"streamSync"');
-    if (s !== undefined) push(c, { op: 'streamSync', stream: s });
-  },
-  deviceSync(c) {
-    const v = c.kind.value;
-    if (v.type === 'boolean' && v.value === true) return push(c, { op: 'deviceSync', device: c.scope.device });
-    if (v.type === 'boolean') {
-      c.scope.read.report.node(v, '"deviceSync": expected true (the current device) or a device number, got false');
-      return;
-    }
-    // torch.cuda.synchronize(1): a device number synchronizes that device, whatever is current.
-    const device = deviceNumber(c.scope.read, v, '"deviceSync" (true for the current device, or a device number)');
-    if (device === undefined) return;
-    c.scope.deviceSyncs.push({ device, node: v });
-    push(c, { op: 'deviceSync', device });
-  },
-  setDevice(c) {
-    const device = deviceNumber(c.scope.read, c.kind.value, '"setDevice"');
-    if (device === undefined) return;
-    c.scope.useDevice(device, c.pos);
-    c.scope.device = device;
-    push(c, { op: 'setDevice', device });
-  },
-  elapsed(c) {
-    const v = c.kind.value;
-    const items = v.type === 'array' ? v.children ?? [] : [];
-    if (v.type !== 'array' || items.length !== 2) {
-      const got = v.type === 'array' ? `${items.length} item${items.length === 1 ? '' : 's'}` : v.type;
-      c.scope.read.report.node(v, `"elapsed": expected two event names, as in ["start", "end"], got ${got}`);
-      return;
-    }
-    const from = eventId(c.scope, items[0], '"elapsed"');
-    const to = eventId(c.scope, items[1], '"elapsed"');
-    if (from === undefined || to === undefined) return;
-    const [a, b] = [c.scope.eventDecls[from], c.scope.eventDecls[to]];
-    if (a.device !== b.device) {
-      c.scope.read.report.node(items[1], `event "${b.name}" is on device ${b.device} but "${a.name}" on device ${a.device}; cudaEventElapsedTime needs two events of one device`);
-      return;
-    }
-    push(c, { op: 'elapsed', from, to });
-  },
-  copy(c) {
-    const { scope, kind, opts } = c;
-    const src = buffer(scope, kind.value, '"copy"');
-    const to = opts.get('to');
-    if (!to) scope.read.report.node(kind.key, 'a copy needs "to": the destination buffer');
-    const dst = to && buffer(scope, to.value, '"to"');
-    const { async, stream: s } = asyncAndStream(c, 'a synchronous copy (cudaMemcpy)');
-    if (!src || !dst) return;
-    if (src === dst) {
-      scope.read.report.node(to.value, `a copy from "${src.name}" to itself; copy between two buffers`);
-      return;
-    }
-    const smaller = src.bytes <= dst.bytes ? src : dst;
-    const n = bytes(c, smaller.bytes, smaller);
-    if (n === undefined || async === undefined || s === undefined) return;
-    const peer = !src.host && !dst.host && src.device !== dst.device;
-    const direction = peer ? 'PtoP' : (`${src.host ? 'H' : 'D'}to${dst.host ? 'H' : 'D'}` as const);
-    if (!copyDevices(c, src, dst, s, peer, async)) return;
-    push(c, { op: 'copy', src: src.id, dst: dst.id, bytes: n, direction, async, stream: s });
-  },
-  memset(c) {
-    const b = noPageable(c, c.kind.value, buffer(c.scope, c.kind.value, '"memset"'), 'memset');
-    const { async, stream: s } = asyncAndStream(c, 'a synchronous memset (cudaMemset)');
-    if (!b || s === undefined) return;
-    if (!b.host && !sameDevice(c, s, `buffer "${b.name}"`, b.device ?? 0, 'a memset')) return;
-    const n = bytes(c, b.bytes, b);
-    if (n !== undefined && async !== undefined && s !== undefined) push(c, { op: 'memset', buffer: b.id, bytes: n, async, stream: s });
-  },
-  hostWork(c) {
-    const props = c.scope.read.props(c.kind.value, DURATION_KEYS, '"hostWork"', '"hostWork"');
-    if (!props) return;
-    const d = oneOf(c, props, DURATION_KEYS, [c.kind.value, '"hostWork": expected a duration, as in { "us": 30 }']);
-    const ns = d && nanoseconds(c, d, false);
-    if (ns !== undefined) push(c, { op: 'hostWork', ns });
-  },
-  hostFunc(c) {
-    const name = c.scope.read.string(c.kind);
-    const s = stream(c);
-    const d = oneOf(c, c.opts, DURATION_KEYS);
-    const ns = d ? nanoseconds(c, d, true) : 0;
-    if (name !== undefined && s !== undefined && ns !== undefined) push(c, { op: 'hostFunc', name, stream: s, ns });
-  },
-  repeat(c) {
-    const { scope, kind } = c;
-    const report = scope.read.report;
-    let count = scope.read.number(kind);
-    if (count !== undefined && !(Number.isInteger(count) && count >= 1 && count <= LIMITS.repeat)) {
-      report.node(kind.value, count > LIMITS.repeat
-        ? `runaway repeat: ${count} repetitions, over the limit of ${LIMITS.repeat}`
-        : `"repeat": expected a whole number from 1 to ${LIMITS.repeat}, got ${count}`);
-      count = undefined;
-    }
-    const steps = c.opts.get('steps');
-    if (!steps) {
-      report.node(kind.key, 'a repeat needs "steps": the steps to repeat');
-      return;
-    }
-    const body: Step[] = [];
-    const device = scope.device;
-    compileSteps(scope, steps.value, '"steps"', body);
-    if (scope.device !== device) {
-      // The body is compiled once, so every repetition must begin on the device the first one did.
-      report.node(kind.key, `a repeat's steps must end on the device they start on (device ${device}), or each repetition would run somewhere else; end them with { "setDevice": ${device} }`);
-      scope.device = device;
-      return;
-    }
-    if (count === undefined) return;
-    const more = (count - 1) * body.length;
-    if (scope.emitted + more > LIMITS.steps) {
-      report.node(kind.value, `runaway repeat: ${count} x ${body.length} steps make ${scope.emitted + more} steps in all, over the limit of ${LIMITS.steps}`);
-      return;
-    }
-    scope.emitted += more;
-    for (const s of body) c.out.push(s);
-    // With errors there is no program to build, so skip the copies.
-    if (report.count > 0) return;
-    for (let r = 1; r < count; r++) for (const s of body) c.out.push({ ...s });
-  },
+  launch: compileLaunch,
+  record: compileRecord,
+  wait: compileWait,
+  waitStream: compileWaitStream,
+  query: compileQuery,
+  eventSync: compileEventSync,
+  streamSync: compileStreamSync,
+  deviceSync: compileDeviceSync,
+  setDevice: compileSetDevice,
+  elapsed: compileElapsed,
+  copy: compileCopy,
+  memset: compileMemset,
+  hostWork: compileHostWork,
+  hostFunc: compileHostFunc,
+  repeat: compileRepeat,
 };
+
+function compileLaunch(c: Ctx): void {
+  const { scope, kind, opts } = c;
+  const name = scope.read.string(kind);
+  const s = stream(c);
+  const work = oneOf(c, opts, ['us', 'ms', 'ns', 'touch'], [
+    kind.key,
+    'a launch needs its work: "us", "ms" or "ns" (a spin kernel of that duration) or "touch" (a kernel over a buffer)',
+  ]);
+  let ns: number | undefined;
+  let touch: BufferDecl | undefined;
+  if (work?.name === 'touch') touch = noPageable(c, work.value, buffer(scope, work.value, '"touch"'), 'a kernel');
+  else if (work) ns = nanoseconds(c, work, false);
+  const grid = opts.get('grid') ? scope.read.int(opts.get('grid')!, 1, LIMITS.grid) : 1;
+  const block = opts.get('block') ? scope.read.int(opts.get('block')!, 1, LIMITS.block) : 256;
+  const reads = buffers(c, 'reads');
+  const writes = buffers(c, 'writes');
+  if (name === undefined || s === undefined || (ns === undefined && touch === undefined) || grid === undefined || block === undefined) return;
+  // Pinned host memory is mapped into every device; a device buffer only into its own.
+  if (touch && !touch.host && !sameDevice(c, s, `buffer "${touch.name}"`, touch.device ?? 0, 'a touch kernel')) return;
+  if (touch) {
+    // A touch kernel reads and writes its buffer, and the ordering checks must see both.
+    if (!reads.includes(touch.id)) reads.push(touch.id);
+    if (!writes.includes(touch.id)) writes.push(touch.id);
+  }
+  push(c, { op: 'launch', name, stream: s, ...(touch ? { touch: touch.id } : { ns }), grid, block, reads, writes });
+}
+
+function compileRecord(c: Ctx): void {
+  const event = eventId(c.scope, c.kind.value, '"record"');
+  const s = stream(c);
+  if (event === undefined || s === undefined) return;
+  const decl = c.scope.eventDecls[event];
+  if (sameDevice(c, s, `event "${decl.name}"`, decl.device, 'cudaEventRecord')) push(c, { op: 'record', event, stream: s });
+}
+
+function compileWait(c: Ctx): void {
+  const event = eventId(c.scope, c.kind.value, '"wait"');
+  const s = stream(c);
+  if (event !== undefined && s !== undefined) push(c, { op: 'wait', event, stream: s });
+}
+
+function compileWaitStream(c: Ctx): void {
+  const other = streamId(c.scope, c.kind.value, '"waitStream"');
+  const s = stream(c);
+  if (other === undefined || s === undefined) return;
+  // Stream.wait_stream: an event nobody declared, recorded on `other` and waited for on `s`.
+  const events = c.scope.eventDecls;
+  const waiter = (c.opts.get('stream')?.value.value as string | undefined) ?? 'default';
+  const event = events.length;
+  events.push({
+    id: event, name: `waitStream ${c.kind.value.value}->${waiter} at ${c.pos.line}:${c.pos.column}`,
+    timing: false, blockingSync: false, internal: true, device: deviceOf(c, other), pos: c.pos,
+  });
+  push(c, { op: 'record', event, stream: other });
+  push(c, { op: 'wait', event, stream: s });
+}
+
+function compileQuery(c: Ctx): void {
+  const event = eventId(c.scope, c.kind.value, '"query"');
+  const e = c.opts.get('expect');
+  const expect = e ? c.scope.read.oneOf(e, QUERY_EXPECT, 'answer') : undefined;
+  if (event === undefined || (e && !expect)) return;
+  push(c, { op: 'query', event, ...(expect ? { expect } : {}) });
+}
+
+function compileEventSync(c: Ctx): void {
+  const event = eventId(c.scope, c.kind.value, '"eventSync"');
+  if (event !== undefined) push(c, { op: 'eventSync', event });
+}
+
+function compileStreamSync(c: Ctx): void {
+  const s = streamId(c.scope, c.kind.value, '"streamSync"');
+  if (s !== undefined) push(c, { op: 'streamSync', stream: s });
+}
+
+function compileDeviceSync(c: Ctx): void {
+  const v = c.kind.value;
+  if (v.type === 'boolean' && v.value === true) return push(c, { op: 'deviceSync', device: c.scope.device });
+  if (v.type === 'boolean') {
+    c.scope.read.report.node(v, '"deviceSync": expected true (the current device) or a device number, got false');
+    return;
+  }
+  // torch.cuda.synchronize(1): a device number synchronizes that device, whatever is current.
+  const device = deviceNumber(c.scope.read, v, '"deviceSync" (true for the current device, or a device number)');
+  if (device === undefined) return;
+  c.scope.deviceSyncs.push({ device, node: v });
+  push(c, { op: 'deviceSync', device });
+}
+
+function compileSetDevice(c: Ctx): void {
+  const device = deviceNumber(c.scope.read, c.kind.value, '"setDevice"');
+  if (device === undefined) return;
+  c.scope.useDevice(device, c.pos);
+  c.scope.device = device;
+  push(c, { op: 'setDevice', device });
+}
+
+function compileElapsed(c: Ctx): void {
+  const v = c.kind.value;
+  const items = v.type === 'array' ? v.children ?? [] : [];
+  if (v.type !== 'array' || items.length !== 2) {
+    const got = v.type === 'array' ? `${items.length} item${items.length === 1 ? '' : 's'}` : v.type;
+    c.scope.read.report.node(v, `"elapsed": expected two event names, as in ["start", "end"], got ${got}`);
+    return;
+  }
+  const from = eventId(c.scope, items[0], '"elapsed"');
+  const to = eventId(c.scope, items[1], '"elapsed"');
+  if (from === undefined || to === undefined) return;
+  const [a, b] = [c.scope.eventDecls[from], c.scope.eventDecls[to]];
+  if (a.device !== b.device) {
+    c.scope.read.report.node(items[1], `event "${b.name}" is on device ${b.device} but "${a.name}" on device ${a.device}; cudaEventElapsedTime needs two events of one device`);
+    return;
+  }
+  push(c, { op: 'elapsed', from, to });
+}
+
+function compileCopy(c: Ctx): void {
+  const { scope, kind, opts } = c;
+  const src = buffer(scope, kind.value, '"copy"');
+  const to = opts.get('to');
+  if (!to) scope.read.report.node(kind.key, 'a copy needs "to": the destination buffer');
+  const dst = to && buffer(scope, to.value, '"to"');
+  const { async, stream: s } = asyncAndStream(c, 'a synchronous copy (cudaMemcpy)');
+  if (!src || !dst) return;
+  if (src === dst) {
+    scope.read.report.node(to.value, `a copy from "${src.name}" to itself; copy between two buffers`);
+    return;
+  }
+  const smaller = src.bytes <= dst.bytes ? src : dst;
+  const n = bytes(c, smaller.bytes, smaller);
+  if (n === undefined || async === undefined || s === undefined) return;
+  const peer = !src.host && !dst.host && src.device !== dst.device;
+  const direction = peer ? 'PtoP' : (`${src.host ? 'H' : 'D'}to${dst.host ? 'H' : 'D'}` as const);
+  if (!copyDevices(c, src, dst, s, peer, async)) return;
+  push(c, { op: 'copy', src: src.id, dst: dst.id, bytes: n, direction, async, stream: s });
+}
+
+function compileMemset(c: Ctx): void {
+  const b = noPageable(c, c.kind.value, buffer(c.scope, c.kind.value, '"memset"'), 'memset');
+  const { async, stream: s } = asyncAndStream(c, 'a synchronous memset (cudaMemset)');
+  if (!b || s === undefined) return;
+  if (!b.host && !sameDevice(c, s, `buffer "${b.name}"`, b.device ?? 0, 'a memset')) return;
+  const n = bytes(c, b.bytes, b);
+  if (n !== undefined && async !== undefined && s !== undefined) push(c, { op: 'memset', buffer: b.id, bytes: n, async, stream: s });
+}
+
+function compileHostWork(c: Ctx): void {
+  const props = c.scope.read.props(c.kind.value, DURATION_KEYS, '"hostWork"', '"hostWork"');
+  if (!props) return;
+  const d = oneOf(c, props, DURATION_KEYS, [c.kind.value, '"hostWork": expected a duration, as in { "us": 30 }']);
+  const ns = d && nanoseconds(c, d, false);
+  if (ns !== undefined) push(c, { op: 'hostWork', ns });
+}
+
+function compileHostFunc(c: Ctx): void {
+  const name = c.scope.read.string(c.kind);
+  const s = stream(c);
+  const d = oneOf(c, c.opts, DURATION_KEYS);
+  const ns = d ? nanoseconds(c, d, true) : 0;
+  if (name !== undefined && s !== undefined && ns !== undefined) push(c, { op: 'hostFunc', name, stream: s, ns });
+}
+
+function compileRepeat(c: Ctx): void {
+  const { scope, kind } = c;
+  const report = scope.read.report;
+  let count = scope.read.number(kind);
+  if (count !== undefined && !(Number.isInteger(count) && count >= 1 && count <= LIMITS.repeat)) {
+    report.node(kind.value, count > LIMITS.repeat
+      ? `runaway repeat: ${count} repetitions, over the limit of ${LIMITS.repeat}`
+      : `"repeat": expected a whole number from 1 to ${LIMITS.repeat}, got ${count}`);
+    count = undefined;
+  }
+  const steps = c.opts.get('steps');
+  if (!steps) {
+    report.node(kind.key, 'a repeat needs "steps": the steps to repeat');
+    return;
+  }
+  const body: Step[] = [];
+  const device = scope.device;
+  compileSteps(scope, steps.value, '"steps"', body);
+  if (scope.device !== device) {
+    // The body is compiled once, so every repetition must begin on the device the first one did.
+    report.node(kind.key, `a repeat's steps must end on the device they start on (device ${device}), or each repetition would run somewhere else; end them with { "setDevice": ${device} }`);
+    scope.device = device;
+    return;
+  }
+  if (count === undefined) return;
+  const more = (count - 1) * body.length;
+  if (scope.emitted + more > LIMITS.steps) {
+    report.node(kind.value, `runaway repeat: ${count} x ${body.length} steps make ${scope.emitted + more} steps in all, over the limit of ${LIMITS.steps}`);
+    return;
+  }
+  scope.emitted += more;
+  for (const s of body) c.out.push(s);
+  // With errors there is no program to build, so skip the copies.
+  if (report.count > 0) return;
+  for (let r = 1; r < count; r++) for (const s of body) c.out.push({ ...s });
+}

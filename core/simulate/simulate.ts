@@ -60,6 +60,7 @@ const NAMES = [
   'cudaLaunchHostFunc', 'hostWork', 'cudaErrorNotReady', 'cudaErrorInvalidResourceHandle', 'cudaSetDevice',
 ] as const;
 type Name = (typeof NAMES)[number];
+type StepOf<K extends Step['op']> = Extract<Step, { op: K }>;
 
 class Simulation implements HostSide {
   private readonly b: TraceBuilder;
@@ -170,8 +171,31 @@ class Simulation implements HostSide {
 
   private step(t: Thread, now: number): void {
     const s = t.decl.steps[t.pc];
-    // A thread's first CUDA call in a run is slower than its later ones (cold host caches), and so
-    // is the run's first copy in each direction: it begins at `now` and does its work that much later.
+    now = this.payCold(t, s, now);
+    // One handler per op kind; a switch rather than a table, so each call site stays monomorphic.
+    switch (s.op) {
+      case 'launch': return this.launch(t, s, now);
+      case 'record': return this.record(t, s, now);
+      case 'wait': return this.streamWait(t, s, now);
+      case 'query': return this.query(t, s, now);
+      case 'eventSync': return this.eventSync(t, s, now);
+      case 'streamSync': return this.streamSync(t, s, now);
+      case 'deviceSync': return this.deviceSync(t, s, now);
+      case 'elapsed': return this.elapsed(t, s, now);
+      case 'copy': return this.copy(t, s, now);
+      case 'memset': return this.memset(t, s, now);
+      case 'hostWork': return this.hostWork(t, s, now);
+      case 'setDevice': return this.setDevice(t, s, now);
+      case 'hostFunc': return this.hostFunc(t, s, now);
+    }
+  }
+
+  /**
+   * A thread's first CUDA call in a run is slower than its later ones (cold host caches), and so
+   * is the run's first copy in each direction: it begins at `now` and does its work that much later.
+   * Returns when the step does its work.
+   */
+  private payCold(t: Thread, s: Step, now: number): number {
     const first = t.cold < 0 && s.op !== 'hostWork';
     if (first) t.cold = s.op === 'copy' && s.bytes <= TINY_COPY_BYTES ? this.p.coldTinyCopyNs : this.p.coldCallNs;
     if (s.op === 'copy' && !this.copied.has(s.direction)) {
@@ -183,144 +207,165 @@ class Simulation implements HostSide {
       t.beginShift = ns(t.cold);
       t.cold = 0;
     }
-    const { p, device, program } = this;
-    const calls = this.b.calls.cols;
-    switch (s.op) {
-      case 'launch': {
-        if (this.queueFull(t, now, s.stream)) return;
-        const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
-        const run = touch ? (2 * touch.bytes) / p.memoryGBps : s.ns ?? 0;
-        const last = device.lastOp[s.stream];
-        const cost = last < 0 || device.isDone(last) ? p.idleLaunchNs : p.launchNs;
-        const c = this.workCall(t, s, now, LAUNCH, this.fixed('cudaLaunchKernel'), cost, s.stream, 0);
-        const op = device.issue(OP_KERNEL, this.b.strings.id(s.name), c, s.stream, this.gate(now, cost), ON_SMS,
-          ns(run) + ns(p.kernelOverheadNs), s.grid, s.block, true);
-        if (touch) this.b.ops.cols.bytes[op] = touch.bytes;
-        for (const r of s.reads) this.access(op, r, false);
-        if (touch) this.access(op, touch.id, false);
-        for (const w of s.writes) this.access(op, w, true);
-        if (touch) this.access(op, touch.id, true);
-        device.submit(op, now);
-        return this.afterStreamOp(t, now + ns(cost));
-      }
-      case 'record': {
-        const cost = program.events[s.event].timing ? p.recordTimingNs : p.recordNoTimingNs;
-        const c = this.call(t, s, now, RECORD, this.fixed('cudaEventRecord'), cost);
-        calls.stream[c] = this.streamLane[s.stream];
-        const ev = (calls.event[c] = this.eventId(s.event));
-        const op = device.issue(OP_RECORD, this.markerName(this.recordIds, 'record', s.event), c, s.stream, this.gate(now, cost), ON_NONE, 0, 0, 0, false);
-        this.b.ops.cols.event[op] = ev;
-        this.current[s.event] = op;
-        device.submit(op, now);
-        return this.afterStreamOp(t, now + ns(cost));
-      }
-      case 'wait': {
-        const c = this.call(t, s, now, STREAM_WAIT, this.fixed('cudaStreamWaitEvent'), p.streamWaitNs);
-        calls.stream[c] = this.streamLane[s.stream];
-        const ev = (calls.event[c] = this.eventId(s.event));
-        const op = device.issue(OP_WAIT, this.markerName(this.waitIds, 'wait', s.event), c, s.stream, this.gate(now, p.streamWaitNs), ON_NONE, 0, 0, 0, false);
-        this.b.ops.cols.event[op] = ev;
-        // S7, S8: the wait binds to the record current now; S9: with none, it waits for nothing.
-        const rec = this.current[s.event];
-        if (rec >= 0) device.waitFor(op, rec);
-        device.submit(op, now);
-        return this.afterStreamOp(t, now + ns(p.streamWaitNs));
-      }
-      case 'query': {
-        const rec = this.current[s.event];
-        const ready = rec < 0 || device.isDone(rec);
-        const c = this.call(t, s, now, QUERY, this.fixed('cudaEventQuery'), p.queryNs);
-        calls.event[c] = this.eventId(s.event);
-        calls.answer[c] = ready ? READY : NOT_READY;
-        if (!ready) calls.status[c] = this.fixed('cudaErrorNotReady');
-        return this.next(t, now + ns(p.queryNs));
-      }
-      case 'eventSync': {
-        const c = this.call(t, s, now, EVENT_SYNC, this.fixed('cudaEventSynchronize'), p.syncNs);
-        calls.event[c] = this.eventId(s.event);
-        const rec = this.current[s.event];
-        t.awaitedCount = 0;
-        if (rec >= 0) t.awaited[t.awaitedCount++] = rec;
-        const ev = program.events[s.event];
-        return this.block(t, c, this.wakeNs(ev.device, ev.blockingSync), now, now + ns(p.syncNs));
-      }
-      case 'streamSync': {
-        const c = this.call(t, s, now, STREAM_SYNC, this.fixed('cudaStreamSynchronize'), p.syncNs);
-        calls.stream[c] = this.streamLane[s.stream];
-        const last = device.lastOp[s.stream];
-        t.awaitedCount = 0;
-        if (last >= 0) t.awaited[t.awaitedCount++] = last;
-        return this.block(t, c, this.wakeNs(device.deviceOf[s.stream]), now, now + ns(p.syncNs));
-      }
-      case 'deviceSync': {
-        const c = this.call(t, s, now, DEVICE_SYNC, this.fixed('cudaDeviceSynchronize'), p.syncNs);
-        calls.device[c] = s.device;
-        // S21: only the streams of the device it names; the others' work does not hold the host.
-        t.awaitedCount = 0;
-        const { lastOp, deviceOf } = device;
-        for (let k = 0; k < lastOp.length; k++) if (lastOp[k] >= 0 && deviceOf[k] === s.device) t.awaited[t.awaitedCount++] = lastOp[k];
-        return this.block(t, c, this.wakeNs(s.device), now, now + ns(p.syncNs));
-      }
-      case 'elapsed': {
-        const { events } = program;
-        const a = this.current[s.from];
-        const z = this.current[s.to];
-        // S11. The handle check comes first: on the H200 a disable-timing event gave
-        // cudaErrorInvalidResourceHandle even when both records had completed.
-        const status: Name | undefined = !events[s.from].timing || !events[s.to].timing || a < 0 || z < 0 ? 'cudaErrorInvalidResourceHandle'
-          : !device.isDone(a) || !device.isDone(z) ? 'cudaErrorNotReady' : undefined;
-        const c = this.call(t, s, now, ELAPSED, this.fixed('cudaEventElapsedTime'), p.elapsedNs);
-        calls.event[c] = this.eventId(s.from);
-        calls.event2[c] = this.eventId(s.to);
-        if (status) {
-          calls.status[c] = this.fixed(status);
-          calls.answer[c] = ERROR;
-        } else {
-          const r = ns(p.elapsedResolutionNs);
-          calls.value[c] = (Math.round((device.end(z) - device.end(a)) / r) * r) / 1e6;
-        }
-        return this.next(t, now + ns(p.elapsedNs));
-      }
-      case 'copy':
-        return this.copy(t, s, now);
-      case 'memset': {
-        if (this.queueFull(t, now, s.stream)) return;
-        const buf = program.buffers[s.buffer];
-        const stream = s.stream;
-        const c = this.workCall(t, s, now, MEMSET, this.fixed(s.async ? 'cudaMemsetAsync' : 'cudaMemset'), p.memsetCallNs, stream, s.bytes);
-        const rate = buf.host ? p.hostCopyGBps : p.memoryGBps;
-        const op = device.issue(OP_MEMSET, this.memsetName(s.buffer), c, stream, this.gate(now, p.memsetCallNs), ON_NONE, ns(s.bytes / rate), 0, 0, true);
-        const ops = this.b.ops.cols;
-        ops.bytes[op] = s.bytes;
-        if (buf.host) ops.hostMemory[op] = HOST_MEMORY.indexOf(buf.host);
-        this.access(op, s.buffer, true);
-        device.submit(op, now);
-        // cudaMemset returns at once for device memory; on host memory it is a blocking call.
-        if (!s.async && buf.host) return this.blockOn(t, c, op, stream, now + ns(p.memsetCallNs), false);
-        return this.afterStreamOp(t, now + ns(p.memsetCallNs));
-      }
-      case 'hostWork': {
-        this.call(t, s, now, HOST_WORK, this.fixed('hostWork'), s.ns);
-        return this.next(t, now + ns(s.ns));
-      }
-      case 'setDevice': {
-        // Not measured: switching to a device whose context exists is a few loads, like a query.
-        const c = this.call(t, s, now, API, this.fixed('cudaSetDevice'), p.queryNs);
-        calls.device[c] = s.device;
-        return this.next(t, now + ns(p.queryNs));
-      }
-      case 'hostFunc': {
-        if (this.queueFull(t, now, s.stream)) return;
-        const c = this.workCall(t, s, now, HOST_FUNC, this.fixed('cudaLaunchHostFunc'), p.hostFuncCallNs, s.stream, 0);
-        const op = device.issue(OP_HOST_FUNC, this.b.strings.id(s.name), c, s.stream, this.gate(now, p.hostFuncCallNs), ON_NONE,
-          ns(p.hostFuncGapNs) + ns(s.ns), 0, 0, true);
-        device.submit(op, now);
-        return this.afterStreamOp(t, now + ns(p.hostFuncCallNs));
-      }
-    }
+    return now;
   }
 
-  private copy(t: Thread, s: Extract<Step, { op: 'copy' }>, now: number): void {
+  private launch(t: Thread, s: StepOf<'launch'>, now: number): void {
+    if (this.queueFull(t, now, s.stream)) return;
+    const { p, device, program } = this;
+    const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
+    const run = touch ? (2 * touch.bytes) / p.memoryGBps : s.ns ?? 0;
+    const last = device.lastOp[s.stream];
+    const cost = last < 0 || device.isDone(last) ? p.idleLaunchNs : p.launchNs;
+    const c = this.workCall(t, s, now, LAUNCH, this.fixed('cudaLaunchKernel'), cost, s.stream, 0);
+    const op = device.issue(OP_KERNEL, this.b.strings.id(s.name), c, s.stream, this.gate(now, cost), ON_SMS,
+      ns(run) + ns(p.kernelOverheadNs), s.grid, s.block, true);
+    if (touch) this.b.ops.cols.bytes[op] = touch.bytes;
+    for (const r of s.reads) this.access(op, r, false);
+    if (touch) this.access(op, touch.id, false);
+    for (const w of s.writes) this.access(op, w, true);
+    if (touch) this.access(op, touch.id, true);
+    device.submit(op, now);
+    this.afterStreamOp(t, now + ns(cost));
+  }
+
+  private record(t: Thread, s: StepOf<'record'>, now: number): void {
+    const { p, device } = this;
+    const calls = this.b.calls.cols;
+    const cost = this.program.events[s.event].timing ? p.recordTimingNs : p.recordNoTimingNs;
+    const c = this.call(t, s, now, RECORD, this.fixed('cudaEventRecord'), cost);
+    calls.stream[c] = this.streamLane[s.stream];
+    const ev = (calls.event[c] = this.eventId(s.event));
+    const op = device.issue(OP_RECORD, this.markerName(this.recordIds, 'record', s.event), c, s.stream, this.gate(now, cost), ON_NONE, 0, 0, 0, false);
+    this.b.ops.cols.event[op] = ev;
+    this.current[s.event] = op;
+    device.submit(op, now);
+    this.afterStreamOp(t, now + ns(cost));
+  }
+
+  private streamWait(t: Thread, s: StepOf<'wait'>, now: number): void {
+    const { p, device } = this;
+    const calls = this.b.calls.cols;
+    const c = this.call(t, s, now, STREAM_WAIT, this.fixed('cudaStreamWaitEvent'), p.streamWaitNs);
+    calls.stream[c] = this.streamLane[s.stream];
+    const ev = (calls.event[c] = this.eventId(s.event));
+    const op = device.issue(OP_WAIT, this.markerName(this.waitIds, 'wait', s.event), c, s.stream, this.gate(now, p.streamWaitNs), ON_NONE, 0, 0, 0, false);
+    this.b.ops.cols.event[op] = ev;
+    // S7, S8: the wait binds to the record current now; S9: with none, it waits for nothing.
+    const rec = this.current[s.event];
+    if (rec >= 0) device.waitFor(op, rec);
+    device.submit(op, now);
+    this.afterStreamOp(t, now + ns(p.streamWaitNs));
+  }
+
+  private query(t: Thread, s: StepOf<'query'>, now: number): void {
+    const { p } = this;
+    const calls = this.b.calls.cols;
+    const rec = this.current[s.event];
+    const ready = rec < 0 || this.device.isDone(rec);
+    const c = this.call(t, s, now, QUERY, this.fixed('cudaEventQuery'), p.queryNs);
+    calls.event[c] = this.eventId(s.event);
+    calls.answer[c] = ready ? READY : NOT_READY;
+    if (!ready) calls.status[c] = this.fixed('cudaErrorNotReady');
+    this.next(t, now + ns(p.queryNs));
+  }
+
+  private eventSync(t: Thread, s: StepOf<'eventSync'>, now: number): void {
+    const { p } = this;
+    const c = this.call(t, s, now, EVENT_SYNC, this.fixed('cudaEventSynchronize'), p.syncNs);
+    this.b.calls.cols.event[c] = this.eventId(s.event);
+    const rec = this.current[s.event];
+    t.awaitedCount = 0;
+    if (rec >= 0) t.awaited[t.awaitedCount++] = rec;
+    const ev = this.program.events[s.event];
+    this.block(t, c, this.wakeNs(ev.device, ev.blockingSync), now, now + ns(p.syncNs));
+  }
+
+  private streamSync(t: Thread, s: StepOf<'streamSync'>, now: number): void {
+    const { p, device } = this;
+    const c = this.call(t, s, now, STREAM_SYNC, this.fixed('cudaStreamSynchronize'), p.syncNs);
+    this.b.calls.cols.stream[c] = this.streamLane[s.stream];
+    const last = device.lastOp[s.stream];
+    t.awaitedCount = 0;
+    if (last >= 0) t.awaited[t.awaitedCount++] = last;
+    this.block(t, c, this.wakeNs(device.deviceOf[s.stream]), now, now + ns(p.syncNs));
+  }
+
+  private deviceSync(t: Thread, s: StepOf<'deviceSync'>, now: number): void {
+    const { p } = this;
+    const c = this.call(t, s, now, DEVICE_SYNC, this.fixed('cudaDeviceSynchronize'), p.syncNs);
+    this.b.calls.cols.device[c] = s.device;
+    // S21: only the streams of the device it names; the others' work does not hold the host.
+    t.awaitedCount = 0;
+    const { lastOp, deviceOf } = this.device;
+    for (let k = 0; k < lastOp.length; k++) if (lastOp[k] >= 0 && deviceOf[k] === s.device) t.awaited[t.awaitedCount++] = lastOp[k];
+    this.block(t, c, this.wakeNs(s.device), now, now + ns(p.syncNs));
+  }
+
+  private elapsed(t: Thread, s: StepOf<'elapsed'>, now: number): void {
+    const { p, device } = this;
+    const calls = this.b.calls.cols;
+    const { events } = this.program;
+    const a = this.current[s.from];
+    const z = this.current[s.to];
+    // S11. The handle check comes first: on the H200 a disable-timing event gave
+    // cudaErrorInvalidResourceHandle even when both records had completed.
+    const status: Name | undefined = !events[s.from].timing || !events[s.to].timing || a < 0 || z < 0 ? 'cudaErrorInvalidResourceHandle'
+      : !device.isDone(a) || !device.isDone(z) ? 'cudaErrorNotReady' : undefined;
+    const c = this.call(t, s, now, ELAPSED, this.fixed('cudaEventElapsedTime'), p.elapsedNs);
+    calls.event[c] = this.eventId(s.from);
+    calls.event2[c] = this.eventId(s.to);
+    if (status) {
+      calls.status[c] = this.fixed(status);
+      calls.answer[c] = ERROR;
+    } else {
+      const r = ns(p.elapsedResolutionNs);
+      calls.value[c] = (Math.round((device.end(z) - device.end(a)) / r) * r) / 1e6;
+    }
+    this.next(t, now + ns(p.elapsedNs));
+  }
+
+  private memset(t: Thread, s: StepOf<'memset'>, now: number): void {
+    if (this.queueFull(t, now, s.stream)) return;
+    const { p, device } = this;
+    const buf = this.program.buffers[s.buffer];
+    const stream = s.stream;
+    const c = this.workCall(t, s, now, MEMSET, this.fixed(s.async ? 'cudaMemsetAsync' : 'cudaMemset'), p.memsetCallNs, stream, s.bytes);
+    const rate = buf.host ? p.hostCopyGBps : p.memoryGBps;
+    const op = device.issue(OP_MEMSET, this.memsetName(s.buffer), c, stream, this.gate(now, p.memsetCallNs), ON_NONE, ns(s.bytes / rate), 0, 0, true);
+    const ops = this.b.ops.cols;
+    ops.bytes[op] = s.bytes;
+    if (buf.host) ops.hostMemory[op] = HOST_MEMORY.indexOf(buf.host);
+    this.access(op, s.buffer, true);
+    device.submit(op, now);
+    // cudaMemset returns at once for device memory; on host memory it is a blocking call.
+    if (!s.async && buf.host) return this.blockOn(t, c, op, stream, now + ns(p.memsetCallNs), false);
+    this.afterStreamOp(t, now + ns(p.memsetCallNs));
+  }
+
+  private hostWork(t: Thread, s: StepOf<'hostWork'>, now: number): void {
+    this.call(t, s, now, HOST_WORK, this.fixed('hostWork'), s.ns);
+    this.next(t, now + ns(s.ns));
+  }
+
+  private setDevice(t: Thread, s: StepOf<'setDevice'>, now: number): void {
+    // Not measured: switching to a device whose context exists is a few loads, like a query.
+    const c = this.call(t, s, now, API, this.fixed('cudaSetDevice'), this.p.queryNs);
+    this.b.calls.cols.device[c] = s.device;
+    this.next(t, now + ns(this.p.queryNs));
+  }
+
+  private hostFunc(t: Thread, s: StepOf<'hostFunc'>, now: number): void {
+    if (this.queueFull(t, now, s.stream)) return;
+    const { p, device } = this;
+    const c = this.workCall(t, s, now, HOST_FUNC, this.fixed('cudaLaunchHostFunc'), p.hostFuncCallNs, s.stream, 0);
+    const op = device.issue(OP_HOST_FUNC, this.b.strings.id(s.name), c, s.stream, this.gate(now, p.hostFuncCallNs), ON_NONE,
+      ns(p.hostFuncGapNs) + ns(s.ns), 0, 0, true);
+    device.submit(op, now);
+    this.afterStreamOp(t, now + ns(p.hostFuncCallNs));
+  }
+
+  private copy(t: Thread, s: StepOf<'copy'>, now: number): void {
     // A synchronous copy's stream is the thread's default stream on its current device.
     const stream = s.stream;
     if (this.queueFull(t, now, stream)) return;
@@ -490,7 +535,7 @@ class Simulation implements HostSide {
     return this.memsetIds[buffer] || (this.memsetIds[buffer] = this.b.strings.id(`memset ${this.program.buffers[buffer].name}`));
   }
 
-  private copyName(s: Extract<Step, { op: 'copy' }>): number {
+  private copyName(s: StepOf<'copy'>): number {
     const key = s.src * this.program.buffers.length + s.dst;
     let id = this.copyIds.get(key);
     if (id === undefined) {

@@ -52,11 +52,3 @@ export function span(t: Trace, i: number): { start: number; end: number } {
 /** The name of the op that released call `c`, or "" when nothing was pending. */
 export const releaser = (t: Trace, c: number): string => (t.calls.releasedBy[c] >= 0 ? str(t, t.ops.name[t.calls.releasedBy[c]]) : '');
 
-export const median = (xs: number[]): number => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s[s.length >> 1];
-};
-export const quantile = (xs: number[], q: number): number => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { str, type Trace } from '../../core/trace/model';
-import { both, callsOf, median, noGpu, op, opsNamed, releaser, span } from './gpu';
+import { median } from '../../core/stats';
+import { both, callsOf, noGpu, op, opsNamed, releaser, span } from './gpu';
 
 const opts = { skip: noGpu };
 const each = (r: { gpu: Trace; sim: Trace }, check: (t: Trace, where: string) => void) => {

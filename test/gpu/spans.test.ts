@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runOnGpu } from '../../runner/gpu';
-import { compile, median, noGpu, opsNamed, opsOf, quantile } from './gpu';
+import { median, quantile } from '../../core/stats';
+import { compile, noGpu, opsNamed, opsOf } from './gpu';
 
 export const SPAN_SCENARIO = {
   name: 'span accuracy',

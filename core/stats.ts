@@ -1,0 +1,22 @@
+/**
+ * Order statistics and means over samples. Every one skips values that are not finite (a run
+ * that missed a stamp reads NaN) and answers NaN when no finite value is left.
+ *
+ * The quantile is the nearest rank from below, with no interpolation: the value at index
+ * floor(q * n) of the sorted samples (the last one for q = 1). So it is always one of the
+ * samples, and quantile(xs, 0.5) is the median: for an even count, the upper of the middle two.
+ */
+
+const finiteSorted = (xs: readonly number[]): number[] => xs.filter(Number.isFinite).sort((a, b) => a - b);
+
+export function quantile(xs: readonly number[], q: number): number {
+  const s = finiteSorted(xs);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN;
+}
+
+export const median = (xs: readonly number[]): number => quantile(xs, 0.5);
+
+export function mean(xs: readonly number[]): number {
+  const s = xs.filter(Number.isFinite);
+  return s.length ? s.reduce((a, b) => a + b, 0) / s.length : NaN;
+}
