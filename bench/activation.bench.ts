@@ -29,8 +29,12 @@ const runs = Array.from({ length: RUNS }, () => {
 });
 const [first, ...warm] = runs;
 const col = (f: (r: (typeof runs)[number]) => number) => warm.map(f);
-console.log(`# ${cpus().length} × ${cpus()[0]?.model}, Node.js ${process.version}, load average ${load.toFixed(1)} (1 min) at the start, ${loadavg()[0].toFixed(1)} at the end`);
-console.log(`# bundle ${(readFileSync(file).length / 1024).toFixed(0)} KiB; first (cold) run: load ${ms(first.loadMs)} + activate ${ms(first.activateMs)} ms`);
+console.log(
+  `# ${cpus().length} × ${cpus()[0]?.model}, Node.js ${process.version}, load average ${load.toFixed(1)} (1 min) at the start, ${loadavg()[0].toFixed(1)} at the end`,
+);
+console.log(
+  `# bundle ${(readFileSync(file).length / 1024).toFixed(0)} KiB; first (cold) run: load ${ms(first.loadMs)} + activate ${ms(first.activateMs)} ms`,
+);
 console.log(`# ${warm.length} more runs, each a fresh require of the bundle:`);
 console.log('| measure | median ms | p95 ms |');
 console.log('| --- | ---: | ---: |');
@@ -39,10 +43,13 @@ for (const [name, xs] of [
   ['load (require)', col((r) => r.loadMs)],
   ['activate()', col((r) => r.activateMs)],
   ['load + activate (CPU)', col((r) => r.cpuMs)],
-] as const) console.log(`| ${name} | ${ms(quantile(xs, 0.5))} | ${ms(quantile(xs, 0.95))} |`);
+] as const)
+  console.log(`| ${name} | ${ms(quantile(xs, 0.5))} | ${ms(quantile(xs, 0.95))} |`);
 
 const e2e = repoPath('test-results', 'e2e', 'running-extensions.json');
 if (existsSync(e2e)) {
   const { activationMs, row } = JSON.parse(readFileSync(e2e, 'utf8')) as { activationMs: number; row: string };
-  console.log(`# VS Code's Running Extensions view in the last end-to-end run: ${activationMs} ms ("${row.replace(/\s+/g, ' ')}")`);
+  console.log(
+    `# VS Code's Running Extensions view in the last end-to-end run: ${activationMs} ms ("${row.replace(/\s+/g, ' ')}")`,
+  );
 }

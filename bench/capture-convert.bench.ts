@@ -15,14 +15,23 @@ function capture(waitUs: number): Uint8Array {
   const w = new RawCaptureWriter();
   for (let i = 0; i < LAUNCHES; i++) {
     const begin = i * 100_000;
-    const corr = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin, end: begin + waitUs * 1000, stream: LEGACY_STREAM });
+    const corr = w.call({
+      api: 'launch',
+      name: 'cudaLaunchKernel',
+      begin,
+      end: begin + waitUs * 1000,
+      stream: LEGACY_STREAM,
+    });
     w.kernel(corr, 'k', (i + 1000) * 100_000, (i + 1001) * 100_000 + 500, 7);
   }
   return w.bytes();
 }
 
 const rows: string[] = [];
-for (const [label, waitUs] of [['launches return at once (3 us)', 3], ['every launch waits for the queue (99 us)', 99]] as const) {
+for (const [label, waitUs] of [
+  ['launches return at once (3 us)', 3],
+  ['every launch waits for the queue (99 us)', 99],
+] as const) {
   const bytes = capture(waitUs);
   const t0 = performance.now();
   const t = importCapture(bytes);
@@ -32,10 +41,17 @@ for (const [label, waitUs] of [['launches return at once (3 us)', 3], ['every la
   rows.push(`| ${label} | ${LAUNCHES} | ${ms.toFixed(0)} | ${((ms * 1000) / LAUNCHES).toFixed(1)} | ${released} |`);
 }
 const text = [
-  '# Capture conversion benchmark', '',
-  `- date: ${new Date().toISOString()}`, `- machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`,
-  `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`, '- command: node out/bench/capture-convert.bench.js (built with node scripts/build.mjs --tests=bench/capture-convert)', '',
-  '| program | launches | convert, ms | us per launch | launches released by an op (S19) |', '| --- | --- | --- | --- | --- |', ...rows, '',
+  '# Capture conversion benchmark',
+  '',
+  `- date: ${new Date().toISOString()}`,
+  `- machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`,
+  `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
+  '- command: node out/bench/capture-convert.bench.js (built with node scripts/build.mjs --tests=bench/capture-convert)',
+  '',
+  '| program | launches | convert, ms | us per launch | launches released by an op (S19) |',
+  '| --- | --- | --- | --- | --- |',
+  ...rows,
+  '',
 ].join('\n');
 console.log(text);
 if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);

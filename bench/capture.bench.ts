@@ -23,8 +23,17 @@ const TORCH_RUNS = 2;
 const SWITCH_RUNS = 6;
 const SWITCH_ROUNDS = 100;
 /** With SYNCSCOPE_BENCH_PROBES set: each leaves parts of the capture out (SYNCSCOPE_CAPTURE_PROBE); the last is CUPTI loaded and nothing enabled. */
-const PROBES = ['no-kernel-activity', 'no-callbacks', 'no-launch-callbacks', 'no-driver-callbacks', 'no-sync-activity', 'no-event-activity',
-  'no-memory-activity', 'no-activity', 'no-activity,no-callbacks'];
+const PROBES = [
+  'no-kernel-activity',
+  'no-callbacks',
+  'no-launch-callbacks',
+  'no-driver-callbacks',
+  'no-sync-activity',
+  'no-event-activity',
+  'no-memory-activity',
+  'no-activity',
+  'no-activity,no-callbacks',
+];
 /** Every run on the same four cores, so that where the scheduler puts a run is not read as the capture's cost. */
 const PIN = spawnSync('taskset', ['-c', '2-5', 'true']).status === 0 ? ['taskset', '-c', '2-5'] : [];
 const us = (ns: number) => (ns / 1000).toFixed(2);
@@ -34,7 +43,8 @@ const KERNEL_RECORDS_ONLY = 'no-callbacks,no-sync-activity,no-event-activity,no-
 function runPinned(command: string[], env: NodeJS.ProcessEnv): string {
   const pinned = [...PIN, ...command];
   const r = spawnSync(pinned[0], pinned.slice(1), { env, encoding: 'utf8' });
-  if (r.status !== 0 || !/per_launch_ns/.test(r.stdout ?? '')) throw new Error(`${command.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
+  if (r.status !== 0 || !/per_launch_ns/.test(r.stdout ?? ''))
+    throw new Error(`${command.join(' ')} failed (${r.status}): ${r.stdout}${r.stderr}`);
   return r.stdout;
 }
 
@@ -45,7 +55,8 @@ function perLaunch(command: string[], env: NodeJS.ProcessEnv): number {
 /** launch_switch's lines: per part, its median level and its median difference from part 0. */
 function switchedParts(out: string): Map<number, { added: number; level: number }> {
   const parts = new Map<number, { added: number; level: number }>();
-  for (const m of out.matchAll(/parts (\d+) added_ns (-?[\d.]+) per_launch_ns ([\d.]+)/g)) parts.set(Number(m[1]), { added: Number(m[2]), level: Number(m[3]) });
+  for (const m of out.matchAll(/parts (\d+) added_ns (-?[\d.]+) per_launch_ns ([\d.]+)/g))
+    parts.set(Number(m[1]), { added: Number(m[2]), level: Number(m[3]) });
   return parts;
 }
 
@@ -67,13 +78,21 @@ function switchedRows(plainEnv: NodeJS.ProcessEnv, captured: NodeJS.ProcessEnv):
     offs.push(off.level - plain);
     boths.push(both.added);
     wholes.push(both.level - plain);
-    rows.push(`| ${i + 1} | ${us(plain)} | ${us(off.level)} (${sign(off.level - plain)}) | ${sign(act.added)} | ${sign(cb.added)} | ${sign(both.added)} | ${sign(both.level - plain)} |`);
+    rows.push(
+      `| ${i + 1} | ${us(plain)} | ${us(off.level)} (${sign(off.level - plain)}) | ${sign(act.added)} | ${sign(cb.added)} | ${sign(both.added)} | ${sign(both.level - plain)} |`,
+    );
   }
   return [
-    '## One process, the capture switched per batch', '',
-    `${SWITCH_RUNS} pairs of processes of test/gpu/capture/programs/launch_switch.cu: a plain one, then one with the capture, switched between its parts (syncscope_capture_switch) for each batch of 256 launches, ${SWITCH_ROUNDS} rounds of every part. Added: the median over rounds of a part's difference from the capture off in the same round, us per launch.`, '',
-    '| pair | plain process | captured process, capture off (vs plain) | activity records on | API callbacks on | both (the capture) | both, vs the plain process |', '| --- | --- | --- | --- | --- | --- | --- |', ...rows, '',
-    `Medians: the capture switched on adds ${us(median(boths))} us per launch within its process; the captured process with the capture off runs ${sign(median(offs))} us per launch against the plain one; the whole, ${us(median(wholes))} us.`, '',
+    '## One process, the capture switched per batch',
+    '',
+    `${SWITCH_RUNS} pairs of processes of test/gpu/capture/programs/launch_switch.cu: a plain one, then one with the capture, switched between its parts (syncscope_capture_switch) for each batch of 256 launches, ${SWITCH_ROUNDS} rounds of every part. Added: the median over rounds of a part's difference from the capture off in the same round, us per launch.`,
+    '',
+    '| pair | plain process | captured process, capture off (vs plain) | activity records on | API callbacks on | both (the capture) | both, vs the plain process |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `Medians: the capture switched on adds ${us(median(boths))} us per launch within its process; the captured process with the capture off runs ${sign(median(offs))} us per launch against the plain one; the whole, ${us(median(wholes))} us.`,
+    '',
   ];
 }
 
@@ -114,7 +133,10 @@ function main() {
   }
   const library = findCaptureLibrary();
   if (!library.ok) return;
-  const measuring = findCaptureLibrary({ ...process.env, SYNCSCOPE_CAPTURE_LIB: library.path.replace(/\.so$/, '_measure.so') });
+  const measuring = findCaptureLibrary({
+    ...process.env,
+    SYNCSCOPE_CAPTURE_LIB: library.path.replace(/\.so$/, '_measure.so'),
+  });
   if (!measuring.ok) throw new Error(`${measuring.reason}; build it with node scripts/build-capture.mjs --measure`);
   const out = mkdtempSync(join(tmpdir(), 'syncscope-bench-'));
   const plainEnv = CAPTURE_ENV;
@@ -143,7 +165,8 @@ function main() {
   }
   if (!noCaptureTorch) {
     const script = programPath('launch_loop.py');
-    const torch = (mode: string, env: NodeJS.ProcessEnv) => () => perLaunch(['python3', script, mode, String(LAUNCHES)], env);
+    const torch = (mode: string, env: NodeJS.ProcessEnv) => () =>
+      perLaunch(['python3', script, mode, String(LAUNCHES)], env);
     const t = alternate(torch('plain', plainEnv), [torch('plain', captured), torch('profiler', plainEnv)], TORCH_RUNS);
     rows.push(row('PyTorch x.add_(1)', t.plain, t.others[0], 'capture'));
     rows.push(row('PyTorch x.add_(1)', t.plain, t.others[1], 'torch.profiler'));
@@ -159,13 +182,26 @@ function row(program: string, plain: number, r: { other: number; text: string },
 
 /** Written after every row, so that a run cut short still leaves what it measured. */
 function report(rows: string[], note = '', after: string[] = []): void {
-  device ??= spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], { encoding: 'utf8' }).stdout?.trim() ?? 'unknown';
+  device ??=
+    spawnSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader'], {
+      encoding: 'utf8',
+    }).stdout?.trim() ?? 'unknown';
   const text = [
-    '# Capture benchmark', '',
-    `- date: ${new Date().toISOString()}`, `- device: ${device}`, `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
-    `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${MAIN_RUNS} alternating rounds (plain, capture, CUPTI's kernel records alone) for the C++ loop, ${RUNS} for each probe, ${TORCH_RUNS} rounds (plain, capture, torch.profiler) for PyTorch, medians; ${PIN.length ? 'every run on cores 2 to 5' : 'not pinned (no taskset)'})`, '',
-    '| program | plain, us/launch | with, us/launch | ratio | added, median of pairs (range), us/launch |', '| --- | --- | --- | --- | --- |', ...rows, '',
-    `Target: at most 2 us added per launch by the capture.`, ...(note ? ['', note] : []), '', ...after,
+    '# Capture benchmark',
+    '',
+    `- date: ${new Date().toISOString()}`,
+    `- device: ${device}`,
+    `- commit: ${process.env.SYNCSCOPE_COMMIT ?? 'unknown'}`,
+    `- command: node out/bench/capture.bench.js (${LAUNCHES} launches per run in batches of 256, host time of the launch calls only; ${MAIN_RUNS} alternating rounds (plain, capture, CUPTI's kernel records alone) for the C++ loop, ${RUNS} for each probe, ${TORCH_RUNS} rounds (plain, capture, torch.profiler) for PyTorch, medians; ${PIN.length ? 'every run on cores 2 to 5' : 'not pinned (no taskset)'})`,
+    '',
+    '| program | plain, us/launch | with, us/launch | ratio | added, median of pairs (range), us/launch |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `Target: at most 2 us added per launch by the capture.`,
+    ...(note ? ['', note] : []),
+    '',
+    ...after,
   ].join('\n');
   console.log(text);
   if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);

@@ -3,7 +3,17 @@
 // is also parsed with a plain JSON.parse in the same run, as the yardstick.
 // Run: npm run bench:import  (writes bench/results/import.md)
 import { spawnSync, execSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +27,13 @@ const root = join(__dirname, '..', '..');
 const tmp = join(root, 'bench', 'tmp');
 const MB = 1e6;
 
-interface Sample { ms: number; cpuMs: number; maxRssMB: number; calls: number; ops: number }
+interface Sample {
+  ms: number;
+  cpuMs: number;
+  maxRssMB: number;
+  calls: number;
+  ops: number;
+}
 
 function ensure(name: string, bytes: number): string {
   const path = join(tmp, name);
@@ -26,13 +42,17 @@ function ensure(name: string, bytes: number): string {
   const part = path + '.part';
   const fd = openSync(part, 'w');
   // About 760 bytes of JSON per step (see import.generate.ts).
-  for (const piece of generateKineto({ steps: Math.round(bytes / 760), streams: 4, syncEvery: 10 }, 8 << 20)) writeSync(fd, piece);
+  for (const piece of generateKineto({ steps: Math.round(bytes / 760), streams: 4, syncEvery: 10 }, 8 << 20))
+    writeSync(fd, piece);
   closeSync(fd);
   renameSync(part, path);
   return path;
 }
 
-async function child(mode: string, path: string): Promise<Omit<Sample, 'ms' | 'cpuMs'> & { ms?: number; cpuMs?: number }> {
+async function child(
+  mode: string,
+  path: string,
+): Promise<Omit<Sample, 'ms' | 'cpuMs'> & { ms?: number; cpuMs?: number }> {
   const rss = () => process.resourceUsage().maxRSS / 1024;
   if (mode === 'save') {
     // The 1 GB import saved as .syncscope.json: larger than V8's largest string, so it must stream.
@@ -70,7 +90,13 @@ async function child(mode: string, path: string): Promise<Omit<Sample, 'ms' | 'c
   const t0 = performance.now();
   const t = await loadAnyTrace(path);
   const c = process.cpuUsage(c0);
-  return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000, maxRssMB: rss(), calls: t.calls.count, ops: t.ops.count };
+  return {
+    ms: performance.now() - t0,
+    cpuMs: (c.user + c.system) / 1000,
+    maxRssMB: rss(),
+    calls: t.calls.count,
+    ops: t.ops.count,
+  };
 }
 
 /** Wall and CPU time: on a shared machine CPU time is the steadier of the two. */
@@ -83,11 +109,12 @@ function timed<T>(f: () => T): { value: T; time: { ms: number; cpuMs: number } }
 }
 
 function run(mode: string, path: string): Sample {
-  const r = spawnSync(process.execPath, ['--max-old-space-size=4096', __filename, 'child', mode, path], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--max-old-space-size=4096', __filename, 'child', mode, path], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`${mode} ${path} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Sample;
 }
-
 
 async function main(): Promise<void> {
   const small = ensure('kineto-100mb.json', 100 * MB);
@@ -117,7 +144,7 @@ async function main(): Promise<void> {
     ['JSON.parse, 100 MB (text already in memory)', parse, smallMB],
     ['readFileSync(utf8) + JSON.parse, 100 MB', parseFile, smallMB],
     ['import from memory, 4 MiB chunks, 100 MB', memory, smallMB],
-    ['the same with TextDecoder instead of Node\'s decoder', portable, smallMB],
+    ["the same with TextDecoder instead of Node's decoder", portable, smallMB],
     ['import from the file (loadAnyTrace), 100 MB', file, smallMB],
     ['import from the file (loadAnyTrace), 1 GB', [huge], bigMB],
     ['load that trace saved as .syncscope.json (loadAnyTrace)', [savedLoad], savedMB],
@@ -127,7 +154,9 @@ async function main(): Promise<void> {
   let commit = 'unknown';
   try {
     commit = execSync('git rev-parse --short HEAD', { cwd: root, encoding: 'utf8' }).trim();
-  } catch { /* not a checkout */ }
+  } catch {
+    /* not a checkout */
+  }
   const date = new Date().toISOString().slice(0, 10);
   const text = [
     `# Import benchmark, ${date}`,
@@ -139,13 +168,18 @@ async function main(): Promise<void> {
     '',
     '| what | MB | MB/s (wall) | MB/s (CPU time) | peak RSS (MB) |',
     '| --- | ---: | ---: | ---: | ---: |',
-    ...rows.map(([what, s, mb]) => `| ${what} | ${mb.toFixed(0)} | ${rate([...s], mb, 'ms').toFixed(0)} | ${rate([...s], mb, 'cpuMs').toFixed(0)} | ${median(s.map((x) => x.maxRssMB)).toFixed(0)} |`),
+    ...rows.map(
+      ([what, s, mb]) =>
+        `| ${what} | ${mb.toFixed(0)} | ${rate([...s], mb, 'ms').toFixed(0)} | ${rate([...s], mb, 'cpuMs').toFixed(0)} | ${median(s.map((x) => x.maxRssMB)).toFixed(0)} |`,
+    ),
     '',
     `Import / JSON.parse speed on 100 MB: ${ratio('ms').toFixed(2)}x by wall time, ${ratio('cpuMs').toFixed(2)}x by CPU time (target >= 0.5x).`,
     `From the file, both reading it: loadAnyTrace / (readFileSync + JSON.parse) = ${(rate(file, smallMB, 'cpuMs') / rate(parseFile, smallMB, 'cpuMs')).toFixed(2)}x by CPU time.`,
     `Targets: >= 100 MB/s on 100 MB: ${met(rate(memory, smallMB, 'ms') >= 100)} (wall), ${met(rate(memory, smallMB, 'cpuMs') >= 100)} (CPU time); ` +
       `>= 0.5x JSON.parse: ${met(ratio('ms') >= 0.5)} (wall), ${met(ratio('cpuMs') >= 0.5)} (CPU time); 1 GB within 3 GB peak RSS: ${met(huge.maxRssMB <= 3000)}.`,
-    `Load average while it ran: ${loadavg().map((x) => x.toFixed(1)).join(', ')} on ${cpus().length} cores.`,
+    `Load average while it ran: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(', ')} on ${cpus().length} cores.`,
     '',
   ].join('\n');
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });

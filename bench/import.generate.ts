@@ -35,8 +35,10 @@ function ev(cat: string, name: string, pid: number, tid: number, ts: number, dur
 export function* generateKineto(o: GenOptions, pieceBytes = 1 << 20): Generator<string> {
   const streams = o.streams ?? 2;
   const syncEvery = o.syncEvery ?? 10;
-  yield '{\n  "schemaVersion": 1,\n  "deviceProperties": [\n    {"id": 0, "name": "NVIDIA H200", "computeMajor": 9, "computeMinor": 0, "numSms": 132}\n  ],\n' +
-    '  "cuda_driver_version": 13000,\n  "traceEvents": [\n';
+  yield (
+    '{\n  "schemaVersion": 1,\n  "deviceProperties": [\n    {"id": 0, "name": "NVIDIA H200", "computeMajor": 9, "computeMinor": 0, "numSms": 132}\n  ],\n' +
+    '  "cuda_driver_version": 13000,\n  "traceEvents": [\n'
+  );
   let out: string[] = [];
   let size = 0;
   let first = true;
@@ -53,10 +55,29 @@ export function* generateKineto(o: GenOptions, pieceBytes = 1 << 20): Generator<
     const stream = 7 + (step % streams);
     const c = corr++;
     push(ev('cpu_op', '"aten::mul"', 414, 414, us(t), 9, `"External id": ${step + 1}`));
-    push(ev('cuda_runtime', '"cudaLaunchKernel"', 414, 414, us(t + 2000), 5, `"External id": ${step + 1}, "correlation": ${c}`));
+    push(
+      ev(
+        'cuda_runtime',
+        '"cudaLaunchKernel"',
+        414,
+        414,
+        us(t + 2000),
+        5,
+        `"External id": ${step + 1}, "correlation": ${c}`,
+      ),
+    );
     const k0 = Math.max(t + 8000, gpuFree);
-    push(ev('kernel', KERNEL_JSON, 0, stream, us(k0), 4,
-      `"External id": ${step + 1}, "device": 0, "stream": ${stream}, "correlation": ${c}, "grid": [132, 1, 1], "block": [256, 1, 1]`));
+    push(
+      ev(
+        'kernel',
+        KERNEL_JSON,
+        0,
+        stream,
+        us(k0),
+        4,
+        `"External id": ${step + 1}, "device": 0, "stream": ${stream}, "correlation": ${c}, "grid": [132, 1, 1], "block": [256, 1, 1]`,
+      ),
+    );
     gpuFree = k0 + 4000;
     t += 10000;
     if ((step + 1) % syncEvery === 0) {
@@ -64,10 +85,32 @@ export function* generateKineto(o: GenOptions, pieceBytes = 1 << 20): Generator<
       const s = corr++;
       push(ev('cpu_op', '"aten::item"', 414, 414, us(t), 40, `"External id": ${-step}`));
       const c0 = Math.max(t + 2000, gpuFree);
-      push(ev('cuda_runtime', '"cudaMemcpyAsync"', 414, 414, us(t + 1000), (c0 + 2000 - t) / 1000, `"correlation": ${m}`));
-      push(ev('gpu_memcpy', '"Memcpy DtoH (Device -> Pageable)"', 0, 7, us(c0), 1, `"device": 0, "stream": 7, "correlation": ${m}, "bytes": 4`));
+      push(
+        ev('cuda_runtime', '"cudaMemcpyAsync"', 414, 414, us(t + 1000), (c0 + 2000 - t) / 1000, `"correlation": ${m}`),
+      );
+      push(
+        ev(
+          'gpu_memcpy',
+          '"Memcpy DtoH (Device -> Pageable)"',
+          0,
+          7,
+          us(c0),
+          1,
+          `"device": 0, "stream": 7, "correlation": ${m}, "bytes": 4`,
+        ),
+      );
       push(ev('cuda_runtime', '"cudaStreamSynchronize"', 414, 414, us(c0 + 2500), 3, `"correlation": ${s}`));
-      push(ev('cuda_sync', '"Stream Sync"', 0, 7, us(c0 + 2600), 2, `"cuda_sync_kind": "Stream Sync", "stream": 7, "device": 0, "correlation": ${s}`));
+      push(
+        ev(
+          'cuda_sync',
+          '"Stream Sync"',
+          0,
+          7,
+          us(c0 + 2600),
+          2,
+          `"cuda_sync_kind": "Stream Sync", "stream": 7, "device": 0, "correlation": ${s}`,
+        ),
+      );
       gpuFree = c0 + 1000;
       t = Math.max(t + 41000, c0 + 6000);
     }

@@ -24,14 +24,17 @@ async function main() {
   mkdirSync(out, { recursive: true });
   const dir = repoPath('examples');
   const programs: [string, Program][] = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.scenario.json')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.scenario.json'))
+    .sort()) {
     const program = compileScenario(readFileSync(join(dir, f), 'utf8'), f);
     const missing = missingDevice(program, a.devices);
     if (missing) console.log(`skipped ${f}: ${missing.message}`);
     else programs.push([f.replace('.scenario.json', ''), program]);
   }
   // In rounds, the calibration runs among them, as test/gpu/calibrated.test.ts runs them (runInRounds).
-  const write = (name: string, run: number, t: Trace) => writeFileSync(join(out, `${name}.${run}.json`), traceToJson(t));
+  const write = (name: string, run: number, t: Trace) =>
+    writeFileSync(join(out, `${name}.${run}.json`), traceToJson(t));
   let calibrated = 0;
   let firsts = 0;
   await runInRounds(programs, Number(process.env.SYNCSCOPE_DUMP_RUNS ?? CALIBRATION_RUNS), {

@@ -2,7 +2,18 @@
 // records and waits, stream waits and host synchronizations, so that every kind of mark and arrow
 // is present. Columns are filled directly (tableFrom) rather than through TraceBuilder: at 10^7
 // ops the builder's doubling buffers would need twice the memory the benchmark is judging.
-import { ACCESS_COLUMNS, CALL_COLUMNS, CALL_KINDS, EDGE_COLUMNS, EDGE_KINDS, Lane, OP_COLUMNS, OP_KINDS, RELEASED_NONE, Trace } from '../core/trace/model';
+import {
+  ACCESS_COLUMNS,
+  CALL_COLUMNS,
+  CALL_KINDS,
+  EDGE_COLUMNS,
+  EDGE_KINDS,
+  Lane,
+  OP_COLUMNS,
+  OP_KINDS,
+  RELEASED_NONE,
+  Trace,
+} from '../core/trace/model';
 import { tableFrom } from '../core/trace/table';
 import { seededRandom } from '../test/helpers/random';
 
@@ -11,14 +22,32 @@ export const STREAMS = 16;
 export const OPS_PER_LAUNCH = 16;
 export const LAUNCHES_PER_WAIT = 64;
 
-
 export function syntheticTrace(ops: number, seed = 1): Trace {
   const rnd = seededRandom(seed);
   const lanes: Lane[] = [{ id: 0, kind: 'thread', name: 'main', device: 0 }];
   for (let s = 0; s < STREAMS; s++) {
-    lanes.push({ id: s + 1, kind: 'stream', name: s ? `stream ${s}` : 'default', device: 0, legacyDefault: s === 0, nonBlocking: s > 0, priority: s % 4 === 3 ? -1 : 0 });
+    lanes.push({
+      id: s + 1,
+      kind: 'stream',
+      name: s ? `stream ${s}` : 'default',
+      device: 0,
+      legacyDefault: s === 0,
+      nonBlocking: s > 0,
+      priority: s % 4 === 3 ? -1 : 0,
+    });
   }
-  const strings = ['', 'gemm_kernel', 'elementwise_add', 'reduce_sum', 'copy', 'record e', 'wait e', 'cudaLaunchKernel', 'cudaStreamSynchronize', 'e'];
+  const strings = [
+    '',
+    'gemm_kernel',
+    'elementwise_add',
+    'reduce_sum',
+    'copy',
+    'record e',
+    'wait e',
+    'cudaLaunchKernel',
+    'cudaStreamSynchronize',
+    'e',
+  ];
   const K = OP_KINDS.indexOf('kernel');
   const REC = OP_KINDS.indexOf('eventRecord');
   const WAIT = OP_KINDS.indexOf('waitEvent');

@@ -67,11 +67,17 @@ async function main(): Promise<void> {
   bundle('test/webview/page/render-bench.ts', join(tmp, 'render-bench.js'));
   const page = join(tmp, 'render.html');
   const js = (f: string) => readFileSync(f, 'utf8').replace(/<\/(script)/gi, '<\\/$1');
-  writeFileSync(page, `<!DOCTYPE html><html><head><meta charset="utf-8"><style>${readFileSync(repoPath('dist', 'webview.css'), 'utf8')}</style></head>
-<body><div id="syncscope"></div><script>${js(repoPath('dist', 'webview.js'))}</script><script>${js(join(tmp, 'render-bench.js'))}</script></body></html>`);
+  writeFileSync(
+    page,
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><style>${readFileSync(repoPath('dist', 'webview.css'), 'utf8')}</style></head>
+<body><div id="syncscope"></div><script>${js(repoPath('dist', 'webview.js'))}</script><script>${js(join(tmp, 'render-bench.js'))}</script></body></html>`,
+  );
 
   const { chromium } = await import('playwright-core');
-  const server = await chromium.launchServer({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, '--js-flags=--max-old-space-size=4096'] });
+  const server = await chromium.launchServer({
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_ARGS, '--js-flags=--max-old-space-size=4096'],
+  });
   const browserPid = server.process().pid ?? 0;
   const browser = await chromium.connect(server.wsEndpoint());
   const rows: string[] = [];
@@ -99,17 +105,28 @@ async function main(): Promise<void> {
       const p95 = quantile(r.frames, 0.95);
       const bestP95 = quantile(r.best, 0.95);
       const load = loadavg()[0].toFixed(1);
-      rows.push(`| ${n.toExponential(0).replace('e+', 'e')} | ${r.ops} | ${r.calls} | ${r.edges} | ${r.generateMs.toFixed(0)} | ${r.firstFrameMs.toFixed(0)} (${r.firstFrameBestMs.toFixed(0)}) | ${r.frames.length} | ${p50.toFixed(1)} | ${p95.toFixed(1)} (${bestP95.toFixed(1)}) | ${Math.max(...r.frames).toFixed(1)} | ${mib(heap)} | ${mib(r.traceBytes + r.indexBytes)} | ${mib(rss)} | ${load} |`);
+      rows.push(
+        `| ${n.toExponential(0).replace('e+', 'e')} | ${r.ops} | ${r.calls} | ${r.edges} | ${r.generateMs.toFixed(0)} | ${r.firstFrameMs.toFixed(0)} (${r.firstFrameBestMs.toFixed(0)}) | ${r.frames.length} | ${p50.toFixed(1)} | ${p95.toFixed(1)} (${bestP95.toFixed(1)}) | ${Math.max(...r.frames).toFixed(1)} | ${mib(heap)} | ${mib(r.traceBytes + r.indexBytes)} | ${mib(rss)} | ${load} |`,
+      );
       const tgt = TARGETS[n];
       if (tgt) {
         const checks: string[] = [];
-        if (tgt.firstFrameMs) checks.push(`first frame ${r.firstFrameMs.toFixed(0)} ms ${r.firstFrameMs <= tgt.firstFrameMs ? '<=' : '>'} ${tgt.firstFrameMs} ms`);
+        if (tgt.firstFrameMs)
+          checks.push(
+            `first frame ${r.firstFrameMs.toFixed(0)} ms ${r.firstFrameMs <= tgt.firstFrameMs ? '<=' : '>'} ${tgt.firstFrameMs} ms`,
+          );
         checks.push(`p95 ${p95.toFixed(1)} ms ${p95 <= tgt.p95Ms ? '<=' : '>'} ${tgt.p95Ms} ms`);
-        if (tgt.firstFrameMs) checks.push(`best-of-3 first frame ${r.firstFrameBestMs.toFixed(0)} ms ${r.firstFrameBestMs <= tgt.firstFrameMs ? '<=' : '>'} ${tgt.firstFrameMs} ms`);
+        if (tgt.firstFrameMs)
+          checks.push(
+            `best-of-3 first frame ${r.firstFrameBestMs.toFixed(0)} ms ${r.firstFrameBestMs <= tgt.firstFrameMs ? '<=' : '>'} ${tgt.firstFrameMs} ms`,
+          );
         checks.push(`best-of-3 p95 ${bestP95.toFixed(1)} ms ${bestP95 <= tgt.p95Ms ? '<=' : '>'} ${tgt.p95Ms} ms`);
-        if (tgt.memoryBytes) checks.push(`renderer memory ${mib(rss)} ${rss <= tgt.memoryBytes ? '<=' : '>'} ${mib(tgt.memoryBytes)}`);
+        if (tgt.memoryBytes)
+          checks.push(`renderer memory ${mib(rss)} ${rss <= tgt.memoryBytes ? '<=' : '>'} ${mib(tgt.memoryBytes)}`);
         const ok = checks.every((c) => !c.includes(' > '));
-        verdicts.push(`- ${n.toExponential(0).replace('e+', 'e')} ops: ${ok ? 'meets every target' : 'MISSES a target'} (${checks.join('; ')})`);
+        verdicts.push(
+          `- ${n.toExponential(0).replace('e+', 'e')} ops: ${ok ? 'meets every target' : 'MISSES a target'} (${checks.join('; ')})`,
+        );
       }
       console.log(rows[rows.length - 1]);
       await ctx.close();
@@ -123,8 +140,15 @@ async function main(): Promise<void> {
 
 function writeResults(rows: string[], verdicts: string[], sizes: number[]): void {
   const date = new Date().toISOString().slice(0, 10);
-  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoPath(), encoding: 'utf8' }).stdout.trim() || 'unknown';
-  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'webview', 'bench'], { cwd: repoPath(), encoding: 'utf8' }).stdout.trim() ? ' (with uncommitted changes to webview/ or bench/)' : '';
+  const commit =
+    spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoPath(), encoding: 'utf8' }).stdout.trim() ||
+    'unknown';
+  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'webview', 'bench'], {
+    cwd: repoPath(),
+    encoding: 'utf8',
+  }).stdout.trim()
+    ? ' (with uncommitted changes to webview/ or bench/)'
+    : '';
   const version = spawnSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).stdout.trim();
   const cpu = cpus();
   const text = `# Render benchmark, ${date}

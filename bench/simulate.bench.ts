@@ -19,28 +19,41 @@ function scenario(ops: number): string {
     events: { ea: {}, eb: { timing: true }, ec: {} },
     buffers: { x: { bytes: 1 << 20 }, h: { bytes: 1 << 20, host: 'pinned' } },
     steps: [
-      { repeat: iterations / 100, steps: [
-        { repeat: 100, steps: [
-          { launch: 'ka', stream: 'a', us: 20, grid: 264 },
-          { record: 'ea', stream: 'a' },
-          { launch: 'kb', stream: 'b', us: 15, grid: 132 },
-          { wait: 'ea', stream: 'b' },
-          { record: 'eb', stream: 'b' },
-          { launch: 'kc', stream: 'c', us: 10 },
-          { wait: 'eb', stream: 'c' },
-          { record: 'ec', stream: 'c' },
-          { launch: 'kd', stream: 'd', us: 5 },
-          { copy: 'x', to: 'h', async: true, stream: 'd' },
-        ] },
-        { query: 'ec' },
-        { eventSync: 'ea' },
-      ] },
+      {
+        repeat: iterations / 100,
+        steps: [
+          {
+            repeat: 100,
+            steps: [
+              { launch: 'ka', stream: 'a', us: 20, grid: 264 },
+              { record: 'ea', stream: 'a' },
+              { launch: 'kb', stream: 'b', us: 15, grid: 132 },
+              { wait: 'ea', stream: 'b' },
+              { record: 'eb', stream: 'b' },
+              { launch: 'kc', stream: 'c', us: 10 },
+              { wait: 'eb', stream: 'c' },
+              { record: 'ec', stream: 'c' },
+              { launch: 'kd', stream: 'd', us: 5 },
+              { copy: 'x', to: 'h', async: true, stream: 'd' },
+            ],
+          },
+          { query: 'ec' },
+          { eventSync: 'ea' },
+        ],
+      },
       { deviceSync: true },
     ],
   });
 }
 
-interface Row { ops: number; compileMs: number; simulateMs: number; cpuMs: number; opsPerSec: number; heapMb: number }
+interface Row {
+  ops: number;
+  compileMs: number;
+  simulateMs: number;
+  cpuMs: number;
+  opsPerSec: number;
+  heapMb: number;
+}
 
 /**
  * Best of `runs`, wall and CPU each on its own: other processes on a shared machine only ever make
@@ -61,7 +74,8 @@ function measure(ops: number, runs: number): Row {
     if (trace.ops.count !== ops) throw new Error(`expected ${ops} ops, simulated ${trace.ops.count}`);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
-    best = best ? { ...best, simulateMs: Math.min(best.simulateMs, simulateMs), cpuMs: Math.min(best.cpuMs, cpuMs) }
+    best = best
+      ? { ...best, simulateMs: Math.min(best.simulateMs, simulateMs), cpuMs: Math.min(best.cpuMs, cpuMs) }
       : { ops, compileMs, simulateMs, cpuMs, opsPerSec: 0, heapMb };
   }
   return { ...(best as Row), opsPerSec: ops / ((best as Row).simulateMs / 1000) };
@@ -84,17 +98,29 @@ measure(1e4, 3); // warm-up: let the JIT compile the simulator before anything i
 const referenceMs = columnWritesMs();
 const rows = [measure(1e4, 5), measure(1e5, 5), measure(1e6, 3)];
 const ratio = rows[2].simulateMs / rows[1].simulateMs;
-const git = (args: string): string => { try { return execSync(`git ${args}`, { cwd: repoPath() }).toString().trim(); } catch { return ''; } };
-const commit = (git('rev-parse --short HEAD') || 'unknown') + (git('status --porcelain -- core bench') ? ' (with uncommitted changes to core/ or bench/)' : '');
+const git = (args: string): string => {
+  try {
+    return execSync(`git ${args}`, { cwd: repoPath() }).toString().trim();
+  } catch {
+    return '';
+  }
+};
+const commit =
+  (git('rev-parse --short HEAD') || 'unknown') +
+  (git('status --porcelain -- core bench') ? ' (with uncommitted changes to core/ or bench/)' : '');
 const date = new Date().toISOString().slice(0, 10);
 const table = [
   '| ops | compile ms | simulate ms (wall) | simulate ms (CPU) | ops/s | heap MB after |',
   '| ---: | ---: | ---: | ---: | ---: | ---: |',
-  ...rows.map((r) => `| ${r.ops.toLocaleString('en-US')} | ${r.compileMs.toFixed(0)} | ${r.simulateMs.toFixed(0)} | ${r.cpuMs.toFixed(0)} | ${Math.round(r.opsPerSec).toLocaleString('en-US')} | ${r.heapMb.toFixed(0)} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.ops.toLocaleString('en-US')} | ${r.compileMs.toFixed(0)} | ${r.simulateMs.toFixed(0)} | ${r.cpuMs.toFixed(0)} | ${Math.round(r.opsPerSec).toLocaleString('en-US')} | ${r.heapMb.toFixed(0)} |`,
+  ),
 ].join('\n');
 const cpuRatio = rows[2].cpuMs / rows[1].cpuMs;
 const met = (ok: boolean) => (ok ? 'met' : 'missed');
-const verdict = `10^6 ops: ${(rows[2].simulateMs / 1000).toFixed(2)} s wall, ${(rows[2].cpuMs / 1000).toFixed(2)} s CPU ` +
+const verdict =
+  `10^6 ops: ${(rows[2].simulateMs / 1000).toFixed(2)} s wall, ${(rows[2].cpuMs / 1000).toFixed(2)} s CPU ` +
   `(target <= 2 s: ${met(rows[2].simulateMs <= 2000)} on wall, ${met(rows[2].cpuMs <= 2000)} on CPU); ` +
   `10^5 -> 10^6: ${ratio.toFixed(1)}x wall, ${cpuRatio.toFixed(1)}x CPU (target <= 15x: ${met(ratio <= 15)} on wall, ${met(cpuRatio <= 15)} on CPU)`;
 const out = repoPath('bench', 'results', 'simulate.md');
@@ -104,7 +130,9 @@ const notes = existsSync(out) ? readFileSync(out, 'utf8').split(NOTES)[1] : unde
 const report = `# Simulator benchmark, ${date}
 
 - Machine: ${cpus()[0]?.model ?? 'unknown'}, ${cpus().length} cores; Node.js ${process.version}
-- Load average (1/5/15 min) when the run began: ${loadBefore.map((x) => x.toFixed(1)).join(' / ')}; when it ended: ${loadavg().map((x) => x.toFixed(1)).join(' / ')}
+- Load average (1/5/15 min) when the run began: ${loadBefore.map((x) => x.toFixed(1)).join(' / ')}; when it ended: ${loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' / ')}
 - Wall and CPU times are each the best of several runs (5, 5 and 3 for the three sizes)
 - Machine speed reference: 4 x 10^7 writes to fresh Float64Arrays took ${referenceMs.toFixed(0)} ms
 - Commit: ${commit}

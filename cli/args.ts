@@ -83,7 +83,11 @@ export function onePositional(p: ParsedArgs, what: string): string {
 
 /** Options that several commands share, worded once. */
 export const OPTIONS = {
-  profile: { name: 'profile', value: 'h200|file.json', help: "the simulator's timing profile: h200 (built in) or a file written by calibrate" },
+  profile: {
+    name: 'profile',
+    value: 'h200|file.json',
+    help: "the simulator's timing profile: h200 (built in) or a file written by calibrate",
+  },
   json: { name: 'json', help: 'print the report as JSON (media/schema/report.schema.json)' },
   traceOut: { name: 'out', short: 'o', value: 'trace.syncscope.json', help: 'also write the trace' },
   html: { name: 'html', value: 'timeline.html', help: 'also write a self-contained timeline page' },

@@ -6,7 +6,9 @@ export const usageLines = (spec: CommandSpec): string[] => spec.synopsis.map((s)
 
 /** `usage: syncscope x ...`, one line per form, as printed after a usage error. */
 export const usageText = (spec: CommandSpec): string =>
-  usageLines(spec).map((l, i) => (i ? '       ' : 'usage: ') + l + '\n').join('');
+  usageLines(spec)
+    .map((l, i) => (i ? '       ' : 'usage: ') + l + '\n')
+    .join('');
 
 export const optionLabel = (o: CliOption): string =>
   (o.short ? `-${o.short}, ` : '') + `--${o.name}` + (o.value ? ` <${o.value}>` : '');
@@ -18,9 +20,11 @@ export function commandHelp(spec: CommandSpec): string {
 }
 
 export function overview(specs: CommandSpec[]): string {
-  return 'usage: syncscope <command> [options]\n\ncommands:\n' +
+  return (
+    'usage: syncscope <command> [options]\n\ncommands:\n' +
     table(specs.map((s) => [s.name, s.summary])) +
-    '\nsyncscope <command> --help lists the options of a command; syncscope --version prints the version.\n';
+    '\nsyncscope <command> --help lists the options of a command; syncscope --version prints the version.\n'
+  );
 }
 
 function table(rows: string[][]): string {

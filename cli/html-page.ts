@@ -25,8 +25,17 @@ export function writeTimelineHtml(trace: Trace, title: string): string {
   const js = readFileSync(join(dir, 'webview.js'), 'utf8');
   const css = existsSync(join(dir, 'webview.css')) ? readFileSync(join(dir, 'webview.css'), 'utf8') : '';
   const nonce = randomBytes(18).toString('base64');
-  const packed = packTrace(trace, (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'));
+  const packed = packTrace(trace, (bytes) =>
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
+  );
   // JSON with every "<" escaped cannot close the data block, whatever the trace's strings hold.
   const data = JSON.stringify({ title, origin: undefined, trace: packed }).replace(/</g, '\\u003c');
-  return timelinePageHtml({ csp: timelineCsp(nonce), nonce, title: `${title} · Syncscope`, script: js, styles: css ? [css] : [], data });
+  return timelinePageHtml({
+    csp: timelineCsp(nonce),
+    nonce,
+    title: `${title} · Syncscope`,
+    script: js,
+    styles: css ? [css] : [],
+    data,
+  });
 }

@@ -19,7 +19,18 @@ import { CliIo, EXIT, UsageError } from './io';
 type Command = { spec: CommandSpec; run(argv: string[], io: CliIo): Promise<number> };
 
 /** The commands, in the order the overview and the README list them. */
-export const COMMANDS: Command[] = [simulate, run, report, check, importCommand, exportCommand, html, devices, calibrate, capture];
+export const COMMANDS: Command[] = [
+  simulate,
+  run,
+  report,
+  check,
+  importCommand,
+  exportCommand,
+  html,
+  devices,
+  calibrate,
+  capture,
+];
 
 const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === name);
 const OVERVIEW = new Set(['--help', '-h', 'help']);
@@ -63,4 +74,5 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** Errors about the user's input, as opposed to bugs. Both exit 2; only bugs may print a stack. */
-const isInputError = (e: Error) => ['UsageError', 'ScenarioError', 'TraceFormatError', 'ImportError'].includes(e.name) || 'code' in e;
+const isInputError = (e: Error) =>
+  ['UsageError', 'ScenarioError', 'TraceFormatError', 'ImportError'].includes(e.name) || 'code' in e;

@@ -22,15 +22,18 @@ export interface TimelinePageParts {
  */
 export function timelineCsp(nonce: string, source = ''): string {
   const from = (s: string) => [source, s].filter(Boolean).join(' ');
-  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src ${from(`'nonce-${nonce}'`)}; ` +
-    `img-src ${from('data:')}; font-src ${from('data:')}; base-uri 'none'; form-action 'none'`;
+  return (
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src ${from(`'nonce-${nonce}'`)}; ` +
+    `img-src ${from('data:')}; font-src ${from('data:')}; base-uri 'none'; form-action 'none'`
+  );
 }
 
 export const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /** Inside a raw-text element only its own end tag (any case) can end it early; `<\/` reads the same in JS and CSS. */
-const escapeRawText = (s: string, tag: 'script' | 'style'): string => s.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
+const escapeRawText = (s: string, tag: 'script' | 'style'): string =>
+  s.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
 
 export function timelinePageHtml(p: TimelinePageParts): string {
   const styles = p.styles.map((css) => `<style nonce="${p.nonce}">${escapeRawText(css, 'style')}</style>`).join('\n  ');

@@ -57,7 +57,8 @@ export function unpackTrace(p: PackedTrace, fromBase64: (text: string) => Uint8A
         const text = packed.columns[key];
         if (text === undefined) throw new Error(`packed trace lacks column ${key}`);
         const bytes = fromBase64(text);
-        if (bytes.byteLength !== cols[key].byteLength) throw new Error(`packed column ${key} has ${bytes.byteLength} bytes, expected ${cols[key].byteLength}`);
+        if (bytes.byteLength !== cols[key].byteLength)
+          throw new Error(`packed column ${key} has ${bytes.byteLength} bytes, expected ${cols[key].byteLength}`);
         new Uint8Array(cols[key].buffer).set(bytes);
       }
     });

@@ -40,11 +40,17 @@ export function formatReport(r: Report, opts: { file?: string } = {}): string {
   out.push('');
   out.push(r.waits.length ? `Host waits (${r.waits.length}):` : 'Host waits: none');
   for (const w of r.waits) {
-    const resumed = w.releasedBy?.length && w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '';
+    const resumed =
+      w.releasedBy?.length && w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '';
     const released = releasedByLine(w.releasedBy) + resumed;
-    out.push(`  #${w.id} ${w.kind}(${w.target}) on ${w.thread} at ${formatNs(w.beginNs)}: blocked ${formatNs(w.blockedNs)}`);
+    out.push(
+      `  #${w.id} ${w.kind}(${w.target}) on ${w.thread} at ${formatNs(w.beginNs)}: blocked ${formatNs(w.blockedNs)}`,
+    );
     out.push(`      ${released}`);
-    if (w.narrower) out.push(`      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`);
+    if (w.narrower)
+      out.push(
+        `      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`,
+      );
     if (w.context) out.push(`      in ${w.context}`);
     const loc = where(w.source);
     if (loc || w.rules.length) out.push(`      ${[loc, w.rules.join(' ')].filter(Boolean).join('  ')}`);
@@ -56,6 +62,8 @@ export function formatReport(r: Report, opts: { file?: string } = {}): string {
     if (f.fix) out.push(`      fix: ${f.fix}`);
   }
   out.push('');
-  out.push(`Metrics: host blocked ${formatPct(r.metrics.hostBlockedPct)}, GPU busy ${formatPct(r.metrics.gpuBusyPct)}, overlap ${formatPct(r.metrics.overlapPct)}`);
+  out.push(
+    `Metrics: host blocked ${formatPct(r.metrics.hostBlockedPct)}, GPU busy ${formatPct(r.metrics.gpuBusyPct)}, overlap ${formatPct(r.metrics.overlapPct)}`,
+  );
   return out.join('\n') + '\n';
 }

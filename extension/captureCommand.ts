@@ -20,11 +20,16 @@ export function captureFileName(d: Date): string {
 }
 
 export async function captureCommand(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): Promise<void> {
-  if (!vscode.workspace.isTrusted) throw new UserFacingError('Capturing runs a program, which needs a trusted workspace.');
+  if (!vscode.workspace.isTrusted)
+    throw new UserFacingError('Capturing runs a program, which needs a trusted workspace.');
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-  if (!folder || folder.scheme !== 'file') throw new UserFacingError('Capturing needs a workspace folder on disk: the program runs there.');
+  if (!folder || folder.scheme !== 'file')
+    throw new UserFacingError('Capturing needs a workspace folder on disk: the program runs there.');
   const library = findCaptureLibrary();
-  if (!library.ok) throw new UserFacingError('The capture library is not part of this installation (it is built where a CUDA toolkit with CUPTI is present).');
+  if (!library.ok)
+    throw new UserFacingError(
+      'The capture library is not part of this installation (it is built where a CUDA toolkit with CUPTI is present).',
+    );
   const line = await vscode.window.showInputBox({
     title: 'Capture a Program',
     prompt: `Command line to run in ${folder.fsPath}; every CUDA call and GPU op it makes is recorded`,
@@ -50,7 +55,14 @@ export async function captureCommand(context: vscode.ExtensionContext, log: vsco
       const stop = new AbortController();
       const sub = token.onCancellationRequested(() => stop.abort());
       try {
-        const result = await engines().capture({ library, command, cwd: folder.fsPath, stdio: 'pipe', onOutput: show, signal: stop.signal });
+        const result = await engines().capture({
+          library,
+          command,
+          cwd: folder.fsPath,
+          stdio: 'pipe',
+          onOutput: show,
+          signal: stop.signal,
+        });
         if (result.ok) {
           show(await engines().saveAnalyzedTrace(result.trace, out.fsPath, command.join(' ')));
           show(`trace written to ${out.fsPath}`);

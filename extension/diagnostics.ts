@@ -17,14 +17,21 @@ export class ScenarioDiagnostics implements vscode.Disposable {
   set(uri: vscode.Uri, text: string, errors: readonly PositionedError[], findings: readonly Finding[]): void {
     const diagnostics = scenarioProblems(text, errors, findings).map((p) => {
       const d = new vscode.Diagnostic(
-        new vscode.Range(p.start.line, p.start.character, p.end.line, p.end.character), p.message, SEVERITY[p.severity]);
+        new vscode.Range(p.start.line, p.start.character, p.end.line, p.end.character),
+        p.message,
+        SEVERITY[p.severity],
+      );
       d.source = 'syncscope';
       if (p.rule) d.code = p.rule;
       return d;
     });
     this.collection.set(uri, diagnostics);
     this.findingCount.set(uri.toString(), findings.length);
-    void vscode.commands.executeCommand('setContext', 'syncscope.hasFindings', [...this.findingCount.values()].some((n) => n > 0));
+    void vscode.commands.executeCommand(
+      'setContext',
+      'syncscope.hasFindings',
+      [...this.findingCount.values()].some((n) => n > 0),
+    );
   }
 
   clear(uri: vscode.Uri): void {

@@ -20,8 +20,7 @@ export interface Parsed {
 
 export const parseScenarioText = (text: string, file: string): Parsed => parseScenario(text, file);
 
-export const simulateProgram = (program: Program, profile: SimProfile): Trace =>
-  simulate(program, profile);
+export const simulateProgram = (program: Program, profile: SimProfile): Trace => simulate(program, profile);
 
 /** A profile JSON (already parsed) or a built-in profile's name, checked by the simulator. */
 export const loadSimulatorProfile = (spec: unknown): SimProfile => loadProfile(spec);
@@ -30,16 +29,25 @@ export type { SimProfile };
 export const analyzeTrace = (trace: Trace, program?: Program): Analysis => analyze(trace, { program });
 
 /** Streams a trace file (any format core reads, gzipped or not) through its importer. */
-export const loadTrace = (path: string, onProgress?: (bytes: number, total: number) => void, signal?: AbortSignal): Promise<Trace> =>
-  loadTraceFile(path, onProgress, signal);
+export const loadTrace = (
+  path: string,
+  onProgress?: (bytes: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<Trace> => loadTraceFile(path, onProgress, signal);
 
 /** For files the extension host cannot open by path (a virtual file system): the bytes, read by VS Code. */
-export const loadTraceBytes = (bytes: Uint8Array, name: string, onProgress?: (bytes: number, total: number) => void, signal?: AbortSignal): Promise<Trace> =>
-  importTraceBytes(bytes, name, onProgress, signal);
+export const loadTraceBytes = (
+  bytes: Uint8Array,
+  name: string,
+  onProgress?: (bytes: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<Trace> => importTraceBytes(bytes, name, onProgress, signal);
 
 /** The format core would read the file as, from its first bytes (decompressed when gzipped). */
-export const sniffTraceFile = async (path: string): Promise<TraceFileFormat | undefined> => sniffFormat(await readTraceHead(path));
-export const sniffTraceBytes = async (bytes: Uint8Array): Promise<TraceFileFormat | undefined> => sniffFormat(await traceHeadOfBytes(bytes));
+export const sniffTraceFile = async (path: string): Promise<TraceFileFormat | undefined> =>
+  sniffFormat(await readTraceHead(path));
+export const sniffTraceBytes = async (bytes: Uint8Array): Promise<TraceFileFormat | undefined> =>
+  sniffFormat(await traceHeadOfBytes(bytes));
 
 export const chromeTraceJson = (trace: Trace): string => traceToChrome(trace);
 

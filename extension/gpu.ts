@@ -51,6 +51,10 @@ export class Gpu {
   }
 
   calibrate(opts: GpuRunOptions): Promise<SimProfile> {
-    return calibrateInRunner({ signal: opts.signal, timeoutMs: Math.max(opts.timeoutMs, 300_000), onProgress: (m) => opts.onProgress?.(m) });
+    return calibrateInRunner({
+      signal: opts.signal,
+      timeoutMs: Math.max(opts.timeoutMs, 300_000),
+      onProgress: (m) => opts.onProgress?.(m),
+    });
   }
 }

@@ -17,7 +17,7 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
   const reportError = (e: unknown, what: string): void => {
     const message = e instanceof Error ? e.message : String(e);
     if (e instanceof UserFacingError) log.warn(`${what}: ${message}`);
-    else log.error(`${what}: ${e instanceof Error ? e.stack ?? message : message}`);
+    else log.error(`${what}: ${e instanceof Error ? (e.stack ?? message) : message}`);
     void vscode.window.showErrorMessage(`Syncscope: ${message}`, 'Show Log').then((a) => a && log.show());
   };
 
@@ -41,7 +41,10 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
   };
 
   context.subscriptions.push(
-    log, status, diagnostics, panels,
+    log,
+    status,
+    diagnostics,
+    panels,
     ...registerCommands({ context, runs, panels, editors, gpu, status, log, reportError }),
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, panels),
     vscode.window.registerCustomEditorProvider(TRACE_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),
@@ -54,7 +57,10 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
 
   // The capture command hides only once the library is known to be missing: before activation
   // (a workspace without scenarios) it must show, since running it is what activates us.
-  setTimeout(() => void vscode.commands.executeCommand('setContext', 'syncscope.captureMissing', !captureAvailable()), 0);
+  setTimeout(
+    () => void vscode.commands.executeCommand('setContext', 'syncscope.captureMissing', !captureAvailable()),
+    0,
+  );
   // Probe for a GPU after activation returns: the probe lives in the runner process, never here.
   if (vscode.workspace.isTrusted) setTimeout(probeGpu, 0);
 

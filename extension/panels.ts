@@ -96,19 +96,29 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
 
   private attach(panel: vscode.WebviewPanel, source: PanelSource, attempt = 0): Open {
     const key = keyOf(source);
-    const view = new TimelinePanel(panel, this.context.extensionUri, {
-      revealSource: (line, column) => {
-        revealSource(vscode.Uri.parse(source.uri), line, column)
-          .catch((e: unknown) => this.log.warn(`cannot show ${source.uri}: ${(e as Error).message}`));
+    const view = new TimelinePanel(
+      panel,
+      this.context.extensionUri,
+      {
+        revealSource: (line, column) => {
+          revealSource(vscode.Uri.parse(source.uri), line, column).catch((e: unknown) =>
+            this.log.warn(`cannot show ${source.uri}: ${(e as Error).message}`),
+          );
+        },
+        reopen: () => {
+          const fresh = this.attach(
+            createPanel(panel.title, panel.viewColumn ?? vscode.ViewColumn.Active, true),
+            source,
+            attempt + 1,
+          );
+          entry.replacedBy = fresh;
+          view.handOver(fresh.view);
+          panel.dispose();
+        },
+        log: this.log,
       },
-      reopen: () => {
-        const fresh = this.attach(createPanel(panel.title, panel.viewColumn ?? vscode.ViewColumn.Active, true), source, attempt + 1);
-        entry.replacedBy = fresh;
-        view.handOver(fresh.view);
-        panel.dispose();
-      },
-      log: this.log,
-    }, attempt);
+      attempt,
+    );
     const entry: Open = { panel, view, source };
     this.open.set(key, entry);
     void this.sources.remember(panel.title, source);
@@ -140,7 +150,12 @@ export class TimelinePanels implements vscode.Disposable, vscode.WebviewPanelSer
 const keyOf = (source: PanelSource): string => `${source.kind} ${source.uri}`;
 
 function createPanel(title: string, column: vscode.ViewColumn, preserveFocus: boolean): vscode.WebviewPanel {
-  return vscode.window.createWebviewPanel(TIMELINE_VIEW_TYPE, title, { viewColumn: column, preserveFocus }, { ...timelineOptions, enableFindWidget: false });
+  return vscode.window.createWebviewPanel(
+    TIMELINE_VIEW_TYPE,
+    title,
+    { viewColumn: column, preserveFocus },
+    { ...timelineOptions, enableFindWidget: false },
+  );
 }
 
 /** Opens the scenario beside nothing new: in the column it already has, or the first one. */
@@ -148,7 +163,10 @@ export async function revealSource(uri: vscode.Uri, line: number, column: number
   const visible = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
   const doc = visible?.document ?? (await vscode.workspace.openTextDocument(uri));
   const pos = new vscode.Position(Math.max(line - 1, 0), Math.max(column - 1, 0));
-  const editor = await vscode.window.showTextDocument(doc, { viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
+  const editor = await vscode.window.showTextDocument(doc, {
+    viewColumn: visible?.viewColumn ?? vscode.ViewColumn.One,
+    preserveFocus: false,
+  });
   editor.selection = new vscode.Selection(pos, pos);
   editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }

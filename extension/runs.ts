@@ -50,7 +50,9 @@ export class Runs {
     if (!parsed.program || parsed.errors.length) {
       this.diagnostics.set(uri, text, parsed.errors, []);
       const first = parsed.errors[0];
-      throw new UserFacingError(`${fileName(uri)} has ${parsed.errors.length} error(s)${first ? `; first at line ${first.line}: ${first.detail}` : ''}`);
+      throw new UserFacingError(
+        `${fileName(uri)} has ${parsed.errors.length} error(s)${first ? `; first at line ${first.line}: ${first.detail}` : ''}`,
+      );
     }
     return { program: parsed.program, text };
   }
@@ -63,7 +65,11 @@ export class Runs {
     return this.finish(uri, text, program, trace, 'simulator', started, quiet);
   }
 
-  async runOnGpu(uri: vscode.Uri, token: vscode.CancellationToken, progress?: vscode.Progress<{ message?: string; increment?: number }>): Promise<RunResult> {
+  async runOnGpu(
+    uri: vscode.Uri,
+    token: vscode.CancellationToken,
+    progress?: vscode.Progress<{ message?: string; increment?: number }>,
+  ): Promise<RunResult> {
     if (!vscode.workspace.isTrusted) throw new UserFacingError('Running on the GPU needs a trusted workspace.');
     const { program, text } = await this.program(uri);
     const probe = await this.gpu.probe();
@@ -88,19 +94,30 @@ export class Runs {
   async backend(): Promise<'gpu' | 'simulator'> {
     const setting = parseBackendSetting(vscode.workspace.getConfiguration('syncscope').get('backend'));
     if (setting === 'simulator') return 'simulator';
-    const choice = chooseBackend(setting, vscode.workspace.isTrusted, vscode.workspace.isTrusted ? await this.gpu.probe() : undefined);
+    const choice = chooseBackend(
+      setting,
+      vscode.workspace.isTrusted,
+      vscode.workspace.isTrusted ? await this.gpu.probe() : undefined,
+    );
     if (choice.fallback) this.log.warn(choice.fallback);
     return choice.use;
   }
 
   /** Streams the file through core's importer in chunks, so large traces neither stall the host nor hit V8's string limit. */
-  async traceFile(uri: vscode.Uri, progress?: vscode.Progress<{ message?: string; increment?: number }>, token?: vscode.CancellationToken): Promise<RunResult> {
+  async traceFile(
+    uri: vscode.Uri,
+    progress?: vscode.Progress<{ message?: string; increment?: number }>,
+    token?: vscode.CancellationToken,
+  ): Promise<RunResult> {
     const started = performance.now();
     let shown = 0;
     const onProgress = (bytes: number, total: number): void => {
       const percent = total > 0 ? Math.floor((bytes / total) * 100) : 0;
       if (percent <= shown) return;
-      progress?.report({ message: `${(bytes / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MB`, increment: percent - shown });
+      progress?.report({
+        message: `${(bytes / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MB`,
+        increment: percent - shown,
+      });
       shown = percent;
     };
     // Cancelling stops the read at its next chunk, so a huge trace is not read on in the background.
@@ -109,9 +126,15 @@ export class Runs {
     let trace: Trace;
     try {
       // Local files stream from disk; other schemes (virtual file systems) can only be read whole through VS Code.
-      trace = uri.scheme === 'file'
-        ? await engines().loadTrace(uri.fsPath, onProgress, abort.signal)
-        : await engines().loadTraceBytes(await vscode.workspace.fs.readFile(uri), fileName(uri), onProgress, abort.signal);
+      trace =
+        uri.scheme === 'file'
+          ? await engines().loadTrace(uri.fsPath, onProgress, abort.signal)
+          : await engines().loadTraceBytes(
+              await vscode.workspace.fs.readFile(uri),
+              fileName(uri),
+              onProgress,
+              abort.signal,
+            );
     } finally {
       cancelled?.dispose();
     }
@@ -122,7 +145,9 @@ export class Runs {
     } catch (e) {
       this.log.warn(`analysis of ${fileName(uri)} failed: ${(e as Error).message}`);
     }
-    this.log.info(`opened ${fileName(uri)} (${trace.meta.source}): ${trace.calls.count} calls, ${trace.ops.count} ops, ${trace.findings.length} findings, ${(performance.now() - started).toFixed(0)} ms`);
+    this.log.info(
+      `opened ${fileName(uri)} (${trace.meta.source}): ${trace.calls.count} calls, ${trace.ops.count} ops, ${trace.findings.length} findings, ${(performance.now() - started).toFixed(0)} ms`,
+    );
     return { trace, analysis, title: fileName(uri), origin: trace.meta.source };
   }
 
@@ -151,15 +176,26 @@ export class Runs {
     }
   }
 
-  private finish(uri: vscode.Uri, text: string, program: Program, trace: Trace, origin: string, started: number, quiet = false): RunResult {
+  private finish(
+    uri: vscode.Uri,
+    text: string,
+    program: Program,
+    trace: Trace,
+    origin: string,
+    started: number,
+    quiet = false,
+  ): RunResult {
     const analysis = engines().analyzeTrace(trace, program);
     trace.findings = analysis.findings;
     this.diagnostics.set(uri, text, [], analysis.findings);
     const blocked = analysis.waits.reduce((s, w) => s + w.blockedNs, 0);
     if (quiet) return { trace, analysis, title: fileName(uri), origin };
-    this.log.info(`${origin} run of ${fileName(uri)}: ${program.stepCount} steps, ${analysis.waits.length} host waits ` +
-      `(${(blocked / 1000).toFixed(1)} us blocked), ${analysis.findings.length} findings, ${(performance.now() - started).toFixed(0)} ms`);
-    for (const f of analysis.findings) this.log.info(`  ${f.severity} ${f.rule} ${f.kind}${f.source ? ` line ${f.source.line}` : ''}: ${f.message}`);
+    this.log.info(
+      `${origin} run of ${fileName(uri)}: ${program.stepCount} steps, ${analysis.waits.length} host waits ` +
+        `(${(blocked / 1000).toFixed(1)} us blocked), ${analysis.findings.length} findings, ${(performance.now() - started).toFixed(0)} ms`,
+    );
+    for (const f of analysis.findings)
+      this.log.info(`  ${f.severity} ${f.rule} ${f.kind}${f.source ? ` line ${f.source.line}` : ''}: ${f.message}`);
     return { trace, analysis, title: fileName(uri), origin };
   }
 }

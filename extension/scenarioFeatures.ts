@@ -28,13 +28,23 @@ export class ScenarioLenses implements vscode.CodeLensProvider {
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const line = scenarioLensLine(doc.getText());
     const range = new vscode.Range(line, 0, line, 0);
-    const lenses = [new vscode.CodeLens(range, { title: '$(play) Simulate', command: 'syncscope.simulate', arguments: [doc.uri] })];
-    if (this.gpuAllowed()) lenses.unshift(new vscode.CodeLens(range, { title: '▶ Run on GPU', command: 'syncscope.runOnGpu', arguments: [doc.uri] }));
+    const lenses = [
+      new vscode.CodeLens(range, { title: '$(play) Simulate', command: 'syncscope.simulate', arguments: [doc.uri] }),
+    ];
+    if (this.gpuAllowed())
+      lenses.unshift(
+        new vscode.CodeLens(range, { title: '▶ Run on GPU', command: 'syncscope.runOnGpu', arguments: [doc.uri] }),
+      );
     return lenses;
   }
 }
 
-export function watchScenarios(diagnostics: ScenarioDiagnostics, runs: Runs, panels: TimelinePanels, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function watchScenarios(
+  diagnostics: ScenarioDiagnostics,
+  runs: Runs,
+  panels: TimelinePanels,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
   const timers = new Map<string, NodeJS.Timeout>();
   const lint = (doc: vscode.TextDocument): void => {
     if (!isScenario(doc)) return;
@@ -53,14 +63,17 @@ export function watchScenarios(diagnostics: ScenarioDiagnostics, runs: Runs, pan
   const later = (doc: vscode.TextDocument): void => {
     const key = doc.uri.toString();
     clearTimeout(timers.get(key));
-    timers.set(key, setTimeout(() => {
-      timers.delete(key);
-      try {
-        lint(doc);
-      } catch (e) {
-        log.debug(`checking ${doc.uri.path}: ${(e as Error).message}`);
-      }
-    }, 300));
+    timers.set(
+      key,
+      setTimeout(() => {
+        timers.delete(key);
+        try {
+          lint(doc);
+        } catch (e) {
+          log.debug(`checking ${doc.uri.path}: ${(e as Error).message}`);
+        }
+      }, 300),
+    );
   };
   vscode.workspace.textDocuments.forEach(later);
   return [

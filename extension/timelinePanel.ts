@@ -26,7 +26,11 @@ function webviewBundle(extensionPath: string): { script: string; styles: string[
   const dir = join(extensionPath, 'dist');
   if (bundle?.dir !== dir) {
     const css = join(dir, 'webview.css');
-    bundle = { dir, script: readFileSync(join(dir, 'webview.js'), 'utf8'), styles: existsSync(css) ? [readFileSync(css, 'utf8')] : [] };
+    bundle = {
+      dir,
+      script: readFileSync(join(dir, 'webview.js'), 'utf8'),
+      styles: existsSync(css) ? [readFileSync(css, 'utf8')] : [],
+    };
   }
   return bundle;
 }
@@ -55,7 +59,12 @@ export class TimelinePanel implements vscode.Disposable {
     const { webview, title } = panel;
     this.webview = webview;
     webview.options = timelineOptions;
-    webview.html = timelineHtml({ cspSource: webview.cspSource, nonce: makeNonce((n) => randomBytes(n)), ...webviewBundle(extensionUri.fsPath), title });
+    webview.html = timelineHtml({
+      cspSource: webview.cspSource,
+      nonce: makeNonce((n) => randomBytes(n)),
+      ...webviewBundle(extensionUri.fsPath),
+      title,
+    });
     this.blank = new BlankWatch((retry) => {
       const stayed = `"${title}" stayed blank for ${this.blank.limitMs / 1000} s: its webview never loaded`;
       if (retry) {

@@ -25,30 +25,42 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     return { uri, dispose: () => undefined };
   }
 
-  async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel, token: vscode.CancellationToken): Promise<void> {
+  async resolveCustomEditor(
+    document: vscode.CustomDocument,
+    panel: vscode.WebviewPanel,
+    token: vscode.CancellationToken,
+  ): Promise<void> {
     const key = document.uri.toString();
     const attempt = this.blankAttempts.get(key) ?? 0;
     this.blankAttempts.delete(key);
-    const view = new TimelinePanel(panel, this.extensionUri, {
-      revealSource: (line, column) => {
-        const scenario = view.trace?.meta.scenario?.file;
-        if (!scenario) return;
-        // The path comes from the trace file, which may be anyone's: only a file beside it or below it is opened.
-        if (!isContainedRelativePath(scenario)) {
-          this.log.warn(`not opening the trace's scenario "${scenario}": only a relative path without ".." is followed`);
-          return;
-        }
-        revealSource(vscode.Uri.joinPath(document.uri, '..', scenario), line, column)
-          .catch((e: unknown) => this.log.warn(`cannot show ${scenario}: ${(e as Error).message}`));
+    const view = new TimelinePanel(
+      panel,
+      this.extensionUri,
+      {
+        revealSource: (line, column) => {
+          const scenario = view.trace?.meta.scenario?.file;
+          if (!scenario) return;
+          // The path comes from the trace file, which may be anyone's: only a file beside it or below it is opened.
+          if (!isContainedRelativePath(scenario)) {
+            this.log.warn(
+              `not opening the trace's scenario "${scenario}": only a relative path without ".." is followed`,
+            );
+            return;
+          }
+          revealSource(vscode.Uri.joinPath(document.uri, '..', scenario), line, column).catch((e: unknown) =>
+            this.log.warn(`cannot show ${scenario}: ${(e as Error).message}`),
+          );
+        },
+        reopen: () => {
+          this.reopen(document.uri, panel.viewType, panel.viewColumn, attempt + 1).catch((e: unknown) => {
+            this.blankAttempts.delete(key);
+            this.log.error(`cannot open ${document.uri.path.split('/').pop()} again: ${(e as Error).message}`);
+          });
+        },
+        log: this.log,
       },
-      reopen: () => {
-        this.reopen(document.uri, panel.viewType, panel.viewColumn, attempt + 1).catch((e: unknown) => {
-          this.blankAttempts.delete(key);
-          this.log.error(`cannot open ${document.uri.path.split('/').pop()} again: ${(e as Error).message}`);
-        });
-      },
-      log: this.log,
-    }, attempt);
+      attempt,
+    );
     this.shown.set(key, view);
     // Closing the editor while a large trace is read stops the read.
     const reading = new vscode.CancellationTokenSource();
@@ -78,13 +90,27 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
    * A custom editor cannot be given a new webview: its tab is closed and the file opened again with
    * the same editor. A group holds one tab per file and editor, so those and the column find it.
    */
-  private async reopen(uri: vscode.Uri, viewType: string, column: vscode.ViewColumn | undefined, attempt: number): Promise<void> {
-    const tab = vscode.window.tabGroups.all.filter((g) => column === undefined || g.viewColumn === column)
+  private async reopen(
+    uri: vscode.Uri,
+    viewType: string,
+    column: vscode.ViewColumn | undefined,
+    attempt: number,
+  ): Promise<void> {
+    const tab = vscode.window.tabGroups.all
+      .filter((g) => column === undefined || g.viewColumn === column)
       .flatMap((g) => g.tabs)
-      .find((t) => t.input instanceof vscode.TabInputCustom && t.input.viewType === viewType && t.input.uri.toString() === uri.toString());
+      .find(
+        (t) =>
+          t.input instanceof vscode.TabInputCustom &&
+          t.input.viewType === viewType &&
+          t.input.uri.toString() === uri.toString(),
+      );
     if (!tab) throw new Error('its tab is gone');
     this.blankAttempts.set(uri.toString(), attempt);
     await vscode.window.tabGroups.close(tab, true);
-    await vscode.commands.executeCommand('vscode.openWith', uri, viewType, { viewColumn: tab.group.viewColumn, preserveFocus: true });
+    await vscode.commands.executeCommand('vscode.openWith', uri, viewType, {
+      viewColumn: tab.group.viewColumn,
+      preserveFocus: true,
+    });
   }
 }

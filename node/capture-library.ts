@@ -34,7 +34,10 @@ export function cuptiDir(env: NodeJS.ProcessEnv = process.env): string | undefin
 export function findCaptureLibrary(env: NodeJS.ProcessEnv = process.env): CaptureLibrary {
   const path = captureLibraryPath(env);
   if (!existsSync(path)) {
-    return { ok: false, reason: `the capture library is not built (${path} not found): build on a machine with a CUDA toolkit (CUPTI), e.g. npm run build with CUDA_HOME set` };
+    return {
+      ok: false,
+      reason: `the capture library is not built (${path} not found): build on a machine with a CUDA toolkit (CUPTI), e.g. npm run build with CUDA_HOME set`,
+    };
   }
   return { ok: true, path, cuptiDir: cuptiDir(env) };
 }

@@ -45,7 +45,11 @@ export interface CaptureOutcome {
  * on the library path: it is only a fallback for the library's own run path, and the program's
  * libraries must resolve as they would without the capture.
  */
-export function captureEnv(library: CaptureRequest['library'], outPattern: string, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function captureEnv(
+  library: CaptureRequest['library'],
+  outPattern: string,
+  base: NodeJS.ProcessEnv,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, CUDA_INJECTION64_PATH: library.path, SYNCSCOPE_CAPTURE_OUT: outPattern };
   // Set when the editor runs us under its Electron; the captured program must not inherit it.
   delete env.ELECTRON_RUN_AS_NODE;
@@ -58,41 +62,48 @@ export async function captureProgram(req: CaptureRequest): Promise<CaptureOutcom
   try {
     const env = captureEnv(req.library, join(dir, 'capture-%p.raw'), req.env ?? process.env);
     const [file, ...args] = req.command;
-    const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: string }>((resolve) => {
-      // Its own process group, so that ending it ends what it started too (a shell's pipeline).
-      const child = spawn(file, args, { cwd: req.cwd, env, detached: true, stdio: req.stdio === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
-      child.stdout?.on('data', (d: Buffer) => req.onOutput?.(d.toString()));
-      child.stderr?.on('data', (d: Buffer) => req.onOutput?.(d.toString()));
-      const group = (sig: NodeJS.Signals) => {
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, sig);
-        } catch {
-          // Already gone.
-        }
-      };
-      let killer: NodeJS.Timeout | undefined;
-      const abort = () => {
-        group('SIGTERM');
-        killer = setTimeout(() => group('SIGKILL'), KILL_AFTER_MS);
-      };
-      const forwarders = (req.forward ?? []).map((sig) => [sig, () => group(sig)] as const);
-      for (const [sig, f] of forwarders) process.on(sig, f);
-      if (req.signal?.aborted) abort();
-      else req.signal?.addEventListener('abort', abort, { once: true });
-      const done = () => {
-        req.signal?.removeEventListener('abort', abort);
-        for (const [sig, f] of forwarders) process.off(sig, f);
-        if (killer) clearTimeout(killer);
-      };
-      child.on('error', (e) => {
-        done();
-        resolve({ code: null, signal: null, error: e.message });
-      });
-      child.on('close', (code, signal) => {
-        done();
-        resolve({ code, signal });
-      });
-    });
+    const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: string }>(
+      (resolve) => {
+        // Its own process group, so that ending it ends what it started too (a shell's pipeline).
+        const child = spawn(file, args, {
+          cwd: req.cwd,
+          env,
+          detached: true,
+          stdio: req.stdio === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+        });
+        child.stdout?.on('data', (d: Buffer) => req.onOutput?.(d.toString()));
+        child.stderr?.on('data', (d: Buffer) => req.onOutput?.(d.toString()));
+        const group = (sig: NodeJS.Signals) => {
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, sig);
+          } catch {
+            // Already gone.
+          }
+        };
+        let killer: NodeJS.Timeout | undefined;
+        const abort = () => {
+          group('SIGTERM');
+          killer = setTimeout(() => group('SIGKILL'), KILL_AFTER_MS);
+        };
+        const forwarders = (req.forward ?? []).map((sig) => [sig, () => group(sig)] as const);
+        for (const [sig, f] of forwarders) process.on(sig, f);
+        if (req.signal?.aborted) abort();
+        else req.signal?.addEventListener('abort', abort, { once: true });
+        const done = () => {
+          req.signal?.removeEventListener('abort', abort);
+          for (const [sig, f] of forwarders) process.off(sig, f);
+          if (killer) clearTimeout(killer);
+        };
+        child.on('error', (e) => {
+          done();
+          resolve({ code: null, signal: null, error: e.message });
+        });
+        child.on('close', (code, signal) => {
+          done();
+          resolve({ code, signal });
+        });
+      },
+    );
     const raws = readdirSync(dir)
       .map((f) => /^capture-(\d+)\.raw$/.exec(f))
       .filter((m): m is RegExpExecArray => m !== null)
@@ -126,10 +137,17 @@ export async function captureTrace(req: CaptureRequest): Promise<CaptureResult> 
   const [main, ...others] = outcome.raws;
   if (!main) return { ok: false, reason: `nothing was captured: "${shown}" ${ended} without initialising CUDA` };
   const trace = importCapture(main.bytes, { name: shown });
-  if (others.length) trace.meta.notes?.push(`${others.length} other processes used CUDA too (pids ${others.map((r) => r.pid).join(', ')}); this trace is process ${main.pid}`);
+  if (others.length)
+    trace.meta.notes?.push(
+      `${others.length} other processes used CUDA too (pids ${others.map((r) => r.pid).join(', ')}); this trace is process ${main.pid}`,
+    );
   if (trace.calls.count === 0) {
-    return { ok: false, reason: `nothing was captured: "${shown}" ${ended} after initialising CUDA but made no CUDA call the capture follows` };
+    return {
+      ok: false,
+      reason: `nothing was captured: "${shown}" ${ended} after initialising CUDA but made no CUDA call the capture follows`,
+    };
   }
-  const failure = outcome.exitCode !== 0 ? `"${shown}" ${ended}; the trace holds what was captured until then` : undefined;
+  const failure =
+    outcome.exitCode !== 0 ? `"${shown}" ${ended}; the trace holds what was captured until then` : undefined;
   return { ok: true, trace, raw: main, failure };
 }

@@ -3,8 +3,10 @@
 // when `headers` is asked for (the build), include/cupti.h. The build and `syncscope capture`
 // (node/capture-library.ts) both search with this.
 export function cuptiLocations(env, exists, list, headers = true) {
-  const versioned = list('/usr/local').filter((d) => /^cuda-\d/.test(d))
-    .sort((a, b) => b.localeCompare(a, undefined, { numeric: true })).map((d) => `/usr/local/${d}`);
+  const versioned = list('/usr/local')
+    .filter((d) => /^cuda-\d/.test(d))
+    .sort((a, b) => b.localeCompare(a, undefined, { numeric: true }))
+    .map((d) => `/usr/local/${d}`);
   const roots = [env.CUDA_HOME, env.CUDA_PATH, '/usr/local/cuda', ...versioned].filter(Boolean);
   for (const root of roots) {
     const libs = [`${root}/lib64`, `${root}/extras/CUPTI/lib64`, `${root}/lib`];

@@ -49,7 +49,9 @@ export async function readTraceHead(path: string): Promise<Uint8Array> {
 
 /** The same for bytes already in memory. */
 export const traceHeadOfBytes = (bytes: Uint8Array): Promise<Uint8Array> =>
-  isGzip(bytes) ? gunzipHead(Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)))) : Promise.resolve(bytes.subarray(0, SNIFF_BYTES));
+  isGzip(bytes)
+    ? gunzipHead(Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))))
+    : Promise.resolve(bytes.subarray(0, SNIFF_BYTES));
 
 async function gunzipHead(input: Readable): Promise<Uint8Array> {
   const gunzip = input.pipe(createGunzip());
@@ -73,9 +75,18 @@ async function gunzipHead(input: Readable): Promise<Uint8Array> {
  * `onProgress(bytes)` counts the bytes taken from `input` (compressed bytes for gzip). An aborted
  * `signal` stops the read at the next chunk with its reason.
  */
-export async function importTraceStream(input: Readable, name: string, gzip: boolean, onProgress?: (bytes: number) => void, signal?: AbortSignal): Promise<Trace> {
+export async function importTraceStream(
+  input: Readable,
+  name: string,
+  gzip: boolean,
+  onProgress?: (bytes: number) => void,
+  signal?: AbortSignal,
+): Promise<Trace> {
   let taken = 0;
-  if (gzip) input.on('data', (chunk: Buffer) => { taken += chunk.length; });
+  if (gzip)
+    input.on('data', (chunk: Buffer) => {
+      taken += chunk.length;
+    });
   const source = gzip ? input.pipe(createGunzip({ chunkSize: CHUNK })) : input;
   let importer: TraceImporter | undefined;
   try {
@@ -83,7 +94,10 @@ export async function importTraceStream(input: Readable, name: string, gzip: boo
       signal?.throwIfAborted();
       if (!importer) {
         const format = sniffFormat(chunk);
-        if (!format) throw new ImportError(`${name}: not a trace: expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file`);
+        if (!format)
+          throw new ImportError(
+            `${name}: not a trace: expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file`,
+          );
         importer = createImporter(format, { decodeUtf8, onProgress: (bytes) => onProgress?.(gzip ? taken : bytes) });
       }
       importer.push(chunk);
@@ -103,16 +117,36 @@ export async function importTraceStream(input: Readable, name: string, gzip: boo
 }
 
 /** `onProgress(bytesRead, fileBytes)` after each chunk (compressed bytes for a gzipped file). */
-export async function loadTraceFile(path: string, onProgress?: (bytes: number, total: number) => void, signal?: AbortSignal): Promise<Trace> {
+export async function loadTraceFile(
+  path: string,
+  onProgress?: (bytes: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<Trace> {
   const total = (await stat(path)).size;
   const gzip = isGzip(await readStart(path, 2));
-  return importTraceStream(createReadStream(path, { highWaterMark: CHUNK }), basename(path), gzip, (bytes) => onProgress?.(bytes, total), signal);
+  return importTraceStream(
+    createReadStream(path, { highWaterMark: CHUNK }),
+    basename(path),
+    gzip,
+    (bytes) => onProgress?.(bytes, total),
+    signal,
+  );
 }
 
 /** The same for bytes already in memory (a file the extension can only read through VS Code). */
-export const importTraceBytes = (bytes: Uint8Array, name: string, onProgress?: (bytes: number, total: number) => void, signal?: AbortSignal): Promise<Trace> =>
-  importTraceStream(Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))), name, isGzip(bytes),
-    (n) => onProgress?.(n, bytes.length), signal);
+export const importTraceBytes = (
+  bytes: Uint8Array,
+  name: string,
+  onProgress?: (bytes: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<Trace> =>
+  importTraceStream(
+    Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
+    name,
+    isGzip(bytes),
+    (n) => onProgress?.(n, bytes.length),
+    signal,
+  );
 
 function* slices(bytes: Buffer): Generator<Buffer> {
   for (let i = 0; i < bytes.length; i += CHUNK) yield bytes.subarray(i, i + CHUNK);

@@ -1,7 +1,12 @@
 // Runs the calibration scenarios (core/gpu-run/calibration.ts) on the GPU: what `syncscope calibrate`
 // and the GPU tests measure the simulator's cost model with.
 import {
-  CALIBRATION_RUNS, calibrationProgram, calibrationsIn, FIRST_CALL_RUNS, profileFromRuns, type CalibrationRun,
+  CALIBRATION_RUNS,
+  calibrationProgram,
+  calibrationsIn,
+  FIRST_CALL_RUNS,
+  profileFromRuns,
+  type CalibrationRun,
 } from '../core/gpu-run/calibration';
 import type { RecorderCost } from '../core/gpu-run/recorded';
 import type { Program } from '../core/scenario/program';
@@ -9,12 +14,16 @@ import type { SimProfile } from '../core/simulate/profile';
 import type { Trace } from '../core/trace/model';
 import { runOnGpu } from './gpu';
 
-export async function calibrateProfile(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<SimProfile> {
+export async function calibrateProfile(
+  opts: { device?: number; onProgress?: (m: string) => void } = {},
+): Promise<SimProfile> {
   return (await calibrate(opts)).profile;
 }
 
 /** The profile, and what the recorder added in the same runs. */
-export async function calibrate(opts: { device?: number; onProgress?: (m: string) => void } = {}): Promise<{ profile: SimProfile; recorder: RecorderCost }> {
+export async function calibrate(
+  opts: { device?: number; onProgress?: (m: string) => void } = {},
+): Promise<{ profile: SimProfile; recorder: RecorderCost }> {
   const runs: CalibrationRun[] = [];
   for (let r = 1; r <= CALIBRATION_RUNS; r++) {
     opts.onProgress?.(`calibrating: run ${r} of ${CALIBRATION_RUNS}`);
@@ -31,7 +40,10 @@ export async function calibrate(opts: { device?: number; onProgress?: (m: string
 export async function runInRounds(
   programs: readonly (readonly [string, Program])[],
   rounds: number,
-  got: { calibration: (run: Required<CalibrationRun>) => void; run: (name: string, round: number, trace: Trace) => void },
+  got: {
+    calibration: (run: Required<CalibrationRun>) => void;
+    run: (name: string, round: number, trace: Trace) => void;
+  },
 ): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (let k = calibrationsIn(round, rounds); k > 0; k--) got.calibration(await calibrationRun());

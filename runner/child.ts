@@ -5,13 +5,15 @@ import { calibrateProfile } from './calibration-runs';
 import { describeFailure, requireAddon, runOnGpu } from './gpu';
 import { TEST_MODE_ENV, type RunnerReply, type RunnerRequest } from './protocol';
 
-const send = (m: RunnerReply): Promise<void> => new Promise((done) => {
-  if (!process.send) throw new Error('the runner must be started by its client (child_process.fork)');
-  process.send(m, undefined, undefined, () => done());
-});
+const send = (m: RunnerReply): Promise<void> =>
+  new Promise((done) => {
+    if (!process.send) throw new Error('the runner must be started by its client (child_process.fork)');
+    process.send(m, undefined, undefined, () => done());
+  });
 
 async function handle(req: RunnerRequest): Promise<RunnerReply> {
-  const progress = (message: string, done?: number, total?: number) => void send({ type: 'progress', message, done, total });
+  const progress = (message: string, done?: number, total?: number) =>
+    void send({ type: 'progress', message, done, total });
   const mode = process.env[TEST_MODE_ENV];
   if (mode) return testMode(mode, req, progress);
   switch (req.type) {
@@ -19,7 +21,10 @@ async function handle(req: RunnerRequest): Promise<RunnerReply> {
       return { type: 'result', value: requireAddon().devices() };
     case 'run': {
       progress(`running "${req.program.name}" on the GPU (${req.program.stepCount} steps)`);
-      const trace = await runOnGpu(req.program, { device: req.device, onProgress: (d, t) => progress('running', d, t) });
+      const trace = await runOnGpu(req.program, {
+        device: req.device,
+        onProgress: (d, t) => progress('running', d, t),
+      });
       return { type: 'result', value: trace };
     }
     case 'calibrate':
@@ -34,7 +39,12 @@ async function testMode(mode: string, req: RunnerRequest, progress: (m: string) 
   if (mode === 'crash') process.kill(process.pid, 'SIGKILL');
   if (mode === 'exit') process.exit(3);
   if (mode === 'step-error' && req.type === 'run') {
-    const e = describeFailure(req.program as Program, { name: 'CUDA_ERROR_ILLEGAL_ADDRESS', api: 'cuLaunchKernel', detail: 'an illegal memory access was encountered', step: 1 });
+    const e = describeFailure(req.program as Program, {
+      name: 'CUDA_ERROR_ILLEGAL_ADDRESS',
+      api: 'cuLaunchKernel',
+      detail: 'an illegal memory access was encountered',
+      step: 1,
+    });
     return { type: 'error', message: e.message, name: e.name };
   }
   throw new Error(`unknown ${TEST_MODE_ENV} mode "${mode}"`);

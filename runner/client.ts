@@ -24,14 +24,19 @@ export interface RunnerOptions {
 export class RunnerError extends Error {
   override name = 'RunnerError';
   /** `errorName`: the name of the error the runner reported, e.g. GpuUnavailableError. */
-  constructor(message: string, readonly reason: 'crash' | 'timeout' | 'cancelled' | 'failed' | 'missing', readonly errorName?: string) {
+  constructor(
+    message: string,
+    readonly reason: 'crash' | 'timeout' | 'cancelled' | 'failed' | 'missing',
+    readonly errorName?: string,
+  ) {
     super(message);
   }
 }
 
 /** dist/runner.js beside this bundle (dist/cli.js, dist/extension.js), else in the first dist/ above. */
 export function runnerPath(): string {
-  if (existsSync(join(__dirname, 'runner.js')) && !__filename.endsWith('runner.js')) return join(__dirname, 'runner.js');
+  if (existsSync(join(__dirname, 'runner.js')) && !__filename.endsWith('runner.js'))
+    return join(__dirname, 'runner.js');
   for (let dir = __dirname; dirname(dir) !== dir; dir = dirname(dir)) {
     if (existsSync(join(dir, 'dist', 'runner.js'))) return join(dir, 'dist', 'runner.js');
   }
@@ -40,7 +45,8 @@ export function runnerPath(): string {
 
 export function request(req: RunnerRequest, opts: RunnerOptions = {}): Promise<unknown> {
   const path = opts.runnerPath ?? runnerPath();
-  if (!existsSync(path)) return Promise.reject(new RunnerError(`GPU runner not found at ${path} (npm run build)`, 'missing'));
+  if (!existsSync(path))
+    return Promise.reject(new RunnerError(`GPU runner not found at ${path} (npm run build)`, 'missing'));
   if (opts.signal?.aborted) return Promise.reject(new RunnerError('GPU run cancelled', 'cancelled'));
   return new Promise((resolve, reject) => {
     // process.execPath is node for the CLI and Electron for VS Code; ELECTRON_RUN_AS_NODE makes
@@ -52,7 +58,9 @@ export function request(req: RunnerRequest, opts: RunnerOptions = {}): Promise<u
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000); });
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-2000);
+    });
     let settled = false;
     const finish = (err: Error | undefined, value?: unknown) => {
       if (settled) return;
@@ -64,7 +72,16 @@ export function request(req: RunnerRequest, opts: RunnerOptions = {}): Promise<u
       else resolve(value);
     };
     const timeoutMs = opts.timeoutMs ?? 600_000;
-    const timer = setTimeout(() => finish(new RunnerError(`GPU run timed out after ${(timeoutMs / 1000).toFixed(1)} s; the runner was stopped`, 'timeout')), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        finish(
+          new RunnerError(
+            `GPU run timed out after ${(timeoutMs / 1000).toFixed(1)} s; the runner was stopped`,
+            'timeout',
+          ),
+        ),
+      timeoutMs,
+    );
     const onAbort = () => finish(new RunnerError('GPU run cancelled', 'cancelled'));
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -76,7 +93,12 @@ export function request(req: RunnerRequest, opts: RunnerOptions = {}): Promise<u
     child.on('error', (e) => finish(new RunnerError(`GPU runner failed to start: ${e.message}`, 'crash')));
     child.on('exit', (code, signal) => {
       const tail = stderr.trim() ? `; its last output: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : '';
-      finish(new RunnerError(`GPU runner ${signal ? `was killed by ${signal}` : `exited with code ${code}`} before answering${tail}`, 'crash'));
+      finish(
+        new RunnerError(
+          `GPU runner ${signal ? `was killed by ${signal}` : `exited with code ${code}`} before answering${tail}`,
+          'crash',
+        ),
+      );
     });
     if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     child.send(req);

@@ -18,7 +18,11 @@ export interface GpuRunOptions {
 
 export class GpuError extends Error {
   override name = 'GpuError';
-  constructor(message: string, readonly cuda?: string, readonly step?: { thread: string; index: number; line: number; column: number }) {
+  constructor(
+    message: string,
+    readonly cuda?: string,
+    readonly step?: { thread: string; index: number; line: number; column: number },
+  ) {
     super(message);
   }
 }
@@ -46,8 +50,11 @@ export function describeFailure(program: Program, f: NativeFailure): GpuError {
   const step = thread?.steps[f.step - offsets[t]];
   if (!thread || !step) return new GpuError(`${f.name} in ${f.api} at step ${f.step}${detail}`, f.name);
   const where = `${program.file ?? 'scenario'}:${step.pos.line}:${step.pos.column}`;
-  return new GpuError(`${f.name} in step ${step.index} (${step.op}) of thread "${thread.name}" at ${where}: ${f.api} failed${detail}`, f.name,
-    { thread: thread.name, index: step.index, line: step.pos.line, column: step.pos.column });
+  return new GpuError(
+    `${f.name} in step ${step.index} (${step.op}) of thread "${thread.name}" at ${where}: ${f.api} failed${detail}`,
+    f.name,
+    { thread: thread.name, index: step.index, line: step.pos.line, column: step.pos.column },
+  );
 }
 
 /** Raw results, for the benchmark and calibration that read host times without a Trace. */
@@ -70,5 +77,9 @@ export async function runRaw(program: Program, opts: GpuRunOptions = {}): Promis
 
 export async function runOnGpu(program: Program, opts: GpuRunOptions = {}): Promise<Trace> {
   const res = await runRaw(program, opts);
-  return assembleTrace(program, { ...res, device: { ...res.device, index: res.device.index ?? opts.device ?? 0 }, driver: kernelDriverVersion() });
+  return assembleTrace(program, {
+    ...res,
+    device: { ...res.device, index: res.device.index ?? opts.device ?? 0 },
+    driver: kernelDriverVersion(),
+  });
 }

@@ -62,7 +62,8 @@ let cached: { addon?: NativeAddon; reason?: string } | undefined;
 export function loadAddon(): { addon?: NativeAddon; reason?: string } {
   if (cached) return cached;
   const path = addonPath();
-  if (!existsSync(path)) return (cached = { reason: `native runtime not built: ${path} is missing (npm run build:native)` });
+  if (!existsSync(path))
+    return (cached = { reason: `native runtime not built: ${path} is missing (npm run build:native)` });
   try {
     return (cached = { addon: createRequire(__filename)(path) as NativeAddon });
   } catch (e) {

@@ -6,9 +6,7 @@ import type { SimProfile } from '../core/simulate/profile';
 import type { DeviceInfo } from './native';
 
 export type RunnerRequest =
-  | { type: 'run'; program: Program; device?: number }
-  | { type: 'devices' }
-  | { type: 'calibrate'; device?: number };
+  { type: 'run'; program: Program; device?: number } | { type: 'devices' } | { type: 'calibrate'; device?: number };
 
 export type RunnerReply =
   | { type: 'progress'; message: string; done?: number; total?: number }

@@ -18,14 +18,37 @@ const skip = (why) => {
 };
 if (!has('cmake')) skip('cmake not found');
 if (!(process.env.CXX || ['c++', 'g++', 'clang++'].find(has))) skip('no C++ compiler');
-const found = cuptiLocations(process.env, (p) => existsSync(p), (p) => { try { return readdirSync(p); } catch { return []; } });
+const found = cuptiLocations(
+  process.env,
+  (p) => existsSync(p),
+  (p) => {
+    try {
+      return readdirSync(p);
+    } catch {
+      return [];
+    }
+  },
+);
 if (!found) skip('CUPTI not found (set CUDA_HOME to a CUDA toolkit that has include/cupti.h and libcupti.so)');
 
 const buildDir = join(root, 'build', 'capture');
 const out = join(root, 'build', 'Release');
-const configure = spawnSync('cmake', ['-S', join(root, 'native', 'capture'), '-B', buildDir, '-DCMAKE_BUILD_TYPE=Release',
-  `-DCUDA_ROOT=${found.root}`, `-DCUPTI_LIB_DIR=${found.lib}`, `-DOUTPUT_DIR=${out}`, `-DSYNCSCOPE_CAPTURE_MEASURE=${measure ? 'ON' : 'OFF'}`,
-  '--log-level=WARNING'], { stdio: 'inherit' });
+const configure = spawnSync(
+  'cmake',
+  [
+    '-S',
+    join(root, 'native', 'capture'),
+    '-B',
+    buildDir,
+    '-DCMAKE_BUILD_TYPE=Release',
+    `-DCUDA_ROOT=${found.root}`,
+    `-DCUPTI_LIB_DIR=${found.lib}`,
+    `-DOUTPUT_DIR=${out}`,
+    `-DSYNCSCOPE_CAPTURE_MEASURE=${measure ? 'ON' : 'OFF'}`,
+    '--log-level=WARNING',
+  ],
+  { stdio: 'inherit' },
+);
 if (configure.status !== 0) {
   console.error('capture library: cmake configure failed (see above)');
   process.exit(configure.status ?? 1);
@@ -35,4 +58,6 @@ if (build.status !== 0) {
   console.error('capture library build failed (see above)');
   process.exit(build.status ?? 1);
 }
-console.log(`capture library: build/Release/libsyncscope_capture.so${measure ? ' and libsyncscope_capture_measure.so' : ''} (CUPTI from ${found.lib})`);
+console.log(
+  `capture library: build/Release/libsyncscope_capture.so${measure ? ' and libsyncscope_capture_measure.so' : ''} (CUPTI from ${found.lib})`,
+);

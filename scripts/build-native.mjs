@@ -9,7 +9,9 @@ const root = new URL('..', import.meta.url).pathname;
 const has = (cmd) => spawnSync(cmd, ['--version'], { stdio: 'ignore' }).status === 0;
 const cxx = process.env.CXX || ['c++', 'g++', 'clang++'].find(has);
 if (!has('cmake') || !cxx) {
-  console.log(`native addon skipped: ${has('cmake') ? 'no C++ compiler' : 'cmake not found'}; GPU runs will fall back to the simulator`);
+  console.log(
+    `native addon skipped: ${has('cmake') ? 'no C++ compiler' : 'cmake not found'}; GPU runs will fall back to the simulator`,
+  );
   process.exit(0);
 }
 const cmakeJs = join(root, 'node_modules', 'cmake-js', 'bin', 'cmake-js');
@@ -18,8 +20,11 @@ if (!existsSync(cmakeJs)) {
   process.exit(0);
 }
 // napi_versions in package.json makes cmake-js use the bundled Node-API headers: no download.
-const r = spawnSync(process.execPath, [cmakeJs, 'build', '--directory', 'native', '--out', 'build', '--log-level', 'warn', '--parallel', '2'],
-  { cwd: root, stdio: 'inherit' });
+const r = spawnSync(
+  process.execPath,
+  [cmakeJs, 'build', '--directory', 'native', '--out', 'build', '--log-level', 'warn', '--parallel', '2'],
+  { cwd: root, stdio: 'inherit' },
+);
 if (r.status !== 0) {
   console.error('native addon build failed (see above)');
   process.exit(r.status ?? 1);

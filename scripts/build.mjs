@@ -12,37 +12,85 @@ const args = new Set(process.argv.slice(2));
 const testArg = process.argv.slice(2).find((a) => a.startsWith('--tests'));
 const testFilter = testArg?.includes('=') ? testArg.slice(testArg.indexOf('=') + 1) : '';
 // mainFields: jsonc-parser's UMD entry loads its parts with a require that bundlers cannot follow; its ESM entry bundles.
-const common = { bundle: true, sourcemap: 'linked', logLevel: 'warning', absWorkingDir: root, target: 'es2022', mainFields: ['module', 'main'] };
+const common = {
+  bundle: true,
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  absWorkingDir: root,
+  target: 'es2022',
+  mainFields: ['module', 'main'],
+};
 
-const walk = (dir) => readdirSync(dir).flatMap((f) => {
-  const p = join(dir, f);
-  return statSync(p).isDirectory() ? walk(p) : [p];
-});
+const walk = (dir) =>
+  readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
 
-const builds = testArg ? [] : [
-  { ...common, entryPoints: { extension: 'extension/main.ts', engines: 'extension/engines.ts' }, outdir: 'dist', platform: 'node', format: 'cjs', external: ['vscode'] },
-  { ...common, entryPoints: { cli: 'cli/bin.ts', runner: 'runner/child.ts' }, outdir: 'dist', platform: 'node', format: 'cjs',
-    banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist', platform: 'browser', format: 'iife', minify: true,
-    loader: { '.css': 'css' } },
-];
+const builds = testArg
+  ? []
+  : [
+      {
+        ...common,
+        entryPoints: { extension: 'extension/main.ts', engines: 'extension/engines.ts' },
+        outdir: 'dist',
+        platform: 'node',
+        format: 'cjs',
+        external: ['vscode'],
+      },
+      {
+        ...common,
+        entryPoints: { cli: 'cli/bin.ts', runner: 'runner/child.ts' },
+        outdir: 'dist',
+        platform: 'node',
+        format: 'cjs',
+        banner: { js: '#!/usr/bin/env node' },
+      },
+      {
+        ...common,
+        entryPoints: { webview: 'webview/main.ts' },
+        outdir: 'dist',
+        platform: 'browser',
+        format: 'iife',
+        minify: true,
+        loader: { '.css': 'css' },
+      },
+    ];
 if (testArg) {
-  const tests = ['test', 'bench'].flatMap((d) => walk(join(root, d)))
+  const tests = ['test', 'bench']
+    .flatMap((d) => walk(join(root, d)))
     .filter((f) => /\.(test|bench)\.ts$/.test(f) && relative(root, f).includes(testFilter));
-  builds.push({ ...common, entryPoints: tests.map((f) => relative(root, f)), outbase: '.', outdir: 'out', platform: 'node', format: 'cjs',
-    external: ['playwright-core', 'vscode'] });
+  builds.push({
+    ...common,
+    entryPoints: tests.map((f) => relative(root, f)),
+    outbase: '.',
+    outdir: 'out',
+    platform: 'node',
+    format: 'cjs',
+    external: ['playwright-core', 'vscode'],
+  });
 }
 
 const existing = builds.filter((b) => {
   const eps = Array.isArray(b.entryPoints) ? b.entryPoints : Object.values(b.entryPoints);
-  return eps.every((e) => { try { return statSync(join(root, e)).isFile(); } catch { return false; } });
+  return eps.every((e) => {
+    try {
+      return statSync(join(root, e)).isFile();
+    } catch {
+      return false;
+    }
+  });
 });
 mkdirSync(join(root, 'dist'), { recursive: true });
 if (args.has('--watch')) {
   for (const b of existing) await (await esbuild.context(b)).watch();
 } else {
   await Promise.all(existing.map((b) => esbuild.build(b)));
-  try { chmodSync(join(root, 'dist/cli.js'), 0o755); } catch { /* no CLI yet */ }
+  try {
+    chmodSync(join(root, 'dist/cli.js'), 0o755);
+  } catch {
+    /* no CLI yet */
+  }
   if (!args.has('--no-native') && !testArg) {
     for (const script of ['scripts/build-native.mjs', 'scripts/build-capture.mjs']) {
       const r = spawnSync(process.execPath, [join(root, script)], { stdio: 'inherit', cwd: root });

@@ -42,7 +42,8 @@ const isBuiltin = (spec: string): boolean => spec.startsWith('node:') || builtin
 /** The file a relative import names, as esbuild and tsc resolve it. */
 function resolveLocal(fromAbs: string, spec: string): string | undefined {
   const base = join(dirname(fromAbs), spec);
-  for (const c of [base, `${base}.ts`, join(base, 'index.ts')]) if (existsSync(c) && statSync(c).isFile()) return rel(c);
+  for (const c of [base, `${base}.ts`, join(base, 'index.ts')])
+    if (existsSync(c) && statSync(c).isFile()) return rel(c);
   return undefined;
 }
 
@@ -66,38 +67,56 @@ const into = (e: Edge, parts: Part[]): boolean => e.to !== undefined && parts.in
 
 test('the import reader sees the tree: every part has files, and relative imports resolve', () => {
   for (const p of ['core', 'node', 'runner', 'cli', 'extension', 'webview'] as const) {
-    assert.ok(sources.some((f) => partOf(rel(f)) === p), `no .ts files under ${p}/`);
+    assert.ok(
+      sources.some((f) => partOf(rel(f)) === p),
+      `no .ts files under ${p}/`,
+    );
   }
   assert.deepEqual(edges.filter((e) => e.spec.startsWith('.') && !e.to).map(show), []);
 });
 
 // core/ runs unchanged in Node, in the extension host and in the webview's browser bundle.
 test('core imports no vscode, no DOM, no Node I/O and no adapter', () => {
-  const bad = offenders('core', (e) => e.spec === 'vscode' || e.spec.startsWith('d3-') || isBuiltin(e.spec) || into(e, ADAPTERS));
+  const bad = offenders(
+    'core',
+    (e) => e.spec === 'vscode' || e.spec.startsWith('d3-') || isBuiltin(e.spec) || into(e, ADAPTERS),
+  );
   for (const abs of sources.filter((f) => partOf(rel(f)) === 'core')) {
-    if (/\b(document|window)\.\w/.test(readFileSync(abs, 'utf8').replace(/\/\/.*$/gm, ''))) bad.push(`${rel(abs)}: uses the DOM`);
+    if (/\b(document|window)\.\w/.test(readFileSync(abs, 'utf8').replace(/\/\/.*$/gm, '')))
+      bad.push(`${rel(abs)}: uses the DOM`);
   }
   assert.deepEqual(bad, []);
 });
 
 test('webview imports only core and browser packages', () => {
-  const bad = offenders('webview', (e) => (e.to ? !into(e, ['core', 'webview']) : e.spec === 'vscode' || isBuiltin(e.spec)));
+  const bad = offenders('webview', (e) =>
+    e.to ? !into(e, ['core', 'webview']) : e.spec === 'vscode' || isBuiltin(e.spec),
+  );
   assert.deepEqual(bad, []);
 });
 
 test('the extension and the CLI import nothing of the webview (the page shell is core/page.ts)', () => {
-  assert.deepEqual([...offenders('extension', (e) => into(e, ['webview'])), ...offenders('cli', (e) => into(e, ['webview']))], []);
+  assert.deepEqual(
+    [...offenders('extension', (e) => into(e, ['webview'])), ...offenders('cli', (e) => into(e, ['webview']))],
+    [],
+  );
 });
 
 test('the CLI never imports the extension, and the runner neither of them nor the webview', () => {
-  assert.deepEqual([
-    ...offenders('cli', (e) => e.spec === 'vscode' || into(e, ['extension'])),
-    ...offenders('runner', (e) => e.spec === 'vscode' || into(e, ['cli', 'extension', 'webview'])),
-  ], []);
+  assert.deepEqual(
+    [
+      ...offenders('cli', (e) => e.spec === 'vscode' || into(e, ['extension'])),
+      ...offenders('runner', (e) => e.spec === 'vscode' || into(e, ['cli', 'extension', 'webview'])),
+    ],
+    [],
+  );
 });
 
 test('node/ imports only core and Node builtins', () => {
-  assert.deepEqual(offenders('node', (e) => (e.to ? !into(e, ['core', 'node']) : !isBuiltin(e.spec))), []);
+  assert.deepEqual(
+    offenders('node', (e) => (e.to ? !into(e, ['core', 'node']) : !isBuiltin(e.spec))),
+    [],
+  );
 });
 
 /** The first import circle among our own modules, as the path that closes it, or undefined. */

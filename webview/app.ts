@@ -32,7 +32,8 @@ interface TraceState {
 /** The panel's state: the last trace's view, and the layout, which outlives traces. */
 type Saved = Partial<TraceState> & { layout?: LayoutPrefs };
 
-const HELP = 'Wheel or W/S: zoom · drag or A/D: pan · shift+wheel: scroll rows · shift+drag: measure · F: fit · Z: zoom to selection · Esc: clear';
+const HELP =
+  'Wheel or W/S: zoom · drag or A/D: pan · shift+wheel: scroll rows · shift+drag: measure · F: fit · Z: zoom to selection · Esc: clear';
 
 export class TimelineApp {
   trace: Trace | null = null;
@@ -46,7 +47,10 @@ export class TimelineApp {
   private readonly prefs: LayoutPrefs;
   readonly waits = new WaitsTable((call) => this.select({ table: 'calls', id: call }, true, true));
 
-  constructor(root: HTMLElement, private readonly host: HostApi) {
+  constructor(
+    root: HTMLElement,
+    private readonly host: HostApi,
+  ) {
     this.prefs = { ...(this.saved().layout ?? {}) };
     root.replaceChildren(this.ui.root);
     this.ui.waitsBox.append(this.waits.root);
@@ -68,7 +72,15 @@ export class TimelineApp {
         this.load(msg.trace, msg.title, msg.origin);
         break;
       case 'select':
-        this.select(msg.call !== undefined ? { table: 'calls', id: msg.call } : msg.op !== undefined ? { table: 'ops', id: msg.op } : null, msg.reveal ?? true, false);
+        this.select(
+          msg.call !== undefined
+            ? { table: 'calls', id: msg.call }
+            : msg.op !== undefined
+              ? { table: 'ops', id: msg.op }
+              : null,
+          msg.reveal ?? true,
+          false,
+        );
         break;
       case 'status':
         this.ui.status.textContent = msg.text;
@@ -103,7 +115,8 @@ export class TimelineApp {
     });
     if (state) {
       Object.assign(this.view.arrows, state.arrows);
-      for (const k of Object.keys(this.ui.arrowBoxes) as ArrowKind[]) this.ui.arrowBoxes[k].checked = this.view.arrows[k];
+      for (const k of Object.keys(this.ui.arrowBoxes) as ArrowKind[])
+        this.ui.arrowBoxes[k].checked = this.view.arrows[k];
       this.view.setViewport(state.t0, state.t1);
       this.ui.scroller.scrollTop = state.scrollTop;
     }
@@ -140,7 +153,11 @@ export class TimelineApp {
     // What the canvas selects, readable where the page's script is not (a test inside VS Code).
     this.ui.canvas.dataset.selected = item ? `${item.table}:${item.id}` : '';
     if (item && reveal) v.reveal(item, reveal === 'zoom');
-    if (tell) this.host.postMessage({ type: 'selected', ...(item ? (item.table === 'calls' ? { call: item.id } : { op: item.id }) : {}) });
+    if (tell)
+      this.host.postMessage({
+        type: 'selected',
+        ...(item ? (item.table === 'calls' ? { call: item.id } : { op: item.id }) : {}),
+      });
     this.save();
   }
 
@@ -157,8 +174,14 @@ export class TimelineApp {
     }
     const [t0, t1] = v.visibleRange();
     const state: Saved = {
-      key: this.key, t0, t1, scrollTop: this.ui.scroller.scrollTop, selection: v.selection, arrows: { ...v.arrows },
-      collapsed: this.rows.groups.filter((g) => g.collapsed).map((g) => g.key), layout: this.prefs,
+      key: this.key,
+      t0,
+      t1,
+      scrollTop: this.ui.scroller.scrollTop,
+      selection: v.selection,
+      arrows: { ...v.arrows },
+      collapsed: this.rows.groups.filter((g) => g.collapsed).map((g) => g.key),
+      layout: this.prefs,
     };
     this.host.setState(state);
   }
@@ -205,14 +228,19 @@ export class TimelineApp {
       this.applyLayout();
       this.save();
     });
-    dragToResize(ui.splitter, () => (ui.main.classList.contains('layout-side') ? ui.drawer.offsetWidth : ui.drawer.offsetHeight), (start, dx, dy) => {
-      if (ui.main.classList.contains('layout-side')) prefs.sideWidth = start - dx;
-      else {
-        prefs.drawerHeight = start - dy;
-        prefs.drawerOpen = true;
-      }
-      this.applyLayout();
-    }, () => this.save());
+    dragToResize(
+      ui.splitter,
+      () => (ui.main.classList.contains('layout-side') ? ui.drawer.offsetWidth : ui.drawer.offsetHeight),
+      (start, dx, dy) => {
+        if (ui.main.classList.contains('layout-side')) prefs.sideWidth = start - dx;
+        else {
+          prefs.drawerHeight = start - dy;
+          prefs.drawerOpen = true;
+        }
+        this.applyLayout();
+      },
+      () => this.save(),
+    );
     this.applyLayout();
     this.save();
   }
@@ -224,10 +252,15 @@ export class TimelineApp {
       tip.hidden = true;
       return;
     }
-    const [a, b] = item.table === 'calls' ? [t.calls.begin[item.id], t.calls.end[item.id]] : [t.ops.start[item.id], t.ops.end[item.id]];
+    const [a, b] =
+      item.table === 'calls'
+        ? [t.calls.begin[item.id], t.calls.end[item.id]]
+        : [t.ops.start[item.id], t.ops.end[item.id]];
     const lines = [itemLabel(t, item), `${formatNs(b - a)} at ${formatNs(a)}`];
-    if (item.table === 'calls' && t.calls.blockedNs[item.id] > 0) lines.push(`blocked ${formatNs(t.calls.blockedNs[item.id])}`);
-    if (item.table === 'calls' && Number.isFinite(t.calls.unblockNs[item.id])) lines.push(`unblocked ${formatNs(t.calls.unblockNs[item.id])} after the releasing op ended`);
+    if (item.table === 'calls' && t.calls.blockedNs[item.id] > 0)
+      lines.push(`blocked ${formatNs(t.calls.blockedNs[item.id])}`);
+    if (item.table === 'calls' && Number.isFinite(t.calls.unblockNs[item.id]))
+      lines.push(`unblocked ${formatNs(t.calls.unblockNs[item.id])} after the releasing op ended`);
     tip.replaceChildren(...lines.map((l, k) => el('div', { class: k ? '' : 'tip-title' }, l)));
     tip.hidden = false;
     const w = tip.offsetWidth;
@@ -242,8 +275,17 @@ export class TimelineApp {
     box.replaceChildren();
     this.ui.content.style.height = `${rows.height}px`;
     rows.groups.forEach((g) => {
-      const head = el('button', { type: 'button', class: 'group-header', 'aria-expanded': String(!g.collapsed), title: g.collapsed ? 'Expand' : 'Collapse' },
-        el('span', { class: 'twisty' }, g.collapsed ? '▸' : '▾'), el('span', { class: 'group-title' }, g.title));
+      const head = el(
+        'button',
+        {
+          type: 'button',
+          class: 'group-header',
+          'aria-expanded': String(!g.collapsed),
+          title: g.collapsed ? 'Expand' : 'Collapse',
+        },
+        el('span', { class: 'twisty' }, g.collapsed ? '▸' : '▾'),
+        el('span', { class: 'group-title' }, g.title),
+      );
       head.style.top = `${g.y}px`;
       head.addEventListener('click', () => {
         g.collapsed = !g.collapsed;
@@ -255,8 +297,12 @@ export class TimelineApp {
       box.append(head);
       if (g.collapsed) return;
       for (const r of g.rows) {
-        const h = el('div', { class: `row-header ${r.lane.kind}` }, el('span', { class: 'row-title' }, r.title),
-          ...r.flags.map((f) => el('span', { class: 'flag' }, f)));
+        const h = el(
+          'div',
+          { class: `row-header ${r.lane.kind}` },
+          el('span', { class: 'row-title' }, r.title),
+          ...r.flags.map((f) => el('span', { class: 'flag' }, f)),
+        );
         h.title = [r.title, ...r.flags].join(' · ');
         h.style.top = `${r.y}px`;
         h.style.height = `${r.h}px`;
@@ -326,7 +372,10 @@ export class TimelineApp {
     else if (key === 'z') this.zoomToSelection();
     else if (key === '/') this.ui.search.focus();
     else if (key === 'escape') {
-      if (v.ruler) { v.ruler = null; v.request(); } else this.select(null, false, true);
+      if (v.ruler) {
+        v.ruler = null;
+        v.request();
+      } else this.select(null, false, true);
     } else return;
     if (handled) e.preventDefault();
   }
@@ -347,7 +396,12 @@ const emptyTrace = { findings: [] } as unknown as Trace;
 function buildLayout() {
   const title = el('h1', { class: 'title' }, 'Syncscope');
   const origin = el('span', { class: 'origin' });
-  const search = el('input', { type: 'search', placeholder: 'Search names  (/)', 'aria-label': 'Search by name', class: 'search' });
+  const search = el('input', {
+    type: 'search',
+    placeholder: 'Search names  (/)',
+    'aria-label': 'Search by name',
+    class: 'search',
+  });
   const prev = el('button', { type: 'button', title: 'Previous match (shift+Enter)', class: 'icon' }, '‹');
   const next = el('button', { type: 'button', title: 'Next match (Enter)', class: 'icon' }, '›');
   const matchCount = el('span', { class: 'match-count', 'aria-live': 'polite' });
@@ -365,11 +419,26 @@ function buildLayout() {
   const status = el('span', { class: 'status' });
   const error = el('div', { class: 'error', role: 'alert' });
   error.hidden = true;
-  const toolbar = el('header', { class: 'toolbar' },
+  const toolbar = el(
+    'header',
+    { class: 'toolbar' },
     el('div', { class: 'heading' }, title, origin),
-    el('div', { class: 'tools' }, search, prev, next, matchCount, fit, zoomSel, ruler,
-      el('span', { class: 'arrows', title: 'Arrows' }, ...arrowLabels), drawerToggle, status,
-      el('span', { class: 'help', title: HELP, tabindex: '0' }, '?')));
+    el(
+      'div',
+      { class: 'tools' },
+      search,
+      prev,
+      next,
+      matchCount,
+      fit,
+      zoomSel,
+      ruler,
+      el('span', { class: 'arrows', title: 'Arrows' }, ...arrowLabels),
+      drawerToggle,
+      status,
+      el('span', { class: 'help', title: HELP, tabindex: '0' }, '?'),
+    ),
+  );
   const axis = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   axis.classList.add('axis');
   axis.setAttribute('height', '24');
@@ -379,7 +448,12 @@ function buildLayout() {
   const content = el('div', { class: 'content' }, headers, plot);
   const scroller = el('div', { class: 'scroller' }, content);
   const labelsToggle = el('button', { type: 'button', class: 'labels-toggle icon' }, '‹');
-  const timeline = el('section', { class: 'timeline' }, el('div', { class: 'axis-row' }, el('div', { class: 'corner' }, labelsToggle), axis), scroller);
+  const timeline = el(
+    'section',
+    { class: 'timeline' },
+    el('div', { class: 'axis-row' }, el('div', { class: 'corner' }, labelsToggle), axis),
+    scroller,
+  );
   const details = el('div', { class: 'details' });
   const findings = el('div', { class: 'findings-box' });
   const findingsCount = el('span', { class: 'count' }, '0');
@@ -388,17 +462,61 @@ function buildLayout() {
   const legendBox = el('details', { class: 'panel legend-panel' }, legendSummary, legend);
   const waitsBox = el('div', { class: 'waits-box' });
   const waitsCount = el('span', { class: 'count' }, '0');
-  const splitter = el('div', { class: 'splitter', role: 'separator', title: 'Drag to resize', 'aria-label': 'Resize the panels' });
-  const drawer = el('aside', { class: 'drawer' },
+  const splitter = el('div', {
+    class: 'splitter',
+    role: 'separator',
+    title: 'Drag to resize',
+    'aria-label': 'Resize the panels',
+  });
+  const drawer = el(
+    'aside',
+    { class: 'drawer' },
     el('section', { class: 'panel details-panel' }, el('h2', { class: 'panel-title' }, 'Details'), details),
     el('section', { class: 'panel waits-panel' }, el('h2', { class: 'panel-title' }, 'Waits ', waitsCount), waitsBox),
-    el('div', { class: 'drawer-col' },
+    el(
+      'div',
+      { class: 'drawer-col' },
       el('section', { class: 'panel' }, el('h2', { class: 'panel-title' }, 'Findings ', findingsCount), findings),
-      legendBox));
+      legendBox,
+    ),
+  );
   const tooltip = el('div', { class: 'tooltip', role: 'tooltip' });
   tooltip.hidden = true;
   const main = el('div', { class: 'main' }, timeline, splitter, drawer);
   const root = el('div', { class: 'app' }, toolbar, error, main, tooltip);
-  return { root, main, title, origin, search, prev, next, matchCount, fit, zoomSel, ruler, arrowBoxes, drawerToggle, status, error, axis, canvas,
-    labelsToggle, headers, plot, content, scroller, splitter, drawer, details, waitsBox, waitsCount, findings, findingsCount, legend, legendBox, legendSummary, tooltip };
+  return {
+    root,
+    main,
+    title,
+    origin,
+    search,
+    prev,
+    next,
+    matchCount,
+    fit,
+    zoomSel,
+    ruler,
+    arrowBoxes,
+    drawerToggle,
+    status,
+    error,
+    axis,
+    canvas,
+    labelsToggle,
+    headers,
+    plot,
+    content,
+    scroller,
+    splitter,
+    drawer,
+    details,
+    waitsBox,
+    waitsCount,
+    findings,
+    findingsCount,
+    legend,
+    legendBox,
+    legendSummary,
+    tooltip,
+  };
 }

@@ -23,7 +23,11 @@ export function itemLabel(t: Trace, item: Item): string {
 }
 
 function link(t: Trace, item: Item, act: DetailsActions): HTMLElement {
-  const a = el('a', { href: '#', class: 'item-link', 'data-table': item.table, 'data-id': String(item.id) }, itemLabel(t, item));
+  const a = el(
+    'a',
+    { href: '#', class: 'item-link', 'data-table': item.table, 'data-id': String(item.id) },
+    itemLabel(t, item),
+  );
   a.addEventListener('click', (e) => {
     e.preventDefault();
     act.select(item);
@@ -83,14 +87,19 @@ function callDetails(box: HTMLElement, t: Trace, i: number, act: DetailsActions)
     f.push(['Released by', r >= 0 ? link(t, { table: 'ops', id: r }, act) : releasedByText(releasingOps(t, i))]);
     f.push(['Unblock latency', Number.isFinite(c.unblockNs[i]) ? formatNs(c.unblockNs[i]) : '—']);
   }
-  if (c.answer[i]) f.push(['Answer', c.answer[i] === 1 ? 'ready (cudaSuccess)' : c.answer[i] === 2 ? 'not ready (cudaErrorNotReady)' : 'error']);
+  if (c.answer[i])
+    f.push([
+      'Answer',
+      c.answer[i] === 1 ? 'ready (cudaSuccess)' : c.answer[i] === 2 ? 'not ready (cudaErrorNotReady)' : 'error',
+    ]);
   if (c.status[i]) f.push(['Status', str(t, c.status[i])]);
   if (Number.isFinite(c.value[i])) f.push(['Value', `${c.value[i]} ms`]);
   if (c.bytes[i]) f.push(['Bytes', formatBytes(c.bytes[i])]);
   if (c.context[i]) f.push(['Context', str(t, c.context[i])]);
   // The call's own rules, as the report gives them, then those of the findings about it.
   const rules = callRules(t, i);
-  for (const finding of t.findings) if (finding.calls.includes(i) && !rules.includes(finding.rule)) rules.push(finding.rule);
+  for (const finding of t.findings)
+    if (finding.calls.includes(i) && !rules.includes(finding.rule)) rules.push(finding.rule);
   if (rules.length) f.push(['Rules', rules.join(', ')]);
   box.append(table(f));
   appendEdges(box, t, { table: 'calls', id: i }, act);
@@ -114,12 +123,18 @@ function opDetails(box: HTMLElement, t: Trace, i: number, act: DetailsActions): 
   ];
   if (o.grid[i]) f.push(['Grid × block', `${o.grid[i]} × ${o.block[i] || '?'}`]);
   if (o.bytes[i]) f.push(['Bytes', formatBytes(o.bytes[i])]);
-  if (o.copy[i]) f.push(['Copy', `${COPY_KINDS[o.copy[i]]}${o.hostMemory[i] ? ', ' + HOST_MEMORY[o.hostMemory[i]] + ' host memory' : ''}`]);
+  if (o.copy[i])
+    f.push([
+      'Copy',
+      `${COPY_KINDS[o.copy[i]]}${o.hostMemory[i] ? ', ' + HOST_MEMORY[o.hostMemory[i]] + ' host memory' : ''}`,
+    ]);
   if (o.event[i]) f.push(['Event', str(t, o.event[i])]);
   if (o.call[i] >= 0) f.push(['Issued by', link(t, { table: 'calls', id: o.call[i] }, act)]);
   if (Number.isFinite(o.truthStart[i])) f.push(['Kernel clock', span(o.truthStart[i], o.truthEnd[i])]);
   const access = [];
-  for (let k = 0; k < t.accesses.count; k++) if (t.accesses.op[k] === i) access.push(`${t.accesses.write[k] ? 'writes' : 'reads'} ${str(t, t.accesses.buffer[k])}`);
+  for (let k = 0; k < t.accesses.count; k++)
+    if (t.accesses.op[k] === i)
+      access.push(`${t.accesses.write[k] ? 'writes' : 'reads'} ${str(t, t.accesses.buffer[k])}`);
   if (access.length) f.push(['Buffers', access.join(', ')]);
   box.append(table(f));
   appendEdges(box, t, { table: 'ops', id: i }, act);
@@ -134,8 +149,10 @@ function appendEdges(box: HTMLElement, t: Trace, item: Item, act: DetailsActions
     const kind = EDGE_KINDS[t.edges.kind[e]];
     const from: Item = { table: edgeFromIsCall(t, e) ? 'calls' : 'ops', id: t.edges.from[e] };
     const to: Item = { table: edgeToIsCall(t, e) ? 'calls' : 'ops', id: t.edges.to[e] };
-    if (to.id === item.id && (to.table === 'calls') === isCall) into.push(el('li', {}, `${kind} from `, link(t, from, act)));
-    if (from.id === item.id && (from.table === 'calls') === isCall) out.push(el('li', {}, `${kind} to `, link(t, to, act)));
+    if (to.id === item.id && (to.table === 'calls') === isCall)
+      into.push(el('li', {}, `${kind} from `, link(t, from, act)));
+    if (from.id === item.id && (from.table === 'calls') === isCall)
+      out.push(el('li', {}, `${kind} to `, link(t, to, act)));
   }
   const list = (items: HTMLElement[]) => {
     const shown = items.slice(0, MAX_LISTED);

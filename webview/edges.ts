@@ -40,5 +40,7 @@ export function buildEdgeIndex(t: Trace): EdgeIndex {
 }
 
 export function edgesOf(x: EdgeIndex, table: 'calls' | 'ops', id: number): Int32Array {
-  return table === 'calls' ? x.callEdges.subarray(x.callStart[id], x.callStart[id + 1]) : x.opEdges.subarray(x.opStart[id], x.opStart[id + 1]);
+  return table === 'calls'
+    ? x.callEdges.subarray(x.callStart[id], x.callStart[id + 1])
+    : x.opEdges.subarray(x.opStart[id], x.opStart[id + 1]);
 }

@@ -14,16 +14,28 @@ export function renderFindings(box: HTMLElement, t: Trace, pick: (item: Item, f:
   const list = el('ul', { class: 'findings' });
   const sorted = [...t.findings].sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
   for (const f of sorted) {
-    const target: Item | null = f.calls.length ? { table: 'calls', id: f.calls[0] } : f.ops.length ? { table: 'ops', id: f.ops[0] } : null;
-    const li = el('li', { class: `finding ${f.severity}`, tabindex: '0', role: 'button' },
+    const target: Item | null = f.calls.length
+      ? { table: 'calls', id: f.calls[0] }
+      : f.ops.length
+        ? { table: 'ops', id: f.ops[0] }
+        : null;
+    const li = el(
+      'li',
+      { class: `finding ${f.severity}`, tabindex: '0', role: 'button' },
       el('span', { class: 'sev' }, f.severity),
       el('span', { class: 'rule' }, f.rule),
       el('span', { class: 'msg' }, f.message),
-      f.fix ? el('span', { class: 'fix' }, `Fix: ${f.fix}`) : null);
+      f.fix ? el('span', { class: 'fix' }, `Fix: ${f.fix}`) : null,
+    );
     if (target) {
       const go = () => pick(target, f);
       li.addEventListener('click', go);
-      li.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); go(); } });
+      li.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          go();
+        }
+      });
     } else li.classList.add('static');
     list.append(li);
   }

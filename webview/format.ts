@@ -2,7 +2,12 @@
 // decimals to tell neighbouring ticks apart.
 export { formatNs } from '../core/units';
 
-const UNITS: [number, string][] = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']];
+const UNITS: [number, string][] = [
+  [1e9, 's'],
+  [1e6, 'ms'],
+  [1e3, 'µs'],
+  [1, 'ns'],
+];
 
 /**
  * The unit for times up to `maxNs` in magnitude, and the decimals that tell apart times `stepNs`
@@ -29,6 +34,9 @@ export function formatBytes(n: number): string {
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let v = n / 1024;
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
   return `${Number(v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2))} ${units[u]}`;
 }

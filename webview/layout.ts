@@ -45,7 +45,9 @@ const clamp = (v: number, lo: number, hi: number): number => Math.max(lo, Math.m
 export function planLayout(width: number, height: number, prefs: LayoutPrefs): LayoutPlan {
   const mode = width >= SIDE_MIN_PANEL ? 'side' : 'bottom';
   const sideWidth = Math.round(clamp(prefs.sideWidth ?? width * SIDE_DEFAULT_SHARE, SIDE_MIN, width * SIDE_MAX_SHARE));
-  const drawerHeight = Math.round(clamp(prefs.drawerHeight ?? height * 0.38, DRAWER_MIN, Math.max(DRAWER_MIN, height - TIMELINE_MIN_H)));
+  const drawerHeight = Math.round(
+    clamp(prefs.drawerHeight ?? height * 0.38, DRAWER_MIN, Math.max(DRAWER_MIN, height - TIMELINE_MIN_H)),
+  );
   const budget = width * LABELS_AND_SIDE_SHARE - (mode === 'side' ? sideWidth : 0) - CHROME;
   const labelWidth = prefs.labelsCollapsed ? LABEL_COLLAPSED : Math.round(clamp(budget, LABEL_MIN, LABEL_MAX));
   return { mode, sideWidth, drawerHeight, labelWidth };
@@ -55,7 +57,12 @@ export function planLayout(width: number, height: number, prefs: LayoutPrefs): L
  * Makes `handle` resize the drawer by dragging: `size(start, delta)` gives the new size from the
  * size when the drag began and the pointer's travel; `done` runs once the drag ends.
  */
-export function dragToResize(handle: HTMLElement, current: () => number, size: (start: number, dx: number, dy: number) => void, done: () => void): void {
+export function dragToResize(
+  handle: HTMLElement,
+  current: () => number,
+  size: (start: number, dx: number, dy: number) => void,
+  done: () => void,
+): void {
   handle.addEventListener('pointerdown', (e) => {
     if (e.button) return;
     e.preventDefault();

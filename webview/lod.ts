@@ -111,7 +111,13 @@ export function visitVisible(
  * win when they are within the slop, so they stay clickable next to long neighbours; otherwise
  * the shortest item containing t.
  */
-export function hitTest(x: TrackIndex, start: ArrayLike<number>, end: ArrayLike<number>, t: number, slopNs: number): number {
+export function hitTest(
+  x: TrackIndex,
+  start: ArrayLike<number>,
+  end: ArrayLike<number>,
+  t: number,
+  slopNs: number,
+): number {
   let k = lowerBoundStart(x, start, t + slopNs) - 1;
   let best = -1;
   let bestScore = Infinity;

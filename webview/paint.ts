@@ -17,12 +17,18 @@ export function callColor(p: Palette, t: Trace, i: number): string {
 
 export function opColor(p: Palette, t: Trace, i: number): string {
   switch (t.ops.kind[i]) {
-    case OK.memcpy: return p.memcpy;
-    case OK.memset: return p.memset;
-    case OK.eventRecord: return p.record;
-    case OK.waitEvent: return p.waitEvent;
-    case OK.hostFunc: return p.hostFunc;
-    default: return p.kernel;
+    case OK.memcpy:
+      return p.memcpy;
+    case OK.memset:
+      return p.memset;
+    case OK.eventRecord:
+      return p.record;
+    case OK.waitEvent:
+      return p.waitEvent;
+    case OK.hostFunc:
+      return p.hostFunc;
+    default:
+      return p.kernel;
   }
 }
 
@@ -33,7 +39,9 @@ export function textOn(ctx: CanvasRenderingContext2D, fill: string, cache: Map<s
   ctx.fillStyle = '#000';
   ctx.fillStyle = fill;
   const norm = String(ctx.fillStyle);
-  const m = norm.startsWith('#') ? [1, 3, 5].map((k) => parseInt(norm.slice(k, k + 2), 16)) : (norm.match(/[\d.]+/g) ?? ['0', '0', '0']).slice(0, 3).map(Number);
+  const m = norm.startsWith('#')
+    ? [1, 3, 5].map((k) => parseInt(norm.slice(k, k + 2), 16))
+    : (norm.match(/[\d.]+/g) ?? ['0', '0', '0']).slice(0, 3).map(Number);
   const [r, g, b] = m.map((v) => {
     const s = v / 255;
     return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
@@ -148,8 +156,15 @@ export class TextWidths {
  * inside the wait the marker ends, where no label is; failing both, on whichever side fits the
  * canvas. Undefined when it would cover the row's previous plate, which ends at `after`.
  */
-export function plateX(x: number, w: number, width: number, texts: readonly (readonly [number, number])[], after: number): number | undefined {
-  const free = (lx: number) => lx > after + 4 && lx >= 0 && lx + w <= width && !texts.some(([a, b]) => lx < b && lx + w > a);
+export function plateX(
+  x: number,
+  w: number,
+  width: number,
+  texts: readonly (readonly [number, number])[],
+  after: number,
+): number | undefined {
+  const free = (lx: number) =>
+    lx > after + 4 && lx >= 0 && lx + w <= width && !texts.some(([a, b]) => lx < b && lx + w > a);
   const right = x + 4;
   const left = x - 4 - w;
   if (free(right)) return right;
@@ -159,7 +174,14 @@ export function plateX(x: number, w: number, width: number, texts: readonly (rea
 }
 
 /** A label on a small rounded plate, legible over anything drawn below it. */
-export function plate(ctx: CanvasRenderingContext2D, text: string, x: number, yMid: number, p: Palette, accent: string): number {
+export function plate(
+  ctx: CanvasRenderingContext2D,
+  text: string,
+  x: number,
+  yMid: number,
+  p: Palette,
+  accent: string,
+): number {
   const w = ctx.measureText(text).width + 8;
   const h = 14;
   ctx.fillStyle = p.background;

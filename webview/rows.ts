@@ -52,7 +52,10 @@ export function streamFlags(l: Lane, trace: Trace): string[] {
   if (l.kind !== 'stream') return l.kind === 'copyEngine' ? ['copy engine'] : [];
   const f: string[] = [];
   if (l.legacyDefault) f.push('legacy default');
-  if (l.perThreadDefault) f.push(`per-thread${l.thread !== undefined && trace.lanes[l.thread] ? ' (' + trace.lanes[l.thread].name + ')' : ''}`);
+  if (l.perThreadDefault)
+    f.push(
+      `per-thread${l.thread !== undefined && trace.lanes[l.thread] ? ' (' + trace.lanes[l.thread].name + ')' : ''}`,
+    );
   if (l.nonBlocking) f.push('non-blocking');
   else if (!l.legacyDefault) f.push('blocking');
   if (l.priority) f.push(`priority ${l.priority}`);
@@ -88,18 +91,42 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
   const go = groupByTime(O, n, (i) => opTrack[i], trace.ops.start);
 
   const tracks: Track[] = [];
-  const rowOf: Row[] = trace.lanes.map((lane) => ({ lane, title: lane.name, flags: streamFlags(lane, trace), tracks: [], group: 0, y: 0, h: 0 }));
+  const rowOf: Row[] = trace.lanes.map((lane) => ({
+    lane,
+    title: lane.name,
+    flags: streamFlags(lane, trace),
+    tracks: [],
+    group: 0,
+    y: 0,
+    h: 0,
+  }));
   for (let l = 0; l < L; l++) {
     for (let d = 0; d <= maxDepth[l]; d++) {
       const t = callBase[l] + d;
       const ids = gc.ids.subarray(gc.start[t], gc.start[t + 1]);
-      tracks[t] = { ...trackIndex(ids, trace.calls.end), table: 'calls', lane: l, depth: d, typical: typical(ids, trace.calls.kind), y: 0, h: TRACK_H };
+      tracks[t] = {
+        ...trackIndex(ids, trace.calls.end),
+        table: 'calls',
+        lane: l,
+        depth: d,
+        typical: typical(ids, trace.calls.kind),
+        y: 0,
+        h: TRACK_H,
+      };
       rowOf[l].tracks.push(tracks[t]);
     }
     const t = opSlot[l];
     if (t >= 0) {
       const ids = go.ids.subarray(go.start[t], go.start[t + 1]);
-      tracks[t] = { ...trackIndex(ids, trace.ops.end), table: 'ops', lane: l, depth: 0, typical: typical(ids, trace.ops.kind), y: 0, h: TRACK_H };
+      tracks[t] = {
+        ...trackIndex(ids, trace.ops.end),
+        table: 'ops',
+        lane: l,
+        depth: 0,
+        typical: typical(ids, trace.ops.kind),
+        y: 0,
+        h: TRACK_H,
+      };
       rowOf[l].tracks.push(tracks[t]);
     }
   }
@@ -113,11 +140,21 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
   // A run on several GPUs names each one; otherwise the trace's one device names them all.
   const deviceName = (d: number): string | undefined =>
     trace.meta.devices ? trace.meta.devices.find((x) => x.device === d)?.name : trace.meta.device?.name;
-  const order = [...rowOf].sort((a, b) => host(a.lane) - host(b.lane) || a.lane.device - b.lane.device || rank(a.lane) - rank(b.lane) || a.lane.id - b.lane.id);
+  const order = [...rowOf].sort(
+    (a, b) =>
+      host(a.lane) - host(b.lane) ||
+      a.lane.device - b.lane.device ||
+      rank(a.lane) - rank(b.lane) ||
+      a.lane.id - b.lane.id,
+  );
   for (const row of order) {
-    const g = row.lane.kind === 'thread'
-      ? groupOf('host', 'Host threads')
-      : groupOf(`device${row.lane.device}`, `GPU ${row.lane.device}${deviceName(row.lane.device) ? ' · ' + deviceName(row.lane.device) : ''}`);
+    const g =
+      row.lane.kind === 'thread'
+        ? groupOf('host', 'Host threads')
+        : groupOf(
+            `device${row.lane.device}`,
+            `GPU ${row.lane.device}${deviceName(row.lane.device) ? ' · ' + deviceName(row.lane.device) : ''}`,
+          );
     row.group = g;
     groups[g].rows.push(row);
   }
@@ -144,7 +181,6 @@ export function layoutRows(r: Rows): void {
   }
   r.height = y;
 }
-
 
 function typical(ids: Int32Array, kind: Uint8Array): number {
   const count = new Uint32Array(256);

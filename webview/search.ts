@@ -19,7 +19,12 @@ export function findMatches(t: Trace, query: string): Item[] {
   });
   if (!any) return [];
   const out: { item: Item; at: number }[] = [];
-  for (let i = 0; i < t.ops.count && out.length < MAX_MATCHES; i++) if (hit[t.ops.name[i]]) out.push({ item: { table: 'ops', id: i }, at: t.ops.start[i] });
-  for (let i = 0; i < t.calls.count && out.length < 2 * MAX_MATCHES; i++) if (hit[t.calls.name[i]]) out.push({ item: { table: 'calls', id: i }, at: t.calls.begin[i] });
-  return out.sort((a, b) => a.at - b.at).slice(0, MAX_MATCHES).map((m) => m.item);
+  for (let i = 0; i < t.ops.count && out.length < MAX_MATCHES; i++)
+    if (hit[t.ops.name[i]]) out.push({ item: { table: 'ops', id: i }, at: t.ops.start[i] });
+  for (let i = 0; i < t.calls.count && out.length < 2 * MAX_MATCHES; i++)
+    if (hit[t.calls.name[i]]) out.push({ item: { table: 'calls', id: i }, at: t.calls.begin[i] });
+  return out
+    .sort((a, b) => a.at - b.at)
+    .slice(0, MAX_MATCHES)
+    .map((m) => m.item);
 }

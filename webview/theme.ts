@@ -67,7 +67,9 @@ export function readPalette(): Palette {
   for (const [key, [name, fallback]] of Object.entries(VARS)) {
     (p as unknown as Record<string, string>)[key] = css.getPropertyValue(name).trim() || fallback;
   }
-  p.highContrast = document.body.classList.contains('vscode-high-contrast') || document.body.classList.contains('vscode-high-contrast-light');
+  p.highContrast =
+    document.body.classList.contains('vscode-high-contrast') ||
+    document.body.classList.contains('vscode-high-contrast-light');
   const family = css.getPropertyValue('--vscode-font-family').trim() || 'system-ui, sans-serif';
   p.font = `11px ${family}`;
   return p;
@@ -76,5 +78,6 @@ export function readPalette(): Palette {
 /** Calls `onChange` when VS Code (or the standalone page) switches theme: it changes body's class. */
 export function watchTheme(onChange: () => void): void {
   new MutationObserver(onChange).observe(document.body, { attributes: true, attributeFilter: ['class', 'style'] });
-  if (document.documentElement) new MutationObserver(onChange).observe(document.documentElement, { attributes: true, attributeFilter: ['style'] });
+  if (document.documentElement)
+    new MutationObserver(onChange).observe(document.documentElement, { attributes: true, attributeFilter: ['style'] });
 }

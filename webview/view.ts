@@ -11,7 +11,21 @@ import { EDGE_KINDS, traceExtent, Trace, str } from '../core/trace/model';
 import { buildEdgeIndex, edgeFromIsCall, edgeToIsCall, EdgeIndex, edgesOf } from './edges';
 import { formatNs, tickFormatter } from './format';
 import { hitTest, visitVisible, View } from './lod';
-import { arrowPath, CALL, callColor, diamond, hatch, isSyncCall, OP, opColor, plate, plateX, TextWidths, textOn, triangleDown } from './paint';
+import {
+  arrowPath,
+  CALL,
+  callColor,
+  diamond,
+  hatch,
+  isSyncCall,
+  OP,
+  opColor,
+  plate,
+  plateX,
+  TextWidths,
+  textOn,
+  triangleDown,
+} from './paint';
 import { GROUP_H, Rows, Track } from './rows';
 import { Palette, readPalette } from './theme';
 
@@ -31,7 +45,11 @@ export type ArrowKind = 'launch' | 'event' | 'release';
 
 /** Above this many items drawn one by one, arrows are left out unless they touch the selection. */
 const ARROW_ITEM_CAP = 2000;
-const EK = { launch: EDGE_KINDS.indexOf('launch'), event: EDGE_KINDS.indexOf('event'), release: EDGE_KINDS.indexOf('release') };
+const EK = {
+  launch: EDGE_KINDS.indexOf('launch'),
+  event: EDGE_KINDS.indexOf('event'),
+  release: EDGE_KINDS.indexOf('release'),
+};
 
 export interface ViewEvents {
   select(item: Item | null): void;
@@ -116,8 +134,14 @@ export class TimelineView {
     const k = span / Math.max(t1 - t0, 1e-3);
     const t = zoomIdentity.scale(k).translate(-this.base(t0), 0);
     // zoom.transform does not constrain (gestures do): keep scripted views inside the trace too.
-    const extent: [[number, number], [number, number]] = [[0, 0], [this.width, this.height]];
-    const limit: [[number, number], [number, number]] = [[0, -1e9], [this.width, 1e9]];
+    const extent: [[number, number], [number, number]] = [
+      [0, 0],
+      [this.width, this.height],
+    ];
+    const limit: [[number, number], [number, number]] = [
+      [0, -1e9],
+      [this.width, 1e9],
+    ];
     const [k0, k1] = this.zoomer.scaleExtent();
     const clamped = zoomIdentity.scale(Math.min(k1, Math.max(k0, t.k))).translate(t.x / t.k, 0);
     select(this.canvas).call(this.zoomer.transform, this.zoomer.constrain()(clamped, extent, limit));
@@ -133,12 +157,14 @@ export class TimelineView {
   }
 
   panBy(fraction: number): void {
-    select(this.canvas).call(this.zoomer.translateBy, -fraction * this.width / this.transform.k, 0);
+    select(this.canvas).call(this.zoomer.translateBy, (-fraction * this.width) / this.transform.k, 0);
   }
 
   itemSpan(item: Item): [number, number] {
     const t = this.trace;
-    return item.table === 'calls' ? [t.calls.begin[item.id], t.calls.end[item.id]] : [t.ops.start[item.id], t.ops.end[item.id]];
+    return item.table === 'calls'
+      ? [t.calls.begin[item.id], t.calls.end[item.id]]
+      : [t.ops.start[item.id], t.ops.end[item.id]];
   }
 
   trackOf(item: Item): Track {
@@ -156,7 +182,8 @@ export class TimelineView {
     if (zoom || a < v0 || b > v1 || dur < (v1 - v0) / 400) this.setViewport(a - dur, b + dur);
     const track = this.trackOf(item);
     const top = this.scroller.scrollTop;
-    if (track.y < top + 4 || track.y + track.h > top + this.height - 4) this.scroller.scrollTop = Math.max(0, track.y - this.height / 3);
+    if (track.y < top + 4 || track.y + track.h > top + this.height - 4)
+      this.scroller.scrollTop = Math.max(0, track.y - this.height / 3);
     this.request();
   }
 
@@ -172,8 +199,14 @@ export class TimelineView {
     this.base.range([0, this.width]);
     const span = this.base.domain()[1] - this.base.domain()[0];
     this.zoomer
-      .extent([[0, 0], [this.width, this.height]])
-      .translateExtent([[0, -1e9], [this.width, 1e9]])
+      .extent([
+        [0, 0],
+        [this.width, this.height],
+      ])
+      .translateExtent([
+        [0, -1e9],
+        [this.width, 1e9],
+      ])
       .scaleExtent([1, Math.max(1, span / 20)]);
     this.axis.setAttribute('width', String(this.width));
     this.themeChanged();
@@ -219,49 +252,73 @@ export class TimelineView {
   private listen(): void {
     const c = this.canvas;
     const signal = this.listening.signal;
-    c.addEventListener('pointermove', (e) => {
-      this.pointerX = e.offsetX;
-      if (this.rulerDrag && this.ruler) {
-        this.ruler.b = this.x.invert(e.offsetX);
-        this.request();
-        return;
-      }
-      if (e.buttons) return;
-      this.events.hover(this.hit(e.offsetX, e.offsetY), e.clientX, e.clientY);
-    }, { signal });
+    c.addEventListener(
+      'pointermove',
+      (e) => {
+        this.pointerX = e.offsetX;
+        if (this.rulerDrag && this.ruler) {
+          this.ruler.b = this.x.invert(e.offsetX);
+          this.request();
+          return;
+        }
+        if (e.buttons) return;
+        this.events.hover(this.hit(e.offsetX, e.offsetY), e.clientX, e.clientY);
+      },
+      { signal },
+    );
     c.addEventListener('pointerleave', () => this.events.hover(null, 0, 0), { signal });
-    c.addEventListener('pointerdown', (e) => {
-      if (!(e.shiftKey || this.rulerMode) || e.button) return;
-      const t = this.x.invert(e.offsetX);
-      this.ruler = { a: t, b: t };
-      this.rulerDrag = true;
-      c.setPointerCapture(e.pointerId);
-      this.request();
-    }, { signal });
-    c.addEventListener('pointerup', () => {
-      if (!this.rulerDrag) return;
-      this.rulerDrag = false;
-      // A click without a drag in ruler mode is a plain selection click.
-      if (this.ruler && Math.abs(this.x(this.ruler.b) - this.x(this.ruler.a)) < 3) this.ruler = null;
-      else this.suppressClick = true;
-      this.request();
-    }, { signal });
-    c.addEventListener('click', (e) => {
-      if (this.suppressClick) {
-        this.suppressClick = false;
-        return;
-      }
-      this.events.select(this.hit(e.offsetX, e.offsetY));
-    }, { signal });
-    c.addEventListener('wheel', (e) => {
-      if (!e.shiftKey) return;
-      e.preventDefault();
-      this.scroller.scrollTop += e.deltaY || e.deltaX;
-    }, { passive: false, signal });
-    this.scroller.addEventListener('scroll', () => {
-      this.request();
-      this.events.viewChanged();
-    }, { signal });
+    c.addEventListener(
+      'pointerdown',
+      (e) => {
+        if (!(e.shiftKey || this.rulerMode) || e.button) return;
+        const t = this.x.invert(e.offsetX);
+        this.ruler = { a: t, b: t };
+        this.rulerDrag = true;
+        c.setPointerCapture(e.pointerId);
+        this.request();
+      },
+      { signal },
+    );
+    c.addEventListener(
+      'pointerup',
+      () => {
+        if (!this.rulerDrag) return;
+        this.rulerDrag = false;
+        // A click without a drag in ruler mode is a plain selection click.
+        if (this.ruler && Math.abs(this.x(this.ruler.b) - this.x(this.ruler.a)) < 3) this.ruler = null;
+        else this.suppressClick = true;
+        this.request();
+      },
+      { signal },
+    );
+    c.addEventListener(
+      'click',
+      (e) => {
+        if (this.suppressClick) {
+          this.suppressClick = false;
+          return;
+        }
+        this.events.select(this.hit(e.offsetX, e.offsetY));
+      },
+      { signal },
+    );
+    c.addEventListener(
+      'wheel',
+      (e) => {
+        if (!e.shiftKey) return;
+        e.preventDefault();
+        this.scroller.scrollTop += e.deltaY || e.deltaX;
+      },
+      { passive: false, signal },
+    );
+    this.scroller.addEventListener(
+      'scroll',
+      () => {
+        this.request();
+        this.events.viewChanged();
+      },
+      { signal },
+    );
   }
 
   private suppressClick = false;
@@ -278,7 +335,10 @@ export class TimelineView {
     const x = this.x;
     const t = x.invert(px);
     const slop = 4 * (x.invert(1) - x.invert(0));
-    const cols = track.table === 'calls' ? [this.trace.calls.begin, this.trace.calls.end] : [this.trace.ops.start, this.trace.ops.end];
+    const cols =
+      track.table === 'calls'
+        ? [this.trace.calls.begin, this.trace.calls.end]
+        : [this.trace.ops.start, this.trace.ops.end];
     const id = hitTest(track, cols[0], cols[1], t, slop);
     return id < 0 ? null : { table: track.table, id };
   }
@@ -335,9 +395,19 @@ export class TimelineView {
 
   private drawAxis(ticks: number[]): void {
     const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
-    const g = select(this.axis).selectAll<SVGGElement, null>('g.axis').data([null]).join('g').attr('class', 'axis').attr('transform', 'translate(0, 23)');
+    const g = select(this.axis)
+      .selectAll<SVGGElement, null>('g.axis')
+      .data([null])
+      .join('g')
+      .attr('class', 'axis')
+      .attr('transform', 'translate(0, 23)');
     const format = tickFormatter(step, Math.max(...ticks.map(Math.abs)));
-    g.call(axisTop(this.x).tickValues(ticks).tickFormat((v) => format(Number(v))).tickSizeOuter(0));
+    g.call(
+      axisTop(this.x)
+        .tickValues(ticks)
+        .tickFormat((v) => format(Number(v)))
+        .tickSizeOuter(0),
+    );
   }
 
   private coneMark(item: Item): number {
@@ -366,7 +436,8 @@ export class TimelineView {
       runX1 = -1;
     };
     const alphaOf = (item: Item) => (this.coneMark(item) === 0 ? 0.22 : 1);
-    const typicalFill = track.typical < 0 ? p.kernel : isCalls ? callColor(p, t, track.typical) : opColor(p, t, track.typical);
+    const typicalFill =
+      track.typical < 0 ? p.kernel : isCalls ? callColor(p, t, track.typical) : opColor(p, t, track.typical);
     const labels: RowLabels = { end: -Infinity, texts: [] };
     const one = (id: number, x0: number, x1: number) => {
       flush();
@@ -385,7 +456,12 @@ export class TimelineView {
     };
     visitVisible(track, start, end, view, one, (id, count, x0, x1) => {
       // A lone marker keeps its glyph: event records and waits, query answers, unblocks.
-      if (count === 1 && (isCalls ? t.calls.kind[id] === CALL.query || isSyncCall(t, id) : t.ops.kind[id] === OP.record || t.ops.kind[id] === OP.wait)) {
+      if (
+        count === 1 &&
+        (isCalls
+          ? t.calls.kind[id] === CALL.query || isSyncCall(t, id)
+          : t.ops.kind[id] === OP.record || t.ops.kind[id] === OP.wait)
+      ) {
         return one(id, x0, Math.max(x1, x0 + 1));
       }
       const alpha = alphaOf({ table: track.table, id });
@@ -407,7 +483,15 @@ export class TimelineView {
     if (shown.length > ARROW_ITEM_CAP) shown.length = ARROW_ITEM_CAP + 1;
   }
 
-  private drawCall(id: number, x0: number, x1: number, y: number, h: number, overlays: (() => void)[], labels: RowLabels): void {
+  private drawCall(
+    id: number,
+    x0: number,
+    x1: number,
+    y: number,
+    h: number,
+    overlays: (() => void)[],
+    labels: RowLabels,
+  ): void {
     const { ctx, palette: p, trace: t } = this;
     const c = t.calls;
     const fill = callColor(p, t, id);
@@ -520,7 +604,14 @@ export class TimelineView {
   }
 
   /** The name inside its box, kept on screen when the box starts left of the view, as far as it fits; where it went, in px. */
-  private label(text: string, fill: string, x0: number, x1: number, y: number, h: number): [number, number] | undefined {
+  private label(
+    text: string,
+    fill: string,
+    x0: number,
+    x1: number,
+    y: number,
+    h: number,
+  ): [number, number] | undefined {
     const left = Math.max(x0, 0);
     const fitted = this.widths.fit(text, Math.min(x1, this.width) - left - 6);
     if (!fitted) return undefined;
@@ -546,8 +637,16 @@ export class TimelineView {
     // copy) ran the op before it returned.
     const fx = kind === EK.launch ? Math.min(t.calls.end[from], t.ops.start[to]) : t.ops.end[from];
     // A stream's wait for an event ends when the record completes: the arrow meets that end.
-    const tx = kind === EK.release ? t.calls.end[to] : kind === EK.event && t.ops.kind[to] === OP.wait ? t.ops.end[to] : t.ops.start[to];
-    const mid = (tr: Track) => (tr.h ? tr.y + tr.h / 2 : this.rows.groups[this.rows.rows.find((r) => r.tracks.includes(tr))?.group ?? 0].y + GROUP_H / 2);
+    const tx =
+      kind === EK.release
+        ? t.calls.end[to]
+        : kind === EK.event && t.ops.kind[to] === OP.wait
+          ? t.ops.end[to]
+          : t.ops.start[to];
+    const mid = (tr: Track) =>
+      tr.h
+        ? tr.y + tr.h / 2
+        : this.rows.groups[this.rows.rows.find((r) => r.tracks.includes(tr))?.group ?? 0].y + GROUP_H / 2;
     const y0 = mid(fromTrack);
     const y1 = mid(toTrack);
     // Arrive at the target's near edge, clear of its name.
@@ -562,14 +661,24 @@ export class TimelineView {
     if (!t.edges.count) return () => undefined;
     const wanted = (e: number) => {
       const k = t.edges.kind[e];
-      return (k === EK.launch && this.arrows.launch) || (k === EK.event && this.arrows.event) || (k === EK.release && this.arrows.release);
+      return (
+        (k === EK.launch && this.arrows.launch) ||
+        (k === EK.event && this.arrows.event) ||
+        (k === EK.release && this.arrows.release)
+      );
     };
     const edges = new Set<number>();
     const idx = shown.length <= ARROW_ITEM_CAP || this.selection ? this.ensureEdges() : null;
-    if (idx && shown.length <= ARROW_ITEM_CAP) for (const it of shown) for (const e of edgesOf(idx, it.table, it.id)) if (wanted(e)) edges.add(e);
+    if (idx && shown.length <= ARROW_ITEM_CAP)
+      for (const it of shown) for (const e of edgesOf(idx, it.table, it.id)) if (wanted(e)) edges.add(e);
     const selected = new Set<number>();
-    if (idx && this.selection) for (const e of edgesOf(idx, this.selection.table, this.selection.id)) { edges.add(e); selected.add(e); }
-    const color = (k: number) => (k === EK.launch ? this.palette.arrowLaunch : k === EK.event ? this.palette.arrowEvent : this.palette.arrowRelease);
+    if (idx && this.selection)
+      for (const e of edgesOf(idx, this.selection.table, this.selection.id)) {
+        edges.add(e);
+        selected.add(e);
+      }
+    const color = (k: number) =>
+      k === EK.launch ? this.palette.arrowLaunch : k === EK.event ? this.palette.arrowEvent : this.palette.arrowRelease;
     // One path per colour and emphasis: a frame strokes a handful of paths, not one per arrow.
     type Paths = { line: Path2D; head: Path2D; color: string; strong: boolean; cross: boolean };
     const paths = new Map<string, Paths>();
@@ -581,7 +690,17 @@ export class TimelineView {
       if (cross) this.lastCrossDeviceArrows++;
       const key = `${k}${strong}${cross}`;
       let path = paths.get(key);
-      if (!path) paths.set(key, (path = { line: new Path2D(), head: new Path2D(), color: cross ? this.palette.arrowCrossDevice : color(k), strong, cross }));
+      if (!path)
+        paths.set(
+          key,
+          (path = {
+            line: new Path2D(),
+            head: new Path2D(),
+            color: cross ? this.palette.arrowCrossDevice : color(k),
+            strong,
+            cross,
+          }),
+        );
       const [x0, y0, x1, y1] = this.edgeEnds(e, x);
       arrowPath(path.line, path.head, x0, y0 - top, x1, y1 - top);
     }
@@ -599,7 +718,9 @@ export class TimelineView {
     };
     const all = [...paths.values()];
     for (const path of all) if (!path.cross) stroke(path);
-    return () => { for (const path of all) if (path.cross) stroke(path); };
+    return () => {
+      for (const path of all) if (path.cross) stroke(path);
+    };
   }
 
   /** An edge between ops on two GPUs' streams, such as a wait for another device's event (S21). */
@@ -642,4 +763,3 @@ export class TimelineView {
     plate(ctx, text, Math.max(2, (xa + xb) / 2 - ctx.measureText(text).width / 2 - 4), 12, p, p.ruler);
   }
 }
-

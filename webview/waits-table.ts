@@ -1,6 +1,14 @@
 // The waits table: every host wait, sortable, optionally grouped (core/analyze/wait-groups), with
 // only the rows in view in the DOM so that a trace of 10^5 waits scrolls as fast as one of ten.
-import { GROUPING_TITLE, groupWaits, RELEASE_BASIS_LABEL, WAIT_GROUPINGS, WaitGroup, WaitGrouping, WaitRow } from '../core/analyze/wait-groups';
+import {
+  GROUPING_TITLE,
+  groupWaits,
+  RELEASE_BASIS_LABEL,
+  WAIT_GROUPINGS,
+  WaitGroup,
+  WaitGrouping,
+  WaitRow,
+} from '../core/analyze/wait-groups';
 import { OP_KINDS, Trace, str } from '../core/trace/model';
 import { el } from './dom';
 import { formatNs } from './format';
@@ -19,17 +27,33 @@ interface Column<T> {
   numeric?: boolean;
 }
 
-const where = (w: WaitRow): string => [w.source ? `line ${w.source.line}` : '', w.context ?? ''].filter(Boolean).join(' · ');
+const where = (w: WaitRow): string =>
+  [w.source ? `line ${w.source.line}` : '', w.context ?? ''].filter(Boolean).join(' · ');
 
 function waitColumns(t: Trace): Column<WaitRow>[] {
   const released = (w: WaitRow): string =>
-    w.releasedBy === null ? '—' : w.releasedBy < 0 ? 'nothing pending' : str(t, t.ops.name[w.releasedBy]) || OP_KINDS[t.ops.kind[w.releasedBy]];
+    w.releasedBy === null
+      ? '—'
+      : w.releasedBy < 0
+        ? 'nothing pending'
+        : str(t, t.ops.name[w.releasedBy]) || OP_KINDS[t.ops.kind[w.releasedBy]];
   return [
-    { key: 'wait', title: 'Wait', text: (w) => (w.target ? `${w.kind}(${w.target})` : w.kind), value: (w) => `${w.kind}(${w.target})` },
+    {
+      key: 'wait',
+      title: 'Wait',
+      text: (w) => (w.target ? `${w.kind}(${w.target})` : w.kind),
+      value: (w) => `${w.kind}(${w.target})`,
+    },
     { key: 'blocked', title: 'Blocked', text: (w) => formatNs(w.blockedNs), value: (w) => w.blockedNs, numeric: true },
     { key: 'released', title: 'Released by', text: released, value: released },
     { key: 'basis', title: 'Known', text: (w) => RELEASE_BASIS_LABEL[w.basis], value: (w) => w.basis },
-    { key: 'unblock', title: 'Unblock', text: (w) => (w.unblockNs === null ? '—' : formatNs(w.unblockNs)), value: (w) => w.unblockNs, numeric: true },
+    {
+      key: 'unblock',
+      title: 'Unblock',
+      text: (w) => (w.unblockNs === null ? '—' : formatNs(w.unblockNs)),
+      value: (w) => w.unblockNs,
+      numeric: true,
+    },
     { key: 'where', title: 'Where', text: where, value: (w) => (w.source ? w.source.line : where(w) || null) },
   ];
 }
@@ -37,7 +61,13 @@ function waitColumns(t: Trace): Column<WaitRow>[] {
 const GROUP_COLUMNS: Column<WaitGroup>[] = [
   { key: 'key', title: 'Group', text: (g) => g.key, value: (g) => g.key },
   { key: 'count', title: 'Count', text: (g) => String(g.count), value: (g) => g.count, numeric: true },
-  { key: 'total', title: 'Total', text: (g) => formatNs(g.totalBlockedNs), value: (g) => g.totalBlockedNs, numeric: true },
+  {
+    key: 'total',
+    title: 'Total',
+    text: (g) => formatNs(g.totalBlockedNs),
+    value: (g) => g.totalBlockedNs,
+    numeric: true,
+  },
   { key: 'p50', title: 'p50', text: (g) => formatNs(g.p50BlockedNs), value: (g) => g.p50BlockedNs, numeric: true },
   { key: 'p95', title: 'p95', text: (g) => formatNs(g.p95BlockedNs), value: (g) => g.p95BlockedNs, numeric: true },
 ];
@@ -72,9 +102,12 @@ export class WaitsTable {
   private drawn = '';
 
   constructor(private readonly pick: (call: number) => void) {
-    this.grouping = el('select', { class: 'waits-grouping', 'aria-label': 'Group waits' },
+    this.grouping = el(
+      'select',
+      { class: 'waits-grouping', 'aria-label': 'Group waits' },
       el('option', { value: '' }, 'No grouping'),
-      ...WAIT_GROUPINGS.map((g) => el('option', { value: g }, `By ${GROUPING_TITLE[g]}`)));
+      ...WAIT_GROUPINGS.map((g) => el('option', { value: g }, `By ${GROUPING_TITLE[g]}`)),
+    );
     this.grouping.addEventListener('change', () => {
       this.expanded.clear();
       this.refresh();
@@ -107,7 +140,11 @@ export class WaitsTable {
 
   setSelected(call: number | null): void {
     this.selected = call !== null && this.byId.has(call) ? call : null;
-    for (const r of this.spacer.children) (r as HTMLElement).setAttribute('aria-selected', String(Number((r as HTMLElement).dataset.call) === this.selected));
+    for (const r of this.spacer.children)
+      (r as HTMLElement).setAttribute(
+        'aria-selected',
+        String(Number((r as HTMLElement).dataset.call) === this.selected),
+      );
   }
 
   /** Sorts by a column, or flips the order when it already sorts by it. */
@@ -122,14 +159,21 @@ export class WaitsTable {
   }
 
   private refresh(): void {
-    const byWait = compare(this.columns.find((c) => c.key === this.sort.wait.key) ?? this.columns[1], this.sort.wait.dir);
+    const byWait = compare(
+      this.columns.find((c) => c.key === this.sort.wait.key) ?? this.columns[1],
+      this.sort.wait.dir,
+    );
     const by = this.by;
     if (by) {
-      this.groups = groupWaits(this.rows, by).groups.sort(compare(GROUP_COLUMNS.find((c) => c.key === this.sort.group.key) ?? GROUP_COLUMNS[2], this.sort.group.dir));
+      this.groups = groupWaits(this.rows, by).groups.sort(
+        compare(GROUP_COLUMNS.find((c) => c.key === this.sort.group.key) ?? GROUP_COLUMNS[2], this.sort.group.dir),
+      );
       this.lines = [];
       for (const g of this.groups) {
         this.lines.push({ group: g });
-        if (this.expanded.has(g.key)) for (const w of g.waits.map((id) => this.byId.get(id)!).sort(byWait)) this.lines.push({ wait: w, nested: true });
+        if (this.expanded.has(g.key))
+          for (const w of g.waits.map((id) => this.byId.get(id)!).sort(byWait))
+            this.lines.push({ wait: w, nested: true });
       }
     } else this.lines = [...this.rows].sort(byWait).map((wait) => ({ wait, nested: false }));
     this.renderHead();
@@ -142,13 +186,25 @@ export class WaitsTable {
     const cols = this.by ? GROUP_COLUMNS : this.columns;
     const s = this.by ? this.sort.group : this.sort.wait;
     this.head.className = `waits-head ${this.by ? 'grouped' : 'flat'}`;
-    this.head.replaceChildren(...cols.map((c) => {
-      const b = el('button', { type: 'button', class: `waits-sort${c.numeric ? ' num' : ''}`, 'data-key': c.key, role: 'columnheader',
-        'aria-sort': c.key === s.key ? (s.dir === 1 ? 'ascending' : 'descending') : 'none', title: `Sort by ${c.title.toLowerCase()}` },
-        c.title, c.key === s.key ? (s.dir === 1 ? ' ▴' : ' ▾') : '');
-      b.addEventListener('click', () => this.sortBy(c.key));
-      return b;
-    }));
+    this.head.replaceChildren(
+      ...cols.map((c) => {
+        const b = el(
+          'button',
+          {
+            type: 'button',
+            class: `waits-sort${c.numeric ? ' num' : ''}`,
+            'data-key': c.key,
+            role: 'columnheader',
+            'aria-sort': c.key === s.key ? (s.dir === 1 ? 'ascending' : 'descending') : 'none',
+            title: `Sort by ${c.title.toLowerCase()}`,
+          },
+          c.title,
+          c.key === s.key ? (s.dir === 1 ? ' ▴' : ' ▾') : '',
+        );
+        b.addEventListener('click', () => this.sortBy(c.key));
+        return b;
+      }),
+    );
   }
 
   /** Puts in the DOM the rows that the viewport shows, and no others. */
@@ -170,8 +226,22 @@ export class WaitsTable {
     if ('group' in l) {
       const g = l.group;
       const open = this.expanded.has(g.key);
-      row = el('div', { class: 'waits-row group', role: 'row', 'aria-expanded': String(open), title: `${g.key}: click to ${open ? 'hide' : 'show'} its waits` },
-        ...GROUP_COLUMNS.map((c, k) => el('span', { class: `cell${c.numeric ? ' num' : ''}`, role: 'gridcell' }, k ? c.text(g) : `${open ? '▾' : '▸'} ${c.text(g)}`)));
+      row = el(
+        'div',
+        {
+          class: 'waits-row group',
+          role: 'row',
+          'aria-expanded': String(open),
+          title: `${g.key}: click to ${open ? 'hide' : 'show'} its waits`,
+        },
+        ...GROUP_COLUMNS.map((c, k) =>
+          el(
+            'span',
+            { class: `cell${c.numeric ? ' num' : ''}`, role: 'gridcell' },
+            k ? c.text(g) : `${open ? '▾' : '▸'} ${c.text(g)}`,
+          ),
+        ),
+      );
       row.addEventListener('click', () => {
         if (open) this.expanded.delete(g.key);
         else this.expanded.add(g.key);
@@ -179,9 +249,22 @@ export class WaitsTable {
       });
     } else {
       const w = l.wait;
-      row = el('div', { class: `waits-row wait${l.nested ? ' nested' : ''}${this.by ? ' in-groups' : ''}`, role: 'row', 'data-call': String(w.id),
-        'aria-selected': String(w.id === this.selected) },
-        ...this.columns.map((c) => el('span', { class: `cell${c.numeric ? ' num' : ''} col-${c.key}`, role: 'gridcell', title: c.text(w) }, c.text(w))));
+      row = el(
+        'div',
+        {
+          class: `waits-row wait${l.nested ? ' nested' : ''}${this.by ? ' in-groups' : ''}`,
+          role: 'row',
+          'data-call': String(w.id),
+          'aria-selected': String(w.id === this.selected),
+        },
+        ...this.columns.map((c) =>
+          el(
+            'span',
+            { class: `cell${c.numeric ? ' num' : ''} col-${c.key}`, role: 'gridcell', title: c.text(w) },
+            c.text(w),
+          ),
+        ),
+      );
       row.addEventListener('click', () => this.pick(w.id));
     }
     row.style.top = `${i * WAIT_ROW_H}px`;

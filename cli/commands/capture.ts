@@ -39,7 +39,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return finishRun(importCapture(bytes, { name: basename(rawFile) }), undefined, rawFile, args, io);
   }
   const command = args.positional;
-  if (!command.length) throw new UsageError('expected the command to capture after --, e.g. syncscope capture -- python3 train.py');
+  if (!command.length)
+    throw new UsageError('expected the command to capture after --, e.g. syncscope capture -- python3 train.py');
   const library = findCaptureLibrary();
   if (!library.ok) {
     io.stderr(`syncscope capture: ${library.reason}\n`);
@@ -53,7 +54,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   process.on('SIGTERM', terminate);
   let result: CaptureResult;
   try {
-    result = await captureTrace({ library, command, cwd: io.cwd, stdio: 'inherit', signal: stop.signal, forward: ['SIGINT'] });
+    result = await captureTrace({
+      library,
+      command,
+      cwd: io.cwd,
+      stdio: 'inherit',
+      signal: stop.signal,
+      forward: ['SIGINT'],
+    });
   } finally {
     process.off('SIGTERM', terminate);
   }

@@ -19,7 +19,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
   for (const d of list) {
     const mem = d.totalMem ? `, ${(d.totalMem / 2 ** 30).toFixed(1)} GiB` : '';
-    io.stdout(`${d.index}: ${d.name} (compute ${d.computeCapability}, ${d.sms} SMs${mem}), CUDA driver ${Math.floor(d.cudaDriverVersion / 1000)}.${(d.cudaDriverVersion % 1000) / 10}\n`);
+    io.stdout(
+      `${d.index}: ${d.name} (compute ${d.computeCapability}, ${d.sms} SMs${mem}), CUDA driver ${Math.floor(d.cudaDriverVersion / 1000)}.${(d.cudaDriverVersion % 1000) / 10}\n`,
+    );
   }
   return EXIT.ok;
 }

@@ -24,7 +24,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (!trace.findings.length) trace.findings.push(...analyze(trace, { program }).findings);
   const full = resolve(io.cwd, chrome);
   await writeChunks(full, chromeTraceChunks(trace));
-  io.stdout(`wrote ${full}: ${trace.calls.count} calls, ${trace.ops.count} ops, ${trace.edges.count} flows, ` +
-    `${trace.findings.length} findings (open it in ui.perfetto.dev or chrome://tracing)\n`);
+  io.stdout(
+    `wrote ${full}: ${trace.calls.count} calls, ${trace.ops.count} ops, ${trace.edges.count} flows, ` +
+      `${trace.findings.length} findings (open it in ui.perfetto.dev or chrome://tracing)\n`,
+  );
   return EXIT.ok;
 }

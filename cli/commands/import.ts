@@ -41,7 +41,9 @@ export function summary(file: string, t: Trace): string {
     }
   }
   const notes = t.meta.notes?.length ? `; notes: ${t.meta.notes.join('; ')}` : '';
-  return `${file}: ${t.lanes.length} lanes (${threads} host threads, ${t.lanes.length - threads} streams), ` +
+  return (
+    `${file}: ${t.lanes.length} lanes (${threads} host threads, ${t.lanes.length - threads} streams), ` +
     `${t.calls.count - contexts} calls (+${contexts} framework ops), ${t.ops.count} ops, ` +
-    `${waits} host waits (${released} released by a named op, ${unknown} unknown)${notes}`;
+    `${waits} host waits (${released} released by a named op, ${unknown} unknown)${notes}`
+  );
 }

@@ -11,7 +11,11 @@ export const spec: CommandSpec = {
   summary: 'every host wait, the findings and the metrics',
   options: [
     OPTIONS.profile,
-    { name: 'group', value: WAIT_GROUPINGS.join('|'), help: 'also group the waits, with count, total and p50/p95 blocked time' },
+    {
+      name: 'group',
+      value: WAIT_GROUPINGS.join('|'),
+      help: 'also group the waits, with count, total and p50/p95 blocked time',
+    },
     OPTIONS.json,
   ],
 };
@@ -31,6 +35,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 function grouping(value: string | undefined): WaitGrouping | undefined {
   if (value === undefined) return undefined;
-  if (!(WAIT_GROUPINGS as readonly string[]).includes(value)) throw new UsageError(`--group takes ${WAIT_GROUPINGS.join(', ')}, not "${value}"`);
+  if (!(WAIT_GROUPINGS as readonly string[]).includes(value))
+    throw new UsageError(`--group takes ${WAIT_GROUPINGS.join(', ')}, not "${value}"`);
   return value as WaitGrouping;
 }

@@ -13,7 +13,11 @@ export const spec: CommandSpec = {
   synopsis: ['<scenario> [options]'],
   summary: 'run a scenario on the GPU, in a separate runner process, and print the wait report',
   options: [
-    { name: 'backend', value: BACKENDS.join('|'), help: 'where to run; auto (the default) simulates where there is no GPU' },
+    {
+      name: 'backend',
+      value: BACKENDS.join('|'),
+      help: 'where to run; auto (the default) simulates where there is no GPU',
+    },
     OPTIONS.traceOut,
     OPTIONS.html,
     { ...OPTIONS.profile, help: "the simulator's timing profile, when it simulates" },
@@ -31,7 +35,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
   const backend = flagString(args, 'backend') ?? 'auto';
-  if (!BACKENDS.includes(backend)) throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, got "${backend}"`);
+  if (!BACKENDS.includes(backend))
+    throw new UsageError(`--backend must be one of ${BACKENDS.join(', ')}, got "${backend}"`);
   const timeout = flagString(args, 'timeout');
   const timeoutMs = timeout === undefined ? undefined : Number(timeout) * 1000;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError(`--timeout takes seconds, got "${timeout}"`);

@@ -37,6 +37,7 @@ export async function finishRun(
   const out = flagString(args, 'out');
   if (out) io.stderr(`trace written to ${await writeTraceFile(trace, out, io)}\n`);
   const html = flagString(args, 'html');
-  if (html) io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
+  if (html)
+    io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
   return EXIT.ok;
 }

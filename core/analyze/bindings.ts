@@ -32,7 +32,6 @@ export interface Bindings {
   eventTo: number[];
 }
 
-
 /** Ops grouped by the call that issued them. */
 function groupOps(t: Trace): { start: Int32Array; ids: Int32Array } {
   const C = t.calls.count;
@@ -129,7 +128,8 @@ export function bindEvents(t: Trace): Bindings {
     }
     if (kind === CK.record && ev) {
       let op = -1;
-      for (let q = opsStart[i]; q < opsStart[i + 1] && op < 0; q++) if (t.ops.kind[opsOf[q]] === recordKind) op = opsOf[q];
+      for (let q = opsStart[i]; q < opsStart[i + 1] && op < 0; q++)
+        if (t.ops.kind[opsOf[q]] === recordKind) op = opsOf[q];
       if (op < 0 && c.stream[i] >= 0) op = lastOp[c.stream[i]];
       recordOp[i] = op;
       replaced[i] = current.get(ev) ?? -1;
@@ -137,7 +137,12 @@ export function bindEvents(t: Trace): Bindings {
     }
     // A copy or memset that blocked until its own op completed (S17, S18), as opposed to one
     // that waited for room in the launch queue (S19).
-    if ((kind === CK.memcpy || kind === CK.memset) && c.blockedNs[i] > 0 && c.releasedBy[i] >= 0 && t.ops.call[c.releasedBy[i]] === i) {
+    if (
+      (kind === CK.memcpy || kind === CK.memset) &&
+      c.blockedNs[i] > 0 &&
+      c.releasedBy[i] >= 0 &&
+      t.ops.call[c.releasedBy[i]] === i
+    ) {
       wait = [];
       for (let q = opsStart[i]; q < opsStart[i + 1]; q++) wait.push(opsOf[q]);
     }
@@ -149,7 +154,17 @@ export function bindEvents(t: Trace): Bindings {
     awaitStart[i + 1] = awaited.length;
   }
   return {
-    timeOrder, opsStart, opsOf, bound, bound2, recordOp, replaced, consumers,
-    awaitStart, awaited: Int32Array.from(awaited), eventFrom, eventTo,
+    timeOrder,
+    opsStart,
+    opsOf,
+    bound,
+    bound2,
+    recordOp,
+    replaced,
+    consumers,
+    awaitStart,
+    awaited: Int32Array.from(awaited),
+    eventFrom,
+    eventTo,
   };
 }

@@ -20,7 +20,9 @@ export class FindingList {
   }
 
   list(): Finding[] {
-    return [...this.byKey.values()].map(({ f, count }) => (count > 1 ? { ...f, message: `${f.message} (${count} times)` } : f));
+    return [...this.byKey.values()].map(({ f, count }) =>
+      count > 1 ? { ...f, message: `${f.message} (${count} times)` } : f,
+    );
   }
 }
 

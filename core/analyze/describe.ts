@@ -93,7 +93,8 @@ export function callRules(t: Trace, call: number, program?: Program): string[] {
 /** What a call waited for or names: its event, else its stream; for a device synchronize, the device. */
 export function callTarget(t: Trace, call: number): string {
   // S21: with more than one GPU, say which one; a one-GPU trace keeps the plain word.
-  if (t.calls.kind[call] === CK.deviceSync) return t.meta.devices && t.meta.devices.length > 1 ? `device ${t.calls.device[call]}` : 'device';
+  if (t.calls.kind[call] === CK.deviceSync)
+    return t.meta.devices && t.meta.devices.length > 1 ? `device ${t.calls.device[call]}` : 'device';
   if (t.calls.event[call]) return str(t, t.calls.event[call]);
   return t.calls.stream[call] >= 0 ? laneName(t, t.calls.stream[call]) : '';
 }

@@ -22,8 +22,10 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
   const b = g.bindings;
   const out = new FindingList();
   const firstRecord = new Map<number, number>();
-  for (const i of b.timeOrder) if (c.kind[i] === CK.record && !firstRecord.has(c.event[i])) firstRecord.set(c.event[i], i);
-  const key = (kind: string, i: number) => `${kind}|${placeKey(c.line[i], c.column[i], `${c.lane[i]} ${c.kind[i]} ${c.event[i]}`)}`;
+  for (const i of b.timeOrder)
+    if (c.kind[i] === CK.record && !firstRecord.has(c.event[i])) firstRecord.set(c.event[i], i);
+  const key = (kind: string, i: number) =>
+    `${kind}|${placeKey(c.line[i], c.column[i], `${c.lane[i]} ${c.kind[i]} ${c.event[i]}`)}`;
 
   for (const i of b.timeOrder) {
     const kind = callKind(t, i);
@@ -34,11 +36,17 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
     if (r === NEVER_RECORDED) {
       const later = firstRecord.get(c.event[i]);
       out.add(key('no-op-wait', i), {
-        rule: 'S9', kind: 'no-op-wait', severity: 'error', calls: [i], ops: [], ...(src ? { source: src } : {}),
+        rule: 'S9',
+        kind: 'no-op-wait',
+        severity: 'error',
+        calls: [i],
+        ops: [],
+        ...(src ? { source: src } : {}),
         message: `${VERB[kind]} event "${ev}"${atLine(t, i)} happens before "${ev}" was ever recorded: it returns at once and orders nothing`,
-        fix: later !== undefined
-          ? `move this ${kind} after the record of "${ev}"${atLine(t, later)}`
-          : `record "${ev}" on the stream whose work this should wait for, before this ${kind}`,
+        fix:
+          later !== undefined
+            ? `move this ${kind} after the record of "${ev}"${atLine(t, later)}`
+            : `record "${ev}" on the stream whose work this should wait for, before this ${kind}`,
       });
       continue;
     }
@@ -52,12 +60,19 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
       const overWaits = !otherThread && !uncovered && usesOnlyOlder(t, hb, access, i, p, r);
       if (otherThread || uncovered || overWaits) {
         out.add(key('stale-wait', i), {
-          rule: 'S7', kind: 'stale-wait', severity: 'warning', calls: [i, r, p], ops: [oldOp, newOp].filter((o) => o >= 0),
+          rule: 'S7',
+          kind: 'stale-wait',
+          severity: 'warning',
+          calls: [i, r, p],
+          ops: [oldOp, newOp].filter((o) => o >= 0),
           ...(src ? { source: src } : {}),
-          message: `${VERB[kind]} "${ev}"${atLine(t, i)} binds to the record${atLine(t, r)}${otherThread ? ` made by thread ${laneName(t, c.lane[r])}` : ''}: ` +
+          message:
+            `${VERB[kind]} "${ev}"${atLine(t, i)} binds to the record${atLine(t, r)}${otherThread ? ` made by thread ${laneName(t, c.lane[r])}` : ''}: ` +
             `the earlier record${atLine(t, p)}, which nothing waited on, was replaced before this call` +
             (uncovered ? `, so this ${kind} does not cover ${opLabel(t, workAt(t, g, oldOp))}` : '') +
-            (overWaits ? `, so it also waits for ${opLabel(t, workAt(t, g, newOp))}, which the work after it does not use` : ''),
+            (overWaits
+              ? `, so it also waits for ${opLabel(t, workAt(t, g, newOp))}, which the work after it does not use`
+              : ''),
           ...(overWaits ? { savedNs: t.ops.end[newOp] - t.ops.end[oldOp] } : {}),
           fix: `use a separate event for each record, or issue the ${kind} before "${ev}" is recorded again`,
         });
@@ -68,7 +83,15 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
   return out.list();
 }
 
-function queryRace(t: Trace, hb: HappensBefore, i: number, r: number, out: FindingList, program: Program | undefined, key: string): void {
+function queryRace(
+  t: Trace,
+  hb: HappensBefore,
+  i: number,
+  r: number,
+  out: FindingList,
+  program: Program | undefined,
+  key: string,
+): void {
   const g = hb.graph;
   const op = g.bindings.recordOp[r];
   if (op < 0) return;
@@ -83,12 +106,22 @@ function queryRace(t: Trace, hb: HappensBefore, i: number, r: number, out: Findi
   const mismatch = expect !== undefined && expect !== answer;
   if (margin >= CLOSE_QUERY_NS && !mismatch) return;
   const ev = str(t, c.event[i]);
-  const when = end > c.end[i] ? `${formatNs(end - c.end[i])} after the query returned`
-    : end < c.begin[i] ? `${formatNs(c.begin[i] - end)} before the query began` : 'while the query ran';
+  const when =
+    end > c.end[i]
+      ? `${formatNs(end - c.end[i])} after the query returned`
+      : end < c.begin[i]
+        ? `${formatNs(c.begin[i] - end)} before the query began`
+        : 'while the query ran';
   const src = callSource(t, i);
   out.add(key, {
-    rule: 'S10', kind: 'timing-dependent-query', severity: 'warning', calls: [i, r], ops: [op], ...(src ? { source: src } : {}),
-    message: `query of "${ev}"${atLine(t, i)} answered ${answer}${mismatch ? ` (the scenario expected ${expect})` : ''}; ` +
+    rule: 'S10',
+    kind: 'timing-dependent-query',
+    severity: 'warning',
+    calls: [i, r],
+    ops: [op],
+    ...(src ? { source: src } : {}),
+    message:
+      `query of "${ev}"${atLine(t, i)} answered ${answer}${mismatch ? ` (the scenario expected ${expect})` : ''}; ` +
       `nothing orders it against the record, which completed ${when}: the answer depended on timing`,
     fix: `if the answer matters, synchronize on "${ev}" (eventSync) instead of querying it`,
   });
@@ -102,7 +135,8 @@ function segment(hb: HappensBefore, r: number): number[] {
   if (op < 0) return [];
   const prev = b.replaced[r] >= 0 ? b.recordOp[b.replaced[r]] : -1;
   const out: number[] = [];
-  for (let n = g.calls + op, k = 0; n >= 0 && n !== g.calls + prev && k < SCAN; n = lanePrev(g, n), k++) out.push(n - g.calls);
+  for (let n = g.calls + op, k = 0; n >= 0 && n !== g.calls + prev && k < SCAN; n = lanePrev(g, n), k++)
+    out.push(n - g.calls);
   return out;
 }
 
@@ -131,17 +165,19 @@ function usesOnlyOlder(t: Trace, hb: HappensBefore, access: AccessIndex, w: numb
     }
   }
   const used = new Map<number, boolean>(); // buffer -> written by the work after the wait
-  for (const j of after) for (let k = access.start[j]; k < access.start[j + 1]; k++) {
-    const row = access.rows[k];
-    used.set(t.accesses.buffer[row], (used.get(t.accesses.buffer[row]) ?? false) || t.accesses.write[row] === 1);
-  }
-  const conflicts = (ops: number[]) => ops.some((j) => {
+  for (const j of after)
     for (let k = access.start[j]; k < access.start[j + 1]; k++) {
       const row = access.rows[k];
-      const w2 = used.get(t.accesses.buffer[row]);
-      if (w2 !== undefined && (w2 || t.accesses.write[row] === 1)) return true;
+      used.set(t.accesses.buffer[row], (used.get(t.accesses.buffer[row]) ?? false) || t.accesses.write[row] === 1);
     }
-    return false;
-  });
+  const conflicts = (ops: number[]) =>
+    ops.some((j) => {
+      for (let k = access.start[j]; k < access.start[j + 1]; k++) {
+        const row = access.rows[k];
+        const w2 = used.get(t.accesses.buffer[row]);
+        if (w2 !== undefined && (w2 || t.accesses.write[row] === 1)) return true;
+      }
+      return false;
+    });
   return used.size > 0 && conflicts(segment(hb, p)) && !conflicts(segment(hb, r));
 }

@@ -10,7 +10,11 @@ import { atLine, callSource, opName, opStream } from './describe';
 import type { HappensBefore } from './hb';
 import type { Hazard, HazardAccess } from './types';
 
-export function findHazards(t: Trace, hb: HappensBefore, access: AccessIndex): { hazards: Hazard[]; findings: Finding[] } {
+export function findHazards(
+  t: Trace,
+  hb: HappensBefore,
+  access: AccessIndex,
+): { hazards: Hazard[]; findings: Finding[] } {
   const a = t.accesses;
   const g = hb.graph;
   const C = g.calls;
@@ -36,7 +40,8 @@ export function findHazards(t: Trace, hb: HappensBefore, access: AccessIndex): {
     if (src) h.source = src;
     return h;
   };
-  const place = (op: number, call: number) => placeKey(t.calls.line[call] ?? 0, t.calls.column[call] ?? 0, `${t.ops.lane[op]} ${t.ops.name[op]}`);
+  const place = (op: number, call: number) =>
+    placeKey(t.calls.line[call] ?? 0, t.calls.column[call] ?? 0, `${t.ops.lane[op]} ${t.ops.name[op]}`);
   const report = (buffer: number, x: number, xWrite: boolean, y: number, yWrite: boolean) => {
     if (x === y || ordered(x, y)) return;
     const cx = t.ops.call[x];
@@ -52,17 +57,25 @@ export function findHazards(t: Trace, hb: HappensBefore, access: AccessIndex): {
     const second = describe(y, yWrite);
     const verb = (w: boolean) => (w ? 'writes' : 'reads');
     hazards.set(key, {
-      h: { buffer: bufName, first, second, count: 1, fix: { recordOn: first.stream, after: cx, waitIn: second.stream, before: cy } },
+      h: {
+        buffer: bufName,
+        first,
+        second,
+        count: 1,
+        fix: { recordOn: first.stream, after: cx, waitIn: second.stream, before: cy },
+      },
       f: {
         rule: 'S2',
         kind: 'race',
         severity: 'error',
-        message: `race on buffer "${bufName}": "${first.name}" on stream ${first.stream}${atLine(t, cx)} ${verb(xWrite)} it and ` +
+        message:
+          `race on buffer "${bufName}": "${first.name}" on stream ${first.stream}${atLine(t, cx)} ${verb(xWrite)} it and ` +
           `"${second.name}" on stream ${second.stream}${atLine(t, cy)} ${verb(yWrite)} it, with nothing ordering them`,
         calls: [cx, cy].filter((n) => n >= 0),
         ops: [x, y],
         ...(second.source ? { source: second.source } : {}),
-        fix: `record an event on stream ${first.stream} after "${first.name}"${atLine(t, cx)}, and wait on it in stream ` +
+        fix:
+          `record an event on stream ${first.stream} after "${first.name}"${atLine(t, cx)}, and wait on it in stream ` +
           `${second.stream} before "${second.name}"${atLine(t, cy)}`,
       },
     });

@@ -105,11 +105,12 @@ export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): Happens
   const collect = (ranges: [number, number][]): NodeSet => {
     const calls: number[] = [];
     const ops: number[] = [];
-    for (const [a, b] of ranges) for (let k = a; k < b; k++) {
-      const n = g.order[k];
-      if (n < g.calls) calls.push(n);
-      else ops.push(n - g.calls);
-    }
+    for (const [a, b] of ranges)
+      for (let k = a; k < b; k++) {
+        const n = g.order[k];
+        if (n < g.calls) calls.push(n);
+        else ops.push(n - g.calls);
+      }
     return { calls: Int32Array.from(calls), ops: Int32Array.from(ops) };
   };
 

@@ -10,7 +10,6 @@ import { FindingList, placeKey } from './collect';
 import { atLine, callSource, isAsyncCall, laneName, opName } from './describe';
 import { formatNs } from '../units';
 
-
 export function hostSyncSmells(t: Trace, b: Bindings, access: AccessIndex, program?: Program): Finding[] {
   const out = new FindingList();
   const claimed = hiddenSyncs(t, b, out);
@@ -46,25 +45,40 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
     if (!context.includes('aten::')) continue;
     const op = frameworkOp(context);
     const copy = lastCopy.get(c.lane[i]);
-    const copyIn = copy !== undefined && c.context[copy] && frameworkOp(str(t, c.context[copy])) === op ? copy : undefined;
+    const copyIn =
+      copy !== undefined && c.context[copy] && frameworkOp(str(t, c.context[copy])) === op ? copy : undefined;
     if (copyIn === undefined) continue;
     claimed.add(copyIn);
     lastCopy.delete(c.lane[i]);
     const blocked = c.blockedNs[i] + c.blockedNs[copyIn];
     const names = [str(t, c.name[copyIn]) || 'memcpy', str(t, c.name[i]) || 'stream synchronize'];
     out.add(`hidden-sync|${context}|${names.join()}`, {
-      rule: 'S17', kind: 'hidden-sync', severity: 'warning', calls: [copyIn, i], ops: [firstOp(copyIn)],
-      message: `${op} (${context}) synchronizes the host: ${names[0]} (${copyWords(t, firstOp(copyIn))}) then ${names[1]} ` +
+      rule: 'S17',
+      kind: 'hidden-sync',
+      severity: 'warning',
+      calls: [copyIn, i],
+      ops: [firstOp(copyIn)],
+      message:
+        `${op} (${context}) synchronizes the host: ${names[0]} (${copyWords(t, firstOp(copyIn))}) then ${names[1]} ` +
         `on ${laneName(t, c.lane[i])} blocked it for ${formatNs(blocked)} until the GPU caught up`,
-      fix: `keep the value on the GPU, or read it later (after more work is queued); ${op === 'aten::item' || op === 'aten::_local_scalar_dense'
-        ? 'each .item() waits for every kernel queued before it' : 'use a pinned destination with non_blocking=True and an event where the host needs the data'}`,
+      fix: `keep the value on the GPU, or read it later (after more work is queued); ${
+        op === 'aten::item' || op === 'aten::_local_scalar_dense'
+          ? 'each .item() waits for every kernel queued before it'
+          : 'use a pinned destination with non_blocking=True and an event where the host needs the data'
+      }`,
       savedNs: blocked,
     });
   }
   return claimed;
 }
 
-function pageableCopies(t: Trace, access: AccessIndex, out: FindingList, claimed: Set<number>, program?: Program): void {
+function pageableCopies(
+  t: Trace,
+  access: AccessIndex,
+  out: FindingList,
+  claimed: Set<number>,
+  program?: Program,
+): void {
   const c = t.calls;
   const pageable = HOST_MEMORY.indexOf('pageable');
   for (let j = 0; j < t.ops.count; j++) {
@@ -80,10 +94,18 @@ function pageableCopies(t: Trace, access: AccessIndex, out: FindingList, claimed
     const src = callSource(t, call);
     const took = c.end[call] - c.begin[call];
     out.add(`pageable|${placeKey(c.line[call], c.column[call], `${c.lane[call]} ${opName(t, j)}`)}`, {
-      rule: 'S17', kind: 'pageable-async-copy', severity: 'warning', calls: [call], ops: [j], ...(src ? { source: src } : {}),
-      message: `asynchronous ${dir} copy${atLine(t, call)} uses pageable host memory${buffer ? ` "${buffer}"` : ''}, so it is synchronous ` +
+      rule: 'S17',
+      kind: 'pageable-async-copy',
+      severity: 'warning',
+      calls: [call],
+      ops: [j],
+      ...(src ? { source: src } : {}),
+      message:
+        `asynchronous ${dir} copy${atLine(t, call)} uses pageable host memory${buffer ? ` "${buffer}"` : ''}, so it is synchronous ` +
         `for the host: the call took ${formatNs(took)}${c.blockedNs[call] > 0 ? `, ${formatNs(c.blockedNs[call])} of it blocked` : ''}`,
-      fix: buffer ? `allocate "${buffer}" as pinned host memory ("host": "pinned"; in PyTorch, pin_memory())` : 'copy from or to pinned host memory',
+      fix: buffer
+        ? `allocate "${buffer}" as pinned host memory ("host": "pinned"; in PyTorch, pin_memory())`
+        : 'copy from or to pinned host memory',
       savedNs: c.blockedNs[call],
     });
   }
@@ -95,8 +117,14 @@ function queueStalls(t: Trace, out: FindingList): void {
     if (c.kind[i] !== CK.launch || !(c.blockedNs[i] > 0)) continue;
     const src = callSource(t, i);
     out.add(`queue|${placeKey(c.line[i], c.column[i], c.lane[i])}`, {
-      rule: 'S19', kind: 'launch-queue-stall', severity: 'warning', calls: [i], ops: [], ...(src ? { source: src } : {}),
-      message: `launch${atLine(t, i)} on ${laneName(t, c.lane[i])} blocked the host for ${formatNs(c.blockedNs[i])}: ` +
+      rule: 'S19',
+      kind: 'launch-queue-stall',
+      severity: 'warning',
+      calls: [i],
+      ops: [],
+      ...(src ? { source: src } : {}),
+      message:
+        `launch${atLine(t, i)} on ${laneName(t, c.lane[i])} blocked the host for ${formatNs(c.blockedNs[i])}: ` +
         'the launch queue was full (about 1021 launches queue behind running work)',
       fix: 'wait for earlier work (an event synchronize) before queuing more, or launch fewer, larger kernels',
       savedNs: c.blockedNs[i],

@@ -38,7 +38,11 @@ export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysi
     ...hostSyncSmells(trace, hb.graph.bindings, access, program),
     ...waitSmells(trace, hb, waits, complete),
   ];
-  findings.sort((a, b) => SEVERITY[a.severity] - SEVERITY[b.severity] ||
-    (a.source?.line ?? Infinity) - (b.source?.line ?? Infinity) || (a.calls[0] ?? 0) - (b.calls[0] ?? 0));
+  findings.sort(
+    (a, b) =>
+      SEVERITY[a.severity] - SEVERITY[b.severity] ||
+      (a.source?.line ?? Infinity) - (b.source?.line ?? Infinity) ||
+      (a.calls[0] ?? 0) - (b.calls[0] ?? 0),
+  );
   return { waits, findings, metrics: computeMetrics(trace, hb), hazards };
 }

@@ -37,12 +37,18 @@ export function computeMetrics(t: Trace, hb: HappensBefore): Metrics {
   let overlap = 0;
   let running = 0;
   let last = 0;
-  for (let a = 0, b = 0; a < n || b < n; ) {
+  for (let a = 0, b = 0; a < n || b < n;) {
     const at = a < n && starts[a] < ends[b] ? starts[a] : ends[b];
     if (running >= 1) busy += at - last;
     if (running >= 2) overlap += at - last;
     last = at;
-    if (a < n && starts[a] < ends[b]) { running++; a++; } else { running--; b++; }
+    if (a < n && starts[a] < ends[b]) {
+      running++;
+      a++;
+    } else {
+      running--;
+      b++;
+    }
   }
   const nodes = criticalNodes(t, hb);
   const calls = hb.graph.calls;

@@ -15,7 +15,8 @@ export type ReleaseBasis = 'exact' | 'unknown';
 export const RELEASE_BASIS_LABEL: Record<ReleaseBasis, string> = { exact: 'exact', unknown: 'unknown' };
 
 /** From a report's `releasedBy`: null means the trace cannot tell. */
-export const releaseBasisOf = (releasedBy: readonly unknown[] | null): ReleaseBasis => (releasedBy === null ? 'unknown' : 'exact');
+export const releaseBasisOf = (releasedBy: readonly unknown[] | null): ReleaseBasis =>
+  releasedBy === null ? 'unknown' : 'exact';
 
 /** What grouping needs of a wait: the report's WaitExplanation and the timeline's WaitRow both fit. */
 export interface GroupableWait {
@@ -66,7 +67,11 @@ export function waitRows(t: Trace): WaitRow[] {
 export const WAIT_GROUPINGS = ['source', 'context', 'kind'] as const;
 export type WaitGrouping = (typeof WAIT_GROUPINGS)[number];
 
-export const GROUPING_TITLE: Record<WaitGrouping, string> = { source: 'source line', context: 'context', kind: 'call kind' };
+export const GROUPING_TITLE: Record<WaitGrouping, string> = {
+  source: 'source line',
+  context: 'context',
+  kind: 'call kind',
+};
 
 export interface WaitGroup {
   /** "line 12", a framework context, or a call kind; NO_KEY[by] for waits without one. */
@@ -84,7 +89,11 @@ export interface WaitGroups {
   groups: WaitGroup[];
 }
 
-export const NO_KEY: Record<WaitGrouping, string> = { source: '(no source line)', context: '(no context)', kind: '(no kind)' };
+export const NO_KEY: Record<WaitGrouping, string> = {
+  source: '(no source line)',
+  context: '(no context)',
+  kind: '(no kind)',
+};
 
 export function groupKey(w: GroupableWait, by: WaitGrouping): string {
   if (by === 'source') return w.source ? `line ${w.source.line}` : NO_KEY.source;
@@ -126,11 +135,17 @@ export function groupWaits(waits: readonly GroupableWait[], by: WaitGrouping): W
 
 /** The groups as a person reads them in a terminal, one line each. */
 export function formatWaitGroups(g: WaitGroups): string {
-  const out = [g.groups.length ? `Host waits by ${GROUPING_TITLE[g.by]} (${g.groups.length}):` : `Host waits by ${GROUPING_TITLE[g.by]}: none`];
+  const out = [
+    g.groups.length
+      ? `Host waits by ${GROUPING_TITLE[g.by]} (${g.groups.length}):`
+      : `Host waits by ${GROUPING_TITLE[g.by]}: none`,
+  ];
   const width = Math.max(0, ...g.groups.map((x) => x.key.length));
   for (const x of g.groups) {
-    out.push(`  ${x.key.padEnd(width)}  ${x.count} wait${x.count === 1 ? '' : 's'}, blocked ${formatNs(x.totalBlockedNs)} in all, ` +
-      `p50 ${formatNs(x.p50BlockedNs)}, p95 ${formatNs(x.p95BlockedNs)}`);
+    out.push(
+      `  ${x.key.padEnd(width)}  ${x.count} wait${x.count === 1 ? '' : 's'}, blocked ${formatNs(x.totalBlockedNs)} in all, ` +
+        `p50 ${formatNs(x.p50BlockedNs)}, p95 ${formatNs(x.p95BlockedNs)}`,
+    );
   }
   return out.join('\n') + '\n';
 }

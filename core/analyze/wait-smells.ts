@@ -12,7 +12,11 @@ import { formatNs } from '../units';
 /** Savings below this are within the unblock latency's noise (S15). */
 export const MIN_SAVED_NS = 1000;
 
-const WHAT: Record<string, string> = { eventSync: 'event synchronize', streamSync: 'stream synchronize', deviceSync: 'device synchronize' };
+const WHAT: Record<string, string> = {
+  eventSync: 'event synchronize',
+  streamSync: 'stream synchronize',
+  deviceSync: 'device synchronize',
+};
 
 export function waitSmells(t: Trace, hb: HappensBefore, waits: WaitExplanation[], complete: boolean): Finding[] {
   const g = hb.graph;
@@ -23,18 +27,27 @@ export function waitSmells(t: Trace, hb: HappensBefore, waits: WaitExplanation[]
     const what = WHAT[w.kind];
     if (!what) continue;
     const src = callSource(t, i);
-    const key = (kind: string) => `${kind}|${placeKey(t.calls.line[i], t.calls.column[i], `${t.calls.lane[i]} ${w.kind} ${w.target}`)}`;
+    const key = (kind: string) =>
+      `${kind}|${placeKey(t.calls.line[i], t.calls.column[i], `${t.calls.lane[i]} ${w.kind} ${w.target}`)}`;
     if (complete && b.bound[i] !== NEVER_RECORDED) {
       const prev = lanePrev(g, i);
       let known = true;
-      for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1] && known; q++) known = prev >= 0 && hb.beforeNode(g.calls + b.awaited[q], prev);
+      for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1] && known; q++)
+        known = prev >= 0 && hb.beforeNode(g.calls + b.awaited[q], prev);
       if (known) {
         const empty = b.awaitStart[i + 1] === b.awaitStart[i];
         out.add(key('redundant-wait'), {
           rule: w.kind === 'eventSync' ? 'S12' : w.kind === 'streamSync' ? 'S13' : 'S14',
-          kind: 'redundant-wait', severity: 'info', calls: [i], ops: [], ...(src ? { source: src } : {}),
-          message: `${what} on ${w.target}${atLine(t, i)} had nothing to wait for: ` +
-            (empty ? `no work had been issued to ${w.target}` : 'everything it covers was already complete by earlier waits of this thread'),
+          kind: 'redundant-wait',
+          severity: 'info',
+          calls: [i],
+          ops: [],
+          ...(src ? { source: src } : {}),
+          message:
+            `${what} on ${w.target}${atLine(t, i)} had nothing to wait for: ` +
+            (empty
+              ? `no work had been issued to ${w.target}`
+              : 'everything it covers was already complete by earlier waits of this thread'),
           fix: `remove this ${w.kind}`,
           savedNs: w.endNs - w.beginNs,
         });
@@ -44,12 +57,18 @@ export function waitSmells(t: Trace, hb: HappensBefore, waits: WaitExplanation[]
       const op = w.narrower.op;
       const released = w.releasedBy?.[0];
       out.add(key('device-wide-wait'), {
-        rule: 'S14', kind: 'device-wide-wait', severity: 'warning', calls: [i], ops: [op, ...(released ? [released.op] : [])],
+        rule: 'S14',
+        kind: 'device-wide-wait',
+        severity: 'warning',
+        calls: [i],
+        ops: [op, ...(released ? [released.op] : [])],
         ...(src ? { source: src } : {}),
-        message: `device synchronize${atLine(t, i)} blocked the host ${formatNs(w.blockedNs)}` +
+        message:
+          `device synchronize${atLine(t, i)} blocked the host ${formatNs(w.blockedNs)}` +
           (released ? ` until "${released.name}" on stream ${released.stream} finished` : '') +
           `; the host needed only ${opLabel(t, op)}, so an event wait on it would have released the host ${formatNs(w.narrower.savedNs)} sooner`,
-        fix: `record an event on stream ${t.lanes[t.ops.lane[op]].name} after "${t.strings[t.ops.name[op]] || 'it'}"${atLine(t, t.ops.call[op])} ` +
+        fix:
+          `record an event on stream ${t.lanes[t.ops.lane[op]].name} after "${t.strings[t.ops.name[op]] || 'it'}"${atLine(t, t.ops.call[op])} ` +
           'and synchronize on that event instead of the whole device',
         savedNs: w.narrower.savedNs,
       });

@@ -20,7 +20,8 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
     if (c.kind[i] === CK.context || !isWait(t, i)) continue;
     const r = c.releasedBy[i];
     let pending = c.blockedNs[i] > 0 || (r >= 0 && t.ops.end[r] > c.begin[i]);
-    for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++) if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
+    for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++)
+      if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
     const w: WaitExplanation = {
       id: i,
       kind: callKind(t, i),
@@ -64,18 +65,27 @@ export function neededOps(t: Trace, hb: HappensBefore, access: AccessIndex, w: n
   for (let q = b.awaitStart[w]; q < b.awaitStart[w + 1]; q++) {
     // Going back from the last awaited op in stream order: the ops this wait newly covers, the
     // ones the host did not know to be complete (a needed op may have finished already).
-    for (let n = C + b.awaited[q], k = 0; n >= C && k < SCAN && !(known >= 0 && hb.beforeNode(n, known)); n = lanePrev(g, n), k++) candidates.push(n - C);
+    for (
+      let n = C + b.awaited[q], k = 0;
+      n >= C && k < SCAN && !(known >= 0 && hb.beforeNode(n, known));
+      n = lanePrev(g, n), k++
+    )
+      candidates.push(n - C);
   }
   if (!candidates.length) return [];
   const needed = new Set<number>();
-  const hostCopy = (j: number) => t.ops.hostMemory[j] !== 0 || t.ops.copy[j] === COPY_KINDS.indexOf('DtoH') || t.ops.copy[j] === COPY_KINDS.indexOf('HtoH');
+  const hostCopy = (j: number) =>
+    t.ops.hostMemory[j] !== 0 ||
+    t.ops.copy[j] === COPY_KINDS.indexOf('DtoH') ||
+    t.ops.copy[j] === COPY_KINDS.indexOf('HtoH');
   for (const j of candidates) if (hostCopy(j)) needed.add(j);
 
   // The buffers the candidates touch, and for each, which lanes the thread's next work writes
   // and touches: a candidate is needed if work on another lane conflicts with it.
   const touched = new Map<number, { writes: Set<number>; all: Set<number> }>();
   for (const j of candidates) {
-    for (let k = access.start[j]; k < access.start[j + 1]; k++) touched.set(t.accesses.buffer[access.rows[k]], { writes: new Set(), all: new Set() });
+    for (let k = access.start[j]; k < access.start[j + 1]; k++)
+      touched.set(t.accesses.buffer[access.rows[k]], { writes: new Set(), all: new Set() });
   }
   const candidateSet = new Set(candidates);
   const lane = g.lane[w];

@@ -44,7 +44,13 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
   emit({ ph: 'M', name: 'process_name', pid: HOST_PID, tid: 0, args: { name: 'Host' } });
   emit({ ph: 'M', name: 'process_sort_index', pid: HOST_PID, tid: 0, args: { sort_index: 0 } });
   for (const d of new Set(t.lanes.filter((l) => l.kind !== 'thread').map((l) => l.device))) {
-    emit({ ph: 'M', name: 'process_name', pid: gpuPid(d), tid: 0, args: { name: t.meta.device?.name ? `GPU ${d} (${t.meta.device.name})` : `GPU ${d}` } });
+    emit({
+      ph: 'M',
+      name: 'process_name',
+      pid: gpuPid(d),
+      tid: 0,
+      args: { name: t.meta.device?.name ? `GPU ${d} (${t.meta.device.name})` : `GPU ${d}` },
+    });
     emit({ ph: 'M', name: 'process_sort_index', pid: gpuPid(d), tid: 0, args: { sort_index: 1 + d } });
   }
   for (const l of t.lanes) {
@@ -66,13 +72,31 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
   const c = t.calls;
   for (let i = 0; i < c.count; i++) {
     const [pid, tid] = place(t, c.lane[i]);
-    emit({ ph: 'X', cat: 'call,' + CALL_KINDS[c.kind[i]], name: str(t, c.name[i]) || CALL_KINDS[c.kind[i]], pid, tid, ts: us(c.begin[i]), dur: us(c.end[i] - c.begin[i]), args: { call: callJson(t, i) } });
+    emit({
+      ph: 'X',
+      cat: 'call,' + CALL_KINDS[c.kind[i]],
+      name: str(t, c.name[i]) || CALL_KINDS[c.kind[i]],
+      pid,
+      tid,
+      ts: us(c.begin[i]),
+      dur: us(c.end[i] - c.begin[i]),
+      args: { call: callJson(t, i) },
+    });
     yield* flush();
   }
   const p = t.ops;
   for (let i = 0; i < p.count; i++) {
     const [pid, tid] = place(t, p.lane[i]);
-    emit({ ph: 'X', cat: 'op,' + OP_KINDS[p.kind[i]], name: str(t, p.name[i]) || OP_KINDS[p.kind[i]], pid, tid, ts: us(p.start[i]), dur: us(p.end[i] - p.start[i]), args: { op: opJson(t, i, access.get(i)) } });
+    emit({
+      ph: 'X',
+      cat: 'op,' + OP_KINDS[p.kind[i]],
+      name: str(t, p.name[i]) || OP_KINDS[p.kind[i]],
+      pid,
+      tid,
+      ts: us(p.start[i]),
+      dur: us(p.end[i] - p.start[i]),
+      args: { op: opJson(t, i, access.get(i)) },
+    });
     yield* flush();
   }
 
@@ -83,14 +107,33 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
     const kind = EDGE_KINDS[e.kind[i]];
     const [fp, ft, fts] = kind === 'launch' ? callEnd(e.from[i]) : opEnd(e.from[i]);
     const [tp, tt, tts] = kind === 'release' ? callEnd(e.to[i]) : opEnd(e.to[i]);
-    emit({ ph: 's', cat: 'edge,' + kind, name: kind, id: i, pid: fp, tid: ft, ts: fts, bp: 'e', args: { edge: i, kind, from: e.from[i], to: e.to[i] } });
+    emit({
+      ph: 's',
+      cat: 'edge,' + kind,
+      name: kind,
+      id: i,
+      pid: fp,
+      tid: ft,
+      ts: fts,
+      bp: 'e',
+      args: { edge: i, kind, from: e.from[i], to: e.to[i] },
+    });
     emit({ ph: 'f', cat: 'edge,' + kind, name: kind, id: i, pid: tp, tid: tt, ts: tts, bp: 'e' });
     yield* flush();
   }
 
   t.findings.forEach((f, i) => {
     const [pid, tid, ts] = f.calls.length ? callEnd(f.calls[0]) : f.ops.length ? opEnd(f.ops[0]) : [HOST_PID, 0, 0];
-    emit({ ph: 'i', s: f.calls.length || f.ops.length ? 't' : 'g', cat: 'finding,' + f.severity, name: `${f.rule} ${f.kind}`, pid, tid, ts, args: { finding: i, ...f } });
+    emit({
+      ph: 'i',
+      s: f.calls.length || f.ops.length ? 't' : 'g',
+      cat: 'finding,' + f.severity,
+      name: `${f.rule} ${f.kind}`,
+      pid,
+      tid,
+      ts,
+      args: { finding: i, ...f },
+    });
   });
   yield out.join('') + '\n]}\n';
 }

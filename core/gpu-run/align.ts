@@ -58,10 +58,11 @@ export function clockMap(before: Sample[], after: Sample[], resolutionNs = 0): C
 /** The calibration block the addon returns: [n, then 3n each: events before, events after, timer before, timer after]. */
 export function splitCalibration(c: Float64Array): { events: [Sample[], Sample[]]; timer: [Sample[], Sample[]] } {
   const n = c[0];
-  const block = (k: number): Sample[] => Array.from({ length: n }, (_, i) => {
-    const j = 1 + 3 * (k * n + i);
-    return { h0: c[j], h1: c[j + 1], g: c[j + 2] };
-  });
+  const block = (k: number): Sample[] =>
+    Array.from({ length: n }, (_, i) => {
+      const j = 1 + 3 * (k * n + i);
+      return { h0: c[j], h1: c[j + 1], g: c[j + 2] };
+    });
   return { events: [block(0), block(1)], timer: [block(2), block(3)] };
 }
 

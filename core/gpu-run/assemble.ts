@@ -8,7 +8,15 @@ import { ReleaseRule } from '../trace/release';
 import { LaneOrder } from '../trace/lane-order';
 import { clockMap, splitCalibration, splitDevices, type ClockMap } from './align';
 import { RECORD_WIDTH, REC, stepDevice, threadOffsets } from './encode';
-import { gpuLatency, latencyNotes, queuedBehind, SpanPlacer, splitLatency, type GpuLatency, type SpanKind } from './spans';
+import {
+  gpuLatency,
+  latencyNotes,
+  queuedBehind,
+  SpanPlacer,
+  splitLatency,
+  type GpuLatency,
+  type SpanKind,
+} from './spans';
 
 export interface RawRun {
   records: Float64Array;
@@ -24,7 +32,11 @@ export interface RawRun {
 const EVENT_RESOLUTION_NS = 500;
 
 /** CUresult codes that a scenario meets as answers, by their CUDA runtime names (as PyTorch shows them). */
-const RUNTIME_NAMES: Record<number, string> = { 1: 'cudaErrorInvalidValue', 400: 'cudaErrorInvalidResourceHandle', 600: 'cudaErrorNotReady' };
+const RUNTIME_NAMES: Record<number, string> = {
+  1: 'cudaErrorInvalidValue',
+  400: 'cudaErrorInvalidResourceHandle',
+  600: 'cudaErrorNotReady',
+};
 export const statusName = (code: number): string => RUNTIME_NAMES[code] ?? `CUresult ${code}`;
 
 type StepOf<K extends Step['op']> = Extract<Step, { op: K }>;
@@ -74,10 +86,12 @@ const recordAt = (r: Float64Array, g: number, k: number): number => r[g * RECORD
 function issuedInHostOrder(program: Program, r: Float64Array): Issued[] {
   const offsets = threadOffsets(program);
   const issued: Issued[] = [];
-  program.threads.forEach((t, ti) => t.steps.forEach((step, i) => {
-    const g = offsets[ti] + i;
-    if (recordAt(r, g, REC.done) === 1) issued.push({ g, thread: ti, step });
-  }));
+  program.threads.forEach((t, ti) =>
+    t.steps.forEach((step, i) => {
+      const g = offsets[ti] + i;
+      if (recordAt(r, g, REC.done) === 1) issued.push({ g, thread: ti, step });
+    }),
+  );
   issued.sort((a, b) => recordAt(r, a.g, REC.hostBegin) - recordAt(r, b.g, REC.hostBegin) || a.g - b.g);
   return issued;
 }
@@ -106,18 +120,33 @@ class Assembler {
   /** Per event, the eventRecord op of its current record, or -1 (S7). */
   private readonly current: number[];
 
-  constructor(private readonly program: Program, private readonly raw: RawRun, private readonly clocks: DeviceClocks[], issued: Issued[]) {
+  constructor(
+    private readonly program: Program,
+    private readonly raw: RawRun,
+    private readonly clocks: DeviceClocks[],
+    issued: Issued[],
+  ) {
     const { b } = this;
     this.base = raw.device.index ?? 0;
     this.origin = issued.length ? this.at(issued[0].g, REC.hostBegin) : 0;
     this.threadLane = program.threads.map((t) => b.lane({ kind: 'thread', name: t.name, device: this.base }));
-    this.streamLane = program.streams.map((s) => b.lane({
-      kind: 'stream', name: s.name, device: this.base + s.device, nonBlocking: s.nonBlocking, priority: s.priority,
-      legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault,
-      thread: s.thread === undefined ? undefined : this.threadLane[s.thread],
-    }));
+    this.streamLane = program.streams.map((s) =>
+      b.lane({
+        kind: 'stream',
+        name: s.name,
+        device: this.base + s.device,
+        nonBlocking: s.nonBlocking,
+        priority: s.priority,
+        legacyDefault: s.legacyDefault,
+        perThreadDefault: s.perThreadDefault,
+        thread: s.thread === undefined ? undefined : this.threadLane[s.thread],
+      }),
+    );
     this.order = new LaneOrder(b);
-    this.spans = new SpanPlacer(program.streams, clocks.map((c) => c.latency));
+    this.spans = new SpanPlacer(
+      program.streams,
+      clocks.map((c) => c.latency),
+    );
     this.endOf = this.opEnds(issued);
     this.releases = new ReleaseRule(b, Math.max(0, ...clocks.map((c) => c.latency.kernelToEventNs)));
     this.current = program.events.map(() => -1);
@@ -155,46 +184,87 @@ class Assembler {
 
   step(issue: Issued): void {
     const s = issue.step;
-    const x: At = { ...issue, begin: this.host(this.at(issue.g, REC.hostBegin)), end: this.host(this.at(issue.g, REC.hostEnd)),
-      timer: this.clocks[Math.max(0, stepDevice(this.program, s))].timer };
+    const x: At = {
+      ...issue,
+      begin: this.host(this.at(issue.g, REC.hostBegin)),
+      end: this.host(this.at(issue.g, REC.hostEnd)),
+      timer: this.clocks[Math.max(0, stepDevice(this.program, s))].timer,
+    };
     switch (s.op) {
-      case 'launch': return this.launch(x, s);
-      case 'record': return this.record(x, s);
-      case 'wait': return this.streamWait(x, s);
-      case 'query': return this.query(x, s);
-      case 'eventSync': return this.eventSync(x, s);
-      case 'streamSync': return this.streamSync(x, s);
-      case 'deviceSync': return this.deviceSync(x, s);
+      case 'launch':
+        return this.launch(x, s);
+      case 'record':
+        return this.record(x, s);
+      case 'wait':
+        return this.streamWait(x, s);
+      case 'query':
+        return this.query(x, s);
+      case 'eventSync':
+        return this.eventSync(x, s);
+      case 'streamSync':
+        return this.streamSync(x, s);
+      case 'deviceSync':
+        return this.deviceSync(x, s);
       case 'setDevice':
         this.call(x, 'api', 'cudaSetDevice', { device: this.base + s.device });
         return;
-      case 'elapsed': return this.elapsed(x, s);
-      case 'copy': return this.copy(x, s);
-      case 'memset': return this.memset(x, s);
+      case 'elapsed':
+        return this.elapsed(x, s);
+      case 'copy':
+        return this.copy(x, s);
+      case 'memset':
+        return this.memset(x, s);
       case 'hostWork':
         this.call(x, 'hostWork', 'hostWork');
         return;
-      case 'hostFunc': return this.hostFunc(x, s);
+      case 'hostFunc':
+        return this.hostFunc(x, s);
     }
   }
 
   private call(x: At, kind: CallKind, api: string, init: Partial<CallInit> = {}): number {
     const s = x.step;
-    return this.b.call({ ...init, lane: this.threadLane[x.thread], kind, name: api, begin: x.begin, end: x.end, step: s.index, line: s.pos.line, column: s.pos.column });
+    return this.b.call({
+      ...init,
+      lane: this.threadLane[x.thread],
+      kind,
+      name: api,
+      begin: x.begin,
+      end: x.end,
+      step: s.index,
+      line: s.pos.line,
+      column: s.pos.column,
+    });
   }
 
   private op(x: At, c: number, stream: number, init: OpFields, blocking: boolean, lengthNs?: number): number {
     const { b, streamLane } = this;
     const { begin, end } = x;
     const ev = this.endOf.get(x.g);
-    const kind: SpanKind = init.kind === 'kernel' ? 'kernel' : init.kind === 'memcpy' ? 'copy' : init.kind === 'eventRecord' || init.kind === 'waitEvent' ? 'marker' : 'work';
-    let { start, end: stop } = ev ? this.spans.place(stream, kind, begin, end, ev.at, ev.queuedSince, lengthNs) : { start: end, end };
+    const kind: SpanKind =
+      init.kind === 'kernel'
+        ? 'kernel'
+        : init.kind === 'memcpy'
+          ? 'copy'
+          : init.kind === 'eventRecord' || init.kind === 'waitEvent'
+            ? 'marker'
+            : 'work';
+    let { start, end: stop } = ev
+      ? this.spans.place(stream, kind, begin, end, ev.at, ev.queuedSince, lengthNs)
+      : { start: end, end };
     // The end event of a call that blocks until its op completes can only be recorded after the
     // call returns, so it overstates the op's end: the return bounds it.
     if (blocking) stop = Math.min(stop, end);
     start = Math.min(start, stop);
-    const id = b.op({ ...init, lane: streamLane[stream], start, end: stop, call: c,
-      truthStart: this.device(x.timer, this.at(x.g, REC.truthStart)), truthEnd: this.device(x.timer, this.at(x.g, REC.truthEnd)) });
+    const id = b.op({
+      ...init,
+      lane: streamLane[stream],
+      start,
+      end: stop,
+      call: c,
+      truthStart: this.device(x.timer, this.at(x.g, REC.truthStart)),
+      truthEnd: this.device(x.timer, this.at(x.g, REC.truthEnd)),
+    });
     b.edge('launch', c, id);
     this.order.issue(streamLane[stream], id);
     return id;
@@ -213,7 +283,14 @@ class Assembler {
     this.releases.releaseQueuedLaunch(c);
     // A spin kernel runs for its `ns` when its blocks start together, one per SM at most.
     const length = s.ns !== undefined && s.grid <= this.deviceSms(s.stream) ? s.ns : undefined;
-    const id = this.op(x, c, s.stream, { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes }, false, length);
+    const id = this.op(
+      x,
+      c,
+      s.stream,
+      { kind: 'kernel', name: s.name, grid: s.grid, block: s.block, bytes: touch?.bytes },
+      false,
+      length,
+    );
     for (const i of s.reads) b.access(id, program.buffers[i].name, false);
     if (touch) b.access(id, touch.name, false);
     for (const i of s.writes) b.access(id, program.buffers[i].name, true);
@@ -241,7 +318,11 @@ class Assembler {
 
   private query(x: At, s: StepOf<'query'>): void {
     const ready = this.at(x.g, REC.answer) === 1;
-    this.call(x, 'query', 'cudaEventQuery', { event: this.eventName(s.event), answer: ready ? 'ready' : 'notReady', status: ready ? undefined : 'cudaErrorNotReady' });
+    this.call(x, 'query', 'cudaEventQuery', {
+      event: this.eventName(s.event),
+      answer: ready ? 'ready' : 'notReady',
+      status: ready ? undefined : 'cudaErrorNotReady',
+    });
   }
 
   private eventSync(x: At, s: StepOf<'eventSync'>): void {
@@ -263,8 +344,11 @@ class Assembler {
   private elapsed(x: At, s: StepOf<'elapsed'>): void {
     const status = this.at(x.g, REC.status);
     this.call(x, 'elapsed', 'cudaEventElapsedTime', {
-      event: this.eventName(s.from), event2: this.eventName(s.to),
-      value: status === 0 ? this.at(x.g, REC.value) : undefined, status: status === 0 ? undefined : statusName(status), answer: status === 0 ? undefined : 'error',
+      event: this.eventName(s.from),
+      event2: this.eventName(s.to),
+      value: status === 0 ? this.at(x.g, REC.value) : undefined,
+      status: status === 0 ? undefined : statusName(status),
+      answer: status === 0 ? undefined : 'error',
     });
   }
 
@@ -276,8 +360,23 @@ class Assembler {
     const stream = s.stream;
     const hostBuf = s.direction === 'HtoD' || s.direction === 'HtoH' ? src : s.direction === 'DtoH' ? dst : undefined;
     const blocks = copyBlocksHost(s.direction, s.async, hostBuf?.host);
-    const c = this.call(x, 'memcpy', s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy', { stream: this.streamLane[stream], bytes: s.bytes });
-    const id = this.op(x, c, stream, { kind: 'memcpy', name: `${s.direction} ${src.name} -> ${dst.name}`, bytes: s.bytes, copy: s.direction, hostMemory: hostBuf?.host }, blocks);
+    const c = this.call(x, 'memcpy', s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy', {
+      stream: this.streamLane[stream],
+      bytes: s.bytes,
+    });
+    const id = this.op(
+      x,
+      c,
+      stream,
+      {
+        kind: 'memcpy',
+        name: `${s.direction} ${src.name} -> ${dst.name}`,
+        bytes: s.bytes,
+        copy: s.direction,
+        hostMemory: hostBuf?.host,
+      },
+      blocks,
+    );
     b.access(id, src.name, false);
     b.access(id, dst.name, true);
     if (blocks) this.release(c, [id]);
@@ -286,11 +385,20 @@ class Assembler {
   private memset(x: At, s: StepOf<'memset'>): void {
     const buf = this.program.buffers[s.buffer];
     const stream = s.stream;
-    const c = this.call(x, 'memset', s.async ? 'cudaMemsetAsync' : 'cudaMemset', { stream: this.streamLane[stream], bytes: s.bytes });
+    const c = this.call(x, 'memset', s.async ? 'cudaMemsetAsync' : 'cudaMemset', {
+      stream: this.streamLane[stream],
+      bytes: s.bytes,
+    });
     // Pageable memory is out of the device's reach: the runtime clears it on the host, no op.
     if (buf.host === 'pageable') return;
     const blocks = !s.async && buf.host !== undefined;
-    const id = this.op(x, c, stream, { kind: 'memset', name: `memset ${buf.name}`, bytes: s.bytes, hostMemory: buf.host }, blocks);
+    const id = this.op(
+      x,
+      c,
+      stream,
+      { kind: 'memset', name: `memset ${buf.name}`, bytes: s.bytes, hostMemory: buf.host },
+      blocks,
+    );
     this.b.access(id, buf.name, true);
     if (blocks) this.release(c, [id]);
   }
@@ -305,12 +413,24 @@ class Assembler {
 function traceMeta(program: Program, raw: RawRun, clocks: DeviceClocks[]): TraceMeta {
   const base = raw.device.index ?? 0;
   const { events, timer } = clocks[0];
-  const devices = raw.devices && raw.devices.length > 1
-    ? { devices: raw.devices.map((d) => ({ device: base + d.device, name: d.name, sms: d.sms, index: d.index ?? base + d.device })) } : {};
+  const devices =
+    raw.devices && raw.devices.length > 1
+      ? {
+          devices: raw.devices.map((d) => ({
+            device: base + d.device,
+            name: d.name,
+            sms: d.sms,
+            index: d.index ?? base + d.device,
+          })),
+        }
+      : {};
   return {
     source: 'gpu',
     device: {
-      name: raw.device.name, sms: raw.device.sms, computeCapability: raw.device.computeCapability, index: base,
+      name: raw.device.name,
+      sms: raw.device.sms,
+      computeCapability: raw.device.computeCapability,
+      index: base,
       driver: raw.driver ?? cudaVersion(raw.device.cudaDriverVersion),
     },
     ...devices,
@@ -322,8 +442,13 @@ function traceMeta(program: Program, raw: RawRun, clocks: DeviceClocks[]): Trace
       `event times mapped to CLOCK_MONOTONIC within ${Math.ceil(events.errorNs)} ns (drift ${events.driftNsPerS.toFixed(0)} ns/s)`,
       `kernel %globaltimer stamps mapped within ${Math.ceil(timer.errorNs)} ns`,
       ...latencyNotes(clocks[0].block, clocks[0].latency),
-      ...program.devices.slice(1).filter((d) => d.used).map(({ id }) =>
-        `device ${base + id}: event times mapped within ${Math.ceil(clocks[id].events.errorNs)} ns, %globaltimer stamps within ${Math.ceil(clocks[id].timer.errorNs)} ns`),
+      ...program.devices
+        .slice(1)
+        .filter((d) => d.used)
+        .map(
+          ({ id }) =>
+            `device ${base + id}: event times mapped within ${Math.ceil(clocks[id].events.errorNs)} ns, %globaltimer stamps within ${Math.ceil(clocks[id].timer.errorNs)} ns`,
+        ),
     ],
   };
 }

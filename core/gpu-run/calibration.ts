@@ -21,36 +21,78 @@ export const CALIBRATION_SCENARIO = {
   streams: { s: { nonBlocking: true }, idle: { nonBlocking: true } },
   events: { t: { timing: true }, t2: { timing: true }, n: {}, q: {}, w: {}, b: { blockingSync: true } },
   buffers: {
-    d1: { bytes: COPY }, d2: { bytes: COPY }, hp: { bytes: COPY, host: 'pinned' }, hq: { bytes: COPY, host: 'pageable' },
-    hq2: { bytes: COPY, host: 'pageable' }, ds: { bytes: 4096 }, hs: { bytes: 4096, host: 'pinned' }, big: { bytes: 1024 * MiB },
-    hm: { bytes: PAGEABLE, host: 'pageable' }, dm: { bytes: PAGEABLE }, ht: { bytes: 64, host: 'pageable' }, dt: { bytes: 64 },
+    d1: { bytes: COPY },
+    d2: { bytes: COPY },
+    hp: { bytes: COPY, host: 'pinned' },
+    hq: { bytes: COPY, host: 'pageable' },
+    hq2: { bytes: COPY, host: 'pageable' },
+    ds: { bytes: 4096 },
+    hs: { bytes: 4096, host: 'pinned' },
+    big: { bytes: 1024 * MiB },
+    hm: { bytes: PAGEABLE, host: 'pageable' },
+    dm: { bytes: PAGEABLE },
+    ht: { bytes: 64, host: 'pageable' },
+    dt: { bytes: 64 },
   },
   steps: [
-    { launch: 'warm', stream: 's', us: 10 }, { streamSync: 's' },
+    { launch: 'warm', stream: 's', us: 10 },
+    { streamSync: 's' },
     // Launch cost with the stream busy, so no launch waits on anything.
-    { launch: 'long', stream: 's', ms: 5 }, times(200, [{ launch: 'queued', stream: 's', ns: 1000 }]), { streamSync: 's' },
+    { launch: 'long', stream: 's', ms: 5 },
+    times(200, [{ launch: 'queued', stream: 's', ns: 1000 }]),
+    { streamSync: 's' },
     // Idle-stream launches: GPU launch latency, spin wake-up, submit delay.
     times(50, [{ launch: 'idle', stream: 's', us: 20 }, { streamSync: 's' }]),
     { launch: 'long', stream: 's', ms: 3 },
-    times(200, [{ record: 't', stream: 's' }]), times(200, [{ record: 'n', stream: 's' }]), times(200, [{ wait: 'w', stream: 's' }]),
+    times(200, [{ record: 't', stream: 's' }]),
+    times(200, [{ record: 'n', stream: 's' }]),
+    times(200, [{ wait: 'w', stream: 's' }]),
     { streamSync: 's' },
-    { record: 't', stream: 's' }, { record: 't2', stream: 's' }, { streamSync: 's' },
-    times(200, [{ query: 'q' }]), times(200, [{ elapsed: ['t', 't2'] }]), times(100, [{ streamSync: 'idle' }]),
+    { record: 't', stream: 's' },
+    { record: 't2', stream: 's' },
+    { streamSync: 's' },
+    times(200, [{ query: 'q' }]),
+    times(200, [{ elapsed: ['t', 't2'] }]),
+    times(100, [{ streamSync: 'idle' }]),
     times(30, [{ launch: 'sleepy', stream: 's', us: 100 }, { record: 'b', stream: 's' }, { eventSync: 'b' }]),
     // Host functions back to back between kernels, as programs use them (a progress callback per step).
-    times(20, [{ launch: 'hfa', stream: 's', us: 50 }, { hostFunc: 'hf', stream: 's' }]), { launch: 'hfa', stream: 's', us: 50 }, { streamSync: 's' },
-    times(50, [{ copy: 'hs', to: 'ds', async: true, stream: 's' }]), times(50, [{ memset: 'ds', async: true, stream: 's' }]), { streamSync: 's' },
-    times(5, [{ copy: 'hp', to: 'd1', async: true, stream: 's' }, { copy: 'd1', to: 'hp', async: true, stream: 's' },
-      { copy: 'd1', to: 'd2', async: true, stream: 's' }, { streamSync: 's' },
-      { copy: 'hq', to: 'hq2' }]),
+    times(20, [
+      { launch: 'hfa', stream: 's', us: 50 },
+      { hostFunc: 'hf', stream: 's' },
+    ]),
+    { launch: 'hfa', stream: 's', us: 50 },
+    { streamSync: 's' },
+    times(50, [{ copy: 'hs', to: 'ds', async: true, stream: 's' }]),
+    times(50, [{ memset: 'ds', async: true, stream: 's' }]),
+    { streamSync: 's' },
+    times(5, [
+      { copy: 'hp', to: 'd1', async: true, stream: 's' },
+      { copy: 'd1', to: 'hp', async: true, stream: 's' },
+      { copy: 'd1', to: 'd2', async: true, stream: 's' },
+      { streamSync: 's' },
+      { copy: 'hq', to: 'hq2' },
+    ]),
     // Pageable copies: a small one for the fixed cost, then mid-sized ones for the rate. Each starts
     // on an idle stream: a host-to-device copy returns before its last DMA, which would otherwise
     // hold up the copy after it.
-    times(20, [{ copy: 'ht', to: 'dt', async: true, stream: 's' }, { streamSync: 's' }, { copy: 'dt', to: 'ht', async: true, stream: 's' }, { streamSync: 's' }]),
-    times(8, [{ copy: 'hm', to: 'dm', async: true, stream: 's' }, { streamSync: 's' }, { copy: 'dm', to: 'hm', async: true, stream: 's' }, { streamSync: 's' }]),
-    times(5, [{ launch: 'touch', stream: 's', touch: 'big' }]), { streamSync: 's' },
+    times(20, [
+      { copy: 'ht', to: 'dt', async: true, stream: 's' },
+      { streamSync: 's' },
+      { copy: 'dt', to: 'ht', async: true, stream: 's' },
+      { streamSync: 's' },
+    ]),
+    times(8, [
+      { copy: 'hm', to: 'dm', async: true, stream: 's' },
+      { streamSync: 's' },
+      { copy: 'dm', to: 'hm', async: true, stream: 's' },
+      { streamSync: 's' },
+    ]),
+    times(5, [{ launch: 'touch', stream: 's', touch: 'big' }]),
+    { streamSync: 's' },
     // S19: how many launches queue behind a long kernel before one blocks.
-    { launch: 'long', stream: 's', ms: 300 }, times(1100, [{ launch: 'fill', stream: 's', ns: 1 }]), { streamSync: 's' },
+    { launch: 'long', stream: 's', ms: 300 },
+    times(1100, [{ launch: 'fill', stream: 's', ns: 1 }]),
+    { streamSync: 's' },
   ],
 };
 
@@ -59,7 +101,11 @@ export const BLOCKING_CALIBRATION_SCENARIO = {
   name: 'calibration (blocking sync)',
   device: { schedule: 'blockingSync' },
   streams: { s: { nonBlocking: true } },
-  steps: [{ launch: 'warm', stream: 's', us: 10 }, { streamSync: 's' }, times(30, [{ launch: 'sleepy', stream: 's', us: 100 }, { streamSync: 's' }])],
+  steps: [
+    { launch: 'warm', stream: 's', us: 10 },
+    { streamSync: 's' },
+    times(30, [{ launch: 'sleepy', stream: 's', us: 100 }, { streamSync: 's' }]),
+  ],
 };
 
 /**
@@ -75,7 +121,13 @@ export const BLOCKING_CALIBRATION_SCENARIO = {
 export const FIRST_CALL_SCENARIO = {
   name: 'calibration (first call)',
   buffers: { hc: { bytes: 64, host: 'pageable' }, dc: { bytes: 64 } },
-  steps: [{ copy: 'hc', to: 'dc', async: true }, { launch: 'k', us: 2 }, { deviceSync: true }, { copy: 'dc', to: 'hc' }, { copy: 'dc', to: 'hc' }],
+  steps: [
+    { copy: 'hc', to: 'dc', async: true },
+    { launch: 'k', us: 2 },
+    { deviceSync: true },
+    { copy: 'dc', to: 'hc' },
+    { copy: 'dc', to: 'hc' },
+  ],
 };
 /** FIRST_CALL_SCENARIO with a 16 B first copy (TINY_COPY_BYTES), whose cold call costs less (coldTinyCopyNs). */
 export const FIRST_TINY_CALL_SCENARIO = {
@@ -123,7 +175,8 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
   const copyCallNs = median(calls(t, { kind: 'memcpy', op: 'HtoD hs -> ds' }));
   const submitNs = median(idle.map((i) => o.truthStart[i] - t.calls.end[o.call[i]]));
   const span = (i: number) => o.end[i] - o.start[i];
-  const bw = (name: string, useCall: boolean) => median(ops(t, name).map((i) => o.bytes[i] / (useCall ? callNs(t, o.call[i]) : span(i))));
+  const bw = (name: string, useCall: boolean) =>
+    median(ops(t, name).map((i) => o.bytes[i] / (useCall ? callNs(t, o.call[i]) : span(i))));
   const hfa = ops(t, 'hfa');
   const hfaGaps = hfa.slice(1).map((b, k) => o.truthStart[b] - o.truthStart[hfa[k]] - 50_000);
   const fills = calls(t, { kind: 'launch', op: 'fill' });
@@ -154,7 +207,10 @@ export function profileFromTrace(t: Trace, blocking?: Trace): Partial<SimProfile
     queueDepth: firstBlocked > 0 ? depthFromRecorded(firstBlocked) : undefined,
     // The simulator wakes a waiting host this long after the op's end, which for a kernel is its
     // start + run + kernelOverheadNs: measured the same way (the synchronize is the next call).
-    spinWakeNs: Math.max(0, median(idle.map((i) => t.calls.end[o.call[i] + 1] - (o.truthStart[i] + 20_000 + overhead)))),
+    spinWakeNs: Math.max(
+      0,
+      median(idle.map((i) => t.calls.end[o.call[i] + 1] - (o.truthStart[i] + 20_000 + overhead))),
+    ),
     sleepWakeNs: wakeFromSleepy(t, 2, overhead),
     pinnedHtoDGBps: bw('HtoD hp -> d1', false),
     pinnedDtoHGBps: bw('DtoH d1 -> hp', false),
@@ -189,10 +245,15 @@ function pageableRate(t: Trace, mid: string, small: string): number {
  * run was (with the recorder), takes as long as the GPU's did (`gpuNs`): whatever the simulator
  * puts before the op, the latency makes up the rest.
  */
-function fitPageableLatencies(p: SimProfile, gpuNs: Record<keyof typeof SMALL_PAGEABLE, number>, recorder: RecorderCost): SimProfile {
+function fitPageableLatencies(
+  p: SimProfile,
+  gpuNs: Record<keyof typeof SMALL_PAGEABLE, number>,
+  recorder: RecorderCost,
+): SimProfile {
   const bare = { ...p, pageableHtoDLatencyNs: 0, pageableDtoHLatencyNs: 0 };
   const sim = simulate(calibrationProgram('calibration'), asRecorded(bare, recorder));
-  const fit = (key: keyof typeof SMALL_PAGEABLE) => Math.round(Math.max(0, gpuNs[key] - wholeCall(sim, SMALL_PAGEABLE[key])));
+  const fit = (key: keyof typeof SMALL_PAGEABLE) =>
+    Math.round(Math.max(0, gpuNs[key] - wholeCall(sim, SMALL_PAGEABLE[key])));
   return { ...p, pageableHtoDLatencyNs: fit('pageableHtoD'), pageableDtoHLatencyNs: fit('pageableDtoH') };
 }
 
@@ -203,7 +264,10 @@ function fitPageableLatencies(p: SimProfile, gpuNs: Record<keyof typeof SMALL_PA
  * several of them should match the GPU's, which the mean predicts and the median does not.
  */
 function wakeFromSleepy(t: Trace, after: number, overhead: number): number {
-  return Math.max(0, mean(ops(t, 'sleepy').map((i) => t.calls.end[t.ops.call[i] + after] - (t.ops.truthStart[i] + 100_000 + overhead))));
+  return Math.max(
+    0,
+    mean(ops(t, 'sleepy').map((i) => t.calls.end[t.ops.call[i] + after] - (t.ops.truthStart[i] + 100_000 + overhead))),
+  );
 }
 
 /**
@@ -242,8 +306,10 @@ export const FIRST_CALL_RUNS = 5;
 
 /** The calibration scenarios, by the name their runs' traces are saved under. */
 export const CALIBRATION_SCENARIOS = {
-  calibration: CALIBRATION_SCENARIO, 'calibration-blocking': BLOCKING_CALIBRATION_SCENARIO,
-  'calibration-first': FIRST_CALL_SCENARIO, 'calibration-first-tiny': FIRST_TINY_CALL_SCENARIO,
+  calibration: CALIBRATION_SCENARIO,
+  'calibration-blocking': BLOCKING_CALIBRATION_SCENARIO,
+  'calibration-first': FIRST_CALL_SCENARIO,
+  'calibration-first-tiny': FIRST_TINY_CALL_SCENARIO,
 } as const;
 
 const compiled = new Map<string, Program>();
@@ -251,7 +317,8 @@ const compiled = new Map<string, Program>();
 /** A calibration scenario as a Program, compiled once: calibration runs it seven times and simulates it once more. */
 export function calibrationProgram(name: keyof typeof CALIBRATION_SCENARIOS): Program {
   let p = compiled.get(name);
-  if (!p) compiled.set(name, (p = compileScenario(JSON.stringify(CALIBRATION_SCENARIOS[name]), `${name}.scenario.json`)));
+  if (!p)
+    compiled.set(name, (p = compileScenario(JSON.stringify(CALIBRATION_SCENARIOS[name]), `${name}.scenario.json`)));
   return p;
 }
 
@@ -266,11 +333,15 @@ export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; 
   for (const k of Object.keys(measured[0]) as (keyof SimProfile)[]) {
     const v = median(measured.map((m) => m[k]).filter((x): x is number => typeof x === 'number'));
     // A latency may measure 0 (a cost the others already cover); a rate or a count may not.
-    if (Number.isFinite(v) && (v > 0 || (v === 0 && k.endsWith('Ns')))) fields[k] = k === 'queueDepth' ? Math.round(v) : Math.round(v * 1000) / 1000;
+    if (Number.isFinite(v) && (v > 0 || (v === 0 && k.endsWith('Ns'))))
+      fields[k] = k === 'queueDepth' ? Math.round(v) : Math.round(v * 1000) / 1000;
   }
   const tailNs = median(runs.map((r) => recorderTailFromTrace(r.trace)));
   const typical = (name: string) => median(runs.map((r) => wholeCall(r.trace, name)));
-  const gpuSmall = { pageableHtoD: typical(SMALL_PAGEABLE.pageableHtoD), pageableDtoH: typical(SMALL_PAGEABLE.pageableDtoH) };
+  const gpuSmall = {
+    pageableHtoD: typical(SMALL_PAGEABLE.pageableHtoD),
+    pageableDtoH: typical(SMALL_PAGEABLE.pageableDtoH),
+  };
   // The simulator's first call is its warm twin plus coldCallNs, and what it must match is the
   // typical cold call: a difference of medians. A run has one cold call, so the median of each
   // run's difference carries that one sample's noise and the warm median's.
@@ -280,7 +351,8 @@ export function profileFromRuns(runs: CalibrationRun[]): { profile: SimProfile; 
   const cold = medianCall(0) - gpuSmall.pageableHtoD;
   if (Number.isFinite(cold)) fields.coldCallNs = Math.round(Math.max(0, cold));
   // Against the warm small copy less the bytes it moves more (GB/s is bytes per ns).
-  const warmTiny = gpuSmall.pageableHtoD - (FIRST_CALL_SCENARIO.buffers.hc.bytes - TINY_COPY_BYTES) / Number(fields.pageableHtoDGBps);
+  const warmTiny =
+    gpuSmall.pageableHtoD - (FIRST_CALL_SCENARIO.buffers.hc.bytes - TINY_COPY_BYTES) / Number(fields.pageableHtoDGBps);
   const coldTiny = medianCall(0, firstTiny) - warmTiny;
   if (Number.isFinite(coldTiny)) fields.coldTinyCopyNs = Math.round(Math.max(0, coldTiny));
   const coldCopy = medianCall(FIRST_COPY_BACK) - medianCall(SECOND_COPY_BACK);

@@ -13,7 +13,8 @@ export interface Use {
 export function firstUse(program: Program, device: number): Use {
   for (const t of program.threads) {
     for (const s of t.steps) {
-      if (stepDevice(program, s) === device) return { pos: s.pos, step: { thread: t.name, index: s.index, line: s.pos.line, column: s.pos.column } };
+      if (stepDevice(program, s) === device)
+        return { pos: s.pos, step: { thread: t.name, index: s.index, line: s.pos.line, column: s.pos.column } };
     }
   }
   return { pos: program.devices[device]?.pos ?? { line: 1, column: 1 } };

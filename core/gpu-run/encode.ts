@@ -13,13 +13,33 @@ export const LATENCY_SAMPLE_WIDTH = 12;
 export const STEP_DEVICE = 7;
 
 export const OPCODES = [
-  'launch', 'record', 'wait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'copy', 'memset', 'hostWork', 'hostFunc',
+  'launch',
+  'record',
+  'wait',
+  'query',
+  'eventSync',
+  'streamSync',
+  'deviceSync',
+  'elapsed',
+  'copy',
+  'memset',
+  'hostWork',
+  'hostFunc',
   'setDevice',
 ] as const satisfies readonly Step['op'][];
 
 /** Offsets into one record of `records` (RECORD_WIDTH numbers per step). */
 export const REC = {
-  hostBegin: 0, hostEnd: 1, status: 2, answer: 3, value: 4, gpuStart: 5, gpuEnd: 6, truthStart: 7, truthEnd: 8, done: 9,
+  hostBegin: 0,
+  hostEnd: 1,
+  status: 2,
+  answer: 3,
+  value: 4,
+  gpuStart: 5,
+  gpuEnd: 6,
+  truthStart: 7,
+  truthEnd: 8,
+  done: 9,
 } as const;
 
 /** CU_CTX_SCHED_* */
@@ -63,13 +83,21 @@ export function threadOffsets(program: Program): number[] {
  */
 export function stepDevice(program: Program, s: Step): number {
   switch (s.op) {
-    case 'launch': case 'record': case 'wait': case 'streamSync': case 'copy': case 'memset': case 'hostFunc':
+    case 'launch':
+    case 'record':
+    case 'wait':
+    case 'streamSync':
+    case 'copy':
+    case 'memset':
+    case 'hostFunc':
       return program.streams[s.stream].device;
-    case 'query': case 'eventSync':
+    case 'query':
+    case 'eventSync':
       return program.events[s.event].device;
     case 'elapsed':
       return program.events[s.from].device;
-    case 'deviceSync': case 'setDevice':
+    case 'deviceSync':
+    case 'setDevice':
       return s.device;
     case 'hostWork':
       return -1;
@@ -77,7 +105,10 @@ export function stepDevice(program: Program, s: Step): number {
 }
 
 /** `device`: the CUDA device that the scenario's device 0 runs on; device d runs on `device + d`. */
-export function encodeProgram(program: Program, opts: { device?: number; bareSteps?: Uint8Array; calibrationSamples?: number } = {}): EncodedJob {
+export function encodeProgram(
+  program: Program,
+  opts: { device?: number; bareSteps?: Uint8Array; calibrationSamples?: number } = {},
+): EncodedJob {
   const offsets = threadOffsets(program);
   const total = offsets[offsets.length - 1];
   const steps = new Int32Array(total * STEP_WIDTH);
@@ -136,11 +167,23 @@ export function encodeProgram(program: Program, opts: { device?: number; bareSte
     schedules: Int32Array.from(program.devices, (d) => SCHEDULE_FLAGS[d.schedule]),
     ...(opts.bareSteps ? { bareSteps: opts.bareSteps } : {}),
     calibrationSamples: opts.calibrationSamples ?? 100,
-    streams: Int32Array.from(program.streams.flatMap((s) => [
-      s.legacyDefault ? 1 : s.perThreadDefault ? 2 : 0, s.nonBlocking ? 1 : 0, s.priority, s.thread ?? -1, s.device,
-    ])),
+    streams: Int32Array.from(
+      program.streams.flatMap((s) => [
+        s.legacyDefault ? 1 : s.perThreadDefault ? 2 : 0,
+        s.nonBlocking ? 1 : 0,
+        s.priority,
+        s.thread ?? -1,
+        s.device,
+      ]),
+    ),
     events: Int32Array.from(program.events.flatMap((e) => [e.timing ? 1 : 0, e.blockingSync ? 1 : 0, e.device])),
-    buffers: Float64Array.from(program.buffers.flatMap((b) => [b.bytes, b.host === 'pinned' ? 1 : b.host === 'pageable' ? 2 : 0, b.device ?? -1])),
+    buffers: Float64Array.from(
+      program.buffers.flatMap((b) => [
+        b.bytes,
+        b.host === 'pinned' ? 1 : b.host === 'pageable' ? 2 : 0,
+        b.device ?? -1,
+      ]),
+    ),
     threads: Int32Array.from(offsets),
     steps,
     values,

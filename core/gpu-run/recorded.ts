@@ -12,10 +12,12 @@ import type { SimProfile } from '../simulate/profile';
 export const ENTRIES_PER_RECORDED_OP = 2;
 
 /** Launches that fit in the queue behind a running kernel when each takes `entries` entries. */
-export const launchesThatFit = (depth: number, entries: number): number => Math.floor((depth - (entries - 1)) / entries);
+export const launchesThatFit = (depth: number, entries: number): number =>
+  Math.floor((depth - (entries - 1)) / entries);
 
 /** The launch-queue depth in bare launches, from the number of recorded launches that fitted. */
-export const depthFromRecorded = (fitted: number): number => ENTRIES_PER_RECORDED_OP * fitted + ENTRIES_PER_RECORDED_OP - 1;
+export const depthFromRecorded = (fitted: number): number =>
+  ENTRIES_PER_RECORDED_OP * fitted + ENTRIES_PER_RECORDED_OP - 1;
 
 /**
  * What the recorder costs the host after each stream op: its end-event record and bookkeeping
@@ -31,7 +33,10 @@ export interface RecorderCost {
  * `p` as a recorded run sees the device: fewer launches fit, and every stream op is followed by a
  * record (by default, a bare record call that is never cold).
  */
-export function asRecorded(p: SimProfile, cost: RecorderCost = { tailNs: p.recordTimingNs, coldTailNs: 0 }): SimProfile {
+export function asRecorded(
+  p: SimProfile,
+  cost: RecorderCost = { tailNs: p.recordTimingNs, coldTailNs: 0 },
+): SimProfile {
   return {
     ...p,
     name: `${p.name}+recorder`,

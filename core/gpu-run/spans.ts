@@ -26,7 +26,12 @@ export interface GpuLatency {
   copyToKernelNs: number;
 }
 
-export const NO_LATENCY: GpuLatency = { kernelToEventNs: 0, eventToKernelNs: 0, launchToKernelNs: 0, copyToKernelNs: 0 };
+export const NO_LATENCY: GpuLatency = {
+  kernelToEventNs: 0,
+  eventToKernelNs: 0,
+  launchToKernelNs: 0,
+  copyToKernelNs: 0,
+};
 
 export interface LatencySamples {
   /** 1 where the event clock was sampled through stream memory operations, 0 record-and-poll. */
@@ -67,7 +72,8 @@ export function splitLatency(c: Float64Array): LatencySamples | undefined {
  */
 export function gpuLatency(s: LatencySamples | undefined, events: ClockMap, timer: ClockMap): GpuLatency {
   if (!s) return NO_LATENCY;
-  const ok = (x: { event: number; start: number; end: number }) => [x.event, x.start, x.end].every(Number.isFinite) && x.end >= x.start;
+  const ok = (x: { event: number; start: number; end: number }) =>
+    [x.event, x.start, x.end].every(Number.isFinite) && x.end >= x.start;
   const gaps: number[] = [];
   const after: number[] = [];
   for (let i = 1; i < s.chain.length; i++) {
@@ -81,10 +87,16 @@ export function gpuLatency(s: LatencySamples | undefined, events: ClockMap, time
   if (!Number.isFinite(gap) || !Number.isFinite(idle)) return NO_LATENCY;
   const toEvent = Math.min(Math.max(0, median(after)), gap, Math.max(0, idle));
   // One clock again: the copy's event to the kernel's event, less the kernel and its event's latency.
-  const behindCopy = median(s.afterCopy.filter((x) => ok(x) && Number.isFinite(x.copyEvent)).map((x) => x.event - x.copyEvent - (x.end - x.start)));
+  const behindCopy = median(
+    s.afterCopy
+      .filter((x) => ok(x) && Number.isFinite(x.copyEvent))
+      .map((x) => x.event - x.copyEvent - (x.end - x.start)),
+  );
   const eventToKernelNs = gap - toEvent;
   return {
-    kernelToEventNs: toEvent, eventToKernelNs, launchToKernelNs: idle - toEvent,
+    kernelToEventNs: toEvent,
+    eventToKernelNs,
+    launchToKernelNs: idle - toEvent,
     copyToKernelNs: Number.isFinite(behindCopy) ? Math.max(0, behindCopy - toEvent) : eventToKernelNs,
   };
 }
@@ -106,7 +118,11 @@ export interface EndEvent {
  * back-to-back pitch (kernelToEventNs + eventToKernelNs) of another stream's is taken as queued
  * behind it, and a run of such events chains.
  */
-export function queuedBehind(events: readonly EndEvent[], streams: Program['streams'], lat: (device: number) => GpuLatency): Float64Array {
+export function queuedBehind(
+  events: readonly EndEvent[],
+  streams: Program['streams'],
+  lat: (device: number) => GpuLatency,
+): Float64Array {
   const since = Float64Array.from(events, (e) => e.at);
   const device = (e: EndEvent) => streams[e.stream].device;
   const order = events.map((_, i) => i).filter((i) => Number.isFinite(events[i].at));
@@ -142,10 +158,15 @@ export class SpanPlacer {
   /** Per device, its latencies: each GPU measures its own. */
   private readonly lats: (device: number) => GpuLatency;
 
-  constructor(private readonly streams: Program['streams'], lat: GpuLatency | readonly GpuLatency[]) {
+  constructor(
+    private readonly streams: Program['streams'],
+    lat: GpuLatency | readonly GpuLatency[],
+  ) {
     this.lastEvent = streams.map(() => -Infinity);
     this.lastWasCopy = streams.map(() => false);
-    streams.forEach((s, i) => { if (s.legacyDefault && !this.legacy.has(s.device)) this.legacy.set(s.device, i); });
+    streams.forEach((s, i) => {
+      if (s.legacyDefault && !this.legacy.has(s.device)) this.legacy.set(s.device, i);
+    });
     this.lats = Array.isArray(lat) ? (d) => (lat as readonly GpuLatency[])[d] ?? NO_LATENCY : () => lat as GpuLatency;
   }
 
@@ -154,7 +175,15 @@ export class SpanPlacer {
    * queuedBehind() says the end event may have waited for other streams' (endEvent when it did
    * not): a kernel's end then lies between that moment and its own, and the middle errs least.
    */
-  place(stream: number, kind: SpanKind, hostBegin: number, hostEnd: number, endEvent: number, queuedSince = endEvent, lengthNs?: number): { start: number; end: number } {
+  place(
+    stream: number,
+    kind: SpanKind,
+    hostBegin: number,
+    hostEnd: number,
+    endEvent: number,
+    queuedSince = endEvent,
+    lengthNs?: number,
+  ): { start: number; end: number } {
     const after = this.orderedAfter(stream);
     // Behind the stream's own copy, unless S3 orders it after a later op of another stream.
     const behindCopy = this.lastWasCopy[stream] && after === this.lastEvent[stream];
@@ -172,7 +201,8 @@ export class SpanPlacer {
     const end = queuedSince < endEvent ? (Math.max(queuedSince - lat.kernelToEventNs, start) + lone) / 2 : lone;
     // Behind a copy the latency takes one of two values and can change within a run: a kernel whose length is known started that long before its end, and
     // no sooner after the copy than a kernel behind a kernel would.
-    const placed = behindCopy && lengthNs !== undefined ? Math.max(after + lat.eventToKernelNs, launched, end - lengthNs) : start;
+    const placed =
+      behindCopy && lengthNs !== undefined ? Math.max(after + lat.eventToKernelNs, launched, end - lengthNs) : start;
     return { start: Math.min(placed, end), end };
   }
 

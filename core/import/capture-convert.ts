@@ -6,14 +6,35 @@
 // Exact event identity: the capture library numbers each event handle's records, and every wait,
 // query and synchronize carries the number of the record it bound to (S7). So a re-recorded event
 // never confuses which record a wait meant, whatever the timing.
-import { copyBlocksHost, RELEASED_UNKNOWN, TraceBuilder, type CallInit, type CallKind, type CopyKind, type HostMemory, type OpInit, type Trace } from '../trace/model';
+import {
+  copyBlocksHost,
+  RELEASED_UNKNOWN,
+  TraceBuilder,
+  type CallInit,
+  type CallKind,
+  type CopyKind,
+  type HostMemory,
+  type OpInit,
+  type Trace,
+} from '../trace/model';
 import { ReleaseRule } from '../trace/release';
 import { LaneOrder } from '../trace/lane-order';
 import { isAsyncApi } from './cuda-api';
 import { copyKindOf, hostMemoryOf, kernelName, NOT_READY, statusName } from './capture-names';
 import {
-  API, COPY_DIR, decodeCapture, HOST_MEMORY, LEGACY_STREAM, PER_THREAD_STREAM, SEQ_UNKNOWN,
-  type RawCall, type RawCapture, type RawCudaEvent, type RawKernel, type RawMemcpy, type RawMemset,
+  API,
+  COPY_DIR,
+  decodeCapture,
+  HOST_MEMORY,
+  LEGACY_STREAM,
+  PER_THREAD_STREAM,
+  SEQ_UNKNOWN,
+  type RawCall,
+  type RawCapture,
+  type RawCudaEvent,
+  type RawKernel,
+  type RawMemcpy,
+  type RawMemset,
 } from './capture-raw';
 
 export interface CaptureOptions {
@@ -121,8 +142,13 @@ class Converter {
   private cuptiAgree = 0;
   private readonly cuptiDisagree: string[] = [];
 
-  constructor(private readonly raw: RawCapture, private readonly opts: CaptureOptions) {
-    this.calls = [...raw.calls].sort((a, b) => a.begin - b.begin || a.thread - b.thread || a.correlationId - b.correlationId);
+  constructor(
+    private readonly raw: RawCapture,
+    private readonly opts: CaptureOptions,
+  ) {
+    this.calls = [...raw.calls].sort(
+      (a, b) => a.begin - b.begin || a.thread - b.thread || a.correlationId - b.correlationId,
+    );
     const act = (corr: number): Activities => {
       let a = this.byCorr.get(corr);
       if (!a) this.byCorr.set(corr, (a = { kernels: NONE, memcpys: NONE, memsets: NONE, events: NONE }));
@@ -140,8 +166,9 @@ class Converter {
     group('events', raw.cudaEvents);
     // A loop, not Math.min(...): a capture holds millions of records, more than a call's arguments.
     let device = Infinity;
-    for (const list of [raw.kernels, raw.memcpys, raw.memsets]) for (const a of list) if (a.deviceId < device) device = a.deviceId;
-    this.device = Number.isFinite(device) ? device : raw.devices[0]?.id ?? 0;
+    for (const list of [raw.kernels, raw.memcpys, raw.memsets])
+      for (const a of list) if (a.deviceId < device) device = a.deviceId;
+    this.device = Number.isFinite(device) ? device : (raw.devices[0]?.id ?? 0);
   }
 
   run(): Trace {
@@ -162,9 +189,15 @@ class Converter {
 
     const dev = raw.devices.find((d) => d.id === this.device) ?? raw.devices[0];
     const used = [...new Set(b.lanes.filter((l) => l.kind === 'stream').map((l) => l.device))].sort((x, y) => x - y);
-    const devices = used.length > 1
-      ? used.map((d) => ({ device: d, name: raw.devices.find((x) => x.id === d)?.name ?? `GPU ${d}`, sms: raw.devices.find((x) => x.id === d)?.sms, index: d }))
-      : undefined;
+    const devices =
+      used.length > 1
+        ? used.map((d) => ({
+            device: d,
+            name: raw.devices.find((x) => x.id === d)?.name ?? `GPU ${d}`,
+            sms: raw.devices.find((x) => x.id === d)?.sms,
+            index: d,
+          }))
+        : undefined;
     const v = raw.cudaDriverVersion;
     const notes = [
       `captured with CUPTI ${raw.cuptiApiVersion} from process ${raw.pid}: ${raw.calls.length} calls on ${raw.threads.length} threads, ` +
@@ -172,21 +205,41 @@ class Converter {
       'host and GPU times are CUPTI timestamps (one clock: CUPTI maps GPU times into it and states no error bound)',
       ...this.notes,
     ];
-    if (this.orphans) notes.push(`${this.orphans} GPU ops whose issuing call was not captured (an API the capture does not follow) are on their streams without a call`);
+    if (this.orphans)
+      notes.push(
+        `${this.orphans} GPU ops whose issuing call was not captured (an API the capture does not follow) are on their streams without a call`,
+      );
     if (this.deviceTimes || this.deviceTimesRejected) {
-      notes.push(`event records placed at CUPTI's device timestamp: ${this.deviceTimes}; at the end of the work before them instead (timestamp implausible): ${this.deviceTimesRejected}`);
-      if (this.recordsSeenEarlier) notes.push(`event records moved back to the return of a synchronize or query that saw them complete (CUPTI's device timestamp was later): ${this.recordsSeenEarlier}`);
+      notes.push(
+        `event records placed at CUPTI's device timestamp: ${this.deviceTimes}; at the end of the work before them instead (timestamp implausible): ${this.deviceTimesRejected}`,
+      );
+      if (this.recordsSeenEarlier)
+        notes.push(
+          `event records moved back to the return of a synchronize or query that saw them complete (CUPTI's device timestamp was later): ${this.recordsSeenEarlier}`,
+        );
     }
-    if (this.unboundWaits) notes.push(`${this.unboundWaits} event waits whose record was not captured: their releasing op is unknown`);
+    if (this.unboundWaits)
+      notes.push(`${this.unboundWaits} event waits whose record was not captured: their releasing op is unknown`);
     if (raw.dropped) notes.push(`CUPTI dropped ${raw.dropped} activity records: some ops are missing`);
-    if (raw.incompleteCalls) notes.push(`${raw.incompleteCalls} calls had not returned when the capture was written; they are left out`);
+    if (raw.incompleteCalls)
+      notes.push(`${raw.incompleteCalls} calls had not returned when the capture was written; they are left out`);
     if (this.cuptiAgree || this.cuptiDisagree.length) {
-      notes.push(`CUPTI's own event sync ids agree with the recorded binding for ${this.cuptiAgree} of ${this.cuptiAgree + this.cuptiDisagree.length} event waits` +
-        (this.cuptiDisagree.length ? ` (disagree: ${this.cuptiDisagree.slice(0, 5).join(', ')})` : ''));
+      notes.push(
+        `CUPTI's own event sync ids agree with the recorded binding for ${this.cuptiAgree} of ${this.cuptiAgree + this.cuptiDisagree.length} event waits` +
+          (this.cuptiDisagree.length ? ` (disagree: ${this.cuptiDisagree.slice(0, 5).join(', ')})` : ''),
+      );
     }
     return b.finish({
       source: 'capture',
-      device: dev ? { name: dev.name, sms: dev.sms, computeCapability: dev.computeCapability, index: dev.id, driver: v ? `CUDA ${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}` : undefined } : undefined,
+      device: dev
+        ? {
+            name: dev.name,
+            sms: dev.sms,
+            computeCapability: dev.computeCapability,
+            index: dev.id,
+            driver: v ? `CUDA ${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}` : undefined,
+          }
+        : undefined,
       ...(devices ? { devices } : {}),
       clock: 'cupti',
       alignmentErrorNs: 0,
@@ -214,7 +267,12 @@ class Converter {
       const t = this.raw.threads[index];
       const base = t.osTid === this.raw.pid ? 'main' : t.name || `thread ${t.osTid}`;
       const taken = this.b.lanes.some((l) => l.kind === 'thread' && l.name === base);
-      lane = this.b.lane({ kind: 'thread', name: taken ? `${base} (${t.osTid})` : base, device: this.device, handle: t.osTid });
+      lane = this.b.lane({
+        kind: 'thread',
+        name: taken ? `${base} (${t.osTid})` : base,
+        device: this.device,
+        handle: t.osTid,
+      });
       this.threadLane.set(index, lane);
     }
     return lane;
@@ -232,14 +290,17 @@ class Converter {
       const a = this.byCorr.get(c.correlationId);
       const ops = a ? [a.kernels, a.memcpys, a.memsets, a.events] : [];
       const first = a && (a.kernels[0] ?? a.memcpys[0] ?? a.memsets[0] ?? a.events[0]);
-      const dev = c.device >= 0 ? c.device : first?.deviceId ?? threadDevice.get(c.thread) ?? this.device;
+      const dev = c.device >= 0 ? c.device : (first?.deviceId ?? threadDevice.get(c.thread) ?? this.device);
       threadDevice.set(c.thread, dev);
       this.callDevice[i] = dev;
       if (c.api === API.streamCreate && c.result === 0) {
         const gen = (generation.get(c.stream) ?? 0) + 1;
         generation.set(c.stream, gen);
         this.streamInfo.set(`h:${c.stream}:${gen}`, {
-          name: `stream ${++created}`, nonBlocking: (c.flags & CU_STREAM_NON_BLOCKING) !== 0, priority: c.priority, streamId: c.streamId || undefined,
+          name: `stream ${++created}`,
+          nonBlocking: (c.flags & CU_STREAM_NON_BLOCKING) !== 0,
+          priority: c.priority,
+          streamId: c.streamId || undefined,
           device: c.device >= 0 ? c.device : undefined,
         });
         return;
@@ -249,16 +310,29 @@ class Converter {
       if (c.stream === LEGACY_STREAM) {
         key = `legacy:${dev}`;
         if (!this.streamInfo.has(key)) {
-          this.streamInfo.set(key, { name: dev === this.device ? 'legacy default' : `legacy default (GPU ${dev})`, legacyDefault: true, nonBlocking: false, device: dev });
+          this.streamInfo.set(key, {
+            name: dev === this.device ? 'legacy default' : `legacy default (GPU ${dev})`,
+            legacyDefault: true,
+            nonBlocking: false,
+            device: dev,
+          });
         }
       } else if (c.stream === PER_THREAD_STREAM) {
         key = `pt:${c.thread}:${dev}`;
-        if (!this.streamInfo.has(key)) this.streamInfo.set(key, { name: '', perThreadDefault: true, nonBlocking: false, thread: c.thread, device: dev });
+        if (!this.streamInfo.has(key))
+          this.streamInfo.set(key, {
+            name: '',
+            perThreadDefault: true,
+            nonBlocking: false,
+            thread: c.thread,
+            device: dev,
+          });
       } else {
         key = `h:${c.stream}:${generation.get(c.stream) ?? 0}`;
         const info = this.streamInfo.get(key);
         // A stream's device is its creator's context's; without one, where its work ran.
-        if (!info) this.streamInfo.set(key, { name: `stream 0x${c.stream.toString(16)}`, device: first?.deviceId ?? dev });
+        if (!info)
+          this.streamInfo.set(key, { name: `stream 0x${c.stream.toString(16)}`, device: first?.deviceId ?? dev });
         else if (info.device === undefined && first) info.device = first.deviceId;
       }
       this.laneKey[i] = key;
@@ -272,10 +346,19 @@ class Converter {
     const s = this.streamInfo.get(key) ?? { name: key };
     const thread = s.thread === undefined ? undefined : this.thread(s.thread);
     const device = s.device ?? this.device;
-    const name = s.perThreadDefault ? `per-thread default (${this.b.lanes[thread ?? 0].name}${device === this.device ? '' : `, GPU ${device}`})` : s.name;
+    const name = s.perThreadDefault
+      ? `per-thread default (${this.b.lanes[thread ?? 0].name}${device === this.device ? '' : `, GPU ${device}`})`
+      : s.name;
     lane = this.b.lane({
-      kind: 'stream', name, device, nonBlocking: s.nonBlocking, priority: s.priority,
-      legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault, thread, handle: s.streamId,
+      kind: 'stream',
+      name,
+      device,
+      nonBlocking: s.nonBlocking,
+      priority: s.priority,
+      legacyDefault: s.legacyDefault,
+      perThreadDefault: s.perThreadDefault,
+      thread,
+      handle: s.streamId,
     });
     this.streamLane.set(key, lane);
     return lane;
@@ -339,13 +422,20 @@ class Converter {
     const key = ({ deviceId, streamId }: { deviceId: number; streamId: number }) => {
       const k = this.streamIdKey.get(streamIdOf(deviceId, streamId)) ?? `sid:${deviceId}:${streamId}`;
       if (!this.streamInfo.has(k)) {
-        this.streamInfo.set(k, { name: `stream ${streamId} (CUPTI id${deviceId === this.device ? '' : `, GPU ${deviceId}`})`, streamId, device: deviceId });
+        this.streamInfo.set(k, {
+          name: `stream ${streamId} (CUPTI id${deviceId === this.device ? '' : `, GPU ${deviceId}`})`,
+          streamId,
+          device: deviceId,
+        });
       }
       return k;
     };
-    for (const k of this.raw.kernels) if (!captured.has(k.correlationId)) list.push({ start: k.start, key: key(k), init: this.kernelInit(k) });
-    for (const m of this.raw.memcpys) if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m), init: this.copyInit([m], '', '') });
-    for (const m of this.raw.memsets) if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m), init: this.memsetInit([m], '') });
+    for (const k of this.raw.kernels)
+      if (!captured.has(k.correlationId)) list.push({ start: k.start, key: key(k), init: this.kernelInit(k) });
+    for (const m of this.raw.memcpys)
+      if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m), init: this.copyInit([m], '', '') });
+    for (const m of this.raw.memsets)
+      if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m), init: this.memsetInit([m], '') });
     this.orphans = list.length;
     return list.sort((a, b) => a.start - b.start);
   }
@@ -356,7 +446,8 @@ class Converter {
 
   private kernelInit(k: RawKernel): Omit<OpInit, 'lane' | 'call'> {
     let name = this.kernelNames.get(k.name);
-    if (name === undefined) this.kernelNames.set(k.name, (name = kernelName(this.raw.strings.get(k.name) ?? `kernel ${k.name}`)));
+    if (name === undefined)
+      this.kernelNames.set(k.name, (name = kernelName(this.raw.strings.get(k.name) ?? `kernel ${k.name}`)));
     return { kind: 'kernel', start: this.t(k.start), end: this.t(k.end), name, grid: k.grid, block: k.block };
   }
 
@@ -367,16 +458,25 @@ class Converter {
     const hostMemory = hostMemoryOf(side) || host;
     const bytes = m.reduce((s, x) => s + x.bytes, 0);
     return {
-      kind: 'memcpy', name: `${copy || 'copy'} ${bytes} B${hostMemory ? ` (${hostMemory})` : ''}`, bytes, copy, hostMemory,
-      start: this.t(Math.min(...m.map((x) => x.start))), end: this.t(Math.max(...m.map((x) => x.end))),
+      kind: 'memcpy',
+      name: `${copy || 'copy'} ${bytes} B${hostMemory ? ` (${hostMemory})` : ''}`,
+      bytes,
+      copy,
+      hostMemory,
+      start: this.t(Math.min(...m.map((x) => x.start))),
+      end: this.t(Math.max(...m.map((x) => x.end))),
     };
   }
 
   private memsetInit(m: RawMemset[], host: HostMemory): Omit<OpInit, 'lane' | 'call'> {
     const bytes = m.reduce((s, x) => s + x.bytes, 0);
     return {
-      kind: 'memset', name: `memset ${bytes} B`, bytes, hostMemory: hostMemoryOf(m[0].memoryKind) || host,
-      start: this.t(Math.min(...m.map((x) => x.start))), end: this.t(Math.max(...m.map((x) => x.end))),
+      kind: 'memset',
+      name: `memset ${bytes} B`,
+      bytes,
+      hostMemory: hostMemoryOf(m[0].memoryKind) || host,
+      start: this.t(Math.min(...m.map((x) => x.start))),
+      end: this.t(Math.max(...m.map((x) => x.end))),
     };
   }
 
@@ -399,7 +499,11 @@ class Converter {
     // CUPTI names versioned entry points (cudaLaunchKernel_v7000); programs call them without the suffix.
     const id = c.domain * 65536 + c.cbid;
     let name = this.callNames.get(id);
-    if (name === undefined) this.callNames.set(id, (name = (this.raw.apiNames.get(`${c.domain}:${c.cbid}`) ?? `api ${c.domain}:${c.cbid}`).replace(/_v\d+$/, '')));
+    if (name === undefined)
+      this.callNames.set(
+        id,
+        (name = (this.raw.apiNames.get(`${c.domain}:${c.cbid}`) ?? `api ${c.domain}:${c.cbid}`).replace(/_v\d+$/, '')),
+      );
     const key = this.laneKey[i];
     // Destroying or querying a stream that never had work adds no lane.
     const passive = c.api === API.streamDestroy || c.api === API.streamQuery;
@@ -409,7 +513,17 @@ class Converter {
     const begin = this.t(c.begin);
     const end = this.t(c.end);
     const add = (kind: CallKind, init: Partial<CallInit> = {}): number =>
-      this.b.call({ lane: this.thread(c.thread), kind, name, begin, end, stream, status: ok ? undefined : statusName(c.domain, c.result), answer: ok ? undefined : 'error', ...init });
+      this.b.call({
+        lane: this.thread(c.thread),
+        kind,
+        name,
+        begin,
+        end,
+        stream,
+        status: ok ? undefined : statusName(c.domain, c.result),
+        answer: ok ? undefined : 'error',
+        ...init,
+      });
     const x: CallAt = { i, c, key, stream, ok, acts, begin, end, add };
     switch (c.api) {
       case API.launch: {
@@ -418,10 +532,14 @@ class Converter {
         for (const k of acts?.kernels ?? []) if (stream !== undefined) this.op(stream, call, this.kernelInit(k));
         break;
       }
-      case API.record: return this.record(x);
-      case API.streamWait: return this.streamWait(x);
-      case API.eventQuery: return this.eventQuery(x);
-      case API.eventSync: return this.eventSync(x);
+      case API.record:
+        return this.record(x);
+      case API.streamWait:
+        return this.streamWait(x);
+      case API.eventQuery:
+        return this.eventQuery(x);
+      case API.eventSync:
+        return this.eventSync(x);
       case API.streamSync: {
         const call = add('streamSync');
         if (stream !== undefined) this.release(call, this.order.last(stream));
@@ -434,13 +552,19 @@ class Converter {
         break;
       }
       case API.elapsed:
-        add('elapsed', { event: this.eventName(c.event), event2: this.eventName(c.event2), value: ok ? c.value : undefined });
+        add('elapsed', {
+          event: this.eventName(c.event),
+          event2: this.eventName(c.event2),
+          value: ok ? c.value : undefined,
+        });
         break;
       case API.memcpy:
         this.copy(c, name, stream, acts, add);
         break;
-      case API.memset: return this.memset(x, name);
-      case API.hostFunc: return this.hostFunc(x);
+      case API.memset:
+        return this.memset(x, name);
+      case API.hostFunc:
+        return this.hostFunc(x);
       case API.eventCreate:
         if (ok) this.eventGen.set(c.event, { name: `event ${++this.events}`, base: c.seq === SEQ_UNKNOWN ? 0 : c.seq });
         add('api', { event: ok ? this.eventName(c.event) : undefined });
@@ -509,11 +633,22 @@ class Converter {
     const call = add('hostFunc');
     if (!ok || stream === undefined) return;
     const start = this.markerTime(stream, begin);
-    this.op(stream, call, { kind: 'hostFunc', name: 'host function', start, end: Math.max(start, this.hostFuncEnd(i, key)) });
+    this.op(stream, call, {
+      kind: 'hostFunc',
+      name: 'host function',
+      start,
+      end: Math.max(start, this.hostFuncEnd(i, key)),
+    });
   }
 
   /** S17, S18: which copies the host waits for, and the op that let it go. */
-  private copy(c: RawCall, name: string, stream: number | undefined, acts: Activities | undefined, add: (k: CallKind, i?: Partial<CallInit>) => number): void {
+  private copy(
+    c: RawCall,
+    name: string,
+    stream: number | undefined,
+    acts: Activities | undefined,
+    add: (k: CallKind, i?: Partial<CallInit>) => number,
+  ): void {
     const call = add('memcpy', { bytes: c.bytes });
     const dir = COPY_DIR[c.copyDir] ?? '';
     if (!acts?.memcpys.length || stream === undefined) return;
@@ -554,7 +689,13 @@ class Converter {
     if (!recordSyncId.size) return;
     const callByCorr = new Map(this.raw.calls.map((c) => [c.correlationId, c]));
     for (const s of this.raw.syncs) {
-      if ((s.type !== SYNC_EVENT && s.type !== SYNC_STREAM_WAIT) || !s.syncId || s.syncId === 0xffffffff || s.syncId >= 2 ** 53) continue;
+      if (
+        (s.type !== SYNC_EVENT && s.type !== SYNC_STREAM_WAIT) ||
+        !s.syncId ||
+        s.syncId === 0xffffffff ||
+        s.syncId >= 2 ** 53
+      )
+        continue;
       const c = callByCorr.get(s.correlationId);
       if (!c) continue;
       const rec = this.bound(c.event, c.seq);
@@ -566,7 +707,15 @@ class Converter {
 }
 
 const usesStream = (c: RawCall): boolean =>
-  c.api === API.launch || c.api === API.record || c.api === API.streamWait || c.api === API.streamSync || c.api === API.memcpy ||
-  c.api === API.memset || c.api === API.hostFunc || c.api === API.streamQuery || c.api === API.streamDestroy;
+  c.api === API.launch ||
+  c.api === API.record ||
+  c.api === API.streamWait ||
+  c.api === API.streamSync ||
+  c.api === API.memcpy ||
+  c.api === API.memset ||
+  c.api === API.hostFunc ||
+  c.api === API.streamQuery ||
+  c.api === API.streamDestroy;
 
-const hostOf = (m: number): HostMemory => (m === HOST_MEMORY.pinned ? 'pinned' : m === HOST_MEMORY.pageable ? 'pageable' : '');
+const hostOf = (m: number): HostMemory =>
+  m === HOST_MEMORY.pinned ? 'pinned' : m === HOST_MEMORY.pageable ? 'pageable' : '';

@@ -8,9 +8,23 @@ export const RAW_VERSION = 1;
 
 /** raw_format.h's Api. */
 export const API = {
-  other: 0, launch: 1, record: 2, streamWait: 3, eventQuery: 4, eventSync: 5, streamSync: 6, deviceSync: 7,
-  elapsed: 8, memcpy: 9, memset: 10, hostFunc: 11, streamCreate: 12, streamDestroy: 13, eventCreate: 14,
-  eventDestroy: 15, streamQuery: 16,
+  other: 0,
+  launch: 1,
+  record: 2,
+  streamWait: 3,
+  eventQuery: 4,
+  eventSync: 5,
+  streamSync: 6,
+  deviceSync: 7,
+  elapsed: 8,
+  memcpy: 9,
+  memset: 10,
+  hostFunc: 11,
+  streamCreate: 12,
+  streamDestroy: 13,
+  eventCreate: 14,
+  eventDestroy: 15,
+  streamQuery: 16,
 } as const;
 
 /** Stream handles of the two default streams; any other value is the program's own handle. */
@@ -21,22 +35,104 @@ export const COPY_DIR = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const;
 /** A binding the library could not keep (its event table was full). */
 export const SEQ_UNKNOWN = -1;
 
-export const RECORD = { thread: 1, call: 2, kernel: 3, memcpy: 4, memset: 5, cudaEvent: 6, sync: 7, string: 8, apiName: 9, device: 10, dropped: 11, end: 99 } as const;
+export const RECORD = {
+  thread: 1,
+  call: 2,
+  kernel: 3,
+  memcpy: 4,
+  memset: 5,
+  cudaEvent: 6,
+  sync: 7,
+  string: 8,
+  apiName: 9,
+  device: 10,
+  dropped: 11,
+  end: 99,
+} as const;
 
-export interface RawThread { index: number; osTid: number; name: string }
+export interface RawThread {
+  index: number;
+  osTid: number;
+  name: string;
+}
 export interface RawCall {
-  api: number; domain: number; cbid: number; thread: number; correlationId: number; result: number;
-  begin: number; end: number; stream: number; event: number; event2: number; seq: number; seq2: number;
-  bytes: number; flags: number; priority: number; value: number; streamId: number; hostMemory: number; copyDir: number;
+  api: number;
+  domain: number;
+  cbid: number;
+  thread: number;
+  correlationId: number;
+  result: number;
+  begin: number;
+  end: number;
+  stream: number;
+  event: number;
+  event2: number;
+  seq: number;
+  seq2: number;
+  bytes: number;
+  flags: number;
+  priority: number;
+  value: number;
+  streamId: number;
+  hostMemory: number;
+  copyDir: number;
   /** CUPTI's device id of the context current to the call; -1 when none was (or an older library wrote the file). */
   device: number;
 }
-export interface RawKernel { correlationId: number; deviceId: number; streamId: number; name: number; start: number; end: number; grid: number; block: number }
-export interface RawMemcpy { correlationId: number; deviceId: number; streamId: number; copyKind: number; srcKind: number; dstKind: number; bytes: number; start: number; end: number }
-export interface RawMemset { correlationId: number; deviceId: number; streamId: number; memoryKind: number; bytes: number; start: number; end: number }
-export interface RawCudaEvent { correlationId: number; deviceId: number; streamId: number; eventId: number; deviceTimestamp: number; syncId: number }
-export interface RawSync { correlationId: number; type: number; streamId: number; eventId: number; start: number; end: number; syncId: number; returnValue: number }
-export interface RawDevice { id: number; sms: number; computeCapability: string; name: string }
+export interface RawKernel {
+  correlationId: number;
+  deviceId: number;
+  streamId: number;
+  name: number;
+  start: number;
+  end: number;
+  grid: number;
+  block: number;
+}
+export interface RawMemcpy {
+  correlationId: number;
+  deviceId: number;
+  streamId: number;
+  copyKind: number;
+  srcKind: number;
+  dstKind: number;
+  bytes: number;
+  start: number;
+  end: number;
+}
+export interface RawMemset {
+  correlationId: number;
+  deviceId: number;
+  streamId: number;
+  memoryKind: number;
+  bytes: number;
+  start: number;
+  end: number;
+}
+export interface RawCudaEvent {
+  correlationId: number;
+  deviceId: number;
+  streamId: number;
+  eventId: number;
+  deviceTimestamp: number;
+  syncId: number;
+}
+export interface RawSync {
+  correlationId: number;
+  type: number;
+  streamId: number;
+  eventId: number;
+  start: number;
+  end: number;
+  syncId: number;
+  returnValue: number;
+}
+export interface RawDevice {
+  id: number;
+  sms: number;
+  computeCapability: string;
+  name: string;
+}
 
 export interface RawCapture {
   pid: number;
@@ -60,9 +156,18 @@ export interface RawCapture {
 
 const HEADER_BYTES = 40;
 const BODY_BYTES: Record<number, number> = {
-  [RECORD.thread]: 8, [RECORD.call]: 104, [RECORD.kernel]: 56, [RECORD.memcpy]: 40, [RECORD.memset]: 40,
-  [RECORD.cudaEvent]: 32, [RECORD.sync]: 48, [RECORD.string]: 4, [RECORD.apiName]: 4, [RECORD.device]: 16,
-  [RECORD.dropped]: 8, [RECORD.end]: 32,
+  [RECORD.thread]: 8,
+  [RECORD.call]: 104,
+  [RECORD.kernel]: 56,
+  [RECORD.memcpy]: 40,
+  [RECORD.memset]: 40,
+  [RECORD.cudaEvent]: 32,
+  [RECORD.sync]: 48,
+  [RECORD.string]: 4,
+  [RECORD.apiName]: 4,
+  [RECORD.device]: 16,
+  [RECORD.dropped]: 8,
+  [RECORD.end]: 32,
 };
 const TYPE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(RECORD).map(([k, v]) => [v, k]));
 const TWO_32 = 2 ** 32;
@@ -76,9 +181,21 @@ export function decodeCapture(bytes: Uint8Array): RawCapture {
   const r = new CaptureReader(bytes);
   const d: Decoding = {
     raw: {
-      pid: r.u32(16), cuptiApiVersion: r.u32(20), cudaDriverVersion: r.v.getInt32(32, true),
-      threads: [], calls: [], kernels: [], memcpys: [], memsets: [], cudaEvents: [], syncs: [],
-      strings: new Map(), apiNames: new Map(), devices: [], dropped: 0, incompleteCalls: 0,
+      pid: r.u32(16),
+      cuptiApiVersion: r.u32(20),
+      cudaDriverVersion: r.v.getInt32(32, true),
+      threads: [],
+      calls: [],
+      kernels: [],
+      memcpys: [],
+      memsets: [],
+      cudaEvents: [],
+      syncs: [],
+      strings: new Map(),
+      apiNames: new Map(),
+      devices: [],
+      dropped: 0,
+      incompleteCalls: 0,
     },
     activities: 0,
     end: undefined,
@@ -105,12 +222,21 @@ class CaptureReader {
     if (bytes.length < 8 || !isRawCapture(bytes)) {
       throw new ImportError(`not a Syncscope raw capture: it does not start with "${RAW_MAGIC}"`, 0);
     }
-    if (bytes.length < HEADER_BYTES) throw new ImportError(`raw capture truncated in its header: ${bytes.length} of ${HEADER_BYTES} bytes`, bytes.length);
+    if (bytes.length < HEADER_BYTES)
+      throw new ImportError(
+        `raw capture truncated in its header: ${bytes.length} of ${HEADER_BYTES} bytes`,
+        bytes.length,
+      );
     this.v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const version = this.u32(8);
-    if (version !== RAW_VERSION) throw new ImportError(`raw capture version ${version} is not supported (this Syncscope reads version ${RAW_VERSION})`, 8);
+    if (version !== RAW_VERSION)
+      throw new ImportError(
+        `raw capture version ${version} is not supported (this Syncscope reads version ${RAW_VERSION})`,
+        8,
+      );
     this.headerBytes = this.u32(12);
-    if (this.headerBytes < HEADER_BYTES || this.headerBytes > bytes.length) throw new ImportError(`raw capture header claims ${this.headerBytes} bytes`, 12);
+    if (this.headerBytes < HEADER_BYTES || this.headerBytes > bytes.length)
+      throw new ImportError(`raw capture header claims ${this.headerBytes} bytes`, 12);
     this.baseHi = this.u32(28);
     this.baseLo = this.u32(24);
   }
@@ -148,17 +274,32 @@ interface Decoding {
 function readRecord(r: CaptureReader, d: Decoding, o: number, index: number): number {
   const { bytes } = r;
   if (d.end) throw new ImportError(`raw capture has ${bytes.length - o} bytes after its end record`, o);
-  if (bytes.length - o < 8) throw new ImportError(`raw capture truncated: record ${index} has ${bytes.length - o} of its 8 header bytes`, o);
+  if (bytes.length - o < 8)
+    throw new ImportError(`raw capture truncated: record ${index} has ${bytes.length - o} of its 8 header bytes`, o);
   const type = r.v.getUint16(o, true);
   const n = r.u32(o + 4);
   const b = o + 8;
   const what = TYPE_NAMES[type] ? `the ${TYPE_NAMES[type]} record` : `record ${index} (type ${type})`;
-  if (bytes.length - b < n) throw new ImportError(`raw capture truncated: ${what} at byte ${o} needs ${n} bytes, ${bytes.length - b} remain`, o);
+  if (bytes.length - b < n)
+    throw new ImportError(
+      `raw capture truncated: ${what} at byte ${o} needs ${n} bytes, ${bytes.length - b} remain`,
+      o,
+    );
   const need = BODY_BYTES[type];
-  const fixed = type === RECORD.call || type === RECORD.kernel || type === RECORD.memcpy || type === RECORD.memset ||
-    type === RECORD.cudaEvent || type === RECORD.sync || type === RECORD.end || type === RECORD.dropped;
+  const fixed =
+    type === RECORD.call ||
+    type === RECORD.kernel ||
+    type === RECORD.memcpy ||
+    type === RECORD.memset ||
+    type === RECORD.cudaEvent ||
+    type === RECORD.sync ||
+    type === RECORD.end ||
+    type === RECORD.dropped;
   if (need !== undefined && (fixed ? n !== need : n < need)) {
-    throw new ImportError(`raw capture corrupt: ${what} at byte ${o} has ${n} bytes, ${fixed ? '' : 'at least '}${need} expected`, o);
+    throw new ImportError(
+      `raw capture corrupt: ${what} at byte ${o} has ${n} bytes, ${fixed ? '' : 'at least '}${need} expected`,
+      o,
+    );
   }
   decodeBody(r, d, type, b, n);
   return b + n;
@@ -172,16 +313,37 @@ function decodeBody(r: CaptureReader, d: Decoding, type: number, b: number, n: n
       break;
     case RECORD.call:
       d.raw.calls.push({
-        api: r.bytes[b], domain: r.bytes[b + 1], cbid: r.v.getUint16(b + 2, true), thread: r.u32(b + 4), correlationId: r.u32(b + 8),
-        result: r.v.getInt32(b + 12, true), begin: r.time(b + 16), end: r.time(b + 24), stream: r.u64(b + 32), event: r.u64(b + 40),
-        event2: r.u64(b + 48), seq: r.seq(b + 56), seq2: r.seq(b + 64), bytes: r.u64(b + 72), flags: r.u32(b + 80),
-        priority: r.v.getInt32(b + 84, true), value: r.v.getFloat32(b + 88, true), streamId: r.u32(b + 92),
-        hostMemory: r.bytes[b + 96], copyDir: r.bytes[b + 97], device: r.bytes[b + 99] - 1,
+        api: r.bytes[b],
+        domain: r.bytes[b + 1],
+        cbid: r.v.getUint16(b + 2, true),
+        thread: r.u32(b + 4),
+        correlationId: r.u32(b + 8),
+        result: r.v.getInt32(b + 12, true),
+        begin: r.time(b + 16),
+        end: r.time(b + 24),
+        stream: r.u64(b + 32),
+        event: r.u64(b + 40),
+        event2: r.u64(b + 48),
+        seq: r.seq(b + 56),
+        seq2: r.seq(b + 64),
+        bytes: r.u64(b + 72),
+        flags: r.u32(b + 80),
+        priority: r.v.getInt32(b + 84, true),
+        value: r.v.getFloat32(b + 88, true),
+        streamId: r.u32(b + 92),
+        hostMemory: r.bytes[b + 96],
+        copyDir: r.bytes[b + 97],
+        device: r.bytes[b + 99] - 1,
       });
       break;
     case RECORD.kernel:
       d.raw.kernels.push({
-        correlationId: r.u32(b), deviceId: r.u32(b + 4), streamId: r.u32(b + 8), name: r.u32(b + 12), start: r.time(b + 16), end: r.time(b + 24),
+        correlationId: r.u32(b),
+        deviceId: r.u32(b + 4),
+        streamId: r.u32(b + 8),
+        name: r.u32(b + 12),
+        start: r.time(b + 16),
+        end: r.time(b + 24),
         grid: r.v.getInt32(b + 32, true) * r.v.getInt32(b + 36, true) * r.v.getInt32(b + 40, true),
         block: r.v.getInt32(b + 44, true) * r.v.getInt32(b + 48, true) * r.v.getInt32(b + 52, true),
       });
@@ -189,23 +351,54 @@ function decodeBody(r: CaptureReader, d: Decoding, type: number, b: number, n: n
       break;
     case RECORD.memcpy:
       d.raw.memcpys.push({
-        correlationId: r.u32(b), deviceId: r.u32(b + 4), streamId: r.u32(b + 8), copyKind: r.bytes[b + 12], srcKind: r.bytes[b + 13],
-        dstKind: r.bytes[b + 14], bytes: r.u64(b + 16), start: r.time(b + 24), end: r.time(b + 32),
+        correlationId: r.u32(b),
+        deviceId: r.u32(b + 4),
+        streamId: r.u32(b + 8),
+        copyKind: r.bytes[b + 12],
+        srcKind: r.bytes[b + 13],
+        dstKind: r.bytes[b + 14],
+        bytes: r.u64(b + 16),
+        start: r.time(b + 24),
+        end: r.time(b + 32),
       });
       d.activities++;
       break;
     case RECORD.memset:
-      d.raw.memsets.push({ correlationId: r.u32(b), deviceId: r.u32(b + 4), streamId: r.u32(b + 8), memoryKind: r.u32(b + 12), bytes: r.u64(b + 16), start: r.time(b + 24), end: r.time(b + 32) });
+      d.raw.memsets.push({
+        correlationId: r.u32(b),
+        deviceId: r.u32(b + 4),
+        streamId: r.u32(b + 8),
+        memoryKind: r.u32(b + 12),
+        bytes: r.u64(b + 16),
+        start: r.time(b + 24),
+        end: r.time(b + 32),
+      });
       d.activities++;
       break;
     case RECORD.cudaEvent: {
       const device = r.u64(b + 16);
-      d.raw.cudaEvents.push({ correlationId: r.u32(b), deviceId: r.u32(b + 4), streamId: r.u32(b + 8), eventId: r.u32(b + 12), deviceTimestamp: device === 0 ? NaN : r.time(b + 16), syncId: r.u64(b + 24) });
+      d.raw.cudaEvents.push({
+        correlationId: r.u32(b),
+        deviceId: r.u32(b + 4),
+        streamId: r.u32(b + 8),
+        eventId: r.u32(b + 12),
+        deviceTimestamp: device === 0 ? NaN : r.time(b + 16),
+        syncId: r.u64(b + 24),
+      });
       d.activities++;
       break;
     }
     case RECORD.sync:
-      d.raw.syncs.push({ correlationId: r.u32(b), type: r.u32(b + 4), streamId: r.u32(b + 8), eventId: r.u32(b + 12), start: r.time(b + 16), end: r.time(b + 24), syncId: r.u64(b + 32), returnValue: r.u32(b + 40) });
+      d.raw.syncs.push({
+        correlationId: r.u32(b),
+        type: r.u32(b + 4),
+        streamId: r.u32(b + 8),
+        eventId: r.u32(b + 12),
+        start: r.time(b + 16),
+        end: r.time(b + 24),
+        syncId: r.u64(b + 32),
+        returnValue: r.u32(b + 40),
+      });
       d.activities++;
       break;
     case RECORD.string:
@@ -216,7 +409,12 @@ function decodeBody(r: CaptureReader, d: Decoding, type: number, b: number, n: n
       d.raw.apiNames.set(`${r.bytes[b]}:${r.v.getUint16(b + 2, true)}`, r.text(b + 4, n - 4));
       break;
     case RECORD.device:
-      d.raw.devices.push({ id: r.u32(b), sms: r.u32(b + 4), computeCapability: `${r.u32(b + 8)}.${r.u32(b + 12)}`, name: r.text(b + 16, n - 16) });
+      d.raw.devices.push({
+        id: r.u32(b),
+        sms: r.u32(b + 4),
+        computeCapability: `${r.u32(b + 8)}.${r.u32(b + 12)}`,
+        name: r.text(b + 16, n - 16),
+      });
       d.activities++;
       break;
     case RECORD.dropped:
@@ -235,12 +433,30 @@ function decodeBody(r: CaptureReader, d: Decoding, type: number, b: number, n: n
 function checkTotals(d: Decoding, length: number, index: number): void {
   const { raw, end } = d;
   if (!end) {
-    throw new ImportError(`raw capture truncated: it ends at byte ${length}, after ${index} records, without its end record`, length);
+    throw new ImportError(
+      `raw capture truncated: it ends at byte ${length}, after ${index} records, without its end record`,
+      length,
+    );
   }
-  if (end.calls !== raw.calls.length) throw new ImportError(`raw capture corrupt: its end record counts ${end.calls} calls, the stream holds ${raw.calls.length}`, length);
-  if (end.threads !== raw.threads.length) throw new ImportError(`raw capture corrupt: its end record counts ${end.threads} threads, the stream holds ${raw.threads.length}`, length);
-  if (end.activities !== d.activities) throw new ImportError(`raw capture corrupt: its end record counts ${end.activities} activity records, the stream holds ${d.activities}`, length);
+  if (end.calls !== raw.calls.length)
+    throw new ImportError(
+      `raw capture corrupt: its end record counts ${end.calls} calls, the stream holds ${raw.calls.length}`,
+      length,
+    );
+  if (end.threads !== raw.threads.length)
+    throw new ImportError(
+      `raw capture corrupt: its end record counts ${end.threads} threads, the stream holds ${raw.threads.length}`,
+      length,
+    );
+  if (end.activities !== d.activities)
+    throw new ImportError(
+      `raw capture corrupt: its end record counts ${end.activities} activity records, the stream holds ${d.activities}`,
+      length,
+    );
   for (const c of raw.calls) {
-    if (c.thread >= raw.threads.length) throw new ImportError(`raw capture corrupt: call ${c.correlationId} names thread ${c.thread}, but there are ${raw.threads.length}`);
+    if (c.thread >= raw.threads.length)
+      throw new ImportError(
+        `raw capture corrupt: call ${c.correlationId} names thread ${c.thread}, but there are ${raw.threads.length}`,
+      );
   }
 }

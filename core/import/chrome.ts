@@ -31,22 +31,33 @@ export function createChromeImporter(opts: ImportOptions = {}): TraceImporter {
     }
   }
 
-  const scanner = createEventScanner((list) => {
-    for (const e of list) if (typeof e === 'object' && e !== null) onEvent(e as Json);
-  }, opts.onProgress, opts.decodeUtf8);
+  const scanner = createEventScanner(
+    (list) => {
+      for (const e of list) if (typeof e === 'object' && e !== null) onEvent(e as Json);
+    },
+    opts.onProgress,
+    opts.decodeUtf8,
+  );
 
   return {
     push: (chunk) => scanner.push(chunk),
     finish(): Trace {
       const head = scanner.finish().syncscope as Json | undefined;
       if (!head || head.format !== CHROME_FORMAT) fail('the root has no "syncscope" header');
-      if (head!.version !== CHROME_VERSION) fail(`version ${JSON.stringify(head!.version)}; this build reads version ${CHROME_VERSION}`);
+      if (head!.version !== CHROME_VERSION)
+        fail(`version ${JSON.stringify(head!.version)}; this build reads version ${CHROME_VERSION}`);
       // Slices may come in any order in a file that another tool rewrote; rows carry their ids.
       const byId = (rows: Json[]) => rows.sort((x, y) => Number(x.id) - Number(y.id));
       try {
         return traceFromJson({
-          format: TRACE_FORMAT, version: TRACE_VERSION, meta: head!.meta, lanes: head!.lanes,
-          calls: byId(calls), ops: byId(ops), edges, findings,
+          format: TRACE_FORMAT,
+          version: TRACE_VERSION,
+          meta: head!.meta,
+          lanes: head!.lanes,
+          calls: byId(calls),
+          ops: byId(ops),
+          edges,
+          findings,
         });
       } catch (e) {
         if (e instanceof TraceFormatError) fail(e.message);

@@ -2,7 +2,10 @@
 import type { CallKind, CopyKind, HostMemory } from '../trace/model';
 
 const RULES: [RegExp, CallKind][] = [
-  [/^(cuda|cu)(LaunchKernel|LaunchCooperativeKernel|LaunchKernelEx|LaunchKernelExC|GraphLaunch)(_v\d+|_ptsz|_ptds)*$/, 'launch'],
+  [
+    /^(cuda|cu)(LaunchKernel|LaunchCooperativeKernel|LaunchKernelEx|LaunchKernelExC|GraphLaunch)(_v\d+|_ptsz|_ptds)*$/,
+    'launch',
+  ],
   [/^(cudaEventRecord|cuEventRecord)/, 'record'],
   [/^(cudaStreamWaitEvent|cuStreamWaitEvent)/, 'streamWait'],
   [/^(cudaEventQuery|cuEventQuery)$/, 'query'],

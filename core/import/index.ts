@@ -20,7 +20,8 @@ export const SNIFF_BYTES = 64 * 1024;
  * `traceEvents`, or a bare array) is read as a PyTorch profiler trace.
  */
 export function sniffFormat(head: string | Uint8Array): TraceFileFormat | undefined {
-  const text = typeof head === 'string' ? head.slice(0, SNIFF_BYTES) : new TextDecoder().decode(head.subarray(0, SNIFF_BYTES));
+  const text =
+    typeof head === 'string' ? head.slice(0, SNIFF_BYTES) : new TextDecoder().decode(head.subarray(0, SNIFF_BYTES));
   if (/"format"\s*:\s*"syncscope-trace"/.test(text)) return 'syncscope';
   if (/"format"\s*:\s*"syncscope-chrome"/.test(text)) return 'chrome';
   if (/"traceEvents"\s*:/.test(text) || /^\uFEFF?\s*\[/.test(text)) return 'pytorch';

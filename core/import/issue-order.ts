@@ -46,7 +46,13 @@ function below(l: IssueList, bound: number): number {
   return lo;
 }
 
-export function issueIndex(count: number, corr: Float64Array, end: Float64Array, laneOf: (op: number) => number, deviceOf: (op: number) => number): IssueIndex {
+export function issueIndex(
+  count: number,
+  corr: Float64Array,
+  end: Float64Array,
+  laneOf: (op: number) => number,
+  deviceOf: (op: number) => number,
+): IssueIndex {
   const all: number[] = [];
   for (let op = 0; op < count; op++) if (corr[op] >= 0) all.push(op); // without an issue position, an op cannot be ordered against calls
   // One sort; the per-stream and per-device lists inherit its order.

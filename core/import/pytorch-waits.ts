@@ -1,6 +1,15 @@
 // Which op released each host wait of an imported PyTorch trace, and the event edges that the
 // trace names. The rules, and why each is sound, are in docs/import.md.
-import { CALL_KINDS, CallKind, COPY_KINDS, copyBlocksHost, HOST_MEMORY, RELEASED_NONE, RELEASED_UNKNOWN, TraceBuilder } from '../trace/model';
+import {
+  CALL_KINDS,
+  CallKind,
+  COPY_KINDS,
+  copyBlocksHost,
+  HOST_MEMORY,
+  RELEASED_NONE,
+  RELEASED_UNKNOWN,
+  TraceBuilder,
+} from '../trace/model';
 import type { CorrIndex } from './corr-index';
 import { isAsyncApi } from './cuda-api';
 import type { IssueIndex } from './issue-order';
@@ -15,19 +24,31 @@ export interface Sync {
   waitOnStream: number;
 }
 
-interface WaitCounts { unknown: number; noRecord: number; skew: number; noSync: number }
+interface WaitCounts {
+  unknown: number;
+  noRecord: number;
+  skew: number;
+  noSync: number;
+}
 
 /**
  * Host waits: which op released each one. Exact where the data names the awaited stream (cuda_sync
  * events, the copy's own stream) or the device; otherwise the best sound answer is "nothing was
  * pending" when every op issued before the call had already ended, and "unknown" when not.
  */
-export function resolveWaits(b: TraceBuilder, order: IssueIndex, callCorr: Float64Array, opByCorr: CorrIndex,
-  syncs: Map<number, Sync>, streamLane: Map<string, number>, devices: Set<number>): WaitCounts {
+export function resolveWaits(
+  b: TraceBuilder,
+  order: IssueIndex,
+  callCorr: Float64Array,
+  opByCorr: CorrIndex,
+  syncs: Map<number, Sync>,
+  streamLane: Map<string, number>,
+  devices: Set<number>,
+): WaitCounts {
   const c = b.calls.cols;
   const ops = b.ops.cols;
   const counts: WaitCounts = { unknown: 0, noRecord: 0, skew: 0, noSync: 0 };
-  const laneOf = (device: number, stream: number) => (stream >= 0 ? streamLane.get(`${device}/${stream}`) ?? -1 : -1);
+  const laneOf = (device: number, stream: number) => (stream >= 0 ? (streamLane.get(`${device}/${stream}`) ?? -1) : -1);
   const onlyDevice = devices.size === 1 ? [...devices][0] : -1;
 
   const settle = (call: number, op: number, exact: boolean) => {
@@ -66,7 +87,8 @@ export function resolveWaits(b: TraceBuilder, order: IssueIndex, callCorr: Float
       if (lane >= 0) c.stream[call] = lane;
       if (!sync) counts.noSync++;
       if (lane >= 0) settle(call, order.lastOnStream(lane, corr), true);
-      else if (sync && sync.stream >= 0) settle(call, -1, true); // a stream that ran nothing in the trace
+      else if (sync && sync.stream >= 0)
+        settle(call, -1, true); // a stream that ran nothing in the trace
       else settle(call, anyBefore(corr), false);
     } else if (k === 'deviceSync') {
       if (!sync) counts.noSync++;
@@ -81,7 +103,15 @@ export function resolveWaits(b: TraceBuilder, order: IssueIndex, callCorr: Float
       }
     } else if (k === 'memcpy') {
       const op = opByCorr.get(corr);
-      if (op < 0 || !copyBlocksHost(COPY_KINDS[b.ops.cols.copy[op]], isAsyncApi(b.strings.get(b.calls.cols.name[call])), HOST_MEMORY[b.ops.cols.hostMemory[op]])) continue;
+      if (
+        op < 0 ||
+        !copyBlocksHost(
+          COPY_KINDS[b.ops.cols.copy[op]],
+          isAsyncApi(b.strings.get(b.calls.cols.name[call])),
+          HOST_MEMORY[b.ops.cols.hostMemory[op]],
+        )
+      )
+        continue;
       // The host waits for earlier work in the copy's stream, then for the copy itself unless it
       // returned once the data was staged (pageable host-to-device).
       const prior = order.lastOnStream(ops.lane[op], corr);
@@ -101,4 +131,3 @@ export function resolveWaits(b: TraceBuilder, order: IssueIndex, callCorr: Float
 }
 
 const RESOLVED = new Set<CallKind>(['eventSync', 'streamSync', 'deviceSync', 'memcpy', 'streamWait', 'query']);
-

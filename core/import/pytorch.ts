@@ -28,20 +28,51 @@ export interface TraceImporter {
 
 type Json = Record<string, unknown>;
 
-const HOST_ROWS = { lane: Uint32Array, context: Uint8Array, begin: Float64Array, end: Float64Array, name: Int32Array, corr: Float64Array };
+const HOST_ROWS = {
+  lane: Uint32Array,
+  context: Uint8Array,
+  begin: Float64Array,
+  end: Float64Array,
+  name: Int32Array,
+  corr: Float64Array,
+};
 const GPU_ROWS = {
-  lane: Uint32Array, kind: Uint8Array, begin: Float64Array, end: Float64Array, name: Int32Array, corr: Float64Array,
-  grid: Uint32Array, block: Uint32Array, bytes: Float64Array, copy: Uint8Array, hostMemory: Uint8Array,
+  lane: Uint32Array,
+  kind: Uint8Array,
+  begin: Float64Array,
+  end: Float64Array,
+  name: Int32Array,
+  corr: Float64Array,
+  grid: Uint32Array,
+  block: Uint32Array,
+  bytes: Float64Array,
+  copy: Uint8Array,
+  hostMemory: Uint8Array,
 };
 
 /** Kineto's categories, lower-cased; older versions used the capitalized names on the right. */
 const CATEGORY: Record<string, string> = {
-  cuda_runtime: 'api', runtime: 'api', cuda_driver: 'api', driver: 'api',
-  cpu_op: 'context', operator: 'context', user_annotation: 'context', python_function: 'context',
-  kernel: 'kernel', gpu_memcpy: 'memcpy', memcpy: 'memcpy', gpu_memset: 'memset', memset: 'memset',
+  cuda_runtime: 'api',
+  runtime: 'api',
+  cuda_driver: 'api',
+  driver: 'api',
+  cpu_op: 'context',
+  operator: 'context',
+  user_annotation: 'context',
+  python_function: 'context',
+  kernel: 'kernel',
+  gpu_memcpy: 'memcpy',
+  memcpy: 'memcpy',
+  gpu_memset: 'memset',
+  memset: 'memset',
   cuda_sync: 'sync',
   // Known and not needed: flows (we use correlation ids), profiler spans, overhead, GPU-side ranges.
-  ac2g: 'skip', trace: 'skip', overhead: 'skip', gpu_user_annotation: 'skip', cuda_profiler_range: 'skip', fwdbwd: 'skip',
+  ac2g: 'skip',
+  trace: 'skip',
+  overhead: 'skip',
+  gpu_user_annotation: 'skip',
+  cuda_profiler_range: 'skip',
+  fwdbwd: 'skip',
 };
 
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
@@ -49,12 +80,16 @@ const product = (v: unknown): number => (Array.isArray(v) ? v.reduce((p: number,
 
 export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
   const staging = new Staging();
-  const scanner = createEventScanner((list) => {
-    for (const e of list) {
-      if (typeof e === 'object' && e !== null && !Array.isArray(e)) staging.onEvent(e as Json);
-      else staging.malformed++;
-    }
-  }, opts.onProgress, opts.decodeUtf8);
+  const scanner = createEventScanner(
+    (list) => {
+      for (const e of list) {
+        if (typeof e === 'object' && e !== null && !Array.isArray(e)) staging.onEvent(e as Json);
+        else staging.malformed++;
+      }
+    },
+    opts.onProgress,
+    opts.decodeUtf8,
+  );
 
   return {
     push: (chunk) => scanner.push(chunk),
@@ -95,7 +130,8 @@ class Staging {
   onEvent(e: Json): void {
     const ph = e.ph;
     if (ph === 'M') {
-      if (e.name === 'thread_name') this.threadNames.set(`t${e.pid}/${e.tid}`, String((e.args as Json | undefined)?.name ?? '').trim());
+      if (e.name === 'thread_name')
+        this.threadNames.set(`t${e.pid}/${e.tid}`, String((e.args as Json | undefined)?.name ?? '').trim());
       return;
     }
     if (ph !== 'X') return; // flows, instants, counters: nothing the model needs
@@ -124,8 +160,11 @@ class Staging {
 
   private sync(e: Json, args: Json, corr: number): void {
     const s: Sync = {
-      kind: String(args.cuda_sync_kind ?? e.name), stream: num(args.stream, -1), device: num(args.device, -1),
-      event: num(args.wait_on_cuda_event_id, -1), recordCorr: num(args.wait_on_cuda_event_record_corr_id, -1),
+      kind: String(args.cuda_sync_kind ?? e.name),
+      stream: num(args.stream, -1),
+      device: num(args.device, -1),
+      event: num(args.wait_on_cuda_event_id, -1),
+      recordCorr: num(args.wait_on_cuda_event_record_corr_id, -1),
       waitOnStream: num(args.wait_on_stream, -1),
     };
     if (corr >= 0) this.syncs.set(corr, s);
@@ -164,7 +203,18 @@ class Staging {
 
   staged(root: Json, events: number): Staged {
     const { strings, host, gpu, lanes, threadNames, syncs, unknown, malformed } = this;
-    return { root, strings, host: { ...host.cols, count: host.count }, gpu: { ...gpu.cols, count: gpu.count }, lanes, threadNames, syncs, unknown, malformed, events };
+    return {
+      root,
+      strings,
+      host: { ...host.cols, count: host.count },
+      gpu: { ...gpu.cols, count: gpu.count },
+      lanes,
+      threadNames,
+      syncs,
+      unknown,
+      malformed,
+      events,
+    };
   }
 }
 
@@ -209,7 +259,13 @@ function build(s: Staged): Trace {
   for (let i = 0; i < host.count; i++) if (host.corr[i] > maxCorr) maxCorr = host.corr[i];
   const { opCorr, opByCorr } = addOps(b, gpu, lanes.laneMap, t0, maxCorr);
   const ops = b.ops.cols;
-  const order = issueIndex(b.ops.count, opCorr, ops.end, (op) => ops.lane[op], (op) => b.lanes[ops.lane[op]].device);
+  const order = issueIndex(
+    b.ops.count,
+    opCorr,
+    ops.end,
+    (op) => ops.lane[op],
+    (op) => b.lanes[ops.lane[op]].device,
+  );
   const { callCorr, callByCorr } = addCalls(b, host, lanes.laneMap, t0, maxCorr);
 
   // Launch edges, then stream order.
@@ -220,20 +276,27 @@ function build(s: Staged): Trace {
     b.calls.cols.stream[call] = ops.lane[op];
     b.edge('launch', call, op);
   }
-  for (const list of order.byStream.values()) for (let k = 1; k < list.ops.length; k++) b.edge('stream', list.ops[k - 1], list.ops[k]);
+  for (const list of order.byStream.values())
+    for (let k = 1; k < list.ops.length; k++) b.edge('stream', list.ops[k - 1], list.ops[k]);
 
   const counts = resolveWaits(b, order, callCorr, opByCorr, s.syncs, lanes.streamLane, lanes.devices);
   return b.finish(meta(s.root, b, importNotes(counts, s)));
 }
 
 /** Lanes: host threads by (pid, tid), then streams by (device, stream). */
-function addLanes(b: TraceBuilder, s: Staged): { laneMap: Int32Array; streamLane: Map<string, number>; devices: Set<number> } {
+function addLanes(
+  b: TraceBuilder,
+  s: Staged,
+): { laneMap: Int32Array; streamLane: Map<string, number>; devices: Set<number> } {
   const pids = new Set(s.lanes.filter((l) => l.thread).map((l) => l.a));
   const devices = new Set(s.lanes.filter((l) => !l.thread).map((l) => l.a));
-  const laneOrder = s.lanes.map((_, i) => i).sort((x, y) => {
-    const p = s.lanes[x], q = s.lanes[y];
-    return Number(q.thread) - Number(p.thread) || p.a - q.a || p.b - q.b;
-  });
+  const laneOrder = s.lanes
+    .map((_, i) => i)
+    .sort((x, y) => {
+      const p = s.lanes[x],
+        q = s.lanes[y];
+      return Number(q.thread) - Number(p.thread) || p.a - q.a || p.b - q.b;
+    });
   // Kineto does not say which device a thread made current; with one device it is that one.
   const hostDevice = devices.size ? Math.min(...devices) : 0;
   const laneMap = new Int32Array(s.lanes.length);
@@ -241,7 +304,11 @@ function addLanes(b: TraceBuilder, s: Staged): { laneMap: Int32Array; streamLane
   for (const i of laneOrder) {
     const l = s.lanes[i];
     const init: Omit<Lane, 'id'> = l.thread
-      ? { kind: 'thread', name: (s.threadNames.get(l.key) || `thread ${l.b}`) + (pids.size > 1 ? ` [pid ${l.a}]` : ''), device: hostDevice }
+      ? {
+          kind: 'thread',
+          name: (s.threadNames.get(l.key) || `thread ${l.b}`) + (pids.size > 1 ? ` [pid ${l.a}]` : ''),
+          device: hostDevice,
+        }
       : { kind: 'stream', name: `stream ${l.b}` + (devices.size > 1 ? ` (GPU ${l.a})` : ''), device: l.a, handle: l.b };
     laneMap[i] = b.lane(init);
     if (!l.thread) streamLane.set(`${l.a}/${l.b}`, laneMap[i]);
@@ -264,9 +331,15 @@ function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: nu
   const opByCorr = corrIndex(maxCorr, gpu.count);
   for (const r of opOrder) {
     const id = b.op({
-      lane: laneMap[gpu.lane[r]], kind: OP_KINDS[gpu.kind[r]], start: gpu.begin[r] - t0, end: gpu.end[r] - t0,
-      grid: gpu.grid[r], block: gpu.block[r], bytes: gpu.bytes[r],
-      copy: (['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const)[gpu.copy[r]], hostMemory: (['', 'pinned', 'pageable'] as const)[gpu.hostMemory[r]],
+      lane: laneMap[gpu.lane[r]],
+      kind: OP_KINDS[gpu.kind[r]],
+      start: gpu.begin[r] - t0,
+      end: gpu.end[r] - t0,
+      grid: gpu.grid[r],
+      block: gpu.block[r],
+      bytes: gpu.bytes[r],
+      copy: (['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const)[gpu.copy[r]],
+      hostMemory: (['', 'pinned', 'pageable'] as const)[gpu.hostMemory[r]],
     });
     b.ops.cols.name[id] = gpu.name[r];
     opCorr[id] = gpu.corr[r];
@@ -280,8 +353,10 @@ function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: nu
  * inside a context (a profiler range) names it, joined with the contexts around it.
  */
 function addCalls(b: TraceBuilder, host: Staged['host'], laneMap: Int32Array, t0: number, maxCorr: number) {
-  const callOrder = sortedRows(host.count, (x, y) =>
-    host.begin[x] - host.begin[y] || host.context[y] - host.context[x] || host.end[y] - host.end[x]);
+  const callOrder = sortedRows(
+    host.count,
+    (x, y) => host.begin[x] - host.begin[y] || host.context[y] - host.context[x] || host.end[y] - host.end[x],
+  );
   const stacks = new Map<number, { end: number; joined: number }[]>();
   const kindOfName = new Map<number, CallKind>();
   // "outer > name" string ids by (outer, name), so that each context is joined and interned once.
@@ -326,10 +401,18 @@ function addCalls(b: TraceBuilder, host: Staged['host'], laneMap: Int32Array, t0
 /** What the import could not resolve or ignored, for the trace's notes. */
 function importNotes(counts: ReturnType<typeof resolveWaits>, s: Staged): string[] {
   const notes: string[] = [];
-  if (counts.unknown) notes.push(`${counts.unknown} host waits: the data does not say which op released them (releasedBy unknown)`);
-  if (counts.noRecord) notes.push(`${counts.noRecord} event waits without their record (CUDA 13 leaves wait_on_cuda_event_record_corr_id at -1): released-by only where nothing could have been pending`);
-  if (counts.skew) notes.push(`${counts.skew} waits returned before their releasing op ended: GPU and host clocks disagree`);
-  if (counts.noSync) notes.push(`${counts.noSync} synchronize calls without cuda_sync events: stream or event not recorded, resolved by issue order`);
+  if (counts.unknown)
+    notes.push(`${counts.unknown} host waits: the data does not say which op released them (releasedBy unknown)`);
+  if (counts.noRecord)
+    notes.push(
+      `${counts.noRecord} event waits without their record (CUDA 13 leaves wait_on_cuda_event_record_corr_id at -1): released-by only where nothing could have been pending`,
+    );
+  if (counts.skew)
+    notes.push(`${counts.skew} waits returned before their releasing op ended: GPU and host clocks disagree`);
+  if (counts.noSync)
+    notes.push(
+      `${counts.noSync} synchronize calls without cuda_sync events: stream or event not recorded, resolved by issue order`,
+    );
   for (const [cat, n] of s.unknown) notes.push(`ignored ${n} events of unknown category "${cat}"`);
   if (s.malformed) notes.push(`ignored ${s.malformed} events without numeric ts/dur`);
   return notes;

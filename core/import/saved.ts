@@ -9,10 +9,15 @@ const ROWS = ['calls', 'ops', 'edges'];
 
 export function createSavedTraceReader(opts: ImportOptions = {}): TraceImporter {
   const rows = new Map<string, unknown[]>(ROWS.map((k) => [k, []]));
-  const scanner = createEventScanner((list, key) => {
-    const into = rows.get(key)!;
-    for (const row of list) into.push(row);
-  }, opts.onProgress, opts.decodeUtf8, ROWS);
+  const scanner = createEventScanner(
+    (list, key) => {
+      const into = rows.get(key)!;
+      for (const row of list) into.push(row);
+    },
+    opts.onProgress,
+    opts.decodeUtf8,
+    ROWS,
+  );
   return {
     push: (chunk) => scanner.push(chunk),
     finish() {

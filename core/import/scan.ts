@@ -8,8 +8,15 @@ import type { ParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 
 export class ImportError extends Error {
   override name = 'ImportError';
-  constructor(detail: string, readonly offset?: number, readonly line?: number, readonly column?: number) {
-    super(offset === undefined ? detail : `${detail} at byte ${offset}` + (line ? ` (line ${line}, column ${column})` : ''));
+  constructor(
+    detail: string,
+    readonly offset?: number,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
+    super(
+      offset === undefined ? detail : `${detail} at byte ${offset}` + (line ? ` (line ${line}, column ${column})` : ''),
+    );
   }
 }
 
@@ -21,11 +28,23 @@ export interface EventScanner {
   readonly events: number;
 }
 
-const enum Mode { Start, Root, Between, Event, Done }
+const enum Mode {
+  Start,
+  Root,
+  Between,
+  Event,
+  Done,
+}
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const QUOTE = 0x22, BACKSLASH = 0x5c, LF = 0x0a, COMMA = 0x2c;
-const STRING = 1, NEWLINE = 2, OPEN = 3, CLOSE = 4;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  LF = 0x0a,
+  COMMA = 0x2c;
+const STRING = 1,
+  NEWLINE = 2,
+  OPEN = 3,
+  CLOSE = 4;
 /** What each byte means to the event scanner; 0 for the bytes it passes over. */
 const CLASS = new Uint8Array(256);
 CLASS[QUOTE] = STRING;
@@ -44,8 +63,12 @@ const EVENTS = ['traceEvents'];
  * `onProgress` the bytes consumed so far. `decode` turns runs of whole events into text: it never
  * sees a character cut in two. `keys`: the root's arrays of objects that are streamed as events.
  */
-export function createEventScanner(onEvents: (events: unknown[], key: string) => void, onProgress?: (bytes: number) => void,
-  decode: Utf8Decoder = (bytes) => decoder.decode(bytes), keys: readonly string[] = EVENTS): EventScanner {
+export function createEventScanner(
+  onEvents: (events: unknown[], key: string) => void,
+  onProgress?: (bytes: number) => void,
+  decode: Utf8Decoder = (bytes) => decoder.decode(bytes),
+  keys: readonly string[] = EVENTS,
+): EventScanner {
   return new Scanner(onEvents, onProgress, decode, keys);
 }
 
@@ -82,12 +105,19 @@ class Scanner implements EventScanner {
   private rootFrom = -1;
   private bulkFailed = false;
 
-  constructor(private readonly onEvents: (events: unknown[], key: string) => void, private readonly onProgress: ((bytes: number) => void) | undefined,
-    private readonly decode: Utf8Decoder, private readonly keys: readonly string[]) {}
+  constructor(
+    private readonly onEvents: (events: unknown[], key: string) => void,
+    private readonly onProgress: ((bytes: number) => void) | undefined,
+    private readonly decode: Utf8Decoder,
+    private readonly keys: readonly string[],
+  ) {}
 
   push(chunk: string | Uint8Array): void {
     // A plain view: copying from a Uint8Array subclass (Node's Buffer) takes V8's slow path.
-    const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const bytes =
+      typeof chunk === 'string'
+        ? encoder.encode(chunk)
+        : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (!bytes.length) return;
     if (this.buf.length) {
       // An event is open. Finish it on a copy of the chunk's first bytes, then scan the rest of
@@ -111,9 +141,19 @@ class Scanner implements EventScanner {
     if (mode !== Mode.Done) {
       const [line, column] = this.where(end);
       const inside = mode === Mode.Root ? 'the trace object' : 'the traceEvents array';
-      throw new ImportError(`truncated: the text ends inside ${inside}, after ${this.events} complete events,`, end, line, column);
+      throw new ImportError(
+        `truncated: the text ends inside ${inside}, after ${this.events} complete events,`,
+        end,
+        line,
+        column,
+      );
     }
-    if (this.eventsDepth < 0) throw new ImportError(`no ${keys.map((k) => `"${k}"`).join(' or ')} array` + (keys === EVENTS ? ': this is not a Chrome or PyTorch trace' : ''), 0);
+    if (this.eventsDepth < 0)
+      throw new ImportError(
+        `no ${keys.map((k) => `"${k}"`).join(' or ')} array` +
+          (keys === EVENTS ? ': this is not a Chrome or PyTorch trace' : ''),
+        0,
+      );
     return this.parseRest();
   }
 
@@ -230,7 +270,8 @@ class Scanner implements EventScanner {
     }
     // Keys are plain ASCII: an escape or a long string is none of them.
     const { keyText } = this;
-    if (keyText !== undefined) this.keyText = c === BACKSLASH || keyText.length > 64 ? undefined : keyText + String.fromCharCode(c);
+    if (keyText !== undefined)
+      this.keyText = c === BACKSLASH || keyText.length > 64 ? undefined : keyText + String.fromCharCode(c);
   }
 
   /** Mode.Between: in an events array, between events. Returns the index of the last byte it consumed. */
@@ -249,12 +290,19 @@ class Scanner implements EventScanner {
       this.eventStart = i;
       this.starts.push(this.offset + i);
     } else if (c === COMMA && this.needComma) this.needComma = false;
-    else if (c === 0x5d && (this.needComma || this.starts.length + this.events === this.eventsAtOpen && this.runFrom < 0)) {
+    else if (
+      c === 0x5d &&
+      (this.needComma || (this.starts.length + this.events === this.eventsAtOpen && this.runFrom < 0))
+    ) {
       this.flushRun(i);
       this.depth--;
       this.mode = this.depth === 0 ? Mode.Done : Mode.Root; // a bare array ends the document
       this.rootFrom = i;
-    } else this.fail(this.needComma ? "expected ',' or ']' after a trace event" : 'expected a trace event object', this.offset + i);
+    } else
+      this.fail(
+        this.needComma ? "expected ',' or ']' after a trace event" : 'expected a trace event object',
+        this.offset + i,
+      );
     return i;
   }
 
@@ -327,8 +375,10 @@ class Scanner implements EventScanner {
   /** After a scan stopped at b[i]: parses the last run and keeps only what is still open, the current event or nothing. */
   private scanned(b: Uint8Array, i: number, n: number): void {
     this.pos = i;
-    if (this.runFrom >= 0) this.parseRun(this.runFrom, this.runTo, this.mode === Mode.Event ? this.starts.slice(0, -1) : this.starts);
-    if (this.mode === Mode.Root && this.rootFrom >= 0) this.rest.push({ bytes: b.slice(this.rootFrom, n), offset: this.offset + this.rootFrom });
+    if (this.runFrom >= 0)
+      this.parseRun(this.runFrom, this.runTo, this.mode === Mode.Event ? this.starts.slice(0, -1) : this.starts);
+    if (this.mode === Mode.Root && this.rootFrom >= 0)
+      this.rest.push({ bytes: b.slice(this.rootFrom, n), offset: this.offset + this.rootFrom });
     const keep = i < n ? i : this.mode === Mode.Event ? this.eventStart : n;
     if (keep > 0) {
       const nl = this.buf.lastIndexOf(LF, keep - 1);
@@ -352,7 +402,11 @@ class Scanner implements EventScanner {
         const e = k + 1 < starts.length ? starts[k + 1] - offset : to;
         const piece = buf.subarray(s, e);
         const bad = firstJsonError(decoder.decode(piece).replace(/[\s,]*$/, ''));
-        if (bad) this.fail(`malformed trace event #${this.events + k}: ${bad.message}`, starts[k] + byteLength(decoder.decode(piece).slice(0, bad.offset)));
+        if (bad)
+          this.fail(
+            `malformed trace event #${this.events + k}: ${bad.message}`,
+            starts[k] + byteLength(decoder.decode(piece).slice(0, bad.offset)),
+          );
       }
       return this.fail('malformed trace events', offset + from);
     }
@@ -447,14 +501,18 @@ function byteLength(s: string): number {
 /** The first syntax error of strict JSON text, with its character offset; undefined if valid. */
 export function firstJsonError(text: string): { offset: number; message: string } | undefined {
   let found: { offset: number; message: string } | undefined;
-  visit(text, {
-    onError(error: ParseErrorCode, offset: number) {
-      found ??= { offset, message: describeError(printParseErrorCode(error)) };
+  visit(
+    text,
+    {
+      onError(error: ParseErrorCode, offset: number) {
+        found ??= { offset, message: describeError(printParseErrorCode(error)) };
+      },
+      onComment(offset: number) {
+        found ??= { offset, message: 'comments are not JSON' };
+      },
     },
-    onComment(offset: number) {
-      found ??= { offset, message: 'comments are not JSON' };
-    },
-  }, { disallowComments: true, allowTrailingComma: false });
+    { disallowComments: true, allowTrailingComma: false },
+  );
   if (!found && text.trim()) {
     try {
       JSON.parse(text);
@@ -466,4 +524,7 @@ export function firstJsonError(text: string): { offset: number; message: string 
 }
 
 const describeError = (code: string): string =>
-  code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().replace(/^invalid symbol$/, 'unexpected character');
+  code
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/^invalid symbol$/, 'unexpected character');

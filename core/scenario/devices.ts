@@ -24,7 +24,10 @@ export function deviceNumber(read: Reader, node: Node, label: string): number | 
   }
   const hint = node.type === 'string' ? meant(String(node.value)) : undefined;
   const got = node.type === 'string' ? `"${String(node.value)}"` : node.type;
-  read.report.node(node, `${label}: expected a device number ${RANGE}, as in 1, got ${got}${hint === undefined ? '' : `; did you mean ${hint}?`}`);
+  read.report.node(
+    node,
+    `${label}: expected a device number ${RANGE}, as in 1, got ${got}${hint === undefined ? '' : `; did you mean ${hint}?`}`,
+  );
   return undefined;
 }
 
@@ -41,12 +44,18 @@ export function readPerDevice(read: Reader, p: Prop | undefined): Map<number, Pe
     const n = /^\d+$/.test(e.name) ? Number(e.name) : NaN;
     if (!(n <= LIMITS.deviceHighest)) {
       const hint = meant(e.name);
-      read.report.node(e.key, `"devices": a key is a device number ${RANGE}, got "${e.name}"${hint === undefined ? '' : `; did you mean "${hint}"?`}`);
+      read.report.node(
+        e.key,
+        `"devices": a key is a device number ${RANGE}, got "${e.name}"${hint === undefined ? '' : `; did you mean "${hint}"?`}`,
+      );
       continue;
     }
     const props = read.props(e.value, PER_DEVICE_KEYS, `device ${n}`, `device ${n}`);
     const schedule = props?.get('schedule');
-    out.set(n, { key: e.key, ...(schedule ? { schedule: read.oneOf<Schedule>(schedule, SCHEDULES, 'schedule') ?? 'auto' } : {}) });
+    out.set(n, {
+      key: e.key,
+      ...(schedule ? { schedule: read.oneOf<Schedule>(schedule, SCHEDULES, 'schedule') ?? 'auto' } : {}),
+    });
   }
   return out;
 }
@@ -54,16 +63,25 @@ export function readPerDevice(read: Reader, p: Prop | undefined): Map<number, Pe
 /** The used device nearest to `n`: what a device number nothing uses was most likely meant to be. */
 export function nearestUsed(n: number, used: Iterable<number>): number {
   let best = 0;
-  for (const u of used) if (Math.abs(u - n) < Math.abs(best - n) || (Math.abs(u - n) === Math.abs(best - n) && u < best)) best = u;
+  for (const u of used)
+    if (Math.abs(u - n) < Math.abs(best - n) || (Math.abs(u - n) === Math.abs(best - n) && u < best)) best = u;
   return best;
 }
 
 export const usedList = (used: Set<number>): string => [...used].sort((a, b) => a - b).join(', ');
 
 /** Devices 0 to the highest used one: each with its schedule, whether it is used, and where it first appears. */
-export function deviceList(used: Map<number, Pos>, perDevice: Map<number, PerDevice>, schedule: Schedule, start: Pos): DeviceDecl[] {
+export function deviceList(
+  used: Map<number, Pos>,
+  perDevice: Map<number, PerDevice>,
+  schedule: Schedule,
+  start: Pos,
+): DeviceDecl[] {
   const highest = Math.max(0, ...used.keys());
   return Array.from({ length: highest + 1 }, (_, id) => ({
-    id, schedule: perDevice.get(id)?.schedule ?? schedule, used: id === 0 || used.has(id), pos: used.get(id) ?? start,
+    id,
+    schedule: perDevice.get(id)?.schedule ?? schedule,
+    used: id === 0 || used.has(id),
+    pos: used.get(id) ?? start,
   }));
 }

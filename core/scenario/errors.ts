@@ -47,7 +47,10 @@ export class Reporter {
   private readonly offsets: number[] = [];
   readonly pos: (offset: number) => Pos;
 
-  constructor(text: string, readonly file: string) {
+  constructor(
+    text: string,
+    readonly file: string,
+  ) {
     this.pos = positions(text);
   }
 
@@ -67,6 +70,9 @@ export class Reporter {
   }
 
   sorted(): ScenarioError[] {
-    return this.errors.map((e, i) => [e, this.offsets[i]] as const).sort((a, b) => a[1] - b[1]).map(([e]) => e);
+    return this.errors
+      .map((e, i) => [e, this.offsets[i]] as const)
+      .sort((a, b) => a[1] - b[1])
+      .map(([e]) => e);
   }
 }

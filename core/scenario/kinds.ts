@@ -23,7 +23,18 @@ export const STEP_KEYS = {
 export type StepKind = keyof typeof STEP_KEYS;
 export const STEP_KINDS = Object.keys(STEP_KEYS) as StepKind[];
 
-export const TOP_LEVEL_KEYS = ['$schema', 'name', 'description', 'device', 'devices', 'streams', 'events', 'buffers', 'steps', 'threads'] as const;
+export const TOP_LEVEL_KEYS = [
+  '$schema',
+  'name',
+  'description',
+  'device',
+  'devices',
+  'streams',
+  'events',
+  'buffers',
+  'steps',
+  'threads',
+] as const;
 export const DEVICE_KEYS = ['schedule', 'perThreadDefaultStream'] as const;
 /** The keys of one entry of `devices`: what may differ between GPUs (per-thread default streams are a
  * compile flag of the whole program, so they stay in `device`). */

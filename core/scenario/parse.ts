@@ -3,7 +3,15 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from './jsonc';
 import { Reporter, ScenarioError } from './errors';
 import {
-  BUFFER_KEYS, DEVICE_KEYS, EVENT_KEYS, HOST_MEMORY, LIMITS, RESERVED_STREAMS, SCHEDULES, STREAM_KEYS, TOP_LEVEL_KEYS,
+  BUFFER_KEYS,
+  DEVICE_KEYS,
+  EVENT_KEYS,
+  HOST_MEMORY,
+  LIMITS,
+  RESERVED_STREAMS,
+  SCHEDULES,
+  STREAM_KEYS,
+  TOP_LEVEL_KEYS,
 } from './kinds';
 import { deviceList, deviceNumber, nearestUsed, readPerDevice, usedList } from './devices';
 import type { BufferDecl, EventDecl, Pos, Program, Schedule, Step, StreamDecl, ThreadDecl } from './program';
@@ -50,7 +58,8 @@ export function parseScenario(source: string, file = 'scenario'): ParseResult {
   }
   // A broken tree gives confusing follow-on errors; the syntax errors alone say what to fix.
   if (report.count > 0 || !root) {
-    if (!root && report.count === 0) report.at(0, 0, 'the file is empty; a scenario is an object with "name" and "steps"');
+    if (!root && report.count === 0)
+      report.at(0, 0, 'the file is empty; a scenario is an object with "name" and "steps"');
     return { errors: report.sorted() };
   }
   const program = compile(new Reader(report), root, file);
@@ -72,23 +81,45 @@ function compile(read: Reader, root: Node, file: string): Program | undefined {
 
   const name = text('name');
   if (!top.has('name')) report.at(root.offset, 1, 'a scenario needs a "name"');
-  const description = top.has('description') && read.is(top.get('description')!.value, 'string', '"description"')
-    ? (top.get('description')!.value.value as string) : undefined;
+  const description =
+    top.has('description') && read.is(top.get('description')!.value, 'string', '"description"')
+      ? (top.get('description')!.value.value as string)
+      : undefined;
   const device = readDevice(read, top.get('device'));
   const perDevice = readPerDevice(read, top.get('devices'));
   // Where each device is first named by a declaration or a setDevice step; device 0 always exists.
   const used = new Map<number, Pos>([[0, rootPos]]);
-  const useDevice = (d: number, pos: Pos): void => { if (!used.has(d)) used.set(d, pos); };
+  const useDevice = (d: number, pos: Pos): void => {
+    if (!used.has(d)) used.set(d, pos);
+  };
 
   const threadLists = readThreads(read, root, top);
-  const streams: StreamDecl[] = [{ id: 0, name: 'default', nonBlocking: false, priority: 0, legacyDefault: true, perThreadDefault: false, device: 0, pos: rootPos }];
+  const streams: StreamDecl[] = [
+    {
+      id: 0,
+      name: 'default',
+      nonBlocking: false,
+      priority: 0,
+      legacyDefault: true,
+      perThreadDefault: false,
+      device: 0,
+      pos: rootPos,
+    },
+  ];
   const threads: ThreadDecl[] = threadLists.map(([threadName, key], id) => {
     let defaultStream = 0;
     if (device.perThreadDefaultStream) {
       defaultStream = streams.length;
       streams.push({
-        id: defaultStream, name: `default (${threadName})`, nonBlocking: false, priority: 0,
-        legacyDefault: false, perThreadDefault: true, thread: id, device: 0, pos: report.pos(key.offset),
+        id: defaultStream,
+        name: `default (${threadName})`,
+        nonBlocking: false,
+        priority: 0,
+        legacyDefault: false,
+        perThreadDefault: true,
+        thread: id,
+        device: 0,
+        pos: report.pos(key.offset),
       });
     }
     return { id, name: threadName, defaultStream, steps: [] };
@@ -99,7 +130,10 @@ function compile(read: Reader, root: Node, file: string): Program | undefined {
 
   // Other devices' legacy and per-thread default streams exist once a step names them, so a
   // one-device scenario compiles to exactly the streams it always had.
-  const builtIn = new Map<string, number>([['legacy 0', 0], ...threads.map((t): [string, number] => [`thread ${t.id} 0`, t.defaultStream])]);
+  const builtIn = new Map<string, number>([
+    ['legacy 0', 0],
+    ...threads.map((t): [string, number] => [`thread ${t.id} 0`, t.defaultStream]),
+  ]);
   const builtInStream = (key: string, make: (id: number) => StreamDecl): number => {
     let id = builtIn.get(key);
     if (id === undefined) {
@@ -109,9 +143,17 @@ function compile(read: Reader, root: Node, file: string): Program | undefined {
     }
     return id;
   };
-  const legacyStream = (d: number): number => builtInStream(`legacy ${d}`, (id) => ({
-    id, name: `default (GPU ${d})`, nonBlocking: false, priority: 0, legacyDefault: true, perThreadDefault: false, device: d, pos: used.get(d) ?? rootPos,
-  }));
+  const legacyStream = (d: number): number =>
+    builtInStream(`legacy ${d}`, (id) => ({
+      id,
+      name: `default (GPU ${d})`,
+      nonBlocking: false,
+      priority: 0,
+      legacyDefault: true,
+      perThreadDefault: false,
+      device: d,
+      pos: used.get(d) ?? rootPos,
+    }));
 
   const scope: Scope = {
     read,
@@ -127,8 +169,15 @@ function compile(read: Reader, root: Node, file: string): Program | undefined {
       if (!device.perThreadDefaultStream) return legacyStream(d);
       const t = scope.thread;
       return builtInStream(`thread ${t.id} ${d}`, (id) => ({
-        id, name: `default (${t.name}, GPU ${d})`, nonBlocking: false, priority: 0, legacyDefault: false, perThreadDefault: true,
-        thread: t.id, device: d, pos: used.get(d) ?? rootPos,
+        id,
+        name: `default (${t.name}, GPU ${d})`,
+        nonBlocking: false,
+        priority: 0,
+        legacyDefault: false,
+        perThreadDefault: true,
+        thread: t.id,
+        device: d,
+        pos: used.get(d) ?? rootPos,
       }));
     },
     useDevice,
@@ -139,29 +188,55 @@ function compile(read: Reader, root: Node, file: string): Program | undefined {
     scope.thread = threads[i];
     scope.device = 0;
     const steps: Step[] = [];
-    compileSteps(scope, list, threadLists.length === 1 && top.has('steps') ? '"steps"' : `thread "${threads[i].name}"`, steps);
-    steps.forEach((s, index) => { s.index = index; });
+    compileSteps(
+      scope,
+      list,
+      threadLists.length === 1 && top.has('steps') ? '"steps"' : `thread "${threads[i].name}"`,
+      steps,
+    );
+    steps.forEach((s, index) => {
+      s.index = index;
+    });
     threads[i].steps = steps;
   });
   // A device number that nothing else names is most likely a typo of one that something does.
   const usedDevices = new Set(used.keys());
   for (const { device: d, node } of scope.deviceSyncs) {
     if (used.has(d)) continue;
-    report.node(node, `"deviceSync": no stream, event, buffer or setDevice step of this scenario uses device ${d}; did you mean ${nearestUsed(d, usedDevices)}? Devices used: ${usedList(usedDevices)}`);
+    report.node(
+      node,
+      `"deviceSync": no stream, event, buffer or setDevice step of this scenario uses device ${d}; did you mean ${nearestUsed(d, usedDevices)}? Devices used: ${usedList(usedDevices)}`,
+    );
   }
   for (const [d, { key }] of perDevice) {
     if (used.has(d)) continue;
-    report.node(key, `"devices": settings for device ${d}, which no stream, event, buffer or setDevice step uses; did you mean "${nearestUsed(d, usedDevices)}"? Devices used: ${usedList(usedDevices)}`);
+    report.node(
+      key,
+      `"devices": settings for device ${d}, which no stream, event, buffer or setDevice step uses; did you mean "${nearestUsed(d, usedDevices)}"? Devices used: ${usedList(usedDevices)}`,
+    );
   }
   if (report.count > 0 || name === undefined) return undefined;
   const devices = deviceList(used, perDevice, device.schedule, rootPos);
   return {
-    name, ...(description !== undefined ? { description } : {}), file, device, devices, streams, events, buffers, threads, stepCount: scope.emitted,
+    name,
+    ...(description !== undefined ? { description } : {}),
+    file,
+    device,
+    devices,
+    streams,
+    events,
+    buffers,
+    threads,
+    stepCount: scope.emitted,
   };
 }
 
 /** The `device` key of a declaration (0 without one), noted as a use of that device. */
-function declDevice(read: Reader, props: Map<string, Prop> | undefined, useDevice: (d: number, pos: Pos) => void): number | undefined {
+function declDevice(
+  read: Reader,
+  props: Map<string, Prop> | undefined,
+  useDevice: (d: number, pos: Pos) => void,
+): number | undefined {
   const p = props?.get('device');
   if (!p) return 0;
   const d = deviceNumber(read, p.value, '"device"');
@@ -193,7 +268,8 @@ function readThreads(read: Reader, root: Node, top: Map<string, Prop>): [string,
     return [];
   }
   const entries = read.entries(threads.value, '"threads"') ?? [];
-  if (threads.value.type === 'object' && entries.length === 0) read.report.node(threads.value, '"threads": expected at least one thread');
+  if (threads.value.type === 'object' && entries.length === 0)
+    read.report.node(threads.value, '"threads": expected at least one thread');
   return entries.map((t) => [t.name, t.key, t.value]);
 }
 
@@ -204,7 +280,12 @@ function declName(read: Reader, p: Prop, what: string): boolean {
   return false;
 }
 
-function readStreams(read: Reader, node: Prop | undefined, streams: StreamDecl[], useDevice: (d: number, pos: Pos) => void): Map<string, number> {
+function readStreams(
+  read: Reader,
+  node: Prop | undefined,
+  streams: StreamDecl[],
+  useDevice: (d: number, pos: Pos) => void,
+): Map<string, number> {
   const ids = new Map<string, number>();
   for (const p of (node && read.entries(node.value, '"streams"')) ?? []) {
     const props = read.props(p.value, STREAM_KEYS, `stream "${p.name}"`, `stream "${p.name}"`);
@@ -218,9 +299,15 @@ function readStreams(read: Reader, node: Prop | undefined, streams: StreamDecl[]
     const pr = props?.get('priority');
     const id = streams.length;
     streams.push({
-      id, name: p.name, nonBlocking: (nb && read.bool(nb)) ?? false,
-      priority: (pr && read.int(pr, LIMITS.priorityHighest, 0, `from ${LIMITS.priorityHighest} (highest) to 0 (lowest)`)) ?? 0,
-      legacyDefault: false, perThreadDefault: false, device: declDevice(read, props, useDevice) ?? 0, pos: read.report.pos(p.key.offset),
+      id,
+      name: p.name,
+      nonBlocking: (nb && read.bool(nb)) ?? false,
+      priority:
+        (pr && read.int(pr, LIMITS.priorityHighest, 0, `from ${LIMITS.priorityHighest} (highest) to 0 (lowest)`)) ?? 0,
+      legacyDefault: false,
+      perThreadDefault: false,
+      device: declDevice(read, props, useDevice) ?? 0,
+      pos: read.report.pos(p.key.offset),
     });
     ids.set(p.name, id);
   }
@@ -232,10 +319,18 @@ function readEvents(read: Reader, node: Prop | undefined, useDevice: (d: number,
   for (const p of (node && read.entries(node.value, '"events"')) ?? []) {
     const props = read.props(p.value, EVENT_KEYS, `event "${p.name}"`, `event "${p.name}"`);
     if (!declName(read, p, 'event')) continue;
-    const flag = (key: string): boolean => { const f = props?.get(key); return (f && read.bool(f)) ?? false; };
+    const flag = (key: string): boolean => {
+      const f = props?.get(key);
+      return (f && read.bool(f)) ?? false;
+    };
     events.push({
-      id: events.length, name: p.name, timing: flag('timing'), blockingSync: flag('blockingSync'), internal: false,
-      device: declDevice(read, props, useDevice) ?? 0, pos: read.report.pos(p.key.offset),
+      id: events.length,
+      name: p.name,
+      timing: flag('timing'),
+      blockingSync: flag('blockingSync'),
+      internal: false,
+      device: declDevice(read, props, useDevice) ?? 0,
+      pos: read.report.pos(p.key.offset),
     });
   }
   return events;
@@ -252,11 +347,20 @@ function readBuffers(read: Reader, node: Prop | undefined, useDevice: (d: number
     const hostP = props?.get('host');
     const host = hostP && read.oneOf(hostP, HOST_MEMORY, 'host memory kind');
     const deviceP = props?.get('device');
-    if (deviceP && hostP) read.report.node(deviceP.key, `buffer "${p.name}" is host memory, which belongs to no device (every GPU reaches it); drop "device", or "host" for memory on that GPU`);
+    if (deviceP && hostP)
+      read.report.node(
+        deviceP.key,
+        `buffer "${p.name}" is host memory, which belongs to no device (every GPU reaches it); drop "device", or "host" for memory on that GPU`,
+      );
     const device = hostP ? undefined : declDevice(read, props, useDevice);
     // Keep a bad buffer declared, so that the steps naming it do not add errors of their own.
     buffers.push({
-      id: buffers.length, name: p.name, bytes: bytes ?? 1, ...(host ? { host } : {}), ...(hostP ? {} : { device: device ?? 0 }), pos: read.report.pos(p.key.offset),
+      id: buffers.length,
+      name: p.name,
+      bytes: bytes ?? 1,
+      ...(host ? { host } : {}),
+      ...(hostP ? {} : { device: device ?? 0 }),
+      pos: read.report.pos(p.key.offset),
     });
   }
   return buffers;

@@ -12,7 +12,12 @@ export interface Prop {
 
 type JsonType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 const A: Record<JsonType, string> = {
-  object: 'an object', array: 'an array', string: 'a string', number: 'a number', boolean: 'true or false', null: 'null',
+  object: 'an object',
+  array: 'an array',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  null: 'null',
 };
 
 export class Reader {

@@ -36,7 +36,14 @@ const listed = (what: string, names: readonly string[]): string =>
   names.length ? `Declared ${what}s: ${names.join(', ')}` : `No ${what}s are declared; add one under "${what}s"`;
 
 /** The id a name resolves to, or undefined after reporting it at `node`. */
-function resolve<T>(scope: Scope, node: Node, label: string, what: string, names: Map<string, T>, builtins: readonly string[] = []): T | string | undefined {
+function resolve<T>(
+  scope: Scope,
+  node: Node,
+  label: string,
+  what: string,
+  names: Map<string, T>,
+  builtins: readonly string[] = [],
+): T | string | undefined {
   if (!scope.read.is(node, 'string', label)) return undefined;
   const name = node.value as string;
   if (builtins.includes(name)) return name;
@@ -49,7 +56,11 @@ function resolve<T>(scope: Scope, node: Node, label: string, what: string, names
 
 export function streamId(scope: Scope, node: Node, label: string): number | undefined {
   const r = resolve(scope, node, label, 'stream', scope.streams, RESERVED_STREAMS);
-  return r === 'default' ? scope.defaultStream(scope.device) : r === 'legacy' ? scope.legacyStream(scope.device) : (r as number | undefined);
+  return r === 'default'
+    ? scope.defaultStream(scope.device)
+    : r === 'legacy'
+      ? scope.legacyStream(scope.device)
+      : (r as number | undefined);
 }
 
 export const eventId = (scope: Scope, node: Node, label: string): number | undefined =>

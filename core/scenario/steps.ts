@@ -24,7 +24,10 @@ const OPTION_KEYS = new Set<string>(Object.values(STEP_KEYS).flat());
 const NS_PER: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6 };
 const an = (word: string): string => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
 const alternatives = (keys: readonly string[]): string =>
-  keys.map((k) => `"${k}"`).join(', ').replace(/, ([^,]*)$/, ' or $1');
+  keys
+    .map((k) => `"${k}"`)
+    .join(', ')
+    .replace(/, ([^,]*)$/, ' or $1');
 
 export function compileSteps(scope: Scope, list: Node, label: string, out: Step[]): void {
   if (!scope.read.is(list, 'array', label)) return;
@@ -41,7 +44,15 @@ function compileStep(scope: Scope, node: Node, out: Step[]): void {
     // A key that no step kind takes is most likely a misspelt kind.
     const stray = entries.find((p) => !OPTION_KEYS.has(p.name));
     if (stray) {
-      report.node(stray.key, unknown('step kind', stray.name, `Step kinds: ${STEP_KINDS.join(', ')}`, closestStepKind(stray.name, STEP_KINDS)));
+      report.node(
+        stray.key,
+        unknown(
+          'step kind',
+          stray.name,
+          `Step kinds: ${STEP_KINDS.join(', ')}`,
+          closestStepKind(stray.name, STEP_KINDS),
+        ),
+      );
     } else {
       report.at(node.offset, 1, `a step needs a kind, one of: ${STEP_KINDS.join(', ')}`);
     }
@@ -84,8 +95,13 @@ const streamNode = (c: Ctx): Node => c.opts.get('stream')?.value ?? c.kind.value
 function sameDevice(c: Ctx, s: number, what: string, device: number, call: string): boolean {
   const on = deviceOf(c, s);
   if (on === device) return true;
-  const fix = c.opts.has('stream') ? `use a stream of device ${device}` : `add { "setDevice": ${device} } before it, or a "stream" of device ${device}`;
-  c.scope.read.report.node(streamNode(c), `${what} is on device ${device} but ${streamLabel(c, s)} is on device ${on}; ${call} needs both on one device: ${fix}`);
+  const fix = c.opts.has('stream')
+    ? `use a stream of device ${device}`
+    : `add { "setDevice": ${device} } before it, or a "stream" of device ${device}`;
+  c.scope.read.report.node(
+    streamNode(c),
+    `${what} is on device ${device} but ${streamLabel(c, s)} is on device ${on}; ${call} needs both on one device: ${fix}`,
+  );
   return false;
 }
 
@@ -93,7 +109,10 @@ function sameDevice(c: Ctx, s: number, what: string, device: number, call: strin
 function oneOf(c: Ctx, props: Map<string, Prop>, keys: readonly string[], missing?: [Node, string]): Prop | undefined {
   const present = keys.map((k) => props.get(k)).filter((p): p is Prop => p !== undefined);
   for (const p of present.slice(1)) {
-    c.scope.read.report.node(p.key, `${an(c.kind.name)} takes one of ${alternatives(keys)}, not both "${present[0].name}" and "${p.name}"`);
+    c.scope.read.report.node(
+      p.key,
+      `${an(c.kind.name)} takes one of ${alternatives(keys)}, not both "${present[0].name}" and "${p.name}"`,
+    );
   }
   if (present.length === 0 && missing) c.scope.read.report.node(missing[0], missing[1]);
   return present[0];
@@ -104,7 +123,10 @@ function nanoseconds(c: Ctx, p: Prop, allowZero: boolean): number | undefined {
   const n = read.number(p);
   if (n === undefined) return undefined;
   if (allowZero ? n < 0 : n <= 0) {
-    read.report.node(p.value, `"${p.name}": a duration must be ${allowZero ? '0 or more' : 'greater than 0'}, got ${n}`);
+    read.report.node(
+      p.value,
+      `"${p.name}": a duration must be ${allowZero ? '0 or more' : 'greater than 0'}, got ${n}`,
+    );
     return undefined;
   }
   const ns = Math.round(n * NS_PER[p.name]);
@@ -149,22 +171,37 @@ function copyDevices(c: Ctx, src: BufferDecl, dst: BufferDecl, s: number, peer: 
   const { report } = c.scope.read;
   if (peer) {
     if (!async) {
-      report.node(c.kind.value, `a copy from device ${src.device} ("${src.name}") to device ${dst.device} ("${dst.name}") is a peer copy: it needs "async": true (cudaMemcpyPeerAsync)`);
+      report.node(
+        c.kind.value,
+        `a copy from device ${src.device} ("${src.name}") to device ${dst.device} ("${dst.name}") is a peer copy: it needs "async": true (cudaMemcpyPeerAsync)`,
+      );
       return false;
     }
     const on = deviceOf(c, s);
     if (on === src.device || on === dst.device) return true;
-    report.node(streamNode(c), `a peer copy from device ${src.device} to device ${dst.device} runs on a stream of one of them, but ${streamLabel(c, s)} is on device ${on}`);
+    report.node(
+      streamNode(c),
+      `a peer copy from device ${src.device} to device ${dst.device} runs on a stream of one of them, but ${streamLabel(c, s)} is on device ${on}`,
+    );
     return false;
   }
   const held = src.host ? dst : src;
   if (held.host) return true;
-  return sameDevice(c, s, `buffer "${held.name}"`, held.device ?? 0, c.opts.get('async')?.value.value === true ? 'cudaMemcpyAsync' : 'cudaMemcpy');
+  return sameDevice(
+    c,
+    s,
+    `buffer "${held.name}"`,
+    held.device ?? 0,
+    c.opts.get('async')?.value.value === true ? 'cudaMemcpyAsync' : 'cudaMemcpy',
+  );
 }
 
 function noPageable(c: Ctx, node: Node, b: BufferDecl | undefined, what: string): BufferDecl | undefined {
   if (b?.host !== 'pageable') return b;
-  c.scope.read.report.node(node, `${what} cannot access pageable host memory ("${b.name}"); use a device buffer or "host": "pinned"`);
+  c.scope.read.report.node(
+    node,
+    `${what} cannot access pageable host memory ("${b.name}"); use a device buffer or "host": "pinned"`,
+  );
   return undefined;
 }
 
@@ -191,10 +228,15 @@ function compileLaunch(c: Ctx): void {
   const { scope, kind, opts } = c;
   const name = scope.read.string(kind);
   const s = stream(c);
-  const work = oneOf(c, opts, ['us', 'ms', 'ns', 'touch'], [
-    kind.key,
-    'a launch needs its work: "us", "ms" or "ns" (a spin kernel of that duration) or "touch" (a kernel over a buffer)',
-  ]);
+  const work = oneOf(
+    c,
+    opts,
+    ['us', 'ms', 'ns', 'touch'],
+    [
+      kind.key,
+      'a launch needs its work: "us", "ms" or "ns" (a spin kernel of that duration) or "touch" (a kernel over a buffer)',
+    ],
+  );
   let ns: number | undefined;
   let touch: BufferDecl | undefined;
   if (work?.name === 'touch') touch = noPageable(c, work.value, buffer(scope, work.value, '"touch"'), 'a kernel');
@@ -203,7 +245,14 @@ function compileLaunch(c: Ctx): void {
   const block = opts.get('block') ? scope.read.int(opts.get('block')!, 1, LIMITS.block) : 256;
   const reads = buffers(c, 'reads');
   const writes = buffers(c, 'writes');
-  if (name === undefined || s === undefined || (ns === undefined && touch === undefined) || grid === undefined || block === undefined) return;
+  if (
+    name === undefined ||
+    s === undefined ||
+    (ns === undefined && touch === undefined) ||
+    grid === undefined ||
+    block === undefined
+  )
+    return;
   // Pinned host memory is mapped into every device; a device buffer only into its own.
   if (touch && !touch.host && !sameDevice(c, s, `buffer "${touch.name}"`, touch.device ?? 0, 'a touch kernel')) return;
   if (touch) {
@@ -219,7 +268,8 @@ function compileRecord(c: Ctx): void {
   const s = stream(c);
   if (event === undefined || s === undefined) return;
   const decl = c.scope.eventDecls[event];
-  if (sameDevice(c, s, `event "${decl.name}"`, decl.device, 'cudaEventRecord')) push(c, { op: 'record', event, stream: s });
+  if (sameDevice(c, s, `event "${decl.name}"`, decl.device, 'cudaEventRecord'))
+    push(c, { op: 'record', event, stream: s });
 }
 
 function compileWait(c: Ctx): void {
@@ -237,8 +287,13 @@ function compileWaitStream(c: Ctx): void {
   const waiter = (c.opts.get('stream')?.value.value as string | undefined) ?? 'default';
   const event = events.length;
   events.push({
-    id: event, name: `waitStream ${c.kind.value.value}->${waiter} at ${c.pos.line}:${c.pos.column}`,
-    timing: false, blockingSync: false, internal: true, device: deviceOf(c, other), pos: c.pos,
+    id: event,
+    name: `waitStream ${c.kind.value.value}->${waiter} at ${c.pos.line}:${c.pos.column}`,
+    timing: false,
+    blockingSync: false,
+    internal: true,
+    device: deviceOf(c, other),
+    pos: c.pos,
   });
   push(c, { op: 'record', event, stream: other });
   push(c, { op: 'wait', event, stream: s });
@@ -286,7 +341,7 @@ function compileSetDevice(c: Ctx): void {
 
 function compileElapsed(c: Ctx): void {
   const v = c.kind.value;
-  const items = v.type === 'array' ? v.children ?? [] : [];
+  const items = v.type === 'array' ? (v.children ?? []) : [];
   if (v.type !== 'array' || items.length !== 2) {
     const got = v.type === 'array' ? `${items.length} item${items.length === 1 ? '' : 's'}` : v.type;
     c.scope.read.report.node(v, `"elapsed": expected two event names, as in ["start", "end"], got ${got}`);
@@ -297,7 +352,10 @@ function compileElapsed(c: Ctx): void {
   if (from === undefined || to === undefined) return;
   const [a, b] = [c.scope.eventDecls[from], c.scope.eventDecls[to]];
   if (a.device !== b.device) {
-    c.scope.read.report.node(items[1], `event "${b.name}" is on device ${b.device} but "${a.name}" on device ${a.device}; cudaEventElapsedTime needs two events of one device`);
+    c.scope.read.report.node(
+      items[1],
+      `event "${b.name}" is on device ${b.device} but "${a.name}" on device ${a.device}; cudaEventElapsedTime needs two events of one device`,
+    );
     return;
   }
   push(c, { op: 'elapsed', from, to });
@@ -330,7 +388,8 @@ function compileMemset(c: Ctx): void {
   if (!b || s === undefined) return;
   if (!b.host && !sameDevice(c, s, `buffer "${b.name}"`, b.device ?? 0, 'a memset')) return;
   const n = bytes(c, b.bytes, b);
-  if (n !== undefined && async !== undefined && s !== undefined) push(c, { op: 'memset', buffer: b.id, bytes: n, async, stream: s });
+  if (n !== undefined && async !== undefined && s !== undefined)
+    push(c, { op: 'memset', buffer: b.id, bytes: n, async, stream: s });
 }
 
 function compileHostWork(c: Ctx): void {
@@ -354,9 +413,12 @@ function compileRepeat(c: Ctx): void {
   const report = scope.read.report;
   let count = scope.read.number(kind);
   if (count !== undefined && !(Number.isInteger(count) && count >= 1 && count <= LIMITS.repeat)) {
-    report.node(kind.value, count > LIMITS.repeat
-      ? `runaway repeat: ${count} repetitions, over the limit of ${LIMITS.repeat}`
-      : `"repeat": expected a whole number from 1 to ${LIMITS.repeat}, got ${count}`);
+    report.node(
+      kind.value,
+      count > LIMITS.repeat
+        ? `runaway repeat: ${count} repetitions, over the limit of ${LIMITS.repeat}`
+        : `"repeat": expected a whole number from 1 to ${LIMITS.repeat}, got ${count}`,
+    );
     count = undefined;
   }
   const steps = c.opts.get('steps');
@@ -369,14 +431,20 @@ function compileRepeat(c: Ctx): void {
   compileSteps(scope, steps.value, '"steps"', body);
   if (scope.device !== device) {
     // The body is compiled once, so every repetition must begin on the device the first one did.
-    report.node(kind.key, `a repeat's steps must end on the device they start on (device ${device}), or each repetition would run somewhere else; end them with { "setDevice": ${device} }`);
+    report.node(
+      kind.key,
+      `a repeat's steps must end on the device they start on (device ${device}), or each repetition would run somewhere else; end them with { "setDevice": ${device} }`,
+    );
     scope.device = device;
     return;
   }
   if (count === undefined) return;
   const more = (count - 1) * body.length;
   if (scope.emitted + more > LIMITS.steps) {
-    report.node(kind.value, `runaway repeat: ${count} x ${body.length} steps make ${scope.emitted + more} steps in all, over the limit of ${LIMITS.steps}`);
+    report.node(
+      kind.value,
+      `runaway repeat: ${count} x ${body.length} steps make ${scope.emitted + more} steps in all, over the limit of ${LIMITS.steps}`,
+    );
     return;
   }
   scope.emitted += more;

@@ -14,7 +14,11 @@ export const END = 1;
 export const BLOCKS_END = 2;
 
 /** What an op runs on: blocks on SMs, a copy engine, nothing shared (a fixed span), or two GPUs' engines. */
-export const ON_SMS = 0, ON_HTOD = 1, ON_DTOH = 2, ON_NONE = 3, ON_PEER = 4;
+export const ON_SMS = 0,
+  ON_HTOD = 1,
+  ON_DTOH = 2,
+  ON_NONE = 3,
+  ON_PEER = 4;
 
 /** Called back when host threads can go on. */
 export interface HostSide {
@@ -28,14 +32,26 @@ export interface HostSide {
 // that a completed op hands back: a million-op run then needs a few kilobytes of it, not a few
 // objects or tens of bytes per op.
 /** Float64 fields: earliest start (submission, raised to each dependency's end), duration (a block's, for kernels). */
-const GATE = 0, DUR = 1, F = 2;
+const GATE = 0,
+  DUR = 1,
+  F = 2;
 /** Int32 fields: dependencies not yet completed, head of the dependents list, flags, kernel blocks
  * not yet placed, block groups running, block slots one block takes, the copy engines it holds
  * (engine = device * 2 + 0 inbound / 1 outbound, or -1). */
-const WAITS = 0, DEP_HEAD = 1, FLAGS = 2, BLOCKS_LEFT = 3, RUNNING = 4, SLOTS = 5, ENGINE_A = 6, ENGINE_B = 7, I = 8;
+const WAITS = 0,
+  DEP_HEAD = 1,
+  FLAGS = 2,
+  BLOCKS_LEFT = 3,
+  RUNNING = 4,
+  SLOTS = 5,
+  ENGINE_A = 6,
+  ENGINE_B = 7,
+  I = 8;
 /** FLAGS: what the op runs on (the low three bits), whether it takes a launch-queue entry. */
-const ON_MASK = 7, COUNTED = 8;
-const INBOUND = 0, OUTBOUND = 1;
+const ON_MASK = 7,
+  COUNTED = 8;
+const INBOUND = 0,
+  OUTBOUND = 1;
 
 const STREAM_EDGE = EDGE_KINDS.indexOf('stream');
 const LEGACY_EDGE = EDGE_KINDS.indexOf('legacy');
@@ -103,10 +119,14 @@ export class Device {
     this.nonBlocking = Uint8Array.from(streams, (s) => (s.nonBlocking ? 1 : 0));
     this.deviceOf = Int32Array.from(streams, (s) => s.device);
     this.streamOfLane = new Int32Array(Math.max(0, ...laneOf) + 1).fill(-1);
-    laneOf.forEach((lane, s) => { this.streamOfLane[lane] = s; });
+    laneOf.forEach((lane, s) => {
+      this.streamOfLane[lane] = s;
+    });
     const gpus = Math.max(1, ...streams.map((s) => s.device + 1));
     this.legacy = new Int32Array(gpus).fill(-1);
-    streams.forEach((s, i) => { if (s.legacyDefault) this.legacy[s.device] = i; });
+    streams.forEach((s, i) => {
+      if (s.legacyDefault) this.legacy[s.device] = i;
+    });
     this.queued = new Int32Array(gpus);
     this.lastCompleted = new Int32Array(gpus).fill(-1);
     this.smSlots = new Float64Array(gpus).fill(profile.sms * profile.blocksPerSm);
@@ -130,7 +150,18 @@ export class Device {
    * completed. `on`/`dur`: what it runs on and for how long (a block's time, for a kernel of `grid`
    * blocks of `block` threads). `counts`: it takes a launch-queue entry.
    */
-  issue(kind: number, name: number, call: number, stream: number, gate: number, on: number, dur: number, grid: number, block: number, counts: boolean): number {
+  issue(
+    kind: number,
+    name: number,
+    call: number,
+    stream: number,
+    gate: number,
+    on: number,
+    dur: number,
+    grid: number,
+    block: number,
+    counts: boolean,
+  ): number {
     const ops = this.b.ops;
     const op = ops.add();
     const c = ops.cols;
@@ -267,7 +298,8 @@ export class Device {
     if (stream === legacy) {
       for (let o = 0; o < this.lastOp.length; o++) {
         const last = this.lastOp[o];
-        if (o === stream || this.nonBlocking[o] || this.deviceOf[o] !== gpu || last < 0 || this.intoLegacy[o] === last) continue;
+        if (o === stream || this.nonBlocking[o] || this.deviceOf[o] !== gpu || last < 0 || this.intoLegacy[o] === last)
+          continue;
         // Later legacy ops are ordered after this one by S1, so one edge per op of `o` is enough.
         this.intoLegacy[o] = last;
         this.after(last, op, LEGACY_EDGE);

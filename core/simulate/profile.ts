@@ -142,8 +142,18 @@ export class ProfileError extends Error {
 }
 
 const WHOLE = new Set(['sms', 'blocksPerSm', 'threadsPerSm', 'queueDepth']);
-const POSITIVE = new Set([...WHOLE, 'pinnedHtoDGBps', 'pinnedDtoHGBps', 'pageableHtoDGBps', 'pageableDtoHGBps',
-  'dtoDGBps', 'peerGBps', 'hostCopyGBps', 'memoryGBps', 'elapsedResolutionNs']);
+const POSITIVE = new Set([
+  ...WHOLE,
+  'pinnedHtoDGBps',
+  'pinnedDtoHGBps',
+  'pageableHtoDGBps',
+  'pageableDtoHGBps',
+  'dtoDGBps',
+  'peerGBps',
+  'hostCopyGBps',
+  'memoryGBps',
+  'elapsedResolutionNs',
+]);
 
 /**
  * A profile from a built-in name ("h200") or a parsed JSON object. Fields left out take h200's
@@ -152,11 +162,14 @@ const POSITIVE = new Set([...WHOLE, 'pinnedHtoDGBps', 'pinnedDtoHGBps', 'pageabl
 export function loadProfile(json: unknown): SimProfile {
   if (typeof json === 'string') {
     const named = Object.hasOwn(PROFILES, json) ? PROFILES[json] : undefined;
-    if (!named) throw new ProfileError(`unknown profile "${json}"; built-in profiles: ${Object.keys(PROFILES).join(', ')}`);
+    if (!named)
+      throw new ProfileError(`unknown profile "${json}"; built-in profiles: ${Object.keys(PROFILES).join(', ')}`);
     return { ...named };
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new ProfileError(`a profile must be a JSON object, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`);
+    throw new ProfileError(
+      `a profile must be a JSON object, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`,
+    );
   }
   const out: SimProfile = { ...h200, name: 'custom' };
   for (const [key, value] of Object.entries(json)) {
@@ -166,7 +179,8 @@ export function loadProfile(json: unknown): SimProfile {
     }
     const k = key as keyof SimProfile;
     if (k === 'name' || k === 'deviceName') {
-      if (typeof value !== 'string' || value === '') throw new ProfileError(`profile.${key}: expected a non-empty string, got ${JSON.stringify(value)}`);
+      if (typeof value !== 'string' || value === '')
+        throw new ProfileError(`profile.${key}: expected a non-empty string, got ${JSON.stringify(value)}`);
       out[k] = value;
       continue;
     }
@@ -177,7 +191,9 @@ export function loadProfile(json: unknown): SimProfile {
       throw new ProfileError(`profile.${key}: expected a whole number of at least 1, got ${value}`);
     }
     if (POSITIVE.has(k) ? value <= 0 : value < 0) {
-      throw new ProfileError(`profile.${key}: expected a number ${POSITIVE.has(k) ? 'above 0' : 'of at least 0'}, got ${value}`);
+      throw new ProfileError(
+        `profile.${key}: expected a number ${POSITIVE.has(k) ? 'above 0' : 'of at least 0'}, got ${value}`,
+      );
     }
     out[k] = value;
   }

@@ -96,8 +96,16 @@ export class Agenda {
 
   private grow(): void {
     const n = 2 * this.key.length;
-    const f = (x: Float64Array) => { const y = new Float64Array(n); y.set(x); return y; };
-    const g = (x: Int32Array) => { const y = new Int32Array(n); y.set(x); return y; };
+    const f = (x: Float64Array) => {
+      const y = new Float64Array(n);
+      y.set(x);
+      return y;
+    };
+    const g = (x: Int32Array) => {
+      const y = new Int32Array(n);
+      y.set(x);
+      return y;
+    };
     this.key = f(this.key);
     this.seq = f(this.seq);
     this.kind = g(this.kind);

@@ -9,7 +9,15 @@
 // keep their state in typed arrays.
 import type { Program, Step, ThreadDecl } from '../scenario/program';
 import { CK, OK } from '../trace/kinds';
-import { ANSWERS, COPY_KINDS, copyBlocksHost, HOST_MEMORY, RELEASED_NONE, TraceBuilder, type Trace } from '../trace/model';
+import {
+  ANSWERS,
+  COPY_KINDS,
+  copyBlocksHost,
+  HOST_MEMORY,
+  RELEASED_NONE,
+  TraceBuilder,
+  type Trace,
+} from '../trace/model';
 import { ReleaseRule } from '../trace/release';
 import { Device, ON_DTOH, ON_HTOD, ON_NONE, ON_PEER, ON_SMS, type HostSide } from './device';
 import { h200, TINY_COPY_BYTES, type SimProfile } from './profile';
@@ -46,18 +54,52 @@ export function simulate(program: Program, profile: SimProfile = h200): Trace {
 
 const ns = (x: number): number => Math.max(0, Math.round(x));
 
-const { launch: LAUNCH, record: RECORD, streamWait: STREAM_WAIT, query: QUERY, eventSync: EVENT_SYNC, streamSync: STREAM_SYNC,
-  deviceSync: DEVICE_SYNC, elapsed: ELAPSED, memcpy: MEMCPY, memset: MEMSET, hostFunc: HOST_FUNC, hostWork: HOST_WORK, api: API } = CK;
-const { kernel: OP_KERNEL, memcpy: OP_MEMCPY, memset: OP_MEMSET, eventRecord: OP_RECORD, waitEvent: OP_WAIT, hostFunc: OP_HOST_FUNC } = OK;
+const {
+  launch: LAUNCH,
+  record: RECORD,
+  streamWait: STREAM_WAIT,
+  query: QUERY,
+  eventSync: EVENT_SYNC,
+  streamSync: STREAM_SYNC,
+  deviceSync: DEVICE_SYNC,
+  elapsed: ELAPSED,
+  memcpy: MEMCPY,
+  memset: MEMSET,
+  hostFunc: HOST_FUNC,
+  hostWork: HOST_WORK,
+  api: API,
+} = CK;
+const {
+  kernel: OP_KERNEL,
+  memcpy: OP_MEMCPY,
+  memset: OP_MEMSET,
+  eventRecord: OP_RECORD,
+  waitEvent: OP_WAIT,
+  hostFunc: OP_HOST_FUNC,
+} = OK;
 const READY = ANSWERS.indexOf('ready');
 const NOT_READY = ANSWERS.indexOf('notReady');
 const ERROR = ANSWERS.indexOf('error');
 
 /** Fixed strings the trace names, interned when first used. */
 const NAMES = [
-  'cudaLaunchKernel', 'cudaEventRecord', 'cudaStreamWaitEvent', 'cudaEventQuery', 'cudaEventSynchronize', 'cudaStreamSynchronize',
-  'cudaDeviceSynchronize', 'cudaEventElapsedTime', 'cudaMemcpyAsync', 'cudaMemcpy', 'cudaMemsetAsync', 'cudaMemset',
-  'cudaLaunchHostFunc', 'hostWork', 'cudaErrorNotReady', 'cudaErrorInvalidResourceHandle', 'cudaSetDevice',
+  'cudaLaunchKernel',
+  'cudaEventRecord',
+  'cudaStreamWaitEvent',
+  'cudaEventQuery',
+  'cudaEventSynchronize',
+  'cudaStreamSynchronize',
+  'cudaDeviceSynchronize',
+  'cudaEventElapsedTime',
+  'cudaMemcpyAsync',
+  'cudaMemcpy',
+  'cudaMemsetAsync',
+  'cudaMemset',
+  'cudaLaunchHostFunc',
+  'hostWork',
+  'cudaErrorNotReady',
+  'cudaErrorInvalidResourceHandle',
+  'cudaSetDevice',
 ] as const;
 type Name = (typeof NAMES)[number];
 type StepOf<K extends Step['op']> = Extract<Step, { op: K }>;
@@ -85,19 +127,43 @@ class Simulation implements HostSide {
   private readonly copied = new Set<string>();
   private readonly one = new Int32Array(1);
 
-  constructor(private readonly program: Program, private readonly p: SimProfile) {
+  constructor(
+    private readonly program: Program,
+    private readonly p: SimProfile,
+  ) {
     const rows = expectedRows(program, p);
     this.b = new TraceBuilder(undefined, rows);
     this.releases = new ReleaseRule(this.b);
     const threadLane = program.threads.map((t) => this.b.lane({ kind: 'thread', name: t.name, device: 0 }));
-    this.streamLane = program.streams.map((s) => this.b.lane({
-      kind: 'stream', name: s.name, device: s.device, nonBlocking: s.nonBlocking, priority: s.priority,
-      legacyDefault: s.legacyDefault, perThreadDefault: s.perThreadDefault,
-      thread: s.thread === undefined ? undefined : threadLane[s.thread],
-    }));
+    this.streamLane = program.streams.map((s) =>
+      this.b.lane({
+        kind: 'stream',
+        name: s.name,
+        device: s.device,
+        nonBlocking: s.nonBlocking,
+        priority: s.priority,
+        legacyDefault: s.legacyDefault,
+        perThreadDefault: s.perThreadDefault,
+        thread: s.thread === undefined ? undefined : threadLane[s.thread],
+      }),
+    );
     this.threads = program.threads.map((decl, i) => ({
-      id: i, decl, lane: threadLane[i], pc: 0, call: -1, awaited: new Int32Array(Math.max(1, program.streams.length)), awaitedCount: 0,
-      pending: 0, from: 0, minEnd: 0, wake: 0, after: 0, queueSince: -1, roomCause: -1, cold: -1, beginShift: 0,
+      id: i,
+      decl,
+      lane: threadLane[i],
+      pc: 0,
+      call: -1,
+      awaited: new Int32Array(Math.max(1, program.streams.length)),
+      awaitedCount: 0,
+      pending: 0,
+      from: 0,
+      minEnd: 0,
+      wake: 0,
+      after: 0,
+      queueSince: -1,
+      roomCause: -1,
+      cold: -1,
+      beginShift: 0,
       afterCold: p.afterFirstStreamOpNs,
     }));
     this.current = new Int32Array(program.events.length).fill(-1);
@@ -112,7 +178,9 @@ class Simulation implements HostSide {
 
   run(): Trace {
     const { agenda, device } = this;
-    this.threads.forEach((t, i) => { if (t.decl.steps.length) agenda.push(0, HOST, STEP, i); });
+    this.threads.forEach((t, i) => {
+      if (t.decl.steps.length) agenda.push(0, HOST, STEP, i);
+    });
     let now = 0;
     for (;;) {
       // Kernels that became ready at `now` compete for SM slots together, so place them only once
@@ -134,7 +202,10 @@ class Simulation implements HostSide {
     if (stuck) throw new Error(`simulator stalled: thread "${stuck.decl.name}" never finished step ${stuck.pc}`);
     const { program: pr, p } = this;
     // Every simulated GPU is the profile's GPU.
-    const devices = pr.devices.length > 1 ? { devices: pr.devices.map((d) => ({ device: d.id, name: p.deviceName, sms: p.sms })) } : {};
+    const devices =
+      pr.devices.length > 1
+        ? { devices: pr.devices.map((d) => ({ device: d.id, name: p.deviceName, sms: p.sms })) }
+        : {};
     return this.b.finish({
       source: 'simulator',
       device: { name: p.deviceName, sms: p.sms },
@@ -174,19 +245,32 @@ class Simulation implements HostSide {
     now = this.payCold(t, s, now);
     // One handler per op kind; a switch rather than a table, so each call site stays monomorphic.
     switch (s.op) {
-      case 'launch': return this.launch(t, s, now);
-      case 'record': return this.record(t, s, now);
-      case 'wait': return this.streamWait(t, s, now);
-      case 'query': return this.query(t, s, now);
-      case 'eventSync': return this.eventSync(t, s, now);
-      case 'streamSync': return this.streamSync(t, s, now);
-      case 'deviceSync': return this.deviceSync(t, s, now);
-      case 'elapsed': return this.elapsed(t, s, now);
-      case 'copy': return this.copy(t, s, now);
-      case 'memset': return this.memset(t, s, now);
-      case 'hostWork': return this.hostWork(t, s, now);
-      case 'setDevice': return this.setDevice(t, s, now);
-      case 'hostFunc': return this.hostFunc(t, s, now);
+      case 'launch':
+        return this.launch(t, s, now);
+      case 'record':
+        return this.record(t, s, now);
+      case 'wait':
+        return this.streamWait(t, s, now);
+      case 'query':
+        return this.query(t, s, now);
+      case 'eventSync':
+        return this.eventSync(t, s, now);
+      case 'streamSync':
+        return this.streamSync(t, s, now);
+      case 'deviceSync':
+        return this.deviceSync(t, s, now);
+      case 'elapsed':
+        return this.elapsed(t, s, now);
+      case 'copy':
+        return this.copy(t, s, now);
+      case 'memset':
+        return this.memset(t, s, now);
+      case 'hostWork':
+        return this.hostWork(t, s, now);
+      case 'setDevice':
+        return this.setDevice(t, s, now);
+      case 'hostFunc':
+        return this.hostFunc(t, s, now);
     }
   }
 
@@ -214,12 +298,22 @@ class Simulation implements HostSide {
     if (this.queueFull(t, now, s.stream)) return;
     const { p, device, program } = this;
     const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
-    const run = touch ? (2 * touch.bytes) / p.memoryGBps : s.ns ?? 0;
+    const run = touch ? (2 * touch.bytes) / p.memoryGBps : (s.ns ?? 0);
     const last = device.lastOp[s.stream];
     const cost = last < 0 || device.isDone(last) ? p.idleLaunchNs : p.launchNs;
     const c = this.workCall(t, s, now, LAUNCH, this.fixed('cudaLaunchKernel'), cost, s.stream, 0);
-    const op = device.issue(OP_KERNEL, this.b.strings.id(s.name), c, s.stream, this.gate(now, cost), ON_SMS,
-      ns(run) + ns(p.kernelOverheadNs), s.grid, s.block, true);
+    const op = device.issue(
+      OP_KERNEL,
+      this.b.strings.id(s.name),
+      c,
+      s.stream,
+      this.gate(now, cost),
+      ON_SMS,
+      ns(run) + ns(p.kernelOverheadNs),
+      s.grid,
+      s.block,
+      true,
+    );
     if (touch) this.b.ops.cols.bytes[op] = touch.bytes;
     for (const r of s.reads) this.access(op, r, false);
     if (touch) this.access(op, touch.id, false);
@@ -236,7 +330,18 @@ class Simulation implements HostSide {
     const c = this.call(t, s, now, RECORD, this.fixed('cudaEventRecord'), cost);
     calls.stream[c] = this.streamLane[s.stream];
     const ev = (calls.event[c] = this.eventId(s.event));
-    const op = device.issue(OP_RECORD, this.markerName(this.recordIds, 'record', s.event), c, s.stream, this.gate(now, cost), ON_NONE, 0, 0, 0, false);
+    const op = device.issue(
+      OP_RECORD,
+      this.markerName(this.recordIds, 'record', s.event),
+      c,
+      s.stream,
+      this.gate(now, cost),
+      ON_NONE,
+      0,
+      0,
+      0,
+      false,
+    );
     this.b.ops.cols.event[op] = ev;
     this.current[s.event] = op;
     device.submit(op, now);
@@ -249,7 +354,18 @@ class Simulation implements HostSide {
     const c = this.call(t, s, now, STREAM_WAIT, this.fixed('cudaStreamWaitEvent'), p.streamWaitNs);
     calls.stream[c] = this.streamLane[s.stream];
     const ev = (calls.event[c] = this.eventId(s.event));
-    const op = device.issue(OP_WAIT, this.markerName(this.waitIds, 'wait', s.event), c, s.stream, this.gate(now, p.streamWaitNs), ON_NONE, 0, 0, 0, false);
+    const op = device.issue(
+      OP_WAIT,
+      this.markerName(this.waitIds, 'wait', s.event),
+      c,
+      s.stream,
+      this.gate(now, p.streamWaitNs),
+      ON_NONE,
+      0,
+      0,
+      0,
+      false,
+    );
     this.b.ops.cols.event[op] = ev;
     // S7, S8: the wait binds to the record current now; S9: with none, it waits for nothing.
     const rec = this.current[s.event];
@@ -298,7 +414,8 @@ class Simulation implements HostSide {
     // S21: only the streams of the device it names; the others' work does not hold the host.
     t.awaitedCount = 0;
     const { lastOp, deviceOf } = this.device;
-    for (let k = 0; k < lastOp.length; k++) if (lastOp[k] >= 0 && deviceOf[k] === s.device) t.awaited[t.awaitedCount++] = lastOp[k];
+    for (let k = 0; k < lastOp.length; k++)
+      if (lastOp[k] >= 0 && deviceOf[k] === s.device) t.awaited[t.awaitedCount++] = lastOp[k];
     this.block(t, c, this.wakeNs(s.device), now, now + ns(p.syncNs));
   }
 
@@ -310,8 +427,12 @@ class Simulation implements HostSide {
     const z = this.current[s.to];
     // S11. The handle check comes first: on the H200 a disable-timing event gave
     // cudaErrorInvalidResourceHandle even when both records had completed.
-    const status: Name | undefined = !events[s.from].timing || !events[s.to].timing || a < 0 || z < 0 ? 'cudaErrorInvalidResourceHandle'
-      : !device.isDone(a) || !device.isDone(z) ? 'cudaErrorNotReady' : undefined;
+    const status: Name | undefined =
+      !events[s.from].timing || !events[s.to].timing || a < 0 || z < 0
+        ? 'cudaErrorInvalidResourceHandle'
+        : !device.isDone(a) || !device.isDone(z)
+          ? 'cudaErrorNotReady'
+          : undefined;
     const c = this.call(t, s, now, ELAPSED, this.fixed('cudaEventElapsedTime'), p.elapsedNs);
     calls.event[c] = this.eventId(s.from);
     calls.event2[c] = this.eventId(s.to);
@@ -330,9 +451,29 @@ class Simulation implements HostSide {
     const { p, device } = this;
     const buf = this.program.buffers[s.buffer];
     const stream = s.stream;
-    const c = this.workCall(t, s, now, MEMSET, this.fixed(s.async ? 'cudaMemsetAsync' : 'cudaMemset'), p.memsetCallNs, stream, s.bytes);
+    const c = this.workCall(
+      t,
+      s,
+      now,
+      MEMSET,
+      this.fixed(s.async ? 'cudaMemsetAsync' : 'cudaMemset'),
+      p.memsetCallNs,
+      stream,
+      s.bytes,
+    );
     const rate = buf.host ? p.hostCopyGBps : p.memoryGBps;
-    const op = device.issue(OP_MEMSET, this.memsetName(s.buffer), c, stream, this.gate(now, p.memsetCallNs), ON_NONE, ns(s.bytes / rate), 0, 0, true);
+    const op = device.issue(
+      OP_MEMSET,
+      this.memsetName(s.buffer),
+      c,
+      stream,
+      this.gate(now, p.memsetCallNs),
+      ON_NONE,
+      ns(s.bytes / rate),
+      0,
+      0,
+      true,
+    );
     const ops = this.b.ops.cols;
     ops.bytes[op] = s.bytes;
     if (buf.host) ops.hostMemory[op] = HOST_MEMORY.indexOf(buf.host);
@@ -359,8 +500,18 @@ class Simulation implements HostSide {
     if (this.queueFull(t, now, s.stream)) return;
     const { p, device } = this;
     const c = this.workCall(t, s, now, HOST_FUNC, this.fixed('cudaLaunchHostFunc'), p.hostFuncCallNs, s.stream, 0);
-    const op = device.issue(OP_HOST_FUNC, this.b.strings.id(s.name), c, s.stream, this.gate(now, p.hostFuncCallNs), ON_NONE,
-      ns(p.hostFuncGapNs) + ns(s.ns), 0, 0, true);
+    const op = device.issue(
+      OP_HOST_FUNC,
+      this.b.strings.id(s.name),
+      c,
+      s.stream,
+      this.gate(now, p.hostFuncCallNs),
+      ON_NONE,
+      ns(p.hostFuncGapNs) + ns(s.ns),
+      0,
+      0,
+      true,
+    );
     device.submit(op, now);
     this.afterStreamOp(t, now + ns(p.hostFuncCallNs));
   }
@@ -374,22 +525,60 @@ class Simulation implements HostSide {
     const dst = program.buffers[s.dst];
     const host = s.direction === 'HtoD' ? src : s.direction === 'DtoH' ? dst : s.direction === 'HtoH' ? src : undefined;
     const pageable = host?.host === 'pageable';
-    const on = s.direction === 'HtoD' ? ON_HTOD : s.direction === 'DtoH' ? ON_DTOH : s.direction === 'PtoP' ? ON_PEER : ON_NONE;
-    const rate = s.direction === 'HtoD' ? (pageable ? p.pageableHtoDGBps : p.pinnedHtoDGBps)
-      : s.direction === 'DtoH' ? (pageable ? p.pageableDtoHGBps : p.pinnedDtoHGBps)
-      : s.direction === 'DtoD' ? p.dtoDGBps : s.direction === 'PtoP' ? p.peerGBps : p.hostCopyGBps;
+    const on =
+      s.direction === 'HtoD' ? ON_HTOD : s.direction === 'DtoH' ? ON_DTOH : s.direction === 'PtoP' ? ON_PEER : ON_NONE;
+    const rate =
+      s.direction === 'HtoD'
+        ? pageable
+          ? p.pageableHtoDGBps
+          : p.pinnedHtoDGBps
+        : s.direction === 'DtoH'
+          ? pageable
+            ? p.pageableDtoHGBps
+            : p.pinnedDtoHGBps
+          : s.direction === 'DtoD'
+            ? p.dtoDGBps
+            : s.direction === 'PtoP'
+              ? p.peerGBps
+              : p.hostCopyGBps;
     // Pageable memory goes through staging buffers that the host itself fills or drains, so the
     // call returns when that is done (no wake-up), and small copies cost a fixed latency.
     const hostDriven = pageable || s.direction === 'HtoH';
-    const latency = !pageable ? 0 : s.direction === 'HtoD' ? p.pageableHtoDLatencyNs : s.direction === 'DtoH' ? p.pageableDtoHLatencyNs : 0;
+    const latency = !pageable
+      ? 0
+      : s.direction === 'HtoD'
+        ? p.pageableHtoDLatencyNs
+        : s.direction === 'DtoH'
+          ? p.pageableDtoHLatencyNs
+          : 0;
     const blocks = copyBlocksHost(s.direction, s.async, host?.host);
-    const c = this.workCall(t, s, now, MEMCPY, this.fixed(s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy'), p.copyCallNs, stream, s.bytes);
+    const c = this.workCall(
+      t,
+      s,
+      now,
+      MEMCPY,
+      this.fixed(s.async ? 'cudaMemcpyAsync' : 'cudaMemcpy'),
+      p.copyCallNs,
+      stream,
+      s.bytes,
+    );
     // S17: pageable host-to-device data is staged by the host inside the call, which returns once it
     // is staged, so it does not wait for a submission to reach the GPU (a small one costs less than
     // an async call plus the GPU's submit latency).
     const staged = pageable && s.direction === 'HtoD';
     const gate = staged ? now + ns(p.copyCallNs) : this.gate(now, p.copyCallNs);
-    const op = this.device.issue(OP_MEMCPY, this.copyName(s), c, stream, gate, on, ns(latency + s.bytes / rate), 0, 0, true);
+    const op = this.device.issue(
+      OP_MEMCPY,
+      this.copyName(s),
+      c,
+      stream,
+      gate,
+      on,
+      ns(latency + s.bytes / rate),
+      0,
+      0,
+      true,
+    );
     if (on === ON_PEER) this.device.peer(op, src.device ?? 0, dst.device ?? 0);
     const ops = this.b.ops.cols;
     ops.bytes[op] = s.bytes;
@@ -439,7 +628,16 @@ class Simulation implements HostSide {
   }
 
   /** A call that issues work: if it had to wait for room in the launch queue, that wait is its blocked time. */
-  private workCall(t: Thread, s: Step, now: number, kind: number, name: number, cost: number, stream: number, bytes: number): number {
+  private workCall(
+    t: Thread,
+    s: Step,
+    now: number,
+    kind: number,
+    name: number,
+    cost: number,
+    stream: number,
+    bytes: number,
+  ): number {
     const since = t.queueSince;
     const c = this.call(t, s, since < 0 ? now : since, kind, name, cost);
     const cols = this.b.calls.cols;
@@ -532,7 +730,10 @@ class Simulation implements HostSide {
   }
 
   private memsetName(buffer: number): number {
-    return this.memsetIds[buffer] || (this.memsetIds[buffer] = this.b.strings.id(`memset ${this.program.buffers[buffer].name}`));
+    return (
+      this.memsetIds[buffer] ||
+      (this.memsetIds[buffer] = this.b.strings.id(`memset ${this.program.buffers[buffer].name}`))
+    );
   }
 
   private copyName(s: StepOf<'copy'>): number {
@@ -550,7 +751,8 @@ class Simulation implements HostSide {
     const a = this.b.accesses;
     const i = a.add();
     a.cols.op[i] = op;
-    a.cols.buffer[i] = this.bufferIds[buffer] || (this.bufferIds[buffer] = this.b.strings.id(this.program.buffers[buffer].name));
+    a.cols.buffer[i] =
+      this.bufferIds[buffer] || (this.bufferIds[buffer] = this.b.strings.id(this.program.buffers[buffer].name));
     if (write) a.cols.write[i] = 1;
   }
 }
@@ -559,7 +761,10 @@ class Simulation implements HostSide {
  * Row counts to size the trace's tables once: every step makes one call and at most one op, so
  * those are exact; edges get an upper bound, since a table that regrows copies itself.
  */
-function expectedRows(program: Program, p: SimProfile): { calls: number; ops: number; edges: number; accesses: number } {
+function expectedRows(
+  program: Program,
+  p: SimProfile,
+): { calls: number; ops: number; edges: number; accesses: number } {
   let ops = 0;
   let accesses = 0;
   let waits = 0;
@@ -571,13 +776,39 @@ function expectedRows(program: Program, p: SimProfile): { calls: number; ops: nu
     for (const s of t.steps) {
       let stream = -1;
       switch (s.op) {
-        case 'launch': accesses += s.reads.length + s.writes.length + (s.touch === undefined ? 0 : 2); stream = s.stream; work++; break;
-        case 'copy': accesses += 2; stream = s.stream; work++; mayBlock++; break;
-        case 'memset': accesses += 1; stream = s.stream; work++; mayBlock++; break;
-        case 'hostFunc': stream = s.stream; work++; break;
-        case 'record': stream = s.stream; break;
-        case 'wait': stream = s.stream; waits++; break;
-        case 'eventSync': case 'streamSync': case 'deviceSync': mayBlock++; break;
+        case 'launch':
+          accesses += s.reads.length + s.writes.length + (s.touch === undefined ? 0 : 2);
+          stream = s.stream;
+          work++;
+          break;
+        case 'copy':
+          accesses += 2;
+          stream = s.stream;
+          work++;
+          mayBlock++;
+          break;
+        case 'memset':
+          accesses += 1;
+          stream = s.stream;
+          work++;
+          mayBlock++;
+          break;
+        case 'hostFunc':
+          stream = s.stream;
+          work++;
+          break;
+        case 'record':
+          stream = s.stream;
+          break;
+        case 'wait':
+          stream = s.stream;
+          waits++;
+          break;
+        case 'eventSync':
+        case 'streamSync':
+        case 'deviceSync':
+          mayBlock++;
+          break;
       }
       if (stream < 0) continue;
       ops++;

@@ -1,12 +1,29 @@
 // The on-disk form of a Trace (`*.syncscope.json`): JSON with one object per call, op and edge,
 // documented by media/schema/trace.schema.json. Loading validates and says exactly where it failed.
 import {
-  ANSWERS, CALL_KINDS, COPY_KINDS, EDGE_KINDS, Finding, HOST_MEMORY, Lane, OP_KINDS, RELEASED_NONE,
-  RELEASED_UNKNOWN, Trace, TraceBuilder, TraceMeta, TRACE_FORMAT, TRACE_VERSION, str,
+  ANSWERS,
+  CALL_KINDS,
+  COPY_KINDS,
+  EDGE_KINDS,
+  Finding,
+  HOST_MEMORY,
+  Lane,
+  OP_KINDS,
+  RELEASED_NONE,
+  RELEASED_UNKNOWN,
+  Trace,
+  TraceBuilder,
+  TraceMeta,
+  TRACE_FORMAT,
+  TRACE_VERSION,
+  str,
 } from './model';
 
 export class TraceFormatError extends Error {
-  constructor(readonly path: string, detail: string) {
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
     super(`${path}: ${detail}`);
     this.name = 'TraceFormatError';
   }
@@ -17,7 +34,14 @@ type Json = Record<string, unknown>;
 /** One call as its `*.syncscope.json` row (also the args of the Chrome export's slices). */
 export function callJson(t: Trace, i: number): Json {
   const c = t.calls;
-  const o: Json = { id: i, lane: c.lane[i], kind: CALL_KINDS[c.kind[i]], name: str(t, c.name[i]), begin: c.begin[i], end: c.end[i] };
+  const o: Json = {
+    id: i,
+    lane: c.lane[i],
+    kind: CALL_KINDS[c.kind[i]],
+    name: str(t, c.name[i]),
+    begin: c.begin[i],
+    end: c.end[i],
+  };
   if (c.stream[i] >= 0) o.stream = c.stream[i];
   if (c.event[i]) o.event = str(t, c.event[i]);
   if (c.event2[i]) o.event2 = str(t, c.event2[i]);
@@ -40,7 +64,14 @@ export function callJson(t: Trace, i: number): Json {
 /** One op as its `*.syncscope.json` row; `access` from accessesByOp. */
 export function opJson(t: Trace, i: number, access: { r: string[]; w: string[] } | undefined): Json {
   const p = t.ops;
-  const o: Json = { id: i, lane: p.lane[i], kind: OP_KINDS[p.kind[i]], name: str(t, p.name[i]), start: p.start[i], end: p.end[i] };
+  const o: Json = {
+    id: i,
+    lane: p.lane[i],
+    kind: OP_KINDS[p.kind[i]],
+    name: str(t, p.name[i]),
+    start: p.start[i],
+    end: p.end[i],
+  };
   if (p.call[i] >= 0) o.call = p.call[i];
   if (p.grid[i]) o.grid = p.grid[i];
   if (p.block[i]) o.block = p.block[i];
@@ -75,7 +106,11 @@ export function* traceJsonChunks(t: Trace): Generator<string> {
   yield `"lanes":${JSON.stringify(t.lanes)},\n`;
   yield* rows('calls', t.calls.count, (i) => callJson(t, i));
   yield* rows('ops', t.ops.count, (i) => opJson(t, i, access.get(i)));
-  yield* rows('edges', t.edges.count, (i) => ({ kind: EDGE_KINDS[t.edges.kind[i]], from: t.edges.from[i], to: t.edges.to[i] }));
+  yield* rows('edges', t.edges.count, (i) => ({
+    kind: EDGE_KINDS[t.edges.kind[i]],
+    from: t.edges.from[i],
+    to: t.edges.to[i],
+  }));
   yield `"findings":${JSON.stringify(t.findings)}}\n`;
 }
 
@@ -103,22 +138,38 @@ function need<T>(ok: boolean, path: string, detail: string, v: T): T {
   return v;
 }
 const num = (o: Json, k: string, path: string): number =>
-  need(typeof o[k] === 'number' && Number.isFinite(o[k]), `${path}.${k}`, `expected a number, got ${describe(o[k])}`, o[k] as number);
-const optNum = (o: Json, k: string, path: string): number | undefined => (o[k] === undefined ? undefined : num(o, k, path));
+  need(
+    typeof o[k] === 'number' && Number.isFinite(o[k]),
+    `${path}.${k}`,
+    `expected a number, got ${describe(o[k])}`,
+    o[k] as number,
+  );
+const optNum = (o: Json, k: string, path: string): number | undefined =>
+  o[k] === undefined ? undefined : num(o, k, path);
 const optStr = (o: Json, k: string, path: string): string | undefined =>
-  o[k] === undefined ? undefined : need(typeof o[k] === 'string', `${path}.${k}`, `expected a string, got ${describe(o[k])}`, o[k] as string);
+  o[k] === undefined
+    ? undefined
+    : need(typeof o[k] === 'string', `${path}.${k}`, `expected a string, got ${describe(o[k])}`, o[k] as string);
 function oneOf<T extends string>(o: Json, k: string, path: string, list: readonly T[]): T {
   const v = o[k];
-  return need(typeof v === 'string' && (list as readonly string[]).includes(v), `${path}.${k}`,
-    `expected one of ${list.filter(Boolean).join(', ')}; got ${describe(v)}`, v as T);
+  return need(
+    typeof v === 'string' && (list as readonly string[]).includes(v),
+    `${path}.${k}`,
+    `expected one of ${list.filter(Boolean).join(', ')}; got ${describe(v)}`,
+    v as T,
+  );
 }
 function optOneOf<T extends string>(o: Json, k: string, path: string, list: readonly T[]): T | undefined {
   return o[k] === undefined ? undefined : oneOf(o, k, path, list);
 }
 function index(o: Json, k: string, path: string, count: number, what: string): number {
   const v = o[k];
-  return need(Number.isInteger(v) && (v as number) >= 0 && (v as number) < count, `${path}.${k}`,
-    `expected ${what} id from 0 to ${count - 1}, got ${describe(v)}`, v as number);
+  return need(
+    Number.isInteger(v) && (v as number) >= 0 && (v as number) < count,
+    `${path}.${k}`,
+    `expected ${what} id from 0 to ${count - 1}, got ${describe(v)}`,
+    v as number,
+  );
 }
 function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
@@ -133,7 +184,12 @@ function list(o: Json, k: string, path: string): unknown[] {
 export function traceFromJson(v: unknown): Trace {
   const root = need(isObj(v), '$', 'expected a JSON object', v as Json);
   need(root.format === TRACE_FORMAT, '$.format', `expected "${TRACE_FORMAT}"; this is not a Syncscope trace`, 0);
-  need(root.version === TRACE_VERSION, '$.version', `expected ${TRACE_VERSION}, got ${describe(root.version)}; this build reads version ${TRACE_VERSION}`, 0);
+  need(
+    root.version === TRACE_VERSION,
+    '$.version',
+    `expected ${TRACE_VERSION}, got ${describe(root.version)}; this build reads version ${TRACE_VERSION}`,
+    0,
+  );
   const meta = need(isObj(root.meta), '$.meta', 'expected an object', root.meta as unknown as TraceMeta);
   oneOf(meta as unknown as Json, 'source', '$.meta', ['simulator', 'gpu', 'pytorch', 'chrome', 'capture']);
   num(meta as unknown as Json, 'alignmentErrorNs', '$.meta');
@@ -170,8 +226,12 @@ function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void
   let releasedBy = RELEASED_NONE;
   if (rel === null) releasedBy = RELEASED_UNKNOWN;
   else if (rel !== undefined) {
-    need(Array.isArray(rel) && rel.every((r) => Number.isInteger(r) && r >= 0 && r < opCount), `${p}.releasedBy`,
-      `expected null or an array of op ids below ${opCount}, got ${describe(rel)}`, 0);
+    need(
+      Array.isArray(rel) && rel.every((r) => Number.isInteger(r) && r >= 0 && r < opCount),
+      `${p}.releasedBy`,
+      `expected null or an array of op ids below ${opCount}, got ${describe(rel)}`,
+      0,
+    );
     releasedBy = (rel as number[]).length ? (rel as number[])[0] : RELEASED_NONE;
   }
   const src = c.source as Json | undefined;
@@ -207,7 +267,13 @@ function readOp(b: TraceBuilder, x: unknown, i: number, callCount: number): void
   const o = need(isObj(x), p, 'expected an object', x as Json);
   need(o.id === undefined || o.id === i, `${p}.id`, `expected ${i}: ops are listed in id order`, 0);
   const truth = o.truth as number[] | undefined;
-  if (truth !== undefined) need(Array.isArray(truth) && truth.length === 2 && truth.every((n) => typeof n === 'number'), `${p}.truth`, 'expected [start, end]', 0);
+  if (truth !== undefined)
+    need(
+      Array.isArray(truth) && truth.length === 2 && truth.every((n) => typeof n === 'number'),
+      `${p}.truth`,
+      'expected [start, end]',
+      0,
+    );
   const id = b.op({
     lane: index(o, 'lane', p, laneCount, 'a lane'),
     kind: oneOf(o, 'kind', p, OP_KINDS),
@@ -225,7 +291,10 @@ function readOp(b: TraceBuilder, x: unknown, i: number, callCount: number): void
     truthEnd: truth?.[1],
   });
   need(b.ops.cols.end[id] >= b.ops.cols.start[id], `${p}.end`, 'must not be before start', 0);
-  for (const [key, write] of [['reads', false], ['writes', true]] as const) {
+  for (const [key, write] of [
+    ['reads', false],
+    ['writes', true],
+  ] as const) {
     if (o[key] === undefined) continue;
     const names = list(o, key, p);
     names.forEach((n, j) => need(typeof n === 'string', `${p}.${key}[${j}]`, 'expected a buffer name', 0));
@@ -239,7 +308,11 @@ function readEdge(b: TraceBuilder, x: unknown, i: number, callCount: number, opC
   const kind = oneOf(e, 'kind', p, EDGE_KINDS);
   const fromCount = kind === 'launch' ? callCount : opCount;
   const toCount = kind === 'release' ? callCount : opCount;
-  b.edge(kind, index(e, 'from', p, fromCount, kind === 'launch' ? 'a call' : 'an op'), index(e, 'to', p, toCount, kind === 'release' ? 'a call' : 'an op'));
+  b.edge(
+    kind,
+    index(e, 'from', p, fromCount, kind === 'launch' ? 'a call' : 'an op'),
+    index(e, 'to', p, toCount, kind === 'release' ? 'a call' : 'an op'),
+  );
 }
 
 function readFinding(b: TraceBuilder, f: unknown, i: number): void {
@@ -248,7 +321,12 @@ function readFinding(b: TraceBuilder, f: unknown, i: number): void {
   oneOf(o, 'severity', p, ['error', 'warning', 'info']);
   need(typeof o.rule === 'string' && typeof o.message === 'string', p, 'expected rule and message strings', 0);
   const finding = o as unknown as Finding;
-  b.findings.push({ ...finding, kind: finding.kind ?? finding.rule, calls: finding.calls ?? [], ops: finding.ops ?? [] });
+  b.findings.push({
+    ...finding,
+    kind: finding.kind ?? finding.rule,
+    calls: finding.calls ?? [],
+    ops: finding.ops ?? [],
+  });
 }
 
 /** Parses `.syncscope.json` text; JSON syntax errors name the offset, line and column. */

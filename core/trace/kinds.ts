@@ -4,8 +4,20 @@
 
 /** Host-side API call kinds. `context` is an enclosing framework op (aten::item, a user range). */
 export const CALL_KINDS = [
-  'launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed',
-  'memcpy', 'memset', 'hostFunc', 'hostWork', 'context', 'api',
+  'launch',
+  'record',
+  'streamWait',
+  'query',
+  'eventSync',
+  'streamSync',
+  'deviceSync',
+  'elapsed',
+  'memcpy',
+  'memset',
+  'hostFunc',
+  'hostWork',
+  'context',
+  'api',
 ] as const;
 export type CallKind = (typeof CALL_KINDS)[number];
 

@@ -53,7 +53,8 @@ export class LaneOrder {
     if (s.legacyDefault) {
       for (const [other, last] of this.lastOp) {
         const o = this.b.lanes[other];
-        if (other !== lane && !o.nonBlocking && o.device === s.device && this.intoLegacy.get(other) !== last) each(last, other);
+        if (other !== lane && !o.nonBlocking && o.device === s.device && this.intoLegacy.get(other) !== last)
+          each(last, other);
       }
       return;
     }

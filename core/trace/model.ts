@@ -224,7 +224,10 @@ export class TraceBuilder {
   readonly findings: Finding[] = [];
 
   /** `capacity`: expected row counts, when the producer knows them, to spare large traces regrowing. */
-  constructor(strings?: readonly string[], capacity: { calls?: number; ops?: number; edges?: number; accesses?: number } = {}) {
+  constructor(
+    strings?: readonly string[],
+    capacity: { calls?: number; ops?: number; edges?: number; accesses?: number } = {},
+  ) {
     this.strings = new StringTable(strings);
     this.calls = new TableBuilder(CALL_COLUMNS, capacity.calls);
     this.ops = new TableBuilder(OP_COLUMNS, capacity.ops);

@@ -47,7 +47,10 @@ export class ReleaseRule {
    * and its completion event lands a measured latency later, so a wait that began in between still
    * waited for that kernel.
    */
-  constructor(private readonly b: TraceBuilder, private readonly kernelLagNs = 0) {}
+  constructor(
+    private readonly b: TraceBuilder,
+    private readonly kernelLagNs = 0,
+  ) {}
 
   private pending(o: number, since: number): boolean {
     const { kind, end } = this.b.ops.cols;
@@ -76,7 +79,12 @@ export class ReleaseRule {
    * releasedBy, the unblock latency (return time minus that op's end) and the `release` edge. The
    * call's end must be final. Returns the op, or RELEASED_NONE (no edge, latency NaN).
    */
-  release(call: number, awaited: ArrayLike<number>, count = awaited.length, since = this.b.calls.cols.begin[call]): number {
+  release(
+    call: number,
+    awaited: ArrayLike<number>,
+    count = awaited.length,
+    since = this.b.calls.cols.begin[call],
+  ): number {
     const c = this.b.calls.cols;
     const op = this.releasingOp(awaited, since, count);
     c.releasedBy[call] = op;

@@ -2,10 +2,7 @@
 // of millions of objects, and travel to the webview as transferable ArrayBuffers.
 
 export type ColumnCtor =
-  | Float64ArrayConstructor
-  | Int32ArrayConstructor
-  | Uint32ArrayConstructor
-  | Uint8ArrayConstructor;
+  Float64ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | Uint8ArrayConstructor;
 
 export type ColumnSchema = Record<string, ColumnCtor>;
 
@@ -20,7 +17,10 @@ export class TableBuilder<S extends ColumnSchema> {
   private capacity: number;
   cols: Columns<S>;
 
-  constructor(private readonly schema: S, initialCapacity = 1024) {
+  constructor(
+    private readonly schema: S,
+    initialCapacity = 1024,
+  ) {
     this.capacity = Math.max(16, initialCapacity);
     this.cols = {} as Columns<S>;
     for (const key of Object.keys(schema) as (keyof S)[]) {
@@ -56,7 +56,11 @@ export class TableBuilder<S extends ColumnSchema> {
 }
 
 /** Builds a table directly from complete columns (for loading and for tests). */
-export function tableFrom<S extends ColumnSchema>(schema: S, count: number, fill: (cols: Columns<S>) => void): Table<S> {
+export function tableFrom<S extends ColumnSchema>(
+  schema: S,
+  count: number,
+  fill: (cols: Columns<S>) => void,
+): Table<S> {
   const cols = {} as Columns<S>;
   for (const key of Object.keys(schema) as (keyof S)[]) cols[key] = new schema[key](count) as Columns<S>[keyof S];
   fill(cols);

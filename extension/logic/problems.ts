@@ -39,7 +39,8 @@ class Lines {
     let hi = this.starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid] <= offset) lo = mid; else hi = mid - 1;
+      if (this.starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
     }
     return { line: lo, character: offset - this.starts[lo] };
   }
@@ -60,12 +61,16 @@ function spanAt(tree: Node | undefined, offset: number): [number, number] | unde
   return [node.offset, node.offset + node.length];
 }
 
-export function scenarioProblems(text: string, errors: readonly PositionedError[], findings: readonly Finding[]): Problem[] {
+export function scenarioProblems(
+  text: string,
+  errors: readonly PositionedError[],
+  findings: readonly Finding[],
+): Problem[] {
   const lines = new Lines(text);
   const tree = parseTree(text);
   const at = (line: number, column: number, length: number | undefined): [Place, Place] => {
     const start = lines.offset(line, column);
-    const span: [number, number] = length ? [start, start + length] : spanAt(tree, start) ?? [start, start + 1];
+    const span: [number, number] = length ? [start, start + length] : (spanAt(tree, start) ?? [start, start + 1]);
     return [lines.place(span[0]), lines.place(Math.min(span[1], text.length))];
   };
   const out: Problem[] = [];
@@ -75,7 +80,12 @@ export function scenarioProblems(text: string, errors: readonly PositionedError[
   }
   for (const f of findings) {
     // A finding without a source position belongs to the whole run: pin it to the top line.
-    const [start, end] = f.source ? at(f.source.line, f.source.column, undefined) : [{ line: 0, character: 0 }, { line: 0, character: 1 }];
+    const [start, end] = f.source
+      ? at(f.source.line, f.source.column, undefined)
+      : [
+          { line: 0, character: 0 },
+          { line: 0, character: 1 },
+        ];
     const fix = f.fix ? `${/[.!?]$/.test(f.message) ? ' ' : '. '}Fix: ${f.fix}` : '';
     out.push({ start, end, severity: f.severity, message: `${f.message}${fix}`, rule: f.rule });
   }

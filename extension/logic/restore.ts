@@ -3,9 +3,7 @@
 // (which VS Code restores with the panel).
 
 export type PanelSource =
-  | { kind: 'simulate'; uri: string }
-  | { kind: 'gpu'; uri: string }
-  | { kind: 'trace'; uri: string };
+  { kind: 'simulate'; uri: string } | { kind: 'gpu'; uri: string } | { kind: 'trace'; uri: string };
 
 export interface KeyValueStore {
   get<T>(key: string): T | undefined;

@@ -2,7 +2,10 @@
 
 /** Default name for a converted file: `run.pt.trace.json` -> `run.pt.syncscope.json`. */
 export function savedTraceName(sourceName: string): string {
-  const base = sourceName.replace(/\.gz$/i, '').replace(/(\.trace)?\.json$/i, '').replace(/\.scenario$/i, '');
+  const base = sourceName
+    .replace(/\.gz$/i, '')
+    .replace(/(\.trace)?\.json$/i, '')
+    .replace(/\.scenario$/i, '');
   return `${base}.syncscope.json`;
 }
 

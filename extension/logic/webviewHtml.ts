@@ -21,10 +21,18 @@ export interface TimelinePage {
 }
 
 export function makeNonce(random: (n: number) => Uint8Array): string {
-  return Buffer.from(random(18)).toString('base64').replace(/[+/=]/g, (c) => ({ '+': '-', '/': '_', '=': '' })[c] ?? '');
+  return Buffer.from(random(18))
+    .toString('base64')
+    .replace(/[+/=]/g, (c) => ({ '+': '-', '/': '_', '=': '' })[c] ?? '');
 }
 
 export const contentSecurityPolicy = (cspSource: string, nonce: string): string => timelineCsp(nonce, cspSource);
 
 export const timelineHtml = (p: TimelinePage): string =>
-  timelinePageHtml({ csp: contentSecurityPolicy(p.cspSource, p.nonce), nonce: p.nonce, title: p.title, script: p.script, styles: p.styles });
+  timelinePageHtml({
+    csp: contentSecurityPolicy(p.cspSource, p.nonce),
+    nonce: p.nonce,
+    title: p.title,
+    script: p.script,
+    styles: p.styles,
+  });

@@ -37,22 +37,33 @@ function sampleRaw(): Uint8Array {
 test('capture says clearly that the library is not built, and exits 2', async () => {
   const r = await withLibrary(join(dir, 'missing.so'), () => runCli(['capture', '--', 'true'], dir));
   assert.equal(r.code, 2);
-  assert.equal(r.stderr.split('\n')[0],
-    `syncscope capture: the capture library is not built (${join(dir, 'missing.so')} not found): build on a machine with a CUDA toolkit (CUPTI), e.g. npm run build with CUDA_HOME set`);
+  assert.equal(
+    r.stderr.split('\n')[0],
+    `syncscope capture: the capture library is not built (${join(dir, 'missing.so')} not found): build on a machine with a CUDA toolkit (CUPTI), e.g. npm run build with CUDA_HOME set`,
+  );
 });
 
 test('capture without a command is a usage error', async () => {
   const r = await runCli(['capture'], dir);
   assert.equal(r.code, 2);
-  assert.equal(r.stderr.split('\n')[0], 'syncscope capture: expected the command to capture after --, e.g. syncscope capture -- python3 train.py');
+  assert.equal(
+    r.stderr.split('\n')[0],
+    'syncscope capture: expected the command to capture after --, e.g. syncscope capture -- python3 train.py',
+  );
 });
 
 test('a program that never uses CUDA: nothing was captured, with its exit status', async () => {
   const ok = await withLibrary(standInLibrary, () => runCli(['capture', '--', 'sh', '-c', 'exit 0'], dir));
   assert.equal(ok.code, 2);
-  assert.equal(ok.stderr, 'syncscope capture: nothing was captured: "sh -c exit 0" exited with code 0 without initialising CUDA\n');
+  assert.equal(
+    ok.stderr,
+    'syncscope capture: nothing was captured: "sh -c exit 0" exited with code 0 without initialising CUDA\n',
+  );
   const failed = await withLibrary(standInLibrary, () => runCli(['capture', '--', 'sh', '-c', 'exit 3'], dir));
-  assert.equal(failed.stderr, 'syncscope capture: nothing was captured: "sh -c exit 3" exited with code 3 without initialising CUDA\n');
+  assert.equal(
+    failed.stderr,
+    'syncscope capture: nothing was captured: "sh -c exit 3" exited with code 3 without initialising CUDA\n',
+  );
   const missing = await withLibrary(standInLibrary, () => runCli(['capture', '--', join(dir, 'no-such-program')], dir));
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /^syncscope capture: cannot start .*no-such-program: spawn .*ENOENT\n$/);
@@ -63,13 +74,24 @@ test('a program that fails after capturing keeps what was captured: exit 1, the 
   writeFileSync(raw, sampleRaw());
   // Stands in for a CUDA program: writes its raw stream where the library would, then fails.
   const fake = join(dir, 'fake.js');
-  writeFileSync(fake, `require('fs').copyFileSync(${JSON.stringify(raw)}, process.env.SYNCSCOPE_CAPTURE_OUT.replace('%p', process.pid)); process.exit(3);`);
+  writeFileSync(
+    fake,
+    `require('fs').copyFileSync(${JSON.stringify(raw)}, process.env.SYNCSCOPE_CAPTURE_OUT.replace('%p', process.pid)); process.exit(3);`,
+  );
   const out = join(dir, 'fake.syncscope.json');
-  const r = await withLibrary(standInLibrary, () => runCli(['capture', '--out', out, '--', process.execPath, fake], dir));
+  const r = await withLibrary(standInLibrary, () =>
+    runCli(['capture', '--out', out, '--', process.execPath, fake], dir),
+  );
   assert.equal(r.code, 1, r.stderr);
-  assert.equal(r.stderr.split('\n')[0], `syncscope capture: "${process.execPath} ${fake}" exited with code 3; the trace holds what was captured until then`);
+  assert.equal(
+    r.stderr.split('\n')[0],
+    `syncscope capture: "${process.execPath} ${fake}" exited with code 3; the trace holds what was captured until then`,
+  );
   assert.match(r.stdout, /Host waits \(1\):/);
-  assert.match(r.stdout, /deviceSync\(device\) on main at 4 µs: blocked 103 µs\n\s+released by op 0 "step" on legacy default, host resumed 3 µs later/);
+  assert.match(
+    r.stdout,
+    /deviceSync\(device\) on main at 4 µs: blocked 103 µs\n\s+released by op 0 "step" on legacy default, host resumed 3 µs later/,
+  );
   const trace = parseTrace(readFileSync(out, 'utf8'));
   assert.equal(trace.meta.source, 'capture');
   assert.equal(trace.meta.device?.name, 'NVIDIA H200');
@@ -84,9 +106,15 @@ test('capture --raw converts a raw stream written earlier; a corrupt one fails w
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout);
   assert.equal(report.source, 'capture');
-  assert.deepEqual(report.waits.map((w: { kind: string; releasedBy: { name: string }[] }) => [w.kind, w.releasedBy[0]?.name]), [['deviceSync', 'step']]);
+  assert.deepEqual(
+    report.waits.map((w: { kind: string; releasedBy: { name: string }[] }) => [w.kind, w.releasedBy[0]?.name]),
+    [['deviceSync', 'step']],
+  );
   writeFileSync(raw, sampleRaw().subarray(0, 100));
   const bad = await runCli(['capture', '--raw', raw], dir);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /^syncscope capture: raw capture truncated: the call record at byte \d+ needs 104 bytes, \d+ remain at byte \d+\n$/);
+  assert.match(
+    bad.stderr,
+    /^syncscope capture: raw capture truncated: the call record at byte \d+ needs 104 bytes, \d+ remain at byte \d+\n$/,
+  );
 });

@@ -39,7 +39,10 @@ test('every example report validates against the shipped report schema', async (
 
 test('simulate writes a trace that loads back and an HTML timeline with no remote loads', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'syncscope-cli-'));
-  const r = await runCli(['simulate', repoPath(DEFAULT), '--out', join(dir, 't.syncscope.json'), '--html', join(dir, 't.html')], dir);
+  const r = await runCli(
+    ['simulate', repoPath(DEFAULT), '--out', join(dir, 't.syncscope.json'), '--html', join(dir, 't.html')],
+    dir,
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /Host waits \(\d+\):/);
   const trace = parseTrace(readFileSync(join(dir, 't.syncscope.json'), 'utf8'));

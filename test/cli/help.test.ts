@@ -21,7 +21,12 @@ test('<command> --help and -h print its usage and every option, and exit 0', asy
       assert.equal(r.stderr, '');
       assert.ok(r.stdout.startsWith(`usage: ${usageLines(spec)[0]}\n`), r.stdout);
       assert.ok(r.stdout.includes(spec.summary), spec.name);
-      for (const o of spec.options) assert.match(r.stdout, new RegExp(`\\n  ${escape(optionLabel(o))} +${escape(o.help)}\\n`), `${spec.name} --${o.name}`);
+      for (const o of spec.options)
+        assert.match(
+          r.stdout,
+          new RegExp(`\\n  ${escape(optionLabel(o))} +${escape(o.help)}\\n`),
+          `${spec.name} --${o.name}`,
+        );
     }
   }
   assert.equal((await runCli(['help', 'capture'])).stdout, (await runCli(['capture', '--help'])).stdout);
@@ -53,10 +58,16 @@ test('--version prints the version of package.json', async () => {
 test('an unknown option exits 2 with the message, then the usage line', async () => {
   const r = await runCli(['report', 'examples/pipeline-fixed.scenario.json', '--jsn']);
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, 'syncscope report: unknown option --jsn (options: --profile, --group, --json)\nusage: syncscope report <scenario|trace> [options]\n');
+  assert.equal(
+    r.stderr,
+    'syncscope report: unknown option --jsn (options: --profile, --group, --json)\nusage: syncscope report <scenario|trace> [options]\n',
+  );
   const capture = await runCli(['capture', '--bogus', '--', 'true']);
   assert.equal(capture.code, 2);
-  assert.match(capture.stderr, /\nusage: syncscope capture \[options\] -- <command\.\.\.>\n {7}syncscope capture --raw <file\.raw> \[options\]\n$/);
+  assert.match(
+    capture.stderr,
+    /\nusage: syncscope capture \[options\] -- <command\.\.\.>\n {7}syncscope capture --raw <file\.raw> \[options\]\n$/,
+  );
 });
 
 test('--help after -- belongs to the captured program', async () => {

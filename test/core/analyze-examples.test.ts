@@ -26,12 +26,18 @@ test('every buggy example yields exactly its intended findings, each pointing at
     assert.ok(INTENDED[name], `${f}: say which finding it should produce`);
     const { analysis } = load(f);
     assert.deepEqual([...new Set(analysis.findings.map((x) => x.kind))].sort(), INTENDED[name], f);
-    for (const x of analysis.findings) assert.ok(x.source && x.source.line > 0, `${f}: ${x.kind} has a source position`);
+    for (const x of analysis.findings)
+      assert.ok(x.source && x.source.line > 0, `${f}: ${x.kind} has a source position`);
   }
 });
 
 test('every fixed twin yields no finding at all', () => {
   const fixed = examples.filter((f) => f.endsWith('-fixed.scenario.json'));
   assert.ok(fixed.length >= Object.keys(INTENDED).length);
-  for (const f of fixed) assert.deepEqual(load(f).analysis.findings.map((x) => `${x.kind}: ${x.message}`), [], f);
+  for (const f of fixed)
+    assert.deepEqual(
+      load(f).analysis.findings.map((x) => `${x.kind}: ${x.message}`),
+      [],
+      f,
+    );
 });

@@ -40,7 +40,12 @@ test('S2 race: a write and a read of one buffer on two unordered streams, with b
   assert.equal(h.first.source?.line, lineOf(text, '"produce"'));
   assert.equal(h.second.source?.line, lineOf(text, '"consume"'));
   assert.deepEqual(f.source, h.second.source);
-  assert.match(f.fix!, new RegExp(`record an event on stream side after "produce" \\(line ${h.first.source!.line}\\), and wait on it in stream default before "consume" \\(line ${h.second.source!.line}\\)`));
+  assert.match(
+    f.fix!,
+    new RegExp(
+      `record an event on stream side after "produce" \\(line ${h.first.source!.line}\\), and wait on it in stream default before "consume" \\(line ${h.second.source!.line}\\)`,
+    ),
+  );
 });
 
 test('S2 race: applying the suggested fix to the scenario removes the finding', () => {
@@ -50,14 +55,20 @@ test('S2 race: applying the suggested fix to the scenario removes the finding', 
   assert.deepEqual(races(again.analysis), []);
   assert.deepEqual(again.analysis.hazards, []);
   const hb = happensBefore(again.trace);
-  assert.equal(hb.before({ kind: 'op', id: opNamed(again.trace, 'produce') }, { kind: 'op', id: opNamed(again.trace, 'consume') }), true);
+  assert.equal(
+    hb.before({ kind: 'op', id: opNamed(again.trace, 'produce') }, { kind: 'op', id: opNamed(again.trace, 'consume') }),
+    true,
+  );
 });
 
 test('S2 race: a read followed by an unordered write (write after read) is a race too, and its fix works', () => {
   const spec: ScenarioSpec = {
     streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
     buffers: { x: { bytes: 4096 } },
-    steps: [{ launch: 'reader', stream: 'a', us: 100, reads: ['x'] }, { launch: 'writer', stream: 'b', us: 10, writes: ['x'] }],
+    steps: [
+      { launch: 'reader', stream: 'a', us: 100, reads: ['x'] },
+      { launch: 'writer', stream: 'b', us: 10, writes: ['x'] },
+    ],
   };
   const { analysis, text } = run(spec);
   const [h] = analysis.hazards;
@@ -67,12 +78,26 @@ test('S2 race: a read followed by an unordered write (write after read) is a rac
 
 test('S2 race: near misses are not races (ordered by an event, by a host wait, by stream order, or only reads)', () => {
   const twins: [string, ScenarioSpec][] = [
-    ['event', { ...racy, events: { e: {} }, steps: [racy.steps![0], { record: 'e', stream: 'side' }, { wait: 'e' }, racy.steps![1]] }],
+    [
+      'event',
+      {
+        ...racy,
+        events: { e: {} },
+        steps: [racy.steps![0], { record: 'e', stream: 'side' }, { wait: 'e' }, racy.steps![1]],
+      },
+    ],
     ['streamSync', { ...racy, steps: [racy.steps![0], { streamSync: 'side' }, racy.steps![1]] }],
     ['same stream', { ...racy, steps: [racy.steps![0], { launch: 'consume', stream: 'side', us: 50, reads: ['x'] }] }],
     ['reads only', { ...racy, steps: [{ launch: 'produce', stream: 'side', us: 200, reads: ['x'] }, racy.steps![1]] }],
     ['legacy stream (S3)', { ...racy, streams: { side: {} } }],
-    ['other buffer', { ...racy, buffers: { x: { bytes: 4096 }, y: { bytes: 4096 } }, steps: [racy.steps![0], { launch: 'consume', us: 50, reads: ['y'] }] }],
+    [
+      'other buffer',
+      {
+        ...racy,
+        buffers: { x: { bytes: 4096 }, y: { bytes: 4096 } },
+        steps: [racy.steps![0], { launch: 'consume', us: 50, reads: ['y'] }],
+      },
+    ],
   ];
   for (const [name, spec] of twins) assert.deepEqual(races(run(spec).analysis), [], name);
 });
@@ -93,8 +118,15 @@ test('S2 race: work issued by two host threads to two streams races unless an ev
     events: { e: {} },
     buffers: { x: { bytes: 1024 } },
     threads: {
-      producer: [{ launch: 'produce', stream: 's1', us: 100, writes: ['x'] }, { record: 'e', stream: 's1' }],
-      consumer: [{ hostWork: { us: 30 } }, ...(ordered ? [{ wait: 'e', stream: 's2' }] : []), { launch: 'consume', stream: 's2', us: 10, reads: ['x'] }],
+      producer: [
+        { launch: 'produce', stream: 's1', us: 100, writes: ['x'] },
+        { record: 'e', stream: 's1' },
+      ],
+      consumer: [
+        { hostWork: { us: 30 } },
+        ...(ordered ? [{ wait: 'e', stream: 's2' }] : []),
+        { launch: 'consume', stream: 's2', us: 10, reads: ['x'] },
+      ],
     },
   });
   assert.equal(races(run(spec(false)).analysis).length, 1);

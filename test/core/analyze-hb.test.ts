@@ -14,7 +14,13 @@ function hbOf(spec: ScenarioSpec) {
 }
 
 test('S1 stream order: an op happens before later ops of its stream, never the reverse', () => {
-  const { before } = hbOf({ steps: [{ launch: 'a', stream: 's', us: 10 }, { launch: 'b', stream: 's', us: 10 }], streams: { s: {} } });
+  const { before } = hbOf({
+    steps: [
+      { launch: 'a', stream: 's', us: 10 },
+      { launch: 'b', stream: 's', us: 10 },
+    ],
+    streams: { s: {} },
+  });
   assert.equal(before('a', 'b'), true);
   assert.equal(before('b', 'a'), false);
   assert.equal(before('a', 'a'), false);
@@ -23,14 +29,21 @@ test('S1 stream order: an op happens before later ops of its stream, never the r
 test('S2 ops on two non-blocking streams are unordered', () => {
   const { before } = hbOf({
     streams: { s1: { nonBlocking: true }, s2: { nonBlocking: true } },
-    steps: [{ launch: 'a', stream: 's1', us: 10 }, { launch: 'b', stream: 's2', us: 10 }],
+    steps: [
+      { launch: 'a', stream: 's1', us: 10 },
+      { launch: 'b', stream: 's2', us: 10 },
+    ],
   });
   assert.equal(before('a', 'b'), false);
   assert.equal(before('b', 'a'), false);
 });
 
 test('S3 legacy default stream orders work on blocking streams both ways; non-blocking streams stay out', () => {
-  const steps = [{ launch: 'side1', stream: 'side', us: 50 }, { launch: 'legacy', us: 10 }, { launch: 'side2', stream: 'side', us: 10 }];
+  const steps = [
+    { launch: 'side1', stream: 'side', us: 50 },
+    { launch: 'legacy', us: 10 },
+    { launch: 'side2', stream: 'side', us: 10 },
+  ];
   const blocking = hbOf({ streams: { side: {} }, steps });
   assert.equal(blocking.before('side1', 'legacy'), true);
   assert.equal(blocking.before('legacy', 'side2'), true);
@@ -44,7 +57,11 @@ test('S4 a per-thread default stream is ordered with the legacy stream only', ()
   const { before } = hbOf({
     device: { perThreadDefaultStream: true },
     streams: { b: {} },
-    steps: [{ launch: 'ptds', us: 50 }, { launch: 'blocking', stream: 'b', us: 10 }, { launch: 'leg', stream: 'legacy', us: 10 }],
+    steps: [
+      { launch: 'ptds', us: 50 },
+      { launch: 'blocking', stream: 'b', us: 10 },
+      { launch: 'leg', stream: 'legacy', us: 10 },
+    ],
   });
   assert.equal(before('ptds', 'blocking'), false);
   assert.equal(before('ptds', 'leg'), true);
@@ -56,10 +73,12 @@ test('S6 S8 a stream wait orders the recorded work before later work of the wait
     streams: { s1: { nonBlocking: true }, s2: { nonBlocking: true } },
     events: { e: {} },
     steps: [
-      { launch: 'produce', stream: 's1', us: 100 }, { record: 'e', stream: 's1' },
+      { launch: 'produce', stream: 's1', us: 100 },
+      { record: 'e', stream: 's1' },
       { launch: 'after', stream: 's1', us: 10 },
       { launch: 'early', stream: 's2', us: 10 },
-      { wait: 'e', stream: 's2' }, { launch: 'consume', stream: 's2', us: 10 },
+      { wait: 'e', stream: 's2' },
+      { launch: 'consume', stream: 's2', us: 10 },
     ],
   });
   assert.equal(before('produce', 'consume'), true);
@@ -72,9 +91,11 @@ test('S7 a stream wait keeps the record it bound to when the event is recorded a
     streams: { s1: { nonBlocking: true }, s2: { nonBlocking: true } },
     events: { e: {} },
     steps: [
-      { launch: 'k1', stream: 's1', us: 100 }, { record: 'e', stream: 's1' },
+      { launch: 'k1', stream: 's1', us: 100 },
+      { record: 'e', stream: 's1' },
       { wait: 'e', stream: 's2' },
-      { launch: 'k2', stream: 's1', us: 100 }, { record: 'e', stream: 's1' },
+      { launch: 'k2', stream: 's1', us: 100 },
+      { record: 'e', stream: 's1' },
       { launch: 'consume', stream: 's2', us: 10 },
     ],
   });
@@ -89,7 +110,12 @@ for (const sync of [{ eventSync: 'e' }, { streamSync: 's1' }, { deviceSync: true
     const spec = (withSync: boolean): ScenarioSpec => ({
       streams: { s1: { nonBlocking: true }, s2: { nonBlocking: true } },
       events: { e: {} },
-      steps: [{ launch: 'k', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, ...(withSync ? [sync] : []), { launch: 'next', stream: 's2', us: 10 }],
+      steps: [
+        { launch: 'k', stream: 's1', us: 100 },
+        { record: 'e', stream: 's1' },
+        ...(withSync ? [sync] : []),
+        { launch: 'next', stream: 's2', us: 10 },
+      ],
     });
     assert.equal(hbOf(spec(true)).before('k', 'next'), true);
     assert.equal(hbOf(spec(false)).before('k', 'next'), false);
@@ -101,25 +127,40 @@ test('S12 an event synchronize on another thread orders that thread after the re
     streams: { s1: { nonBlocking: true }, s2: { nonBlocking: true } },
     events: { e: {} },
     threads: {
-      producer: [{ launch: 'produce', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }],
+      producer: [
+        { launch: 'produce', stream: 's1', us: 100 },
+        { record: 'e', stream: 's1' },
+      ],
       consumer: [{ hostWork: { us: 20 } }, { eventSync: 'e' }, { launch: 'consume', stream: 's2', us: 10 }],
     },
   });
   assert.equal(before('produce', 'consume'), true);
 });
 
-test('S10 a query that answered ready orders the record before the thread\'s later calls; notReady does not', () => {
+test("S10 a query that answered ready orders the record before the thread's later calls; notReady does not", () => {
   const spec = (waitUs: number): ScenarioSpec => ({
     streams: { s1: { nonBlocking: true }, s2: { nonBlocking: true } },
     events: { e: {} },
-    steps: [{ launch: 'k', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, { hostWork: { us: waitUs } }, { query: 'e' }, { launch: 'next', stream: 's2', us: 10 }],
+    steps: [
+      { launch: 'k', stream: 's1', us: 100 },
+      { record: 'e', stream: 's1' },
+      { hostWork: { us: waitUs } },
+      { query: 'e' },
+      { launch: 'next', stream: 's2', us: 10 },
+    ],
   });
   assert.equal(hbOf(spec(300)).before('k', 'next'), true);
   assert.equal(hbOf(spec(1)).before('k', 'next'), false);
 });
 
 test('launch and host program order: a call happens before the op it launches and the calls after it', () => {
-  const { trace, hb } = hbOf({ streams: { s: { nonBlocking: true } }, steps: [{ launch: 'a', stream: 's', us: 10 }, { launch: 'b', stream: 's', us: 10 }] });
+  const { trace, hb } = hbOf({
+    streams: { s: { nonBlocking: true } },
+    steps: [
+      { launch: 'a', stream: 's', us: 10 },
+      { launch: 'b', stream: 's', us: 10 },
+    ],
+  });
   const a = opNamed(trace, 'a');
   const launchA = trace.ops.call[a];
   const launchB = trace.ops.call[opNamed(trace, 'b')];
@@ -134,8 +175,13 @@ test('cone: before and after sets agree with before() for every pair of nodes', 
     events: { e: {} },
     threads: {
       main: [
-        { launch: 'a', stream: 's1', us: 50 }, { record: 'e', stream: 's1' }, { launch: 'b', stream: 's2', us: 20 },
-        { wait: 'e', stream: 's2' }, { launch: 'c', stream: 's2', us: 10 }, { launch: 'd', us: 10 }, { streamSync: 's2' },
+        { launch: 'a', stream: 's1', us: 50 },
+        { record: 'e', stream: 's1' },
+        { launch: 'b', stream: 's2', us: 20 },
+        { wait: 'e', stream: 's2' },
+        { launch: 'c', stream: 's2', us: 10 },
+        { launch: 'd', us: 10 },
+        { streamSync: 's2' },
         { launch: 'f', stream: 's1', us: 10 },
       ],
       other: [{ launch: 'g', stream: 's1', us: 5 }, { deviceSync: true }],
@@ -148,7 +194,8 @@ test('cone: before and after sets agree with before() for every pair of nodes', 
   let related = 0;
   for (const x of nodes) {
     const cone = hb.cone(x);
-    const has = (set: { calls: Int32Array; ops: Int32Array }, n: NodeRef) => (n.kind === 'call' ? set.calls : set.ops).includes(n.id);
+    const has = (set: { calls: Int32Array; ops: Int32Array }, n: NodeRef) =>
+      (n.kind === 'call' ? set.calls : set.ops).includes(n.id);
     for (const y of nodes) {
       assert.equal(has(cone.before, y), hb.before(y, x), `before-cone of ${x.kind} ${x.id} and ${y.kind} ${y.id}`);
       assert.equal(has(cone.after, y), hb.before(x, y), `after-cone of ${x.kind} ${x.id} and ${y.kind} ${y.id}`);
@@ -168,7 +215,11 @@ test('cone: before and after sets agree with before() for every pair of nodes', 
       const next = [...g.succ.subarray(g.succStart[n], g.succStart[n + 1])];
       const k = g.laneStart[g.lane[n]] + g.seq[n];
       if (g.lane[n] >= 0 && k < g.laneStart[g.lane[n] + 1]) next.push(g.order[k]);
-      for (const m of next) if (!seen.has(m)) { seen.add(m); stack.push(m); }
+      for (const m of next)
+        if (!seen.has(m)) {
+          seen.add(m);
+          stack.push(m);
+        }
     }
     return seen;
   };

@@ -22,10 +22,11 @@ const pipeline = (wait: boolean): ScenarioSpec => ({
   ],
 });
 
-test('S21 an event recorded on device 0 and waited for on device 1 orders the two devices\' work', () => {
+test("S21 an event recorded on device 0 and waited for on device 1 orders the two devices' work", () => {
   const { trace, analysis } = run(pipeline(true));
   const hb = happensBefore(trace);
-  const before = (a: string, b: string) => hb.before({ kind: 'op', id: opNamed(trace, a) }, { kind: 'op', id: opNamed(trace, b) });
+  const before = (a: string, b: string) =>
+    hb.before({ kind: 'op', id: opNamed(trace, a) }, { kind: 'op', id: opNamed(trace, b) });
   assert.equal(before('produce', 'PtoP x0 -> x1'), true);
   assert.equal(before('produce', 'consume'), true);
   assert.equal(before('consume', 'produce'), false);
@@ -35,16 +36,27 @@ test('S21 an event recorded on device 0 and waited for on device 1 orders the tw
 test('S21 without the cross-device wait, the peer copy races with the kernel that writes its source', () => {
   const { trace, analysis } = run(pipeline(false));
   const hb = happensBefore(trace);
-  assert.equal(hb.before({ kind: 'op', id: opNamed(trace, 'produce') }, { kind: 'op', id: opNamed(trace, 'PtoP x0 -> x1') }), false);
+  assert.equal(
+    hb.before({ kind: 'op', id: opNamed(trace, 'produce') }, { kind: 'op', id: opNamed(trace, 'PtoP x0 -> x1') }),
+    false,
+  );
   const [h] = analysis.hazards;
-  assert.deepEqual([h.buffer, h.first.name, h.second.name, h.first.write, h.second.write], ['x0', 'produce', 'PtoP x0 -> x1', true, false]);
+  assert.deepEqual(
+    [h.buffer, h.first.name, h.second.name, h.first.write, h.second.write],
+    ['x0', 'produce', 'PtoP x0 -> x1', true, false],
+  );
   assert.equal(races(analysis).length, 1);
 });
 
-test('S21 deviceSync(1) orders device 1\'s work before the host\'s next call, and not device 0\'s', () => {
+test("S21 deviceSync(1) orders device 1's work before the host's next call, and not device 0's", () => {
   const { trace } = run({
     streams: { s0: { nonBlocking: true }, s1: { nonBlocking: true, device: 1 } },
-    steps: [{ launch: 'long0', stream: 's0', ms: 1 }, { launch: 'short1', stream: 's1', us: 50 }, { deviceSync: 1 }, { hostWork: { us: 5 } }],
+    steps: [
+      { launch: 'long0', stream: 's0', ms: 1 },
+      { launch: 'short1', stream: 's1', us: 50 },
+      { deviceSync: 1 },
+      { hostWork: { us: 5 } },
+    ],
   });
   const hb = happensBefore(trace);
   const after = trace.calls.count - 1;
@@ -61,7 +73,15 @@ test('S21 a deviceSync awaits the last op of each stream of the device it names,
   const l1 = b.call({ lane: host, kind: 'launch', begin: 5, end: 9, stream: s1 });
   const k0 = b.op({ lane: s0, kind: 'kernel', start: 10, end: 900, call: l0, name: 'k0' });
   const k1 = b.op({ lane: s1, kind: 'kernel', start: 12, end: 100, call: l1, name: 'k1' });
-  const sync1 = b.call({ lane: host, kind: 'deviceSync', begin: 10, end: 104, device: 1, releasedBy: k1, blockedNs: 94 });
+  const sync1 = b.call({
+    lane: host,
+    kind: 'deviceSync',
+    begin: 10,
+    end: 104,
+    device: 1,
+    releasedBy: k1,
+    blockedNs: 94,
+  });
   const sync0 = b.call({ lane: host, kind: 'deviceSync', begin: 105, end: 904, releasedBy: k0, blockedNs: 799 });
   const bind = bindEvents(b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 }));
   const awaited = (c: number) => [...bind.awaited.subarray(bind.awaitStart[c], bind.awaitStart[c + 1])];
@@ -72,7 +92,18 @@ test('S21 a deviceSync awaits the last op of each stream of the device it names,
 test('S21 a wait on one of several GPUs names the device it synchronized', () => {
   const { analysis } = run({
     streams: { s0: { nonBlocking: true }, s1: { nonBlocking: true, device: 1 } },
-    steps: [{ launch: 'long0', stream: 's0', ms: 1 }, { launch: 'short1', stream: 's1', us: 50 }, { deviceSync: 1 }, { deviceSync: true }],
+    steps: [
+      { launch: 'long0', stream: 's0', ms: 1 },
+      { launch: 'short1', stream: 's1', us: 50 },
+      { deviceSync: 1 },
+      { deviceSync: true },
+    ],
   });
-  assert.deepEqual(analysis.waits.map((w) => [w.target, w.releasedBy?.[0]?.name]), [['device 1', 'short1'], ['device 0', 'long0']]);
+  assert.deepEqual(
+    analysis.waits.map((w) => [w.target, w.releasedBy?.[0]?.name]),
+    [
+      ['device 1', 'short1'],
+      ['device 0', 'long0'],
+    ],
+  );
 });

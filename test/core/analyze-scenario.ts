@@ -21,7 +21,11 @@ export function scenarioText(spec: ScenarioSpec): string {
   const head = JSON.stringify({ name: 'test', ...rest }).slice(0, -1);
   const list = (s: unknown[]) => '[\n' + s.map((x) => '    ' + JSON.stringify(x)).join(',\n') + '\n  ]';
   const body = threads
-    ? `"threads": {\n` + Object.entries(threads).map(([k, v]) => `  ${JSON.stringify(k)}: ${list(v)}`).join(',\n') + '\n}'
+    ? `"threads": {\n` +
+      Object.entries(threads)
+        .map(([k, v]) => `  ${JSON.stringify(k)}: ${list(v)}`)
+        .join(',\n') +
+      '\n}'
     : `"steps": ${list(steps ?? [])}`;
   return `${head},\n${body}\n}\n`;
 }
@@ -42,4 +46,5 @@ export const opNamed = (t: Trace, name: string): number => {
 };
 
 /** The line of the step in `text` whose JSON contains `needle`. */
-export const lineOf = (text: string, needle: string): number => text.split('\n').findIndex((l) => l.includes(needle)) + 1;
+export const lineOf = (text: string, needle: string): number =>
+  text.split('\n').findIndex((l) => l.includes(needle)) + 1;

@@ -3,37 +3,72 @@ import assert from 'node:assert/strict';
 import type { Finding } from '../../core/trace/model';
 import { lineOf, opNamed, run, type ScenarioSpec } from './analyze-scenario';
 
-const only = (spec: ScenarioSpec, kind: string): Finding[] => run(spec).analysis.findings.filter((f) => f.kind === kind);
-const two: ScenarioSpec['streams'] = { s1: { nonBlocking: true }, s2: { nonBlocking: true }, s3: { nonBlocking: true } };
+const only = (spec: ScenarioSpec, kind: string): Finding[] =>
+  run(spec).analysis.findings.filter((f) => f.kind === kind);
+const two: ScenarioSpec['streams'] = {
+  s1: { nonBlocking: true },
+  s2: { nonBlocking: true },
+  s3: { nonBlocking: true },
+};
 
 test('S9 no-op wait: waiting on, synchronizing or querying an event never recorded is an error, with the later record in the fix', () => {
   const spec: ScenarioSpec = {
-    streams: two, events: { e: {} },
-    steps: [{ launch: 'k', stream: 's1', us: 100 }, { wait: 'e', stream: 's2' }, { eventSync: 'e' }, { query: 'e' }, { record: 'e', stream: 's1' }],
+    streams: two,
+    events: { e: {} },
+    steps: [
+      { launch: 'k', stream: 's1', us: 100 },
+      { wait: 'e', stream: 's2' },
+      { eventSync: 'e' },
+      { query: 'e' },
+      { record: 'e', stream: 's1' },
+    ],
   };
   const { analysis, text } = run(spec);
   const found = analysis.findings.filter((f) => f.kind === 'no-op-wait');
-  assert.deepEqual(found.map((f) => [f.rule, f.severity, f.source?.line]), [
-    ['S9', 'error', lineOf(text, '"wait"')], ['S9', 'error', lineOf(text, '"eventSync"')], ['S9', 'error', lineOf(text, '"query"')],
-  ]);
-  for (const f of found) assert.match(f.fix!, new RegExp(`after the record of "e" \\(line ${lineOf(text, '"record"')}\\)`));
+  assert.deepEqual(
+    found.map((f) => [f.rule, f.severity, f.source?.line]),
+    [
+      ['S9', 'error', lineOf(text, '"wait"')],
+      ['S9', 'error', lineOf(text, '"eventSync"')],
+      ['S9', 'error', lineOf(text, '"query"')],
+    ],
+  );
+  for (const f of found)
+    assert.match(f.fix!, new RegExp(`after the record of "e" \\(line ${lineOf(text, '"record"')}\\)`));
   assert.ok(analysis.waits.find((w) => w.kind === 'eventSync')!.rules.includes('S9'));
 });
 
 test('S9 no-op wait: near miss, the same calls after the record are not flagged', () => {
-  assert.deepEqual(only({
-    streams: two, events: { e: {} },
-    steps: [{ launch: 'k', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, { wait: 'e', stream: 's2' }, { eventSync: 'e' }, { query: 'e' }],
-  }, 'no-op-wait'), []);
+  assert.deepEqual(
+    only(
+      {
+        streams: two,
+        events: { e: {} },
+        steps: [
+          { launch: 'k', stream: 's1', us: 100 },
+          { record: 'e', stream: 's1' },
+          { wait: 'e', stream: 's2' },
+          { eventSync: 'e' },
+          { query: 'e' },
+        ],
+      },
+      'no-op-wait',
+    ),
+    [],
+  );
 });
 
 test('S7 stale wait: re-recording on another stream before the wait leaves the first record uncovered', () => {
   const spec: ScenarioSpec = {
-    streams: two, events: { e: {} },
+    streams: two,
+    events: { e: {} },
     steps: [
-      { launch: 'k1', stream: 's1', us: 100 }, { record: 'e', stream: 's1' },
-      { launch: 'k2', stream: 's2', us: 50 }, { record: 'e', stream: 's2' },
-      { wait: 'e', stream: 's3' }, { launch: 'consume', stream: 's3', us: 10 },
+      { launch: 'k1', stream: 's1', us: 100 },
+      { record: 'e', stream: 's1' },
+      { launch: 'k2', stream: 's2', us: 50 },
+      { record: 'e', stream: 's2' },
+      { wait: 'e', stream: 's3' },
+      { launch: 'consume', stream: 's3', us: 10 },
     ],
   };
   const { analysis, text, trace } = run(spec);
@@ -46,25 +81,68 @@ test('S7 stale wait: re-recording on another stream before the wait leaves the f
 });
 
 test('S7 stale wait: near misses (wait before the re-record; a second event; re-record on the same stream) are not flagged', () => {
-  const base = (steps: unknown[], events: ScenarioSpec['events'] = { e: {} }): ScenarioSpec => ({ streams: two, events, steps });
+  const base = (steps: unknown[], events: ScenarioSpec['events'] = { e: {} }): ScenarioSpec => ({
+    streams: two,
+    events,
+    steps,
+  });
   const twins: [string, ScenarioSpec][] = [
-    ['wait first', base([{ launch: 'k1', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, { wait: 'e', stream: 's3' },
-      { launch: 'k2', stream: 's2', us: 50 }, { record: 'e', stream: 's2' }, { wait: 'e', stream: 's3' }])],
-    ['two events', base([{ launch: 'k1', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, { launch: 'k2', stream: 's2', us: 50 },
-      { record: 'f', stream: 's2' }, { wait: 'e', stream: 's3' }, { wait: 'f', stream: 's3' }], { e: {}, f: {} })],
-    ['same stream', base([{ launch: 'k1', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, { launch: 'k2', stream: 's1', us: 50 },
-      { record: 'e', stream: 's1' }, { wait: 'e', stream: 's3' }])],
+    [
+      'wait first',
+      base([
+        { launch: 'k1', stream: 's1', us: 100 },
+        { record: 'e', stream: 's1' },
+        { wait: 'e', stream: 's3' },
+        { launch: 'k2', stream: 's2', us: 50 },
+        { record: 'e', stream: 's2' },
+        { wait: 'e', stream: 's3' },
+      ]),
+    ],
+    [
+      'two events',
+      base(
+        [
+          { launch: 'k1', stream: 's1', us: 100 },
+          { record: 'e', stream: 's1' },
+          { launch: 'k2', stream: 's2', us: 50 },
+          { record: 'f', stream: 's2' },
+          { wait: 'e', stream: 's3' },
+          { wait: 'f', stream: 's3' },
+        ],
+        { e: {}, f: {} },
+      ),
+    ],
+    [
+      'same stream',
+      base([
+        { launch: 'k1', stream: 's1', us: 100 },
+        { record: 'e', stream: 's1' },
+        { launch: 'k2', stream: 's1', us: 50 },
+        { record: 'e', stream: 's1' },
+        { wait: 'e', stream: 's3' },
+      ]),
+    ],
   ];
   for (const [name, spec] of twins) assert.deepEqual(only(spec, 'stale-wait'), [], name);
 });
 
 test('S7 stale wait: a consumer thread that waits after the producer thread re-recorded', () => {
   const spec = (consumerDelayUs: number): ScenarioSpec => ({
-    streams: two, events: { e: {} },
+    streams: two,
+    events: { e: {} },
     threads: {
-      producer: [{ launch: 'k1', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, { hostWork: { us: 50 } },
-        { launch: 'k2', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }],
-      consumer: [{ hostWork: { us: consumerDelayUs } }, { wait: 'e', stream: 's2' }, { launch: 'use', stream: 's2', us: 10 }],
+      producer: [
+        { launch: 'k1', stream: 's1', us: 100 },
+        { record: 'e', stream: 's1' },
+        { hostWork: { us: 50 } },
+        { launch: 'k2', stream: 's1', us: 100 },
+        { record: 'e', stream: 's1' },
+      ],
+      consumer: [
+        { hostWork: { us: consumerDelayUs } },
+        { wait: 'e', stream: 's2' },
+        { launch: 'use', stream: 's2', us: 10 },
+      ],
     },
   });
   assert.equal(only(spec(200), 'stale-wait').length, 1);
@@ -73,29 +151,47 @@ test('S7 stale wait: a consumer thread that waits after the producer thread re-r
 
 test('S3 legacy serialization: work on the legacy stream delayed only by a blocking stream', () => {
   const spec = (side: Record<string, unknown>, ordered = false): ScenarioSpec => ({
-    streams: { side }, events: { e: {} },
-    steps: [{ launch: 'long', stream: 'side', us: 500 }, ...(ordered ? [{ record: 'e', stream: 'side' }, { wait: 'e' }] : []), { launch: 'quick', us: 10 }],
+    streams: { side },
+    events: { e: {} },
+    steps: [
+      { launch: 'long', stream: 'side', us: 500 },
+      ...(ordered ? [{ record: 'e', stream: 'side' }, { wait: 'e' }] : []),
+      { launch: 'quick', us: 10 },
+    ],
   });
   const { analysis, text, trace } = run(spec({}));
   const found = analysis.findings.filter((f) => f.kind === 'legacy-serialization');
   assert.equal(found.length, 1);
-  assert.deepEqual([found[0].rule, found[0].severity, found[0].source?.line], ['S3', 'warning', lineOf(text, '"quick"')]);
+  assert.deepEqual(
+    [found[0].rule, found[0].severity, found[0].source?.line],
+    ['S3', 'warning', lineOf(text, '"quick"')],
+  );
   const quick = opNamed(trace, 'quick');
   assert.deepEqual(found[0].ops, [quick, opNamed(trace, 'long')]);
   assert.deepEqual(only(spec({ nonBlocking: true }), 'legacy-serialization'), [], 'non-blocking stream');
   assert.deepEqual(only(spec({}, true), 'legacy-serialization'), [], 'the program asked for the order with an event');
 });
 
-test('S3 legacy serialization: a blocking stream\'s work delayed by earlier legacy-stream work', () => {
-  const spec = (side: Record<string, unknown>): ScenarioSpec => ({ streams: { side }, steps: [{ launch: 'legacyLong', us: 500 }, { launch: 'sideWork', stream: 'side', us: 10 }] });
+test("S3 legacy serialization: a blocking stream's work delayed by earlier legacy-stream work", () => {
+  const spec = (side: Record<string, unknown>): ScenarioSpec => ({
+    streams: { side },
+    steps: [
+      { launch: 'legacyLong', us: 500 },
+      { launch: 'sideWork', stream: 'side', us: 10 },
+    ],
+  });
   assert.equal(only(spec({}), 'legacy-serialization').length, 1);
   assert.deepEqual(only(spec({ nonBlocking: true }), 'legacy-serialization'), []);
 });
 
 test('S18 sync copy serialization: cudaMemcpy on the legacy stream waits for a blocking stream', () => {
   const spec = (side: Record<string, unknown>): ScenarioSpec => ({
-    streams: { side }, buffers: { d: { bytes: 1 << 20 }, h: { bytes: 1 << 20, host: 'pinned' } },
-    steps: [{ launch: 'long', stream: 'side', us: 2000 }, { copy: 'd', to: 'h' }],
+    streams: { side },
+    buffers: { d: { bytes: 1 << 20 }, h: { bytes: 1 << 20, host: 'pinned' } },
+    steps: [
+      { launch: 'long', stream: 'side', us: 2000 },
+      { copy: 'd', to: 'h' },
+    ],
   });
   const found = only(spec({}), 'sync-copy-serialization');
   assert.equal(found.length, 1);
@@ -106,8 +202,12 @@ test('S18 sync copy serialization: cudaMemcpy on the legacy stream waits for a b
 
 test('S17 pageable async copy: cudaMemcpyAsync with pageable memory blocks the host; pinned does not', () => {
   const spec = (host: string): ScenarioSpec => ({
-    streams: { s: { nonBlocking: true } }, buffers: { d: { bytes: 1 << 22 }, h: { bytes: 1 << 22, host } },
-    steps: [{ launch: 'k', stream: 's', us: 300 }, { copy: 'd', to: 'h', async: true, stream: 's' }],
+    streams: { s: { nonBlocking: true } },
+    buffers: { d: { bytes: 1 << 22 }, h: { bytes: 1 << 22, host } },
+    steps: [
+      { launch: 'k', stream: 's', us: 300 },
+      { copy: 'd', to: 'h', async: true, stream: 's' },
+    ],
   });
   const { analysis, trace } = run(spec('pageable'));
   const found = analysis.findings.filter((f) => f.kind === 'pageable-async-copy');
@@ -123,7 +223,10 @@ test('S17 pageable async copy: cudaMemcpyAsync with pageable memory blocks the h
 test('S19 launch queue stall: the launch after a full queue blocks the host; fewer launches do not', () => {
   const spec = (n: number): ScenarioSpec => ({
     streams: { s: { nonBlocking: true } },
-    steps: [{ launch: 'long', stream: 's', ms: 5 }, { repeat: n, steps: [{ launch: 'tiny', stream: 's', us: 1 }] }],
+    steps: [
+      { launch: 'long', stream: 's', ms: 5 },
+      { repeat: n, steps: [{ launch: 'tiny', stream: 's', us: 1 }] },
+    ],
   });
   const { analysis, trace } = run(spec(1100));
   const found = analysis.findings.filter((f) => f.kind === 'launch-queue-stall');
@@ -138,20 +241,35 @@ test('S19 launch queue stall: the launch after a full queue blocks the host; few
 
 test('redundant wait: a second stream synchronize with nothing issued in between; near miss: work finished by timing only', () => {
   const spec = (steps: unknown[]): ScenarioSpec => ({ streams: { s: { nonBlocking: true } }, steps });
-  const { analysis, text } = run(spec([{ launch: 'k', stream: 's', us: 100 }, { streamSync: 's' }, { deviceSync: true }]));
+  const { analysis, text } = run(
+    spec([{ launch: 'k', stream: 's', us: 100 }, { streamSync: 's' }, { deviceSync: true }]),
+  );
   const found = analysis.findings.filter((f) => f.kind === 'redundant-wait');
-  assert.deepEqual(found.map((f) => [f.severity, f.source?.line]), [['info', lineOf(text, '"deviceSync"')]]);
-  assert.deepEqual(only(spec([{ launch: 'k', stream: 's', us: 100 }, { hostWork: { us: 500 } }, { streamSync: 's' }]), 'redundant-wait'), [],
-    'the host did not know the kernel had finished');
+  assert.deepEqual(
+    found.map((f) => [f.severity, f.source?.line]),
+    [['info', lineOf(text, '"deviceSync"')]],
+  );
+  assert.deepEqual(
+    only(
+      spec([{ launch: 'k', stream: 's', us: 100 }, { hostWork: { us: 500 } }, { streamSync: 's' }]),
+      'redundant-wait',
+    ),
+    [],
+    'the host did not know the kernel had finished',
+  );
   assert.equal(only(spec([{ streamSync: 's' }]), 'redundant-wait').length, 1, 'nothing was ever issued to the stream');
 });
 
 test('device-wide wait: a device synchronize that waits for unrelated work, with the time an event wait saves', () => {
   const spec = (sync: unknown): ScenarioSpec => ({
-    streams: two, events: { copied: {} }, buffers: { d: { bytes: 1 << 16 }, h: { bytes: 1 << 16, host: 'pinned' } },
+    streams: two,
+    events: { copied: {} },
+    buffers: { d: { bytes: 1 << 16 }, h: { bytes: 1 << 16, host: 'pinned' } },
     steps: [
       { launch: 'unrelated', stream: 's2', us: 2000 },
-      { launch: 'compute', stream: 's1', us: 100, writes: ['d'] }, { copy: 'd', to: 'h', async: true, stream: 's1' }, { record: 'copied', stream: 's1' },
+      { launch: 'compute', stream: 's1', us: 100, writes: ['d'] },
+      { copy: 'd', to: 'h', async: true, stream: 's1' },
+      { record: 'copied', stream: 's1' },
       sync,
     ],
   });
@@ -165,19 +283,32 @@ test('device-wide wait: a device synchronize that waits for unrelated work, with
   assert.equal(found[0].savedNs, wait.narrower?.savedNs);
   assert.ok(found[0].savedNs! > 1_500_000);
   assert.deepEqual(only(spec({ eventSync: 'copied' }), 'device-wide-wait'), [], 'the event wait it suggests');
-  const needsAll: ScenarioSpec = { ...spec({ deviceSync: true }), steps: spec({ deviceSync: true }).steps!.filter((s) => !(s as { launch?: string }).launch?.startsWith('unrelated')) };
+  const needsAll: ScenarioSpec = {
+    ...spec({ deviceSync: true }),
+    steps: spec({ deviceSync: true }).steps!.filter((s) => !(s as { launch?: string }).launch?.startsWith('unrelated')),
+  };
   assert.deepEqual(only(needsAll, 'device-wide-wait'), [], 'nothing unrelated to wait for');
 });
 
 test('S10 timing-dependent query: a query that raced the op, with how close; near misses: ordered, or far apart', () => {
   const spec = (hostUs: number, extra: unknown[] = [], expect?: string): ScenarioSpec => ({
-    streams: two, events: { e: {} },
-    steps: [{ launch: 'k', stream: 's1', us: 100 }, { record: 'e', stream: 's1' }, ...extra, { hostWork: { us: hostUs } }, expect ? { query: 'e', expect } : { query: 'e' }],
+    streams: two,
+    events: { e: {} },
+    steps: [
+      { launch: 'k', stream: 's1', us: 100 },
+      { record: 'e', stream: 's1' },
+      ...extra,
+      { hostWork: { us: hostUs } },
+      expect ? { query: 'e', expect } : { query: 'e' },
+    ],
   });
   // Find a host delay that puts the query within a few microseconds of the record's completion.
   const { trace } = run(spec(1));
   const rec = opNamed(trace, 'record e');
-  const queryAt = (t: typeof trace) => { for (let i = 0; i < t.calls.count; i++) if (t.strings[t.calls.name[i]] === 'cudaEventQuery') return i; return -1; };
+  const queryAt = (t: typeof trace) => {
+    for (let i = 0; i < t.calls.count; i++) if (t.strings[t.calls.name[i]] === 'cudaEventQuery') return i;
+    return -1;
+  };
   const offsetUs = 1 + Math.round((trace.ops.end[rec] - trace.calls.begin[queryAt(trace)]) / 1000);
   const close = run(spec(offsetUs - 3));
   const found = close.analysis.findings.filter((f) => f.kind === 'timing-dependent-query');
@@ -188,7 +319,11 @@ test('S10 timing-dependent query: a query that raced the op, with how close; nea
   assert.ok(margin > 0 && margin < 20_000, `margin ${margin}`);
   assert.match(found[0].message, /answered notReady.* after the query returned/);
   assert.deepEqual(only(spec(offsetUs + 500), 'timing-dependent-query'), [], 'far after completion');
-  assert.deepEqual(only(spec(offsetUs - 3, [{ eventSync: 'e' }]), 'timing-dependent-query'), [], 'ordered by a synchronize');
+  assert.deepEqual(
+    only(spec(offsetUs - 3, [{ eventSync: 'e' }]), 'timing-dependent-query'),
+    [],
+    'ordered by a synchronize',
+  );
   const wrong = only(spec(offsetUs + 500, [], 'notReady'), 'timing-dependent-query');
   assert.equal(wrong.length, 1);
   assert.match(wrong[0].message, /answered ready \(the scenario expected notReady\)/);
@@ -196,8 +331,14 @@ test('S10 timing-dependent query: a query that raced the op, with how close; nea
 
 test('S20 host function stall: work queued behind a host function waits for it; near miss: an event record instead', () => {
   const spec = (marker: unknown): ScenarioSpec => ({
-    streams: { s: { nonBlocking: true } }, events: { progress: {} },
-    steps: [{ launch: 'step1', stream: 's', us: 50 }, marker, { launch: 'step2', stream: 's', us: 50 }, { streamSync: 's' }],
+    streams: { s: { nonBlocking: true } },
+    events: { progress: {} },
+    steps: [
+      { launch: 'step1', stream: 's', us: 50 },
+      marker,
+      { launch: 'step2', stream: 's', us: 50 },
+      { streamSync: 's' },
+    ],
   });
   const { analysis, trace, text } = run(spec({ hostFunc: 'report', stream: 's' }));
   const found = analysis.findings.filter((f) => f.kind === 'host-func-stall');
@@ -205,6 +346,9 @@ test('S20 host function stall: work queued behind a host function waits for it; 
   assert.deepEqual([found[0].rule, found[0].source?.line], ['S20', lineOf(text, '"hostFunc"')]);
   const hf = opNamed(trace, 'report');
   assert.deepEqual(found[0].ops, [hf, opNamed(trace, 'step2')]);
-  assert.ok(trace.ops.start[opNamed(trace, 'step2')] >= trace.ops.end[hf], 'step2 ran after the host function returned');
+  assert.ok(
+    trace.ops.start[opNamed(trace, 'step2')] >= trace.ops.end[hf],
+    'step2 ran after the host function returned',
+  );
   assert.deepEqual(only(spec({ record: 'progress', stream: 's' }), 'host-func-stall'), []);
 });

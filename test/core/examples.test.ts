@@ -10,8 +10,11 @@ import { repoPath } from '../helpers/paths';
 import { calls, end, hasEdge, op, ops, start } from './simulate-helpers';
 
 const dir = repoPath('examples');
-const files = readdirSync(dir).filter((f) => f.endsWith('.scenario.json')).sort();
-const load = (name: string): Trace => simulate(compileScenario(readFileSync(`${dir}/${name}.scenario.json`, 'utf8'), `${name}.scenario.json`));
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.scenario.json'))
+  .sort();
+const load = (name: string): Trace =>
+  simulate(compileScenario(readFileSync(`${dir}/${name}.scenario.json`, 'utf8'), `${name}.scenario.json`));
 const answer = (t: Trace, c: number): string => ANSWERS[t.calls.answer[c]];
 const releasedBy = (t: Trace, c: number): number => t.calls.releasedBy[c];
 const overlaps = (t: Trace, a: number, b: number): boolean => start(t, a) < end(t, b) && start(t, b) < end(t, a);
@@ -30,20 +33,36 @@ const expectations: Record<string, (t: Trace) => void> = {
     assert.equal(start(t, mul), end(t, add), 'mul runs right after add: the same GPU order, without a host wait');
     assert.equal(calls(t, 'deviceSync').length, 0);
     const withSync = load('seed-synchronize-one-stream');
-    assert.ok(start(withSync, op(withSync, 'mul')) - end(withSync, op(withSync, 'add')) > 0, 'the sync only made mul later');
+    assert.ok(
+      start(withSync, op(withSync, 'mul')) - end(withSync, op(withSync, 'add')) > 0,
+      'the sync only made mul later',
+    );
   },
   'seed-event-sync-current-stream': (t) => {
     const rec = op(t, 'record event');
     const sync = calls(t, 'eventSync')[0];
-    assert.equal(releasedBy(t, sync), op(t, 'mul'), 'S16 the multiply the record captured released the host, not the marker');
+    assert.equal(
+      releasedBy(t, sync),
+      op(t, 'mul'),
+      'S16 the multiply the record captured released the host, not the marker',
+    );
     assert.equal(end(t, rec), end(t, op(t, 'mul')), 'the record captures the multiply (S6)');
     const cpu = calls(t, 'memcpy')[1];
     assert.ok(t.calls.blockedNs[cpu] > 0, 't.cpu() is a hidden sync (S17)');
     assert.equal(releasedBy(t, cpu), op(t, 'DtoH t2 -> out_cpu'));
   },
   'seed-side-stream-event-sync': (t) => {
-    const [up1, up2, add, rec, down] = [op(t, 'HtoD t1_cpu -> t1'), op(t, 'HtoD t2_cpu -> t2'), op(t, 'add'), op(t, 'record event'), op(t, 'DtoH sum -> out_cpu')];
-    assert.ok(!hasEdge(t, 'legacy', up1, add) && !hasEdge(t, 'legacy', up2, add), 'a non-blocking side stream does not wait for the default stream (S3)');
+    const [up1, up2, add, rec, down] = [
+      op(t, 'HtoD t1_cpu -> t1'),
+      op(t, 'HtoD t2_cpu -> t2'),
+      op(t, 'add'),
+      op(t, 'record event'),
+      op(t, 'DtoH sum -> out_cpu'),
+    ];
+    assert.ok(
+      !hasEdge(t, 'legacy', up1, add) && !hasEdge(t, 'legacy', up2, add),
+      'a non-blocking side stream does not wait for the default stream (S3)',
+    );
     assert.ok(start(t, add) >= end(t, up1) && start(t, add) >= end(t, up2));
     const sync = calls(t, 'eventSync')[0];
     assert.equal(releasedBy(t, sync), add, 'S16 released by the kernel behind the record');
@@ -51,7 +70,10 @@ const expectations: Record<string, (t: Trace) => void> = {
     assert.equal(end(t, rec), end(t, add));
     assert.ok(hasEdge(t, 'release', add, sync));
     assert.equal(t.calls.unblockNs[sync], h200.spinWakeNs);
-    assert.ok(!hasEdge(t, 'legacy', rec, down) && start(t, down) >= end(t, add), 't1.cpu() runs after the add through the host\'s wait, not S3');
+    assert.ok(
+      !hasEdge(t, 'legacy', rec, down) && start(t, down) >= end(t, add),
+      "t1.cpu() runs after the add through the host's wait, not S3",
+    );
     assert.equal(releasedBy(t, calls(t, 'memcpy')[2]), down, 't1.cpu() blocks until its copy completes (S17)');
   },
   'seed-query-before-after': (t) => {
@@ -175,24 +197,32 @@ const expectations: Record<string, (t: Trace) => void> = {
     const [bulk, normal, urgent] = [op(t, 'bulk'), op(t, 'normal'), op(t, 'urgent')];
     const firstWaveEnd = start(t, bulk) + 200_000 + h200.kernelOverheadNs;
     assert.equal(start(t, urgent), firstWaveEnd, 'urgent starts when the first wave ends (S5)');
-    assert.ok(start(t, normal) >= firstWaveEnd + 200_000, 'normal waits behind all of bulk\'s blocks');
+    assert.ok(start(t, normal) >= firstWaveEnd + 200_000, "normal waits behind all of bulk's blocks");
   },
   'host-func-buggy': (t) => {
     const steps = ops(t, 'step');
     for (let i = 1; i < steps.length; i++) assert.equal(start(t, steps[i]) - end(t, steps[i - 1]), h200.hostFuncGapNs);
   },
   'multi-gpu-pipeline': (t) => {
-    const [produce, peer, consume, next] = [op(t, 'produce'), op(t, 'PtoP batch0 -> batch1'), op(t, 'consume'), op(t, 'produce next')];
+    const [produce, peer, consume, next] = [
+      op(t, 'produce'),
+      op(t, 'PtoP batch0 -> batch1'),
+      op(t, 'consume'),
+      op(t, 'produce next'),
+    ];
     const device = (o: number) => t.lanes[t.ops.lane[o]].device;
     assert.deepEqual([produce, peer, consume, next].map(device), [0, 1, 1, 0]);
-    assert.ok(hasEdge(t, 'event', op(t, 'record produced'), op(t, 'wait produced')), 'GPU 1 waits for the event GPU 0 recorded');
+    assert.ok(
+      hasEdge(t, 'event', op(t, 'record produced'), op(t, 'wait produced')),
+      'GPU 1 waits for the event GPU 0 recorded',
+    );
     assert.equal(start(t, peer), end(t, produce), 'the peer copy starts when the produced batch is done');
-    assert.equal(end(t, peer) - start(t, peer), Math.round(64 * 2 ** 20 / h200.peerGBps));
+    assert.equal(end(t, peer) - start(t, peer), Math.round((64 * 2 ** 20) / h200.peerGBps));
     assert.equal(start(t, consume), end(t, peer));
     const [one, current] = calls(t, 'deviceSync');
-    assert.equal(releasedBy(t, one), consume, 'synchronize(1) is released by GPU 1\'s consumer');
-    assert.ok(t.calls.end[one] < end(t, next), 'GPU 0\'s next batch did not hold synchronize(1)');
-    assert.equal(releasedBy(t, current), next, 'synchronize() waits for GPU 0\'s next batch');
+    assert.equal(releasedBy(t, one), consume, "synchronize(1) is released by GPU 1's consumer");
+    assert.ok(t.calls.end[one] < end(t, next), "GPU 0's next batch did not hold synchronize(1)");
+    assert.equal(releasedBy(t, current), next, "synchronize() waits for GPU 0's next batch");
     assert.deepEqual([t.calls.device[one], t.calls.device[current]], [1, 0]);
   },
   'host-func-fixed': (t) => {

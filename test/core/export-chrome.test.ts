@@ -7,7 +7,19 @@ import { RELEASED_UNKNOWN, Trace, TraceBuilder, edgeKind } from '../../core/trac
 import { traceToJson } from '../../core/trace/json';
 import { repoPath } from '../helpers/paths';
 
-type Ev = { ph: string; pid: number; tid: number; ts: number; dur?: number; id?: number; cat?: string; name: string; bp?: string; s?: string; args?: Record<string, unknown> };
+type Ev = {
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  id?: number;
+  cat?: string;
+  name: string;
+  bp?: string;
+  s?: string;
+  args?: Record<string, unknown>;
+};
 
 function sample(): Trace {
   const b = new TraceBuilder();
@@ -15,27 +27,100 @@ function sample(): Trace {
   const side = b.lane({ kind: 'stream', name: 'side', device: 0, nonBlocking: true, priority: -2, handle: 13 });
   const dflt = b.lane({ kind: 'stream', name: 'default', device: 0, legacyDefault: true });
   const ctx = b.call({ lane: host, kind: 'context', name: 'aten::item', begin: 0, end: 300000, depth: 0 });
-  const launch = b.call({ lane: host, kind: 'launch', name: 'cudaLaunchKernel', begin: 100, end: 3600, stream: side, line: 4, column: 5, step: 0, context: 'aten::item' });
+  const launch = b.call({
+    lane: host,
+    kind: 'launch',
+    name: 'cudaLaunchKernel',
+    begin: 100,
+    end: 3600,
+    stream: side,
+    line: 4,
+    column: 5,
+    step: 0,
+    context: 'aten::item',
+  });
   const rec = b.call({ lane: host, kind: 'record', begin: 3700, end: 3900, stream: side, event: 'ready' });
-  const k = b.op({ lane: side, kind: 'kernel', name: '<b>produce</b> "q" \\', start: 5000, end: 205000, call: launch, grid: 132, block: 256, truthStart: 5100, truthEnd: 204900 });
+  const k = b.op({
+    lane: side,
+    kind: 'kernel',
+    name: '<b>produce</b> "q" \\',
+    start: 5000,
+    end: 205000,
+    call: launch,
+    grid: 132,
+    block: 256,
+    truthStart: 5100,
+    truthEnd: 204900,
+  });
   const r = b.op({ lane: side, kind: 'eventRecord', start: 205000, end: 205000, call: rec, event: 'ready' });
   const w = b.op({ lane: dflt, kind: 'waitEvent', start: 205000, end: 205000, event: 'ready' });
-  const c = b.op({ lane: dflt, kind: 'memcpy', name: 'copy', start: 206000, end: 210000, bytes: 4096, copy: 'DtoH', hostMemory: 'pageable' });
+  const c = b.op({
+    lane: dflt,
+    kind: 'memcpy',
+    name: 'copy',
+    start: 206000,
+    end: 210000,
+    bytes: 4096,
+    copy: 'DtoH',
+    hostMemory: 'pageable',
+  });
   b.access(k, 'x', true);
   b.access(c, 'x', false);
-  const sync = b.call({ lane: host, kind: 'streamSync', name: 'cudaStreamSynchronize', begin: 4000, end: 208500, stream: side, blockedNs: 204500, releasedBy: k, unblockNs: 3500 });
+  const sync = b.call({
+    lane: host,
+    kind: 'streamSync',
+    name: 'cudaStreamSynchronize',
+    begin: 4000,
+    end: 208500,
+    stream: side,
+    blockedNs: 204500,
+    releasedBy: k,
+    unblockNs: 3500,
+  });
   b.call({ lane: host, kind: 'eventSync', begin: 209000, end: 209100, event: 'ready', releasedBy: RELEASED_UNKNOWN });
-  b.call({ lane: host, kind: 'query', name: 'cudaEventQuery', begin: 209200, end: 209300, event: 'ready', answer: 'error', status: 'cudaErrorNotReady' });
-  b.call({ lane: host, kind: 'elapsed', name: 'cudaEventElapsedTime', begin: 209400, end: 209500, event: 'a', event2: 'b', value: 0.125 });
+  b.call({
+    lane: host,
+    kind: 'query',
+    name: 'cudaEventQuery',
+    begin: 209200,
+    end: 209300,
+    event: 'ready',
+    answer: 'error',
+    status: 'cudaErrorNotReady',
+  });
+  b.call({
+    lane: host,
+    kind: 'elapsed',
+    name: 'cudaEventElapsedTime',
+    begin: 209400,
+    end: 209500,
+    event: 'a',
+    event2: 'b',
+    value: 0.125,
+  });
   b.edge('launch', launch, k);
   b.edge('stream', k, r);
   b.edge('event', r, w);
   b.edge('stream', w, c);
   b.edge('release', k, sync);
-  b.findings.push({ rule: 'S9', kind: 'no-op-wait', severity: 'warning', message: 'waits on <nothing>', calls: [sync], ops: [], source: { line: 3, column: 1 } });
+  b.findings.push({
+    rule: 'S9',
+    kind: 'no-op-wait',
+    severity: 'warning',
+    message: 'waits on <nothing>',
+    calls: [sync],
+    ops: [],
+    source: { line: 3, column: 1 },
+  });
   b.findings.push({ rule: 'S2', kind: 'overlap', severity: 'info', message: 'global', calls: [], ops: [] });
   void ctx;
-  return b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0, scenario: { name: 'sample' }, notes: ['n'] });
+  return b.finish({
+    source: 'simulator',
+    clock: 'simulated',
+    alignmentErrorNs: 0,
+    scenario: { name: 'sample' },
+    notes: ['n'],
+  });
 }
 
 test('import(export(t)) gives back the same trace: calls, ops, edges, accesses, findings and meta', () => {
@@ -71,7 +156,9 @@ function checkStructure(t: Trace, text: string): Ev[] {
       slices.get(key)!.push(e);
     }
   }
-  for (const e of ev) if (e.ph !== 'M' && !(e.ph === 'i' && e.s === 'g')) assert.equal(threads.get(e.tid), e.pid, `${e.ph} ${e.name}: pid matches its thread`);
+  for (const e of ev)
+    if (e.ph !== 'M' && !(e.ph === 'i' && e.s === 'g'))
+      assert.equal(threads.get(e.tid), e.pid, `${e.ph} ${e.name}: pid matches its thread`);
   assert.equal(threads.size, t.lanes.length);
   // Every flow has a start and a finish with the same id, each inside a slice on its thread.
   const starts = ev.filter((e) => e.ph === 's');
@@ -91,12 +178,24 @@ test('the export is valid trace-event JSON: phases, thread names, both ends of e
   const ev = checkStructure(t, traceToChrome(t));
   assert.deepEqual(ev.filter((e) => e.ph === 'X').length, t.calls.count + t.ops.count);
   const flows = ev.filter((e) => e.ph === 's').map((e) => e.name);
-  assert.deepEqual(flows, [...Array(t.edges.count).keys()].map((i) => edgeKind(t, i)));
+  assert.deepEqual(
+    flows,
+    [...Array(t.edges.count).keys()].map((i) => edgeKind(t, i)),
+  );
   const findings = ev.filter((e) => e.ph === 'i');
-  assert.deepEqual(findings.map((e) => [e.name, e.s, e.cat]), [['S9 no-op-wait', 't', 'finding,warning'], ['S2 overlap', 'g', 'finding,info']]);
+  assert.deepEqual(
+    findings.map((e) => [e.name, e.s, e.cat]),
+    [
+      ['S9 no-op-wait', 't', 'finding,warning'],
+      ['S2 overlap', 'g', 'finding,info'],
+    ],
+  );
   // The slice names keep HTML-looking text as it is; JSON escaping is the only change.
   assert.ok(ev.some((e) => e.name === '<b>produce</b> "q" \\'));
-  checkStructure(importPytorch(readFileSync(repoPath('test/fixtures/torch/sync_seeds.json'))), traceToChrome(importPytorch(readFileSync(repoPath('test/fixtures/torch/sync_seeds.json')))));
+  checkStructure(
+    importPytorch(readFileSync(repoPath('test/fixtures/torch/sync_seeds.json'))),
+    traceToChrome(importPytorch(readFileSync(repoPath('test/fixtures/torch/sync_seeds.json')))),
+  );
 });
 
 test('exports stream in chunks: 100k ops never become one string on the way', () => {

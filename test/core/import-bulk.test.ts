@@ -29,7 +29,10 @@ function errorIn(bytes: Uint8Array, chunk: number): ImportError {
 }
 
 /** 1-based line and byte column of an offset in ASCII text. */
-const lineColumn = (text: string, at: number) => [text.slice(0, at).split('\n').length, at - text.lastIndexOf('\n', at - 1)];
+const lineColumn = (text: string, at: number) => [
+  text.slice(0, at).split('\n').length,
+  at - text.lastIndexOf('\n', at - 1),
+];
 
 const generated = [...generateKineto({ steps: 3000, streams: 3, syncEvery: 7 })].join('');
 
@@ -53,10 +56,14 @@ test('a wrong guess at where the events end is read again byte by byte', () => {
   const cut = text.indexOf('{"b"'); // the first push ends inside the last event
   const got: unknown[] = [];
   const decoded: string[] = [];
-  const s = createEventScanner((list) => got.push(...list), undefined, (bytes) => {
-    decoded.push(new TextDecoder().decode(bytes));
-    return decoded[decoded.length - 1];
-  });
+  const s = createEventScanner(
+    (list) => got.push(...list),
+    undefined,
+    (bytes) => {
+      decoded.push(new TextDecoder().decode(bytes));
+      return decoded[decoded.length - 1];
+    },
+  );
   const bytes = bytesOf(text);
   s.push(bytes.subarray(0, cut));
   // The guess that ends at the `}` of the string "},{" fails to parse; the byte scanner then reads
@@ -102,12 +109,16 @@ test('errors at the end of the events array count lines up to the wrong byte', (
 });
 
 test("a bare array of events (Chrome's JSON Array Format) loads, whole and in small chunks", () => {
-  const events = generated.slice(generated.indexOf('[', generated.indexOf('"traceEvents"')), generated.lastIndexOf(']') + 1);
+  const events = generated.slice(
+    generated.indexOf('[', generated.indexOf('"traceEvents"')),
+    generated.lastIndexOf(']') + 1,
+  );
   const want = traceToJson(importIn(bytesOf(generated), SMALL));
   for (const chunk of [1 << 30, SMALL]) {
     const t = importIn(bytesOf(`\n${events}\n`), chunk);
     assert.equal(t.ops.count, 3000 + Math.floor(3000 / 7));
     // The same calls, ops and edges; only what the root object held (device, trace name) is missing.
-    for (const key of ['calls', 'ops', 'edges']) assert.deepEqual(JSON.parse(traceToJson(t))[key], JSON.parse(want)[key]);
+    for (const key of ['calls', 'ops', 'edges'])
+      assert.deepEqual(JSON.parse(traceToJson(t))[key], JSON.parse(want)[key]);
   }
 });

@@ -12,7 +12,9 @@ import { rawFromTrace } from '../helpers/raw-from-trace';
 import { causalityViolations, structureOf } from '../gpu/capture/structure';
 import { rulesScenario } from '../gpu/capture/scenarios';
 
-const examples = readdirSync(repoPath('examples')).filter((f) => f.endsWith('.scenario.json')).sort();
+const examples = readdirSync(repoPath('examples'))
+  .filter((f) => f.endsWith('.scenario.json'))
+  .sort();
 const cases: [string, string][] = [
   ...examples.map((f): [string, string] => [f, readFileSync(repoPath('examples', f), 'utf8')]),
   ['capture rules scenario', JSON.stringify(rulesScenario)],
@@ -25,7 +27,8 @@ for (const [name, text] of cases) {
     const a = structureOf(captured);
     const b = structureOf(sim);
     assert.deepEqual(a.calls, b.calls);
-    const mismatches = [...b.releasedBy].filter(([c, by]) => (b.blockedNs.get(c) ?? 0) > 0 && a.releasedBy.get(c) !== by)
+    const mismatches = [...b.releasedBy]
+      .filter(([c, by]) => (b.blockedNs.get(c) ?? 0) > 0 && a.releasedBy.get(c) !== by)
       .map(([c, by]) => `${c}: captured ${a.releasedBy.get(c) || 'none'}, simulated ${by || 'none'}`);
     assert.deepEqual(mismatches, []);
     assert.deepEqual([...a.edges].sort(), [...b.edges].sort());

@@ -15,16 +15,30 @@ const PAGEABLE = 1;
 const PINNED = 2;
 const DEVICE = 3;
 
-const opNamed = (t: Trace, name: string): number[] => [...Array(t.ops.count).keys()].filter((i) => str(t, t.ops.name[i]) === name);
-const callsNamed = (t: Trace, name: string): number[] => [...Array(t.calls.count).keys()].filter((i) => str(t, t.calls.name[i]) === name);
+const opNamed = (t: Trace, name: string): number[] =>
+  [...Array(t.ops.count).keys()].filter((i) => str(t, t.ops.name[i]) === name);
+const callsNamed = (t: Trace, name: string): number[] =>
+  [...Array(t.calls.count).keys()].filter((i) => str(t, t.calls.name[i]) === name);
 const edges = (t: Trace, kind: string): [number, number][] =>
-  [...Array(t.edges.count).keys()].filter((i) => t.edges.kind[i] === EDGE_KINDS.indexOf(kind as never)).map((i) => [t.edges.from[i], t.edges.to[i]]);
-const released = (t: Trace, call: number): string => (t.calls.releasedBy[call] >= 0 ? str(t, t.ops.name[t.calls.releasedBy[call]]) : String(t.calls.releasedBy[call]));
+  [...Array(t.edges.count).keys()]
+    .filter((i) => t.edges.kind[i] === EDGE_KINDS.indexOf(kind as never))
+    .map((i) => [t.edges.from[i], t.edges.to[i]]);
+const released = (t: Trace, call: number): string =>
+  t.calls.releasedBy[call] >= 0 ? str(t, t.ops.name[t.calls.releasedBy[call]]) : String(t.calls.releasedBy[call]);
 
 /** Two streams created by the program; `s1` blocking, `s2` non-blocking with priority -2. */
 function withStreams(w: RawCaptureWriter): void {
   w.call({ api: 'streamCreate', name: 'cudaStreamCreate', begin: 0, end: 900, stream: S1, streamId: 13 });
-  w.call({ api: 'streamCreate', name: 'cudaStreamCreateWithPriority', begin: 1000, end: 1900, stream: S2, flags: 1, priority: -2, streamId: 14 });
+  w.call({
+    api: 'streamCreate',
+    name: 'cudaStreamCreateWithPriority',
+    begin: 1000,
+    end: 1900,
+    stream: S2,
+    flags: 1,
+    priority: -2,
+    streamId: 14,
+  });
   w.call({ api: 'eventCreate', name: 'cudaEventCreateWithFlags', begin: 2000, end: 2100, event: E, flags: 2, seq: 0 });
 }
 
@@ -40,8 +54,24 @@ test('a re-recorded event: each wait gets an event edge from the record it bound
   // The second record's call runs from 25 to 30 us; a wait on another thread began at 26 us,
   // before the record returned, and the library saw record 1 as the latest: it bound to record 1.
   w.call({ api: 'record', name: 'cudaEventRecord', begin: 25_000, end: 30_000, stream: S1, event: E, seq: 2 });
-  w.call({ api: 'streamWait', name: 'cudaStreamWaitEvent', thread: loader, begin: 26_000, end: 26_500, stream: S2, event: E, seq: 1 });
-  const k3 = w.call({ api: 'launch', name: 'cudaLaunchKernel', thread: loader, begin: 27_000, end: 31_000, stream: S2 });
+  w.call({
+    api: 'streamWait',
+    name: 'cudaStreamWaitEvent',
+    thread: loader,
+    begin: 26_000,
+    end: 26_500,
+    stream: S2,
+    event: E,
+    seq: 1,
+  });
+  const k3 = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    thread: loader,
+    begin: 27_000,
+    end: 31_000,
+    stream: S2,
+  });
   w.kernel(k3, 'consume', 116_000, 120_000, 14);
   w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 40_000, end: 303_000, event: E, seq: 2 });
   const t = importCapture(w.bytes());
@@ -70,13 +100,28 @@ test('lanes: host threads by first call, the legacy and per-thread default strea
   w.kernel(b, 'b', 19_000, 60_000, 14);
   const c = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 20_000, end: 23_000, stream: LEGACY_STREAM });
   w.kernel(c, 'c', 50_500, 70_000, 7);
-  const d = w.call({ api: 'launch', name: 'cudaLaunchKernel_ptsz', thread: worker, begin: 21_000, end: 24_000, stream: PER_THREAD_STREAM });
+  const d = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel_ptsz',
+    thread: worker,
+    begin: 21_000,
+    end: 24_000,
+    stream: PER_THREAD_STREAM,
+  });
   w.kernel(d, 'd', 70_500, 80_000, 20);
   const t = importCapture(w.bytes(), { name: 'prog' });
 
-  assert.deepEqual(t.lanes.map((l) => [l.kind, l.name]), [
-    ['thread', 'main'], ['thread', 'worker'], ['stream', 'stream 1'], ['stream', 'stream 2'], ['stream', 'legacy default'], ['stream', 'per-thread default (worker)'],
-  ]);
+  assert.deepEqual(
+    t.lanes.map((l) => [l.kind, l.name]),
+    [
+      ['thread', 'main'],
+      ['thread', 'worker'],
+      ['stream', 'stream 1'],
+      ['stream', 'stream 2'],
+      ['stream', 'legacy default'],
+      ['stream', 'per-thread default (worker)'],
+    ],
+  );
   const [, , s1, s2, legacy, pt] = t.lanes;
   assert.equal(s1.nonBlocking, false);
   assert.deepEqual([s2.nonBlocking, s2.priority, s2.handle], [true, -2, 14]);
@@ -85,7 +130,10 @@ test('lanes: host threads by first call, the legacy and per-thread default strea
   // S3: the legacy kernel waits for the blocking stream's kernel, not the non-blocking one's; the
   // per-thread default stream (S4) is ordered after legacy work.
   const op = (n: string) => opNamed(t, n)[0];
-  assert.deepEqual(edges(t, 'legacy'), [[op('a'), op('c')], [op('c'), op('d')]]);
+  assert.deepEqual(edges(t, 'legacy'), [
+    [op('a'), op('c')],
+    [op('c'), op('d')],
+  ]);
   assert.equal(t.meta.source, 'capture');
   assert.equal(t.meta.scenario?.name, 'prog');
 });
@@ -110,7 +158,10 @@ test('stream and device synchronize are released by the awaited op that ended la
   assert.equal(t.calls.releasedBy[again], RELEASED_NONE);
   assert.equal(t.calls.blockedNs[again], 0);
   const release = edges(t, 'release');
-  assert.deepEqual(release, [[opNamed(t, 'short')[0], first], [opNamed(t, 'long')[0], device]]);
+  assert.deepEqual(release, [
+    [opNamed(t, 'short')[0], first],
+    [opNamed(t, 'long')[0], device],
+  ]);
 });
 
 test('S9 and handle reuse: a wait on an event not recorded since its creation binds to nothing, even when the handle was recorded before', () => {
@@ -139,8 +190,28 @@ test('queries carry their answer; elapsed its value or its error; a binding the 
   w.call({ api: 'record', name: 'cudaEventRecord', begin: 10_000, end: 11_000, stream: S1, event: E, seq: 1 });
   w.call({ api: 'eventQuery', name: 'cudaEventQuery', begin: 12_000, end: 12_300, event: E, seq: 1, result: 600 });
   w.call({ api: 'eventQuery', name: 'cudaEventQuery', begin: 13_000, end: 13_300, event: E, seq: 1 });
-  w.call({ api: 'elapsed', name: 'cudaEventElapsedTime', begin: 14_000, end: 14_100, event: E, event2: E, seq: 1, seq2: 1, value: 0.25 });
-  w.call({ api: 'elapsed', name: 'cudaEventElapsedTime', begin: 15_000, end: 15_100, event: E, event2: E, seq: 1, seq2: 1, result: 400 });
+  w.call({
+    api: 'elapsed',
+    name: 'cudaEventElapsedTime',
+    begin: 14_000,
+    end: 14_100,
+    event: E,
+    event2: E,
+    seq: 1,
+    seq2: 1,
+    value: 0.25,
+  });
+  w.call({
+    api: 'elapsed',
+    name: 'cudaEventElapsedTime',
+    begin: 15_000,
+    end: 15_100,
+    event: E,
+    event2: E,
+    seq: 1,
+    seq2: 1,
+    result: 400,
+  });
   w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 16_000, end: 30_000, event: E, seq: SEQ_UNKNOWN });
   const t = importCapture(w.bytes());
   const [notReady, ready] = callsNamed(t, 'cudaEventQuery');
@@ -159,11 +230,38 @@ test('copies: pageable async copies and synchronous copies block and are release
   withStreams(w);
   const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
   w.kernel(k, 'k', 14_000, 200_000, 13);
-  const pageable = w.call({ api: 'memcpy', name: 'cudaMemcpyAsync', begin: 20_000, end: 260_000, stream: S1, bytes: 1 << 20, copyDir: 2, hostMemory: 2 });
+  const pageable = w.call({
+    api: 'memcpy',
+    name: 'cudaMemcpyAsync',
+    begin: 20_000,
+    end: 260_000,
+    stream: S1,
+    bytes: 1 << 20,
+    copyDir: 2,
+    hostMemory: 2,
+  });
   w.memcpy(pageable, 2, DEVICE, PAGEABLE, 1 << 20, 200_500, 258_000, 13);
-  const pinned = w.call({ api: 'memcpy', name: 'cudaMemcpyAsync', begin: 261_000, end: 265_000, stream: S1, bytes: 4096, copyDir: 1, hostMemory: 1 });
+  const pinned = w.call({
+    api: 'memcpy',
+    name: 'cudaMemcpyAsync',
+    begin: 261_000,
+    end: 265_000,
+    stream: S1,
+    bytes: 4096,
+    copyDir: 1,
+    hostMemory: 1,
+  });
   w.memcpy(pinned, 1, PINNED, DEVICE, 4096, 266_000, 268_000, 13);
-  const sync = w.call({ api: 'memcpy', name: 'cudaMemcpy', begin: 270_000, end: 290_000, stream: LEGACY_STREAM, bytes: 4096, copyDir: 1, hostMemory: 2 });
+  const sync = w.call({
+    api: 'memcpy',
+    name: 'cudaMemcpy',
+    begin: 270_000,
+    end: 290_000,
+    stream: LEGACY_STREAM,
+    bytes: 4096,
+    copyDir: 1,
+    hostMemory: 2,
+  });
   w.memcpy(sync, 1, PAGEABLE, DEVICE, 4096, 280_000, 289_000, 7);
   const t = importCapture(w.bytes());
   const [c1, c2] = callsNamed(t, 'cudaMemcpyAsync');
@@ -186,8 +284,20 @@ test('S19: a launch that blocked behind a full queue is released by the first op
   w.kernel(slow, 'first', 91_000, 92_000, 13);
   // 600 launches queue behind a long kernel; the next launch waits for the first of them to finish.
   for (let i = 0; i < 600; i++) {
-    const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 100_000 + i * 100, end: 100_050 + i * 100, stream: S1 });
-    w.kernel(k, i === 0 ? 'long' : 'queued', i === 0 ? 160_000 : 1_000_000 + i * 10, i === 0 ? 1_000_000 : 1_000_000 + i * 10 + 5, 13);
+    const k = w.call({
+      api: 'launch',
+      name: 'cudaLaunchKernel',
+      begin: 100_000 + i * 100,
+      end: 100_050 + i * 100,
+      stream: S1,
+    });
+    w.kernel(
+      k,
+      i === 0 ? 'long' : 'queued',
+      i === 0 ? 160_000 : 1_000_000 + i * 10,
+      i === 0 ? 1_000_000 : 1_000_000 + i * 10 + 5,
+      13,
+    );
   }
   const b = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 170_000, end: 1_003_000, stream: S1 });
   w.kernel(b, 'blocked', 1_010_000, 1_020_000, 13);
@@ -207,7 +317,15 @@ test('host functions end where the next op on their stream starts (S20); memsets
   const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
   w.kernel(a, 'before', 14_000, 50_000, 13);
   w.call({ api: 'hostFunc', name: 'cudaLaunchHostFunc', begin: 14_000, end: 16_000, stream: S1 });
-  const m = w.call({ api: 'memset', name: 'cudaMemsetAsync', begin: 17_000, end: 18_000, stream: S1, bytes: 256, hostMemory: 3 });
+  const m = w.call({
+    api: 'memset',
+    name: 'cudaMemsetAsync',
+    begin: 17_000,
+    end: 18_000,
+    stream: S1,
+    bytes: 256,
+    hostMemory: 3,
+  });
   w.memset(m, DEVICE, 256, 210_000, 211_000, 13);
   const t = importCapture(w.bytes());
   const [fn] = opNamed(t, 'host function');
@@ -223,7 +341,15 @@ test("GPU ops whose call was not captured stay on their stream; CUPTI's own sync
   const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
   w.kernel(a, 'seen', 14_000, 20_000, 13);
   w.kernel(999, 'graph_node', 21_000, 30_000, 13);
-  const r = w.call({ api: 'record', name: 'cudaEventRecord', begin: 31_000, end: 32_000, stream: S1, event: E, seq: 1 });
+  const r = w.call({
+    api: 'record',
+    name: 'cudaEventRecord',
+    begin: 31_000,
+    end: 32_000,
+    stream: S1,
+    event: E,
+    seq: 1,
+  });
   w.cudaEvent(r, 77, 13);
   const s = w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 33_000, end: 34_000, event: E, seq: 1 });
   w.sync(s, 1, 77, 33_000, 34_000);
@@ -231,7 +357,13 @@ test("GPU ops whose call was not captured stay on their stream; CUPTI's own sync
   const [graph] = opNamed(t, 'graph_node');
   assert.equal(t.ops.call[graph], -1);
   assert.equal(t.lanes[t.ops.lane[graph]].name, 'stream 1');
-  assert.deepEqual(edges(t, 'stream').map(([f, to]) => [str(t, t.ops.name[f]), str(t, t.ops.name[to])]), [['seen', 'graph_node'], ['graph_node', 'record event 1']]);
+  assert.deepEqual(
+    edges(t, 'stream').map(([f, to]) => [str(t, t.ops.name[f]), str(t, t.ops.name[to])]),
+    [
+      ['seen', 'graph_node'],
+      ['graph_node', 'record event 1'],
+    ],
+  );
   const notes = t.meta.notes?.join('\n') ?? '';
   assert.match(notes, /1 GPU ops whose issuing call was not captured/);
   assert.match(notes, /sync ids agree with the recorded binding for 1 of 1 event waits/);
@@ -242,29 +374,72 @@ test('a record whose device timestamp lands after a synchronize or query saw it 
   withStreams(w);
   // An idle stream: the record passes the GPU at once, and CUPTI's timestamp says 265 ns after the
   // synchronize that waited for it returned.
-  const r1 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 10_000, end: 11_000, stream: S1, event: E, seq: 1 });
+  const r1 = w.call({
+    api: 'record',
+    name: 'cudaEventRecord',
+    begin: 10_000,
+    end: 11_000,
+    stream: S1,
+    event: E,
+    seq: 1,
+  });
   w.cudaEvent(r1, 0, 13, 12_865);
   w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 11_100, end: 12_600, event: E, seq: 1 });
-  const r2 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 20_000, end: 21_000, stream: S1, event: E, seq: 2 });
+  const r2 = w.call({
+    api: 'record',
+    name: 'cudaEventRecord',
+    begin: 20_000,
+    end: 21_000,
+    stream: S1,
+    event: E,
+    seq: 2,
+  });
   w.cudaEvent(r2, 0, 13, 22_400);
   w.call({ api: 'eventQuery', name: 'cudaEventQuery', begin: 22_000, end: 22_300, event: E, seq: 2 });
   // A timestamp before the return stays where CUPTI put it.
-  const r3 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 30_000, end: 31_000, stream: S1, event: E, seq: 3 });
+  const r3 = w.call({
+    api: 'record',
+    name: 'cudaEventRecord',
+    begin: 30_000,
+    end: 31_000,
+    stream: S1,
+    event: E,
+    seq: 3,
+  });
   w.cudaEvent(r3, 0, 13, 31_500);
   w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 31_100, end: 32_000, event: E, seq: 3 });
   // Never before the work it captured, whose end CUPTI put after the return as well.
   const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 33_000, end: 36_000, stream: S1 });
   w.kernel(k, 'late', 37_000, 41_000, 13);
-  const r4 = w.call({ api: 'record', name: 'cudaEventRecord', begin: 36_100, end: 36_500, stream: S1, event: E, seq: 4 });
+  const r4 = w.call({
+    api: 'record',
+    name: 'cudaEventRecord',
+    begin: 36_100,
+    end: 36_500,
+    stream: S1,
+    event: E,
+    seq: 4,
+  });
   w.cudaEvent(r4, 0, 13, 41_200);
   w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 36_600, end: 40_900, event: E, seq: 4 });
   const t = importCapture(w.bytes());
   const records = opNamed(t, 'record event 1');
-  assert.deepEqual(records.map((o) => [t.ops.start[o], t.ops.end[o]]), [[12_600, 12_600], [22_300, 22_300], [31_500, 31_500], [41_000, 41_000]]);
+  assert.deepEqual(
+    records.map((o) => [t.ops.start[o], t.ops.end[o]]),
+    [
+      [12_600, 12_600],
+      [22_300, 22_300],
+      [31_500, 31_500],
+      [41_000, 41_000],
+    ],
+  );
   const [s1, s2] = callsNamed(t, 'cudaEventSynchronize');
   assert.equal(t.calls.unblockNs[s1], 0);
   assert.equal(t.calls.unblockNs[s2], 500);
-  assert.match(t.meta.notes?.join('\n') ?? '', /moved back to the return of a synchronize or query that saw them complete .*: 3/);
+  assert.match(
+    t.meta.notes?.join('\n') ?? '',
+    /moved back to the return of a synchronize or query that saw them complete .*: 3/,
+  );
 });
 
 test('corrupt or truncated raw streams fail with what and where', () => {
@@ -273,15 +448,30 @@ test('corrupt or truncated raw streams fail with what and where', () => {
   const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: S1 });
   w.kernel(k, 'k', 14_000, 20_000, 13);
   const good = w.bytes();
-  const fails = (bytes: Uint8Array, message: RegExp) => assert.throws(() => importCapture(bytes), (e: Error) => {
-    assert.ok(e instanceof ImportError, e.name);
-    assert.match(e.message, message);
-    return true;
-  });
-  fails(new TextEncoder().encode('{"traceEvents": []}'), /^not a Syncscope raw capture: it does not start with "SYNCCAP1" at byte 0$/);
+  const fails = (bytes: Uint8Array, message: RegExp) =>
+    assert.throws(
+      () => importCapture(bytes),
+      (e: Error) => {
+        assert.ok(e instanceof ImportError, e.name);
+        assert.match(e.message, message);
+        return true;
+      },
+    );
+  fails(
+    new TextEncoder().encode('{"traceEvents": []}'),
+    /^not a Syncscope raw capture: it does not start with "SYNCCAP1" at byte 0$/,
+  );
   fails(good.slice(0, 30), /^raw capture truncated in its header: 30 of 40 bytes at byte 30$/);
-  fails(w.bytes({ version: 7 }), /^raw capture version 7 is not supported \(this Syncscope reads version 1\) at byte 8$/);
-  fails(w.bytes({ end: false }), new RegExp(`^raw capture truncated: it ends at byte ${w.bytes({ end: false }).length}, after \\d+ records, without its end record`));
+  fails(
+    w.bytes({ version: 7 }),
+    /^raw capture version 7 is not supported \(this Syncscope reads version 1\) at byte 8$/,
+  );
+  fails(
+    w.bytes({ end: false }),
+    new RegExp(
+      `^raw capture truncated: it ends at byte ${w.bytes({ end: false }).length}, after \\d+ records, without its end record`,
+    ),
+  );
   // Cut inside the kernel record, which sits before the end record.
   const cut = good.slice(0, good.length - 40 - 20);
   fails(cut, /^raw capture truncated: the kernel record at byte \d+ needs 56 bytes, 36 remain at byte \d+$/);
@@ -320,25 +510,68 @@ test('a capture of 200k launches converts, with the one launch that waited for r
   assert.equal(released(t, blocked[0]), 'long');
 });
 
-test('two GPUs (S21): each call on its context\'s device, a legacy stream per device, cudaDeviceSynchronize waits for its device only', () => {
+test("two GPUs (S21): each call on its context's device, a legacy stream per device, cudaDeviceSynchronize waits for its device only", () => {
   const w = new RawCaptureWriter();
   w.device('NVIDIA H200', 132, 0);
   w.device('NVIDIA H200', 132, 1);
-  w.call({ api: 'streamCreate', name: 'cudaStreamCreateWithFlags', begin: 0, end: 900, stream: S1, flags: 1, streamId: 13, device: 0 });
-  w.call({ api: 'streamCreate', name: 'cudaStreamCreateWithFlags', begin: 1000, end: 1900, stream: S2, flags: 1, streamId: 13, device: 1 });
+  w.call({
+    api: 'streamCreate',
+    name: 'cudaStreamCreateWithFlags',
+    begin: 0,
+    end: 900,
+    stream: S1,
+    flags: 1,
+    streamId: 13,
+    device: 0,
+  });
+  w.call({
+    api: 'streamCreate',
+    name: 'cudaStreamCreateWithFlags',
+    begin: 1000,
+    end: 1900,
+    stream: S2,
+    flags: 1,
+    streamId: 13,
+    device: 1,
+  });
   w.call({ api: 'eventCreate', name: 'cudaEventCreate', begin: 2000, end: 2100, event: E, seq: 0, device: 0 });
   // GPU 0: a short kernel, its record, then a long kernel; GPU 1's stream waits for the record, and
   // GPU 1 also runs work on its legacy stream.
   const first = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 12_000, stream: S1, device: 0 });
   w.kernel(first, 'short0', 13_000, 50_000, 13, 132, 256, 0);
-  w.call({ api: 'record', name: 'cudaEventRecord', begin: 12_500, end: 13_000, stream: S1, event: E, seq: 1, device: 0 });
+  w.call({
+    api: 'record',
+    name: 'cudaEventRecord',
+    begin: 12_500,
+    end: 13_000,
+    stream: S1,
+    event: E,
+    seq: 1,
+    device: 0,
+  });
   const long = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 13_500, end: 14_500, stream: S1, device: 0 });
   w.kernel(long, 'long0', 50_500, 2_000_000, 13, 132, 256, 0);
   const short = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 15_000, end: 18_000, stream: S2, device: 1 });
   w.kernel(short, 'short1', 19_000, 100_000, 13, 132, 256, 1);
-  const leg = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 19_000, end: 22_000, stream: LEGACY_STREAM, device: 1 });
+  const leg = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    begin: 19_000,
+    end: 22_000,
+    stream: LEGACY_STREAM,
+    device: 1,
+  });
   w.kernel(leg, 'legacy1', 100_500, 150_000, 7, 132, 256, 1);
-  w.call({ api: 'streamWait', name: 'cudaStreamWaitEvent', begin: 23_000, end: 23_500, stream: S2, event: E, seq: 1, device: 1 });
+  w.call({
+    api: 'streamWait',
+    name: 'cudaStreamWaitEvent',
+    begin: 23_000,
+    end: 23_500,
+    stream: S2,
+    event: E,
+    seq: 1,
+    device: 1,
+  });
   w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 30_000, end: 153_000, device: 1 });
   w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 160_000, end: 2_003_000, device: 0 });
   // Work whose call was not captured, on CUPTI stream id 13 of each device: two streams, not one.
@@ -347,22 +580,34 @@ test('two GPUs (S21): each call on its context\'s device, a legacy stream per de
   const t = importCapture(w.bytes());
 
   const streams = t.lanes.filter((l) => l.kind === 'stream').map((l) => [l.name, l.device]);
-  assert.deepEqual(streams, [['stream 1', 0], ['stream 2', 1], ['legacy default (GPU 1)', 1], ['stream 99 (CUPTI id)', 0], ['stream 99 (CUPTI id, GPU 1)', 1]]);
-  assert.deepEqual(t.meta.devices?.map((d) => d.device), [0, 1]);
+  assert.deepEqual(streams, [
+    ['stream 1', 0],
+    ['stream 2', 1],
+    ['legacy default (GPU 1)', 1],
+    ['stream 99 (CUPTI id)', 0],
+    ['stream 99 (CUPTI id, GPU 1)', 1],
+  ]);
+  assert.deepEqual(
+    t.meta.devices?.map((d) => d.device),
+    [0, 1],
+  );
   const [sync1, sync0] = callsNamed(t, 'cudaDeviceSynchronize');
-  assert.equal(released(t, sync1), 'legacy1', 'GPU 1\'s synchronize does not wait for GPU 0\'s long kernel');
+  assert.equal(released(t, sync1), 'legacy1', "GPU 1's synchronize does not wait for GPU 0's long kernel");
   assert.deepEqual([t.calls.device[sync1], t.calls.device[sync0]], [1, 0]);
   assert.equal(released(t, sync0), 'long0');
   // The wait on GPU 1 is bound to GPU 0's record.
   assert.deepEqual(edges(t, 'event'), [[opNamed(t, 'record event 1')[0], opNamed(t, 'wait event 1')[0]]]);
 });
 
-test('a capture from a library that wrote no devices: every call takes its ops\' device, or its thread\'s last', () => {
+test("a capture from a library that wrote no devices: every call takes its ops' device, or its thread's last", () => {
   const w = new RawCaptureWriter();
   const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 13_000, stream: LEGACY_STREAM });
   w.kernel(a, 'on1', 14_000, 50_000, 7, 132, 256, 1);
   w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 14_000, end: 53_000 });
   const t = importCapture(w.bytes());
-  assert.deepEqual(t.lanes.filter((l) => l.kind === 'stream').map((l) => [l.name, l.device]), [['legacy default', 1]]);
+  assert.deepEqual(
+    t.lanes.filter((l) => l.kind === 'stream').map((l) => [l.name, l.device]),
+    [['legacy default', 1]],
+  );
   assert.equal(released(t, callsNamed(t, 'cudaDeviceSynchronize')[0]), 'on1');
 });

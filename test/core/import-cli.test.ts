@@ -17,7 +17,11 @@ const fixture = repoPath('test/fixtures/torch/sync_seeds.json');
 async function cli(name: 'import' | 'export', ...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const io = { stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t), cwd: repoPath('test/fixtures/torch') };
+  const io = {
+    stdout: (t: string) => (stdout += t),
+    stderr: (t: string) => (stderr += t),
+    cwd: repoPath('test/fixtures/torch'),
+  };
   let code: number;
   try {
     code = await (name === 'import' ? importCommand : exportCommand)(argv, io);
@@ -34,9 +38,12 @@ test('syncscope import prints one summary line and writes a trace that loads bac
   const r = await cli('import', 'sync_seeds.json', '--out', out);
   assert.equal(r.code, 0, r.stderr);
   const [summary, wrote] = r.stdout.split('\n');
-  assert.equal(summary, 'sync_seeds.json: 3 lanes (1 host threads, 2 streams), 32 calls (+42 framework ops), 9 ops, ' +
-    '12 host waits (5 released by a named op, 0 unknown); notes: 2 event waits without their record ' +
-    '(CUDA 13 leaves wait_on_cuda_event_record_corr_id at -1): released-by only where nothing could have been pending');
+  assert.equal(
+    summary,
+    'sync_seeds.json: 3 lanes (1 host threads, 2 streams), 32 calls (+42 framework ops), 9 ops, ' +
+      '12 host waits (5 released by a named op, 0 unknown); notes: 2 event waits without their record ' +
+      '(CUDA 13 leaves wait_on_cuda_event_record_corr_id at -1): released-by only where nothing could have been pending',
+  );
   assert.equal(wrote, `wrote ${out}`);
   const expected = traceToJson(importPytorch(readFileSync(fixture)));
   assert.equal(readFileSync(out, 'utf8'), expected);
@@ -81,24 +88,40 @@ test('bad input exits 2 with one clear line that names the file and the byte', a
   writeFileSync(cut, readFileSync(fixture).subarray(0, 20000));
   const r = await cli('import', cut);
   assert.equal(r.code, 2);
-  assert.match(r.stderr.split('\n')[0], /^syncscope import: cut\.json: truncated: the text ends inside the traceEvents array, after \d+ complete events, at byte 20000 \(line \d+, column \d+\)$/);
+  assert.match(
+    r.stderr.split('\n')[0],
+    /^syncscope import: cut\.json: truncated: the text ends inside the traceEvents array, after \d+ complete events, at byte 20000 \(line \d+, column \d+\)$/,
+  );
   const missing = await cli('import', 'nope.json');
   assert.equal(missing.code, 2);
   assert.match(missing.stderr.split('\n')[0], /^syncscope import: no such file: .*nope\.json$/);
   const notTrace = join(dir, 'x.json');
   writeFileSync(notTrace, '{"name": 1}');
-  assert.equal((await cli('import', notTrace)).stderr.split('\n')[0],
-    'syncscope import: x.json: not a trace: expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file');
-  assert.equal((await cli('export', 'sync_seeds.json')).stderr.split('\n')[0], 'syncscope export: say where to write: --chrome out.json');
+  assert.equal(
+    (await cli('import', notTrace)).stderr.split('\n')[0],
+    'syncscope import: x.json: not a trace: expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file',
+  );
+  assert.equal(
+    (await cli('export', 'sync_seeds.json')).stderr.split('\n')[0],
+    'syncscope export: say where to write: --chrome out.json',
+  );
 });
 
 test('loadAnyTrace decodes non-ASCII names in large chunks the same as TextDecoder', async () => {
   // Names with 2-, 3- and 4-byte characters, spread over more than one 4 MiB read.
   const names = ['k\u00e9rnel', 'op \u2192 next', 'smile \ud83d\ude00', 'plain'];
-  const events = Array.from({ length: 60_000 }, (_, i) => JSON.stringify({
-    ph: 'X', cat: i % 2 ? 'kernel' : 'cuda_runtime', name: i % 2 ? names[(i >> 1) % 4] : 'cudaLaunchKernel',
-    pid: i % 2 ? 0 : 1, tid: i % 2 ? 7 : 1, ts: i, dur: 1, args: { correlation: i >> 1, device: 0, stream: 7 },
-  }));
+  const events = Array.from({ length: 60_000 }, (_, i) =>
+    JSON.stringify({
+      ph: 'X',
+      cat: i % 2 ? 'kernel' : 'cuda_runtime',
+      name: i % 2 ? names[(i >> 1) % 4] : 'cudaLaunchKernel',
+      pid: i % 2 ? 0 : 1,
+      tid: i % 2 ? 7 : 1,
+      ts: i,
+      dur: 1,
+      args: { correlation: i >> 1, device: 0, stream: 7 },
+    }),
+  );
   const text = `{"traceEvents":[\n${events.join(',\n')}\n]}`;
   assert.ok(Buffer.byteLength(text) > 4 << 20);
   const dir = mkdtempSync(join(tmpdir(), 'syncscope-utf8-'));
@@ -106,7 +129,11 @@ test('loadAnyTrace decodes non-ASCII names in large chunks the same as TextDecod
   writeFileSync(path, text);
   const t = await loadAnyTrace(path);
   assert.equal(t.ops.count, 30_000);
-  assert.deepEqual([0, 1, 2, 3].map((i) => t.strings[t.ops.name[i]]), names);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((i) => t.strings[t.ops.name[i]]),
+    names,
+  );
   assert.equal(traceToJson(t), traceToJson(importPytorch(text)));
-  for (const s of ['plain ascii', 'caf\u00e9 \u2192 \ud83d\ude00', '']) assert.equal(decodeUtf8(new TextEncoder().encode(s)), s);
+  for (const s of ['plain ascii', 'caf\u00e9 \u2192 \ud83d\ude00', ''])
+    assert.equal(decodeUtf8(new TextEncoder().encode(s)), s);
 });

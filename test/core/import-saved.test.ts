@@ -38,19 +38,39 @@ test('a saved trace read in chunks fails with the messages parseTrace gives', ()
   const j = JSON.parse(saved);
   j.calls[3].lane = 99;
   const badLane = JSON.stringify(j);
-  assert.equal(messageOf(() => read(badLane, 1 << 30)), messageOf(() => parseTrace(badLane)));
-  assert.match(messageOf(() => read(badLane, 4096)), /^\$\.calls\[3\]\.lane: expected a lane id from 0 to 3, got 99$/);
+  assert.equal(
+    messageOf(() => read(badLane, 1 << 30)),
+    messageOf(() => parseTrace(badLane)),
+  );
+  assert.match(
+    messageOf(() => read(badLane, 4096)),
+    /^\$\.calls\[3\]\.lane: expected a lane id from 0 to 3, got 99$/,
+  );
   const { edges: _edges, ...noEdges } = JSON.parse(saved);
-  assert.equal(messageOf(() => read(JSON.stringify(noEdges), 1 << 30)), '$.edges: expected an array, got nothing');
-  assert.equal(messageOf(() => read(JSON.stringify({ ...noEdges, edges: 5 }), 1 << 30)), '$.edges: expected an array, got 5');
+  assert.equal(
+    messageOf(() => read(JSON.stringify(noEdges), 1 << 30)),
+    '$.edges: expected an array, got nothing',
+  );
+  assert.equal(
+    messageOf(() => read(JSON.stringify({ ...noEdges, edges: 5 }), 1 << 30)),
+    '$.edges: expected an array, got 5',
+  );
 });
 
 test('a saved trace with an empty table after a full one reads (a run of host work and synchronizes has no ops)', () => {
-  const t = simulate(compileScenario(JSON.stringify({ name: 'no ops', steps: [{ hostWork: { us: 5 } }, { deviceSync: true }] }), 'x.scenario.json'));
+  const t = simulate(
+    compileScenario(
+      JSON.stringify({ name: 'no ops', steps: [{ hostWork: { us: 5 } }, { deviceSync: true }] }),
+      'x.scenario.json',
+    ),
+  );
   assert.equal(t.ops.count, 0);
   const text = traceToJson(t);
   assert.ok(t.calls.count > 0 && /"ops":\s*\[\s*\]/.test(text), 'calls, then an empty ops array');
   for (const chunk of [1 << 30, 7]) assert.equal(traceToJson(read(text, chunk)), text);
   // A trailing comma is still not an empty array.
-  assert.match(messageOf(() => read(text.replace(/"ops":\s*\[/, '"ops": [,'), 1 << 30)), /expected a trace event object/);
+  assert.match(
+    messageOf(() => read(text.replace(/"ops":\s*\[/, '"ops": [,'), 1 << 30)),
+    /expected a trace event object/,
+  );
 });

@@ -24,7 +24,12 @@ test('a 50 MB generated trace through the chunked path in 64 KiB chunks', () => 
   let reports = 0;
   let total = 0;
   let pushes = 0;
-  const imp = createPytorchImporter({ onProgress: (b) => { progress = b; reports++; } });
+  const imp = createPytorchImporter({
+    onProgress: (b) => {
+      progress = b;
+      reports++;
+    },
+  });
   for (const piece of generateKineto(opts, 4 << 20)) {
     const bytes = Buffer.from(piece);
     total += bytes.length;
@@ -35,7 +40,10 @@ test('a 50 MB generated trace through the chunked path in 64 KiB chunks', () => 
   const want = expectedCounts(opts);
   assert.equal(progress, total);
   assert.equal(reports, pushes);
-  assert.deepEqual(t.lanes.map((l) => l.name), ['thread 414', 'stream 7', 'stream 8', 'stream 9']);
+  assert.deepEqual(
+    t.lanes.map((l) => l.name),
+    ['thread 414', 'stream 7', 'stream 8', 'stream 9'],
+  );
   let contexts = 0;
   let waits = 0;
   let released = 0;
@@ -47,9 +55,15 @@ test('a 50 MB generated trace through the chunked path in 64 KiB chunks', () => 
       else assert.equal(t.calls.releasedBy[i], RELEASED_NONE);
     }
   }
-  assert.deepEqual({ contexts, apiCalls: t.calls.count - contexts, ops: t.ops.count, waits }, {
-    contexts: want.contexts, apiCalls: want.apiCalls, ops: want.ops, waits: want.waits,
-  });
+  assert.deepEqual(
+    { contexts, apiCalls: t.calls.count - contexts, ops: t.ops.count, waits },
+    {
+      contexts: want.contexts,
+      apiCalls: want.apiCalls,
+      ops: want.ops,
+      waits: want.waits,
+    },
+  );
   // Each copy released its own call; each following stream sync found nothing pending.
   assert.equal(released, want.waits / 2);
   assert.equal(str(t, t.ops.name[0]), KERNEL_NAME);
@@ -57,11 +71,24 @@ test('a 50 MB generated trace through the chunked path in 64 KiB chunks', () => 
 
 test('HTML-looking and escaped strings are kept verbatim', () => {
   const name = '<script>alert("x")</script> &amp; </b>\\n \u00e9\u2192';
-  const t = importPytorch(JSON.stringify({ traceEvents: [
-    { ph: 'X', cat: 'user_annotation', name: '<img src=x onerror=alert(1)>', pid: 1, tid: 1, ts: 0, dur: 50 },
-    { ph: 'X', cat: 'cuda_runtime', name: 'cudaLaunchKernel', pid: 1, tid: 1, ts: 1, dur: 5, args: { correlation: 1 } },
-    { ph: 'X', cat: 'kernel', name, pid: 0, tid: 7, ts: 7, dur: 5, args: { correlation: 1, device: 0, stream: 7 } },
-  ] }));
+  const t = importPytorch(
+    JSON.stringify({
+      traceEvents: [
+        { ph: 'X', cat: 'user_annotation', name: '<img src=x onerror=alert(1)>', pid: 1, tid: 1, ts: 0, dur: 50 },
+        {
+          ph: 'X',
+          cat: 'cuda_runtime',
+          name: 'cudaLaunchKernel',
+          pid: 1,
+          tid: 1,
+          ts: 1,
+          dur: 5,
+          args: { correlation: 1 },
+        },
+        { ph: 'X', cat: 'kernel', name, pid: 0, tid: 7, ts: 7, dur: 5, args: { correlation: 1, device: 0, stream: 7 } },
+      ],
+    }),
+  );
   assert.equal(str(t, t.ops.name[0]), name);
   assert.equal(str(t, t.calls.context[1]), '<img src=x onerror=alert(1)>');
 });
@@ -70,9 +97,15 @@ test('HTML-looking and escaped strings are kept verbatim', () => {
 test('a truncated file says where it ends and how many events were complete', () => {
   const text = '{"traceEvents":[\n{"ph":"X","cat":"kernel"},\n{"ph":"X","na';
   const e = errorOf(text);
-  assert.equal(e.message, 'truncated: the text ends inside the traceEvents array, after 1 complete events, at byte 57 (line 3, column 14)');
+  assert.equal(
+    e.message,
+    'truncated: the text ends inside the traceEvents array, after 1 complete events, at byte 57 (line 3, column 14)',
+  );
   assert.deepEqual([e.offset, e.line, e.column], [57, 3, 14]);
-  assert.equal(errorOf('{"traceEvents":[]').message, 'truncated: the text ends inside the trace object, after 0 complete events, at byte 17 (line 1, column 18)');
+  assert.equal(
+    errorOf('{"traceEvents":[]').message,
+    'truncated: the text ends inside the trace object, after 0 complete events, at byte 17 (line 1, column 18)',
+  );
   assert.equal(errorOf('').message, 'empty file: expected a JSON trace at byte 0');
 });
 
@@ -85,18 +118,34 @@ test('malformed events give the byte, line and column of the first wrong charact
   const u = errorOf('{"traceEvents":[{"name":"é→","ts":01}]}', 3);
   assert.deepEqual([u.offset, u.line, u.column], [38, 1, 39]);
   // Two events without a comma between them.
-  assert.equal(errorOf('[{"a":1}\n {"b":2}]').message, "expected ',' or ']' after a trace event at byte 10 (line 2, column 2)");
-  assert.equal(errorOf('{"traceEvents":[{"a":1},]}').message, "expected a trace event object at byte 24 (line 1, column 25)");
+  assert.equal(
+    errorOf('[{"a":1}\n {"b":2}]').message,
+    "expected ',' or ']' after a trace event at byte 10 (line 2, column 2)",
+  );
+  assert.equal(
+    errorOf('{"traceEvents":[{"a":1},]}').message,
+    'expected a trace event object at byte 24 (line 1, column 25)',
+  );
   // Outside the events: the root is checked once the file has ended.
-  assert.equal(errorOf('{"traceEvents":[{"a":1}],\n"x": tru}').message, 'malformed trace: unexpected character at byte 31');
-  assert.equal(errorOf('{"traceEvents":[]} x').message, 'unexpected text after the end of the trace at byte 19 (line 1, column 20)');
-  assert.equal(errorOf('{"other":[1]}').message, 'no "traceEvents" array: this is not a Chrome or PyTorch trace at byte 0');
+  assert.equal(
+    errorOf('{"traceEvents":[{"a":1}],\n"x": tru}').message,
+    'malformed trace: unexpected character at byte 31',
+  );
+  assert.equal(
+    errorOf('{"traceEvents":[]} x').message,
+    'unexpected text after the end of the trace at byte 19 (line 1, column 20)',
+  );
+  assert.equal(
+    errorOf('{"other":[1]}').message,
+    'no "traceEvents" array: this is not a Chrome or PyTorch trace at byte 0',
+  );
 });
 
 test('the scanner keeps the document around the events and finds the events key only at the root', () => {
   const got: unknown[] = [];
   const s = createEventScanner((list) => got.push(...list));
-  const text = '{"a":{"traceEvents":[1]},"s":"\\"traceEvents\\"","traceEvents" : [ {"x":"}{]["} , {"y":[{}]} ],"z":[2]}';
+  const text =
+    '{"a":{"traceEvents":[1]},"s":"\\"traceEvents\\"","traceEvents" : [ {"x":"}{]["} , {"y":[{}]} ],"z":[2]}';
   for (const ch of text) s.push(ch);
   assert.deepEqual(s.finish(), { a: { traceEvents: [1] }, s: '"traceEvents"', traceEvents: [], z: [2] });
   assert.deepEqual(got, [{ x: '}{][' }, { y: [{}] }]);

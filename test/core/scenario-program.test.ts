@@ -32,33 +32,96 @@ test('the design example compiles to resolved ids, ns durations and unrolled ste
   assert.equal(p.name, 'Side stream produces, default stream consumes');
   assert.equal(p.file, 'demo.scenario.json');
   assert.deepEqual(p.device, { schedule: 'auto', perThreadDefaultStream: false });
-  assert.deepEqual(p.streams.map((s) => [s.id, s.name, s.nonBlocking, s.priority, s.legacyDefault]),
-    [[0, 'default', false, 0, true], [1, 'side', true, -2, false]]);
-  assert.deepEqual(p.events.map((e) => [e.id, e.name, e.timing, e.internal]), [[0, 'ready', false, false]]);
-  assert.deepEqual(p.buffers.map((b) => [b.id, b.name, b.bytes, b.host]), [[0, 'x', 4096, undefined], [1, 'h', 4096, 'pinned']]);
+  assert.deepEqual(
+    p.streams.map((s) => [s.id, s.name, s.nonBlocking, s.priority, s.legacyDefault]),
+    [
+      [0, 'default', false, 0, true],
+      [1, 'side', true, -2, false],
+    ],
+  );
+  assert.deepEqual(
+    p.events.map((e) => [e.id, e.name, e.timing, e.internal]),
+    [[0, 'ready', false, false]],
+  );
+  assert.deepEqual(
+    p.buffers.map((b) => [b.id, b.name, b.bytes, b.host]),
+    [
+      [0, 'x', 4096, undefined],
+      [1, 'h', 4096, 'pinned'],
+    ],
+  );
   assert.equal(p.threads.length, 1);
   const [main] = p.threads;
   assert.deepEqual([main.id, main.name, main.defaultStream], [0, 'main', 0]);
-  assert.deepEqual(ops(main.steps), ['launch', 'record', 'wait', 'launch', 'copy', 'query', 'eventSync', 'streamSync',
-    'deviceSync', 'hostWork', 'launch', 'launch', 'launch']);
-  assert.deepEqual(main.steps.map((s) => s.index), [...main.steps.keys()]);
+  assert.deepEqual(ops(main.steps), [
+    'launch',
+    'record',
+    'wait',
+    'launch',
+    'copy',
+    'query',
+    'eventSync',
+    'streamSync',
+    'deviceSync',
+    'hostWork',
+    'launch',
+    'launch',
+    'launch',
+  ]);
+  assert.deepEqual(
+    main.steps.map((s) => s.index),
+    [...main.steps.keys()],
+  );
   assert.equal(p.stepCount, 13);
   assert.deepEqual(main.steps[0], {
-    op: 'launch', name: 'produce', stream: 1, ns: 200_000, grid: 132, block: 256, reads: [], writes: [0], index: 0, pos: { line: 9, column: 5 },
+    op: 'launch',
+    name: 'produce',
+    stream: 1,
+    ns: 200_000,
+    grid: 132,
+    block: 256,
+    reads: [],
+    writes: [0],
+    index: 0,
+    pos: { line: 9, column: 5 },
   });
   assert.deepEqual(main.steps[1], { op: 'record', event: 0, stream: 1, index: 1, pos: { line: 10, column: 5 } });
   assert.deepEqual(main.steps[2], { op: 'wait', event: 0, stream: 0, index: 2, pos: { line: 11, column: 5 } });
-  assert.deepEqual(main.steps[4], { op: 'copy', src: 0, dst: 1, bytes: 4096, direction: 'DtoH', async: true, stream: 0, index: 4, pos: { line: 13, column: 5 } });
+  assert.deepEqual(main.steps[4], {
+    op: 'copy',
+    src: 0,
+    dst: 1,
+    bytes: 4096,
+    direction: 'DtoH',
+    async: true,
+    stream: 0,
+    index: 4,
+    pos: { line: 13, column: 5 },
+  });
   assert.deepEqual(main.steps[5], { op: 'query', event: 0, expect: 'ready', index: 5, pos: { line: 14, column: 5 } });
   assert.deepEqual(main.steps[9], { op: 'hostWork', ns: 30_000, index: 9, pos: { line: 18, column: 5 } });
   // Every copy of a repeated step points at the same source: the repeated step object's brace.
-  assert.deepEqual(main.steps.slice(10).map((s) => [s.index, s.pos.line, s.pos.column]), [[10, 19, 31], [11, 19, 31], [12, 19, 31]]);
+  assert.deepEqual(
+    main.steps.slice(10).map((s) => [s.index, s.pos.line, s.pos.column]),
+    [
+      [10, 19, 31],
+      [11, 19, 31],
+      [12, 19, 31],
+    ],
+  );
 });
 
 test('a step position is its opening brace, also deep inside repeats and on CRLF lines', () => {
-  const text = '{\r\n  "name": "t",\r\n  "steps": [\r\n    { "repeat": 2, "steps": [\r\n        { "deviceSync": true }\r\n    ] }\r\n  ]\r\n}';
+  const text =
+    '{\r\n  "name": "t",\r\n  "steps": [\r\n    { "repeat": 2, "steps": [\r\n        { "deviceSync": true }\r\n    ] }\r\n  ]\r\n}';
   const p = compileScenario(text);
-  assert.deepEqual(p.threads[0].steps.map((s) => s.pos), [{ line: 5, column: 9 }, { line: 5, column: 9 }]);
+  assert.deepEqual(
+    p.threads[0].steps.map((s) => s.pos),
+    [
+      { line: 5, column: 9 },
+      { line: 5, column: 9 },
+    ],
+  );
 });
 
 test('nested repeats unroll in order', () => {
@@ -66,18 +129,32 @@ test('nested repeats unroll in order', () => {
     { "repeat": 2, "steps": [ { "launch": "a", "us": 1 }, { "repeat": 2, "steps": [ { "launch": "b", "us": 1 } ] } ] },
     { "launch": "c", "us": 1 } ] }`);
   const steps = p.threads[0].steps;
-  assert.deepEqual(steps.map((s) => (s.op === 'launch' ? s.name : s.op)), ['a', 'b', 'b', 'a', 'b', 'b', 'c']);
-  assert.deepEqual(steps.map((s) => s.index), [0, 1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(
+    steps.map((s) => (s.op === 'launch' ? s.name : s.op)),
+    ['a', 'b', 'b', 'a', 'b', 'b', 'c'],
+  );
+  assert.deepEqual(
+    steps.map((s) => s.index),
+    [0, 1, 2, 3, 4, 5, 6],
+  );
   assert.equal(p.stepCount, 7);
   // Unrolled copies are separate objects: an executor may annotate one without touching the others.
   assert.notEqual(steps[0], steps[3]);
 });
 
 test('large repeats unroll, and the per-repeat limit of 1000000 is inclusive', () => {
-  const p = compileScenario('{ "name": "t", "steps": [ { "repeat": 200000, "steps": [ { "launch": "k", "ns": 500 }, { "deviceSync": true } ] } ] }');
+  const p = compileScenario(
+    '{ "name": "t", "steps": [ { "repeat": 200000, "steps": [ { "launch": "k", "ns": 500 }, { "deviceSync": true } ] } ] }',
+  );
   assert.equal(p.stepCount, 400_000);
   assert.equal(p.threads[0].steps.length, 400_000);
-  assert.deepEqual(p.threads[0].steps.slice(-2).map((s) => [s.index, s.op]), [[399_998, 'launch'], [399_999, 'deviceSync']]);
+  assert.deepEqual(
+    p.threads[0].steps.slice(-2).map((s) => [s.index, s.op]),
+    [
+      [399_998, 'launch'],
+      [399_999, 'deviceSync'],
+    ],
+  );
   assert.equal(compileScenario('{ "name": "t", "steps": [ { "repeat": 1000000, "steps": [] } ] }').stepCount, 0);
 });
 
@@ -90,11 +167,14 @@ test('waitStream lowers to a record of an internal event on the other stream and
     { "waitStream": "copy" }
   ] }`;
   const p = compileScenario(text);
-  assert.deepEqual(p.events.map((e) => [e.id, e.internal, e.timing, e.pos]), [
-    [0, false, false, { line: 3, column: 15 }],
-    [1, true, false, { line: 5, column: 5 }],
-    [2, true, false, { line: 6, column: 5 }],
-  ]);
+  assert.deepEqual(
+    p.events.map((e) => [e.id, e.internal, e.timing, e.pos]),
+    [
+      [0, false, false, { line: 3, column: 15 }],
+      [1, true, false, { line: 5, column: 5 }],
+      [2, true, false, { line: 6, column: 5 }],
+    ],
+  );
   assert.equal(p.events[1].name, 'waitStream side->copy at 5:5');
   assert.deepEqual(p.threads[0].steps, [
     { op: 'record', event: 1, stream: 1, index: 0, pos: { line: 5, column: 5 } },
@@ -115,26 +195,51 @@ test('S4 per-thread default streams: one blocking stream per thread, "legacy" st
   } }`;
   const p = compileScenario(text);
   assert.deepEqual(p.device, { schedule: 'blockingSync', perThreadDefaultStream: true });
-  assert.deepEqual(p.streams.map((s) => [s.id, s.name, s.legacyDefault, s.perThreadDefault, s.thread, s.nonBlocking]), [
-    [0, 'default', true, false, undefined, false],
-    [1, 'default (main)', false, true, 0, false],
-    [2, 'default (loader)', false, true, 1, false],
-    [3, 'side', false, false, undefined, true],
-  ]);
-  assert.deepEqual(p.threads.map((t) => [t.id, t.name, t.defaultStream, t.steps.length]), [[0, 'main', 1, 2], [1, 'loader', 2, 3]]);
+  assert.deepEqual(
+    p.streams.map((s) => [s.id, s.name, s.legacyDefault, s.perThreadDefault, s.thread, s.nonBlocking]),
+    [
+      [0, 'default', true, false, undefined, false],
+      [1, 'default (main)', false, true, 0, false],
+      [2, 'default (loader)', false, true, 1, false],
+      [3, 'side', false, false, undefined, true],
+    ],
+  );
+  assert.deepEqual(
+    p.threads.map((t) => [t.id, t.name, t.defaultStream, t.steps.length]),
+    [
+      [0, 'main', 1, 2],
+      [1, 'loader', 2, 3],
+    ],
+  );
   const [main, loader] = p.threads;
-  assert.deepEqual(main.steps.map((s) => ('stream' in s ? s.stream : -1)), [1, 1]);
-  assert.deepEqual(loader.steps.map((s) => ('stream' in s ? s.stream : -1)), [2, 0, 3]);
-  assert.deepEqual(loader.steps.map((s) => s.index), [0, 1, 2]);
+  assert.deepEqual(
+    main.steps.map((s) => ('stream' in s ? s.stream : -1)),
+    [1, 1],
+  );
+  assert.deepEqual(
+    loader.steps.map((s) => ('stream' in s ? s.stream : -1)),
+    [2, 0, 3],
+  );
+  assert.deepEqual(
+    loader.steps.map((s) => s.index),
+    [0, 1, 2],
+  );
   assert.equal(p.stepCount, 5);
 });
 
 test('S3 without per-thread default streams every thread\'s "default" is the legacy default stream', () => {
-  const p = compileScenario(`{ "name": "t", "threads": { "a": [ { "launch": "k", "us": 1 } ], "b": [ { "record": "e", "stream": "default" } ] },
+  const p =
+    compileScenario(`{ "name": "t", "threads": { "a": [ { "launch": "k", "us": 1 } ], "b": [ { "record": "e", "stream": "default" } ] },
     "events": { "e": {} } }`);
   assert.equal(p.streams.length, 1);
-  assert.deepEqual(p.threads.map((t) => t.defaultStream), [0, 0]);
-  assert.deepEqual(p.threads.map((t) => t.steps.map((s) => ('stream' in s ? s.stream : -1))), [[0], [0]]);
+  assert.deepEqual(
+    p.threads.map((t) => t.defaultStream),
+    [0, 0],
+  );
+  assert.deepEqual(
+    p.threads.map((t) => t.steps.map((s) => ('stream' in s ? s.stream : -1))),
+    [[0], [0]],
+  );
 });
 
 test('copy directions come from the buffers, and bytes default to the smaller buffer', () => {
@@ -148,14 +253,25 @@ test('copy directions come from the buffers, and bytes default to the smaller bu
       { "copy": "page", "to": "pin" }
     ] }`);
   const copies = p.threads[0].steps.map((s) => (s.op === 'copy' ? [s.direction, s.bytes, s.async, s.stream] : []));
-  assert.deepEqual(copies, [['HtoD', 500, false, 0], ['DtoH', 1000, true, 1], ['DtoD', 100, true, 0], ['HtoH', 500, false, 0]]);
+  assert.deepEqual(copies, [
+    ['HtoD', 500, false, 0],
+    ['DtoH', 1000, true, 1],
+    ['DtoD', 100, true, 0],
+    ['HtoH', 500, false, 0],
+  ]);
 });
 
 test('memset defaults to the whole buffer, synchronously; pinned memory may be set', () => {
-  const p = compileScenario(`{ "name": "t", "streams": { "s": {} }, "buffers": { "x": { "bytes": 64 }, "h": { "bytes": 32, "host": "pinned" } },
+  const p =
+    compileScenario(`{ "name": "t", "streams": { "s": {} }, "buffers": { "x": { "bytes": 64 }, "h": { "bytes": 32, "host": "pinned" } },
     "steps": [ { "memset": "x" }, { "memset": "h", "bytes": 16, "async": true, "stream": "s" } ] }`);
-  assert.deepEqual(p.threads[0].steps.map((s) => (s.op === 'memset' ? [s.buffer, s.bytes, s.async, s.stream] : [])),
-    [[0, 64, false, 0], [1, 16, true, 1]]);
+  assert.deepEqual(
+    p.threads[0].steps.map((s) => (s.op === 'memset' ? [s.buffer, s.bytes, s.async, s.stream] : [])),
+    [
+      [0, 64, false, 0],
+      [1, 16, true, 1],
+    ],
+  );
 });
 
 test('durations convert to whole nanoseconds', () => {
@@ -164,7 +280,13 @@ test('durations convert to whole nanoseconds', () => {
     { "hostWork": { "ms": 2 } }, { "hostFunc": "cb" }, { "hostFunc": "cb2", "us": 3, "stream": "legacy" } ] }`);
   const ns = p.threads[0].steps.map((s) => ('ns' in s ? s.ns : undefined));
   assert.deepEqual(ns, [1_500_000, 500, 7, 100, 2_000_000, 0, 3000]);
-  assert.deepEqual(p.threads[0].steps.slice(5).map((s) => (s.op === 'hostFunc' ? [s.name, s.stream] : [])), [['cb', 0], ['cb2', 0]]);
+  assert.deepEqual(
+    p.threads[0].steps.slice(5).map((s) => (s.op === 'hostFunc' ? [s.name, s.stream] : [])),
+    [
+      ['cb', 0],
+      ['cb2', 0],
+    ],
+  );
 });
 
 test('a touch kernel reads and writes its buffer and has no spin duration', () => {
@@ -180,7 +302,10 @@ test('S11 elapsed on a non-timing event is not a parse error (the executors repo
   const p = compileScenario(`{ "name": "t", "events": { "a": {}, "b": { "timing": true } },
     "steps": [ { "record": "a" }, { "record": "b" }, { "elapsed": ["a", "b"] } ] }`);
   assert.deepEqual(p.threads[0].steps[2], { op: 'elapsed', from: 0, to: 1, index: 2, pos: { line: 2, column: 54 } });
-  assert.deepEqual(p.events.map((e) => e.timing), [false, true]);
+  assert.deepEqual(
+    p.events.map((e) => e.timing),
+    [false, true],
+  );
 });
 
 test('event flags, declaration positions and a description come through', () => {
@@ -188,7 +313,15 @@ test('event flags, declaration positions and a description come through', () => 
     "events": { "e": { "timing": true, "blockingSync": true } },
     "steps": [ { "query": "e" } ] }`);
   assert.equal(p.description, 'why');
-  assert.deepEqual(p.events[0], { id: 0, name: 'e', timing: true, blockingSync: true, internal: false, device: 0, pos: { line: 2, column: 17 } });
+  assert.deepEqual(p.events[0], {
+    id: 0,
+    name: 'e',
+    timing: true,
+    blockingSync: true,
+    internal: false,
+    device: 0,
+    pos: { line: 2, column: 17 },
+  });
   assert.deepEqual(p.threads[0].steps[0], { op: 'query', event: 0, index: 0, pos: { line: 3, column: 16 } });
 });
 

@@ -17,7 +17,9 @@ interface SchemaNode {
   [key: string]: unknown;
 }
 
-const schema = JSON.parse(readFileSync(repoPath('media/schema/scenario.schema.json'), 'utf8')) as SchemaNode & { definitions: Record<string, SchemaNode> };
+const schema = JSON.parse(readFileSync(repoPath('media/schema/scenario.schema.json'), 'utf8')) as SchemaNode & {
+  definitions: Record<string, SchemaNode>;
+};
 const deref = (n: SchemaNode): SchemaNode => (n.$ref ? schema.definitions[n.$ref.replace('#/definitions/', '')] : n);
 const keys = (n: SchemaNode): string[] => Object.keys(deref(n).properties ?? {}).sort();
 const stepBranches = (schema.definitions.step.oneOf ?? []).map(deref);
@@ -82,7 +84,11 @@ test('every step kind offers a snippet, and each snippet compiles as inserted', 
       "buffers": { "src": { "bytes": 64 }, "dst": { "bytes": 64, "host": "pinned" }, "buffer": { "bytes": 64 } },
       "steps": [ ${body} ] }`;
     const { program, errors } = parseScenario(text, `${kind} snippet`);
-    assert.deepEqual(errors.map((e) => e.message), [], body);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      [],
+      body,
+    );
     assert.ok(program!.stepCount >= 1, kind);
   }
 });
@@ -98,7 +104,11 @@ function exampleFiles(): string[] {
 test('every example scenario in examples/ parses without error', () => {
   for (const f of exampleFiles()) {
     const { program, errors } = parseScenario(readFileSync(repoPath('examples', f), 'utf8'), `examples/${f}`);
-    assert.deepEqual(errors.map((e) => e.message), [], f);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      [],
+      f,
+    );
     assert.equal(typeof program?.name, 'string', f);
   }
 });
@@ -115,7 +125,10 @@ test('scenarios the parser accepts are valid against the schema too', () => {
       { "record": "b" }, { "elapsed": ["a", "b"] }, { "copy": "d", "to": "h", "bytes": 8, "async": true, "stream": "side" },
       { "memset": "d", "bytes": 4 }, { "hostWork": { "ns": 10 } }, { "hostFunc": "f", "us": 0 },
       { "repeat": 2, "steps": [ { "launch": "r", "us": 1 } ] } ], "loader": [] } }`;
-  const texts: [string, string][] = [['every kind', everyKind], ...exampleFiles().map((f): [string, string] => [f, readFileSync(repoPath('examples', f), 'utf8')])];
+  const texts: [string, string][] = [
+    ['every kind', everyKind],
+    ...exampleFiles().map((f): [string, string] => [f, readFileSync(repoPath('examples', f), 'utf8')]),
+  ];
   for (const [name, text] of texts) {
     assert.deepEqual(parseScenario(text, name).errors, [], name);
     assert.deepEqual(validate(parseJsonc(text, [], { allowTrailingComma: true }), schema), [], name);

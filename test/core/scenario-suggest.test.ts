@@ -22,9 +22,16 @@ test('closest suggests likely typos and nothing for different words', () => {
 
 test('CUDA and PyTorch spellings map to our step kinds', () => {
   const cases: [string, string][] = [
-    ['cudaEventSynchronize', 'eventSync'], ['eventSynchronize', 'eventSync'], ['synchronize', 'deviceSync'],
-    ['cudaStreamSynchronize', 'streamSync'], ['wait_stream', 'waitStream'], ['cudaStreamWaitEvent', 'wait'],
-    ['memcpyAsync', 'copy'], ['cudaLaunchHostFunc', 'hostFunc'], ['elapsed_time', 'elapsed'], ['lanch', 'launch'],
+    ['cudaEventSynchronize', 'eventSync'],
+    ['eventSynchronize', 'eventSync'],
+    ['synchronize', 'deviceSync'],
+    ['cudaStreamSynchronize', 'streamSync'],
+    ['wait_stream', 'waitStream'],
+    ['cudaStreamWaitEvent', 'wait'],
+    ['memcpyAsync', 'copy'],
+    ['cudaLaunchHostFunc', 'hostFunc'],
+    ['elapsed_time', 'elapsed'],
+    ['lanch', 'launch'],
     ['DeviceSync', 'deviceSync'],
   ];
   for (const [name, kind] of cases) assert.equal(closestStepKind(name, STEP_KINDS), kind, name);

@@ -5,13 +5,19 @@ import { simulate, type SimProfile } from '../../core/simulate';
 import { callKind, edgeKind, opKind, str, type CallKind, type EdgeKind, type Trace } from '../../core/trace';
 
 export function sim(scenario: Record<string, unknown>, profile?: SimProfile): Trace {
-  return simulate(compileScenario(JSON.stringify({ name: 'test', ...scenario }, null, 1), 'test.scenario.json'), profile);
+  return simulate(
+    compileScenario(JSON.stringify({ name: 'test', ...scenario }, null, 1), 'test.scenario.json'),
+    profile,
+  );
 }
 
 /** The id of the only op named `name` (the nth one with `nth`). */
 export function op(t: Trace, name: string, nth = 0): number {
   const ids = ops(t, name);
-  if (ids.length <= nth) throw new Error(`no op "${name}" #${nth}; ops: ${[...Array(t.ops.count).keys()].map((i) => str(t, t.ops.name[i])).join(', ')}`);
+  if (ids.length <= nth)
+    throw new Error(
+      `no op "${name}" #${nth}; ops: ${[...Array(t.ops.count).keys()].map((i) => str(t, t.ops.name[i])).join(', ')}`,
+    );
   return ids[nth];
 }
 
@@ -37,4 +43,5 @@ export function edges(t: Trace, kind: EdgeKind): [number, number][] {
 export const hasEdge = (t: Trace, kind: EdgeKind, from: number, to: number): boolean =>
   edges(t, kind).some(([f, x]) => f === from && x === to);
 
-export const opsOfKind = (t: Trace, kind: string): number[] => [...Array(t.ops.count).keys()].filter((i) => opKind(t, i) === kind);
+export const opsOfKind = (t: Trace, kind: string): number[] =>
+  [...Array(t.ops.count).keys()].filter((i) => opKind(t, i) === kind);

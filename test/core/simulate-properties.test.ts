@@ -5,7 +5,6 @@ import { callKind, edgeKind, opKind, str, traceToJson, type Trace } from '../../
 import { sim } from './simulate-helpers';
 import { seededRandom } from '../helpers/random';
 
-
 function randomScenario(seed: number): Record<string, unknown> {
   const r = seededRandom(seed);
   const int = (n: number) => Math.floor(r() * n);
@@ -22,27 +21,50 @@ function randomScenario(seed: number): Record<string, unknown> {
     events[`e${i}`] = { timing: r() < 0.5, blockingSync: r() < 0.2 };
     eventNames.push(`e${i}`);
   }
-  const buffers = { d0: { bytes: 1 << 16 }, d1: { bytes: 1 << 20 }, pin: { bytes: 1 << 18, host: 'pinned' }, page: { bytes: 1 << 18, host: 'pageable' } };
+  const buffers = {
+    d0: { bytes: 1 << 16 },
+    d1: { bytes: 1 << 20 },
+    pin: { bytes: 1 << 18, host: 'pinned' },
+    page: { bytes: 1 << 18, host: 'pageable' },
+  };
   const bufNames = Object.keys(buffers);
   const step = (): Record<string, unknown> => {
     const stream = pick(streamNames);
     switch (int(13)) {
-      case 0: case 1: case 2:
-        return { launch: `k${int(5)}`, stream, us: 1 + int(300), grid: pick([1, 132, 2000, 5000]), block: pick([32, 256, 1024]),
-          reads: [pick(bufNames)], writes: r() < 0.5 ? [pick(bufNames)] : [] };
-      case 3: case 4: return { record: pick(eventNames), stream };
-      case 5: return { wait: pick(eventNames), stream };
-      case 6: return { query: pick(eventNames) };
-      case 7: return pick([{ eventSync: pick(eventNames) }, { streamSync: stream }, { deviceSync: true }]);
-      case 8: return { elapsed: [pick(eventNames), pick(eventNames)] };
+      case 0:
+      case 1:
+      case 2:
+        return {
+          launch: `k${int(5)}`,
+          stream,
+          us: 1 + int(300),
+          grid: pick([1, 132, 2000, 5000]),
+          block: pick([32, 256, 1024]),
+          reads: [pick(bufNames)],
+          writes: r() < 0.5 ? [pick(bufNames)] : [],
+        };
+      case 3:
+      case 4:
+        return { record: pick(eventNames), stream };
+      case 5:
+        return { wait: pick(eventNames), stream };
+      case 6:
+        return { query: pick(eventNames) };
+      case 7:
+        return pick([{ eventSync: pick(eventNames) }, { streamSync: stream }, { deviceSync: true }]);
+      case 8:
+        return { elapsed: [pick(eventNames), pick(eventNames)] };
       case 9: {
         const src = pick(bufNames);
         const to = pick(bufNames.filter((b) => b !== src));
         return r() < 0.6 ? { copy: src, to, async: true, stream } : { copy: src, to };
       }
-      case 10: return r() < 0.5 ? { memset: pick(['d0', 'd1']), async: true, stream } : { memset: pick(['d0', 'd1']) };
-      case 11: return r() < 0.5 ? { hostWork: { us: 1 + int(200) } } : { hostFunc: 'fn', stream, us: int(20) };
-      default: return { waitStream: pick(streamNames.slice(2).concat('default')), stream };
+      case 10:
+        return r() < 0.5 ? { memset: pick(['d0', 'd1']), async: true, stream } : { memset: pick(['d0', 'd1']) };
+      case 11:
+        return r() < 0.5 ? { hostWork: { us: 1 + int(200) } } : { hostFunc: 'fn', stream, us: int(20) };
+      default:
+        return { waitStream: pick(streamNames.slice(2).concat('default')), stream };
     }
   };
   const steps = () => Array.from({ length: 5 + int(30) }, step);
@@ -97,7 +119,11 @@ function checkInvariants(t: Trace): void {
         if (current < 0 || calls.begin[rc] >= calls.begin[ops.call[current]]) current = r;
       }
     }
-    assert.equal(boundRecord.get(o) ?? -1, current, `wait op ${o} (${str(t, ops.event[o])}) bound to the current record`);
+    assert.equal(
+      boundRecord.get(o) ?? -1,
+      current,
+      `wait op ${o} (${str(t, ops.event[o])}) bound to the current record`,
+    );
   }
   // S3, checked from the spans alone: a legacy-stream op starts after every earlier op of a
   // blocking stream, and a blocking-stream op after every earlier legacy op.

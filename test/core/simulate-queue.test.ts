@@ -14,7 +14,14 @@ test('the agenda pops by time, GPU before host at equal times, then in the order
   };
   const push = () => {
     // Few distinct times, so that ties are common; times past 2^31 ns, as long runs reach.
-    const e = { time: 3e9 + rand(50) * 1000, cls: rand(2) ? GPU : HOST, kind: rand(4), a: rand(1e6), b: rand(5000), seq: pushed.length };
+    const e = {
+      time: 3e9 + rand(50) * 1000,
+      cls: rand(2) ? GPU : HOST,
+      kind: rand(4),
+      a: rand(1e6),
+      b: rand(5000),
+      seq: pushed.length,
+    };
     pushed.push(e);
     agenda.push(e.time, e.cls, e.kind, e.a, e.b);
   };
@@ -36,5 +43,8 @@ test('the agenda pops by time, GPU before host at equal times, then in the order
   const first = order(pushed.slice(0, 3000));
   const rest = order([...first.slice(1000), ...pushed.slice(3000)]);
   const expected = [...first.slice(0, 1000), ...rest].map(({ time, kind, a, b }) => ({ time, kind, a, b }));
-  assert.deepEqual(popped.map(({ time, kind, a, b }) => ({ time, kind, a, b })), expected);
+  assert.deepEqual(
+    popped.map(({ time, kind, a, b }) => ({ time, kind, a, b })),
+    expected,
+  );
 });

@@ -48,22 +48,31 @@ test('S2 kernels of two streams overlap when their grids fit, and wait for a ful
   // Copies in opposite directions use separate engines and overlap.
   const t = sim({
     streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
-    buffers: { d1: { bytes: 1 << 26 }, d2: { bytes: 1 << 26 }, h1: { bytes: 1 << 26, host: 'pinned' }, h2: { bytes: 1 << 26, host: 'pinned' } },
-    steps: [{ copy: 'h1', to: 'd1', async: true, stream: 'a' }, { copy: 'd2', to: 'h2', async: true, stream: 'b' }],
+    buffers: {
+      d1: { bytes: 1 << 26 },
+      d2: { bytes: 1 << 26 },
+      h1: { bytes: 1 << 26, host: 'pinned' },
+      h2: { bytes: 1 << 26, host: 'pinned' },
+    },
+    steps: [
+      { copy: 'h1', to: 'd1', async: true, stream: 'a' },
+      { copy: 'd2', to: 'h2', async: true, stream: 'b' },
+    ],
   });
   const [up, down] = [op(t, 'HtoD h1 -> d1'), op(t, 'DtoH d2 -> h2')];
   assert.ok(start(t, down) < end(t, up), 'HtoD and DtoH overlap');
 });
 
 test('S3 legacy default stream orders against blocking streams, never against non-blocking ones', () => {
-  const run = (nonBlocking: boolean) => sim({
-    streams: { side: { nonBlocking } },
-    steps: [
-      { launch: 'side1', stream: 'side', us: 200 },
-      { launch: 'legacy1', us: 10 },
-      { launch: 'side2', stream: 'side', us: 10 },
-    ],
-  });
+  const run = (nonBlocking: boolean) =>
+    sim({
+      streams: { side: { nonBlocking } },
+      steps: [
+        { launch: 'side1', stream: 'side', us: 200 },
+        { launch: 'legacy1', us: 10 },
+        { launch: 'side2', stream: 'side', us: 10 },
+      ],
+    });
   const b = run(false);
   assert.ok(start(b, op(b, 'legacy1')) >= end(b, op(b, 'side1')), 'legacy op waits for prior blocking-stream work');
   assert.ok(start(b, op(b, 'side2')) >= end(b, op(b, 'legacy1')), 'later blocking-stream work waits for the legacy op');
@@ -86,14 +95,18 @@ test('S4 per-thread default streams are ordered with the legacy stream only', ()
   const [a1, b1, v] = [op(t, 'a1'), op(t, 'b1'), op(t, 'viaLegacy')];
   assert.notEqual(t.ops.lane[a1], t.ops.lane[b1]);
   assert.ok(t.lanes[t.ops.lane[a1]].perThreadDefault && t.lanes[t.ops.lane[b1]].perThreadDefault);
-  assert.ok(start(t, b1) < end(t, a1), 'the two threads\' default streams overlap');
+  assert.ok(start(t, b1) < end(t, a1), "the two threads' default streams overlap");
   assert.ok(start(t, v) >= Math.max(end(t, a1), end(t, b1)), 'the legacy stream waits for both');
 });
 
 test('S5 pending higher-priority work goes first at a wave boundary; running blocks are not pre-empted', () => {
   const slots = h200.sms * h200.blocksPerSm;
   const t = sim({
-    streams: { lo: { priority: 0, nonBlocking: true }, lo2: { priority: 0, nonBlocking: true }, hi: { priority: -5, nonBlocking: true } },
+    streams: {
+      lo: { priority: 0, nonBlocking: true },
+      lo2: { priority: 0, nonBlocking: true },
+      hi: { priority: -5, nonBlocking: true },
+    },
     steps: [
       { launch: 'twoWaves', stream: 'lo', us: 200, grid: 2 * slots, block: 32 },
       { launch: 'lowPending', stream: 'lo2', us: 10, grid: 1 },
@@ -104,19 +117,17 @@ test('S5 pending higher-priority work goes first at a wave boundary; running blo
   const firstWaveEnd = start(t, w) + 200 * US + h200.kernelOverheadNs;
   assert.equal(start(t, hi), firstWaveEnd, 'starts when the first wave ends');
   assert.ok(start(t, hi) < end(t, w), 'does not wait for the second wave');
-  assert.ok(start(t, low) >= end(t, w) - 200 * US - h200.kernelOverheadNs && start(t, low) > start(t, hi),
-    'same-priority work waits behind the running kernel\'s remaining blocks');
+  assert.ok(
+    start(t, low) >= end(t, w) - 200 * US - h200.kernelOverheadNs && start(t, low) > start(t, hi),
+    "same-priority work waits behind the running kernel's remaining blocks",
+  );
 });
 
 test('S6 a record completes when all work issued before it on its stream (and, on the legacy stream, S3 work) completed', () => {
   const t = sim({
     streams: { s: {} },
     events: { e: {}, f: {} },
-    steps: [
-      { launch: 'k', stream: 's', us: 100 },
-      { record: 'e', stream: 's' },
-      { record: 'f' },
-    ],
+    steps: [{ launch: 'k', stream: 's', us: 100 }, { record: 'e', stream: 's' }, { record: 'f' }],
   });
   const [k, e, f] = [op(t, 'k'), op(t, 'record e'), op(t, 'record f')];
   assert.equal(end(t, e), end(t, k));
@@ -229,7 +240,7 @@ test('S11 elapsed time: ms between completed timing events; NotReady before comp
   assert.ok(Number.isNaN(t.calls.value[early]));
   const ns = end(t, op(t, 'record b')) - end(t, op(t, 'record a'));
   assert.ok(Math.abs(t.calls.value[ok] * 1e6 - ns) <= h200.elapsedResolutionNs / 2);
-  assert.equal(t.calls.value[ok] * 1e6 % h200.elapsedResolutionNs, 0, 'rounded to the resolution');
+  assert.equal((t.calls.value[ok] * 1e6) % h200.elapsedResolutionNs, 0, 'rounded to the resolution');
   assert.equal(str(t, t.calls.status[ok]), '');
   assert.equal(str(t, t.calls.status[noTiming]), 'cudaErrorInvalidResourceHandle', 'as measured on the H200');
 });
@@ -238,7 +249,12 @@ test('S12 event synchronize returns after the current record completes, released
   const t = sim({
     streams: { s: { nonBlocking: true } },
     events: { e: {} },
-    steps: [{ launch: 'k', stream: 's', us: 100 }, { record: 'e', stream: 's' }, { launch: 'later', stream: 's', us: 500 }, { eventSync: 'e' }],
+    steps: [
+      { launch: 'k', stream: 's', us: 100 },
+      { record: 'e', stream: 's' },
+      { launch: 'later', stream: 's', us: 500 },
+      { eventSync: 'e' },
+    ],
   });
   const c = calls(t, 'eventSync')[0];
   const rec = op(t, 'record e');
@@ -251,7 +267,12 @@ test('S12 event synchronize returns after the current record completes, released
 test('S13 stream synchronize waits for all work issued to that stream, and nothing else', () => {
   const t = sim({
     streams: { s: { nonBlocking: true }, o: { nonBlocking: true } },
-    steps: [{ launch: 'other', stream: 'o', us: 900 }, { launch: 'k1', stream: 's', us: 100 }, { launch: 'k2', stream: 's', us: 100 }, { streamSync: 's' }],
+    steps: [
+      { launch: 'other', stream: 'o', us: 900 },
+      { launch: 'k1', stream: 's', us: 100 },
+      { launch: 'k2', stream: 's', us: 100 },
+      { streamSync: 's' },
+    ],
   });
   const c = calls(t, 'streamSync')[0];
   assert.equal(t.calls.releasedBy[c], op(t, 'k2'));
@@ -261,7 +282,12 @@ test('S13 stream synchronize waits for all work issued to that stream, and nothi
 test('S14 device synchronize waits for every stream; the op that completed last released it', () => {
   const t = sim({
     streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
-    steps: [{ launch: 'long', stream: 'a', us: 900 }, { launch: 'short', stream: 'b', us: 100 }, { launch: 'legacy', us: 50 }, { deviceSync: true }],
+    steps: [
+      { launch: 'long', stream: 'a', us: 900 },
+      { launch: 'short', stream: 'b', us: 100 },
+      { launch: 'legacy', us: 50 },
+      { deviceSync: true },
+    ],
   });
   const c = calls(t, 'deviceSync')[0];
   assert.equal(t.calls.releasedBy[c], op(t, 'long'));
@@ -269,16 +295,28 @@ test('S14 device synchronize waits for every stream; the op that completed last 
 });
 
 test('S15 spin wake-up by default; sleep under blockingSync scheduling, and for eventSync on a blockingSync event', () => {
-  const steps = [{ launch: 'k', stream: 's', us: 200 }, { record: 'e', stream: 's' }, { eventSync: 'e' },
-    { launch: 'k2', stream: 's', us: 200 }, { streamSync: 's' }];
+  const steps = [
+    { launch: 'k', stream: 's', us: 200 },
+    { record: 'e', stream: 's' },
+    { eventSync: 'e' },
+    { launch: 'k2', stream: 's', us: 200 },
+    { streamSync: 's' },
+  ];
   const unblock = (scenario: Record<string, unknown>) => {
     const t = sim({ streams: { s: {} }, steps, ...scenario });
     return [t.calls.unblockNs[calls(t, 'eventSync')[0]], t.calls.unblockNs[calls(t, 'streamSync')[0]]];
   };
   for (const schedule of ['auto', 'spin', 'yield']) {
-    assert.deepEqual(unblock({ device: { schedule }, events: { e: {} } }), [h200.spinWakeNs, h200.spinWakeNs], schedule);
+    assert.deepEqual(
+      unblock({ device: { schedule }, events: { e: {} } }),
+      [h200.spinWakeNs, h200.spinWakeNs],
+      schedule,
+    );
   }
-  assert.deepEqual(unblock({ device: { schedule: 'blockingSync' }, events: { e: {} } }), [h200.sleepWakeNs, h200.sleepWakeNs]);
+  assert.deepEqual(unblock({ device: { schedule: 'blockingSync' }, events: { e: {} } }), [
+    h200.sleepWakeNs,
+    h200.sleepWakeNs,
+  ]);
   assert.deepEqual(unblock({ events: { e: { blockingSync: true } } }), [h200.sleepWakeNs, h200.spinWakeNs]);
 });
 
@@ -288,8 +326,13 @@ test('S16 every host wait is released by the awaited op that completed last, nev
     events: { e: {} },
     buffers: { d: { bytes: 1 << 20 }, h: { bytes: 1 << 20, host: 'pageable' } },
     steps: [
-      { launch: 'ka', stream: 'a', us: 100 }, { launch: 'kb', stream: 'b', us: 300 }, { record: 'e', stream: 'a' },
-      { eventSync: 'e' }, { streamSync: 'b' }, { deviceSync: true }, { copy: 'd', to: 'h', async: true, stream: 'a' },
+      { launch: 'ka', stream: 'a', us: 100 },
+      { launch: 'kb', stream: 'b', us: 300 },
+      { record: 'e', stream: 'a' },
+      { eventSync: 'e' },
+      { streamSync: 'b' },
+      { deviceSync: true },
+      { copy: 'd', to: 'h', async: true, stream: 'a' },
     ],
   });
   const waits = [...calls(t, 'eventSync'), ...calls(t, 'streamSync'), ...calls(t, 'deviceSync'), ...calls(t, 'memcpy')];
@@ -312,10 +355,16 @@ test('S16 releasing op is the work behind an event record', () => {
     events: { ea: {}, eb: {}, late: {} },
     steps: [
       // Through a record, a stream wait and a second record on a stream that ran nothing itself.
-      { launch: 'produce', stream: 'a', us: 200 }, { record: 'ea', stream: 'a' },
-      { wait: 'ea', stream: 'b' }, { record: 'eb', stream: 'b' }, { eventSync: 'eb' },
+      { launch: 'produce', stream: 'a', us: 200 },
+      { record: 'ea', stream: 'a' },
+      { wait: 'ea', stream: 'b' },
+      { record: 'eb', stream: 'b' },
+      { eventSync: 'eb' },
       // The kernel finished long before: the record itself is all that was pending.
-      { launch: 'early', stream: 'a', us: 5 }, { hostWork: { us: 300 } }, { record: 'late', stream: 'a' }, { eventSync: 'late' },
+      { launch: 'early', stream: 'a', us: 5 },
+      { hostWork: { us: 300 } },
+      { record: 'late', stream: 'a' },
+      { eventSync: 'late' },
     ],
   });
   const [chained, markerOnly] = calls(t, 'eventSync');
@@ -334,7 +383,11 @@ test('S16 releasing op is the work behind an event record', () => {
   assert.equal(t.calls.unblockNs[markerOnly], t.calls.end[markerOnly] - end(t, late));
 
   // A record on the legacy stream captures the blocking streams' work too (S3, S6).
-  const legacy = sim({ streams: { s: {} }, events: { e: {} }, steps: [{ launch: 'side', stream: 's', us: 300 }, { record: 'e' }, { eventSync: 'e' }] });
+  const legacy = sim({
+    streams: { s: {} },
+    events: { e: {} },
+    steps: [{ launch: 'side', stream: 's', us: 300 }, { record: 'e' }, { eventSync: 'e' }],
+  });
   const wait = calls(legacy, 'eventSync')[0];
   assert.ok(hasEdge(legacy, 'legacy', op(legacy, 'side'), op(legacy, 'record e')));
   assert.equal(legacy.calls.releasedBy[wait], op(legacy, 'side'));
@@ -345,11 +398,20 @@ test('S17 async copies with pageable memory are synchronous for the host; pinned
     const t = sim({
       streams: { s: { nonBlocking: true } },
       buffers: { d: { bytes: 64 << 20 }, h: { bytes: 64 << 20, host } },
-      steps: [{ launch: 'k', stream: 's', ms: 2 }, to ? { copy: 'h', to: 'd', async: true, stream: 's' } : { copy: 'd', to: 'h', async: true, stream: 's' }],
+      steps: [
+        { launch: 'k', stream: 's', ms: 2 },
+        to ? { copy: 'h', to: 'd', async: true, stream: 's' } : { copy: 'd', to: 'h', async: true, stream: 's' },
+      ],
     });
     const c = calls(t, 'memcpy')[0];
     const o = op(t, to ? 'HtoD h -> d' : 'DtoH d -> h');
-    return { dur: t.calls.end[c] - t.calls.begin[c], opEnd: end(t, o), callEnd: t.calls.end[c], opStart: start(t, o), k: end(t, op(t, 'k')) };
+    return {
+      dur: t.calls.end[c] - t.calls.begin[c],
+      opEnd: end(t, o),
+      callEnd: t.calls.end[c],
+      opStart: start(t, o),
+      k: end(t, op(t, 'k')),
+    };
   };
   for (const to of [true, false]) {
     const pageable = run('pageable', to);
@@ -357,8 +419,15 @@ test('S17 async copies with pageable memory are synchronous for the host; pinned
     // The host drives a pageable copy through staging buffers, so it returns as the copy ends.
     assert.equal(pageable.callEnd, pageable.opEnd, 'returns when the copy completes');
     const latency = to ? h200.pageableHtoDLatencyNs : h200.pageableDtoHLatencyNs;
-    assert.equal(pageable.opEnd - pageable.opStart, Math.round(latency + (64 << 20) / (to ? h200.pageableHtoDGBps : h200.pageableDtoHGBps)), 'a fixed cost, then its bytes');
-    assert.ok(pageable.dur > 7e6 && pageable.dur < 12e6, `64 MiB pageable ${to ? 'HtoD' : 'DtoH'} took ${pageable.dur} ns`);
+    assert.equal(
+      pageable.opEnd - pageable.opStart,
+      Math.round(latency + (64 << 20) / (to ? h200.pageableHtoDGBps : h200.pageableDtoHGBps)),
+      'a fixed cost, then its bytes',
+    );
+    assert.ok(
+      pageable.dur > 7e6 && pageable.dur < 12e6,
+      `64 MiB pageable ${to ? 'HtoD' : 'DtoH'} took ${pageable.dur} ns`,
+    );
     const pinned = run('pinned', to);
     // The run's first copy in its direction: the driver's cold path, then it returns at once.
     assert.equal(pinned.dur, h200.coldCopyNs + h200.copyCallNs, 'returns at once');
@@ -370,14 +439,27 @@ test('S17 async copies with pageable memory are synchronous for the host; pinned
     const t = sim({
       streams: { s: { nonBlocking: true } },
       buffers: { d: { bytes: 64 }, h: { bytes: 64, host: 'pageable' } },
-      steps: [{ hostWork: { us: 1 } }, { launch: 'k', stream: 's', us: 1 }, { streamSync: 's' },
-        to ? { copy: 'h', to: 'd', async: true, stream: 's' } : { copy: 'd', to: 'h', async: true, stream: 's' }],
+      steps: [
+        { hostWork: { us: 1 } },
+        { launch: 'k', stream: 's', us: 1 },
+        { streamSync: 's' },
+        to ? { copy: 'h', to: 'd', async: true, stream: 's' } : { copy: 'd', to: 'h', async: true, stream: 's' },
+      ],
     });
     const c = calls(t, 'memcpy')[0];
     return t.calls.end[c] - t.calls.begin[c];
   };
-  assert.equal(small(true), h200.coldCopyNs + h200.copyCallNs + Math.round(h200.pageableHtoDLatencyNs + 64 / h200.pageableHtoDGBps));
-  assert.equal(small(false), h200.coldCopyNs + h200.copyCallNs + h200.submitNs + Math.round(h200.pageableDtoHLatencyNs + 64 / h200.pageableDtoHGBps));
+  assert.equal(
+    small(true),
+    h200.coldCopyNs + h200.copyCallNs + Math.round(h200.pageableHtoDLatencyNs + 64 / h200.pageableHtoDGBps),
+  );
+  assert.equal(
+    small(false),
+    h200.coldCopyNs +
+      h200.copyCallNs +
+      h200.submitNs +
+      Math.round(h200.pageableDtoHLatencyNs + 64 / h200.pageableDtoHGBps),
+  );
 });
 
 test('S18 cudaMemcpy runs on the legacy stream (S3) and blocks the host, except device to device', () => {
@@ -403,12 +485,19 @@ test('S18 cudaMemcpy runs on the legacy stream (S3) and blocks the host, except 
 test('S19 the launch queue holds 1021 pending launches; the next launch blocks until room frees', () => {
   const t = sim({
     streams: { s: { nonBlocking: true } },
-    steps: [{ launch: 'long', stream: 's', ms: 20 }, { repeat: h200.queueDepth + 2, steps: [{ launch: 'tiny', stream: 's', ns: 100 }] }],
+    steps: [
+      { launch: 'long', stream: 's', ms: 20 },
+      { repeat: h200.queueDepth + 2, steps: [{ launch: 'tiny', stream: 's', ns: 100 }] },
+    ],
   });
   const launches = calls(t, 'launch');
   // launches[0] is the long kernel, which starts at once; the next 1021 queue behind it.
   const blocked = launches.filter((c) => t.calls.blockedNs[c] > 0);
-  assert.deepEqual(blocked, [launches[h200.queueDepth + 1]], 'only the 1022nd: once the queue drains, there is room again');
+  assert.deepEqual(
+    blocked,
+    [launches[h200.queueDepth + 1]],
+    'only the 1022nd: once the queue drains, there is room again',
+  );
   const first = blocked[0];
   const long = op(t, 'long');
   assert.equal(t.calls.releasedBy[first], long);
@@ -420,7 +509,11 @@ test('S19 the launch queue holds 1021 pending launches; the next launch blocks u
 test('S20 a host function delays the next op of its stream by the host-function gap', () => {
   const t = sim({
     streams: { s: {} },
-    steps: [{ launch: 'k1', stream: 's', us: 100 }, { hostFunc: 'fn', stream: 's', us: 20 }, { launch: 'k2', stream: 's', us: 100 }],
+    steps: [
+      { launch: 'k1', stream: 's', us: 100 },
+      { hostFunc: 'fn', stream: 's', us: 20 },
+      { launch: 'k2', stream: 's', us: 100 },
+    ],
   });
   const [k1, fn, k2] = [op(t, 'k1'), op(t, 'fn'), op(t, 'k2')];
   assert.equal(start(t, fn), end(t, k1));

@@ -1,16 +1,59 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TraceBuilder, parseTrace, traceToJson, TraceFormatError, RELEASED_UNKNOWN, callKind, str } from '../../core/trace';
+import {
+  TraceBuilder,
+  parseTrace,
+  traceToJson,
+  TraceFormatError,
+  RELEASED_UNKNOWN,
+  callKind,
+  str,
+} from '../../core/trace';
 
 function sample() {
   const b = new TraceBuilder();
   const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
   const side = b.lane({ kind: 'stream', name: 'side', device: 0, nonBlocking: true, priority: 0 });
-  const launch = b.call({ lane: host, kind: 'launch', name: 'cudaLaunchKernel', begin: 0, end: 3500, stream: side, line: 4, column: 5 });
-  const k = b.op({ lane: side, kind: 'kernel', name: '<b>produce</b>', start: 5000, end: 205000, call: launch, grid: 132 });
+  const launch = b.call({
+    lane: host,
+    kind: 'launch',
+    name: 'cudaLaunchKernel',
+    begin: 0,
+    end: 3500,
+    stream: side,
+    line: 4,
+    column: 5,
+  });
+  const k = b.op({
+    lane: side,
+    kind: 'kernel',
+    name: '<b>produce</b>',
+    start: 5000,
+    end: 205000,
+    call: launch,
+    grid: 132,
+  });
   b.access(k, 'x', true);
-  const sync = b.call({ lane: host, kind: 'streamSync', name: 'cudaStreamSynchronize', begin: 4000, end: 208500, stream: side, blockedNs: 204500, releasedBy: k, unblockNs: 3500 });
-  b.call({ lane: host, kind: 'eventSync', name: 'cudaEventSynchronize', begin: 209000, end: 209100, event: 'e', releasedBy: RELEASED_UNKNOWN });
+  const sync = b.call({
+    lane: host,
+    kind: 'streamSync',
+    name: 'cudaStreamSynchronize',
+    begin: 4000,
+    end: 208500,
+    stream: side,
+    blockedNs: 204500,
+    releasedBy: k,
+    unblockNs: 3500,
+  });
+  b.call({
+    lane: host,
+    kind: 'eventSync',
+    name: 'cudaEventSynchronize',
+    begin: 209000,
+    end: 209100,
+    event: 'e',
+    releasedBy: RELEASED_UNKNOWN,
+  });
   b.edge('launch', launch, k);
   b.edge('release', k, sync);
   return b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 });
@@ -36,8 +79,10 @@ test('trace round-trips through JSON with every field', () => {
 test('loading rejects bad references with the exact path', () => {
   const j = JSON.parse(traceToJson(sample()));
   j.ops[0].lane = 9;
-  assert.throws(() => parseTrace(JSON.stringify(j)), (e: Error) => e instanceof TraceFormatError &&
-    e.message === '$.ops[0].lane: expected a lane id from 0 to 1, got 9');
+  assert.throws(
+    () => parseTrace(JSON.stringify(j)),
+    (e: Error) => e instanceof TraceFormatError && e.message === '$.ops[0].lane: expected a lane id from 0 to 1, got 9',
+  );
   assert.throws(() => parseTrace('{"format":"other"}'), /\$\.format: expected "syncscope-trace"/);
   assert.throws(() => parseTrace('{"format":'), /\$: not valid JSON/);
 });

@@ -11,18 +11,28 @@ const walk = (dir: string): string[] =>
   readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 const sources = (...dirs: string[]) => dirs.flatMap((d) => walk(repoPath(d))).filter((f) => f.endsWith('.ts'));
 const code = (file: string) => readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, '');
-const offenders = (files: string[], pattern: RegExp) => files.filter((f) => pattern.test(code(f))).map((f) => relative(repoPath(), f));
+const offenders = (files: string[], pattern: RegExp) =>
+  files.filter((f) => pattern.test(code(f))).map((f) => relative(repoPath(), f));
 
 test('kind indices come from the one table in core/trace/kinds.ts', () => {
   const built = /(CALL_KINDS|OP_KINDS)\.(indexOf|map|findIndex)\(/;
-  assert.deepEqual(offenders(sources('core', 'webview', 'extension', 'cli', 'runner'), built).filter((f) => f !== join('core', 'trace', 'kinds.ts')), []);
+  assert.deepEqual(
+    offenders(sources('core', 'webview', 'extension', 'cli', 'runner'), built).filter(
+      (f) => f !== join('core', 'trace', 'kinds.ts'),
+    ),
+    [],
+  );
 });
 
 test('the timeline, the extension and the CLI keep no rule table and no test of their own for a host wait', () => {
   const files = sources('webview', 'extension', 'cli');
   assert.equal(existsSync(repoPath('webview', 'rules.ts')), false);
   assert.deepEqual(offenders(files, /['"]S\d+['"]/), [], 'rule ids are named in core only');
-  assert.deepEqual(offenders(files, /eventSync\b.*\bstreamSync\b.*\bdeviceSync\b/), [], 'what a host wait is is said in core only');
+  assert.deepEqual(
+    offenders(files, /eventSync\b.*\bstreamSync\b.*\bdeviceSync\b/),
+    [],
+    'what a host wait is is said in core only',
+  );
 });
 
 test('the details pane and the report say rules, targets and released-by through core/analyze/describe.ts', () => {

@@ -15,14 +15,17 @@ const EXAMPLE = 'pipeline-fixed.scenario.json';
 const { name } = exampleInfo(EXAMPLE, readFileSync(repoPath('examples', EXAMPLE), 'utf8'));
 
 let wb: Workbench;
-before(async () => {
-  if (skip) return;
-  const lacking = unmet();
-  if (lacking) throw new Error(lacking);
-  wb = await Workbench.start({});
-  // Workbench gives the workspace the project's layout (media/schema beside it); a user's folder has none.
-  rmSync(join(wb.root, 'media'), { recursive: true, force: true });
-}, { timeout: 240_000 });
+before(
+  async () => {
+    if (skip) return;
+    const lacking = unmet();
+    if (lacking) throw new Error(lacking);
+    wb = await Workbench.start({});
+    // Workbench gives the workspace the project's layout (media/schema beside it); a user's folder has none.
+    rmSync(join(wb.root, 'media'), { recursive: true, force: true });
+  },
+  { timeout: 240_000 },
+);
 after(async () => {
   await wb?.close();
 });
@@ -42,38 +45,44 @@ async function commandOnceListed(title: string): Promise<void> {
 /** The Problems panel's rows: the workspace holds only the new file, so they are its resource row and its markers. */
 const problemRows = () => wb.page.locator('.markers-panel .monaco-list-row');
 
-test('a scenario copied from an example shows no problem, and the schema still checks it', { skip, timeout: 150_000 }, async () => {
-  await commandOnceListed('Syncscope: New Scenario from Example…');
-  const input = wb.page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 30_000 });
-  await input.fill(name);
-  await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
-  await wb.page.keyboard.press('Enter');
-  await wb.page.locator('.tab.active', { hasText: EXAMPLE }).waitFor({ timeout: 30_000 });
-  const written = readFileSync(join(wb.workspace, EXAMPLE), 'utf8');
-  assert.doesNotMatch(written, /\$schema/);
+test(
+  'a scenario copied from an example shows no problem, and the schema still checks it',
+  { skip, timeout: 150_000 },
+  async () => {
+    await commandOnceListed('Syncscope: New Scenario from Example…');
+    const input = wb.page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
+    await input.fill(name);
+    await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
+    await wb.page.keyboard.press('Enter');
+    await wb.page.locator('.tab.active', { hasText: EXAMPLE }).waitFor({ timeout: 30_000 });
+    const written = readFileSync(join(wb.workspace, EXAMPLE), 'utf8');
+    assert.doesNotMatch(written, /\$schema/);
 
-  await wb.page.keyboard.press('Control+Shift+M');
-  await wb.page.locator('.markers-panel').waitFor({ timeout: 15_000 });
-  // The schema is live on the copy: a key it does not allow is flagged, and undoing it clears that.
-  // Only then does an empty panel mean that validation ran and found nothing.
-  const editor = wb.page.locator('.editor-instance .monaco-editor .view-lines').first();
-  await editor.click();
-  await wb.page.keyboard.press('Control+Home');
-  await wb.page.keyboard.press('End');
-  await wb.page.keyboard.press('Enter');
-  await wb.page.keyboard.type('"notAScenarioKey": 1,');
-  const flagged = wb.page.locator('.markers-panel .monaco-list-row', { hasText: 'notAScenarioKey' }).first();
-  await flagged.waitFor({ timeout: 60_000 }).catch(async (e) => {
-    await wb.shot('example-copy-not-validated');
-    throw e;
-  });
-  await wb.page.keyboard.press('Control+Z');
-  await wb.page.keyboard.press('Control+Z');
-  await wb.page.keyboard.press('Control+Z');
-  await flagged.waitFor({ state: 'detached', timeout: 30_000 });
-  await wb.page.waitForFunction(`!document.querySelector('.tab.active')?.classList.contains('dirty')`, null, { timeout: 10_000 });
-  const rows = await problemRows().allInnerTexts();
-  await wb.shot('example-copy-no-problems');
-  assert.deepEqual(rows, [], `problems in the copy: ${rows.join(' | ')}`);
-});
+    await wb.page.keyboard.press('Control+Shift+M');
+    await wb.page.locator('.markers-panel').waitFor({ timeout: 15_000 });
+    // The schema is live on the copy: a key it does not allow is flagged, and undoing it clears that.
+    // Only then does an empty panel mean that validation ran and found nothing.
+    const editor = wb.page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await editor.click();
+    await wb.page.keyboard.press('Control+Home');
+    await wb.page.keyboard.press('End');
+    await wb.page.keyboard.press('Enter');
+    await wb.page.keyboard.type('"notAScenarioKey": 1,');
+    const flagged = wb.page.locator('.markers-panel .monaco-list-row', { hasText: 'notAScenarioKey' }).first();
+    await flagged.waitFor({ timeout: 60_000 }).catch(async (e) => {
+      await wb.shot('example-copy-not-validated');
+      throw e;
+    });
+    await wb.page.keyboard.press('Control+Z');
+    await wb.page.keyboard.press('Control+Z');
+    await wb.page.keyboard.press('Control+Z');
+    await flagged.waitFor({ state: 'detached', timeout: 30_000 });
+    await wb.page.waitForFunction(`!document.querySelector('.tab.active')?.classList.contains('dirty')`, null, {
+      timeout: 10_000,
+    });
+    const rows = await problemRows().allInnerTexts();
+    await wb.shot('example-copy-no-problems');
+    assert.deepEqual(rows, [], `problems in the copy: ${rows.join(' | ')}`);
+  },
+);

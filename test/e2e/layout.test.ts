@@ -16,13 +16,16 @@ const SCENARIO = 'seed-side-stream-event-sync.scenario.json';
 const text = readFileSync(repoPath('examples', SCENARIO), 'utf8');
 
 let wb: Workbench;
-before(async () => {
-  if (skip) return;
-  const lacking = unmet();
-  if (lacking) throw new Error(lacking);
-  wb = await Workbench.start({ [SCENARIO]: text });
-  await wb.page.setViewportSize({ width: 1400, height: 900 });
-}, { timeout: 240_000 });
+before(
+  async () => {
+    if (skip) return;
+    const lacking = unmet();
+    if (lacking) throw new Error(lacking);
+    wb = await Workbench.start({ [SCENARIO]: text });
+    await wb.page.setViewportSize({ width: 1400, height: 900 });
+  },
+  { timeout: 240_000 },
+);
 after(async () => {
   await wb?.close();
 });
@@ -30,37 +33,51 @@ after(async () => {
 const painted = (frame: Frame): Promise<void> =>
   frame.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())))');
 
-test('beside the scenario the canvas keeps 60% of the panel, and a wait picked in the table is selected everywhere', { skip, timeout: 180_000 }, async () => {
-  await wb.openFile(SCENARIO);
-  await wb.command('Syncscope: Simulate Scenario');
-  await wb.page.locator('.tab', { hasText: `Simulated: ${SCENARIO}` }).waitFor({ timeout: 30_000 });
-  const frame = await wb.webviewFrame('h1.title', 30_000, SCENARIO);
-  await frame.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
-  await frame.locator('.waits-row.wait').first().waitFor({ timeout: 30_000 });
-  await painted(frame);
-  const { panel, canvas } = await frame.evaluate(`({ panel: document.documentElement.clientWidth,
-    canvas: document.querySelector('canvas.plot-canvas').getBoundingClientRect().width })`) as { panel: number; canvas: number };
-  console.log(`# panel ${panel} px, canvas ${canvas} px`);
-  assert.ok(panel > 300, `the panel is laid out: ${panel} px`);
-  assert.ok(canvas / panel >= 0.6, `canvas ${canvas} of ${panel} px`);
-  await wb.shot('layout-01-beside-scenario');
+test(
+  'beside the scenario the canvas keeps 60% of the panel, and a wait picked in the table is selected everywhere',
+  { skip, timeout: 180_000 },
+  async () => {
+    await wb.openFile(SCENARIO);
+    await wb.command('Syncscope: Simulate Scenario');
+    await wb.page.locator('.tab', { hasText: `Simulated: ${SCENARIO}` }).waitFor({ timeout: 30_000 });
+    const frame = await wb.webviewFrame('h1.title', 30_000, SCENARIO);
+    await frame.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
+    await frame.locator('.waits-row.wait').first().waitFor({ timeout: 30_000 });
+    await painted(frame);
+    const { panel, canvas } = (await frame.evaluate(`({ panel: document.documentElement.clientWidth,
+    canvas: document.querySelector('canvas.plot-canvas').getBoundingClientRect().width })`)) as {
+      panel: number;
+      canvas: number;
+    };
+    console.log(`# panel ${panel} px, canvas ${canvas} px`);
+    assert.ok(panel > 300, `the panel is laid out: ${panel} px`);
+    assert.ok(canvas / panel >= 0.6, `canvas ${canvas} of ${panel} px`);
+    await wb.shot('layout-01-beside-scenario');
 
-  // The event wait, as core explains it.
-  const program = compileScenario(text, SCENARIO);
-  const trace = simulate(program);
-  const wait = analyze(trace, { program }).waits.find((w) => w.kind === 'eventSync');
-  assert.ok(wait && wait.releasedBy?.length, 'the example has an explained event wait');
-  const row = frame.locator(`.waits-row.wait[data-call="${wait.id}"]`);
-  await row.scrollIntoViewIfNeeded();
-  await row.click();
-  await frame.locator(`.waits-row[data-call="${wait.id}"][aria-selected="true"]`).waitFor({ timeout: 10_000 });
-  assert.equal(await frame.locator('canvas.plot-canvas').getAttribute('data-selected'), `calls:${wait.id}`, 'the timeline selects the wait');
-  const title = await frame.locator('.details .details-title').innerText();
-  assert.equal(title, 'cudaEventSynchronize');
-  const released = await frame.locator('.details dt', { hasText: 'Released by' }).locator('xpath=following-sibling::dd[1]').innerText();
-  assert.ok(released.startsWith(wait.releasedBy![0].name), `"${released}" names ${wait.releasedBy![0].name}`);
-  const reveal = await frame.locator('.details button.reveal').innerText();
-  assert.match(reveal, new RegExp(`line ${wait.source!.line}\\)`));
-  await painted(frame);
-  await wb.shot('layout-02-wait-from-table');
-});
+    // The event wait, as core explains it.
+    const program = compileScenario(text, SCENARIO);
+    const trace = simulate(program);
+    const wait = analyze(trace, { program }).waits.find((w) => w.kind === 'eventSync');
+    assert.ok(wait && wait.releasedBy?.length, 'the example has an explained event wait');
+    const row = frame.locator(`.waits-row.wait[data-call="${wait.id}"]`);
+    await row.scrollIntoViewIfNeeded();
+    await row.click();
+    await frame.locator(`.waits-row[data-call="${wait.id}"][aria-selected="true"]`).waitFor({ timeout: 10_000 });
+    assert.equal(
+      await frame.locator('canvas.plot-canvas').getAttribute('data-selected'),
+      `calls:${wait.id}`,
+      'the timeline selects the wait',
+    );
+    const title = await frame.locator('.details .details-title').innerText();
+    assert.equal(title, 'cudaEventSynchronize');
+    const released = await frame
+      .locator('.details dt', { hasText: 'Released by' })
+      .locator('xpath=following-sibling::dd[1]')
+      .innerText();
+    assert.ok(released.startsWith(wait.releasedBy![0].name), `"${released}" names ${wait.releasedBy![0].name}`);
+    const reveal = await frame.locator('.details button.reveal').innerText();
+    assert.match(reveal, new RegExp(`line ${wait.source!.line}\\)`));
+    await painted(frame);
+    await wb.shot('layout-02-wait-from-table');
+  },
+);

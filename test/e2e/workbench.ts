@@ -1,7 +1,17 @@
 // A real VS Code for the end-to-end journeys: code-server (VS Code's workbench served to a browser)
 // with the packaged extension installed, driven through headless Chromium.
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +20,15 @@ import { repoPath } from '../helpers/paths';
 
 const VERSION = '4.100.3';
 const cacheDir = process.env.SYNCSCOPE_E2E_CACHE ?? join(homedir(), '.cache', 'syncscope-e2e');
-export const codeServerEntry = join(cacheDir, `code-server-${VERSION}`, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const codeServerEntry = join(
+  cacheDir,
+  `code-server-${VERSION}`,
+  'node_modules',
+  'code-server',
+  'out',
+  'node',
+  'entry.js',
+);
 export const chromiumPath = process.env.SYNCSCOPE_CHROMIUM ?? '/usr/bin/chromium';
 export const shotsDir = repoPath('test-results', 'e2e');
 
@@ -20,20 +38,22 @@ export const skipReason = (): string | undefined =>
 
 /** What `npm run test:e2e` lacks here: then the journeys fail rather than pass by skipping. */
 export function unmet(): string | undefined {
-  if (!existsSync(codeServerEntry)) return `code-server is not installed (run scripts/setup-e2e.sh): ${codeServerEntry}`;
+  if (!existsSync(codeServerEntry))
+    return `code-server is not installed (run scripts/setup-e2e.sh): ${codeServerEntry}`;
   if (!existsSync(chromiumPath)) return `no Chromium at ${chromiumPath} (run scripts/setup-e2e.sh)`;
   if (!existsSync(repoPath('syncscope.vsix'))) return 'syncscope.vsix is missing (npm run package)';
   return undefined;
 }
 
-const freePort = (): Promise<number> => new Promise((resolve, reject) => {
-  const s = createServer();
-  s.once('error', reject);
-  s.listen(0, '127.0.0.1', () => {
-    const port = (s.address() as { port: number }).port;
-    s.close(() => resolve(port));
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
   });
-});
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,7 +66,11 @@ export class Workbench {
   /** The page's and its webviews' last console lines, for the report of a failed journey. */
   private consoleLines: string[] = [];
 
-  private constructor(readonly root: string, readonly workspace: string, readonly port: number) {
+  private constructor(
+    readonly root: string,
+    readonly workspace: string,
+    readonly port: number,
+  ) {
     this.url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
   }
 
@@ -68,15 +92,22 @@ export class Workbench {
     cpSync(repoPath('media', 'schema'), join(root, 'media', 'schema'), { recursive: true });
     const wb = new Workbench(root, workspace, await freePort());
     mkdirSync(join(wb.userData, 'User'), { recursive: true });
-    writeFileSync(join(wb.userData, 'User', 'settings.json'), JSON.stringify({
-      'security.workspace.trust.enabled': false,
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'extensions.autoCheckUpdates': false,
-      'extensions.autoUpdate': false,
-      'telemetry.telemetryLevel': 'off',
-      'window.commandCenter': false,
-    }, null, 2));
+    writeFileSync(
+      join(wb.userData, 'User', 'settings.json'),
+      JSON.stringify(
+        {
+          'security.workspace.trust.enabled': false,
+          'workbench.startupEditor': 'none',
+          'workbench.tips.enabled': false,
+          'extensions.autoCheckUpdates': false,
+          'extensions.autoUpdate': false,
+          'telemetry.telemetryLevel': 'off',
+          'window.commandCenter': false,
+        },
+        null,
+        2,
+      ),
+    );
     wb.install();
     await wb.launch();
     return wb;
@@ -85,12 +116,18 @@ export class Workbench {
   /** `code-server --list-extensions --show-versions` of this profile. */
   installed(): string[] {
     const r = this.cli(['--list-extensions', '--show-versions']);
-    return r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+    return r.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
   }
 
   private cli(args: string[]) {
-    const r = spawnSync(process.execPath, [codeServerEntry, '--user-data-dir', this.userData, '--extensions-dir', this.extensions, ...args],
-      { encoding: 'utf8', timeout: 120_000 });
+    const r = spawnSync(
+      process.execPath,
+      [codeServerEntry, '--user-data-dir', this.userData, '--extensions-dir', this.extensions, ...args],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     if (r.status !== 0) throw new Error(`code-server ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`);
     return r;
   }
@@ -100,10 +137,29 @@ export class Workbench {
   }
 
   private async launch(): Promise<void> {
-    this.server = spawn(process.execPath, [codeServerEntry, '--auth', 'none', '--bind-addr', `127.0.0.1:${this.port}`,
-      '--user-data-dir', this.userData, '--extensions-dir', this.extensions, '--disable-telemetry', '--disable-update-check',
-      '--disable-workspace-trust', '--disable-getting-started-override', this.workspace], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const keep = (b: Buffer) => { this.serverLog = (this.serverLog + b.toString()).slice(-20_000); };
+    this.server = spawn(
+      process.execPath,
+      [
+        codeServerEntry,
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${this.port}`,
+        '--user-data-dir',
+        this.userData,
+        '--extensions-dir',
+        this.extensions,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        this.workspace,
+      ],
+      { detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const keep = (b: Buffer) => {
+      this.serverLog = (this.serverLog + b.toString()).slice(-20_000);
+    };
     this.server.stdout?.on('data', keep);
     this.server.stderr?.on('data', keep);
     const deadline = Date.now() + 60_000;
@@ -114,17 +170,29 @@ export class Workbench {
       } catch {
         /* not listening yet */
       }
-      if (this.server.exitCode !== null || Date.now() > deadline) throw new Error(`code-server did not start:\n${this.serverLog}`);
+      if (this.server.exitCode !== null || Date.now() > deadline)
+        throw new Error(`code-server did not start:\n${this.serverLog}`);
       await sleep(250);
     }
     this.browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     const context = await this.browser.newContext({ viewport: { width: 1920, height: 1080 } });
     this.page = await context.newPage();
-    const note = (line: string) => { this.consoleLines = [...this.consoleLines.slice(-199), line]; };
-    this.page.on('console', (m) => note(`[${m.type()}] ${m.location().url.split('/').pop()?.slice(0, 60)}: ${m.text().slice(0, 400)}`));
+    const note = (line: string) => {
+      this.consoleLines = [...this.consoleLines.slice(-199), line];
+    };
+    this.page.on('console', (m) =>
+      note(`[${m.type()}] ${m.location().url.split('/').pop()?.slice(0, 60)}: ${m.text().slice(0, 400)}`),
+    );
     this.page.on('pageerror', (e) => note(`[pageerror] ${e.message}`));
     this.page.on('requestfailed', (r) => note(`[requestfailed] ${r.url().slice(-100)}: ${r.failure()?.errorText}`));
     await this.open();
@@ -149,7 +217,10 @@ export class Workbench {
   /** F1, type the command's title, Enter: what a user does. */
   async command(title: string): Promise<void> {
     const p = this.page;
-    await p.locator('.monaco-workbench').click({ position: { x: 5, y: 450 }, force: true }).catch(() => undefined);
+    await p
+      .locator('.monaco-workbench')
+      .click({ position: { x: 5, y: 450 }, force: true })
+      .catch(() => undefined);
     await p.keyboard.press('F1');
     const input = p.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
@@ -157,7 +228,10 @@ export class Workbench {
     const row = p.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
     await row.waitFor({ state: 'visible', timeout: 15_000 });
     await p.keyboard.press('Enter');
-    await p.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+    await p
+      .locator('.quick-input-widget')
+      .waitFor({ state: 'hidden', timeout: 10_000 })
+      .catch(() => undefined);
   }
 
   /** Opens a workspace file through Quick Open (Ctrl+P). */
@@ -194,12 +268,16 @@ export class Workbench {
     const lines: string[] = [];
     for (const f of this.page.frames()) {
       // Page code as a string: this file is compiled without DOM types.
-      const info = await f.evaluate(`({
+      const info = await f
+        .evaluate(
+          `({
         state: document.readyState,
         body: document.body ? document.body.innerHTML.length : -1,
         title: document.querySelector('h1.title')?.textContent ?? null,
         resources: performance.getEntriesByType('resource').map((r) => r.name.split('/').pop().slice(0, 40) + ' ' + Math.round(r.duration) + ' ms').slice(-8),
-      })`).catch((e: Error) => e.message.split('\n')[0]);
+      })`,
+        )
+        .catch((e: Error) => e.message.split('\n')[0]);
       lines.push(`${f.url().slice(0, 160)}\n  ${JSON.stringify(info)}`);
     }
     return [...lines, '--- console', ...this.consoleLines].join('\n');

@@ -19,8 +19,13 @@ test('activation registers every contributed command, editor and the panel seria
   const { registered: reg } = loadExtension();
   const contributed = (manifest.contributes.commands as { command: string }[]).map((c) => c.command).sort();
   assert.deepEqual([...reg.commands].sort(), contributed);
-  assert.deepEqual(reg.editors.sort(), (manifest.contributes.customEditors as { viewType: string }[]).map((e) => e.viewType).sort());
-  const revived = (manifest.activationEvents as string[]).filter((e) => e.startsWith('onWebviewPanel:')).map((e) => e.slice('onWebviewPanel:'.length));
+  assert.deepEqual(
+    reg.editors.sort(),
+    (manifest.contributes.customEditors as { viewType: string }[]).map((e) => e.viewType).sort(),
+  );
+  const revived = (manifest.activationEvents as string[])
+    .filter((e) => e.startsWith('onWebviewPanel:'))
+    .map((e) => e.slice('onWebviewPanel:'.length));
   assert.deepEqual(reg.serializers, revived);
   assert.equal(reg.lenses, 1);
 });
@@ -39,16 +44,27 @@ test('activation loads neither the native addon, the runner, nor the simulator a
   assert.equal(typeof loaded.reportedMs, 'number');
 });
 
-test('the engines bundle loaded on first use simulates an example as core does', { skip: !existsSync(dist('engines.js')) && 'npm run build first' }, () => {
-  const engines = require(dist('engines.js')) as typeof import('../../extension/engines');
-  const file = 'seed-side-stream-event-sync.scenario.json';
-  const text = readFileSync(join(repoPath('examples'), file), 'utf8');
-  const parsed = engines.parseScenarioText(text, file);
-  assert.deepEqual(parsed.errors, []);
-  assert.ok(parsed.program);
-  const trace = engines.simulateProgram(parsed.program, engines.loadSimulatorProfile('h200'));
-  const reference = simulate(compileScenario(text, file));
-  assert.deepEqual([trace.calls.count, trace.ops.count, [...trace.calls.end]], [reference.calls.count, reference.ops.count, [...reference.calls.end]]);
-  const explain = (a: { waits: { id: number; releasedBy: { name: string }[] | null }[] }) => a.waits.map((w) => [w.id, w.releasedBy?.map((r) => r.name)]);
-  assert.deepEqual(explain(engines.analyzeTrace(trace, parsed.program)), explain(analyze(reference, { program: parsed.program })));
-});
+test(
+  'the engines bundle loaded on first use simulates an example as core does',
+  { skip: !existsSync(dist('engines.js')) && 'npm run build first' },
+  () => {
+    const engines = require(dist('engines.js')) as typeof import('../../extension/engines');
+    const file = 'seed-side-stream-event-sync.scenario.json';
+    const text = readFileSync(join(repoPath('examples'), file), 'utf8');
+    const parsed = engines.parseScenarioText(text, file);
+    assert.deepEqual(parsed.errors, []);
+    assert.ok(parsed.program);
+    const trace = engines.simulateProgram(parsed.program, engines.loadSimulatorProfile('h200'));
+    const reference = simulate(compileScenario(text, file));
+    assert.deepEqual(
+      [trace.calls.count, trace.ops.count, [...trace.calls.end]],
+      [reference.calls.count, reference.ops.count, [...reference.calls.end]],
+    );
+    const explain = (a: { waits: { id: number; releasedBy: { name: string }[] | null }[] }) =>
+      a.waits.map((w) => [w.id, w.releasedBy?.map((r) => r.name)]);
+    assert.deepEqual(
+      explain(engines.analyzeTrace(trace, parsed.program)),
+      explain(analyze(reference, { program: parsed.program })),
+    );
+  },
+);

@@ -36,11 +36,17 @@ test('an untrusted workspace never runs on the GPU, even with one present', () =
 });
 
 test('simulator setting wins over a present GPU', () => {
-  assert.deepEqual([chooseBackend('simulator', true, h200).use, chooseBackend('simulator', true, h200).label], ['simulator', 'Simulator']);
+  assert.deepEqual(
+    [chooseBackend('simulator', true, h200).use, chooseBackend('simulator', true, h200).label],
+    ['simulator', 'Simulator'],
+  );
 });
 
 test('before the probe answers, auto shows Auto and plans to simulate', () => {
-  assert.deepEqual([chooseBackend('auto', true, undefined).use, chooseBackend('auto', true, undefined).label], ['simulator', 'Auto']);
+  assert.deepEqual(
+    [chooseBackend('auto', true, undefined).use, chooseBackend('auto', true, undefined).label],
+    ['simulator', 'Auto'],
+  );
 });
 
 test('unknown setting values read as auto', () => {

@@ -72,14 +72,20 @@ test('each new webview waits longer, and the last one allowed is not replaced', 
   let previous = 0;
   for (let attempt = 0; attempt < BLANK_ATTEMPTS; attempt++) {
     const watch = new BlankWatch((retry) => said.push([attempt, retry]), attempt);
-    assert.ok(watch.limitMs >= BLANK_LIMIT_MS * (attempt + 1) && watch.limitMs > previous, `attempt ${attempt}: ${watch.limitMs} ms after ${previous}`);
+    assert.ok(
+      watch.limitMs >= BLANK_LIMIT_MS * (attempt + 1) && watch.limitMs > previous,
+      `attempt ${attempt}: ${watch.limitMs} ms after ${previous}`,
+    );
     previous = watch.limitMs;
     watch.visible(true);
     t.mock.timers.tick(watch.limitMs - 1);
     assert.equal(said.length, attempt, `attempt ${attempt} waits its whole limit`);
     t.mock.timers.tick(1);
   }
-  assert.deepEqual(said, [...Array(BLANK_ATTEMPTS).keys()].map((a) => [a, a + 1 < BLANK_ATTEMPTS]));
+  assert.deepEqual(
+    said,
+    [...Array(BLANK_ATTEMPTS).keys()].map((a) => [a, a + 1 < BLANK_ATTEMPTS]),
+  );
 });
 
 test('disposing a watch (its panel closed) stops it', (t) => {

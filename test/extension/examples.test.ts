@@ -14,11 +14,18 @@ test('every example shipped in the package names itself for the picker, seeds fi
   }
   const ordered = orderExamples(infos);
   const firstOther = ordered.findIndex((e) => !e.file.startsWith('seed'));
-  assert.ok(ordered.slice(firstOther).every((e) => !e.file.startsWith('seed')), 'all seeds come before the rest');
+  assert.ok(
+    ordered.slice(firstOther).every((e) => !e.file.startsWith('seed')),
+    'all seeds come before the rest',
+  );
 });
 
 test('a file without name falls back to its file name; comments are fine', () => {
-  assert.deepEqual(exampleInfo('x.scenario.json', '// c\n{ "steps": [] }'), { file: 'x.scenario.json', name: 'x', description: undefined });
+  assert.deepEqual(exampleInfo('x.scenario.json', '// c\n{ "steps": [] }'), {
+    file: 'x.scenario.json',
+    name: 'x',
+    description: undefined,
+  });
 });
 
 test('a new scenario never overwrites a file in the folder', () => {

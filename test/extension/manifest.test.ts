@@ -22,7 +22,8 @@ test('GPU work is hidden and disabled without workspace trust', () => {
     }
   }
   assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
-  for (const key of m.capabilities.untrustedWorkspaces.restrictedConfigurations) assert.ok(c.configuration.properties[key], key);
+  for (const key of m.capabilities.untrustedWorkspaces.restrictedConfigurations)
+    assert.ok(c.configuration.properties[key], key);
 });
 
 test('files the manifest points at exist', () => {
@@ -32,22 +33,37 @@ test('files the manifest points at exist', () => {
 });
 
 test('walkthrough and command links call contributed commands', () => {
-  const links = c.walkthroughs.flatMap((w: { steps: { description: string }[] }) => w.steps.flatMap((s) => [...s.description.matchAll(/\(command:([\w.]+)\)/g)].map((x) => x[1])));
+  const links = c.walkthroughs.flatMap((w: { steps: { description: string }[] }) =>
+    w.steps.flatMap((s) => [...s.description.matchAll(/\(command:([\w.]+)\)/g)].map((x) => x[1])),
+  );
   assert.ok(links.length >= 3);
   for (const l of links) assert.ok(ids.has(l), l);
 });
 
 test('settings have the documented defaults', () => {
   const p = c.configuration.properties;
-  assert.deepEqual([p['syncscope.backend'].default, p['syncscope.backend'].enum], ['auto', ['auto', 'gpu', 'simulator']]);
+  assert.deepEqual(
+    [p['syncscope.backend'].default, p['syncscope.backend'].enum],
+    ['auto', ['auto', 'gpu', 'simulator']],
+  );
   assert.equal(p['syncscope.simulatorProfile'].default, 'h200');
   assert.equal(typeof p['syncscope.runnerTimeoutSeconds'].default, 'number');
   assert.deepEqual(m.extensionKind, ['workspace']);
 });
 
 test('the package keeps only what runs', () => {
-  const ignore = readFileSync(repoPath('.vscodeignore'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  const ignore = readFileSync(repoPath('.vscodeignore'), 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'));
   assert.equal(ignore[0], '**', 'everything is excluded unless listed');
-  for (const kept of ['!dist/extension.js', '!dist/engines.js', '!dist/runner.js', '!dist/webview.js', '!media/**', '!build/Release/*.node']) assert.ok(ignore.includes(kept), kept);
+  for (const kept of [
+    '!dist/extension.js',
+    '!dist/engines.js',
+    '!dist/runner.js',
+    '!dist/webview.js',
+    '!media/**',
+    '!build/Release/*.node',
+  ])
+    assert.ok(ignore.includes(kept), kept);
   assert.ok(!ignore.some((l) => /\.map$|^!(core|extension|test|node_modules)/.test(l)));
 });

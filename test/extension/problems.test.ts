@@ -27,9 +27,18 @@ test('a parse error lands on the line and columns of the offending value', () =>
   assert.equal(p.message, errors[0].detail);
 });
 
-test('a finding at a step\'s opening brace underlines the step\'s kind property', () => {
+test("a finding at a step's opening brace underlines the step's kind property", () => {
   const col = lines[6].indexOf('{') + 1;
-  const finding: Finding = { rule: 'S9', kind: 'no-op-wait', severity: 'error', message: 'never recorded', calls: [1], ops: [], source: { line: 7, column: col }, fix: 'record it first' };
+  const finding: Finding = {
+    rule: 'S9',
+    kind: 'no-op-wait',
+    severity: 'error',
+    message: 'never recorded',
+    calls: [1],
+    ops: [],
+    source: { line: 7, column: col },
+    fix: 'record it first',
+  };
   const [p] = scenarioProblems(scenario, [], [finding]);
   assert.deepEqual(p.start, { line: 6, character: lines[6].indexOf('"eventSync"') });
   assert.equal(lines[6].slice(p.start.character, p.end.character), '"eventSync": "raedy"');
@@ -38,7 +47,14 @@ test('a finding at a step\'s opening brace underlines the step\'s kind property'
 });
 
 test('a finding without a source position is pinned to the first line', () => {
-  const finding: Finding = { rule: 'S3', kind: 'implicit-serialization', severity: 'warning', message: 'm', calls: [], ops: [] };
+  const finding: Finding = {
+    rule: 'S3',
+    kind: 'implicit-serialization',
+    severity: 'warning',
+    message: 'm',
+    calls: [],
+    ops: [],
+  };
   const [p] = scenarioProblems(scenario, [], [finding]);
   assert.deepEqual([p.start, p.end, p.severity], [{ line: 0, character: 0 }, { line: 0, character: 1 }, 'warning']);
 });

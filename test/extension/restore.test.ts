@@ -11,9 +11,12 @@ function store() {
   };
 }
 
-test('a panel\'s source is found again by its title after a reload', async () => {
+test("a panel's source is found again by its title after a reload", async () => {
   const s = store();
-  await new PanelSources(s).remember('Simulated: a.scenario.json', { kind: 'simulate', uri: 'file:///w/a.scenario.json' });
+  await new PanelSources(s).remember('Simulated: a.scenario.json', {
+    kind: 'simulate',
+    uri: 'file:///w/a.scenario.json',
+  });
   await new PanelSources(s).remember('b.syncscope.json', { kind: 'trace', uri: 'file:///w/b.syncscope.json' });
   const again = new PanelSources(s);
   assert.deepEqual(again.lookup('Simulated: a.scenario.json'), { kind: 'simulate', uri: 'file:///w/a.scenario.json' });

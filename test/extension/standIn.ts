@@ -41,7 +41,10 @@ function standIn(reg: Registered) {
     StatusBarAlignment: { Left: 1, Right: 2 },
     DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
     ViewColumn: { One: 1, Two: 2, Three: 3, Beside: -2 },
-    Uri: { joinPath: (u: { path: string }, ...p: string[]) => ({ path: [u.path, ...p].join('/') }), file: (p: string) => ({ path: p }) },
+    Uri: {
+      joinPath: (u: { path: string }, ...p: string[]) => ({ path: [u.path, ...p].join('/') }),
+      file: (p: string) => ({ path: p }),
+    },
     window: {
       createOutputChannel: () => channel,
       createStatusBarItem: () => ({ show() {}, dispose() {} }),
@@ -62,8 +65,12 @@ function standIn(reg: Registered) {
       isTrusted: false,
       textDocuments: [],
       getConfiguration: () => ({ get: (_k: string, d?: unknown) => d }),
-      onDidOpenTextDocument: event, onDidChangeTextDocument: event, onDidSaveTextDocument: event,
-      onDidCloseTextDocument: event, onDidChangeConfiguration: event, onDidGrantWorkspaceTrust: event,
+      onDidOpenTextDocument: event,
+      onDidChangeTextDocument: event,
+      onDidSaveTextDocument: event,
+      onDidCloseTextDocument: event,
+      onDidChangeConfiguration: event,
+      onDidGrantWorkspaceTrust: event,
     },
   };
 }

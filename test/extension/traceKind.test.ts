@@ -65,17 +65,28 @@ test('a gzipped trace is sniffed from its decompressed head and streamed whateve
   assert.equal(traceToJson(await importTraceBytes(plain, 'seeds.json')), expected);
 });
 
-test('an aborted read stops at the next chunk with the abort\'s reason', async () => {
+test("an aborted read stops at the next chunk with the abort's reason", async () => {
   // The fixture then 12 MiB of trailing white space: three chunks of the stream.
   const padded = Buffer.concat([readFileSync(fixture), Buffer.alloc(12 << 20, 0x20)]);
-  assert.equal(traceToJson(await importTraceBytes(padded, 'padded.json')), traceToJson(importPytorch(readFileSync(fixture))));
+  assert.equal(
+    traceToJson(await importTraceBytes(padded, 'padded.json')),
+    traceToJson(importPytorch(readFileSync(fixture))),
+  );
   const abort = new AbortController();
   const reason = new Error('closed by the user');
   const seen: number[] = [];
-  await assert.rejects(importTraceBytes(padded, 'padded.json', (bytes) => {
-    seen.push(bytes);
-    abort.abort(reason);
-  }, abort.signal), (e) => e === reason);
+  await assert.rejects(
+    importTraceBytes(
+      padded,
+      'padded.json',
+      (bytes) => {
+        seen.push(bytes);
+        abort.abort(reason);
+      },
+      abort.signal,
+    ),
+    (e) => e === reason,
+  );
   assert.equal(seen.length, 1, 'no chunk after the abort was read');
   assert.ok(seen[0] < padded.length);
 });
@@ -87,13 +98,24 @@ test('a file that is no trace is refused by name', async () => {
 });
 
 test('scenario files are told by one rule', () => {
-  for (const p of ['a.scenario.json', '/x/b.SCENARIO.JSON', 'c.scenario.jsonc']) assert.equal(isScenarioPath(p), true, p);
+  for (const p of ['a.scenario.json', '/x/b.SCENARIO.JSON', 'c.scenario.jsonc'])
+    assert.equal(isScenarioPath(p), true, p);
   for (const p of ['a.json', 'a.scenario.json.bak', 'run.syncscope.json']) assert.equal(isScenarioPath(p), false, p);
 });
 
 test('a trace may name its scenario only by a path beside or below it', () => {
-  for (const p of ['seed.scenario.json', 'examples/seed.scenario.json', './seed.scenario.json']) assert.equal(isContainedRelativePath(p), true, p);
-  for (const p of ['', '/etc/passwd', '../x.json', 'a/../../x.json', 'a\\..\\x.json', 'C:\\x.json', '\\\\host\\share\\x', 'file:///x']) {
+  for (const p of ['seed.scenario.json', 'examples/seed.scenario.json', './seed.scenario.json'])
+    assert.equal(isContainedRelativePath(p), true, p);
+  for (const p of [
+    '',
+    '/etc/passwd',
+    '../x.json',
+    'a/../../x.json',
+    'a\\..\\x.json',
+    'C:\\x.json',
+    '\\\\host\\share\\x',
+    'file:///x',
+  ]) {
     assert.equal(isContainedRelativePath(p), false, p);
   }
 });

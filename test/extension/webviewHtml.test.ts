@@ -13,7 +13,12 @@ const page = {
 
 test('the CSP allows scripts only by nonce and nothing by default', () => {
   const csp = contentSecurityPolicy(page.cspSource, 'N1');
-  const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  const directives = Object.fromEntries(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k, v]),
+  );
   assert.deepEqual(directives['default-src'], ["'none'"]);
   assert.deepEqual(directives['script-src'], ["'nonce-N1'"]);
   assert.deepEqual(directives['style-src'], [page.cspSource, "'nonce-N1'"]);
@@ -24,7 +29,7 @@ test('the CSP allows scripts only by nonce and nothing by default', () => {
 test('the page inlines the bundle under the nonce and loads no script or stylesheet', () => {
   const html = timelineHtml(page);
   const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/gi)];
-  assert.equal(scripts.length, 1, 'one script element, not cut short by the bundle\'s strings');
+  assert.equal(scripts.length, 1, "one script element, not cut short by the bundle's strings");
   assert.equal(scripts[0][1], ' nonce="abc123"');
   // Escaped, it is the same program: `<\/` is `</` inside JS strings and templates.
   assert.notEqual(scripts[0][2], page.script);

@@ -19,9 +19,11 @@ const RUNS = 21;
 
 // The runs go in rounds, calibration runs among them (runInRounds): the host's drift lands on
 // every example and on the calibration alike.
-test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per example', { skip: noGpu }, async (t) => {
+test("calibrated simulator: host-blocked time within 15% of the GPU's, per example", { skip: noGpu }, async (t) => {
   const programs: [string, Program][] = [];
-  for (const f of readdirSync(repoPath('examples')).filter((x) => x.endsWith('.scenario.json')).sort()) {
+  for (const f of readdirSync(repoPath('examples'))
+    .filter((x) => x.endsWith('.scenario.json'))
+    .sort()) {
     const program = compileScenario(readFileSync(repoPath('examples', f), 'utf8'), f);
     // A multi-GPU example (S21) needs its devices; on a smaller machine it says so and is left out.
     const missing = cannotRun(program);
@@ -31,7 +33,10 @@ test('calibrated simulator: host-blocked time within 15% of the GPU\'s, per exam
   const calibration: CalibrationRun[] = [];
   const runs = new Map<string, Trace[]>(programs.map(([f]) => [f, []]));
   // As many calibration runs as `syncscope calibrate` makes, spread over the rounds: the profile users get.
-  await runInRounds(programs, RUNS, { calibration: (c) => calibration.push(c), run: (f, _, trace) => runs.get(f)!.push(trace) });
+  await runInRounds(programs, RUNS, {
+    calibration: (c) => calibration.push(c),
+    run: (f, _, trace) => runs.get(f)!.push(trace),
+  });
   assert.equal(calibration.length, CALIBRATION_RUNS);
   const { profile, recorder } = profileFromRuns(calibration);
   t.diagnostic(`profile: ${JSON.stringify(profile)}; recorder ${JSON.stringify(recorder)}`);

@@ -24,7 +24,8 @@ export const needsDevices = (n: number): string | false =>
 export const cannotRun = (program: Program): string | false =>
   !noGpu && needsDevices(Math.max(1, ...program.devices.filter((d) => d.used).map((d) => d.id + 1)));
 
-export const compile = (scenario: object): Program => compileScenario(JSON.stringify(scenario, null, 2), 'gpu-test.scenario.json');
+export const compile = (scenario: object): Program =>
+  compileScenario(JSON.stringify(scenario, null, 2), 'gpu-test.scenario.json');
 
 export async function both(scenario: object): Promise<{ program: Program; gpu: Trace; sim: Trace }> {
   const program = compile(scenario);
@@ -50,5 +51,5 @@ export function span(t: Trace, i: number): { start: number; end: number } {
 }
 
 /** The name of the op that released call `c`, or "" when nothing was pending. */
-export const releaser = (t: Trace, c: number): string => (t.calls.releasedBy[c] >= 0 ? str(t, t.ops.name[t.calls.releasedBy[c]]) : '');
-
+export const releaser = (t: Trace, c: number): string =>
+  t.calls.releasedBy[c] >= 0 ? str(t, t.ops.name[t.calls.releasedBy[c]]) : '';

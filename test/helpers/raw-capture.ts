@@ -40,16 +40,55 @@ class Bytes {
     this.buf = next;
     this.view = new DataView(next.buffer);
   }
-  u8(v: number): this { this.room(1); this.view.setUint8(this.length, v); this.length += 1; return this; }
-  u16(v: number): this { this.room(2); this.view.setUint16(this.length, v, true); this.length += 2; return this; }
-  u32(v: number): this { this.room(4); this.view.setUint32(this.length, v, true); this.length += 4; return this; }
-  i32(v: number): this { this.room(4); this.view.setInt32(this.length, v, true); this.length += 4; return this; }
-  f32(v: number): this { this.room(4); this.view.setFloat32(this.length, v, true); this.length += 4; return this; }
-  u64(v: bigint): this { this.room(8); this.view.setBigUint64(this.length, v, true); this.length += 8; return this; }
-  time(ns: number): this { return this.u64(BASE + BigInt(ns)); }
-  text(s: string): this { return this.concat(new TextEncoder().encode(s)); }
-  concat(b: Uint8Array): this { for (const x of b) this.u8(x); return this; }
-  bytes(): Uint8Array { return this.buf.slice(0, this.length); }
+  u8(v: number): this {
+    this.room(1);
+    this.view.setUint8(this.length, v);
+    this.length += 1;
+    return this;
+  }
+  u16(v: number): this {
+    this.room(2);
+    this.view.setUint16(this.length, v, true);
+    this.length += 2;
+    return this;
+  }
+  u32(v: number): this {
+    this.room(4);
+    this.view.setUint32(this.length, v, true);
+    this.length += 4;
+    return this;
+  }
+  i32(v: number): this {
+    this.room(4);
+    this.view.setInt32(this.length, v, true);
+    this.length += 4;
+    return this;
+  }
+  f32(v: number): this {
+    this.room(4);
+    this.view.setFloat32(this.length, v, true);
+    this.length += 4;
+    return this;
+  }
+  u64(v: bigint): this {
+    this.room(8);
+    this.view.setBigUint64(this.length, v, true);
+    this.length += 8;
+    return this;
+  }
+  time(ns: number): this {
+    return this.u64(BASE + BigInt(ns));
+  }
+  text(s: string): this {
+    return this.concat(new TextEncoder().encode(s));
+  }
+  concat(b: Uint8Array): this {
+    for (const x of b) this.u8(x);
+    return this;
+  }
+  bytes(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
 }
 
 export class RawCaptureWriter {
@@ -76,23 +115,72 @@ export class RawCaptureWriter {
     return corr;
   }
 
-  kernel(corr: number, name: string, start: number, end: number, streamId = 7, grid = 132, block = 256, device = 0): void {
+  kernel(
+    corr: number,
+    name: string,
+    start: number,
+    end: number,
+    streamId = 7,
+    grid = 132,
+    block = 256,
+    device = 0,
+  ): void {
     if (!this.kernelNames.has(name)) {
       const id = this.kernelNames.size + 1;
       this.kernelNames.set(name, id);
       this.record(RECORD.string, new Bytes().u32(id).text(name));
     }
-    this.record(RECORD.kernel, new Bytes().u32(corr).u32(device).u32(streamId).u32(this.kernelNames.get(name) ?? 0).time(start).time(end)
-      .i32(grid).i32(1).i32(1).i32(block).i32(1).i32(1));
+    this.record(
+      RECORD.kernel,
+      new Bytes()
+        .u32(corr)
+        .u32(device)
+        .u32(streamId)
+        .u32(this.kernelNames.get(name) ?? 0)
+        .time(start)
+        .time(end)
+        .i32(grid)
+        .i32(1)
+        .i32(1)
+        .i32(block)
+        .i32(1)
+        .i32(1),
+    );
   }
 
   /** `copyKind`, `src`, `dst`: CUPTI's memcpy and memory kinds (1 HtoD, 2 DtoH; 1 pageable, 2 pinned, 3 device). */
-  memcpy(corr: number, copyKind: number, src: number, dst: number, bytes: number, start: number, end: number, streamId = 7, device = 0): void {
-    this.record(RECORD.memcpy, new Bytes().u32(corr).u32(device).u32(streamId).u8(copyKind).u8(src).u8(dst).u8(0).u64(BigInt(bytes)).time(start).time(end));
+  memcpy(
+    corr: number,
+    copyKind: number,
+    src: number,
+    dst: number,
+    bytes: number,
+    start: number,
+    end: number,
+    streamId = 7,
+    device = 0,
+  ): void {
+    this.record(
+      RECORD.memcpy,
+      new Bytes()
+        .u32(corr)
+        .u32(device)
+        .u32(streamId)
+        .u8(copyKind)
+        .u8(src)
+        .u8(dst)
+        .u8(0)
+        .u64(BigInt(bytes))
+        .time(start)
+        .time(end),
+    );
   }
 
   memset(corr: number, memoryKind: number, bytes: number, start: number, end: number, streamId = 7, device = 0): void {
-    this.record(RECORD.memset, new Bytes().u32(corr).u32(device).u32(streamId).u32(memoryKind).u64(BigInt(bytes)).time(start).time(end));
+    this.record(
+      RECORD.memset,
+      new Bytes().u32(corr).u32(device).u32(streamId).u32(memoryKind).u64(BigInt(bytes)).time(start).time(end),
+    );
   }
 
   /** `deviceTimestamp`: when the GPU passed the record (ns, as the other times), or none. */
@@ -100,12 +188,18 @@ export class RawCaptureWriter {
     const device = new Bytes();
     if (deviceTimestamp === undefined) device.u64(0n);
     else device.time(deviceTimestamp);
-    this.record(RECORD.cudaEvent, new Bytes().u32(corr).u32(deviceId).u32(streamId).u32(1).concat(device.bytes()).u64(BigInt(syncId)));
+    this.record(
+      RECORD.cudaEvent,
+      new Bytes().u32(corr).u32(deviceId).u32(streamId).u32(1).concat(device.bytes()).u64(BigInt(syncId)),
+    );
   }
 
   /** `type`: 1 event synchronize, 2 stream wait event. */
   sync(corr: number, type: number, syncId: number, start: number, end: number): void {
-    this.record(RECORD.sync, new Bytes().u32(corr).u32(type).u32(7).u32(1).time(start).time(end).u64(BigInt(syncId)).u32(0).u32(0));
+    this.record(
+      RECORD.sync,
+      new Bytes().u32(corr).u32(type).u32(7).u32(1).time(start).time(end).u64(BigInt(syncId)).u32(0).u32(0),
+    );
   }
 
   device(name: string, sms: number, id = 0): void {
@@ -119,7 +213,15 @@ export class RawCaptureWriter {
 
   /** The whole stream; `end: false` leaves out the end record, as a killed writer would. */
   bytes(opts: { end?: boolean; version?: number } = {}): Uint8Array {
-    const out = new Bytes().text('SYNCCAP1').u32(opts.version ?? 1).u32(40).u32(this.pid).u32(130001).u64(BASE).i32(13000).u32(0);
+    const out = new Bytes()
+      .text('SYNCCAP1')
+      .u32(opts.version ?? 1)
+      .u32(40)
+      .u32(this.pid)
+      .u32(130001)
+      .u64(BASE)
+      .i32(13000)
+      .u32(0);
     this.threads.forEach((t, i) => {
       const body = new Bytes().u32(i).u32(t.osTid).text(t.name).bytes();
       out.u16(RECORD.thread).u16(0).u32(body.length).concat(body);
@@ -127,20 +229,54 @@ export class RawCaptureWriter {
     for (const c of this.calls) {
       const domain = c.name.startsWith('cuda') ? 2 : 1;
       const seq = (v: number | undefined) => (v === SEQ_UNKNOWN ? 0xffffffffffffffffn : BigInt(v ?? 0));
-      const body = new Bytes().u8(API[c.api]).u8(domain).u16(this.cbids.get(c.name) ?? 0).u32(c.thread ?? 0).u32(c.corr).i32(c.result ?? 0)
-        .time(c.begin).time(c.end).u64(BigInt(c.stream ?? 0)).u64(BigInt(c.event ?? 0)).u64(BigInt(c.event2 ?? 0))
-        .u64(seq(c.seq)).u64(seq(c.seq2)).u64(BigInt(c.bytes ?? 0)).u32(c.flags ?? 0).i32(c.priority ?? 0).f32(c.value ?? 0)
-        .u32(c.streamId ?? 0).u8(c.hostMemory ?? 0).u8(c.copyDir ?? 0).u8(1).u8(c.device === undefined ? 0 : c.device + 1).u32(0).bytes();
+      const body = new Bytes()
+        .u8(API[c.api])
+        .u8(domain)
+        .u16(this.cbids.get(c.name) ?? 0)
+        .u32(c.thread ?? 0)
+        .u32(c.corr)
+        .i32(c.result ?? 0)
+        .time(c.begin)
+        .time(c.end)
+        .u64(BigInt(c.stream ?? 0))
+        .u64(BigInt(c.event ?? 0))
+        .u64(BigInt(c.event2 ?? 0))
+        .u64(seq(c.seq))
+        .u64(seq(c.seq2))
+        .u64(BigInt(c.bytes ?? 0))
+        .u32(c.flags ?? 0)
+        .i32(c.priority ?? 0)
+        .f32(c.value ?? 0)
+        .u32(c.streamId ?? 0)
+        .u8(c.hostMemory ?? 0)
+        .u8(c.copyDir ?? 0)
+        .u8(1)
+        .u8(c.device === undefined ? 0 : c.device + 1)
+        .u32(0)
+        .bytes();
       out.u16(RECORD.call).u16(0).u32(body.length).concat(body);
     }
     for (const [name, cbid] of this.cbids) {
-      const body = new Bytes().u8(name.startsWith('cuda') ? 2 : 1).u8(0).u16(cbid).text(name).bytes();
+      const body = new Bytes()
+        .u8(name.startsWith('cuda') ? 2 : 1)
+        .u8(0)
+        .u16(cbid)
+        .text(name)
+        .bytes();
       out.u16(RECORD.apiName).u16(0).u32(body.length).concat(body);
     }
     for (const a of this.activities) out.concat(a.bytes());
     if (this.dropped) out.u16(RECORD.dropped).u16(0).u32(8).u64(BigInt(this.dropped));
     if (opts.end !== false) {
-      out.u16(RECORD.end).u16(0).u32(32).u64(BigInt(this.calls.length)).u64(BigInt(this.activities.length)).time(0).u32(this.threads.length).u32(0);
+      out
+        .u16(RECORD.end)
+        .u16(0)
+        .u32(32)
+        .u64(BigInt(this.calls.length))
+        .u64(BigInt(this.activities.length))
+        .time(0)
+        .u32(this.threads.length)
+        .u32(0);
     }
     return out.bytes();
   }

@@ -21,11 +21,14 @@ export function writeRawCheckSkip(): string | undefined {
   if (!existsSync(file)) return 'the capture library was not built here (no CUPTI): nothing to check';
   const cache = readFileSync(file, 'utf8');
   if (!cmakeHere(cache)) {
-    return existsSync(program) ? undefined : 'build/capture came from a machine with cmake, without write_raw_check: build it there (cmake --build build/capture --target write_raw_check)';
+    return existsSync(program)
+      ? undefined
+      : 'build/capture came from a machine with cmake, without write_raw_check: build it there (cmake --build build/capture --target write_raw_check)';
   }
   // A build folder carried from another checkout names that checkout's sources; cmake refuses it.
   const source = /^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$/m.exec(cache)?.[1];
-  if (source !== repoPath('native', 'capture')) return `build/capture was configured for ${source}, not this checkout: run node scripts/build.mjs`;
+  if (source !== repoPath('native', 'capture'))
+    return `build/capture was configured for ${source}, not this checkout: run node scripts/build.mjs`;
   return undefined;
 }
 

@@ -13,28 +13,41 @@ function running(command: string): string[] {
   return out.split('\n').filter((l) => l.trim() === command);
 }
 
-test('aborting a capture ends every process of a compound command line, not only the shell', { timeout: 20_000 }, async () => {
-  const marker = `${2000 + Math.floor(Math.random() * 1000)}.${process.pid}`;
-  const stop = new AbortController();
-  const ended = captureProgram({
-    library, command: ['/bin/sh', '-c', `sleep ${marker} & sleep ${marker}; wait`], cwd: process.cwd(), stdio: 'pipe', signal: stop.signal,
-  });
-  let started: number;
-  try {
-    for (let i = 0; i < 100 && running(`sleep ${marker}`).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
-    started = running(`sleep ${marker}`).length;
-  } finally {
-    stop.abort();
-  }
-  const outcome = await ended;
-  assert.equal(started, 2, 'both sleeps had started');
-  assert.equal(outcome.signal, 'SIGTERM');
-  assert.deepEqual(running(`sleep ${marker}`), []);
-  assert.deepEqual(outcome.raws, []);
-});
+test(
+  'aborting a capture ends every process of a compound command line, not only the shell',
+  { timeout: 20_000 },
+  async () => {
+    const marker = `${2000 + Math.floor(Math.random() * 1000)}.${process.pid}`;
+    const stop = new AbortController();
+    const ended = captureProgram({
+      library,
+      command: ['/bin/sh', '-c', `sleep ${marker} & sleep ${marker}; wait`],
+      cwd: process.cwd(),
+      stdio: 'pipe',
+      signal: stop.signal,
+    });
+    let started: number;
+    try {
+      for (let i = 0; i < 100 && running(`sleep ${marker}`).length < 2; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      started = running(`sleep ${marker}`).length;
+    } finally {
+      stop.abort();
+    }
+    const outcome = await ended;
+    assert.equal(started, 2, 'both sleeps had started');
+    assert.equal(outcome.signal, 'SIGTERM');
+    assert.deepEqual(running(`sleep ${marker}`), []);
+    assert.deepEqual(outcome.raws, []);
+  },
+);
 
 test('the captured program keeps its own library path first and does not inherit ELECTRON_RUN_AS_NODE', () => {
-  const env = captureEnv(library, '/tmp/c-%p.raw', { LD_LIBRARY_PATH: '/home/me/lib', ELECTRON_RUN_AS_NODE: '1', PATH: '/usr/bin' });
+  const env = captureEnv(library, '/tmp/c-%p.raw', {
+    LD_LIBRARY_PATH: '/home/me/lib',
+    ELECTRON_RUN_AS_NODE: '1',
+    PATH: '/usr/bin',
+  });
   assert.equal(env.LD_LIBRARY_PATH, '/home/me/lib:/opt/cuda/lib64');
   assert.equal(env.ELECTRON_RUN_AS_NODE, undefined);
   assert.equal(env.CUDA_INJECTION64_PATH, library.path);

@@ -6,10 +6,17 @@ import { addonPath, availability } from '../../runner/native';
 import { TEST_MODE_ENV } from '../../runner/protocol';
 import { runnerBundle } from './runner-bundle';
 
-const program = compileScenario(JSON.stringify({
-  name: 'two launches',
-  steps: [{ launch: 'a', us: 10 }, { launch: 'b', us: 10 }, { deviceSync: true }],
-}, null, 2), 'two.scenario.json');
+const program = compileScenario(
+  JSON.stringify(
+    {
+      name: 'two launches',
+      steps: [{ launch: 'a', us: 10 }, { launch: 'b', us: 10 }, { deviceSync: true }],
+    },
+    null,
+    2,
+  ),
+  'two.scenario.json',
+);
 
 const mode = (m: string) => ({ runnerPath: runnerBundle(), env: { ...process.env, [TEST_MODE_ENV]: m } });
 
@@ -53,7 +60,12 @@ test('a hung runner is stopped at the timeout', { timeout: 30_000 }, async () =>
 test('cancelling through an AbortSignal stops the runner', async () => {
   const ac = new AbortController();
   let pid = 0;
-  const run = runInRunner(program, { ...mode('hang'), signal: ac.signal, onSpawn: (p) => (pid = p), onProgress: () => ac.abort() });
+  const run = runInRunner(program, {
+    ...mode('hang'),
+    signal: ac.signal,
+    onSpawn: (p) => (pid = p),
+    onProgress: () => ac.abort(),
+  });
   const { error } = await rejection(run);
   assert.equal(error.reason, 'cancelled');
   assert.equal(error.message, 'GPU run cancelled');
@@ -71,21 +83,30 @@ test('a CUDA error in a step names the error, the step and its source position',
   const { error } = await rejection(runInRunner(program, mode('step-error')));
   assert.equal(error.reason, 'failed');
   const b = program.threads[0].steps[1];
-  assert.equal(error.message,
-    `CUDA_ERROR_ILLEGAL_ADDRESS in step 1 (launch) of thread "main" at two.scenario.json:${b.pos.line}:${b.pos.column}: cuLaunchKernel failed: an illegal memory access was encountered`);
+  assert.equal(
+    error.message,
+    `CUDA_ERROR_ILLEGAL_ADDRESS in step 1 (launch) of thread "main" at two.scenario.json:${b.pos.line}:${b.pos.column}: cuLaunchKernel failed: an illegal memory access was encountered`,
+  );
 });
 
 const gpu = availability();
 
-test('without an NVIDIA driver the runner says so, for runs and for the device list', { skip: gpu.ok ? 'a GPU is present here' : false }, async () => {
-  const env = { runnerPath: runnerBundle(), env: { ...process.env, SYNCSCOPE_ADDON: addonPath() } };
-  const run = await rejection(runInRunner(program, env));
-  assert.equal(run.error.errorName, 'GpuUnavailableError');
-  assert.equal(run.error.message, (gpu as { reason: string }).reason);
-  assert.match(run.error.message, /^(no NVIDIA driver: libcuda\.so\.1 not found \(.+\)|native runtime not built: .+)$/);
-  const devices = await rejection(devicesInRunner(env));
-  assert.equal(devices.error.message, run.error.message);
-});
+test(
+  'without an NVIDIA driver the runner says so, for runs and for the device list',
+  { skip: gpu.ok ? 'a GPU is present here' : false },
+  async () => {
+    const env = { runnerPath: runnerBundle(), env: { ...process.env, SYNCSCOPE_ADDON: addonPath() } };
+    const run = await rejection(runInRunner(program, env));
+    assert.equal(run.error.errorName, 'GpuUnavailableError');
+    assert.equal(run.error.message, (gpu as { reason: string }).reason);
+    assert.match(
+      run.error.message,
+      /^(no NVIDIA driver: libcuda\.so\.1 not found \(.+\)|native runtime not built: .+)$/,
+    );
+    const devices = await rejection(devicesInRunner(env));
+    assert.equal(devices.error.message, run.error.message);
+  },
+);
 
 test('a missing runner bundle is an error, not a hang', async () => {
   const { error } = await rejection(request({ type: 'devices' }, { runnerPath: '/nonexistent/runner.js' }));

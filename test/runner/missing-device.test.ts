@@ -8,9 +8,14 @@ import { availability } from '../../runner/native';
 import { runnerBundle } from './runner-bundle';
 
 const a = availability();
-const skip = !a.ok ? a.reason : a.devices !== 1 ? `needs exactly 1 CUDA device (to name one that is missing), found ${a.devices}` : false;
+const skip = !a.ok
+  ? a.reason
+  : a.devices !== 1
+    ? `needs exactly 1 CUDA device (to name one that is missing), found ${a.devices}`
+    : false;
 
-const program = compileScenario(`{
+const program = compileScenario(
+  `{
   "name": "device 1",
   "streams": { "s1": { "nonBlocking": true, "device": 1 } },
   "steps": [
@@ -18,16 +23,22 @@ const program = compileScenario(`{
     { "launch": "there", "stream": "s1", "us": 10 },
     { "deviceSync": 1 }
   ]
-}`, 'device1.scenario.json');
+}`,
+  'device1.scenario.json',
+);
 
-test('S21 a scenario naming device 1 on a one-GPU machine fails with the device count at the step\'s line', { skip }, async () => {
-  let error: RunnerError | undefined;
-  try {
-    await runInRunner(program, { runnerPath: runnerBundle() });
-  } catch (e) {
-    error = e as RunnerError;
-  }
-  assert.ok(error, 'the run should have failed');
-  assert.equal(error.reason, 'failed');
-  assert.equal(error.message, 'device1.scenario.json:6:5: scenario uses device 1 but this machine has 1 CUDA device');
-});
+test(
+  "S21 a scenario naming device 1 on a one-GPU machine fails with the device count at the step's line",
+  { skip },
+  async () => {
+    let error: RunnerError | undefined;
+    try {
+      await runInRunner(program, { runnerPath: runnerBundle() });
+    } catch (e) {
+      error = e as RunnerError;
+    }
+    assert.ok(error, 'the run should have failed');
+    assert.equal(error.reason, 'failed');
+    assert.equal(error.message, 'device1.scenario.json:6:5: scenario uses device 1 but this machine has 1 CUDA device');
+  },
+);

@@ -19,6 +19,13 @@ export function runnerBundle(): string {
     return (built = repoPath('dist', 'runner.js')); // a machine with the built tree but no node_modules
   }
   const out = join(mkdtempSync(join(tmpdir(), 'syncscope-runner-')), 'runner.js');
-  esbuild.buildSync({ entryPoints: [repoPath('runner/child.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: out, logLevel: 'error' });
+  esbuild.buildSync({
+    entryPoints: [repoPath('runner/child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: out,
+    logLevel: 'error',
+  });
   return (built = out);
 }

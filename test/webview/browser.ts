@@ -10,8 +10,15 @@ import type { Trace } from '../../core/trace/model';
 import { repoPath } from '../helpers/paths';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 /** Why the browser tests cannot run here, or undefined when they can. */
 export const skipReason = (): string | undefined =>
@@ -20,8 +27,21 @@ export const skipReason = (): string | undefined =>
 /** Bundles an entry for the browser the way scripts/build.mjs bundles the webview. */
 export function bundle(entry: string, outfile: string): void {
   const esbuild = repoPath('node_modules', '.bin', 'esbuild');
-  const r = spawnSync(esbuild, [entry, '--bundle', '--format=iife', '--platform=browser', '--minify', '--target=es2022',
-    '--loader:.css=css', `--outfile=${outfile}`, '--log-level=warning'], { cwd: repoPath(), encoding: 'utf8' });
+  const r = spawnSync(
+    esbuild,
+    [
+      entry,
+      '--bundle',
+      '--format=iife',
+      '--platform=browser',
+      '--minify',
+      '--target=es2022',
+      '--loader:.css=css',
+      `--outfile=${outfile}`,
+      '--log-level=warning',
+    ],
+    { cwd: repoPath(), encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`esbuild ${entry} failed: ${r.stderr}`);
 }
 
@@ -50,16 +70,29 @@ export interface Opened {
 }
 
 /** Writes the standalone page for `trace` and opens it; console errors and dialogs are collected. */
-export async function openTimeline(browser: Browser, trace: Trace, name: string, opts: { theme?: 'light' | 'dark'; width?: number; height?: number; scale?: number } = {}): Promise<Opened> {
+export async function openTimeline(
+  browser: Browser,
+  trace: Trace,
+  name: string,
+  opts: { theme?: 'light' | 'dark'; width?: number; height?: number; scale?: number } = {},
+): Promise<Opened> {
   ensureWebviewBundle();
   const file = join(resultsDir(), `${name}.html`);
   writeFileSync(file, writeTimelineHtml(trace, name));
-  const page = await browser.newPage({ viewport: { width: opts.width ?? 1400, height: opts.height ?? 700 }, deviceScaleFactor: opts.scale ?? 1 });
+  const page = await browser.newPage({
+    viewport: { width: opts.width ?? 1400, height: opts.height ?? 700 },
+    deviceScaleFactor: opts.scale ?? 1,
+  });
   const errors: string[] = [];
   const dialogs: string[] = [];
-  page.on('console', (m: ConsoleMessage) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
   await page.goto(pathToFileURL(file).href + `?theme=${opts.theme ?? 'light'}`);
   await until(page, '!!(window.syncscope && window.syncscope.app.view)');
   await nextFrame(page);
@@ -92,14 +125,20 @@ export function inPage<T>(page: Page, body: string): Promise<T> {
 
 /** Client coordinates of time t on the middle of the track of an item. */
 export function pointOf(page: Page, table: 'calls' | 'ops', id: number, t: number): Promise<{ x: number; y: number }> {
-  return inPage(page, `const tr = view.trackOf({ table: '${table}', id: ${id} }); const r = canvas.getBoundingClientRect();
+  return inPage(
+    page,
+    `const tr = view.trackOf({ table: '${table}', id: ${id} }); const r = canvas.getBoundingClientRect();
     const top = document.querySelector('.scroller').scrollTop;
-    return { x: r.left + view.x(${t}), y: r.top + tr.y - top + tr.h / 2 };`);
+    return { x: r.left + view.x(${t}), y: r.top + tr.y - top + tr.h / 2 };`,
+  );
 }
 
 /** The canvas pixel (r, g, b) at client coordinates. */
 export function pixelAt(page: Page, x: number, y: number): Promise<[number, number, number]> {
-  return inPage(page, `const r = canvas.getBoundingClientRect(); const d = window.devicePixelRatio || 1;
+  return inPage(
+    page,
+    `const r = canvas.getBoundingClientRect(); const d = window.devicePixelRatio || 1;
     const p = canvas.getContext('2d').getImageData(Math.round((${x} - r.left) * d), Math.round((${y} - r.top) * d), 1, 1).data;
-    return [p[0], p[1], p[2]];`);
+    return [p[0], p[1], p[2]];`,
+  );
 }

@@ -14,7 +14,11 @@ import { sampleTrace } from './sample';
 /** The command in-process, as the dispatcher calls it. */
 async function runHtml(argv: string[]) {
   let stderr = '';
-  const code = await run(argv, { stdout: () => assert.fail('html prints nothing on stdout'), stderr: (t) => (stderr += t), cwd: repoPath() });
+  const code = await run(argv, {
+    stdout: () => assert.fail('html prints nothing on stdout'),
+    stderr: (t) => (stderr += t),
+    cwd: repoPath(),
+  });
   return { code, stderr };
 }
 
@@ -48,5 +52,8 @@ test('syncscope html <trace> keeps the trace exactly, and asks for -o when it is
   const r = await runHtml([input, '--out', join(dir, 'page.html')]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(traceToJson(embedded(readFileSync(join(dir, 'page.html'), 'utf8')).trace), traceToJson(t));
-  await assert.rejects(runHtml([input]), (e: Error) => e instanceof UsageError && /missing -o <file\.html>/.test(e.message));
+  await assert.rejects(
+    runHtml([input]),
+    (e: Error) => e instanceof UsageError && /missing -o <file\.html>/.test(e.message),
+  );
 });

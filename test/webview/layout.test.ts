@@ -27,13 +27,21 @@ const WIDTHS = [500, 700, 1000, 1400, 1800];
 describe('layout and the waits table in headless Chromium', { skip: skipReason() }, () => {
   let browser: Browser;
   const trace = exampleTrace();
-  before(async () => { browser = await launch(); });
-  after(async () => { await browser?.close(); });
+  before(async () => {
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+  });
 
   test('at 500, 700, 1000 and 1400 px the canvas gets at least 60% of the width, light and dark', async () => {
     for (const theme of ['light', 'dark'] as const) {
       for (const width of WIDTHS) {
-        const { page, errors } = await openTimeline(browser, trace, `layout-${width}-${theme}`, { theme, width, height: 800 });
+        const { page, errors } = await openTimeline(browser, trace, `layout-${width}-${theme}`, {
+          theme,
+          width,
+          height: 800,
+        });
         const share = await canvasShare(page);
         assert.ok(share >= 0.6, `${theme} ${width} px: canvas share ${share.toFixed(3)}`);
         const mode = await inPage<string>(page, "return document.querySelector('.main').className;");
@@ -45,7 +53,7 @@ describe('layout and the waits table in headless Chromium', { skip: skipReason()
     }
   });
 
-  test('the waits table sorts and groups the example\'s waits, with the numbers read from its trace', async () => {
+  test("the waits table sorts and groups the example's waits, with the numbers read from its trace", async () => {
     const { page, errors } = await openTimeline(browser, trace, 'waits-table', { width: 1000, height: 800 });
     // Largest blocked time first: calls 5, 4, 0 and 1 blocked 10503, 8950, 3205 and 2705 ns.
     assert.deepEqual(await cells(page), [
@@ -55,11 +63,20 @@ describe('layout and the waits table in headless Chromium', { skip: skipReason()
       ['memcpy(default)', '2.71 µs', 'HtoD t2_cpu -> t2', 'exact', '0 ns', 'line 29'],
     ]);
     await page.locator('.waits-sort[data-key="blocked"]').click();
-    assert.deepEqual((await cells(page)).map((r) => r[1]), ['2.71 µs', '3.21 µs', '8.95 µs', '10.5 µs']);
+    assert.deepEqual(
+      (await cells(page)).map((r) => r[1]),
+      ['2.71 µs', '3.21 µs', '8.95 µs', '10.5 µs'],
+    );
     await page.locator('.waits-sort[data-key="wait"]').click();
-    assert.deepEqual((await cells(page)).map((r) => r[0]), ['eventSync(event)', 'memcpy(default)', 'memcpy(default)', 'memcpy(default)']);
+    assert.deepEqual(
+      (await cells(page)).map((r) => r[0]),
+      ['eventSync(event)', 'memcpy(default)', 'memcpy(default)', 'memcpy(default)'],
+    );
     await page.locator('.waits-sort[data-key="unblock"]').click();
-    assert.deepEqual((await cells(page)).map((r) => r[4]), ['3.6 µs', '0 ns', '0 ns', '0 ns']);
+    assert.deepEqual(
+      (await cells(page)).map((r) => r[4]),
+      ['3.6 µs', '0 ns', '0 ns', '0 ns'],
+    );
 
     // By call kind: memcpy 3 waits, 3205 + 2705 + 10503 = 16413 ns, p50 3205, p95 10503; eventSync one of 8950.
     await page.selectOption('select.waits-grouping', 'kind');
@@ -68,18 +85,37 @@ describe('layout and the waits table in headless Chromium', { skip: skipReason()
       ['▸ eventSync', '1', '8.95 µs', '8.95 µs', '8.95 µs'],
     ]);
     await page.locator('.waits-sort[data-key="count"]').click();
-    assert.deepEqual((await cells(page)).map((r) => r[0]), ['▸ memcpy', '▸ eventSync']);
+    assert.deepEqual(
+      (await cells(page)).map((r) => r[0]),
+      ['▸ memcpy', '▸ eventSync'],
+    );
     await page.locator('.waits-sort[data-key="count"]').click();
-    assert.deepEqual((await cells(page)).map((r) => r[0]), ['▸ eventSync', '▸ memcpy']);
+    assert.deepEqual(
+      (await cells(page)).map((r) => r[0]),
+      ['▸ eventSync', '▸ memcpy'],
+    );
     // A group opens to its waits, in the waits' own order (by unblock latency, all 0 ns: call order).
     await page.locator('.waits-row.group', { hasText: 'memcpy' }).click();
-    assert.deepEqual((await cells(page)).map((r) => r[0] + ' ' + r[1]), ['▸ eventSync 1', '▾ memcpy 3', 'memcpy(default) 3.21 µs', 'memcpy(default) 2.71 µs', 'memcpy(default) 10.5 µs']);
+    assert.deepEqual(
+      (await cells(page)).map((r) => r[0] + ' ' + r[1]),
+      ['▸ eventSync 1', '▾ memcpy 3', 'memcpy(default) 3.21 µs', 'memcpy(default) 2.71 µs', 'memcpy(default) 10.5 µs'],
+    );
 
     await page.selectOption('select.waits-grouping', 'source');
-    assert.deepEqual((await cells(page)).map((r) => [r[0], r[1], r[2]]),
-      [['▸ line 37', '1', '10.5 µs'], ['▸ line 35', '1', '8.95 µs'], ['▸ line 27', '1', '3.21 µs'], ['▸ line 29', '1', '2.71 µs']]);
+    assert.deepEqual(
+      (await cells(page)).map((r) => [r[0], r[1], r[2]]),
+      [
+        ['▸ line 37', '1', '10.5 µs'],
+        ['▸ line 35', '1', '8.95 µs'],
+        ['▸ line 27', '1', '3.21 µs'],
+        ['▸ line 29', '1', '2.71 µs'],
+      ],
+    );
     await page.selectOption('select.waits-grouping', 'context');
-    assert.deepEqual((await cells(page)).map((r) => [r[0], r[1], r[2]]), [['▸ (no context)', '4', '25.4 µs']]);
+    assert.deepEqual(
+      (await cells(page)).map((r) => [r[0], r[1], r[2]]),
+      [['▸ (no context)', '4', '25.4 µs']],
+    );
     await page.screenshot({ path: join(resultsDir(), 'waits-grouped.png') });
     assert.deepEqual(errors, []);
     await page.close();
@@ -100,8 +136,11 @@ describe('layout and the waits table in headless Chromium', { skip: skipReason()
     const [a, b] = await inPage<[number, number]>(page, 'return view.visibleRange();');
     assert.ok(a <= 11160 && b >= 20110, `the wait is in view: ${a}..${b}`);
     // The other way: a click on the canvas selects the wait and its row.
-    const p = await inPage<{ x: number; y: number }>(page, `const tr = view.trackOf({ table: 'calls', id: 0 }); const r = canvas.getBoundingClientRect();
-      view.setViewport(0, 31000); return { x: r.left + view.x(1600), y: r.top + tr.y - document.querySelector('.scroller').scrollTop + tr.h / 2 };`);
+    const p = await inPage<{ x: number; y: number }>(
+      page,
+      `const tr = view.trackOf({ table: 'calls', id: 0 }); const r = canvas.getBoundingClientRect();
+      view.setViewport(0, 31000); return { x: r.left + view.x(1600), y: r.top + tr.y - document.querySelector('.scroller').scrollTop + tr.h / 2 };`,
+    );
     await nextFrame(page);
     await page.mouse.click(p.x, p.y);
     assert.deepEqual(await inPage(page, 'return view.selection;'), { table: 'calls', id: 0 });
@@ -121,7 +160,9 @@ describe('layout and the waits table in headless Chromium', { skip: skipReason()
     await page.locator('.waits-sort[data-key="blocked"]').click();
     assert.ok(Date.now() - started < 2000, `sorted in ${Date.now() - started} ms`);
     // Ascending blocked time: call i blocked i + 1 ns, so the last row is the last call.
-    await page.evaluate(`(() => { const v = document.querySelector('.waits-viewport'); v.scrollTop = v.scrollHeight; })()`);
+    await page.evaluate(
+      `(() => { const v = document.querySelector('.waits-viewport'); v.scrollTop = v.scrollHeight; })()`,
+    );
     await until(page, `[...document.querySelectorAll('.waits-row')].some((r) => r.dataset.call === '99999')`);
     assert.ok((await rows()) < 60);
     await page.locator('.waits-row[data-call="99999"]').click();
@@ -177,6 +218,15 @@ function manyWaits(n: number): Trace {
   const b = new TraceBuilder();
   const main = b.lane({ kind: 'thread', name: 'main', device: 0 });
   const s = b.lane({ kind: 'stream', name: 's', device: 0 });
-  for (let i = 0; i < n; i++) b.call({ lane: main, kind: 'streamSync', name: 'cudaStreamSynchronize', begin: i * 1000, end: i * 1000 + 500, stream: s, blockedNs: i + 1 });
+  for (let i = 0; i < n; i++)
+    b.call({
+      lane: main,
+      kind: 'streamSync',
+      name: 'cudaStreamSynchronize',
+      begin: i * 1000,
+      end: i * 1000 + 500,
+      stream: s,
+      blockedNs: i + 1,
+    });
   return b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 });
 }

@@ -10,13 +10,27 @@ function items(n: number, dur: number, gap: number) {
     start[i] = i * (dur + gap);
     end[i] = start[i] + dur;
   }
-  return { start, end, index: trackIndex(Int32Array.from({ length: n }, (_, i) => i), end) };
+  return {
+    start,
+    end,
+    index: trackIndex(
+      Int32Array.from({ length: n }, (_, i) => i),
+      end,
+    ),
+  };
 }
 
 function visit(x: ReturnType<typeof items>, t0: number, nsPerPx: number, widthPx: number) {
   const single: number[] = [];
   const merged: { id: number; count: number; x0: number; x1: number }[] = [];
-  visitVisible(x.index, x.start, x.end, { t0, nsPerPx, widthPx }, (id) => single.push(id), (id, count, x0, x1) => merged.push({ id, count, x0, x1 }));
+  visitVisible(
+    x.index,
+    x.start,
+    x.end,
+    { t0, nsPerPx, widthPx },
+    (id) => single.push(id),
+    (id, count, x0, x1) => merged.push({ id, count, x0, x1 }),
+  );
   return { single, merged };
 }
 
@@ -27,7 +41,11 @@ test('a frame over a million sub-pixel items draws at most one mark per pixel co
   assert.equal(single.length, 0);
   assert.ok(merged.length <= width, `${merged.length} marks for ${width} columns`);
   assert.ok(merged.length >= width - 1, 'every column of a busy stream is marked');
-  assert.equal(merged.reduce((s, m) => s + m.count, 0), 1_000_000, 'every item is in exactly one mark');
+  assert.equal(
+    merged.reduce((s, m) => s + m.count, 0),
+    1_000_000,
+    'every item is in exactly one mark',
+  );
 });
 
 test('items wider than a pixel are visited one by one, and only those in view', () => {
@@ -42,7 +60,14 @@ test('a long item that starts before the view is still drawn', () => {
   const end = Float64Array.from([10_000, 550, 650]);
   const index = trackIndex(Int32Array.from([0, 1, 2]), end);
   const seen: number[] = [];
-  visitVisible(index, start, end, { t0: 5000, nsPerPx: 1, widthPx: 100 }, (id) => seen.push(id), () => assert.fail('nothing is narrower than a pixel'));
+  visitVisible(
+    index,
+    start,
+    end,
+    { t0: 5000, nsPerPx: 1, widthPx: 100 },
+    (id) => seen.push(id),
+    () => assert.fail('nothing is narrower than a pixel'),
+  );
   assert.deepEqual(seen, [0]);
 });
 
@@ -62,14 +87,24 @@ test('a wide item that starts in the same pixel column as a marker is not swallo
   const index = trackIndex(Int32Array.from([0, 1]), end);
   const single: number[] = [];
   const merged: number[][] = [];
-  visitVisible(index, start, end, { t0: 0, nsPerPx: 100, widthPx: 100 }, (id) => single.push(id), (id, count) => merged.push([id, count]));
+  visitVisible(
+    index,
+    start,
+    end,
+    { t0: 0, nsPerPx: 100, widthPx: 100 },
+    (id) => single.push(id),
+    (id, count) => merged.push([id, count]),
+  );
   assert.deepEqual(merged, [[0, 1]]);
   assert.deepEqual(single, [1]);
 });
 
 test('the galloping search finds the same first start at or after t as a scan, from any start point', () => {
   const start = Float64Array.from({ length: 300 }, (_, i) => Math.floor(i / 3) * 10); // repeated starts
-  const index = trackIndex(Int32Array.from({ length: 300 }, (_, i) => i), start);
+  const index = trackIndex(
+    Int32Array.from({ length: 300 }, (_, i) => i),
+    start,
+  );
   for (const lo of [0, 1, 7, 150, 299, 300]) {
     for (const t of [-5, 0, 5, 10, 11, 500, 990, 995, 2000]) {
       let want = lo;

@@ -13,19 +13,29 @@ import { inPage, launch, openTimeline, resultsDir, skipReason } from './browser'
 
 const file = 'multi-gpu-pipeline.scenario.json';
 const trace = simulate(compileScenario(readFileSync(repoPath('examples', file), 'utf8'), file));
-const opNamed = (name: string) => [...Array(trace.ops.count).keys()].find((i) => str(trace, trace.ops.name[i]) === name)!;
+const opNamed = (name: string) =>
+  [...Array(trace.ops.count).keys()].find((i) => str(trace, trace.ops.name[i]) === name)!;
 
 describe('a two-GPU trace in the timeline', { skip: skipReason() }, () => {
   let browser: Browser;
-  before(async () => { browser = await launch(); });
-  after(async () => { await browser?.close(); });
+  before(async () => {
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+  });
 
-  test('S21 rows are grouped per GPU, and the cross-device wait\'s event arrow is drawn dashed in its own colour', async () => {
+  test("S21 rows are grouped per GPU, and the cross-device wait's event arrow is drawn dashed in its own colour", async () => {
     for (const theme of ['light', 'dark'] as const) {
       const { page, errors } = await openTimeline(browser, trace, `multi-gpu-${theme}`, { theme });
-      assert.deepEqual(await page.locator('.group-header').allTextContents(), ['▾Host threads', '▾GPU 0 · NVIDIA H200', '▾GPU 1 · NVIDIA H200']);
+      assert.deepEqual(await page.locator('.group-header').allTextContents(), [
+        '▾Host threads',
+        '▾GPU 0 · NVIDIA H200',
+        '▾GPU 1 · NVIDIA H200',
+      ]);
       const headers = [];
-      for (const h of await page.locator('.row-header').all()) headers.push((await h.locator('span').first().textContent()) ?? '');
+      for (const h of await page.locator('.row-header').all())
+        headers.push((await h.locator('span').first().textContent()) ?? '');
       assert.deepEqual(headers, ['main', 'default', 'producer', 'consumer']);
       assert.equal(await page.locator('.legend li', { hasText: 'Between two GPUs' }).count(), 1);
 
@@ -37,7 +47,9 @@ describe('a two-GPU trace in the timeline', { skip: skipReason() }, () => {
       const color = (await inPage<string>(page, 'return view.palette.arrowCrossDevice;')).toLowerCase();
       // Its vertical run, between the record's row and the wait's: a dashed line, so some pixels
       // on it are the arrow's colour and some (the gaps) are not.
-      const column = await inPage<string[]>(page, `
+      const column = await inPage<string[]>(
+        page,
+        `
         const r = canvas.getBoundingClientRect(); const top = document.querySelector('.scroller').scrollTop;
         const from = view.trackOf({ table: 'ops', id: ${rec} }); const to = view.trackOf({ table: 'ops', id: ${wait} });
         const x = view.x(${trace.ops.end[wait]});
@@ -51,7 +63,8 @@ describe('a two-GPU trace in the timeline', { skip: skipReason() }, () => {
           }
           out.push(hit);
         }
-        return out;`);
+        return out;`,
+      );
       const on = column.filter((c) => c === color).length;
       assert.ok(column.length >= 20, `the rows are ${column.length} px apart`);
       assert.ok(on >= column.length / 3, `${theme}: arrow colour on ${on} of ${column.length} px: ${column.join(' ')}`);

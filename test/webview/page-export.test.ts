@@ -40,7 +40,10 @@ test('the standalone page has a strict CSP, inlines the bundle and escapes trace
 test('search finds calls and ops by part of their name, in time order, ignoring case', () => {
   const t = sampleTrace();
   assert.deepEqual(findMatches(t, 'CONSUME'), [{ table: 'ops', id: SAMPLE.consume }]);
-  assert.deepEqual(findMatches(t, 'eventquery'), [{ table: 'calls', id: SAMPLE.queryNotReady }, { table: 'calls', id: SAMPLE.queryReady }]);
+  assert.deepEqual(findMatches(t, 'eventquery'), [
+    { table: 'calls', id: SAMPLE.queryNotReady },
+    { table: 'calls', id: SAMPLE.queryReady },
+  ]);
   assert.deepEqual(findMatches(t, 'no such name'), []);
   assert.deepEqual(findMatches(t, '  '), []);
 });

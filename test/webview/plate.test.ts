@@ -9,16 +9,28 @@ test('a plate goes right of its marker when nothing is there', () => {
   assert.equal(plateX(100, 50, W, [], -Infinity), 104);
 });
 
-test('a plate that would cover the next call\'s label goes left of the marker, over the wait it ends', () => {
+test("a plate that would cover the next call's label goes left of the marker, over the wait it ends", () => {
   // The next call's label starts 10 px right of the marker.
   assert.equal(plateX(100, 50, W, [[110, 190]], -Infinity), 46);
   // A label that ends before the plate would start does not move it.
   assert.equal(plateX(100, 50, W, [[20, 95]], -Infinity), 104);
 });
 
-test('at the canvas\'s right edge a plate goes left; with labels on both sides it keeps the side that fits', () => {
+test("at the canvas's right edge a plate goes left; with labels on both sides it keeps the side that fits", () => {
   assert.equal(plateX(980, 50, W, [], -Infinity), 926);
-  assert.equal(plateX(100, 50, W, [[40, 90], [110, 190]], -Infinity), 104);
+  assert.equal(
+    plateX(
+      100,
+      50,
+      W,
+      [
+        [40, 90],
+        [110, 190],
+      ],
+      -Infinity,
+    ),
+    104,
+  );
   assert.equal(plateX(980, 50, W, [[930, 970]], -Infinity), 926);
 });
 

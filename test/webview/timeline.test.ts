@@ -2,7 +2,18 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { inPage, launch, nextFrame, Opened, openTimeline, pixelAt, pointOf, resultsDir, skipReason, until } from './browser';
+import {
+  inPage,
+  launch,
+  nextFrame,
+  Opened,
+  openTimeline,
+  pixelAt,
+  pointOf,
+  resultsDir,
+  skipReason,
+  until,
+} from './browser';
 import { SAMPLE, sampleTrace } from './sample';
 
 const trace = sampleTrace();
@@ -19,7 +30,9 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     await inPage(shared.page, 'view.ruler = null; app.select(null, false, false); view.fit();');
     return shared;
   };
-  before(async () => { browser = await launch(); });
+  before(async () => {
+    browser = await launch();
+  });
   after(async () => {
     assert.deepEqual(shared?.errors ?? [], [], 'no console errors on the shared page');
     await browser?.close();
@@ -28,10 +41,14 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
   test('renders rows with stream flags, kernels, hatched blocked time and legible labels, light and dark', async () => {
     for (const theme of ['light', 'dark'] as const) {
       // The dark page runs at devicePixelRatio 2: probes read device pixels, so both scales are checked.
-      const { page, errors } = await openTimeline(browser, trace, `sample-${theme}`, { theme, scale: theme === 'dark' ? 2 : 1 });
+      const { page, errors } = await openTimeline(browser, trace, `sample-${theme}`, {
+        theme,
+        scale: theme === 'dark' ? 2 : 1,
+      });
       if (theme === 'dark') assert.equal(await inPage(page, 'return canvas.width / canvas.clientWidth;'), 2);
       const headers = [];
-      for (const h of await page.locator('.row-header').all()) headers.push((await h.locator('span').allTextContents()).join(' | '));
+      for (const h of await page.locator('.row-header').all())
+        headers.push((await h.locator('span').allTextContents()).join(' | '));
       assert.deepEqual(headers, ['main', 'default | legacy default', 'side | non-blocking | priority -1']);
       assert.deepEqual(await page.locator('.group-header').allTextContents(), ['▾Host threads', '▾GPU 0']);
       // One GPU: no cross-device arrow can appear, so the legend does not name one.
@@ -57,7 +74,10 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
 
       await page.screenshot({ path: join(resultsDir(), `timeline-${theme}.png`) });
       // Zoomed on the unblock of the event wait: release arrow, marker and the latency label.
-      await inPage(page, `view.setViewport(${t.ops.end[SAMPLE.produce] - 12000}, ${t.calls.end[SAMPLE.sync] + 12000}); view.draw();`);
+      await inPage(
+        page,
+        `view.setViewport(${t.ops.end[SAMPLE.produce] - 12000}, ${t.calls.end[SAMPLE.sync] + 12000}); view.draw();`,
+      );
       await page.screenshot({ path: join(resultsDir(), `timeline-${theme}-unblock.png`) });
       assert.deepEqual(errors, []);
       await page.close();
@@ -76,13 +96,19 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     assert.equal(fields['Blocked'], '139 µs');
     assert.equal(fields['Unblock latency'], '3.6 µs');
     assert.match(fields['Rules'], /S12.*S16/);
-    assert.deepEqual(await inPage(page, 'return window.syncscope.posted.at(-1);'), { type: 'selected', call: SAMPLE.sync });
+    assert.deepEqual(await inPage(page, 'return window.syncscope.posted.at(-1);'), {
+      type: 'selected',
+      call: SAMPLE.sync,
+    });
     // The releasing op is a link that selects it.
     await details.locator('a.item-link', { hasText: 'produce · side' }).first().click();
     assert.equal(await details.locator('.details-title').textContent(), 'produce');
     assert.equal((await fieldMap(page))['Stream'], 'side');
     // Its cone: the launch that issued it happens before, the consuming kernel after.
-    const marks = await inPage<number[]>(page, `const c = view.cone; return [c.calls[${SAMPLE.launchP}], c.ops[${SAMPLE.consume}], c.ops[${SAMPLE.produce}]];`);
+    const marks = await inPage<number[]>(
+      page,
+      `const c = view.cone; return [c.calls[${SAMPLE.launchP}], c.ops[${SAMPLE.consume}], c.ops[${SAMPLE.produce}]];`,
+    );
     assert.deepEqual(marks, [1, 2, 3]);
     await page.screenshot({ path: join(resultsDir(), 'timeline-selected-cone.png') });
   });
@@ -98,7 +124,7 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     assert.ok(r1[1] - r1[0] < (r0[1] - r0[0]) * 0.65, `zoomed in: ${r0} -> ${r1}`);
     await page.keyboard.press('d');
     const r2 = await range();
-    assert.ok(r2[0] > r1[0] && Math.abs((r2[1] - r2[0]) - (r1[1] - r1[0])) < 1, `panned right: ${r1} -> ${r2}`);
+    assert.ok(r2[0] > r1[0] && Math.abs(r2[1] - r2[0] - (r1[1] - r1[0])) < 1, `panned right: ${r1} -> ${r2}`);
     await page.keyboard.press('s');
     const r3 = await range();
     assert.ok(r3[1] - r3[0] > r2[1] - r2[0], 'zoomed out');
@@ -155,10 +181,17 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     assert.equal(await page.locator('.details-title').textContent(), 'cudaStreamSynchronize');
     const [a, b] = await inPage<[number, number]>(page, 'return view.visibleRange();');
     const span = t.calls.end[SAMPLE.ssync] - t.calls.begin[SAMPLE.ssync];
-    assert.ok(a <= t.calls.begin[SAMPLE.ssync] && b >= t.calls.end[SAMPLE.ssync] && b - a < span * 4, `zoomed to the call: ${a}..${b}`);
+    assert.ok(
+      a <= t.calls.begin[SAMPLE.ssync] && b >= t.calls.end[SAMPLE.ssync] && b - a < span * 4,
+      `zoomed to the call: ${a}..${b}`,
+    );
     // Reveal in scenario posts the call's source position to the host.
     await page.locator('button.reveal').click();
-    assert.deepEqual(await inPage(page, 'return window.syncscope.posted.at(-1);'), { type: 'revealSource', line: 12, column: 7 });
+    assert.deepEqual(await inPage(page, 'return window.syncscope.posted.at(-1);'), {
+      type: 'revealSource',
+      line: 12,
+      column: 7,
+    });
   });
 
   test('a kernel named like HTML shows as text and runs no script', async () => {
@@ -180,7 +213,9 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     const { page } = await fresh();
     await page.evaluate(`window.postMessage({ type: 'select', op: ${SAMPLE.consume} }, '*')`);
     await until(page, `document.querySelector('.details-title')?.textContent === 'consume'`);
-    await page.evaluate(`window.postMessage({ type: 'status', text: 'simulating', busy: true }, '*'); window.postMessage({ type: 'error', message: 'runner exited with code 3' }, '*')`);
+    await page.evaluate(
+      `window.postMessage({ type: 'status', text: 'simulating', busy: true }, '*'); window.postMessage({ type: 'error', message: 'runner exited with code 3' }, '*')`,
+    );
     await until(page, `!document.querySelector('.error').hidden`);
     // The error ends the work the busy status announced.
     assert.equal(await page.locator('.status').textContent(), '');
@@ -209,7 +244,10 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     const before = await inPage<number>(page, 'return window.syncscope.posted.length;');
     const p = await pointOf(page, 'calls', SAMPLE.sync, 120000);
     await page.mouse.click(p.x, p.y);
-    const posted = await inPage<unknown[]>(page, `return window.syncscope.posted.slice(${before}).filter((m) => m.type === 'selected');`);
+    const posted = await inPage<unknown[]>(
+      page,
+      `return window.syncscope.posted.slice(${before}).filter((m) => m.type === 'selected');`,
+    );
     assert.deepEqual(posted, [{ type: 'selected', call: SAMPLE.sync }]);
     assert.equal(await page.locator('.details-title').textContent(), 'cudaEventSynchronize');
     assert.equal((await fieldMap(page))['Released by'], 'second · side');
@@ -246,7 +284,10 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
 
   test('viewport and selection survive a reload', async () => {
     const { page } = await openTimeline(browser, trace, 'persist');
-    await inPage(page, `view.setViewport(100000, 150000); app.select({ table: 'ops', id: ${SAMPLE.consume} }, false, true);`);
+    await inPage(
+      page,
+      `view.setViewport(100000, 150000); app.select({ table: 'ops', id: ${SAMPLE.consume} }, false, true);`,
+    );
     await page.reload();
     await until(page, '!!(window.syncscope && window.syncscope.app.view)');
     await nextFrame(page);
@@ -256,7 +297,7 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     await page.close();
   });
 
-  test('the heading names the trace\'s source and device, and its scenario only where the title is not that name', async () => {
+  test("the heading names the trace's source and device, and its scenario only where the title is not that name", async () => {
     const named = sampleTrace();
     const name = named.meta.scenario!.name;
     const origin = async (title: string) => {

@@ -5,7 +5,7 @@ import { clockMap, offsetFrom, splitCalibration, type Sample } from '../../../co
 /** Samples of a device clock that runs `offset` behind the host, drifting by `ppm`, with bracket jitter from a fixed pseudo-random walk. */
 function samples(n: number, hostStart: number, offset: number, ppm: number): Sample[] {
   let seed = 7;
-  const rnd = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
   return Array.from({ length: n }, (_, i) => {
     const trueHost = hostStart + i * 10_000;
     const g = trueHost - offset - (trueHost * ppm) / 1e6;
@@ -22,7 +22,10 @@ test('the intersection of brackets is tighter than any one bracket and holds the
 });
 
 test('disjoint brackets fall back to the tightest one, widened by the disagreement', () => {
-  const o = offsetFrom([{ h0: 0, h1: 10, g: 0 }, { h0: 100, h1: 130, g: 0 }]);
+  const o = offsetFrom([
+    { h0: 0, h1: 10, g: 0 },
+    { h0: 100, h1: 130, g: 0 },
+  ]);
   assert.equal(o.offset, 5);
   assert.equal(o.errorNs, 90);
 });
@@ -34,12 +37,15 @@ test('drift between the before and after calibrations is corrected linearly', ()
   const map = clockMap(before, after);
   for (const host of [1e9 + 1e6, 1e9 + 1e9, 1e9 + 1.9e9]) {
     const g = host - 5e8 - (host * ppm) / 1e6;
-    assert.ok(Math.abs(map.toHost(g) - host) <= map.errorNs + 1, `at ${host}: ${map.toHost(g) - host} > ${map.errorNs}`);
+    assert.ok(
+      Math.abs(map.toHost(g) - host) <= map.errorNs + 1,
+      `at ${host}: ${map.toHost(g) - host} > ${map.errorNs}`,
+    );
   }
   assert.ok(Math.abs(map.driftNsPerS - ppm * 1000) < 3000, `drift ${map.driftNsPerS} ns/s`);
 });
 
-test('the addon\'s calibration block splits into four bursts of samples', () => {
+test("the addon's calibration block splits into four bursts of samples", () => {
   const n = 2;
   const c = Float64Array.from([n, ...Array.from({ length: 12 * n }, (_, i) => i)]);
   const s = splitCalibration(c);

@@ -21,12 +21,20 @@ test('S21 a scenario naming device 1 on a one-device machine fails at the step t
   assert.equal(m?.message, 'two.scenario.json:7:5: scenario uses device 1 but this machine has 1 CUDA device');
   assert.deepEqual(m?.step, { thread: 'main', index: 2, line: 7, column: 5 });
   assert.equal(missingDevice(program, 2), undefined);
-  assert.equal(missingDevice(program, 2, 1)?.message,
-    'two.scenario.json:7:5: scenario uses device 1 (CUDA device 2, counting from --device 1) but this machine has 2 CUDA devices');
+  assert.equal(
+    missingDevice(program, 2, 1)?.message,
+    'two.scenario.json:7:5: scenario uses device 1 (CUDA device 2, counting from --device 1) but this machine has 2 CUDA devices',
+  );
 });
 
 test('S21 a device only declared, never used by a step, is reported where it is declared', () => {
-  const declared = compileScenario('{ "name": "d", "events": { "e": { "device": 1 } }, "steps": [ { "hostWork": { "us": 1 } } ] }', 'd.scenario.json');
+  const declared = compileScenario(
+    '{ "name": "d", "events": { "e": { "device": 1 } }, "steps": [ { "hostWork": { "us": 1 } } ] }',
+    'd.scenario.json',
+  );
   assert.deepEqual(firstUse(declared, 1), { pos: { line: 1, column: 45 } });
-  assert.equal(missingDevice(declared, 1)?.message, 'd.scenario.json:1:45: scenario uses device 1 but this machine has 1 CUDA device');
+  assert.equal(
+    missingDevice(declared, 1)?.message,
+    'd.scenario.json:1:45: scenario uses device 1 but this machine has 1 CUDA device',
+  );
 });

@@ -11,7 +11,10 @@ import { asRecorded } from '../../../core/gpu-run/recorded';
 import { blockedNs, simVsGpu } from '../../../core/gpu-run/sim-vs-gpu';
 import { repoPath } from '../../helpers/paths';
 
-const program = compileScenario(readFileSync(repoPath('examples', 'pipeline-buggy.scenario.json'), 'utf8'), 'pipeline-buggy.scenario.json');
+const program = compileScenario(
+  readFileSync(repoPath('examples', 'pipeline-buggy.scenario.json'), 'utf8'),
+  'pipeline-buggy.scenario.json',
+);
 
 /** A copy of `t` whose calls each blocked `factor` times as long. */
 function scaled(t: Trace, factor: number): Trace {

@@ -14,14 +14,22 @@ import { noGpu } from '../gpu';
 const works = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 
 /** Why the C++ capture tests cannot run here, or false. */
-export const noCaptureCpp: string | false = noGpu ? noGpu
-  : !findCaptureLibrary().ok ? 'the capture library is not built (needs CUPTI when building)'
-  : !works('nvcc', ['--version']) ? 'nvcc not found' : false;
+export const noCaptureCpp: string | false = noGpu
+  ? noGpu
+  : !findCaptureLibrary().ok
+    ? 'the capture library is not built (needs CUPTI when building)'
+    : !works('nvcc', ['--version'])
+      ? 'nvcc not found'
+      : false;
 
 /** Why the PyTorch capture test cannot run here, or false. */
-export const noCaptureTorch: string | false = noGpu ? noGpu
-  : !findCaptureLibrary().ok ? 'the capture library is not built (needs CUPTI when building)'
-  : !works('python3', ['-c', 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)']) ? 'python3 with CUDA PyTorch not found' : false;
+export const noCaptureTorch: string | false = noGpu
+  ? noGpu
+  : !findCaptureLibrary().ok
+    ? 'the capture library is not built (needs CUPTI when building)'
+    : !works('python3', ['-c', 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'])
+      ? 'python3 with CUDA PyTorch not found'
+      : false;
 
 let buildDir: string | undefined;
 
@@ -29,7 +37,9 @@ let buildDir: string | undefined;
 export function buildProgram(name: string): string {
   buildDir ??= mkdtempSync(join(tmpdir(), 'syncscope-capture-programs-'));
   const exe = join(buildDir, name);
-  const r = spawnSync('nvcc', ['-O2', '-arch=native', '-o', exe, repoPath('test/gpu/capture/programs', `${name}.cu`)], { encoding: 'utf8' });
+  const r = spawnSync('nvcc', ['-O2', '-arch=native', '-o', exe, repoPath('test/gpu/capture/programs', `${name}.cu`)], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`nvcc failed for ${name}.cu: ${r.stderr}`);
   return exe;
 }
@@ -39,11 +49,21 @@ export const programPath = (file: string): string => repoPath('test/gpu/capture/
 /** Eager module loading, so that a kernel's first launch does not load its module and read as a long launch. */
 export const CAPTURE_ENV = { ...process.env, CUDA_MODULE_LOADING: 'EAGER' };
 
-export async function capture(command: string[], label: string): Promise<{ trace: Trace; outcome: CaptureOutcome; output: string }> {
+export async function capture(
+  command: string[],
+  label: string,
+): Promise<{ trace: Trace; outcome: CaptureOutcome; output: string }> {
   const library = findCaptureLibrary();
   if (!library.ok) throw new Error(library.reason);
   let output = '';
-  const outcome = await captureProgram({ library, command, cwd: process.cwd(), env: CAPTURE_ENV, stdio: 'pipe', onOutput: (t) => (output += t) });
+  const outcome = await captureProgram({
+    library,
+    command,
+    cwd: process.cwd(),
+    env: CAPTURE_ENV,
+    stdio: 'pipe',
+    onOutput: (t) => (output += t),
+  });
   // For studying captures away from the GPU, failed ones too.
   const dump = process.env.SYNCSCOPE_CAPTURE_DUMP;
   if (dump) {
@@ -51,7 +71,8 @@ export async function capture(command: string[], label: string): Promise<{ trace
     writeFileSync(join(dump, `${label}.log`), output);
     if (outcome.raws.length) writeFileSync(join(dump, `${label}.raw`), outcome.raws[0].bytes);
   }
-  if (outcome.exitCode !== 0) throw new Error(`${command.join(' ')} exited with ${outcome.exitCode ?? outcome.signal}: ${output}`);
+  if (outcome.exitCode !== 0)
+    throw new Error(`${command.join(' ')} exited with ${outcome.exitCode ?? outcome.signal}: ${output}`);
   if (!outcome.raws.length) throw new Error(`${command.join(' ')} left no raw capture: ${output}`);
   const trace = importCapture(outcome.raws[0].bytes, { name: label });
   if (dump) writeFileSync(join(dump, `${label}.syncscope.json`), traceToJson(trace));

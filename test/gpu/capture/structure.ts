@@ -3,7 +3,19 @@
 // ops are named by position ("thread:index" of the issuing call), never by time.
 import { CALL_KINDS, EDGE_KINDS, ANSWERS, type CallKind, type Trace } from '../../../core/trace/model';
 
-const COMPARED: CallKind[] = ['launch', 'record', 'streamWait', 'query', 'eventSync', 'streamSync', 'deviceSync', 'elapsed', 'memcpy', 'memset', 'hostFunc'];
+const COMPARED: CallKind[] = [
+  'launch',
+  'record',
+  'streamWait',
+  'query',
+  'eventSync',
+  'streamSync',
+  'deviceSync',
+  'elapsed',
+  'memcpy',
+  'memset',
+  'hostFunc',
+];
 
 export interface Structure {
   /** Per host thread, the kinds of its compared calls, with a query's answer. */
@@ -26,7 +38,10 @@ export interface StructureOptions {
 }
 
 export function structureOf(t: Trace, opts: StructureOptions = {}): Structure {
-  const threads = t.lanes.filter((l) => l.kind === 'thread').map((l) => l.id).slice(0, opts.threads);
+  const threads = t.lanes
+    .filter((l) => l.kind === 'thread')
+    .map((l) => l.id)
+    .slice(0, opts.threads);
   const byLane = new Map<number, number[]>(threads.map((l) => [l, []]));
   const order = [...Array(t.calls.count).keys()].sort((a, b) => t.calls.begin[a] - t.calls.begin[b] || a - b);
   for (const c of order) {
@@ -49,7 +64,7 @@ export function structureOf(t: Trace, opts: StructureOptions = {}): Structure {
   const blockedNs = new Map<string, number>();
   for (const [c, name] of id) {
     const r = t.calls.releasedBy[c];
-    releasedBy.set(name, r >= 0 ? opId(r) ?? '?' : '');
+    releasedBy.set(name, r >= 0 ? (opId(r) ?? '?') : '');
     blockedNs.set(name, t.calls.blockedNs[c]);
   }
   const edges = new Set<string>();
@@ -75,7 +90,8 @@ export function causalityViolations(t: Trace, toleranceNs = t.meta.alignmentErro
     if (gap < -toleranceNs) bad.push(`${kind} edge op ${from} -> op ${to}: starts ${-gap} ns before it ends`);
   }
   for (let c = 0; c < t.calls.count; c++) {
-    if (t.calls.releasedBy[c] >= 0 && t.calls.unblockNs[c] < -toleranceNs) bad.push(`call ${c} returned ${-t.calls.unblockNs[c]} ns before its releasing op ended`);
+    if (t.calls.releasedBy[c] >= 0 && t.calls.unblockNs[c] < -toleranceNs)
+      bad.push(`call ${c} returned ${-t.calls.unblockNs[c]} ns before its releasing op ended`);
   }
   return bad;
 }

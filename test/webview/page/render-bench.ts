@@ -15,7 +15,8 @@ interface Result {
   indexBytes: number;
 }
 
-const bytesOf = (o: object): number => Object.values(o).reduce((n: number, v) => n + (ArrayBuffer.isView(v) ? v.byteLength : 0), 0);
+const bytesOf = (o: object): number =>
+  Object.values(o).reduce((n: number, v) => n + (ArrayBuffer.isView(v) ? v.byteLength : 0), 0);
 
 async function run(n: number): Promise<Result> {
   const app = window.syncscope?.app;
@@ -65,10 +66,21 @@ async function run(n: number): Promise<Result> {
     frame(centre - s / 2, centre + s / 2);
   }
   const rows = app.rows;
-  const indexBytes = rows ? rows.tracks.reduce((s, t) => s + t.ids.byteLength + t.maxEnd.byteLength, 0) + rows.callTrack.byteLength + rows.opTrack.byteLength : 0;
+  const indexBytes = rows
+    ? rows.tracks.reduce((s, t) => s + t.ids.byteLength + t.maxEnd.byteLength, 0) +
+      rows.callTrack.byteLength +
+      rows.opTrack.byteLength
+    : 0;
   return {
-    ops: trace.ops.count, calls: trace.calls.count, edges: trace.edges.count, generateMs, firstFrameMs, frames, best,
-    traceBytes: bytesOf(trace.calls) + bytesOf(trace.ops) + bytesOf(trace.edges), indexBytes,
+    ops: trace.ops.count,
+    calls: trace.calls.count,
+    edges: trace.edges.count,
+    generateMs,
+    firstFrameMs,
+    frames,
+    best,
+    traceBytes: bytesOf(trace.calls) + bytesOf(trace.ops) + bytesOf(trace.edges),
+    indexBytes,
   };
 }
 
