@@ -18,6 +18,7 @@ if (!existsSync(file)) {
   console.error('dist/extension.js is missing: run `npm run build` first');
   process.exit(2);
 }
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded at run time, as the extension loads them
 for (const m of ['node:child_process', 'node:zlib', 'node:crypto', 'node:fs', 'node:path', 'node:os']) require(m);
 
 const load = loadavg()[0];

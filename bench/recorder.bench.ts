@@ -148,7 +148,6 @@ async function main() {
     return;
   }
   const rows: string[] = [];
-  let device = '';
   const perRun: string[] = [];
   for (const streams of [1, 4, 8]) {
     const runs: { bare: number; rec: number }[] = [];
@@ -193,7 +192,7 @@ async function main() {
       'spans.scenario.json',
     ),
   );
-  device = `${spans.meta.device?.name}, driver ${spans.meta.device?.driver}`;
+  const device = `${spans.meta.device?.name}, driver ${spans.meta.device?.driver}`;
   // The raw trace, for studying the span error's tail away from the GPU.
   if (process.env.SYNCSCOPE_DUMP) writeFileSync(join(process.env.SYNCSCOPE_DUMP, 'spans.json'), traceToJson(spans));
   const busy = spanErrors(spans, (n) => n === 'busyA' || n === 'busyB');

@@ -35,7 +35,7 @@ const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
 function rendererRss(pid: number): number {
   let total = 0;
   const walk = (p: number) => {
-    let cmd = '';
+    let cmd: string;
     try {
       cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
     } catch {

@@ -6,4 +6,5 @@ type Engines = typeof import('./engines');
 let loaded: Engines | undefined;
 
 // A computed path, so the bundler leaves this require for run time.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
 export const engines = (): Engines => (loaded ??= require(join(__dirname, 'engines.js')) as Engines);

@@ -3,7 +3,7 @@
 // file into out/ for node's test runner instead (`--tests=sim` only those whose path contains "sim");
 // `--watch` rebuilds the bundles on change; `--no-native` skips the addon and the capture library.
 import * as esbuild from 'esbuild';
-import { readdirSync, statSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { readdirSync, statSync, mkdirSync, chmodSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 

@@ -5,8 +5,11 @@
 set -u
 cd "$(dirname "$0")/.."
 if ! command -v "${CLANG_FORMAT:-clang-format}" > /dev/null 2>&1; then
-  echo "lint-native: clang-format is not installed (e.g. apt-get install clang-format, or set CLANG_FORMAT); native sources not checked" >&2
-  exit 2
+  # CI installs it (scripts/setup-lint.sh), so there a missing one is an error; elsewhere it is a warning,
+  # so that npm test works on a fresh machine without it.
+  echo "lint-native: clang-format is not installed (bash scripts/setup-lint.sh, or set CLANG_FORMAT); native sources not checked" >&2
+  [ "${CI:-}" = true ] && exit 2
+  exit 0
 fi
 files=$(git ls-files 'native/*.cc' 'native/*.h' 'native/*.cu' 'native/*.cuh' 'test/gpu/capture/programs/*.cu' 'test/gpu/capture/programs/*.cc' 'test/gpu/capture/programs/*.h')
 if [ "${1:-}" = --fix ]; then

@@ -172,7 +172,7 @@ test('random scenarios keep stream order, S3, event binding, unblock and launch 
       t = sim(scenario);
       checkInvariants(t);
     } catch (e) {
-      throw new Error(`seed ${seed}: ${(e as Error).message}\n${JSON.stringify(scenario)}`);
+      throw new Error(`seed ${seed}: ${(e as Error).message}\n${JSON.stringify(scenario)}`, { cause: e });
     }
   }
 });

@@ -48,6 +48,7 @@ test(
   'the engines bundle loaded on first use simulates an example as core does',
   { skip: !existsSync(dist('engines.js')) && 'npm run build first' },
   () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built bundle, loaded as VS Code loads it
     const engines = require(dist('engines.js')) as typeof import('../../extension/engines');
     const file = 'seed-side-stream-event-sync.scenario.json';
     const text = readFileSync(join(repoPath('examples'), file), 'utf8');
