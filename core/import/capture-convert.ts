@@ -138,6 +138,10 @@ class Converter {
   private deviceTimesRejected = 0;
   /** Records whose device timestamp fell after a host call had seen them complete. */
   private recordsSeenEarlier = 0;
+  /** Records whose device timestamp fell after work that waited for them had started. */
+  private recordsStartedEarlier = 0;
+  /** A stream wait's marker -> the record it waited for, and when it passed the GPU but for that record. */
+  private readonly waitMarkers = new Map<number, { rec: BoundRecord; otherwise: number }>();
   private unboundWaits = 0;
   private cuptiAgree = 0;
   private readonly cuptiDisagree: string[] = [];
@@ -216,6 +220,10 @@ class Converter {
       if (this.recordsSeenEarlier)
         notes.push(
           `event records moved back to the return of a synchronize or query that saw them complete (CUPTI's device timestamp was later): ${this.recordsSeenEarlier}`,
+        );
+      if (this.recordsStartedEarlier)
+        notes.push(
+          `event records moved back to the start of work that waited for them (CUPTI's device timestamp was later): ${this.recordsStartedEarlier}`,
         );
     }
     if (this.unboundWaits)
@@ -372,6 +380,7 @@ class Converter {
     const o = init as OpInit;
     o.lane = lane;
     o.call = call;
+    if (o.kind !== 'eventRecord' && o.kind !== 'waitEvent') this.startedBy(lane, o.start);
     const id = this.b.op(o);
     if (call >= 0) this.b.edge('launch', call, id);
     this.order.issue(lane, id);
@@ -414,6 +423,22 @@ class Converter {
     if (end[rec.op] <= moved) return;
     start[rec.op] = end[rec.op] = moved;
     this.recordsSeenEarlier++;
+  }
+
+  /**
+   * Work that starts on a stream right behind a stream wait bounds the record it waited for, as a
+   * host call that saw the record complete does: the record completed by the time the work started.
+   */
+  private startedBy(lane: number, start: number): void {
+    const { start: starts, end } = this.b.ops.cols;
+    for (const w of this.order.predecessors(lane)) {
+      const wait = this.waitMarkers.get(w);
+      if (!wait || end[w] <= start || end[wait.rec.op] <= start) continue;
+      const moved = Math.max(wait.rec.after, start);
+      starts[wait.rec.op] = end[wait.rec.op] = moved;
+      starts[w] = end[w] = Math.max(wait.otherwise, moved);
+      this.recordsStartedEarlier++;
+    }
   }
 
   private orphanOps(): { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] {
@@ -593,9 +618,13 @@ class Converter {
     if (!ok || stream === undefined) return;
     const rec = this.bound(c.event, c.seq);
     if (rec === 'unknown') this.unboundWaits++;
-    const t = this.markerTime(stream, begin, typeof rec === 'object' ? [rec.op] : []);
+    const otherwise = this.markerTime(stream, begin);
+    const t = typeof rec === 'object' ? Math.max(otherwise, this.b.ops.cols.end[rec.op]) : otherwise;
     const op = this.op(stream, call, { kind: 'waitEvent', name: `wait ${ev}`, event: ev, start: t, end: t });
-    if (typeof rec === 'object') this.b.edge('event', rec.op, op);
+    if (typeof rec === 'object') {
+      this.b.edge('event', rec.op, op);
+      this.waitMarkers.set(op, { rec, otherwise });
+    }
   }
 
   private eventQuery({ c, ok, end, add }: CallAt): void {

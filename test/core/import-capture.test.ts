@@ -442,6 +442,45 @@ test('a record whose device timestamp lands after a synchronize or query saw it 
   );
 });
 
+test('a record whose device timestamp lands after work that waited for it started is moved back to that start', () => {
+  // As an H200 capture of a PyTorch script had it: a spin kernel on S1 ends at 8_202_387; CUPTI puts
+  // the record behind it at 8_203_507; S2 waits for that record, and S2's next kernel starts at
+  // 8_203_284, 223 ns before the record's timestamp. The record completed by then.
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  const k1 = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 3_100_000, end: 3_104_000, stream: S1 });
+  w.kernel(k1, 'spin', 3_151_129, 8_202_387, 13);
+  const r = w.call({
+    api: 'record',
+    name: 'cudaEventRecord',
+    begin: 3_105_000,
+    end: 3_106_000,
+    stream: S1,
+    event: E,
+    seq: 1,
+  });
+  w.cudaEvent(r, 0, 13, 8_203_507);
+  w.call({
+    api: 'streamWait',
+    name: 'cudaStreamWaitEvent',
+    begin: 3_107_000,
+    end: 3_108_000,
+    stream: S2,
+    event: E,
+    seq: 1,
+  });
+  const k2 = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 3_109_000, end: 3_113_000, stream: S2 });
+  w.kernel(k2, 'after', 8_203_284, 8_708_851, 14);
+  const t = importCapture(w.bytes());
+  const [record] = opNamed(t, 'record event 1');
+  const [wait] = opNamed(t, 'wait event 1');
+  const [after] = opNamed(t, 'after');
+  assert.deepEqual([t.ops.start[record], t.ops.end[record]], [8_203_284, 8_203_284]);
+  assert.deepEqual([t.ops.start[wait], t.ops.end[wait]], [8_203_284, 8_203_284]);
+  assert.equal(t.ops.start[after], 8_203_284);
+  assert.match(t.meta.notes?.join('\n') ?? '', /moved back to the start of work that waited for them .*: 1/);
+});
+
 test('corrupt or truncated raw streams fail with what and where', () => {
   const w = new RawCaptureWriter();
   withStreams(w);
