@@ -77,7 +77,8 @@ export function deviceList(
   schedule: Schedule,
   start: Pos,
 ): DeviceDecl[] {
-  const highest = Math.max(0, ...used.keys());
+  let highest = 0;
+  for (const d of used.keys()) highest = Math.max(highest, d);
   return Array.from({ length: highest + 1 }, (_, id) => ({
     id,
     schedule: perDevice.get(id)?.schedule ?? schedule,

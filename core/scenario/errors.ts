@@ -54,15 +54,22 @@ export class Reporter {
     this.pos = positions(text);
   }
 
-  at(offset: number, length: number, detail: string): void {
-    if (this.errors.length >= MAX_ERRORS) return;
+  /** A detail that costs something to build (a "did you mean") is a function, called only below the cap. */
+  at(offset: number, length: number, detail: string | (() => string)): void {
+    if (this.full) return;
     const { line, column } = this.pos(offset);
-    this.errors.push(new ScenarioError(this.file, line, column, detail, length));
+    const text = typeof detail === 'string' ? detail : detail();
+    this.errors.push(new ScenarioError(this.file, line, column, text, length));
     this.offsets.push(offset);
   }
 
-  node(node: Node, detail: string): void {
+  node(node: Node, detail: string | (() => string)): void {
     this.at(node.offset, node.length, detail);
+  }
+
+  /** Whether further errors are dropped. */
+  get full(): boolean {
+    return this.errors.length >= MAX_ERRORS;
   }
 
   get count(): number {

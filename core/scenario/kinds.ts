@@ -53,7 +53,12 @@ export const RESERVED_STREAMS = ['default', 'legacy'] as const;
 
 export const LIMITS = {
   repeat: 1_000_000,
-  steps: 5_000_000,
+  /** Each repeat nests one level deeper in the compiler. */
+  repeatNesting: 64,
+  /** Every compiled step is an object, and a row or more of the trace: this many take under 1 GB. */
+  steps: 2_000_000,
+  /** Units of simulated work (one per plain step; see stepWork) that compile and simulate well under 20 s. */
+  work: 4_000_000,
   /** Larger than any GPU's memory: a bigger number is a typo. */
   bufferBytes: 2 ** 40,
   block: 1024,

@@ -13,8 +13,9 @@ import {
   STREAM_KEYS,
   TOP_LEVEL_KEYS,
 } from './kinds';
-import { deviceList, deviceNumber, nearestUsed, readPerDevice, usedList } from './devices';
+import { deviceList, deviceNumber, nearestUsed, readPerDevice, usedList, type PerDevice } from './devices';
 import type { BufferDecl, EventDecl, Pos, Program, Schedule, Step, StreamDecl, ThreadDecl } from './program';
+import { MAX_NESTING, tooDeep } from './nesting';
 import { Reader, type Prop } from './read';
 import type { Scope } from './scope';
 import { compileSteps } from './steps';
@@ -50,6 +51,15 @@ export function parseScenario(source: string, file = 'scenario'): ParseResult {
   // Editors hide a byte order mark and do not count it in columns; neither do we.
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const report = new Reporter(text, file);
+  const deep = tooDeep(text);
+  if (deep >= 0) {
+    report.at(
+      deep,
+      1,
+      `nesting deeper than ${MAX_NESTING} levels; a scenario nests objects and arrays far less deeply (repeats at most ${LIMITS.repeatNesting} deep)`,
+    );
+    return { errors: report.sorted() };
+  }
   const syntax: ParseError[] = [];
   const root = parseTree(text, syntax, { allowTrailingComma: true, disallowComments: false });
   for (const e of syntax) {
@@ -72,14 +82,18 @@ export function compileScenario(text: string, file?: string): Program {
   return program;
 }
 
+/** Where each device is first named, and how to note a use; device 0 always exists. */
+interface DeviceUses {
+  used: Map<number, Pos>;
+  useDevice: (d: number, pos: Pos) => void;
+}
+
 function compile(read: Reader, root: Node, file: string): Program | undefined {
   const report = read.report;
   const top = read.props(root, TOP_LEVEL_KEYS, 'the scenario', 'the scenario');
   if (!top) return undefined;
   const rootPos = report.pos(root.offset);
-  const text = (key: string): string | undefined => (top.has(key) ? read.string(top.get(key)!) : undefined);
-
-  const name = text('name');
+  const name = top.has('name') ? read.string(top.get('name')!) : undefined;
   if (!top.has('name')) report.at(root.offset, 1, 'a scenario needs a "name"');
   const description =
     top.has('description') && read.is(top.get('description')!.value, 'string', '"description"')
@@ -87,54 +101,90 @@ function compile(read: Reader, root: Node, file: string): Program | undefined {
       : undefined;
   const device = readDevice(read, top.get('device'));
   const perDevice = readPerDevice(read, top.get('devices'));
-  // Where each device is first named by a declaration or a setDevice step; device 0 always exists.
   const used = new Map<number, Pos>([[0, rootPos]]);
-  const useDevice = (d: number, pos: Pos): void => {
-    if (!used.has(d)) used.set(d, pos);
+  const uses: DeviceUses = {
+    used,
+    useDevice: (d, pos) => {
+      if (!used.has(d)) used.set(d, pos);
+    },
   };
 
   const threadLists = readThreads(read, root, top);
-  const streams: StreamDecl[] = [
-    {
-      id: 0,
-      name: 'default',
-      nonBlocking: false,
-      priority: 0,
-      legacyDefault: true,
-      perThreadDefault: false,
-      device: 0,
-      pos: rootPos,
-    },
-  ];
-  const threads: ThreadDecl[] = threadLists.map(([threadName, key], id) => {
-    let defaultStream = 0;
-    if (device.perThreadDefaultStream) {
-      defaultStream = streams.length;
-      streams.push({
-        id: defaultStream,
-        name: `default (${threadName})`,
-        nonBlocking: false,
-        priority: 0,
-        legacyDefault: false,
-        perThreadDefault: true,
-        thread: id,
-        device: 0,
-        pos: report.pos(key.offset),
-      });
-    }
-    return { id, name: threadName, defaultStream, steps: [] };
-  });
-  const streamIds = readStreams(read, top.get('streams'), streams, useDevice);
-  const events = readEvents(read, top.get('events'), useDevice);
-  const buffers = readBuffers(read, top.get('buffers'), useDevice);
+  const streams: StreamDecl[] = [builtInStream(0, 'default', true, 0, rootPos)];
+  const threads = threadLists.map(([threadName, key], id) =>
+    declareThread(id, threadName, device.perThreadDefaultStream ? streams : undefined, report.pos(key.offset)),
+  );
+  const streamIds = readStreams(read, top.get('streams'), streams, uses.useDevice);
+  const events = readEvents(read, top.get('events'), uses.useDevice);
+  const buffers = readBuffers(read, top.get('buffers'), uses.useDevice);
+  const scope = makeScope(read, { streamIds, streams, events, buffers, threads }, device, uses, rootPos);
+  compileThreads(scope, threads, threadLists, threadLists.length === 1 && top.has('steps'));
+  checkDeviceUses(read, scope, perDevice, used);
+  if (report.count > 0 || name === undefined) return undefined;
+  return {
+    name,
+    ...(description !== undefined ? { description } : {}),
+    file,
+    device,
+    devices: deviceList(used, perDevice, device.schedule, rootPos),
+    streams,
+    events,
+    buffers,
+    threads,
+    stepCount: scope.emitted,
+  };
+}
 
-  // Other devices' legacy and per-thread default streams exist once a step names them, so a
-  // one-device scenario compiles to exactly the streams it always had.
+/** A default stream: the legacy one of a device, or a thread's per-thread one. */
+function builtInStream(
+  id: number,
+  name: string,
+  legacy: boolean,
+  device: number,
+  pos: Pos,
+  thread?: number,
+): StreamDecl {
+  return {
+    id,
+    name,
+    nonBlocking: false,
+    priority: 0,
+    legacyDefault: legacy,
+    perThreadDefault: !legacy,
+    ...(thread !== undefined ? { thread } : {}),
+    device,
+    pos,
+  };
+}
+
+/** A thread, with its own default stream on device 0 when `streams` is given (perThreadDefaultStream). */
+function declareThread(id: number, name: string, streams: StreamDecl[] | undefined, pos: Pos): ThreadDecl {
+  if (!streams) return { id, name, defaultStream: 0, steps: [] };
+  const defaultStream = streams.length;
+  streams.push(builtInStream(defaultStream, `default (${name})`, false, 0, pos, id));
+  return { id, name, defaultStream, steps: [] };
+}
+
+interface Declared {
+  streamIds: Map<string, number>;
+  streams: StreamDecl[];
+  events: EventDecl[];
+  buffers: BufferDecl[];
+  threads: ThreadDecl[];
+}
+
+/**
+ * What step compilation resolves names against. Other devices' legacy and per-thread default
+ * streams exist once a step names them, so a one-device scenario compiles to exactly the streams
+ * it always had.
+ */
+function makeScope(read: Reader, d: Declared, device: Program['device'], uses: DeviceUses, rootPos: Pos): Scope {
+  const { streams, threads } = d;
   const builtIn = new Map<string, number>([
     ['legacy 0', 0],
     ...threads.map((t): [string, number] => [`thread ${t.id} 0`, t.defaultStream]),
   ]);
-  const builtInStream = (key: string, make: (id: number) => StreamDecl): number => {
+  const streamFor = (key: string, make: (id: number) => StreamDecl): number => {
     let id = builtIn.get(key);
     if (id === undefined) {
       id = streams.length;
@@ -143,92 +193,66 @@ function compile(read: Reader, root: Node, file: string): Program | undefined {
     }
     return id;
   };
-  const legacyStream = (d: number): number =>
-    builtInStream(`legacy ${d}`, (id) => ({
-      id,
-      name: `default (GPU ${d})`,
-      nonBlocking: false,
-      priority: 0,
-      legacyDefault: true,
-      perThreadDefault: false,
-      device: d,
-      pos: used.get(d) ?? rootPos,
-    }));
-
+  const firstUse = (gpu: number): Pos => uses.used.get(gpu) ?? rootPos;
+  const legacyStream = (gpu: number): number =>
+    streamFor(`legacy ${gpu}`, (id) => builtInStream(id, `default (GPU ${gpu})`, true, gpu, firstUse(gpu)));
   const scope: Scope = {
     read,
-    streams: streamIds,
-    events: new Map(events.map((e) => [e.name, e.id])),
-    buffers: new Map(buffers.map((b) => [b.name, b])),
-    eventDecls: events,
+    streams: d.streamIds,
+    events: new Map(d.events.map((e) => [e.name, e.id])),
+    buffers: new Map(d.buffers.map((b) => [b.name, b])),
+    eventDecls: d.events,
     streamDecls: streams,
     thread: threads[0],
     device: 0,
     legacyStream,
-    defaultStream: (d) => {
-      if (!device.perThreadDefaultStream) return legacyStream(d);
+    defaultStream: (gpu) => {
+      if (!device.perThreadDefaultStream) return legacyStream(gpu);
       const t = scope.thread;
-      return builtInStream(`thread ${t.id} ${d}`, (id) => ({
-        id,
-        name: `default (${t.name}, GPU ${d})`,
-        nonBlocking: false,
-        priority: 0,
-        legacyDefault: false,
-        perThreadDefault: true,
-        thread: t.id,
-        device: d,
-        pos: used.get(d) ?? rootPos,
-      }));
+      return streamFor(`thread ${t.id} ${gpu}`, (id) =>
+        builtInStream(id, `default (${t.name}, GPU ${gpu})`, false, gpu, firstUse(gpu), t.id),
+      );
     },
-    useDevice,
+    useDevice: uses.useDevice,
     deviceSyncs: [],
     emitted: 0,
+    work: 0,
+    repeatDepth: 0,
   };
-  threadLists.forEach(([, , list], i) => {
+  return scope;
+}
+
+/** Compiles each thread's steps, numbering them within their thread. */
+function compileThreads(scope: Scope, threads: ThreadDecl[], lists: [string, Node, Node][], oneSteps: boolean): void {
+  lists.forEach(([, , list], i) => {
     scope.thread = threads[i];
     scope.device = 0;
     const steps: Step[] = [];
-    compileSteps(
-      scope,
-      list,
-      threadLists.length === 1 && top.has('steps') ? '"steps"' : `thread "${threads[i].name}"`,
-      steps,
-    );
+    compileSteps(scope, list, oneSteps ? '"steps"' : `thread "${threads[i].name}"`, steps);
     steps.forEach((s, index) => {
       s.index = index;
     });
     threads[i].steps = steps;
   });
-  // A device number that nothing else names is most likely a typo of one that something does.
+}
+
+/** A device number that nothing else names is most likely a typo of one that something does. */
+function checkDeviceUses(read: Reader, scope: Scope, perDevice: Map<number, PerDevice>, used: Map<number, Pos>): void {
   const usedDevices = new Set(used.keys());
   for (const { device: d, node } of scope.deviceSyncs) {
     if (used.has(d)) continue;
-    report.node(
+    read.report.node(
       node,
       `"deviceSync": no stream, event, buffer or setDevice step of this scenario uses device ${d}; did you mean ${nearestUsed(d, usedDevices)}? Devices used: ${usedList(usedDevices)}`,
     );
   }
   for (const [d, { key }] of perDevice) {
     if (used.has(d)) continue;
-    report.node(
+    read.report.node(
       key,
       `"devices": settings for device ${d}, which no stream, event, buffer or setDevice step uses; did you mean "${nearestUsed(d, usedDevices)}"? Devices used: ${usedList(usedDevices)}`,
     );
   }
-  if (report.count > 0 || name === undefined) return undefined;
-  const devices = deviceList(used, perDevice, device.schedule, rootPos);
-  return {
-    name,
-    ...(description !== undefined ? { description } : {}),
-    file,
-    device,
-    devices,
-    streams,
-    events,
-    buffers,
-    threads,
-    stepCount: scope.emitted,
-  };
 }
 
 /** The `device` key of a declaration (0 without one), noted as a use of that device. */

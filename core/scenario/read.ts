@@ -2,7 +2,7 @@
 // returns undefined, so that validation goes on and finds every error in one pass.
 import type { Node } from './jsonc';
 import type { Reporter } from './errors';
-import { closest, unknown } from './suggest';
+import { closest, listOf, quote, unknown } from './suggest';
 
 export interface Prop {
   name: string;
@@ -39,7 +39,7 @@ export class Reader {
       if (!key || !value) continue;
       const name = String(key.value);
       if (seen.has(name)) {
-        this.report.node(key, `duplicate key "${name}"`);
+        this.report.node(key, `duplicate key ${quote(name)}`);
         continue;
       }
       seen.add(name);
@@ -61,8 +61,8 @@ export class Reader {
   }
 
   unknownKey(p: Prop, allowed: readonly string[], where: string): void {
-    const list = allowed.length ? `Allowed keys: ${allowed.join(', ')}` : 'It takes no other keys';
-    this.report.node(p.key, unknown('key', p.name, list, closest(p.name, allowed), ` in ${where}`));
+    const list = allowed.length ? `Allowed keys: ${listOf(allowed)}` : 'It takes no other keys';
+    this.report.node(p.key, () => unknown('key', p.name, list, closest(p.name, allowed), ` in ${where}`));
   }
 
   string(p: Prop): string | undefined {
@@ -96,7 +96,7 @@ export class Reader {
     if (!this.is(p.value, 'string', `"${p.name}"`)) return undefined;
     const s = p.value.value as string;
     if ((values as readonly string[]).includes(s)) return s as T;
-    this.report.node(p.value, unknown(what, s, `Expected one of: ${values.join(', ')}`, closest(s, values)));
+    this.report.node(p.value, () => unknown(what, s, `Expected one of: ${listOf(values)}`, closest(s, values)));
     return undefined;
   }
 }

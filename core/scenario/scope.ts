@@ -3,7 +3,7 @@
 import type { Node } from './jsonc';
 import type { BufferDecl, EventDecl, Pos, StreamDecl } from './program';
 import type { Reader } from './read';
-import { closest, unknown } from './suggest';
+import { closest, listOf, unknown } from './suggest';
 import { RESERVED_STREAMS } from './kinds';
 
 export interface Scope {
@@ -30,10 +30,14 @@ export interface Scope {
   deviceSyncs: { device: number; node: Node }[];
   /** Compiled steps so far, over all threads. */
   emitted: number;
+  /** The simulator's estimated work for the steps so far (see stepWork), held to LIMITS.work. */
+  work: number;
+  /** How many repeats enclose the steps being compiled. */
+  repeatDepth: number;
 }
 
 const listed = (what: string, names: readonly string[]): string =>
-  names.length ? `Declared ${what}s: ${names.join(', ')}` : `No ${what}s are declared; add one under "${what}s"`;
+  names.length ? `Declared ${what}s: ${listOf(names)}` : `No ${what}s are declared; add one under "${what}s"`;
 
 /** The id a name resolves to, or undefined after reporting it at `node`. */
 function resolve<T>(
@@ -49,8 +53,10 @@ function resolve<T>(
   if (builtins.includes(name)) return name;
   const found = names.get(name);
   if (found !== undefined) return found;
-  const all = [...builtins, ...names.keys()];
-  scope.read.report.node(node, unknown(what, name, listed(what, all), closest(name, all)));
+  scope.read.report.node(node, () => {
+    const all = [...builtins, ...names.keys()];
+    return unknown(what, name, listed(what, all), closest(name, all));
+  });
   return undefined;
 }
 

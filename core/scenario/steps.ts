@@ -15,6 +15,8 @@ interface Ctx {
   kind: Prop;
   opts: Map<string, Prop>;
   pos: Pos;
+  /** Where the step's object starts. */
+  offset: number;
   out: Step[];
 }
 
@@ -44,8 +46,7 @@ function compileStep(scope: Scope, node: Node, out: Step[]): void {
     // A key that no step kind takes is most likely a misspelt kind.
     const stray = entries.find((p) => !OPTION_KEYS.has(p.name));
     if (stray) {
-      report.node(
-        stray.key,
+      report.node(stray.key, () =>
         unknown(
           'step kind',
           stray.name,
@@ -68,12 +69,21 @@ function compileStep(scope: Scope, node: Node, out: Step[]): void {
     if (allowed.includes(p.name)) opts.set(p.name, p);
     else read.unknownKey(p, [k, ...allowed], `${an(k)} step`);
   }
-  COMPILE[k]({ scope, kind, opts, pos: report.pos(node.offset), out });
+  COMPILE[k]({ scope, kind, opts, pos: report.pos(node.offset), offset: node.offset, out });
 }
 
 function push(c: Ctx, step: Unplaced<Step>): void {
   c.out.push({ ...step, index: 0, pos: c.pos } as Step);
   c.scope.emitted++;
+  const before = c.scope.work;
+  c.scope.work += stepWork(c.scope, step);
+  // Work only grows, so this reports the one step that first passes the limit.
+  if (before <= LIMITS.work && c.scope.work > LIMITS.work)
+    c.scope.read.report.at(
+      c.offset,
+      1,
+      `the scenario's simulated work passes the limit of ${LIMITS.work} units here (${WORK_RULE}); use fewer steps, smaller grids or fewer streams`,
+    );
 }
 
 /** The `stream` option, or the thread's default stream on its current device without one. */
@@ -411,24 +421,25 @@ function compileHostFunc(c: Ctx): void {
 function compileRepeat(c: Ctx): void {
   const { scope, kind } = c;
   const report = scope.read.report;
-  let count = scope.read.number(kind);
-  if (count !== undefined && !(Number.isInteger(count) && count >= 1 && count <= LIMITS.repeat)) {
-    report.node(
-      kind.value,
-      count > LIMITS.repeat
-        ? `runaway repeat: ${count} repetitions, over the limit of ${LIMITS.repeat}`
-        : `"repeat": expected a whole number from 1 to ${LIMITS.repeat}, got ${count}`,
-    );
-    count = undefined;
-  }
+  const count = repeatCount(c);
   const steps = c.opts.get('steps');
   if (!steps) {
     report.node(kind.key, 'a repeat needs "steps": the steps to repeat');
     return;
   }
+  if (scope.repeatDepth >= LIMITS.repeatNesting) {
+    report.node(
+      kind.key,
+      `repeats nested more than ${LIMITS.repeatNesting} deep; merge inner repeats into one with the product of their counts`,
+    );
+    return;
+  }
   const body: Step[] = [];
   const device = scope.device;
+  const work = scope.work;
+  scope.repeatDepth++;
   compileSteps(scope, steps.value, '"steps"', body);
+  scope.repeatDepth--;
   if (scope.device !== device) {
     // The body is compiled once, so every repetition must begin on the device the first one did.
     report.node(
@@ -438,18 +449,68 @@ function compileRepeat(c: Ctx): void {
     scope.device = device;
     return;
   }
-  if (count === undefined) return;
-  const more = (count - 1) * body.length;
-  if (scope.emitted + more > LIMITS.steps) {
-    report.node(
-      kind.value,
-      `runaway repeat: ${count} x ${body.length} steps make ${scope.emitted + more} steps in all, over the limit of ${LIMITS.steps}`,
-    );
-    return;
-  }
-  scope.emitted += more;
+  if (count === undefined || !withinBudget(c, count, body.length, scope.work - work)) return;
+  scope.emitted += (count - 1) * body.length;
+  scope.work += (count - 1) * (scope.work - work);
   for (const s of body) c.out.push(s);
   // With errors there is no program to build, so skip the copies.
   if (report.count > 0) return;
   for (let r = 1; r < count; r++) for (const s of body) c.out.push({ ...s });
+}
+
+/** The repeat count, or undefined after reporting what is wrong with it. */
+function repeatCount(c: Ctx): number | undefined {
+  const { read } = c.scope;
+  const count = read.number(c.kind);
+  if (count === undefined || (Number.isInteger(count) && count >= 1 && count <= LIMITS.repeat)) return count;
+  read.report.node(
+    c.kind.value,
+    count > LIMITS.repeat
+      ? `runaway repeat: ${count} repetitions, over the limit of ${LIMITS.repeat}`
+      : `"repeat": expected a whole number from 1 to ${LIMITS.repeat}, got ${count}`,
+  );
+  return undefined;
+}
+
+/**
+ * Whether `count` repetitions of a body of `steps` steps and `work` units stay within the step
+ * and work limits (checked before unrolling: the unrolled copies are what costs memory).
+ */
+function withinBudget(c: Ctx, count: number, steps: number, work: number): boolean {
+  const { scope, kind } = c;
+  const total = scope.emitted + (count - 1) * steps;
+  if (total > LIMITS.steps) {
+    scope.read.report.node(
+      kind.value,
+      `runaway repeat: ${count} x ${steps} steps make ${total} steps in all, over the limit of ${LIMITS.steps}`,
+    );
+    return false;
+  }
+  const cost = scope.work + (count - 1) * work;
+  if (cost > LIMITS.work) {
+    scope.read.report.node(
+      kind.value,
+      `runaway repeat: ${count} repetitions make ${cost} units of simulated work (${WORK_RULE}), over the limit of ${LIMITS.work}; repeat fewer times, or use smaller grids or fewer streams`,
+    );
+    return false;
+  }
+  return true;
+}
+
+/** A kernel costs one more unit of work per this many blocks (many simulated waves of blocks). */
+const BLOCKS_PER_UNIT = 4096;
+/** An op costs one more unit of work per this many streams that it may be ordered or queued against. */
+const STREAMS_PER_UNIT = 64;
+const WORK_RULE = `a step is 1, plus 1 per ${BLOCKS_PER_UNIT} blocks of a kernel and per ${STREAMS_PER_UNIT} streams`;
+
+/**
+ * What a step costs the simulator, in units of one plain step: a kernel's blocks run in waves,
+ * each an event of its own, and an op on a stream or a device synchronize is ordered and queued
+ * against the other streams (the legacy default stream against every one).
+ */
+function stepWork(scope: Scope, step: Unplaced<Step>): number {
+  const grid = step.op === 'launch' ? Math.floor(step.grid / BLOCKS_PER_UNIT) : 0;
+  const streams =
+    'stream' in step || step.op === 'deviceSync' ? Math.floor(scope.streamDecls.length / STREAMS_PER_UNIT) : 0;
+  return 1 + grid + streams;
 }

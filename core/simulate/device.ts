@@ -118,11 +118,15 @@ export class Device {
     this.priority = Int32Array.from(streams, (s) => s.priority);
     this.nonBlocking = Uint8Array.from(streams, (s) => (s.nonBlocking ? 1 : 0));
     this.deviceOf = Int32Array.from(streams, (s) => s.device);
-    this.streamOfLane = new Int32Array(Math.max(0, ...laneOf) + 1).fill(-1);
+    // Loops, not Math.max(...): a scenario may declare more streams than a call takes arguments.
+    let lanes = 1;
+    for (const lane of laneOf) lanes = Math.max(lanes, lane + 1);
+    this.streamOfLane = new Int32Array(lanes).fill(-1);
     laneOf.forEach((lane, s) => {
       this.streamOfLane[lane] = s;
     });
-    const gpus = Math.max(1, ...streams.map((s) => s.device + 1));
+    let gpus = 1;
+    for (const s of streams) gpus = Math.max(gpus, s.device + 1);
     this.legacy = new Int32Array(gpus).fill(-1);
     streams.forEach((s, i) => {
       if (s.legacyDefault) this.legacy[s.device] = i;

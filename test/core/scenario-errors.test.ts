@@ -210,7 +210,7 @@ const rows: Row[] = [
   {
     name: 'runaway repeat total',
     text: withStep('{ "repeat": 1000000, "steps": [ { "repeat": 6, "steps": [ { "deviceSync": true } ] } ] }'),
-    errors: [[7, 17, 'runaway repeat: 1000000 x 6 steps make 6000000 steps in all, over the limit of 5000000']],
+    errors: [[7, 17, 'runaway repeat: 1000000 x 6 steps make 6000000 steps in all, over the limit of 2000000']],
   },
   {
     name: 'repeat of zero',
