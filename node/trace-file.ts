@@ -79,7 +79,7 @@ async function gunzipHead(input: Readable): Promise<Uint8Array> {
  * compressed size (at least MIN_DECOMPRESSED, for small files) and by an absolute cap.
  */
 export const GZIP_RATIO = 256;
-export const MIN_DECOMPRESSED = 256 << 20;
+export const MIN_DECOMPRESSED = 64 << 20;
 export const MAX_DECOMPRESSED = 16 * 2 ** 30;
 
 export const decompressedLimit = (compressedBytes: number): number =>
