@@ -66,8 +66,10 @@ export function resolveWaits(
     }
     c.releasedBy[call] = op;
     c.blockedNs[call] = Math.max(0, Math.min(ops.end[op], end) - begin);
-    c.unblockNs[call] = end - ops.end[op];
+    // A host that returned before its releasing op ended (clocks that disagree, a call without
+    // its dur) has no latency to tell: left unknown, never negative.
     if (ops.end[op] > end) counts.skew++;
+    else c.unblockNs[call] = end - ops.end[op];
     b.edge('release', op, call);
   };
 
