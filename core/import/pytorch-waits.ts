@@ -85,13 +85,13 @@ export function resolveWaits(
     const anyBefore = (bound: number) => (device >= 0 ? order.lastOnDevice(device, bound) : order.lastAnywhere(bound));
 
     if (k === 'streamSync') {
-      const lane = sync ? laneOf(sync.device, sync.stream) : -1;
+      const lane = sync ? laneOf(device, sync.stream) : -1;
       if (lane >= 0) c.stream[call] = lane;
       if (!sync) counts.noSync++;
       if (lane >= 0) settle(call, order.lastOnStream(lane, corr), true);
-      else if (sync && sync.stream >= 0)
+      else if (sync && sync.stream >= 0 && device >= 0)
         settle(call, -1, true); // a stream that ran nothing in the trace
-      else settle(call, anyBefore(corr), false);
+      else settle(call, anyBefore(corr), false); // no stream named, or on no known device
     } else if (k === 'deviceSync') {
       if (!sync) counts.noSync++;
       settle(call, anyBefore(corr), device >= 0);
