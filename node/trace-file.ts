@@ -63,6 +63,9 @@ async function gunzipHead(input: Readable): Promise<Uint8Array> {
       size += chunk.length;
       if (size >= SNIFF_BYTES) break;
     }
+  } catch (e) {
+    // What came out before a broken or cut stream still tells the format; the import names the fault.
+    if (!isZlibError(e)) throw e;
   } finally {
     input.destroy();
     gunzip.destroy();
@@ -71,9 +74,37 @@ async function gunzipHead(input: Readable): Promise<Uint8Array> {
 }
 
 /**
+ * How much text a gzipped trace may expand to. Traces compress about ten to thirty times; far more
+ * than that is a file built to exhaust memory or time, so the text is bounded by a multiple of the
+ * compressed size (at least MIN_DECOMPRESSED, for small files) and by an absolute cap.
+ */
+export const GZIP_RATIO = 256;
+export const MIN_DECOMPRESSED = 64 << 20;
+export const MAX_DECOMPRESSED = 16 * 2 ** 30;
+
+export const decompressedLimit = (compressedBytes: number): number =>
+  Math.min(MAX_DECOMPRESSED, Math.max(MIN_DECOMPRESSED, GZIP_RATIO * compressedBytes));
+
+const isZlibError = (e: unknown): e is Error =>
+  e instanceof Error && /^Z_/.test(String((e as { code?: unknown }).code));
+
+const sizeText = (bytes: number): string =>
+  bytes >= 2 ** 30 ? `${+(bytes / 2 ** 30).toFixed(1)} GiB` : `${+(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+/** Counts the text that comes out of gunzip, and stops it past `limit`. */
+function checkDecompressed(name: string, size: number, limit: number): void {
+  if (size > limit)
+    throw new ImportError(
+      `${name}: decompressed size over ${sizeText(limit)}; a gzipped trace may expand to ${GZIP_RATIO} times ` +
+        `its size (at least ${sizeText(MIN_DECOMPRESSED)}, at most ${sizeText(MAX_DECOMPRESSED)})`,
+    );
+}
+
+/**
  * Imports a trace from `input` (a file's bytes, gzipped when `gzip`), awaiting each chunk.
  * `onProgress(bytes)` counts the bytes taken from `input` (compressed bytes for gzip). An aborted
- * `signal` stops the read at the next chunk with its reason.
+ * `signal` stops the read at the next chunk with its reason. `compressedBytes` (the size of a gzipped
+ * input, when known) bounds the text it may expand to (`decompressedLimit`).
  */
 export async function importTraceStream(
   input: Readable,
@@ -81,8 +112,11 @@ export async function importTraceStream(
   gzip: boolean,
   onProgress?: (bytes: number) => void,
   signal?: AbortSignal,
+  compressedBytes = Infinity,
 ): Promise<Trace> {
   let taken = 0;
+  let text = 0;
+  const limit = decompressedLimit(compressedBytes);
   if (gzip)
     input.on('data', (chunk: Buffer) => {
       taken += chunk.length;
@@ -92,11 +126,12 @@ export async function importTraceStream(
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
       signal?.throwIfAborted();
+      if (gzip) checkDecompressed(name, (text += chunk.length), limit);
       if (!importer) {
         const format = sniffFormat(chunk);
         if (!format)
           throw new ImportError(
-            `${name}: not a trace: expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file`,
+            `${name}: not a trace; expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file`,
           );
         importer = createImporter(format, { decodeUtf8, onProgress: (bytes) => onProgress?.(gzip ? taken : bytes) });
       }
@@ -105,10 +140,12 @@ export async function importTraceStream(
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     signal?.throwIfAborted();
-    if (!importer) throw new ImportError(`${name}: empty file: expected a trace`);
+    if (!importer) throw new ImportError(`${name}: the file is empty; expected a trace`);
     return importer.finish();
   } catch (e) {
-    if (e instanceof ImportError && !e.message.startsWith(name + ':')) e.message = `${name}: ${e.message}`;
+    if (e instanceof ImportError) throw e.inFile(name);
+    if (isZlibError(e))
+      throw new ImportError(`${name}: not a valid gzip stream (${e.message}); a .gz trace is one complete gzip file`);
     throw e;
   } finally {
     input.destroy();
@@ -130,6 +167,7 @@ export async function loadTraceFile(
     gzip,
     (bytes) => onProgress?.(bytes, total),
     signal,
+    total,
   );
 }
 
@@ -146,6 +184,7 @@ export const importTraceBytes = (
     isGzip(bytes),
     (n) => onProgress?.(n, bytes.length),
     signal,
+    bytes.length,
   );
 
 function* slices(bytes: Buffer): Generator<Buffer> {

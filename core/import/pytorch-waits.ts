@@ -66,8 +66,10 @@ export function resolveWaits(
     }
     c.releasedBy[call] = op;
     c.blockedNs[call] = Math.max(0, Math.min(ops.end[op], end) - begin);
-    c.unblockNs[call] = end - ops.end[op];
+    // A host that returned before its releasing op ended (clocks that disagree, a call without
+    // its dur) has no latency to tell: left unknown, never negative.
     if (ops.end[op] > end) counts.skew++;
+    else c.unblockNs[call] = end - ops.end[op];
     b.edge('release', op, call);
   };
 
@@ -83,13 +85,13 @@ export function resolveWaits(
     const anyBefore = (bound: number) => (device >= 0 ? order.lastOnDevice(device, bound) : order.lastAnywhere(bound));
 
     if (k === 'streamSync') {
-      const lane = sync ? laneOf(sync.device, sync.stream) : -1;
+      const lane = sync ? laneOf(device, sync.stream) : -1;
       if (lane >= 0) c.stream[call] = lane;
       if (!sync) counts.noSync++;
       if (lane >= 0) settle(call, order.lastOnStream(lane, corr), true);
-      else if (sync && sync.stream >= 0)
+      else if (sync && sync.stream >= 0 && device >= 0)
         settle(call, -1, true); // a stream that ran nothing in the trace
-      else settle(call, anyBefore(corr), false);
+      else settle(call, anyBefore(corr), false); // no stream named, or on no known device
     } else if (k === 'deviceSync') {
       if (!sync) counts.noSync++;
       settle(call, anyBefore(corr), device >= 0);

@@ -75,6 +75,14 @@ const CATEGORY: Record<string, string> = {
   fwdbwd: 'skip',
 };
 
+/**
+ * Kineto times are microseconds, since boot or since the epoch. A time that is not finite or is
+ * beyond 2^53 µs (some 285 years) cannot be one, and would turn every time of the trace into
+ * Infinity or NaN once times are taken from the earliest.
+ */
+const MAX_TIME_US = 2 ** 53;
+const isTime = (v: unknown): v is number => typeof v === 'number' && Math.abs(v) <= MAX_TIME_US;
+
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 const product = (v: unknown): number => (Array.isArray(v) ? v.reduce((p: number, x) => p * num(x, 1), 1) : num(v, 0));
 
@@ -113,6 +121,7 @@ class Staging {
   readonly syncs = new Map<number, Sync>();
   readonly unknown = new Map<string, number>();
   malformed = 0;
+  noDuration = 0;
 
   private lane(thread: boolean, a: number, c: number): number {
     const byA = this.laneIds[thread ? 1 : 0];
@@ -144,10 +153,11 @@ class Staging {
     }
     const ts = e.ts;
     const dur = e.dur ?? 0;
-    if (typeof ts !== 'number' || typeof dur !== 'number' || !(dur >= 0)) {
+    if (!isTime(ts) || !isTime(dur) || dur < 0) {
       this.malformed++;
       return;
     }
+    if (e.dur === undefined) this.noDuration++;
     const args = (typeof e.args === 'object' && e.args !== null ? e.args : {}) as Json;
     const begin = Math.round(ts * 1000);
     const end = begin + Math.round(dur * 1000);
@@ -202,7 +212,7 @@ class Staging {
   }
 
   staged(root: Json, events: number): Staged {
-    const { strings, host, gpu, lanes, threadNames, syncs, unknown, malformed } = this;
+    const { strings, host, gpu, lanes, threadNames, syncs, unknown, malformed, noDuration } = this;
     return {
       root,
       strings,
@@ -213,6 +223,7 @@ class Staging {
       syncs,
       unknown,
       malformed,
+      noDuration,
       events,
     };
   }
@@ -236,6 +247,7 @@ interface Staged {
   syncs: Map<number, Sync>;
   unknown: Map<string, number>;
   malformed: number;
+  noDuration: number;
   events: number;
 }
 
@@ -298,7 +310,9 @@ function addLanes(
       return Number(q.thread) - Number(p.thread) || p.a - q.a || p.b - q.b;
     });
   // Kineto does not say which device a thread made current; with one device it is that one.
-  const hostDevice = devices.size ? Math.min(...devices) : 0;
+  let hostDevice = Infinity;
+  for (const d of devices) hostDevice = Math.min(hostDevice, d);
+  if (hostDevice === Infinity) hostDevice = 0;
   const laneMap = new Int32Array(s.lanes.length);
   const streamLane = new Map<string, number>();
   for (const i of laneOrder) {
@@ -414,7 +428,11 @@ function importNotes(counts: ReturnType<typeof resolveWaits>, s: Staged): string
       `${counts.noSync} synchronize calls without cuda_sync events: stream or event not recorded, resolved by issue order`,
     );
   for (const [cat, n] of s.unknown) notes.push(`ignored ${n} events of unknown category "${cat}"`);
-  if (s.malformed) notes.push(`ignored ${s.malformed} events without numeric ts/dur`);
+  if (s.malformed)
+    notes.push(
+      `ignored ${s.malformed} events whose ts or dur is not a number, not finite, beyond ${MAX_TIME_US} µs, or a negative dur`,
+    );
+  if (s.noDuration) notes.push(`${s.noDuration} events without dur, taken as instants`);
   return notes;
 }
 

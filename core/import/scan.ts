@@ -6,19 +6,40 @@
 import { printParseErrorCode, visit } from 'jsonc-parser/lib/esm/main.js';
 import type { ParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 
+/**
+ * A trace that cannot be read. Where the text has a position the message reads
+ * `line:column: what is wrong; what would be valid`, and `inFile` puts the file's name in front
+ * (`file:line:column: ...`); binary input without lines names the byte instead.
+ */
 export class ImportError extends Error {
   override name = 'ImportError';
   constructor(
-    detail: string,
+    readonly detail: string,
     readonly offset?: number,
     readonly line?: number,
     readonly column?: number,
   ) {
-    super(
-      offset === undefined ? detail : `${detail} at byte ${offset}` + (line ? ` (line ${line}, column ${column})` : ''),
-    );
+    super(ImportError.text(detail, offset, line, column));
+  }
+
+  /** Names the file the error is in, once. */
+  inFile(file: string): this {
+    if (!this.message.startsWith(file + ':'))
+      this.message = this.line ? `${file}:${this.message}` : `${file}: ${this.message}`;
+    return this;
+  }
+
+  private static text(detail: string, offset?: number, line?: number, column?: number): string {
+    if (line) return `${line}:${column}: ${detail}`;
+    return offset === undefined ? detail : `${detail} at byte ${offset}`;
   }
 }
+
+/**
+ * The largest trace event, and the largest text around the events array, that the scanner holds:
+ * real events are a few hundred bytes, and a bound keeps a hostile file from costing gigabytes.
+ */
+export const MAX_EVENT_BYTES = 64 << 20;
 
 export interface EventScanner {
   push(chunk: string | Uint8Array): void;
@@ -37,18 +58,17 @@ const enum Mode {
 }
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const EMPTY = new Uint8Array(0);
 const QUOTE = 0x22,
   BACKSLASH = 0x5c,
   LF = 0x0a,
   COMMA = 0x2c;
 const STRING = 1,
-  NEWLINE = 2,
   OPEN = 3,
   CLOSE = 4;
 /** What each byte means to the event scanner; 0 for the bytes it passes over. */
 const CLASS = new Uint8Array(256);
 CLASS[QUOTE] = STRING;
-CLASS[LF] = NEWLINE;
 CLASS[0x7b] = CLASS[0x5b] = OPEN;
 CLASS[0x7d] = CLASS[0x5d] = CLOSE;
 const isSpace = (c: number) => c === 0x20 || c === LF || c === 0x0d || c === 0x09;
@@ -57,6 +77,37 @@ const isSpace = (c: number) => c === 0x20 || c === LF || c === 0x0d || c === 0x0
 export type Utf8Decoder = (bytes: Uint8Array) => string;
 
 const EVENTS = ['traceEvents'];
+const MIB = `${MAX_EVENT_BYTES / (1 << 20)} MiB`;
+
+/**
+ * Bytes at a known place in the file, with what is needed to turn an absolute offset in them into
+ * a line and column: the newlines before them, and the offset of the last one.
+ */
+interface Span {
+  bytes: Uint8Array;
+  /** Absolute offset of bytes[0]. */
+  at: number;
+  linesBefore: number;
+  lastNlBefore: number;
+}
+
+/** 1-based line and byte column of an absolute offset inside (or just past) a span. */
+function locate(s: Span, abs: number): [number, number] {
+  const upto = Math.max(0, Math.min(abs - s.at, s.bytes.length));
+  const [lines, lastNl] = countLines(s.bytes, upto);
+  return [s.linesBefore + lines + 1, abs - (lastNl >= 0 ? s.at + lastNl : s.lastNlBefore)];
+}
+
+/** Newlines in bytes[0, upto), and the index of the last one (-1 if none). */
+function countLines(bytes: Uint8Array, upto: number): [number, number] {
+  let lines = 0;
+  let last = -1;
+  for (let at = bytes.indexOf(LF); at >= 0 && at < upto; at = bytes.indexOf(LF, at + 1)) {
+    lines++;
+    last = at;
+  }
+  return [lines, last];
+}
 
 /**
  * `onEvents` gets each run of parsed events in file order, with the key of their array;
@@ -75,12 +126,16 @@ export function createEventScanner(
 /**
  * The scanner's state lives in fields, so that each mode's handling is a method of its own; the
  * per-byte loop in `scan` only dispatches on the mode, and allocates nothing per byte or event.
+ * Each chunk is scanned where it lies and let go at its end. An event that goes on past its chunk
+ * is kept as a list of pieces and joined once, when it ends, so that the cost stays linear in the
+ * size of the file however large the event. Lines are counted once per chunk, natively, and an
+ * error's line and column are worked out only when there is an error.
  */
 class Scanner implements EventScanner {
-  private buf: Uint8Array = new Uint8Array(0);
-  private stopAfterEvent = false;
+  private buf: Uint8Array = EMPTY;
   private offset = 0; // absolute byte offset of buf[0]
-  private pos = 0; // scan position in buf
+  private linesBefore = 0; // newlines before buf[0]
+  private lastNlBefore = -1; // absolute offset of the last newline before buf[0]
   private mode = Mode.Start;
   private depth = 0;
   private eventsDepth = -1;
@@ -90,12 +145,17 @@ class Scanner implements EventScanner {
   private keyText: string | undefined; // the root-level string being read, while it may be one of `keys`
   private key = 0; // index in `keys` of the last key read, then of the array being read
   private keyState = 0; // 1: read one of `keys`, 2: and its ':'
-  private lines = 0; // newlines before buf[pos]
   events = 0;
   /** `events` when the current array opened: an empty array is one with none since then. */
   private eventsAtOpen = 0;
-  private readonly rest: { bytes: Uint8Array; offset: number }[] = [];
-  private lastNlBeforeBuf = -1; // absolute offset of the last newline before buf[0]
+  private readonly rest: Span[] = [];
+  private restBytes = 0;
+  /** The pieces of an event begun in an earlier chunk, and where it began. */
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  private heldStart: Omit<Span, 'bytes'> = { at: 0, linesBefore: 0, lastNlBefore: -1 };
+  /** The joined event being parsed, for positions inside it. */
+  private joined: Span | undefined;
 
   // The state of one scan of buf (one call of `scan`).
   private runFrom = -1; // first complete event of this push not yet parsed
@@ -119,40 +179,37 @@ class Scanner implements EventScanner {
         ? encoder.encode(chunk)
         : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (!bytes.length) return;
-    if (this.buf.length) {
-      // An event is open. Finish it on a copy of the chunk's first bytes, then scan the rest of
-      // the chunk where it lies: a whole chunk is never copied unless one event outgrows that.
-      const head = Math.min(bytes.length, 1 << 16);
-      this.buf = concat(this.buf, bytes.subarray(0, head));
-      this.stopAfterEvent = true;
-      this.scan();
-      this.stopAfterEvent = false;
-      if (this.buf.length && this.mode === Mode.Event) this.buf = concat(this.buf, bytes.subarray(head));
-      else this.buf = bytes.subarray(head - this.buf.length);
-    } else this.buf = bytes;
+    this.buf = bytes;
     this.scan();
-    this.onProgress?.(this.offset + this.buf.length);
+    const [lines, last] = countLines(bytes, bytes.length);
+    this.linesBefore += lines;
+    if (last >= 0) this.lastNlBefore = this.offset + last;
+    this.offset += bytes.length;
+    this.buf = EMPTY;
+    this.onProgress?.(this.offset);
   }
 
   finish(): Record<string, unknown> {
-    const end = this.offset + this.buf.length;
+    const end = this.offset;
     const { mode, keys } = this;
-    if (mode === Mode.Start) throw new ImportError('empty file: expected a JSON trace', end);
-    if (mode !== Mode.Done) {
-      const [line, column] = this.where(end);
-      const inside = mode === Mode.Root ? 'the trace object' : 'the traceEvents array';
+    if (mode === Mode.Start)
       throw new ImportError(
-        `truncated: the text ends inside ${inside}, after ${this.events} complete events,`,
+        'the file is empty or only white space; expected a JSON trace: an object with "traceEvents", or an array of events',
+      );
+    if (mode !== Mode.Done) {
+      const inside = mode === Mode.Root ? 'the trace object' : 'the traceEvents array';
+      this.fail(
+        `truncated: the text ends inside ${inside}, after ${this.events} complete events; ` +
+          'a trace ends with the brackets that close it',
         end,
-        line,
-        column,
       );
     }
     if (this.eventsDepth < 0)
       throw new ImportError(
         `no ${keys.map((k) => `"${k}"`).join(' or ')} array` +
-          (keys === EVENTS ? ': this is not a Chrome or PyTorch trace' : ''),
-        0,
+          (keys === EVENTS
+            ? '; a Chrome or PyTorch trace is an object with "traceEvents": [...], or an array of events'
+            : ''),
       );
     return this.parseRest();
   }
@@ -161,13 +218,14 @@ class Scanner implements EventScanner {
     return this.offset + this.buf.length;
   }
 
-  /** 1-based line and byte column of an offset between buf[0] and buf[pos]. */
+  /** 1-based line and byte column of an offset in the current chunk, or in the event being joined. */
   private where(abs: number): [number, number] {
-    const { buf, offset } = this;
-    let line = this.lines;
-    for (let i = this.pos - 1; i >= abs - offset; i--) if (buf[i] === LF) line--;
-    const before = abs > offset ? buf.lastIndexOf(LF, abs - offset - 1) : -1;
-    return [line + 1, abs - (before >= 0 ? offset + before : this.lastNlBeforeBuf)];
+    if (this.joined && abs < this.offset) return locate(this.joined, abs);
+    return locate(this.current(), abs);
+  }
+
+  private current(): Span {
+    return { bytes: this.buf, at: this.offset, linesBefore: this.linesBefore, lastNlBefore: this.lastNlBefore };
   }
 
   private fail(detail: string, abs: number): never {
@@ -175,53 +233,59 @@ class Scanner implements EventScanner {
     throw new ImportError(detail, abs, line, column);
   }
 
-  /** Scans buf from pos: each byte goes to the handler of the mode the scanner is in. */
+  /** Scans buf: each byte goes to the handler of the mode the scanner is in. */
   private scan(): void {
     const b = this.buf;
     const n = b.length;
     this.runFrom = -1;
     this.runTo = -1;
     this.starts = [];
-    this.eventStart = -1;
-    this.rootFrom = this.mode === Mode.Root ? this.pos : -1;
-    this.bulkFailed = this.stopAfterEvent;
-    let i = this.pos;
-    // An event left open by the previous chunk starts at buf[0].
-    if (this.mode === Mode.Event) {
-      this.eventStart = 0;
-      this.starts.push(this.offset);
-    }
+    this.eventStart = -1; // an event left open by the previous chunk is in `held`
+    this.rootFrom = this.mode === Mode.Root ? 0 : -1;
+    this.bulkFailed = false;
+    let i = 0;
     for (; i < n; i++) {
-      if (this.mode === Mode.Event && !this.inString) {
+      if (this.mode === Mode.Event) {
         i = this.eventBody(b, i, n);
         if (i >= n) break;
         this.eventEnded(i);
-        if (this.stopAfterEvent) {
-          i++;
-          break;
-        }
         continue;
       }
       const c = b[i];
       if (this.inString) this.stringByte(c);
-      else if (c === LF) this.lines++;
       else if (isSpace(c)) continue;
       else if (this.mode === Mode.Between) i = this.between(b, i, n, c);
       else if (this.mode === Mode.Start) this.start(c, i);
-      else if (this.mode === Mode.Done) this.fail('unexpected text after the end of the trace', this.offset + i);
+      else if (this.mode === Mode.Done)
+        this.fail('unexpected text after the end of the trace; only white space may follow it', this.offset + i);
       else this.root(b, c, i);
     }
-    this.scanned(b, i, n);
+    this.scanned(b, n);
   }
 
   /**
-   * Mode.Event, the hot loop: inside an event only quotes, brackets and newlines matter. Returns
-   * the index of the `}` that closes the event, or n when the event goes on past the chunk.
+   * Mode.Event, the hot loop: inside an event only quotes and brackets matter. Returns the index of
+   * the `}` that closes the event, or n when the event goes on past the chunk.
    */
   private eventBody(b: Uint8Array, i: number, n: number): number {
+    if (this.inString) {
+      // A string left open by the previous chunk, maybe just after a backslash.
+      let j = this.escaped ? i + 1 : i;
+      for (; j < n; j++) {
+        const x = b[j];
+        if (x === QUOTE) break;
+        if (x === BACKSLASH) j++;
+      }
+      if (j >= n) {
+        this.escaped = j > n;
+        return n;
+      }
+      this.inString = false;
+      this.escaped = false;
+      i = j + 1;
+    }
     let d = this.depth;
     const until = this.eventsDepth;
-    let lines = 0;
     for (; i < n; i++) {
       const k = CLASS[b[i]];
       if (k === 0) continue;
@@ -238,21 +302,48 @@ class Scanner implements EventScanner {
           break;
         }
         i = j;
-      } else if (k === NEWLINE) lines++;
-      else if (k === OPEN) d++;
+      } else if (k === OPEN) d++;
       else if (--d === until) break;
     }
     this.depth = d;
-    this.lines += lines;
     return this.inString ? n : i;
   }
 
-  /** The event that began at eventStart ended at b[i]: it joins the run to parse. */
+  /** The event that began at eventStart (or in `held`) ended at b[i]: it joins the run to parse. */
   private eventEnded(i: number): void {
     this.mode = Mode.Between;
     this.needComma = true;
+    if (this.heldBytes) {
+      this.parseHeld(i + 1);
+      return;
+    }
+    if (i + 1 - this.eventStart > MAX_EVENT_BYTES)
+      this.tooLarge(this.events + this.starts.length - 1, this.offset + this.eventStart);
     if (this.runFrom < 0) this.runFrom = this.eventStart;
     this.runTo = i + 1;
+  }
+
+  /** Trace event #index, which begins at `abs`, is over the size limit. */
+  private tooLarge(index: number, abs: number): never {
+    this.fail(`trace event #${index} is larger than ${MIB}; ` + `a trace event must be smaller than ${MIB}`, abs);
+  }
+
+  /** The event kept in pieces ends at buf[end - 1]: joined once, and parsed on its own. */
+  private parseHeld(end: number): void {
+    const size = this.heldBytes + end;
+    if (size > MAX_EVENT_BYTES) this.tooLarge(this.events, this.heldStart.at);
+    const all = new Uint8Array(size);
+    let at = 0;
+    for (const piece of this.held) {
+      all.set(piece, at);
+      at += piece.length;
+    }
+    all.set(this.buf.subarray(0, end), at);
+    this.held = [];
+    this.heldBytes = 0;
+    this.joined = { bytes: all, ...this.heldStart };
+    this.parseRun(this.joined, 0, size, [this.heldStart.at]);
+    this.joined = undefined;
   }
 
   /** A byte inside a string outside the events; a root-level key is collected while it may be one of `keys`. */
@@ -282,7 +373,10 @@ class Scanner implements EventScanner {
       const parsed = bulk > 0 ? this.parseBulk(i, bulk + 1) : undefined;
       if (bulk > 0 && !parsed) this.bulkFailed = true;
       if (parsed) {
-        this.bulkParsed(i, parsed);
+        this.flushRun();
+        this.events += parsed.length;
+        this.onEvents(parsed, this.keys[this.key]);
+        this.needComma = true;
         return bulk;
       }
       this.mode = Mode.Event;
@@ -294,32 +388,23 @@ class Scanner implements EventScanner {
       c === 0x5d &&
       (this.needComma || (this.starts.length + this.events === this.eventsAtOpen && this.runFrom < 0))
     ) {
-      this.flushRun(i);
+      this.flushRun();
       this.depth--;
       this.mode = this.depth === 0 ? Mode.Done : Mode.Root; // a bare array ends the document
       this.rootFrom = i;
     } else
       this.fail(
-        this.needComma ? "expected ',' or ']' after a trace event" : 'expected a trace event object',
+        this.needComma
+          ? "unexpected text after a trace event; expected ',' or ']'"
+          : "unexpected text in the events array; expected a trace event object '{...}'",
         this.offset + i,
       );
     return i;
   }
 
-  /** Events parsed in bulk at b[i]: the run found byte by byte before them goes first, to keep file order. */
-  private bulkParsed(i: number, parsed: { list: unknown[]; text: string }): void {
-    this.flushRun(i);
-    this.events += parsed.list.length;
-    this.onEvents(parsed.list, this.keys[this.key]);
-    const text = parsed.text;
-    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) this.lines++;
-    this.needComma = true;
-  }
-
-  /** Parses the run of events found byte by byte, if any, before what lies at b[i]. */
-  private flushRun(i: number): void {
-    this.pos = i; // where() counts lines back from pos
-    if (this.runFrom >= 0) this.parseRun(this.runFrom, this.runTo, this.starts);
+  /** Parses the run of events found byte by byte, if any, before what comes next. */
+  private flushRun(): void {
+    if (this.runFrom >= 0) this.parseRun(this.current(), this.runFrom, this.runTo, this.starts);
     this.runFrom = -1;
     this.starts = [];
   }
@@ -335,7 +420,11 @@ class Scanner implements EventScanner {
       return;
     }
     if (c === 0xef || c === 0xbb || c === 0xbf) return; // a UTF-8 byte order mark
-    if (c !== 0x7b) this.fail('expected a JSON object or array of trace events', this.offset + i);
+    if (c !== 0x7b)
+      this.fail(
+        'this is not a JSON trace; expected a JSON object with "traceEvents", or an array of trace events',
+        this.offset + i,
+      );
     this.mode = Mode.Root;
     this.rootFrom = i;
     this.depth = 1;
@@ -354,7 +443,7 @@ class Scanner implements EventScanner {
       return;
     }
     if (c === 0x5b && depth === 1 && this.keyState === 2) {
-      this.rest.push({ bytes: b.slice(this.rootFrom, i + 1), offset: this.offset + this.rootFrom });
+      this.keepRoot(b, i + 1);
       this.mode = Mode.Between;
       this.depth = 2;
       this.eventsDepth = 2;
@@ -366,49 +455,80 @@ class Scanner implements EventScanner {
     this.keyState = 0;
     if (c === 0x7b || c === 0x5b) this.depth++;
     else if ((c === 0x7d || c === 0x5d) && --this.depth === 0) {
-      this.rest.push({ bytes: b.slice(this.rootFrom, i + 1), offset: this.offset + this.rootFrom });
-      this.rootFrom = -1;
+      this.keepRoot(b, i + 1);
       this.mode = Mode.Done;
     }
   }
 
-  /** After a scan stopped at b[i]: parses the last run and keeps only what is still open, the current event or nothing. */
-  private scanned(b: Uint8Array, i: number, n: number): void {
-    this.pos = i;
-    if (this.runFrom >= 0)
-      this.parseRun(this.runFrom, this.runTo, this.mode === Mode.Event ? this.starts.slice(0, -1) : this.starts);
-    if (this.mode === Mode.Root && this.rootFrom >= 0)
-      this.rest.push({ bytes: b.slice(this.rootFrom, n), offset: this.offset + this.rootFrom });
-    const keep = i < n ? i : this.mode === Mode.Event ? this.eventStart : n;
-    if (keep > 0) {
-      const nl = this.buf.lastIndexOf(LF, keep - 1);
-      if (nl >= 0) this.lastNlBeforeBuf = this.offset + nl;
-      this.buf = this.buf.subarray(keep);
-      this.offset += keep;
-      this.pos -= keep;
-    }
+  /** Keeps b[rootFrom, to), a piece of the text around the events, with its place in the file. */
+  private keepRoot(b: Uint8Array, to: number): void {
+    const from = this.rootFrom;
+    this.rootFrom = -1;
+    if (to <= from) return;
+    this.restBytes += to - from;
+    if (this.restBytes > MAX_EVENT_BYTES)
+      this.fail(
+        `the text around the traceEvents array is larger than ${MIB}; ` +
+          `a trace's fields besides its events must be smaller than ${MIB}`,
+        this.offset + from,
+      );
+    const [lines, last] = countLines(b, from);
+    this.rest.push({
+      bytes: b.slice(from, to),
+      at: this.offset + from,
+      linesBefore: this.linesBefore + lines,
+      lastNlBefore: last >= 0 ? this.offset + last : this.lastNlBefore,
+    });
   }
 
-  /** JSON.parse of one run of events; on failure, finds the exact byte that is wrong. */
-  private parseRun(from: number, to: number, starts: number[]): void {
-    const { buf, offset } = this;
-    const text = this.decode(buf.subarray(from, to));
+  /** At the end of a chunk: parses the last run, and keeps what is still open, the text around the events or an event. */
+  private scanned(b: Uint8Array, n: number): void {
+    if (this.runFrom >= 0)
+      this.parseRun(
+        this.current(),
+        this.runFrom,
+        this.runTo,
+        this.mode === Mode.Event && this.eventStart >= 0 ? this.starts.slice(0, -1) : this.starts,
+      );
+    this.runFrom = -1;
+    if (this.mode === Mode.Root && this.rootFrom >= 0) this.keepRoot(b, n);
+    if (this.mode !== Mode.Event) return;
+    const from = Math.max(this.eventStart, 0);
+    if (this.heldBytes + n - from > MAX_EVENT_BYTES)
+      this.tooLarge(this.events, this.heldBytes ? this.heldStart.at : this.offset + from);
+    if (!this.heldBytes) {
+      const [lines, last] = countLines(b, from);
+      this.heldStart = {
+        at: this.offset + from,
+        linesBefore: this.linesBefore + lines,
+        lastNlBefore: last >= 0 ? this.offset + last : this.lastNlBefore,
+      };
+    }
+    // A copy: the caller may reuse the chunk's memory once push returns.
+    this.held.push(b.slice(from, n));
+    this.heldBytes += n - from;
+  }
+
+  /** JSON.parse of one run of events in `s`; on failure, finds the exact byte that is wrong. */
+  private parseRun(s: Span, from: number, to: number, starts: number[]): void {
+    const { bytes, at } = s;
+    const text = this.decode(bytes.subarray(from, to));
     let list: unknown[];
     try {
       list = JSON.parse('[' + text + ']') as unknown[];
     } catch {
       for (let k = 0; k < starts.length; k++) {
-        const s = starts[k] - offset;
-        const e = k + 1 < starts.length ? starts[k + 1] - offset : to;
-        const piece = buf.subarray(s, e);
-        const bad = firstJsonError(decoder.decode(piece).replace(/[\s,]*$/, ''));
+        const a = starts[k] - at;
+        const e = k + 1 < starts.length ? starts[k + 1] - at : to;
+        const piece = decoder.decode(bytes.subarray(a, e));
+        const bad = firstJsonError(piece.replace(/[\s,]*$/, ''));
         if (bad)
           this.fail(
-            `malformed trace event #${this.events + k}: ${bad.message}`,
-            starts[k] + byteLength(decoder.decode(piece).slice(0, bad.offset)),
+            `malformed trace event #${this.events + k}: ${bad.message}; a trace event is a strict JSON object`,
+            starts[k] + byteLength(piece.slice(0, bad.offset)),
           );
       }
-      return this.fail('malformed trace events', offset + from);
+      return this.fail('malformed trace events; trace events are strict JSON objects', at + from);
     }
     this.events += list.length;
     this.onEvents(list, this.keys[this.key]);
@@ -422,7 +542,7 @@ class Scanner implements EventScanner {
    * inside a string it leaves the string open). A wrong guess, a malformed or a non-object event
    * give undefined, and the exact scanner takes over.
    */
-  private parseBulk(from: number, to: number): { list: unknown[]; text: string } | undefined {
+  private parseBulk(from: number, to: number): unknown[] | undefined {
     const text = this.decode(this.buf.subarray(from, to));
     let list: unknown[];
     try {
@@ -431,14 +551,13 @@ class Scanner implements EventScanner {
       return undefined;
     }
     for (const e of list) if (typeof e !== 'object' || e === null || Array.isArray(e)) return undefined;
-    return { list, text };
+    return list;
   }
 
   private parseRest(): Record<string, unknown> {
     const { rest } = this;
     if (this.eventsDepth === 1) return {};
-    const size = rest.reduce((s, r) => s + r.bytes.length, 0);
-    const all = new Uint8Array(size);
+    const all = new Uint8Array(this.restBytes);
     let at = 0;
     for (const r of rest) {
       all.set(r.bytes, at);
@@ -454,7 +573,8 @@ class Scanner implements EventScanner {
         if (byte < part.bytes.length || part === rest[rest.length - 1]) break;
         byte -= part.bytes.length;
       }
-      throw new ImportError(`malformed trace: ${bad.message}`, part.offset + byte);
+      const [line, column] = locate(part, part.at + byte);
+      throw new ImportError(`malformed trace: ${bad.message}; a trace is strict JSON`, part.at + byte, line, column);
     }
     return JSON.parse(text) as Record<string, unknown>;
   }
@@ -485,13 +605,6 @@ function bulkEnd(b: Uint8Array, from: number, to: number): number {
     if (b[j] === 0x7b) return e;
   }
   return -1;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 function byteLength(s: string): number {

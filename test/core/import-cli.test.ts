@@ -90,7 +90,7 @@ test('bad input exits 2 with one clear line that names the file and the byte', a
   assert.equal(r.code, 2);
   assert.match(
     r.stderr.split('\n')[0],
-    /^syncscope import: cut\.json: truncated: the text ends inside the traceEvents array, after \d+ complete events, at byte 20000 \(line \d+, column \d+\)$/,
+    /^syncscope import: cut\.json:\d+:\d+: truncated: the text ends inside the traceEvents array, after \d+ complete events; a trace ends with the brackets that close it$/,
   );
   const missing = await cli('import', 'nope.json');
   assert.equal(missing.code, 2);
@@ -99,7 +99,7 @@ test('bad input exits 2 with one clear line that names the file and the byte', a
   writeFileSync(notTrace, '{"name": 1}');
   assert.equal(
     (await cli('import', notTrace)).stderr.split('\n')[0],
-    'syncscope import: x.json: not a trace: expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file',
+    'syncscope import: x.json: not a trace; expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file',
   );
   assert.equal(
     (await cli('export', 'sync_seeds.json')).stderr.split('\n')[0],

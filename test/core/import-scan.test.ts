@@ -99,45 +99,48 @@ test('a truncated file says where it ends and how many events were complete', ()
   const e = errorOf(text);
   assert.equal(
     e.message,
-    'truncated: the text ends inside the traceEvents array, after 1 complete events, at byte 57 (line 3, column 14)',
+    '3:14: truncated: the text ends inside the traceEvents array, after 1 complete events; a trace ends with the brackets that close it',
   );
   assert.deepEqual([e.offset, e.line, e.column], [57, 3, 14]);
   assert.equal(
     errorOf('{"traceEvents":[]').message,
-    'truncated: the text ends inside the trace object, after 0 complete events, at byte 17 (line 1, column 18)',
+    '1:18: truncated: the text ends inside the trace object, after 0 complete events; a trace ends with the brackets that close it',
   );
-  assert.equal(errorOf('').message, 'empty file: expected a JSON trace at byte 0');
+  assert.equal(
+    errorOf('').message,
+    'the file is empty or only white space; expected a JSON trace: an object with "traceEvents", or an array of events',
+  );
 });
 
 test('malformed events give the byte, line and column of the first wrong character', () => {
   // A trailing comma inside the second event: the '}' at line 3, column 18.
   const e = errorOf('{"traceEvents":[\n{"ph":"X"},\n{"ph":"X","ts":1,},\n{"ph":"X"}]}');
   assert.deepEqual([e.offset, e.line, e.column], [46, 3, 18]);
-  assert.match(e.message, /^malformed trace event #1: property name expected at byte 46 \(line 3, column 18\)$/);
+  assert.equal(
+    e.message,
+    '3:18: malformed trace event #1: property name expected; a trace event is a strict JSON object',
+  );
   // Multi-byte characters before the error count in bytes: "é→" is 5 bytes, 2 characters.
   const u = errorOf('{"traceEvents":[{"name":"é→","ts":01}]}', 3);
   assert.deepEqual([u.offset, u.line, u.column], [38, 1, 39]);
   // Two events without a comma between them.
-  assert.equal(
-    errorOf('[{"a":1}\n {"b":2}]').message,
-    "expected ',' or ']' after a trace event at byte 10 (line 2, column 2)",
-  );
+  assert.equal(errorOf('[{"a":1}\n {"b":2}]').message, "2:2: unexpected text after a trace event; expected ',' or ']'");
   assert.equal(
     errorOf('{"traceEvents":[{"a":1},]}').message,
-    'expected a trace event object at byte 24 (line 1, column 25)',
+    "1:25: unexpected text in the events array; expected a trace event object '{...}'",
   );
   // Outside the events: the root is checked once the file has ended.
   assert.equal(
     errorOf('{"traceEvents":[{"a":1}],\n"x": tru}').message,
-    'malformed trace: unexpected character at byte 31',
+    '2:6: malformed trace: unexpected character; a trace is strict JSON',
   );
   assert.equal(
     errorOf('{"traceEvents":[]} x').message,
-    'unexpected text after the end of the trace at byte 19 (line 1, column 20)',
+    '1:20: unexpected text after the end of the trace; only white space may follow it',
   );
   assert.equal(
     errorOf('{"other":[1]}').message,
-    'no "traceEvents" array: this is not a Chrome or PyTorch trace at byte 0',
+    'no "traceEvents" array; a Chrome or PyTorch trace is an object with "traceEvents": [...], or an array of events',
   );
 });
 

@@ -1,0 +1,106 @@
+// PyTorch import edge cases, each on a small hand-made trace whose expected values were worked
+// out by hand (ts and dur are microseconds; trace times are ns from the earliest event, at ts 0).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { importPytorch } from '../../core/import';
+import { callKind, RELEASED_NONE, RELEASED_UNKNOWN, str, Trace } from '../../core/trace/model';
+
+const api = (name: string, ts: number, dur: number, correlation: number, tid = 9) => ({
+  ph: 'X',
+  cat: 'cuda_runtime',
+  name,
+  pid: 1,
+  tid,
+  ts,
+  dur,
+  args: { correlation },
+});
+const kernel = (name: string, device: number, stream: number, ts: number, dur: number, correlation: number) => ({
+  ph: 'X',
+  cat: 'kernel',
+  name,
+  pid: device,
+  tid: stream,
+  ts,
+  dur,
+  args: { correlation, device, stream },
+});
+const sync = (kind: string, ts: number, dur: number, args: object) => ({
+  ph: 'X',
+  cat: 'cuda_sync',
+  name: kind,
+  pid: 1,
+  tid: 9,
+  ts,
+  dur,
+  args: { cuda_sync_kind: kind, ...args },
+});
+const load = (events: object[]) => importPytorch(JSON.stringify({ traceEvents: events }));
+const callsOf = (t: Trace, kind: string) => [...Array(t.calls.count).keys()].filter((i) => callKind(t, i) === kind);
+const opNamed = (t: Trace, name: string) => [...Array(t.ops.count).keys()].find((i) => str(t, t.ops.name[i]) === name);
+
+test('a stream sync that cannot be tied to one stream is unknown, never exact', () => {
+  // Two GPUs each have a stream 7. The first sync names stream 7 but no device; the second has no
+  // cuda_sync event at all. Kernel k0 (GPU 0) runs 10..100 µs and k1 (GPU 1) 12..50 µs, so work was
+  // pending at both calls and neither can say which op released it.
+  const t = load([
+    api('cudaLaunchKernel', 0, 5, 1),
+    kernel('k0', 0, 7, 10, 90, 1),
+    api('cudaLaunchKernel', 5, 1, 2),
+    kernel('k1', 1, 7, 12, 38, 2),
+    api('cudaStreamSynchronize', 6, 100, 3),
+    sync('Stream Sync', 6, 100, { correlation: 3, stream: 7 }),
+    api('cudaStreamSynchronize', 8, 50, 4, 10),
+  ]);
+  const [named, unnamed] = callsOf(t, 'streamSync');
+  assert.equal(t.calls.releasedBy[named], RELEASED_UNKNOWN);
+  assert.equal(t.calls.blockedNs[named], 100_000);
+  assert.equal(t.calls.releasedBy[unnamed], RELEASED_UNKNOWN);
+  assert.equal(t.calls.blockedNs[unnamed], 50_000);
+  assert.ok(Number.isNaN(t.calls.unblockNs[named]) && Number.isNaN(t.calls.unblockNs[unnamed]));
+  assert.ok(t.meta.notes?.includes('2 host waits: the data does not say which op released them (releasedBy unknown)'));
+});
+
+test("a device sync is released by its own GPU's work, not another GPU's", () => {
+  // The sync waits on GPU 0 from 12 to 112 µs; GPU 0's kernel ends at 100 µs, GPU 1's at 500 µs.
+  const t = load([
+    api('cudaLaunchKernel', 0, 5, 1),
+    kernel('gpu0', 0, 7, 10, 90, 1),
+    api('cudaLaunchKernel', 6, 4, 2),
+    kernel('gpu1', 1, 7, 20, 480, 2),
+    api('cudaDeviceSynchronize', 12, 100, 3),
+    sync('Device Synchronize', 12, 100, { correlation: 3, device: 0, stream: -1 }),
+  ]);
+  const [call] = callsOf(t, 'deviceSync');
+  assert.equal(t.calls.releasedBy[call], opNamed(t, 'gpu0'));
+  assert.equal(t.calls.blockedNs[call], 100_000 - 12_000);
+  assert.equal(t.calls.unblockNs[call], 112_000 - 100_000);
+});
+
+test('a call that starts with its enclosing op, at the same ts, keeps that context', () => {
+  // aten::item and its copy both run 10..60 µs, the copy first in the file; a launch at 60 µs,
+  // when aten::item ends, is outside it. A sync at 70 µs finds the copy done: nothing pending.
+  const t = load([
+    api('cudaMemcpyAsync', 10, 50, 1),
+    { ph: 'X', cat: 'cpu_op', name: 'aten::item', pid: 1, tid: 9, ts: 10, dur: 50 },
+    {
+      ph: 'X',
+      cat: 'kernel',
+      name: 'Memcpy DtoH (Device -> Pageable)',
+      pid: 0,
+      tid: 7,
+      ts: 20,
+      dur: 30,
+      args: { correlation: 1, device: 0, stream: 7 },
+    },
+    api('cudaLaunchKernel', 60, 2, 2),
+    api('cudaStreamSynchronize', 70, 1, 3),
+    sync('Stream Sync', 70, 1, { correlation: 3, device: 0, stream: 7 }),
+  ]);
+  const [copy] = callsOf(t, 'memcpy');
+  const [launch] = callsOf(t, 'launch');
+  const [streamSync] = callsOf(t, 'streamSync');
+  assert.equal(str(t, t.calls.context[copy]), 'aten::item');
+  assert.equal(t.calls.context[launch], 0);
+  assert.equal(t.calls.releasedBy[streamSync], RELEASED_NONE);
+});
