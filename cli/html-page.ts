@@ -1,6 +1,6 @@
 // The standalone timeline: one self-contained HTML file with the webview bundle inlined and the
-// trace embedded as base64 columns, written as a stream of chunks. A strict Content-Security-Policy lets only our own nonce'd
-// script and style run, and nothing is loaded from the network.
+// trace embedded as base64 columns, written as a stream of chunks. A strict Content-Security-Policy
+// lets only our own nonce'd script and style run, and nothing is loaded from the network.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
