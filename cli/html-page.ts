@@ -1,12 +1,12 @@
 // The standalone timeline: one self-contained HTML file with the webview bundle inlined and the
-// trace embedded as base64 columns. A strict Content-Security-Policy lets only our own nonce'd
-// script and style run, and nothing is loaded from the network.
+// trace embedded as base64 columns, written as a stream of chunks. A strict Content-Security-Policy
+// lets only our own nonce'd script and style run, and nothing is loaded from the network.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { packTrace } from '../core/protocol';
+import { pageDataChunks } from '../core/page-data';
 import type { Trace } from '../core/trace/model';
-import { timelineCsp, timelinePageHtml } from '../core/page';
+import { timelineCsp, timelinePageChunks } from '../core/page';
 
 /** dist/ holds webview.js and webview.css, next to the CLI bundle or under the repository root. */
 function bundleDir(): string {
@@ -20,22 +20,27 @@ function bundleDir(): string {
   }
 }
 
-export function writeTimelineHtml(trace: Trace, title: string): string {
+/** The standalone page in chunks, the trace's columns streamed: no chunk holds the whole trace. */
+export function timelineHtmlChunks(
+  trace: Trace,
+  title: string,
+  nonce = randomBytes(18).toString('base64'),
+): Iterable<string> {
   const dir = bundleDir();
   const js = readFileSync(join(dir, 'webview.js'), 'utf8');
   const css = existsSync(join(dir, 'webview.css')) ? readFileSync(join(dir, 'webview.css'), 'utf8') : '';
-  const nonce = randomBytes(18).toString('base64');
-  const packed = packTrace(trace, (bytes) =>
-    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
-  );
-  // JSON with every "<" escaped cannot close the data block, whatever the trace's strings hold.
-  const data = JSON.stringify({ title, origin: undefined, trace: packed }).replace(/</g, '\\u003c');
-  return timelinePageHtml({
+  const toBase64 = (bytes: Uint8Array) =>
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  return timelinePageChunks({
     csp: timelineCsp(nonce),
     nonce,
     title: `${title} · Syncscope`,
     script: js,
     styles: css ? [css] : [],
-    data,
+    data: pageDataChunks(trace, title, toBase64),
   });
 }
+
+/** The same page as one string, for tests and small traces. */
+export const writeTimelineHtml = (trace: Trace, title: string): string =>
+  [...timelineHtmlChunks(trace, title)].join('');

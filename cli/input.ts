@@ -6,7 +6,7 @@ import type { Program } from '../core/scenario/program';
 import { compileScenario } from '../core/scenario/parse';
 import { isScenarioPath } from '../core/scenario/path';
 import { simulate } from '../core/simulate';
-import { loadProfile } from '../core/simulate/profile';
+import { loadProfile, ProfileError } from '../core/simulate/profile';
 import type { Trace } from '../core/trace/model';
 import { loadAnyTrace } from './load-trace';
 import { CliIo, UsageError } from './io';
@@ -29,7 +29,21 @@ export async function readProgram(path: string, io: CliIo): Promise<Program> {
 export async function readProfile(spec: string | undefined, io: CliIo) {
   if (!spec) return undefined;
   if (!/\.json$/i.test(spec)) return loadProfile(spec);
-  return loadProfile(JSON.parse(await readText(spec, io)));
+  const text = await readText(spec, io);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ProfileError(
+      `${spec}: not valid JSON; expected a profile object, as \`syncscope calibrate --out\` writes`,
+    );
+  }
+  try {
+    return loadProfile(json);
+  } catch (e) {
+    if (e instanceof ProfileError) e.message = `${spec}: ${e.message}`;
+    throw e;
+  }
 }
 
 export async function loadInput(path: string, io: CliIo, opts: { profile?: string } = {}): Promise<Input> {

@@ -1,5 +1,7 @@
 // What a command may touch: its streams and the working directory. Commands take this instead of
 // `process` so that tests run them in-process and read exactly what a user would see.
+import { escapeControlsKeepLines } from '../core/terminal';
+
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
@@ -13,8 +15,10 @@ export class UsageError extends Error {
 
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
 
+// stderr carries only text for people, so control characters from inputs are escaped there on the way
+// out; stdout may carry JSON, which escapes them itself, so each text output escapes its own.
 export const processIo = (): CliIo => ({
   stdout: (t) => process.stdout.write(t),
-  stderr: (t) => process.stderr.write(t),
+  stderr: (t) => process.stderr.write(escapeControlsKeepLines(t)),
   cwd: process.cwd(),
 });

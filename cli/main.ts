@@ -14,6 +14,7 @@ import * as report from './commands/report';
 import * as run from './commands/run';
 import * as simulate from './commands/simulate';
 import { commandHelp, overview, usageText } from './help';
+import { escapeControls, escapeControlsKeepLines } from '../core/terminal';
 import { CliIo, EXIT, UsageError } from './io';
 
 type Command = { spec: CommandSpec; run(argv: string[], io: CliIo): Promise<number> };
@@ -54,7 +55,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const cmd = find(name);
   if (!cmd) {
-    io.stderr(`syncscope: unknown command "${name}"\n${overview(specs)}`);
+    io.stderr(`syncscope: unknown command "${escapeControls(name)}"\n${overview(specs)}`);
     return EXIT.usage;
   }
   try {
@@ -66,7 +67,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     // One clear line first; a stack only for what is a bug in Syncscope, not in the input.
     const err = e as Error;
-    io.stderr(`syncscope ${name}: ${err.message}\n`);
+    io.stderr(`syncscope ${name}: ${escapeControlsKeepLines(err.message)}\n`);
     if (err instanceof UsageError) io.stderr(usageText(cmd.spec));
     else if (!isInputError(err) && process.env.SYNCSCOPE_DEBUG) io.stderr(`${err.stack}\n`);
     return EXIT.usage;
@@ -75,4 +76,5 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 
 /** Errors about the user's input, as opposed to bugs. Both exit 2; only bugs may print a stack. */
 const isInputError = (e: Error) =>
-  ['UsageError', 'ScenarioError', 'TraceFormatError', 'ImportError'].includes(e.name) || 'code' in e;
+  ['UsageError', 'ScenarioError', 'TraceFormatError', 'ImportError', 'ProfileError', 'WriteError'].includes(e.name) ||
+  'code' in e;

@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import type { Trace } from '../core/trace/model';
-import { saveTraceFile, writeChunks } from '../node/trace-file';
-import { writeTimelineHtml } from './html-page';
+import { writeFileAtomic } from '../node/atomic-write';
+import { saveTraceFile } from '../node/trace-file';
+import { timelineHtmlChunks } from './html-page';
 import type { CliIo } from './io';
 
-/** Streams a trace to disk in chunks: large traces never become one string. */
+/** Streams a trace to disk in chunks (large traces never become one string), atomically. */
 export async function writeTraceFile(trace: Trace, path: string, io: CliIo): Promise<string> {
   const full = resolve(io.cwd, path);
   await saveTraceFile(trace, full);
@@ -13,6 +14,6 @@ export async function writeTraceFile(trace: Trace, path: string, io: CliIo): Pro
 
 export async function writeHtmlFile(trace: Trace, title: string, path: string, io: CliIo): Promise<string> {
   const full = resolve(io.cwd, path);
-  await writeChunks(full, [writeTimelineHtml(trace, title)]);
+  await writeFileAtomic(full, timelineHtmlChunks(trace, title));
   return full;
 }

@@ -12,8 +12,8 @@ export interface TimelinePageParts {
   script: string;
   /** dist/webview.css and any other stylesheet text. */
   styles: string[];
-  /** JSON for the standalone page's embedded trace; every "<" must already be escaped. */
-  data?: string;
+  /** JSON for the standalone page's embedded trace, whole or in chunks; every "<" must already be escaped. */
+  data?: string | Iterable<string>;
 }
 
 /**
@@ -35,10 +35,17 @@ export const escapeHtml = (s: string): string =>
 const escapeRawText = (s: string, tag: 'script' | 'style'): string =>
   s.replace(new RegExp(`</(${tag})`, 'gi'), '<\\/$1');
 
-export function timelinePageHtml(p: TimelinePageParts): string {
+/** The page as one string: the webview's page, which embeds no trace. */
+export const timelinePageHtml = (p: TimelinePageParts): string => [...timelinePageChunks(p)].join('');
+
+/**
+ * The page as a sequence of chunks: the head, then `data`'s chunks as they come, then the tail. The
+ * standalone page embeds a whole trace, which may be longer than the longest string V8 can hold, so
+ * the page is never built as one string.
+ */
+export function* timelinePageChunks(p: TimelinePageParts): Generator<string> {
   const styles = p.styles.map((css) => `<style nonce="${p.nonce}">${escapeRawText(css, 'style')}</style>`).join('\n  ');
-  const data = p.data === undefined ? '' : `\n  <script type="application/json" id="syncscope-data">${p.data}</script>`;
-  return `<!DOCTYPE html>
+  yield `<!DOCTYPE html>
 <html lang="en">
 <head>
   <meta charset="UTF-8">
@@ -48,7 +55,13 @@ export function timelinePageHtml(p: TimelinePageParts): string {
   ${styles}
 </head>
 <body>
-  <div id="syncscope"></div>${data}
+  <div id="syncscope"></div>`;
+  if (p.data !== undefined) {
+    yield '\n  <script type="application/json" id="syncscope-data">';
+    yield* typeof p.data === 'string' ? [p.data] : p.data;
+    yield '</script>';
+  }
+  yield `
   <script nonce="${p.nonce}">${escapeRawText(p.script, 'script')}</script>
 </body>
 </html>

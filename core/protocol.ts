@@ -20,7 +20,7 @@ export type FromWebview =
   | { type: 'selected'; call?: number; op?: number }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
-const SCHEMAS = { calls: CALL_COLUMNS, ops: OP_COLUMNS, edges: EDGE_COLUMNS, accesses: ACCESS_COLUMNS } as const;
+export const SCHEMAS = { calls: CALL_COLUMNS, ops: OP_COLUMNS, edges: EDGE_COLUMNS, accesses: ACCESS_COLUMNS } as const;
 type TableName = keyof typeof SCHEMAS;
 
 /**

@@ -4,6 +4,7 @@ import { releasedByLine } from './analyze/describe';
 import type { Analysis } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
 import type { Finding, Trace } from './trace/model';
+import { escapeControls } from './terminal';
 import { formatNs, formatPct } from './units';
 
 export interface Report {
@@ -33,7 +34,7 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
 
 const where = (s?: { line: number; column: number }) => (s ? `line ${s.line}:${s.column}` : '');
 
-/** The report as a person reads it in a terminal. */
+/** The report as a person reads it in a terminal, control characters in names escaped. */
 export function formatReport(r: Report, opts: { file?: string } = {}): string {
   const out: string[] = [];
   out.push(`${r.name ?? opts.file ?? 'trace'} (${r.source})`);
@@ -65,5 +66,6 @@ export function formatReport(r: Report, opts: { file?: string } = {}): string {
   out.push(
     `Metrics: host blocked ${formatPct(r.metrics.hostBlockedPct)}, GPU busy ${formatPct(r.metrics.gpuBusyPct)}, overlap ${formatPct(r.metrics.overlapPct)}`,
   );
-  return out.join('\n') + '\n';
+  // Each entry is one line: a line break inside one came from a name, and is escaped with the rest.
+  return out.map(escapeControls).join('\n') + '\n';
 }

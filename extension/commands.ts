@@ -124,7 +124,8 @@ async function exportChrome(s: Services, arg: unknown): Promise<void> {
   });
   if (!target) return;
   try {
-    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(engines().chromeTraceJson(source.trace)));
+    if (target.scheme === 'file') await engines().saveChromeTrace(source.trace, target.fsPath);
+    else await writeText(target, engines().chromeTraceJson(source.trace));
     s.log.info(`exported ${source.title} to ${target.fsPath}`);
     void vscode.window.showInformationMessage(
       `Exported ${baseName(target)}: open it in ui.perfetto.dev or chrome://tracing.`,
@@ -195,7 +196,7 @@ async function newFromExample(s: Services): Promise<void> {
     });
   }
   if (!target) return;
-  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(body));
+  await writeText(target, body);
   await vscode.window.showTextDocument(target);
 }
 
@@ -299,7 +300,7 @@ async function calibrate(s: Services): Promise<void> {
     filters: { 'Simulator profile': ['json'] },
   });
   if (!target) return;
-  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(JSON.stringify(profile, null, 2) + '\n'));
+  await writeText(target, JSON.stringify(profile, null, 2) + '\n');
   const setting = folder ? vscode.workspace.asRelativePath(target, false) : target.fsPath;
   await vscode.workspace
     .getConfiguration('syncscope')
@@ -367,4 +368,10 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     ['syncscope.capture', () => captureCommand(s.context, s.log)],
   ];
   return table.map(([id, f]) => vscode.commands.registerCommand(id, guard(id, f)));
+}
+
+/** Files on disk are written atomically (node/atomic-write.ts); other file systems through VS Code. */
+async function writeText(target: vscode.Uri, text: string): Promise<void> {
+  if (target.scheme === 'file') await engines().saveTextFile(target.fsPath, text);
+  else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
 }

@@ -4,7 +4,7 @@
 // streams chunks too, so large traces never become one string.
 // Node-only, which is why it lives here and not in core/.
 import { isAscii } from 'node:buffer';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -12,6 +12,7 @@ import { basename } from 'node:path';
 import { createImporter, ImportError, sniffFormat, SNIFF_BYTES, TraceImporter } from '../core/import';
 import { traceJsonChunks } from '../core/trace/json';
 import type { Trace } from '../core/trace/model';
+import { writeFileAtomic } from './atomic-write';
 
 const CHUNK = 4 << 20;
 
@@ -191,17 +192,6 @@ function* slices(bytes: Buffer): Generator<Buffer> {
   for (let i = 0; i < bytes.length; i += CHUNK) yield bytes.subarray(i, i + CHUNK);
 }
 
-/** Writes text given in chunks to `path`, waiting for the disk when its buffer fills. */
-export async function writeChunks(path: string, chunks: Iterable<string>): Promise<void> {
-  const out = createWriteStream(path);
-  const done = new Promise<void>((ok, fail) => {
-    out.on('error', fail);
-    out.on('finish', ok);
-  });
-  for (const c of chunks) if (!out.write(c)) await new Promise<void>((r) => out.once('drain', () => r()));
-  out.end();
-  await done;
-}
-
-/** Saves a trace as a *.syncscope.json file. */
-export const saveTraceFile = (trace: Trace, path: string): Promise<void> => writeChunks(path, traceJsonChunks(trace));
+/** Saves a trace as a *.syncscope.json file, atomically (see atomic-write.ts). */
+export const saveTraceFile = (trace: Trace, path: string): Promise<void> =>
+  writeFileAtomic(path, traceJsonChunks(trace));

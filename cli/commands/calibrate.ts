@@ -1,7 +1,7 @@
 import { calibrateInRunner } from '../../runner/client';
 import { CommandSpec, flagString, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
-import { writeChunks } from '../../node/trace-file';
+import { writeFileAtomic } from '../../node/atomic-write';
 import { resolve } from 'node:path';
 
 export const spec: CommandSpec = {
@@ -26,7 +26,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const full = resolve(io.cwd, out);
-  await writeChunks(full, [text]);
+  await writeFileAtomic(full, [text]);
   io.stderr(`profile written to ${full}\n`);
   return EXIT.ok;
 }

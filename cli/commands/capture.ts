@@ -1,6 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { importCapture } from '../../core/import/capture-convert';
+import { writeFileAtomic } from '../../node/atomic-write';
 import { captureTrace, type CaptureResult } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
 import { CommandSpec, flagString, OPTIONS, parseArgs } from '../args';
@@ -72,7 +73,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (result.failure) io.stderr(`syncscope capture: ${result.failure}\n`);
   const keep = flagString(args, 'keep-raw');
   if (keep) {
-    await writeFile(resolve(io.cwd, keep), result.raw.bytes);
+    await writeFileAtomic(resolve(io.cwd, keep), [result.raw.bytes]);
     io.stderr(`raw capture written to ${resolve(io.cwd, keep)}\n`);
   }
   const code = await finishRun(result.trace, undefined, command.join(' '), args, io);

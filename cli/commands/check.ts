@@ -1,4 +1,5 @@
 import { analyze } from '../../core/analyze';
+import { escapeControls } from '../../core/terminal';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
 import { loadInput } from '../input';
@@ -18,7 +19,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const { findings } = analyze(input.trace, { program: input.program });
   for (const f of findings) {
     const at = f.source ? `${file}:${f.source.line}:${f.source.column}` : file;
-    io.stdout(`${at}: ${f.severity} ${f.rule} ${f.kind}: ${f.message}\n`);
+    io.stdout(escapeControls(`${at}: ${f.severity} ${f.rule} ${f.kind}: ${f.message}`) + '\n');
   }
   const errors = findings.filter((f) => f.severity === 'error').length;
   io.stdout(`${findings.length} finding(s), ${errors} error(s)\n`);

@@ -4,7 +4,7 @@ import { chromeTraceChunks } from '../../core/export/chrome';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput } from '../input';
-import { writeChunks } from '../../node/trace-file';
+import { writeFileAtomic } from '../../node/atomic-write';
 
 export const spec: CommandSpec = {
   name: 'export',
@@ -23,7 +23,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   // Findings become instant events; a trace saved without them gets them now.
   if (!trace.findings.length) trace.findings.push(...analyze(trace, { program }).findings);
   const full = resolve(io.cwd, chrome);
-  await writeChunks(full, chromeTraceChunks(trace));
+  await writeFileAtomic(full, chromeTraceChunks(trace));
   io.stdout(
     `wrote ${full}: ${trace.calls.count} calls, ${trace.ops.count} ops, ${trace.edges.count} flows, ` +
       `${trace.findings.length} findings (open it in ui.perfetto.dev or chrome://tracing)\n`,

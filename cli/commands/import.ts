@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { releasingOps } from '../../core/analyze/describe';
+import { escapeControls } from '../../core/terminal';
 import { isWait } from '../../core/trace/kinds';
 import { callKind, Trace } from '../../core/trace/model';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
@@ -19,7 +20,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'PyTorch profiler trace');
   const trace = await loadAnyTrace(resolve(io.cwd, file));
-  io.stdout(summary(file, trace) + '\n');
+  io.stdout(escapeControls(summary(file, trace)) + '\n');
   const out = flagString(args, 'out');
   if (out) io.stdout(`wrote ${await writeTraceFile(trace, out, io)}\n`);
   return EXIT.ok;

@@ -1,6 +1,7 @@
 import { analyze } from '../../core/analyze';
 import { formatWaitGroups, groupWaits, WAIT_GROUPINGS, WaitGrouping } from '../../core/analyze/wait-groups';
 import { buildReport, formatReport } from '../../core/report';
+import { escapeControlsKeepLines } from '../../core/terminal';
 import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput } from '../input';
@@ -29,7 +30,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const report = buildReport(input.trace, analyze(input.trace, { program: input.program }));
   if (by) report.groups = groupWaits(report.waits, by);
   if (args.flags.has('json')) io.stdout(JSON.stringify(report, null, 2) + '\n');
-  else io.stdout(formatReport(report, { file }) + (report.groups ? '\n' + formatWaitGroups(report.groups) : ''));
+  else
+    io.stdout(
+      formatReport(report, { file }) +
+        (report.groups ? '\n' + escapeControlsKeepLines(formatWaitGroups(report.groups)) : ''),
+    );
   return EXIT.ok;
 }
 
