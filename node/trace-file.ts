@@ -134,7 +134,11 @@ export async function importTraceStream(
           throw new ImportError(
             `${name}: not a trace; expected a Syncscope trace, a PyTorch profiler trace or a Chrome trace-event file`,
           );
-        importer = createImporter(format, { decodeUtf8, onProgress: (bytes) => onProgress?.(gzip ? taken : bytes) });
+        importer = createImporter(format, {
+          decodeUtf8,
+          file: name,
+          onProgress: (b) => onProgress?.(gzip ? taken : b),
+        });
       }
       importer.push(chunk);
       // Gunzip can hand over several chunks at once; let timers and messages run between them.

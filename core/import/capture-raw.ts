@@ -307,127 +307,126 @@ function readRecord(r: CaptureReader, d: Decoding, o: number, index: number): nu
 
 /** The body of one record of type `type`, `n` bytes at byte `b`, into the capture. */
 function decodeBody(r: CaptureReader, d: Decoding, type: number, b: number, n: number): void {
-  switch (type) {
-    case RECORD.thread:
-      d.raw.threads.push({ index: r.u32(b), osTid: r.u32(b + 4), name: r.text(b + 8, n - 8) });
-      break;
-    case RECORD.call:
-      d.raw.calls.push({
-        api: r.bytes[b],
-        domain: r.bytes[b + 1],
-        cbid: r.v.getUint16(b + 2, true),
-        thread: r.u32(b + 4),
-        correlationId: r.u32(b + 8),
-        result: r.v.getInt32(b + 12, true),
-        begin: r.time(b + 16),
-        end: r.time(b + 24),
-        stream: r.u64(b + 32),
-        event: r.u64(b + 40),
-        event2: r.u64(b + 48),
-        seq: r.seq(b + 56),
-        seq2: r.seq(b + 64),
-        bytes: r.u64(b + 72),
-        flags: r.u32(b + 80),
-        priority: r.v.getInt32(b + 84, true),
-        value: r.v.getFloat32(b + 88, true),
-        streamId: r.u32(b + 92),
-        hostMemory: r.bytes[b + 96],
-        copyDir: r.bytes[b + 97],
-        device: r.bytes[b + 99] - 1,
-      });
-      break;
-    case RECORD.kernel:
-      d.raw.kernels.push({
-        correlationId: r.u32(b),
-        deviceId: r.u32(b + 4),
-        streamId: r.u32(b + 8),
-        name: r.u32(b + 12),
-        start: r.time(b + 16),
-        end: r.time(b + 24),
-        grid: r.v.getInt32(b + 32, true) * r.v.getInt32(b + 36, true) * r.v.getInt32(b + 40, true),
-        block: r.v.getInt32(b + 44, true) * r.v.getInt32(b + 48, true) * r.v.getInt32(b + 52, true),
-      });
-      d.activities++;
-      break;
-    case RECORD.memcpy:
-      d.raw.memcpys.push({
-        correlationId: r.u32(b),
-        deviceId: r.u32(b + 4),
-        streamId: r.u32(b + 8),
-        copyKind: r.bytes[b + 12],
-        srcKind: r.bytes[b + 13],
-        dstKind: r.bytes[b + 14],
-        bytes: r.u64(b + 16),
-        start: r.time(b + 24),
-        end: r.time(b + 32),
-      });
-      d.activities++;
-      break;
-    case RECORD.memset:
-      d.raw.memsets.push({
-        correlationId: r.u32(b),
-        deviceId: r.u32(b + 4),
-        streamId: r.u32(b + 8),
-        memoryKind: r.u32(b + 12),
-        bytes: r.u64(b + 16),
-        start: r.time(b + 24),
-        end: r.time(b + 32),
-      });
-      d.activities++;
-      break;
-    case RECORD.cudaEvent: {
-      const device = r.u64(b + 16);
-      d.raw.cudaEvents.push({
-        correlationId: r.u32(b),
-        deviceId: r.u32(b + 4),
-        streamId: r.u32(b + 8),
-        eventId: r.u32(b + 12),
-        deviceTimestamp: device === 0 ? NaN : r.time(b + 16),
-        syncId: r.u64(b + 24),
-      });
-      d.activities++;
-      break;
-    }
-    case RECORD.sync:
-      d.raw.syncs.push({
-        correlationId: r.u32(b),
-        type: r.u32(b + 4),
-        streamId: r.u32(b + 8),
-        eventId: r.u32(b + 12),
-        start: r.time(b + 16),
-        end: r.time(b + 24),
-        syncId: r.u64(b + 32),
-        returnValue: r.u32(b + 40),
-      });
-      d.activities++;
-      break;
-    case RECORD.string:
-      d.raw.strings.set(r.u32(b), r.text(b + 4, n - 4));
-      d.activities++;
-      break;
-    case RECORD.apiName:
-      d.raw.apiNames.set(`${r.bytes[b]}:${r.v.getUint16(b + 2, true)}`, r.text(b + 4, n - 4));
-      break;
-    case RECORD.device:
-      d.raw.devices.push({
-        id: r.u32(b),
-        sms: r.u32(b + 4),
-        computeCapability: `${r.u32(b + 8)}.${r.u32(b + 12)}`,
-        name: r.text(b + 16, n - 16),
-      });
-      d.activities++;
-      break;
-    case RECORD.dropped:
-      d.raw.dropped += r.u64(b);
-      break;
-    case RECORD.end:
-      d.end = { calls: r.u64(b), activities: r.u64(b + 8), threads: r.u32(b + 24) };
-      d.raw.incompleteCalls = r.u32(b + 28);
-      break;
-    default:
-      break; // a newer library's record: skipped, as the length allows
-  }
+  const activity = ACTIVITY_DECODERS[type];
+  if (activity) {
+    activity(r, d.raw, b, n);
+    d.activities++;
+  } else HOST_DECODERS[type]?.(r, d, b, n); // none: a newer library's record, skipped as its length allows
 }
+
+type BodyDecoder<T> = (r: CaptureReader, into: T, b: number, n: number) => void;
+
+/** Records that count toward the footer's activity total. */
+const ACTIVITY_DECODERS: Record<number, BodyDecoder<RawCapture>> = {
+  [RECORD.kernel]: (r, raw, b) => raw.kernels.push(decodeKernel(r, b)),
+  [RECORD.memcpy]: (r, raw, b) => raw.memcpys.push(decodeMemcpy(r, b)),
+  [RECORD.memset]: (r, raw, b) => raw.memsets.push(decodeMemset(r, b)),
+  [RECORD.cudaEvent]: (r, raw, b) => raw.cudaEvents.push(decodeCudaEvent(r, b)),
+  [RECORD.sync]: (r, raw, b) => raw.syncs.push(decodeSync(r, b)),
+  [RECORD.string]: (r, raw, b, n) => raw.strings.set(r.u32(b), r.text(b + 4, n - 4)),
+  [RECORD.device]: (r, raw, b, n) => raw.devices.push(decodeDevice(r, b, n)),
+};
+
+/** The host side's records and the stream's bookkeeping. */
+const HOST_DECODERS: Record<number, BodyDecoder<Decoding>> = {
+  [RECORD.thread]: (r, d, b, n) =>
+    d.raw.threads.push({ index: r.u32(b), osTid: r.u32(b + 4), name: r.text(b + 8, n - 8) }),
+  [RECORD.call]: (r, d, b) => d.raw.calls.push(decodeCall(r, b)),
+  [RECORD.apiName]: (r, d, b, n) =>
+    d.raw.apiNames.set(`${r.bytes[b]}:${r.v.getUint16(b + 2, true)}`, r.text(b + 4, n - 4)),
+  [RECORD.dropped]: (r, d, b) => {
+    d.raw.dropped += r.u64(b);
+  },
+  [RECORD.end]: (r, d, b) => {
+    d.end = { calls: r.u64(b), activities: r.u64(b + 8), threads: r.u32(b + 24) };
+    d.raw.incompleteCalls = r.u32(b + 28);
+  },
+};
+
+const decodeCall = (r: CaptureReader, b: number): RawCall => ({
+  api: r.bytes[b],
+  domain: r.bytes[b + 1],
+  cbid: r.v.getUint16(b + 2, true),
+  thread: r.u32(b + 4),
+  correlationId: r.u32(b + 8),
+  result: r.v.getInt32(b + 12, true),
+  begin: r.time(b + 16),
+  end: r.time(b + 24),
+  stream: r.u64(b + 32),
+  event: r.u64(b + 40),
+  event2: r.u64(b + 48),
+  seq: r.seq(b + 56),
+  seq2: r.seq(b + 64),
+  bytes: r.u64(b + 72),
+  flags: r.u32(b + 80),
+  priority: r.v.getInt32(b + 84, true),
+  value: r.v.getFloat32(b + 88, true),
+  streamId: r.u32(b + 92),
+  hostMemory: r.bytes[b + 96],
+  copyDir: r.bytes[b + 97],
+  device: r.bytes[b + 99] - 1,
+});
+
+const decodeKernel = (r: CaptureReader, b: number): RawKernel => ({
+  correlationId: r.u32(b),
+  deviceId: r.u32(b + 4),
+  streamId: r.u32(b + 8),
+  name: r.u32(b + 12),
+  start: r.time(b + 16),
+  end: r.time(b + 24),
+  grid: r.v.getInt32(b + 32, true) * r.v.getInt32(b + 36, true) * r.v.getInt32(b + 40, true),
+  block: r.v.getInt32(b + 44, true) * r.v.getInt32(b + 48, true) * r.v.getInt32(b + 52, true),
+});
+
+const decodeMemcpy = (r: CaptureReader, b: number): RawMemcpy => ({
+  correlationId: r.u32(b),
+  deviceId: r.u32(b + 4),
+  streamId: r.u32(b + 8),
+  copyKind: r.bytes[b + 12],
+  srcKind: r.bytes[b + 13],
+  dstKind: r.bytes[b + 14],
+  bytes: r.u64(b + 16),
+  start: r.time(b + 24),
+  end: r.time(b + 32),
+});
+
+const decodeMemset = (r: CaptureReader, b: number): RawMemset => ({
+  correlationId: r.u32(b),
+  deviceId: r.u32(b + 4),
+  streamId: r.u32(b + 8),
+  memoryKind: r.u32(b + 12),
+  bytes: r.u64(b + 16),
+  start: r.time(b + 24),
+  end: r.time(b + 32),
+});
+
+/** A device timestamp of 0 means the event was never recorded on the GPU. */
+const decodeCudaEvent = (r: CaptureReader, b: number): RawCudaEvent => ({
+  correlationId: r.u32(b),
+  deviceId: r.u32(b + 4),
+  streamId: r.u32(b + 8),
+  eventId: r.u32(b + 12),
+  deviceTimestamp: r.u64(b + 16) === 0 ? NaN : r.time(b + 16),
+  syncId: r.u64(b + 24),
+});
+
+const decodeSync = (r: CaptureReader, b: number): RawSync => ({
+  correlationId: r.u32(b),
+  type: r.u32(b + 4),
+  streamId: r.u32(b + 8),
+  eventId: r.u32(b + 12),
+  start: r.time(b + 16),
+  end: r.time(b + 24),
+  syncId: r.u64(b + 32),
+  returnValue: r.u32(b + 40),
+});
+
+const decodeDevice = (r: CaptureReader, b: number, n: number): RawDevice => ({
+  id: r.u32(b),
+  sms: r.u32(b + 4),
+  computeCapability: `${r.u32(b + 8)}.${r.u32(b + 12)}`,
+  name: r.text(b + 16, n - 16),
+});
 
 /** The end record's counts against what the stream held. */
 function checkTotals(d: Decoding, length: number, index: number): void {

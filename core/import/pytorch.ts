@@ -19,6 +19,8 @@ export interface ImportOptions {
    * faster when whole chunks were decoded at once; with the fast path's 32 KiB texts the two measure alike.
    */
   decodeUtf8?: Utf8Decoder;
+  /** The file's name, for error messages. */
+  file?: string;
 }
 
 export interface TraceImporter {

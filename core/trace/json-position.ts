@@ -1,0 +1,214 @@
+// Byte-level walks over a JSON document held as chunks, without recursion, so that no nesting in
+// a hostile file can exhaust the stack. `checkShape` runs on every load (nesting and top-level
+// keys given twice, which JSON.parse would silently drop); the others run once, after a check
+// failed, to turn a JSON path or a byte offset into the line and column an editor shows.
+
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  LF = 0x0a,
+  COMMA = 0x2c,
+  COLON = 0x3a;
+const isOpen = (c: number) => c === 0x7b || c === 0x5b;
+const isClose = (c: number) => c === 0x7d || c === 0x5d;
+const isSpace = (c: number) => c === 0x20 || c === LF || c === 0x0d || c === 0x09;
+/** Keys longer than this are kept only in part: no key the checks look for is anywhere near it. */
+const KEY_BYTES = 64;
+
+export type JsonPath = readonly (string | number)[];
+
+export type ShapeProblem = { kind: 'depth'; offset: number } | { kind: 'duplicate'; key: string; offset: number };
+
+/**
+ * The first place where the document nests deeper than `maxDepth` containers, or where the root
+ * object names a key a second time. The document is already known to be valid JSON.
+ */
+export function checkShape(chunks: readonly Uint8Array[], maxDepth: number): ShapeProblem | undefined {
+  const seen = new Set<string>();
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let keyNext = false; // the next string at depth 1 is a key of the root
+  let key: number[] | undefined; // the root key being read
+  let keyAt = 0;
+  let base = 0;
+  for (const b of chunks) {
+    const n = b.length;
+    for (let i = 0; i < n; i++) {
+      if (inString) {
+        // Skip to the closing quote; only a root key keeps its bytes.
+        for (; i < n; i++) {
+          const c = b[i];
+          if (escaped) escaped = false;
+          else if (c === BACKSLASH) escaped = true;
+          else if (c === QUOTE) break;
+          if (key && key.length < KEY_BYTES) key.push(c);
+        }
+        if (i === n) break;
+        inString = false;
+        if (key) {
+          const name = keyText(key);
+          if (seen.has(name)) return { kind: 'duplicate', key: name, offset: keyAt };
+          seen.add(name);
+          key = undefined;
+        }
+        continue;
+      }
+      const c = b[i];
+      if (c === QUOTE) {
+        inString = true;
+        if (keyNext && depth === 1) {
+          key = [];
+          keyAt = base + i;
+          keyNext = false;
+        }
+      } else if (isOpen(c)) {
+        if (++depth > maxDepth) return { kind: 'depth', offset: base + i };
+        keyNext = depth === 1 && c === 0x7b;
+      } else if (isClose(c)) depth--;
+      else if (c === COMMA && depth === 1) keyNext = true;
+    }
+    base += n;
+  }
+  return undefined;
+}
+
+/** 1-based line and column (in characters) of a byte offset. */
+export function lineColumn(chunks: readonly Uint8Array[], offset: number): { line: number; column: number } {
+  let line = 1;
+  let column = 1;
+  let at = 0;
+  for (const b of chunks) {
+    const end = Math.min(b.length, offset - at);
+    for (let i = 0; i < end; i++) {
+      const c = b[i];
+      if (c === LF) {
+        line++;
+        column = 1;
+      } else if ((c & 0xc0) !== 0x80) column++; // a UTF-8 continuation byte is part of the character before
+    }
+    at += b.length;
+    if (at >= offset) break;
+  }
+  return { line, column };
+}
+
+/**
+ * The byte offset of the value at `path`, or of its deepest ancestor that exists when it does not.
+ * A key given twice resolves to the last, as JSON.parse does.
+ */
+export function offsetOfPath(chunks: readonly Uint8Array[], path: JsonPath): number {
+  const w = new PathWalk(path);
+  let base = 0;
+  for (const b of chunks) {
+    w.chunk(b, base);
+    base += b.length;
+  }
+  return w.best;
+}
+
+const OBJECT = 1,
+  ARRAY = 2;
+
+/** One pass over the document, tracking each open container's current key or index. */
+class PathWalk {
+  best = 0;
+  private bestLength = 0;
+  private readonly kind: number[] = [];
+  private readonly at: (string | number)[] = []; // per open container: the key or index of its current member
+  private matched = 0; // open containers, from the root, that lie on the path
+  private expect: 'value' | 'key' | 'colon' | 'after' = 'value';
+  private inString = false;
+  private escaped = false;
+  private key: number[] | undefined;
+  private scalar = false;
+  private started = false;
+
+  constructor(private readonly path: JsonPath) {}
+
+  chunk(b: Uint8Array, base: number): void {
+    for (let i = 0; i < b.length; i++) {
+      const c = b[i];
+      if (this.inString) this.stringByte(c);
+      else if (this.scalar && (isSpace(c) || c === COMMA || isClose(c))) {
+        this.scalar = false;
+        this.expect = 'after';
+        this.structural(c, base + i);
+      } else if (!this.scalar && !isSpace(c)) this.structural(c, base + i);
+    }
+  }
+
+  private stringByte(c: number): void {
+    if (this.escaped) this.escaped = false;
+    else if (c === BACKSLASH) this.escaped = true;
+    else if (c === QUOTE) {
+      this.inString = false;
+      if (this.key) {
+        this.at[this.at.length - 1] = keyText(this.key);
+        this.key = undefined;
+        this.expect = 'colon';
+      } else this.expect = 'after';
+      return;
+    }
+    if (this.key && this.key.length < KEY_BYTES) this.key.push(c);
+  }
+
+  private structural(c: number, offset: number): void {
+    const depth = this.kind.length;
+    if (this.expect === 'key') {
+      if (c === QUOTE) {
+        this.inString = true;
+        this.key = [];
+      } else if (c === 0x7d) this.close();
+      return;
+    }
+    if (this.expect === 'colon') {
+      if (c === COLON) this.expect = 'value';
+      return;
+    }
+    if (this.expect === 'after') {
+      if (c === COMMA) {
+        if (this.kind[depth - 1] === ARRAY) {
+          (this.at[depth - 1] as number)++;
+          this.expect = 'value';
+        } else this.expect = 'key';
+      } else if (isClose(c)) this.close();
+      return;
+    }
+    if (c === 0x5d && this.kind[depth - 1] === ARRAY) return this.close(); // an empty array
+    this.value(c, offset, depth);
+  }
+
+  private value(c: number, offset: number, depth: number): void {
+    if (depth === 0 && this.started) return;
+    this.started = true;
+    const onPath = this.matched === depth && (depth === 0 || this.at[depth - 1] === this.path[depth - 1]);
+    if (onPath && depth >= this.bestLength) {
+      this.best = offset;
+      this.bestLength = depth;
+    }
+    if (isOpen(c)) {
+      this.kind.push(c === 0x7b ? OBJECT : ARRAY);
+      this.at.push(0);
+      if (onPath && depth < this.path.length) this.matched = depth + 1;
+      this.expect = c === 0x7b ? 'key' : 'value';
+    } else if (c === QUOTE) this.inString = true;
+    else this.scalar = true;
+  }
+
+  private close(): void {
+    if (this.matched === this.kind.length) this.matched--;
+    this.kind.pop();
+    this.at.pop();
+    this.expect = 'after';
+  }
+}
+
+/** A key's text from its raw bytes; escapes are decoded by JSON.parse of the (short) quoted form. */
+function keyText(bytes: number[]): string {
+  const raw = new TextDecoder().decode(new Uint8Array(bytes));
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
+}

@@ -1,0 +1,396 @@
+// Loading a `*.syncscope.json`: every field, reference and time is checked before the columnar
+// Trace is built, so that a hand-edited file fails here, at its line and column, and never later
+// in a page. The checks build no text unless one fails; the position is found only then.
+import {
+  ANSWERS,
+  CALL_KINDS,
+  COPY_KINDS,
+  EDGE_KINDS,
+  Finding,
+  HOST_MEMORY,
+  Lane,
+  OP_KINDS,
+  RELEASED_NONE,
+  RELEASED_UNKNOWN,
+  Trace,
+  TraceBuilder,
+  TraceMeta,
+  TRACE_FORMAT,
+  TRACE_VERSION,
+} from './model';
+import { checkShape, JsonPath, lineColumn, offsetOfPath } from './json-position';
+
+/** Containers nested deeper than this are refused: no trace of ours comes near, and every later walk stays shallow. */
+export const MAX_NESTING = 100;
+
+export class TraceFormatError extends Error {
+  override name = 'TraceFormatError';
+  private file?: string;
+  private position?: { line: number; column: number };
+
+  constructor(
+    readonly segments: JsonPath,
+    readonly detail: string,
+  ) {
+    super();
+    this.message = this.text();
+  }
+
+  /** The JSON path of the value at fault, e.g. `$.calls[3].lane`. */
+  get path(): string {
+    return '$' + this.segments.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
+  }
+
+  /** Names the file and, given the document's bytes, the line and column of the value at fault. */
+  locate(file: string | undefined, chunks?: readonly Uint8Array[], offset?: number): this {
+    this.file = file;
+    if (chunks) this.position = lineColumn(chunks, offset ?? offsetOfPath(chunks, this.segments));
+    this.message = this.text();
+    return this;
+  }
+
+  private text(): string {
+    const at = this.position && `${this.position.line}:${this.position.column}`;
+    const where = this.file && at ? `${this.file}:${at}` : (this.file ?? at);
+    return `${where ? where + ': ' : ''}${this.path}: ${this.detail}`;
+  }
+}
+
+/**
+ * Checks what JSON.parse cannot see: nesting and root keys given twice (which JSON.parse would
+ * drop in silence). `chunks` hold the document's UTF-8 bytes.
+ */
+export function checkTraceShape(chunks: readonly Uint8Array[], file?: string): void {
+  const p = checkShape(chunks, MAX_NESTING);
+  if (!p) return;
+  const e =
+    p.kind === 'depth'
+      ? new TraceFormatError([], `nested deeper than ${MAX_NESTING} levels; expected at most ${MAX_NESTING}`)
+      : new TraceFormatError([p.key], `"${p.key}" is given twice; expected each key once`);
+  throw e.locate(file, chunks, p.offset);
+}
+
+type Json = Record<string, unknown>;
+type Where = readonly (string | number)[];
+
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function fail(at: Where, key: string | number | undefined, detail: string): never {
+  throw new TraceFormatError(key === undefined ? at : [...at, key], detail);
+}
+
+/** A value as an error message shows it: short, and never a walk over a whole object. */
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (Array.isArray(v)) return 'an array';
+  if (isObj(v)) return 'an object';
+  const s = typeof v === 'string' ? JSON.stringify(v.length > 40 ? v.slice(0, 37) + '...' : v) : String(v);
+  return s;
+}
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isInt = (v: unknown, min: number, max: number): v is number =>
+  Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+const INT32 = 2 ** 31 - 1;
+const UINT32 = 2 ** 32 - 1;
+
+function num(o: Json, k: string, at: Where): number {
+  const v = o[k];
+  return isNum(v) ? v : fail(at, k, `got ${describe(v)}; expected a finite number`);
+}
+function optNum(o: Json, k: string, at: Where): number | undefined {
+  return o[k] === undefined ? undefined : num(o, k, at);
+}
+/** A time or size: finite and not negative. */
+function amount(o: Json, k: string, at: Where): number {
+  const v = num(o, k, at);
+  return v >= 0 ? v : fail(at, k, `${v} is negative; expected 0 or more`);
+}
+function optAmount(o: Json, k: string, at: Where): number | undefined {
+  return o[k] === undefined ? undefined : amount(o, k, at);
+}
+function int(o: Json, k: string, at: Where, min: number, max: number): number {
+  const v = o[k];
+  return isInt(v, min, max) ? v : fail(at, k, `got ${describe(v)}; expected an integer from ${min} to ${max}`);
+}
+function optInt(o: Json, k: string, at: Where, min: number, max: number): number | undefined {
+  return o[k] === undefined ? undefined : int(o, k, at, min, max);
+}
+function str(o: Json, k: string, at: Where): string {
+  const v = o[k];
+  return typeof v === 'string' ? v : fail(at, k, `got ${describe(v)}; expected a string`);
+}
+function optStr(o: Json, k: string, at: Where): string | undefined {
+  return o[k] === undefined ? undefined : str(o, k, at);
+}
+function optBool(o: Json, k: string, at: Where): void {
+  const v = o[k];
+  if (v !== undefined && typeof v !== 'boolean') fail(at, k, `got ${describe(v)}; expected true or false`);
+}
+function oneOf<T extends string>(o: Json, k: string, at: Where, names: ReadonlySet<string>): T {
+  const v = o[k];
+  if (typeof v === 'string' && names.has(v)) return v as T;
+  return fail(at, k, `got ${describe(v)}; expected one of ${[...names].filter(Boolean).join(', ')}`);
+}
+function optOneOf<T extends string>(o: Json, k: string, at: Where, names: ReadonlySet<string>): T | undefined {
+  return o[k] === undefined ? undefined : oneOf<T>(o, k, at, names);
+}
+function obj(v: unknown, at: Where, key?: string | number): Json {
+  return isObj(v) ? v : fail(at, key, `got ${describe(v)}; expected an object`);
+}
+function list(o: Json, k: string, at: Where): unknown[] {
+  const v = o[k];
+  return Array.isArray(v) ? v : fail(at, k, `got ${describe(v)}; expected an array`);
+}
+function strings(o: Json, k: string, at: Where): string[] | undefined {
+  if (o[k] === undefined) return undefined;
+  const names = list(o, k, at);
+  for (let j = 0; j < names.length; j++)
+    if (typeof names[j] !== 'string') fail([...at, k], j, `got ${describe(names[j])}; expected a string`);
+  return names as string[];
+}
+/** An id into a table of `count` rows. */
+function ref(v: unknown, at: Where, key: string | number, count: number, what: string): number {
+  if (isInt(v, 0, count - 1)) return v;
+  return fail(
+    at,
+    key,
+    count
+      ? `no ${what} ${describe(v)}; expected ${what === 'op' ? 'an' : 'a'} ${what} id from 0 to ${count - 1}`
+      : `no ${what} ${describe(v)}; there are no ${what}s`,
+  );
+}
+
+const set = (names: readonly string[]): ReadonlySet<string> => new Set(names);
+const CALL_KIND = set(CALL_KINDS);
+const OP_KIND = set(OP_KINDS);
+const EDGE_KIND = set(EDGE_KINDS);
+const ANSWER = set(ANSWERS);
+const COPY = set(COPY_KINDS);
+const MEMORY = set(HOST_MEMORY);
+const SOURCES = set(['simulator', 'gpu', 'pytorch', 'chrome', 'capture']);
+const LANE_KINDS = set(['thread', 'stream', 'copyEngine']);
+const SEVERITIES = set(['error', 'warning', 'info']);
+
+/** Validates a parsed `.syncscope.json` value and builds the columnar Trace. */
+export function traceFromJson(v: unknown): Trace {
+  const root = obj(v, []);
+  if (root.format !== TRACE_FORMAT)
+    fail([], 'format', `got ${describe(root.format)}; expected "${TRACE_FORMAT}": this is not a Syncscope trace`);
+  if (root.version !== TRACE_VERSION)
+    fail([], 'version', `got ${describe(root.version)}; expected ${TRACE_VERSION}, the version this build reads`);
+  const meta = readMeta(obj(root.meta, [], 'meta'));
+
+  const b = new TraceBuilder();
+  const lanes = list(root, 'lanes', []);
+  for (let i = 0; i < lanes.length; i++) readLane(b, lanes[i], i, lanes.length);
+  const calls = list(root, 'calls', []);
+  const ops = list(root, 'ops', []);
+  const edges = list(root, 'edges', []);
+  const findings = root.findings === undefined ? [] : list(root, 'findings', []);
+  for (let i = 0; i < calls.length; i++) readCall(b, calls[i], i, ops.length);
+  for (let i = 0; i < ops.length; i++) readOp(b, ops[i], i, calls.length);
+  for (let i = 0; i < edges.length; i++) readEdge(b, edges[i], i, calls.length, ops.length);
+  for (let i = 0; i < findings.length; i++) readFinding(b, findings[i], i, calls.length, ops.length);
+  return b.finish(meta);
+}
+
+function readMeta(m: Json): TraceMeta {
+  const at = ['meta'];
+  oneOf(m, 'source', at, SOURCES);
+  str(m, 'clock', at);
+  amount(m, 'alignmentErrorNs', at);
+  if (m.device !== undefined) {
+    const d = obj(m.device, at, 'device');
+    const dat = ['meta', 'device'];
+    str(d, 'name', dat);
+    optInt(d, 'sms', dat, 0, INT32);
+    optStr(d, 'driver', dat);
+    optStr(d, 'computeCapability', dat);
+    optInt(d, 'index', dat, 0, INT32);
+  }
+  if (m.devices !== undefined) {
+    const devices = list(m, 'devices', at);
+    for (let i = 0; i < devices.length; i++) {
+      const dat = ['meta', 'devices', i];
+      const d = obj(devices[i], ['meta', 'devices'], i);
+      int(d, 'device', dat, 0, 255);
+      str(d, 'name', dat);
+      optInt(d, 'sms', dat, 0, INT32);
+      optInt(d, 'index', dat, 0, INT32);
+    }
+  }
+  if (m.scenario !== undefined) {
+    const s = obj(m.scenario, at, 'scenario');
+    str(s, 'name', ['meta', 'scenario']);
+    optStr(s, 'file', ['meta', 'scenario']);
+  }
+  optStr(m, 'profile', at);
+  optStr(m, 'createdAt', at);
+  strings(m, 'notes', at);
+  return m as unknown as TraceMeta;
+}
+
+function readLane(b: TraceBuilder, l: unknown, i: number, count: number): void {
+  const at = ['lanes', i];
+  const lane = obj(l, ['lanes'], i);
+  if (lane.id !== i) fail(at, 'id', `got ${describe(lane.id)}; expected ${i}: lanes are listed in id order`);
+  oneOf(lane, 'kind', at, LANE_KINDS);
+  str(lane, 'name', at);
+  int(lane, 'device', at, 0, 255);
+  optBool(lane, 'nonBlocking', at);
+  optBool(lane, 'legacyDefault', at);
+  optBool(lane, 'perThreadDefault', at);
+  optInt(lane, 'priority', at, -INT32, INT32);
+  if (lane.thread !== undefined) ref(lane.thread, at, 'thread', count, 'lane');
+  optNum(lane, 'handle', at);
+  const { id: _id, ...rest } = lane as unknown as Lane;
+  b.lane(rest);
+}
+
+/** A reference to a lane of one kind: a call runs on a thread, targets a stream; an op runs on a stream or copy engine. */
+function laneRef(b: TraceBuilder, o: Json, k: string, at: Where, kinds: readonly string[]): number {
+  const id = ref(o[k], at, k, b.lanes.length, 'lane');
+  const kind = b.lanes[id].kind;
+  if (!kinds.includes(kind)) fail(at, k, `lane ${id} is a ${kind}; expected a ${kinds.join(' or ')} lane`);
+  return id;
+}
+
+/** begin/end (or start/end): finite, not negative, in order. */
+function span(o: Json, from: string, at: Where): [number, number] {
+  const a = amount(o, from, at);
+  const z = amount(o, 'end', at);
+  if (z < a) fail(at, 'end', `end ${z} is before ${from} ${a}; expected end >= ${from}`);
+  return [a, z];
+}
+
+function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void {
+  const at = ['calls', i];
+  const c = obj(x, ['calls'], i);
+  if (c.id !== undefined && c.id !== i)
+    fail(at, 'id', `got ${describe(c.id)}; expected ${i}: calls are listed in id order`);
+  const [begin, end] = span(c, 'begin', at);
+  const blockedNs = optAmount(c, 'blockedNs', at);
+  if (blockedNs !== undefined && blockedNs > end - begin)
+    fail(at, 'blockedNs', `${blockedNs} is longer than the call (${end - begin}); expected at most end - begin`);
+  let source: Json | undefined;
+  if (c.source !== undefined) {
+    source = obj(c.source, at, 'source');
+    int(source, 'line', [...at, 'source'], 0, INT32);
+    int(source, 'column', [...at, 'source'], 0, INT32);
+  }
+  b.call({
+    lane: laneRef(b, c, 'lane', at, ['thread']),
+    kind: oneOf(c, 'kind', at, CALL_KIND),
+    name: optStr(c, 'name', at),
+    begin,
+    end,
+    stream: c.stream === undefined ? undefined : laneRef(b, c, 'stream', at, ['stream']),
+    event: optStr(c, 'event', at),
+    event2: optStr(c, 'event2', at),
+    blockedNs,
+    releasedBy: releasedBy(c.releasedBy, at, opCount),
+    unblockNs: optAmount(c, 'unblockLatencyNs', at),
+    answer: optOneOf(c, 'answer', at, ANSWER),
+    status: optStr(c, 'status', at),
+    value: optNum(c, 'valueMs', at),
+    bytes: optAmount(c, 'bytes', at),
+    step: optInt(c, 'step', at, 0, INT32),
+    line: source?.line as number | undefined,
+    column: source?.column as number | undefined,
+    context: optStr(c, 'context', at),
+    depth: optInt(c, 'depth', at, 0, 255),
+    device: optInt(c, 'device', at, 0, 255),
+  });
+}
+
+function releasedBy(rel: unknown, at: Where, opCount: number): number {
+  if (rel === undefined) return RELEASED_NONE;
+  if (rel === null) return RELEASED_UNKNOWN;
+  if (!Array.isArray(rel)) fail(at, 'releasedBy', `got ${describe(rel)}; expected null or an array of op ids`);
+  for (let j = 0; j < rel.length; j++) ref(rel[j], [...at, 'releasedBy'], j, opCount, 'op');
+  return rel.length ? (rel[0] as number) : RELEASED_NONE;
+}
+
+function readOp(b: TraceBuilder, x: unknown, i: number, callCount: number): void {
+  const at = ['ops', i];
+  const o = obj(x, ['ops'], i);
+  if (o.id !== undefined && o.id !== i)
+    fail(at, 'id', `got ${describe(o.id)}; expected ${i}: ops are listed in id order`);
+  const truth = o.truth;
+  if (truth !== undefined && !(Array.isArray(truth) && truth.length === 2 && isNum(truth[0]) && isNum(truth[1])))
+    fail(at, 'truth', `got ${describe(truth)}; expected [start, end], two finite numbers`);
+  const [start, end] = span(o, 'start', at);
+  const id = b.op({
+    lane: laneRef(b, o, 'lane', at, ['stream', 'copyEngine']),
+    kind: oneOf(o, 'kind', at, OP_KIND),
+    name: optStr(o, 'name', at),
+    start,
+    end,
+    call: o.call === undefined ? undefined : ref(o.call, at, 'call', callCount, 'call'),
+    grid: optInt(o, 'grid', at, 0, UINT32),
+    block: optInt(o, 'block', at, 0, UINT32),
+    bytes: optAmount(o, 'bytes', at),
+    copy: optOneOf(o, 'copy', at, COPY),
+    hostMemory: optOneOf(o, 'hostMemory', at, MEMORY),
+    event: optStr(o, 'event', at),
+    truthStart: (truth as number[] | undefined)?.[0],
+    truthEnd: (truth as number[] | undefined)?.[1],
+  });
+  for (const n of strings(o, 'reads', at) ?? []) b.access(id, n, false);
+  for (const n of strings(o, 'writes', at) ?? []) b.access(id, n, true);
+}
+
+function readEdge(b: TraceBuilder, x: unknown, i: number, callCount: number, opCount: number): void {
+  const at = ['edges', i];
+  const e = obj(x, ['edges'], i);
+  const kind = oneOf<(typeof EDGE_KINDS)[number]>(e, 'kind', at, EDGE_KIND);
+  const from = kind === 'launch' ? ref(e.from, at, 'from', callCount, 'call') : ref(e.from, at, 'from', opCount, 'op');
+  const to = kind === 'release' ? ref(e.to, at, 'to', callCount, 'call') : ref(e.to, at, 'to', opCount, 'op');
+  b.edge(kind, from, to);
+}
+
+function readFinding(b: TraceBuilder, f: unknown, i: number, callCount: number, opCount: number): void {
+  const at = ['findings', i];
+  const o = obj(f, ['findings'], i);
+  oneOf(o, 'severity', at, SEVERITIES);
+  const rule = str(o, 'rule', at);
+  str(o, 'message', at);
+  const kind = optStr(o, 'kind', at);
+  const ids = (key: string, count: number, what: string): number[] => {
+    if (o[key] === undefined) return [];
+    const v = list(o, key, at);
+    for (let j = 0; j < v.length; j++) ref(v[j], [...at, key], j, count, what);
+    return v as number[];
+  };
+  const calls = ids('calls', callCount, 'call');
+  const ops = ids('ops', opCount, 'op');
+  if (o.source !== undefined) {
+    const s = obj(o.source, at, 'source');
+    int(s, 'line', [...at, 'source'], 0, INT32);
+    int(s, 'column', [...at, 'source'], 0, INT32);
+  }
+  optStr(o, 'fix', at);
+  optAmount(o, 'savedNs', at);
+  b.findings.push({ ...(o as unknown as Finding), kind: kind ?? rule, calls, ops });
+}
+
+const encoder = new TextEncoder();
+
+/** Parses `.syncscope.json` text; `file` names it in errors, which give the line and column. */
+export function parseTrace(text: string, file?: string): Trace {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new TraceFormatError([], `not valid JSON: ${(e as Error).message}`).locate(file);
+  }
+  const chunks = [encoder.encode(text)];
+  checkTraceShape(chunks, file);
+  try {
+    return traceFromJson(v);
+  } catch (e) {
+    if (e instanceof TraceFormatError) e.locate(file, chunks);
+    throw e;
+  }
+}

@@ -1,0 +1,160 @@
+// Hand-edited saved traces: each fault fails at load, naming the file, the line and the column of
+// the value at fault, and what would be valid. Both readers (whole text and chunks) agree.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { analyze } from '../../core/analyze';
+import { createSavedTraceReader } from '../../core/import';
+import { compileScenario } from '../../core/scenario/parse';
+import { simulate } from '../../core/simulate';
+import { parseTrace, traceToJson } from '../../core/trace/json';
+import { repoPath } from '../helpers/paths';
+
+const FILE = 't.syncscope.json';
+
+// One row per line, so that a fault's line and column can be read off by eye.
+const base = [
+  '{"format":"syncscope-trace","version":1,',
+  '"meta":{"source":"simulator","clock":"simulated","alignmentErrorNs":0},',
+  '"lanes":[{"id":0,"kind":"thread","name":"main","device":0},',
+  '{"id":1,"kind":"stream","name":"s1","device":0}],',
+  '"calls":[',
+  '{"id":0,"lane":0,"kind":"launch","name":"k","begin":0,"end":10,"stream":1},',
+  '{"id":1,"lane":0,"kind":"streamSync","begin":10,"end":50,"stream":1,"blockedNs":30,"releasedBy":[0]}],',
+  '"ops":[',
+  '{"id":0,"lane":1,"kind":"kernel","name":"k","start":10,"end":40,"call":0}],',
+  '"edges":[{"kind":"launch","from":0,"to":0},',
+  '{"kind":"release","from":0,"to":1}],',
+  '"findings":[{"rule":"r","kind":"r","severity":"info","message":"m","calls":[1],"ops":[0]}]}',
+].join('\n');
+
+function chunked(text: string, size: number) {
+  const bytes = new TextEncoder().encode(text);
+  const r = createSavedTraceReader({ file: FILE });
+  for (let at = 0; at < bytes.length; at += size) r.push(bytes.subarray(at, at + size));
+  return r.finish();
+}
+
+const messageOf = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  assert.fail('expected an error');
+};
+
+/** The message both readers give for `text`, checked to be the same. */
+function failure(text: string): string {
+  const whole = messageOf(() => parseTrace(text, FILE));
+  for (const size of [1 << 20, 13])
+    assert.equal(
+      messageOf(() => chunked(text, size)),
+      whole,
+    );
+  return whole;
+}
+
+function edited(from: string, to: string): string {
+  assert.ok(base.includes(from), from);
+  return base.replace(from, to);
+}
+
+test('the hand-written trace loads', () => {
+  const t = parseTrace(base, FILE);
+  assert.deepEqual([t.calls.count, t.ops.count, t.edges.count, t.findings.length], [2, 1, 2, 1]);
+  assert.equal(traceToJson(chunked(base, 7)), traceToJson(t));
+});
+
+test('a finding that names a call that does not exist', () => {
+  assert.equal(
+    failure(edited('"calls":[1]', '"calls":[1,7]')),
+    't.syncscope.json:12:79: $.findings[0].calls[1]: no call 7; expected a call id from 0 to 1',
+  );
+});
+
+test('an edge to an op that does not exist', () => {
+  assert.equal(
+    failure(edited('"launch","from":0,"to":0', '"launch","from":0,"to":3')),
+    't.syncscope.json:10:41: $.edges[0].to: no op 3; expected an op id from 0 to 0',
+  );
+});
+
+test('an op on a lane that does not exist, or on a host thread', () => {
+  assert.equal(
+    failure(edited('"id":0,"lane":1,', '"id":0,"lane":5,')),
+    't.syncscope.json:9:16: $.ops[0].lane: no lane 5; expected a lane id from 0 to 1',
+  );
+  assert.equal(
+    failure(edited('"id":0,"lane":1,', '"id":0,"lane":0,')),
+    't.syncscope.json:9:16: $.ops[0].lane: lane 0 is a thread; expected a stream or copyEngine lane',
+  );
+});
+
+test('a wait released by an op that does not exist', () => {
+  assert.equal(
+    failure(edited('"releasedBy":[0]', '"releasedBy":[4]')),
+    't.syncscope.json:7:98: $.calls[1].releasedBy[0]: no op 4; expected an op id from 0 to 0',
+  );
+});
+
+test('meta of the wrong shape', () => {
+  assert.equal(
+    failure(edited('"clock":"simulated"', '"clock":{"name":"simulated"}')),
+    't.syncscope.json:2:38: $.meta.clock: got an object; expected a string',
+  );
+  assert.equal(
+    failure(edited('"alignmentErrorNs":0}', '"alignmentErrorNs":0,"devices":{"0":"H200"}}')),
+    't.syncscope.json:2:81: $.meta.devices: got an object; expected an array',
+  );
+});
+
+test('a negative time', () => {
+  assert.equal(
+    failure(edited('"begin":0,', '"begin":-5,')),
+    't.syncscope.json:6:53: $.calls[0].begin: -5 is negative; expected 0 or more',
+  );
+});
+
+test('times that are not finite, out of order, or blocked longer than the call', () => {
+  assert.equal(
+    failure(edited('"start":10,', '"start":1e400,')),
+    't.syncscope.json:9:53: $.ops[0].start: got Infinity; expected a finite number',
+  );
+  assert.equal(
+    failure(edited('"end":40,', '"end":9,')),
+    't.syncscope.json:9:62: $.ops[0].end: end 9 is before start 10; expected end >= start',
+  );
+  assert.equal(
+    failure(edited('"blockedNs":30', '"blockedNs":41')),
+    't.syncscope.json:7:81: $.calls[1].blockedNs: 41 is longer than the call (40); expected at most end - begin',
+  );
+});
+
+test('a root key given twice', () => {
+  assert.equal(
+    failure(edited('"ops":[', '"calls":[],\n"ops":[')),
+    't.syncscope.json:8:1: $.calls: "calls" is given twice; expected each key once',
+  );
+});
+
+test('a deep unused field fails at its nesting limit, with no stack overflow', () => {
+  const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+  assert.equal(
+    failure(edited('"name":"k","start"', `"name":"k","unused":${deep},"start"`)),
+    't.syncscope.json:9:151: $: nested deeper than 100 levels; expected at most 100',
+  );
+});
+
+test('every trace the simulator writes for the examples loads again, findings included', () => {
+  const dir = repoPath('examples');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.scenario.json'));
+  assert.ok(files.length > 10);
+  for (const f of files) {
+    const t = simulate(compileScenario(readFileSync(`${dir}/${f}`, 'utf8'), f));
+    t.findings = analyze(t).findings;
+    const text = traceToJson(t);
+    assert.equal(traceToJson(parseTrace(text, f)), text, f);
+    assert.equal(traceToJson(chunked(text, 4096)), text, f);
+  }
+});
