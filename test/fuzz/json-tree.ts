@@ -11,39 +11,24 @@ export type Container = Value[] | { [key: string]: Value };
 
 export const isContainer = (v: Value): v is Container => v !== null && typeof v === 'object' && !(v instanceof Raw);
 
-/** Serializes without recursion, so values nested 10^5 deep write as easily as flat ones. */
+/**
+ * JSON.stringify with each Raw written as its text: the tree itself stays shallow (deep shapes are
+ * Raw text), so the built-in serializer's recursion is safe and fast.
+ */
 export function stringify(root: Value): string {
-  const out: string[] = [];
-  // Each entry is a value still to write, or text (punctuation, a key) to write as it is.
-  const stack: ({ value: Value } | { text: string })[] = [{ value: root }];
-  while (stack.length) {
-    const item = stack.pop()!;
-    if ('text' in item) {
-      out.push(item.text);
-      continue;
-    }
-    const v = item.value;
-    if (v instanceof Raw) out.push(v.text);
-    else if (Array.isArray(v)) {
-      out.push('[');
-      stack.push({ text: ']' });
-      for (let i = v.length - 1; i >= 0; i--) {
-        stack.push({ value: v[i] });
-        if (i > 0) stack.push({ text: ',' });
-      }
-    } else if (v !== null && typeof v === 'object') {
-      out.push('{');
-      stack.push({ text: '}' });
-      const keys = Object.keys(v);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        stack.push({ value: v[keys[i]] });
-        stack.push({ text: JSON.stringify(keys[i]) + ':' });
-        if (i > 0) stack.push({ text: ',' });
-      }
-    } else out.push(v === undefined ? 'null' : JSON.stringify(v));
-  }
-  return out.join('');
+  const raws: string[] = [];
+  const text = JSON.stringify(root, (_key, v: unknown) => {
+    if (!(v instanceof Raw)) return v;
+    raws.push(v.text);
+    return `${RAW_OPEN}${raws.length - 1}${RAW_CLOSE}`;
+  });
+  return raws.length ? text.replace(RAW_TOKEN, (_m, i: string) => raws[Number(i)]) : text;
 }
+
+// Private-use characters: JSON.stringify writes them as they are, and no generated string holds them.
+const RAW_OPEN = '\uE000';
+const RAW_CLOSE = '\uE001';
+const RAW_TOKEN = /"\uE000(\d+)\uE001"/g;
 
 /** A deep copy; Raw text is shared. Trees stay shallow here (deep shapes are Raw text), so recursion is safe. */
 export function clone(v: Value): Value {
