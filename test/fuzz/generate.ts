@@ -36,6 +36,8 @@ export interface FuzzInput {
   /** What was done to the original, in order. */
   mutations: string[];
   origin: string;
+  /** How to make it again. */
+  again: string;
 }
 
 export interface GenerateOptions {
@@ -57,7 +59,8 @@ export function generate(kind: Kind, seed: number, opts: GenerateOptions): FuzzI
     bytes = bytes.subarray(0, opts.maxBytes);
     mutations.push(`truncate to ${opts.maxBytes} bytes`);
   }
-  return { kind, seed, name: `${kind}-${seed}${made.suffix}`, bytes, mutations, origin: made.origin };
+  const again = `npm run fuzz -- --kind ${kind} --seed ${seed} --count 1 --max-bytes ${opts.maxBytes}${opts.heavy ? '' : ' --light'}`;
+  return { kind, seed, name: `${kind}-${seed}${made.suffix}`, bytes, mutations, origin: made.origin, again };
 }
 
 interface Made {
@@ -213,7 +216,9 @@ function scenarioMutation(r: Rng, root: Value, opts: GenerateOptions): string | 
 function generatePytorch(r: Rng, opts: GenerateOptions): Made {
   const seed = r.pick(torchTraces());
   const origin = `test/fixtures/torch/${seed.name}`;
-  if (opts.heavy && r.chance(0.01)) {
+  // Drawn either way, so that the same seed makes the same input with or without heavy shapes.
+  const bomb = r.chance(0.01);
+  if (bomb && opts.heavy) {
     const bytes = gzipBomb('{"traceEvents":[{"ph":"X","cat":"kernel","name":"', 1 << 30, '"}]}');
     return { bytes, mutations: ['gzip of one 1 GB string'], suffix: '.json.gz', origin };
   }

@@ -153,7 +153,6 @@ export function failureLines(results: InputResult[], limit = Infinity): string[]
     .slice(0, limit)
     .map((r) => {
       const bad = r.commands.find((c) => c.outcome !== 'ok')!;
-      const how = `npm run fuzz -- --kind ${r.input.kind} --seed ${r.input.seed} --count 1`;
-      return `${bad.outcome} ${r.input.kind} [${bad.argv[0]}] ${bad.detail.slice(0, 160)} | ${r.input.mutations.join('; ').slice(0, 120)} | ${how}`;
+      return `${bad.outcome} ${r.input.kind} [${bad.argv[0]}] ${bad.detail.slice(0, 160)} | ${r.input.mutations.join('; ').slice(0, 120)} | ${r.input.again}`;
     });
 }
