@@ -31,13 +31,22 @@ async function main(): Promise<void> {
   mkdirSync(failures, { recursive: true });
   const started = Date.now();
   let done = 0;
+  const sofar: InputResult[] = [];
+  // Stopped early (a time limit): the counts so far still print.
+  process.once('SIGTERM', () => {
+    process.stdout.write(`\nstopped after ${sofar.length} of ${count} inputs\n\n${table(sofar)}\n`);
+    process.exit(3);
+  });
   const results = await fuzz({
     seed,
     count,
     kind,
     maxBytes,
     heavy: !process.argv.includes('--light'),
-    onResult: (r) => progress(r, ++done, count, failures),
+    onResult: (r) => {
+      sofar.push(r);
+      progress(r, ++done, count, failures);
+    },
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   process.stderr.write('\n');
