@@ -1,0 +1,158 @@
+// Runs fuzz inputs through the built CLI, each command in its own child process with a time and a
+// memory budget, as many at once as there are cores, and classifies every outcome.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoPath } from '../helpers/paths';
+import { classify, type Outcome, type RunResult, type Verdict } from './classify';
+import { generate, kindOfSeed, KINDS, type FuzzInput, type GenerateOptions, type Kind } from './generate';
+
+export const TIME_BUDGET_MS = 20_000;
+export const HEAP_BUDGET_MB = 4096;
+/** More output than this is cut; a report that large would not parse and counts as a schema break. */
+const MAX_OUTPUT = 256 << 20;
+
+export interface CommandVerdict extends Verdict {
+  argv: string[];
+  ms: number;
+}
+
+export interface InputResult {
+  input: FuzzInput;
+  commands: CommandVerdict[];
+  /** The first failure among the commands, or ok. */
+  outcome: Outcome;
+}
+
+/**
+ * The commands each kind goes through: `--json` ones are validated against the report schema.
+ * Scenarios also go through `simulate` and `check`; with `short`, through one of them by seed, to fit the CI budget.
+ */
+export function commandsFor(input: FuzzInput, short = false): string[][] {
+  const report = ['report', input.name, '--json'];
+  if (input.kind !== 'scenario') return [report];
+  const more = [
+    ['simulate', input.name, '--json'],
+    ['check', input.name],
+  ];
+  return short ? [report, more[input.seed % 2]] : [report, ...more];
+}
+
+export interface FuzzOptions extends GenerateOptions {
+  seed: number;
+  count: number;
+  kind?: Kind;
+  concurrency?: number;
+  /** One command fewer per scenario (see commandsFor). */
+  short?: boolean;
+  /** Called as each input finishes, in finishing order. */
+  onResult?: (r: InputResult) => void;
+}
+
+/** Seeds `seed .. seed+count-1`; each seed's kind is fixed by the seed unless one kind is asked for. */
+export async function fuzz(opts: FuzzOptions): Promise<InputResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'syncscope-fuzz-'));
+  const results: InputResult[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < opts.count) {
+      const seed = opts.seed + next++;
+      const input = generate(opts.kind ?? kindOfSeed(seed), seed, opts);
+      const result = await runInput(input, dir, opts.short);
+      results.push(result);
+      opts.onResult?.(result);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: opts.concurrency ?? availableParallelism() }, worker));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return results.sort((a, b) => a.input.seed - b.input.seed);
+}
+
+export async function runInput(input: FuzzInput, dir: string, short = false): Promise<InputResult> {
+  const path = join(dir, input.name);
+  writeFileSync(path, input.bytes);
+  const lines = input.name.endsWith('.gz') ? undefined : countLines(input.bytes);
+  const commands: CommandVerdict[] = [];
+  try {
+    for (const argv of commandsFor(input, short)) {
+      const start = Date.now();
+      const run = await runCli(argv, dir);
+      const verdict = classify(run, { file: input.name, json: argv.includes('--json'), lines });
+      commands.push({ ...verdict, argv, ms: Date.now() - start });
+      // The other commands read the same input the same way: another 20 s would tell nothing new.
+      if (verdict.outcome === 'hang' || verdict.outcome === 'oom') break;
+    }
+  } finally {
+    rmSync(path, { force: true });
+  }
+  return { input, commands, outcome: commands.find((c) => c.outcome !== 'ok')?.outcome ?? 'ok' };
+}
+
+function countLines(bytes: Buffer): number {
+  let n = 1;
+  for (const b of bytes) if (b === 0x0a) n++;
+  return n;
+}
+
+/** `node --max-old-space-size=4096 dist/cli.js <argv>`, killed at the time budget. */
+export function runCli(argv: string[], cwd: string): Promise<RunResult> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [`--max-old-space-size=${HEAP_BUDGET_MB}`, repoPath('dist/cli.js'), ...argv],
+      {
+        cwd,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, SYNCSCOPE_DEBUG: '' },
+      },
+    );
+    const out = collect(child.stdout);
+    const err = collect(child.stderr);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, TIME_BUDGET_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, timedOut, stdout: out.text(), stderr: err.text() });
+    });
+  });
+}
+
+function collect(stream: NodeJS.ReadableStream) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  stream.on('data', (c: Buffer) => {
+    if (size < MAX_OUTPUT) chunks.push(c);
+    size += c.length;
+  });
+  return { text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** Counts by kind and outcome, as a Markdown table. */
+export function table(results: InputResult[]): string {
+  const outcomes: Outcome[] = ['ok', 'crash', 'internal', 'hang', 'oom', 'schema', 'unpositioned'];
+  const rows = [`| kind | ${outcomes.join(' | ')} | total |`, `|---|${outcomes.map(() => '---:|').join('')}---:|`];
+  for (const kind of [...KINDS, undefined]) {
+    const mine = results.filter((r) => kind === undefined || r.input.kind === kind);
+    const cells = outcomes.map((o) => mine.filter((r) => r.outcome === o).length);
+    rows.push(`| ${kind ?? '**all**'} | ${cells.join(' | ')} | ${mine.length} |`);
+  }
+  return rows.join('\n') + '\n';
+}
+
+/** One line per failing input: class, kind, the first message line, and how to make it again. */
+export function failureLines(results: InputResult[], limit = Infinity): string[] {
+  return results
+    .filter((r) => r.outcome !== 'ok')
+    .slice(0, limit)
+    .map((r) => {
+      const bad = r.commands.find((c) => c.outcome !== 'ok')!;
+      return `${bad.outcome} ${r.input.kind} [${bad.argv[0]}] ${bad.detail.slice(0, 160)} | ${r.input.mutations.join('; ').slice(0, 120)} | ${r.input.again}`;
+    });
+}
