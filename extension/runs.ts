@@ -45,8 +45,8 @@ export class Runs {
   }
 
   /**
-   * One request to the worker thread. A limit it hits is the file's fault, said plainly (and
-   * logged); a cancelled one ends as VS Code's CancellationError.
+   * One request to the worker thread. A limit it hits is the file's fault, said plainly; a
+   * cancelled one ends as VS Code's CancellationError.
    */
   private async engine<K extends OpName>(
     op: K,
@@ -57,10 +57,8 @@ export class Runs {
       return await callEngine(op, args, opts);
     } catch (e) {
       if (e instanceof RequestCancelledError) throw new vscode.CancellationError();
-      if (e instanceof WorkerLimitError) {
-        this.log.warn(e.message);
-        throw new UserFacingError(e.message);
-      }
+      // The caller shows and logs it, once.
+      if (e instanceof WorkerLimitError) throw new UserFacingError(e.message);
       throw e;
     }
   }
