@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { analyze } from '../../core/analyze';
 import { compileScenario } from '../../core/scenario/parse';
 import { simulate } from '../../core/simulate';
+import { loadTraceFile } from '../../node/trace-file';
 import { EngineClient, RequestCancelledError, WorkerLimitError } from '../../extension/logic/engineClient';
 import type { EngineOps } from '../../extension/logic/engineOps';
 import { repoPath } from '../helpers/paths';
@@ -53,6 +54,33 @@ test(
       assert.equal(got.stepCount, program.stepCount);
       assert.deepEqual(got.trace, trace);
       assert.deepEqual(got.analysis, analysis);
+    } finally {
+      client.dispose();
+    }
+  },
+);
+
+test(
+  'a trace imported in the worker bundle arrives whole, with its analysis and progress',
+  {
+    skip: !existsSync(workerBundle) && 'npm run build first',
+  },
+  async () => {
+    const client = new EngineClient(workerBundle, { memoryMb: 1024, concurrency: 2 });
+    try {
+      const path = repoPath('test', 'fixtures', 'torch', 'sync_overlap.json');
+      const seen: number[] = [];
+      const got = await client.request<EngineOps['loadTrace']['result']>(
+        'loadTrace',
+        { path, name: 'sync_overlap.json' },
+        { ...opts('sync_overlap.json'), onProgress: (bytes) => seen.push(bytes) },
+      );
+      const trace = await loadTraceFile(path);
+      const analysis = analyze(trace);
+      trace.findings = analysis.findings;
+      assert.deepEqual(got.trace, trace);
+      assert.deepEqual(got.analysis, analysis);
+      assert.ok(seen.length > 0, 'progress reached the caller');
     } finally {
       client.dispose();
     }
