@@ -2,11 +2,11 @@
 import * as vscode from 'vscode';
 import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import type { Trace } from '../core/trace/model';
+import { writeFileAtomic } from '../node/atomic-write';
 import { captureCommand } from './captureCommand';
 import { compareMarkdown, pairWaits } from './logic/compare';
 import { exampleCopyText, exampleInfo, freeName, orderExamples } from './logic/examples';
 import { chromeTraceName } from './logic/traceKind';
-import { engines } from './loadEngines';
 import type { Gpu } from './gpu';
 import type { TimelinePanels } from './panels';
 import { Runs, RunResult, UserFacingError } from './runs';
@@ -124,8 +124,8 @@ async function exportChrome(s: Services, arg: unknown): Promise<void> {
   });
   if (!target) return;
   try {
-    if (target.scheme === 'file') await engines().saveChromeTrace(source.trace, target.fsPath);
-    else await writeText(target, engines().chromeTraceJson(source.trace));
+    // Made in a worker (a hostile trace costs the worker, not the editor); written atomically.
+    await writeText(target, await s.runs.chromeJson(source.trace, source.title));
     s.log.info(`exported ${source.title} to ${target.fsPath}`);
     void vscode.window.showInformationMessage(
       `Exported ${baseName(target)}: open it in ui.perfetto.dev or chrome://tracing.`,
@@ -148,11 +148,8 @@ async function openTrace(s: Services, importing: boolean, arg: unknown): Promise
   if (!uri) return;
   let editor = importing ? PROFILER_EDITOR : TRACE_EDITOR;
   if (!importing && !/\.syncscope\.json$/i.test(uri.path)) {
-    // Only the head is read (and decompressed, for gzip); other schemes can only be read whole through VS Code.
-    const format =
-      uri.scheme === 'file'
-        ? await engines().sniffTraceFile(uri.fsPath)
-        : await engines().sniffTraceBytes(await vscode.workspace.fs.readFile(uri));
+    // Only the head is read (and decompressed, for gzip).
+    const format = await s.runs.sniff(uri);
     editor = format === 'syncscope' ? TRACE_EDITOR : PROFILER_EDITOR;
   }
   s.log.info(`opening ${uri.fsPath} with ${editor}`);
@@ -262,11 +259,11 @@ async function compare(s: Services): Promise<void> {
   }
   s.panels.show(sources[0], a, vscode.ViewColumn.One);
   s.panels.show(sources[1], b, vscode.ViewColumn.Two);
-  const waits = (r: RunResult) => (r.analysis ?? engines().analyzeTrace(r.trace)).waits;
+  const waits = async (r: RunResult) => (r.analysis ?? (await s.runs.analyze(r.trace, r.title))).waits;
   const markdown = compareMarkdown(
     `${a.title} (${a.origin})`,
     `${b.title} (${b.origin})`,
-    pairWaits(waits(a), waits(b)),
+    pairWaits(await waits(a), await waits(b)),
   );
   const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: markdown });
   await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Three, preview: true });
@@ -372,6 +369,6 @@ export function registerCommands(s: Services): vscode.Disposable[] {
 
 /** Files on disk are written atomically (node/atomic-write.ts); other file systems through VS Code. */
 async function writeText(target: vscode.Uri, text: string): Promise<void> {
-  if (target.scheme === 'file') await engines().saveTextFile(target.fsPath, text);
+  if (target.scheme === 'file') await writeFileAtomic(target.fsPath, [text]);
   else await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
 }

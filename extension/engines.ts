@@ -9,8 +9,7 @@ import { sniffFormat, type TraceFileFormat } from '../core/import';
 import { importTraceBytes, loadTraceFile, readTraceHead, saveTraceFile, traceHeadOfBytes } from '../node/trace-file';
 import { captureTrace, type CaptureRequest, type CaptureResult } from '../node/capture-process';
 import { buildReport, formatReport } from '../core/report';
-import { chromeTraceChunks, traceToChrome } from '../core/export/chrome';
-import { writeFileAtomic } from '../node/atomic-write';
+import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
 import type { PositionedError } from './logic/problems';
 
@@ -51,13 +50,6 @@ export const sniffTraceBytes = async (bytes: Uint8Array): Promise<TraceFileForma
   sniffFormat(await traceHeadOfBytes(bytes));
 
 export const chromeTraceJson = (trace: Trace): string => traceToChrome(trace);
-
-/** Writes a Chrome trace to a file on disk in chunks, atomically, as `syncscope export` does. */
-export const saveChromeTrace = (trace: Trace, path: string): Promise<void> =>
-  writeFileAtomic(path, chromeTraceChunks(trace));
-
-/** Writes text to a file on disk atomically: a reader sees the old file or the whole new one. */
-export const saveTextFile = (path: string, text: string): Promise<void> => writeFileAtomic(path, [text]);
 
 /** Runs a program under the capture library and converts what it recorded, as `syncscope capture` does. */
 export const capture = (req: CaptureRequest): Promise<CaptureResult> => captureTrace(req);

@@ -10,6 +10,7 @@ import { Runs, UserFacingError } from './runs';
 import { ScenarioLenses, SCENARIO_SELECTOR, watchScenarios } from './scenarioFeatures';
 import { BackendStatus } from './statusBar';
 import { PROFILER_EDITOR, TRACE_EDITOR, TraceEditorProvider } from './traceEditor';
+import { disposeEngineWorkers } from './workerEngines';
 
 export function activate(context: vscode.ExtensionContext): { activationMs: number } {
   const started = performance.now();
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     ...watchScenarios(diagnostics, runs, panels, log),
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('syncscope.backend') && status.update()),
     vscode.workspace.onDidGrantWorkspaceTrust(probeGpu),
+    { dispose: disposeEngineWorkers },
   );
 
   // The capture command hides only once the library is known to be missing: before activation

@@ -7,8 +7,9 @@ import type { Trace } from '../core/trace/model';
 import { chooseBackend, parseBackendSetting } from './logic/backend';
 import { resolveProfileSetting } from './logic/profileSetting';
 import type { PanelSource } from './logic/restore';
-import type { SimProfile } from './engines';
-import { engines } from './loadEngines';
+import { RequestCancelledError, WorkerLimitError, type RequestOptions } from './logic/engineClient';
+import { WORKER_LIMITS, type EngineOps, type OpName } from './logic/engineOps';
+import { callEngine } from './workerEngines';
 import type { ScenarioDiagnostics } from './diagnostics';
 import type { Gpu } from './gpu';
 
@@ -43,26 +44,99 @@ export class Runs {
     return new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
   }
 
+  /**
+   * One request to the worker thread. A limit it hits is the file's fault, said plainly; a
+   * cancelled one ends as VS Code's CancellationError.
+   */
+  private async engine<K extends OpName>(
+    op: K,
+    args: EngineOps[K]['args'],
+    opts: RequestOptions,
+  ): Promise<EngineOps[K]['result']> {
+    try {
+      return await callEngine(op, args, opts);
+    } catch (e) {
+      if (e instanceof RequestCancelledError) throw new vscode.CancellationError();
+      // The caller shows and logs it, once.
+      if (e instanceof WorkerLimitError) throw new UserFacingError(e.message);
+      throw e;
+    }
+  }
+
+  private parseFailed(uri: vscode.Uri, text: string, errors: EngineOps['parse']['result']['errors']): UserFacingError {
+    this.diagnostics.set(uri, text, errors, []);
+    const first = errors[0];
+    return new UserFacingError(
+      `${fileName(uri)} has ${errors.length} error(s)${first ? `; first at line ${first.line}: ${first.detail}` : ''}`,
+    );
+  }
+
   /** Parses and updates the Problems panel; throws when the scenario does not compile. */
   async program(uri: vscode.Uri): Promise<{ program: Program; text: string }> {
     const text = await this.text(uri);
-    const parsed = engines().parseScenarioText(text, fileName(uri));
-    if (!parsed.program || parsed.errors.length) {
-      this.diagnostics.set(uri, text, parsed.errors, []);
-      const first = parsed.errors[0];
-      throw new UserFacingError(
-        `${fileName(uri)} has ${parsed.errors.length} error(s)${first ? `; first at line ${first.line}: ${first.detail}` : ''}`,
-      );
-    }
+    const parsed = await this.engine(
+      'parse',
+      { text, file: fileName(uri) },
+      { subject: fileName(uri), timeoutMs: WORKER_LIMITS.timeoutMs },
+    );
+    if (!parsed.program || parsed.errors.length) throw this.parseFailed(uri, text, parsed.errors);
     return { program: parsed.program, text };
   }
 
-  /** `quiet` for the background checks while typing: the log records only runs the user asked for. */
-  async simulate(uri: vscode.Uri, quiet = false): Promise<RunResult> {
-    const { program, text } = await this.program(uri);
+  /** Simulates and analyses the scenario; the Problems panel gets its errors or its findings. */
+  async simulate(uri: vscode.Uri, signal?: AbortSignal): Promise<RunResult> {
+    const text = await this.text(uri);
     const started = performance.now();
-    const trace = engines().simulateProgram(program, await this.profile());
-    return this.finish(uri, text, program, trace, 'simulator', started, quiet);
+    const result = await this.engine(
+      'scenario',
+      { text, file: fileName(uri), profile: await this.profile(), simulateUpTo: Infinity },
+      { subject: fileName(uri), timeoutMs: WORKER_LIMITS.timeoutMs, signal },
+    );
+    const { trace, analysis, stepCount } = result;
+    if (!trace || !analysis || stepCount === undefined) throw this.parseFailed(uri, text, result.errors);
+    this.diagnostics.set(uri, text, [], analysis.findings);
+    this.logRun(uri, stepCount, analysis, 'simulator', started);
+    return { trace, analysis, title: fileName(uri), origin: 'simulator' };
+  }
+
+  /**
+   * The check while typing: parse errors, or the findings of a background simulation when the
+   * scenario has at most `simulateUpTo` steps. A file too costly to check gets one Problems entry
+   * saying so; a newer edit aborts `signal`.
+   */
+  async check(doc: vscode.TextDocument, simulateUpTo: number, signal: AbortSignal): Promise<void> {
+    const text = doc.getText();
+    const name = fileName(doc.uri);
+    try {
+      const result = await callEngine(
+        'scenario',
+        { text, file: name, profile: await this.profile(), simulateUpTo },
+        { subject: name, timeoutMs: WORKER_LIMITS.timeoutMs, signal },
+      );
+      this.diagnostics.set(doc.uri, text, result.errors, result.analysis?.findings ?? []);
+    } catch (e) {
+      if (e instanceof RequestCancelledError) return;
+      if (!(e instanceof WorkerLimitError)) throw e;
+      this.log.warn(e.message);
+      this.diagnostics.set(doc.uri, text, [{ line: 1, column: 1, length: 1, detail: e.message }], []);
+    }
+  }
+
+  /** The analysis of a trace that has none yet (Compare). */
+  analyze(trace: Trace, title: string): Promise<Analysis> {
+    return this.engine('analyze', { trace }, { subject: title, timeoutMs: WORKER_LIMITS.timeoutMs });
+  }
+
+  /** The Chrome/Perfetto JSON of a trace. */
+  chromeJson(trace: Trace, title: string): Promise<string> {
+    return this.engine('chrome', { trace }, { subject: title, timeoutMs: WORKER_LIMITS.timeoutMs });
+  }
+
+  /** The format core would read the file as, from its first bytes (decompressed when gzipped). */
+  async sniff(uri: vscode.Uri): Promise<Awaited<EngineOps['sniff']['result']>> {
+    // Other schemes (virtual file systems) can only be read whole through VS Code.
+    const args = uri.scheme === 'file' ? { path: uri.fsPath } : { bytes: await vscode.workspace.fs.readFile(uri) };
+    return this.engine('sniff', args, { subject: fileName(uri), timeoutMs: WORKER_LIMITS.timeoutMs });
   }
 
   async runOnGpu(
@@ -84,7 +158,15 @@ export class Runs {
         timeoutMs: seconds * 1000,
         onProgress: (message) => progress?.report({ message }),
       });
-      return this.finish(uri, text, program, trace, probe.name, started);
+      const analysis = await this.engine(
+        'analyze',
+        { trace, program },
+        { subject: fileName(uri), timeoutMs: WORKER_LIMITS.timeoutMs },
+      );
+      trace.findings = analysis.findings;
+      this.diagnostics.set(uri, text, [], analysis.findings);
+      this.logRun(uri, program.stepCount, analysis, probe.name, started);
+      return { trace, analysis, title: fileName(uri), origin: probe.name };
     } finally {
       sub.dispose();
     }
@@ -120,31 +202,28 @@ export class Runs {
       });
       shown = percent;
     };
-    // Cancelling stops the read at its next chunk, so a huge trace is not read on in the background.
+    // Cancelling terminates the worker reading it, so a huge trace is not read on in the background.
     const abort = new AbortController();
-    const cancelled = token?.onCancellationRequested(() => abort.abort(new vscode.CancellationError()));
-    let trace: Trace;
+    const cancelled = token?.onCancellationRequested(() => abort.abort());
+    let loaded: EngineOps['loadTrace']['result'];
     try {
       // Local files stream from disk; other schemes (virtual file systems) can only be read whole through VS Code.
-      trace =
+      const args =
         uri.scheme === 'file'
-          ? await engines().loadTrace(uri.fsPath, onProgress, abort.signal)
-          : await engines().loadTraceBytes(
-              await vscode.workspace.fs.readFile(uri),
-              fileName(uri),
-              onProgress,
-              abort.signal,
-            );
+          ? { path: uri.fsPath, name: fileName(uri) }
+          : { bytes: await vscode.workspace.fs.readFile(uri), name: fileName(uri) };
+      const size = args.bytes?.byteLength ?? (await vscode.workspace.fs.stat(uri)).size;
+      loaded = await this.engine('loadTrace', args, {
+        subject: fileName(uri),
+        timeoutMs: WORKER_LIMITS.traceTimeoutMs(size),
+        signal: abort.signal,
+        onProgress,
+      });
     } finally {
       cancelled?.dispose();
     }
-    let analysis: Analysis | undefined;
-    try {
-      analysis = engines().analyzeTrace(trace);
-      trace.findings = analysis.findings;
-    } catch (e) {
-      this.log.warn(`analysis of ${fileName(uri)} failed: ${(e as Error).message}`);
-    }
+    const { trace, analysis } = loaded;
+    if (loaded.analysisError) this.log.warn(`analysis of ${fileName(uri)} failed: ${loaded.analysisError}`);
     this.log.info(
       `opened ${fileName(uri)} (${trace.meta.source}): ${trace.calls.count} calls, ${trace.ops.count} ops, ${trace.findings.length} findings, ${(performance.now() - started).toFixed(0)} ms`,
     );
@@ -158,44 +237,32 @@ export class Runs {
     return this.traceFile(uri, undefined, token);
   }
 
-  private async profile(): Promise<SimProfile> {
+  /** The simulator profile: a built-in name or a profile's JSON, checked by the simulator in the worker. */
+  private async profile(): Promise<unknown> {
     const setting = vscode.workspace.getConfiguration('syncscope').get<string>('simulatorProfile', 'h200');
     const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const ref = resolveProfileSetting(setting, root);
-    if ('builtIn' in ref) return engines().loadSimulatorProfile(ref.builtIn);
+    if ('builtIn' in ref) return ref.builtIn;
     // A profile from the workspace is data that steers timings; only trusted workspaces may set it.
     if (!vscode.workspace.isTrusted) {
       this.log.warn('ignoring syncscope.simulatorProfile in an untrusted workspace; using h200');
-      return engines().loadSimulatorProfile('h200');
+      return 'h200';
     }
     try {
       const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(ref.path)));
-      return engines().loadSimulatorProfile(JSON.parse(text));
+      return JSON.parse(text) as unknown;
     } catch (e) {
       throw new UserFacingError(`Cannot read the simulator profile ${ref.path}: ${(e as Error).message}`);
     }
   }
 
-  private finish(
-    uri: vscode.Uri,
-    text: string,
-    program: Program,
-    trace: Trace,
-    origin: string,
-    started: number,
-    quiet = false,
-  ): RunResult {
-    const analysis = engines().analyzeTrace(trace, program);
-    trace.findings = analysis.findings;
-    this.diagnostics.set(uri, text, [], analysis.findings);
+  private logRun(uri: vscode.Uri, steps: number, analysis: Analysis, origin: string, started: number): void {
     const blocked = analysis.waits.reduce((s, w) => s + w.blockedNs, 0);
-    if (quiet) return { trace, analysis, title: fileName(uri), origin };
     this.log.info(
-      `${origin} run of ${fileName(uri)}: ${program.stepCount} steps, ${analysis.waits.length} host waits ` +
+      `${origin} run of ${fileName(uri)}: ${steps} steps, ${analysis.waits.length} host waits ` +
         `(${(blocked / 1000).toFixed(1)} us blocked), ${analysis.findings.length} findings, ${(performance.now() - started).toFixed(0)} ms`,
     );
     for (const f of analysis.findings)
       this.log.info(`  ${f.severity} ${f.rule} ${f.kind}${f.source ? ` line ${f.source.line}` : ''}: ${f.message}`);
-    return { trace, analysis, title: fileName(uri), origin };
   }
 }

@@ -4,7 +4,6 @@ import * as vscode from 'vscode';
 import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import { scenarioLensLine } from './logic/problems';
 import type { ScenarioDiagnostics } from './diagnostics';
-import { engines } from './loadEngines';
 import type { TimelinePanels } from './panels';
 import type { Runs } from './runs';
 
@@ -46,18 +45,22 @@ export function watchScenarios(
   log: vscode.LogOutputChannel,
 ): vscode.Disposable[] {
   const timers = new Map<string, NodeJS.Timeout>();
-  const lint = (doc: vscode.TextDocument): void => {
-    if (!isScenario(doc)) return;
-    const parsed = engines().parseScenarioText(doc.getText(), doc.uri.path.split('/').pop() ?? '');
-    if (parsed.errors.length || !parsed.program) diagnostics.set(doc.uri, doc.getText(), parsed.errors, []);
-    else if (parsed.program.stepCount <= AUTO_ANALYZE_MAX_STEPS) void analyzeQuietly(doc.uri);
-    else diagnostics.set(doc.uri, doc.getText(), [], []);
+  // The check in flight per document: a newer edit, or closing it, cancels it (its worker is terminated).
+  const checks = new Map<string, AbortController>();
+  const cancelCheck = (key: string): void => {
+    checks.get(key)?.abort();
+    checks.delete(key);
   };
-  const analyzeQuietly = async (uri: vscode.Uri): Promise<void> => {
+  const lint = async (doc: vscode.TextDocument): Promise<void> => {
+    if (!isScenario(doc)) return;
+    const key = doc.uri.toString();
+    cancelCheck(key);
+    const abort = new AbortController();
+    checks.set(key, abort);
     try {
-      await runs.simulate(uri, true);
-    } catch (e) {
-      log.debug(`background analysis of ${uri.path}: ${(e as Error).message}`);
+      await runs.check(doc, AUTO_ANALYZE_MAX_STEPS, abort.signal);
+    } finally {
+      if (checks.get(key) === abort) checks.delete(key);
     }
   };
   const later = (doc: vscode.TextDocument): void => {
@@ -67,11 +70,7 @@ export function watchScenarios(
       key,
       setTimeout(() => {
         timers.delete(key);
-        try {
-          lint(doc);
-        } catch (e) {
-          log.debug(`checking ${doc.uri.path}: ${(e as Error).message}`);
-        }
+        lint(doc).catch((e: unknown) => log.debug(`checking ${doc.uri.path}: ${(e as Error).message}`));
       }, 300),
     );
   };
@@ -83,8 +82,15 @@ export function watchScenarios(
       if (isScenario(doc)) void panels.refresh(doc.uri);
     }),
     vscode.workspace.onDidCloseTextDocument((doc) => {
-      if (isScenario(doc)) diagnostics.clear(doc.uri);
+      if (!isScenario(doc)) return;
+      cancelCheck(doc.uri.toString());
+      diagnostics.clear(doc.uri);
     }),
-    { dispose: () => timers.forEach((t) => clearTimeout(t)) },
+    {
+      dispose: () => {
+        timers.forEach((t) => clearTimeout(t));
+        checks.forEach((c) => c.abort());
+      },
+    },
   ];
 }

@@ -32,7 +32,7 @@ const builds = testArg
   : [
       {
         ...common,
-        entryPoints: { extension: 'extension/main.ts', engines: 'extension/engines.ts' },
+        entryPoints: { extension: 'extension/main.ts', engines: 'extension/engines.ts', worker: 'extension/worker.ts' },
         outdir: 'dist',
         platform: 'node',
         format: 'cjs',

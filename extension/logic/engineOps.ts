@@ -1,0 +1,43 @@
+// The requests the extension sends to its worker thread (worker.ts), and what each answers.
+import type { Analysis } from '../../core/analyze/types';
+import type { TraceFileFormat } from '../../core/import';
+import type { Program } from '../../core/scenario/program';
+import type { Trace } from '../../core/trace/model';
+import type { PositionedError } from './problems';
+
+export interface ScenarioResult {
+  errors: PositionedError[];
+  /** Absent when the scenario does not compile. */
+  stepCount?: number;
+  /** Absent when it does not compile, or has more steps than `simulateUpTo`. */
+  trace?: Trace;
+  analysis?: Analysis;
+}
+
+export interface EngineOps {
+  /** Parse, then simulate and analyse when it compiles with at most `simulateUpTo` steps. */
+  scenario: {
+    args: { text: string; file: string; profile: unknown; simulateUpTo: number };
+    result: ScenarioResult;
+  };
+  parse: { args: { text: string; file: string }; result: { program?: Program; errors: PositionedError[] } };
+  analyze: { args: { trace: Trace; program?: Program }; result: Analysis };
+  /** A trace file by path, or its bytes (a virtual file system), imported and analysed. */
+  loadTrace: {
+    args: { path?: string; bytes?: Uint8Array; name: string };
+    result: { trace: Trace; analysis?: Analysis; analysisError?: string };
+  };
+  sniff: { args: { path?: string; bytes?: Uint8Array }; result: TraceFileFormat | undefined };
+  chrome: { args: { trace: Trace }; result: string };
+}
+export type OpName = keyof EngineOps;
+
+/** Limits per request; docs/extension.md explains them. */
+export const WORKER_LIMITS = {
+  memoryMb: 1024,
+  concurrency: 2,
+  /** Parsing, simulating and analysing a scenario, analysing or exporting a trace. */
+  timeoutMs: 20_000,
+  /** Importing a trace file: as long, plus a second per 10 MB, so that a large genuine trace still opens. */
+  traceTimeoutMs: (bytes: number): number => 20_000 + Math.ceil(bytes / 10_000_000) * 1000,
+};

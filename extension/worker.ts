@@ -1,0 +1,80 @@
+// The worker thread that parses, imports, simulates and analyses for the editor (dist/worker.js).
+// It answers one request at a time through logic/engineClient.ts, which bounds its time and memory
+// and terminates it when a file is too costly; the extension host itself never runs this work.
+import { parentPort, type TransferListItem } from 'node:worker_threads';
+import type { Trace } from '../core/trace/model';
+import * as engines from './engines';
+import type { WorkerReply, WorkerRequest } from './logic/engineClient';
+import type { EngineOps, OpName } from './logic/engineOps';
+
+type Handlers = { [K in OpName]: (args: EngineOps[K]['args'], id: number) => Promise<EngineOps[K]['result']> };
+
+const port = parentPort;
+if (!port) throw new Error('dist/worker.js runs as a worker thread');
+const post = (reply: WorkerReply, transfer: TransferListItem[] = []): void => port.postMessage(reply, transfer);
+const progress = (id: number) => (bytes: number, total: number) => post({ id, type: 'progress', bytes, total });
+
+const handlers: Handlers = {
+  async scenario({ text, file, profile, simulateUpTo }) {
+    const parsed = engines.parseScenarioText(text, file);
+    if (!parsed.program || parsed.errors.length) return { errors: parsed.errors };
+    const { program } = parsed;
+    if (program.stepCount > simulateUpTo) return { errors: [], stepCount: program.stepCount };
+    const trace = engines.simulateProgram(program, engines.loadSimulatorProfile(profile));
+    const analysis = engines.analyzeTrace(trace, program);
+    trace.findings = analysis.findings;
+    return { errors: [], stepCount: program.stepCount, trace, analysis };
+  },
+  async parse({ text, file }) {
+    return engines.parseScenarioText(text, file);
+  },
+  async analyze({ trace, program }) {
+    return engines.analyzeTrace(trace, program);
+  },
+  async loadTrace({ path, bytes, name }, id) {
+    const trace =
+      path !== undefined
+        ? await engines.loadTrace(path, progress(id))
+        : await engines.loadTraceBytes(bytes ?? new Uint8Array(), name, progress(id));
+    try {
+      const analysis = engines.analyzeTrace(trace);
+      trace.findings = analysis.findings;
+      return { trace, analysis };
+    } catch (e) {
+      return { trace, analysisError: (e as Error).message };
+    }
+  },
+  async sniff({ path, bytes }) {
+    return path !== undefined ? engines.sniffTraceFile(path) : engines.sniffTraceBytes(bytes ?? new Uint8Array());
+  },
+  async chrome({ trace }) {
+    return engines.chromeTraceJson(trace);
+  },
+};
+
+/** The column buffers of every trace in a result: moved to the host rather than copied. */
+function traceBuffers(result: unknown): ArrayBuffer[] {
+  const trace = (result as { trace?: Trace } | undefined)?.trace;
+  if (!trace) return [];
+  const buffers = new Set<ArrayBuffer>();
+  for (const table of [trace.calls, trace.ops, trace.edges, trace.accesses])
+    for (const column of Object.values(table))
+      if (ArrayBuffer.isView(column) && column.buffer instanceof ArrayBuffer) buffers.add(column.buffer);
+  return [...buffers];
+}
+
+port.on('message', (req: WorkerRequest) => {
+  const handler = handlers[req.op as OpName] as ((args: unknown, id: number) => Promise<unknown>) | undefined;
+  if (!handler) return post({ id: req.id, type: 'failed', message: `unknown request "${req.op}"` });
+  handler(req.args, req.id).then(
+    (result) => {
+      try {
+        post({ id: req.id, type: 'done', result }, traceBuffers(result));
+      } catch {
+        // A buffer that cannot move (one shared with others) is copied instead.
+        post({ id: req.id, type: 'done', result });
+      }
+    },
+    (e: unknown) => post({ id: req.id, type: 'failed', message: e instanceof Error ? e.message : String(e) }),
+  );
+});

@@ -1,0 +1,108 @@
+// A hostile scenario in a real VS Code (code-server) with the packaged .vsix: simulating it costs a
+// worker thread, never the extension host. While it runs, the host still answers (a command's quick
+// pick, another scenario's CodeLens) and the editor takes typing; when the worker hits its limit the
+// user gets one plain message.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { skipReason, unmet, Workbench } from './workbench';
+
+const skip = skipReason();
+const HOSTILE = 'hostile.scenario.json';
+const SMALL = 'small.scenario.json';
+const NOTES = 'notes.txt';
+
+// Five million launches: within the parser's step cap, far past what the editor's worker may spend
+// on one request (20 s, 1024 MB).
+const hostile = JSON.stringify({
+  name: 'hostile',
+  streams: { s: { nonBlocking: true } },
+  steps: [
+    {
+      repeat: 1_000_000,
+      steps: ['a', 'b', 'c', 'd', 'e'].map((launch) => ({ launch, stream: 's', us: 1 })),
+    },
+  ],
+});
+const small = JSON.stringify(
+  { name: 'small', steps: [{ launch: 'k', stream: 'default', us: 5 }, { deviceSync: true }] },
+  null,
+  2,
+);
+
+/** How long the editor may take to answer while the hostile file is processed. */
+const RESPONSIVE_MS = 5_000;
+
+let wb: Workbench;
+before(
+  async () => {
+    if (skip) return;
+    const lacking = unmet();
+    if (lacking) throw new Error(lacking);
+    wb = await Workbench.start({ [HOSTILE]: hostile, [SMALL]: small, [NOTES]: '' });
+  },
+  { timeout: 240_000 },
+);
+after(async () => {
+  await wb?.close();
+});
+
+/** A fresh profile lists the extension's commands some seconds after the workbench shows: try again until then. */
+async function commandOnceListed(title: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await wb.command(title);
+    } catch (e) {
+      if (attempt === 4) throw e;
+      await wb.page.keyboard.press('Escape');
+    }
+  }
+}
+
+const toasts = () => wb.page.locator('.notification-list-item-message', { hasText: `${HOSTILE}: stopped` });
+
+test(
+  'simulating a hostile scenario leaves the editor responsive and ends in one clear message',
+  { skip, timeout: 240_000 },
+  async () => {
+    await wb.openFile(HOSTILE);
+    await commandOnceListed('Syncscope: Simulate Scenario');
+    const started = Date.now();
+
+    // The extension host answers: a command's quick pick opens.
+    await wb.command('Syncscope: Select Backend');
+    await wb.page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'simulator' })
+      .first()
+      .waitFor({ timeout: RESPONSIVE_MS });
+    await wb.page.keyboard.press('Escape');
+
+    // Another file opens and takes typing.
+    await wb.openFile(NOTES);
+    const editor = wb.page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await editor.click();
+    await wb.page.keyboard.type('still typing');
+    await wb.page
+      .locator('.editor-instance .monaco-editor .view-lines', { hasText: 'still typing' })
+      .first()
+      .waitFor({ timeout: RESPONSIVE_MS });
+
+    // Another scenario gets its CodeLens, which the extension host provides.
+    await wb.openFile(SMALL);
+    const lens = wb.page.locator('.codelens-decoration', { hasText: 'Simulate' }).first();
+    await lens.waitFor({ timeout: RESPONSIVE_MS });
+    await wb.shot('hostile-responsive');
+    assert.equal(await toasts().count(), 0, 'all of that happened while the hostile file was still being simulated');
+    console.log(`# the editor answered within ${Date.now() - started} ms of starting the simulation`);
+
+    // The worker hits its time or memory limit: one message says which, and names the file.
+    await toasts().first().waitFor({ timeout: 120_000 });
+    await wb.shot('hostile-message');
+    assert.equal(await toasts().count(), 1);
+    assert.match(
+      (await toasts().first().innerText()).trim(),
+      /^Syncscope: hostile\.scenario\.json: stopped( after 20 s: processing it takes too long in the editor|: processing it needs more than 1024 MB of memory);/,
+    );
+    assert.match(wb.extensionLog(), /hostile\.scenario\.json: stopped/);
+    assert.doesNotMatch(wb.extensionLog(), /\n\s+at /, 'no stack trace in the log');
+  },
+);
