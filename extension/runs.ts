@@ -77,7 +77,7 @@ export class Runs {
     const parsed = await this.engine(
       'parse',
       { text, file: fileName(uri) },
-      { subject: fileName(uri), timeoutMs: WORKER_LIMITS.timeoutMs },
+      { subject: fileName(uri), timeoutMs: workerTimeoutMs() },
     );
     if (!parsed.program || parsed.errors.length) throw this.parseFailed(uri, text, parsed.errors);
     return { program: parsed.program, text };
@@ -90,7 +90,7 @@ export class Runs {
     const result = await this.engine(
       'scenario',
       { text, file: fileName(uri), profile: await this.profile(), simulateUpTo: Infinity },
-      { subject: fileName(uri), timeoutMs: WORKER_LIMITS.timeoutMs, signal },
+      { subject: fileName(uri), timeoutMs: workerTimeoutMs(), signal },
     );
     const { trace, analysis, stepCount } = result;
     if (!trace || !analysis || stepCount === undefined) throw this.parseFailed(uri, text, result.errors);
@@ -111,7 +111,7 @@ export class Runs {
       const result = await callEngine(
         'scenario',
         { text, file: name, profile: await this.profile(), simulateUpTo },
-        { subject: name, timeoutMs: WORKER_LIMITS.timeoutMs, signal },
+        { subject: name, timeoutMs: workerTimeoutMs(), signal },
       );
       this.diagnostics.set(doc.uri, text, result.errors, result.analysis?.findings ?? []);
     } catch (e) {
@@ -124,19 +124,19 @@ export class Runs {
 
   /** The analysis of a trace that has none yet (Compare). */
   analyze(trace: Trace, title: string): Promise<Analysis> {
-    return this.engine('analyze', { trace }, { subject: title, timeoutMs: WORKER_LIMITS.timeoutMs });
+    return this.engine('analyze', { trace }, { subject: title, timeoutMs: workerTimeoutMs() });
   }
 
   /** The Chrome/Perfetto JSON of a trace. */
   chromeJson(trace: Trace, title: string): Promise<string> {
-    return this.engine('chrome', { trace }, { subject: title, timeoutMs: WORKER_LIMITS.timeoutMs });
+    return this.engine('chrome', { trace }, { subject: title, timeoutMs: workerTimeoutMs() });
   }
 
   /** The format core would read the file as, from its first bytes (decompressed when gzipped). */
   async sniff(uri: vscode.Uri): Promise<Awaited<EngineOps['sniff']['result']>> {
     // Other schemes (virtual file systems) can only be read whole through VS Code.
     const args = uri.scheme === 'file' ? { path: uri.fsPath } : { bytes: await vscode.workspace.fs.readFile(uri) };
-    return this.engine('sniff', args, { subject: fileName(uri), timeoutMs: WORKER_LIMITS.timeoutMs });
+    return this.engine('sniff', args, { subject: fileName(uri), timeoutMs: workerTimeoutMs() });
   }
 
   async runOnGpu(
@@ -161,7 +161,7 @@ export class Runs {
       const analysis = await this.engine(
         'analyze',
         { trace, program },
-        { subject: fileName(uri), timeoutMs: WORKER_LIMITS.timeoutMs },
+        { subject: fileName(uri), timeoutMs: workerTimeoutMs() },
       );
       trace.findings = analysis.findings;
       this.diagnostics.set(uri, text, [], analysis.findings);
@@ -215,7 +215,7 @@ export class Runs {
       const size = args.bytes?.byteLength ?? (await vscode.workspace.fs.stat(uri)).size;
       loaded = await this.engine('loadTrace', args, {
         subject: fileName(uri),
-        timeoutMs: WORKER_LIMITS.traceTimeoutMs(size),
+        timeoutMs: WORKER_LIMITS.traceTimeoutMs(size, workerTimeoutMs()),
         signal: abort.signal,
         onProgress,
       });
@@ -265,4 +265,10 @@ export class Runs {
     for (const f of analysis.findings)
       this.log.info(`  ${f.severity} ${f.rule} ${f.kind}${f.source ? ` line ${f.source.line}` : ''}: ${f.message}`);
   }
+}
+
+/** How long the editor's worker may spend on one request (syncscope.workerTimeoutSeconds). */
+function workerTimeoutMs(): number {
+  const seconds = vscode.workspace.getConfiguration('syncscope').get<number>('workerTimeoutSeconds');
+  return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : WORKER_LIMITS.timeoutMs;
 }

@@ -36,8 +36,8 @@ export type OpName = keyof EngineOps;
 export const WORKER_LIMITS = {
   memoryMb: 1024,
   concurrency: 2,
-  /** Parsing, simulating and analysing a scenario, analysing or exporting a trace. */
+  /** Parsing, simulating and analysing a scenario, analysing or exporting a trace (the default of syncscope.workerTimeoutSeconds). */
   timeoutMs: 20_000,
   /** Importing a trace file: as long, plus a second per 10 MB, so that a large genuine trace still opens. */
-  traceTimeoutMs: (bytes: number): number => 20_000 + Math.ceil(bytes / 10_000_000) * 1000,
+  traceTimeoutMs: (bytes: number, baseMs = 20_000): number => baseMs + Math.ceil(bytes / 10_000_000) * 1000,
 };

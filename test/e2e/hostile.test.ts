@@ -11,14 +11,15 @@ const HOSTILE = 'hostile.scenario.json';
 const SMALL = 'small.scenario.json';
 const NOTES = 'notes.txt';
 
-// Five million launches: within the parser's step cap, far past what the editor's worker may spend
-// on one request (20 s, 1024 MB).
+// Nearly two million launches: within the scenario's step and work budgets, and far past the
+// worker's time limit, which this profile sets to WORKER_SECONDS.
+const WORKER_SECONDS = 2;
 const hostile = JSON.stringify({
   name: 'hostile',
   streams: { s: { nonBlocking: true } },
   steps: [
     {
-      repeat: 1_000_000,
+      repeat: 390_000,
       steps: ['a', 'b', 'c', 'd', 'e'].map((launch) => ({ launch, stream: 's', us: 1 })),
     },
   ],
@@ -38,7 +39,10 @@ before(
     if (skip) return;
     const lacking = unmet();
     if (lacking) throw new Error(lacking);
-    wb = await Workbench.start({ [HOSTILE]: hostile, [SMALL]: small, [NOTES]: '' });
+    wb = await Workbench.start(
+      { [HOSTILE]: hostile, [SMALL]: small, [NOTES]: '' },
+      { 'syncscope.workerTimeoutSeconds': WORKER_SECONDS },
+    );
   },
   { timeout: 240_000 },
 );
@@ -100,7 +104,7 @@ test(
     assert.equal(await toasts().count(), 1);
     assert.match(
       (await toasts().first().innerText()).trim(),
-      /^Syncscope: hostile\.scenario\.json: stopped( after 20 s: processing it takes too long in the editor|: processing it needs more than 1024 MB of memory);/,
+      /^Syncscope: hostile\.scenario\.json: stopped( after 2 s: processing it takes too long in the editor|: processing it needs more than 1024 MB of memory);/,
     );
     assert.match(wb.extensionLog(), /hostile\.scenario\.json: stopped/);
     assert.doesNotMatch(wb.extensionLog(), /\n\s+at /, 'no stack trace in the log');

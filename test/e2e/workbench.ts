@@ -83,7 +83,7 @@ export class Workbench {
   }
 
   /** Installs the .vsix into a fresh profile, starts the server and opens the workbench. */
-  static async start(files: Record<string, string>): Promise<Workbench> {
+  static async start(files: Record<string, string>, settings: Record<string, unknown> = {}): Promise<Workbench> {
     const root = mkdtempSync(join(tmpdir(), 'syncscope-e2e-'));
     const workspace = join(root, 'workspace');
     mkdirSync(workspace, { recursive: true });
@@ -103,6 +103,7 @@ export class Workbench {
           'extensions.autoUpdate': false,
           'telemetry.telemetryLevel': 'off',
           'window.commandCenter': false,
+          ...settings,
         },
         null,
         2,
