@@ -56,8 +56,8 @@ test('S19 host functions and memsets take launch-queue entries like kernels do',
   assert.equal(t.calls.begin[last] + t.calls.blockedNs[last], end(t, long));
 });
 
-test('S11 elapsed time on a never-recorded event is an error, and nothing is measured', () => {
-  const { trace: t } = run({
+test('S11 elapsed time on a never-recorded event is an error, nothing is measured, and the analysis says so', () => {
+  const { trace: t, analysis } = run({
     streams: { s: {} },
     events: { a: { timing: true }, never: { timing: true } },
     steps: [
@@ -68,6 +68,25 @@ test('S11 elapsed time on a never-recorded event is an error, and nothing is mea
       { elapsed: ['never', 'a'] },
     ],
   });
+  const found = analysis.findings.filter((f) => f.kind === 'elapsed-unrecorded');
+  assert.deepEqual(
+    found.map((f) => [f.rule, f.severity, f.calls]),
+    calls(t, 'elapsed').map((c) => ['S11', 'error', [c]]),
+  );
+  assert.match(
+    found[0].message,
+    /^elapsed time from "a" to "never" \(line \d+\) reads "never" before it was ever recorded/,
+  );
+  // Once both are recorded, there is nothing to say.
+  const fine = run({
+    streams: { s: {} },
+    events: { a: { timing: true }, b: { timing: true } },
+    steps: [{ record: 'a', stream: 's' }, { record: 'b', stream: 's' }, { eventSync: 'b' }, { elapsed: ['a', 'b'] }],
+  });
+  assert.deepEqual(
+    fine.analysis.findings.filter((f) => f.kind === 'elapsed-unrecorded'),
+    [],
+  );
   for (const c of calls(t, 'elapsed')) {
     assert.equal(str(t, t.calls.status[c]), 'cudaErrorInvalidResourceHandle');
     assert.equal(t.calls.answer[c], 3); // error
