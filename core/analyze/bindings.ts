@@ -62,109 +62,152 @@ export function timeOrderedCalls(t: Trace): Int32Array {
 }
 
 export function bindEvents(t: Trace): Bindings {
-  const c = t.calls;
-  const C = c.count;
-  const { start: opsStart, ids: opsOf } = groupOps(t);
-  const timeOrder = timeOrderedCalls(t);
-  const bound = new Int32Array(C).fill(NOT_EVENT_CALL);
-  const bound2 = new Int32Array(C).fill(NOT_EVENT_CALL);
-  const recordOp = new Int32Array(C).fill(-1);
-  const replaced = new Int32Array(C).fill(-1);
-  const consumers = new Int32Array(C);
-  const awaitStart = new Int32Array(C + 1);
-  const awaited: number[] = [];
-  const eventFrom: number[] = [];
-  const eventTo: number[] = [];
+  const replay = new Replay(t);
+  for (const i of replay.timeOrder) replay.call(i);
+  return replay.result();
+}
 
-  const streams = t.lanes.filter((l) => l.kind === 'stream');
-  const lastOp = new Int32Array(t.lanes.length).fill(-1);
+/** The calls replayed in time order: the state each call sees, and what it binds to. */
+class Replay {
+  readonly timeOrder: Int32Array;
+  private readonly c: Trace['calls'];
+  private readonly opsStart: Int32Array;
+  private readonly opsOf: Int32Array;
+  private readonly bound: Int32Array;
+  private readonly bound2: Int32Array;
+  private readonly recordOp: Int32Array;
+  private readonly replaced: Int32Array;
+  private readonly consumers: Int32Array;
+  private readonly eventFrom: number[] = [];
+  private readonly eventTo: number[] = [];
+  private readonly streams: Trace['lanes'];
+  private readonly lastOp: Int32Array;
   /** Record ops that the next op issued to a stream must follow (stream waits not yet met by an op). */
-  const pendingWaits: number[][] = t.lanes.map(() => []);
-  const current = new Map<number, number>(); // event string id -> record call
-  const recordKind = OK.eventRecord;
-  const ready = ANSWERS.indexOf('ready');
+  private readonly pendingWaits: number[][];
+  private readonly current = new Map<number, number>(); // event string id -> record call
+  private readonly awaitLists: (number[] | undefined)[];
+  private readonly ready = ANSWERS.indexOf('ready');
 
-  const bind = (event: number): number => {
-    const r = current.get(event) ?? NEVER_RECORDED;
-    if (r >= 0) consumers[r]++;
+  constructor(private readonly t: Trace) {
+    const C = t.calls.count;
+    this.c = t.calls;
+    const { start, ids } = groupOps(t);
+    this.opsStart = start;
+    this.opsOf = ids;
+    this.timeOrder = timeOrderedCalls(t);
+    this.bound = new Int32Array(C).fill(NOT_EVENT_CALL);
+    this.bound2 = new Int32Array(C).fill(NOT_EVENT_CALL);
+    this.recordOp = new Int32Array(C).fill(-1);
+    this.replaced = new Int32Array(C).fill(-1);
+    this.consumers = new Int32Array(C);
+    this.streams = t.lanes.filter((l) => l.kind === 'stream');
+    this.lastOp = new Int32Array(t.lanes.length).fill(-1);
+    this.pendingWaits = t.lanes.map(() => []);
+    this.awaitLists = new Array(C);
+  }
+
+  private bind(event: number): number {
+    const r = this.current.get(event) ?? NEVER_RECORDED;
+    if (r >= 0) this.consumers[r]++;
     return r;
-  };
-  const awaitLists: (number[] | undefined)[] = new Array(C);
+  }
 
-  for (let k = 0; k < timeOrder.length; k++) {
-    const i = timeOrder[k];
-    const kind = c.kind[i];
-    const ev = c.event[i];
-    let wait: number[] | undefined;
-    if (kind === CK.streamWait || kind === CK.eventSync || kind === CK.query) {
-      const r = (bound[i] = bind(ev));
-      const op = r >= 0 ? recordOp[r] : -1;
-      if (op >= 0 && kind === CK.streamWait && c.stream[i] >= 0) pendingWaits[c.stream[i]].push(op);
-      if (op >= 0 && (kind === CK.eventSync || (kind === CK.query && c.answer[i] === ready))) wait = [op];
-    } else if (kind === CK.elapsed) {
-      bound[i] = bind(ev);
-      bound2[i] = bind(c.event2[i]);
-    } else if (kind === CK.streamSync) {
-      const s = c.stream[i];
-      wait = s >= 0 && lastOp[s] >= 0 ? [lastOp[s]] : [];
-    } else if (kind === CK.deviceSync) {
-      // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
-      const device = c.device[i] || (t.lanes[c.lane[i]]?.device ?? 0);
-      wait = [];
-      for (const s of streams) if (s.device === device && lastOp[s.id] >= 0) wait.push(lastOp[s.id]);
-    }
-    for (let q = opsStart[i]; q < opsStart[i + 1]; q++) {
-      const j = opsOf[q];
-      const lane = t.ops.lane[j];
-      const waits = pendingWaits[lane];
-      if (waits.length) {
-        for (const from of waits) {
-          eventFrom.push(from);
-          eventTo.push(j);
-        }
-        waits.length = 0;
-      }
-      lastOp[lane] = j;
-    }
-    if (kind === CK.record && ev) {
-      let op = -1;
-      for (let q = opsStart[i]; q < opsStart[i + 1] && op < 0; q++)
-        if (t.ops.kind[opsOf[q]] === recordKind) op = opsOf[q];
-      if (op < 0 && c.stream[i] >= 0) op = lastOp[c.stream[i]];
-      recordOp[i] = op;
-      replaced[i] = current.get(ev) ?? -1;
-      current.set(ev, i);
-    }
+  /** Replays call `i`: what it binds to and awaits, then the ops it issued, then its record. */
+  call(i: number): void {
+    const kind = this.c.kind[i];
+    let wait = this.awaits(i, kind);
+    this.issue(i);
+    if (kind === CK.record && this.c.event[i]) this.record(i);
     // A copy or memset that blocked until its own op completed (S17, S18), as opposed to one
     // that waited for room in the launch queue (S19).
+    const c = this.c;
     if (
       (kind === CK.memcpy || kind === CK.memset) &&
       c.blockedNs[i] > 0 &&
       c.releasedBy[i] >= 0 &&
-      t.ops.call[c.releasedBy[i]] === i
+      this.t.ops.call[c.releasedBy[i]] === i
     ) {
       wait = [];
-      for (let q = opsStart[i]; q < opsStart[i + 1]; q++) wait.push(opsOf[q]);
+      for (let q = this.opsStart[i]; q < this.opsStart[i + 1]; q++) wait.push(this.opsOf[q]);
     }
-    if (wait) awaitLists[i] = wait;
+    if (wait) this.awaitLists[i] = wait;
   }
-  for (let i = 0; i < C; i++) {
-    const w = awaitLists[i];
-    if (w) for (const op of w) awaited.push(op);
-    awaitStart[i + 1] = awaited.length;
+
+  /** The event binding of call `i`, and the ops it waits for when it is a host wait. */
+  private awaits(i: number, kind: number): number[] | undefined {
+    const { c, bound, lastOp } = this;
+    if (kind === CK.streamWait || kind === CK.eventSync || kind === CK.query) {
+      const r = (bound[i] = this.bind(c.event[i]));
+      const op = r >= 0 ? this.recordOp[r] : -1;
+      if (op >= 0 && kind === CK.streamWait && c.stream[i] >= 0) this.pendingWaits[c.stream[i]].push(op);
+      if (op >= 0 && (kind === CK.eventSync || (kind === CK.query && c.answer[i] === this.ready))) return [op];
+    } else if (kind === CK.elapsed) {
+      bound[i] = this.bind(c.event[i]);
+      this.bound2[i] = this.bind(c.event2[i]);
+    } else if (kind === CK.streamSync) {
+      const s = c.stream[i];
+      return s >= 0 && lastOp[s] >= 0 ? [lastOp[s]] : [];
+    } else if (kind === CK.deviceSync) {
+      // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
+      const device = c.device[i] || (this.t.lanes[c.lane[i]]?.device ?? 0);
+      const wait: number[] = [];
+      for (const s of this.streams) if (s.device === device && lastOp[s.id] >= 0) wait.push(lastOp[s.id]);
+      return wait;
+    }
+    return undefined;
   }
-  return {
-    timeOrder,
-    opsStart,
-    opsOf,
-    bound,
-    bound2,
-    recordOp,
-    replaced,
-    consumers,
-    awaitStart,
-    awaited: Int32Array.from(awaited),
-    eventFrom,
-    eventTo,
-  };
+
+  /** The ops call `i` issued: each follows the stream waits pending on its stream (S8). */
+  private issue(i: number): void {
+    for (let q = this.opsStart[i]; q < this.opsStart[i + 1]; q++) {
+      const j = this.opsOf[q];
+      const lane = this.t.ops.lane[j];
+      const waits = this.pendingWaits[lane];
+      if (waits.length) {
+        for (const from of waits) {
+          this.eventFrom.push(from);
+          this.eventTo.push(j);
+        }
+        waits.length = 0;
+      }
+      this.lastOp[lane] = j;
+    }
+  }
+
+  /** A record call: the op marking its captured point, and the record it replaced (S7). */
+  private record(i: number): void {
+    const ev = this.c.event[i];
+    let op = -1;
+    for (let q = this.opsStart[i]; q < this.opsStart[i + 1] && op < 0; q++)
+      if (this.t.ops.kind[this.opsOf[q]] === OK.eventRecord) op = this.opsOf[q];
+    if (op < 0 && this.c.stream[i] >= 0) op = this.lastOp[this.c.stream[i]];
+    this.recordOp[i] = op;
+    this.replaced[i] = this.current.get(ev) ?? -1;
+    this.current.set(ev, i);
+  }
+
+  result(): Bindings {
+    const C = this.c.count;
+    const awaitStart = new Int32Array(C + 1);
+    const awaited: number[] = [];
+    for (let i = 0; i < C; i++) {
+      const w = this.awaitLists[i];
+      if (w) for (const op of w) awaited.push(op);
+      awaitStart[i + 1] = awaited.length;
+    }
+    return {
+      timeOrder: this.timeOrder,
+      opsStart: this.opsStart,
+      opsOf: this.opsOf,
+      bound: this.bound,
+      bound2: this.bound2,
+      recordOp: this.recordOp,
+      replaced: this.replaced,
+      consumers: this.consumers,
+      awaitStart,
+      awaited: Int32Array.from(awaited),
+      eventFrom: this.eventFrom,
+      eventTo: this.eventTo,
+    };
+  }
 }

@@ -29,6 +29,7 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
 
   for (const i of b.timeOrder) {
     const kind = callKind(t, i);
+    if (kind === 'elapsed') elapsedUnrecorded(t, b, i, firstRecord, out);
     if (kind !== 'streamWait' && kind !== 'eventSync' && kind !== 'query') continue;
     const ev = str(t, c.event[i]);
     const src = callSource(t, i);
@@ -81,6 +82,41 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
     if (kind === 'query') queryRace(t, hb, i, r, out, program, key('timing-dependent-query', i));
   }
   return out.list();
+}
+
+/** S11: elapsed time read from an event never recorded at that moment is an error, and measures nothing. */
+function elapsedUnrecorded(
+  t: Trace,
+  b: HappensBefore['graph']['bindings'],
+  i: number,
+  firstRecord: Map<number, number>,
+  out: FindingList,
+): void {
+  const c = t.calls;
+  const unrecorded = [
+    [b.bound[i], c.event[i]],
+    [b.bound2[i], c.event2[i]],
+  ].filter(([r]) => r === NEVER_RECORDED);
+  if (!unrecorded.length) return;
+  const ev = unrecorded[0][1];
+  const name = str(t, ev);
+  const later = firstRecord.get(ev);
+  const src = callSource(t, i);
+  out.add(`elapsed-unrecorded|${placeKey(c.line[i], c.column[i], `${c.lane[i]} ${c.kind[i]} ${ev}`)}`, {
+    rule: 'S11',
+    kind: 'elapsed-unrecorded',
+    severity: 'error',
+    calls: [i],
+    ops: [],
+    ...(src ? { source: src } : {}),
+    message:
+      `elapsed time from "${str(t, c.event[i])}" to "${str(t, c.event2[i])}"${atLine(t, i)} reads "${name}" before it was ever recorded: ` +
+      'cudaEventElapsedTime returns an error and measures nothing',
+    fix:
+      later !== undefined
+        ? `move this elapsed after the record of "${name}"${atLine(t, later)}, and synchronize on it first`
+        : `record "${name}" where the measured span should end or begin, and synchronize on it before this elapsed`,
+  });
 }
 
 function queryRace(

@@ -34,6 +34,24 @@ export const nodeId = (g: HbGraph, r: NodeRef): number => (r.kind === 'call' ? r
 
 export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): HappensBefore {
   const g = graph;
+  const { lane, seq, lanes: L } = g;
+  const { rows, rowOf } = vectorClocks(g);
+  const clock = (x: number, d: number): number => (lane[x] === d ? seq[x] : lane[x] < 0 ? 0 : rows[rowOf[x] * L + d]);
+  const beforeNode = (a: number, b: number): boolean => {
+    if (a === b || lane[a] < 0 || lane[b] < 0) return false;
+    return clock(b, lane[a]) >= seq[a];
+  };
+  return {
+    graph: g,
+    before: (a, b) => beforeNode(nodeId(g, a), nodeId(g, b)),
+    beforeNode,
+    clock,
+    cone: (r) => cone(g, clock, nodeId(g, r)),
+  };
+}
+
+/** Every node's clock: `rows` holds the distinct rows, L components each, and `rowOf` each node's row. */
+function vectorClocks(g: HbGraph): { rows: Int32Array; rowOf: Int32Array } {
   const { lane, seq, nodes: N, lanes: L } = g;
   let rowCount = 1; // row 0: the empty clock
   for (let x = 0; x < N; x++) if (lane[x] >= 0 && g.predStart[x + 1] > g.predStart[x]) rowCount++;
@@ -95,59 +113,48 @@ export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): Happens
     partial = true;
     for (const x of g.order) if (!done[x]) compute(x);
   }
+  return { rows, rowOf };
+}
 
-  const clock = (x: number, d: number): number => (lane[x] === d ? seq[x] : lane[x] < 0 ? 0 : rows[rowOf[x] * L + d]);
-  const beforeNode = (a: number, b: number): boolean => {
-    if (a === b || lane[a] < 0 || lane[b] < 0) return false;
-    return clock(b, lane[a]) >= seq[a];
-  };
-
-  const collect = (ranges: [number, number][]): NodeSet => {
-    const calls: number[] = [];
-    const ops: number[] = [];
-    for (const [a, b] of ranges)
-      for (let k = a; k < b; k++) {
-        const n = g.order[k];
-        if (n < g.calls) calls.push(n);
-        else ops.push(n - g.calls);
-      }
-    return { calls: Int32Array.from(calls), ops: Int32Array.from(ops) };
-  };
-
-  const cone = (r: NodeRef) => {
-    const x = nodeId(g, r);
-    if (lane[x] < 0) return { before: collect([]), after: collect([]) };
-    const lx = lane[x];
-    const before: [number, number][] = [];
-    const after: [number, number][] = [];
-    for (let d = 0; d < L; d++) {
-      const a = g.laneStart[d];
-      const b = g.laneStart[d + 1];
-      if (a === b) continue;
-      if (d === lx) {
-        before.push([a, a + seq[x] - 1]);
-        after.push([a + seq[x], b]);
-        continue;
-      }
-      before.push([a, a + clock(x, d)]);
-      // Clocks only grow along a lane: the first node that has seen x starts the suffix.
-      let lo = a;
-      let hi = b;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (clock(g.order[mid], lx) >= seq[x]) hi = mid;
-        else lo = mid + 1;
-      }
-      after.push([lo, b]);
+/** The nodes in ranges of lane order, split into calls and ops. */
+function collect(g: HbGraph, ranges: [number, number][]): NodeSet {
+  const calls: number[] = [];
+  const ops: number[] = [];
+  for (const [a, b] of ranges)
+    for (let k = a; k < b; k++) {
+      const n = g.order[k];
+      if (n < g.calls) calls.push(n);
+      else ops.push(n - g.calls);
     }
-    return { before: collect(before), after: collect(after) };
-  };
+  return { calls: Int32Array.from(calls), ops: Int32Array.from(ops) };
+}
 
-  return {
-    graph: g,
-    before: (a, b) => beforeNode(nodeId(g, a), nodeId(g, b)),
-    beforeNode,
-    clock,
-    cone,
-  };
+/** What happens before node `x` and what `x` happens before: a prefix and a suffix of each lane. */
+function cone(g: HbGraph, clock: (x: number, d: number) => number, x: number): { before: NodeSet; after: NodeSet } {
+  const { lane, seq, lanes: L } = g;
+  if (lane[x] < 0) return { before: collect(g, []), after: collect(g, []) };
+  const lx = lane[x];
+  const before: [number, number][] = [];
+  const after: [number, number][] = [];
+  for (let d = 0; d < L; d++) {
+    const a = g.laneStart[d];
+    const b = g.laneStart[d + 1];
+    if (a === b) continue;
+    if (d === lx) {
+      before.push([a, a + seq[x] - 1]);
+      after.push([a + seq[x], b]);
+      continue;
+    }
+    before.push([a, a + clock(x, d)]);
+    // Clocks only grow along a lane: the first node that has seen x starts the suffix.
+    let lo = a;
+    let hi = b;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (clock(g.order[mid], lx) >= seq[x]) hi = mid;
+      else lo = mid + 1;
+    }
+    after.push([lo, b]);
+  }
+  return { before: collect(g, before), after: collect(g, after) };
 }

@@ -30,49 +30,64 @@ function place(t: Trace, lane: number): [number, number] {
  */
 const mid = (a: number, b: number) => us(a + (b - a) / 2);
 
+/** Events joined into strings of about a thousand events each, with the commas between them. */
+class Chunks {
+  private out: string[] = [];
+  private first = true;
+  emit(e: Json): void {
+    this.out.push((this.first ? '' : ',\n') + JSON.stringify(e));
+    this.first = false;
+  }
+  take(): string {
+    const s = this.out.join('');
+    this.out = [];
+    return s;
+  }
+  *flush(): Generator<string> {
+    if (this.out.length >= 1000) yield this.take();
+  }
+}
+
 /** The export, as a sequence of strings of about a thousand events each. */
 export function* chromeTraceChunks(t: Trace): Generator<string> {
   const head = { format: CHROME_FORMAT, version: CHROME_VERSION, meta: t.meta, lanes: t.lanes };
   yield `{"displayTimeUnit":"ns","syncscope":${JSON.stringify(head)},\n"traceEvents":[\n`;
-  let out: string[] = [];
-  let first = true;
-  const emit = (e: Json) => {
-    out.push((first ? '' : ',\n') + JSON.stringify(e));
-    first = false;
-  };
+  const out = new Chunks();
+  emitNames(t, out);
+  yield out.take();
+  yield* emitCalls(t, out);
+  yield* emitOps(t, out);
+  yield* emitEdges(t, out);
+  emitFindings(t, out);
+  yield out.take() + '\n]}\n';
+}
 
-  emit({ ph: 'M', name: 'process_name', pid: HOST_PID, tid: 0, args: { name: 'Host' } });
-  emit({ ph: 'M', name: 'process_sort_index', pid: HOST_PID, tid: 0, args: { sort_index: 0 } });
+/** Process and thread names and their order. */
+function emitNames(t: Trace, out: Chunks): void {
+  out.emit({ ph: 'M', name: 'process_name', pid: HOST_PID, tid: 0, args: { name: 'Host' } });
+  out.emit({ ph: 'M', name: 'process_sort_index', pid: HOST_PID, tid: 0, args: { sort_index: 0 } });
   for (const d of new Set(t.lanes.filter((l) => l.kind !== 'thread').map((l) => l.device))) {
-    emit({
+    out.emit({
       ph: 'M',
       name: 'process_name',
       pid: gpuPid(d),
       tid: 0,
       args: { name: t.meta.device?.name ? `GPU ${d} (${t.meta.device.name})` : `GPU ${d}` },
     });
-    emit({ ph: 'M', name: 'process_sort_index', pid: gpuPid(d), tid: 0, args: { sort_index: 1 + d } });
+    out.emit({ ph: 'M', name: 'process_sort_index', pid: gpuPid(d), tid: 0, args: { sort_index: 1 + d } });
   }
   for (const l of t.lanes) {
     const [pid, tid] = place(t, l.id);
-    emit({ ph: 'M', name: 'thread_name', pid, tid, args: { name: l.name } });
-    emit({ ph: 'M', name: 'thread_sort_index', pid, tid, args: { sort_index: l.id } });
+    out.emit({ ph: 'M', name: 'thread_name', pid, tid, args: { name: l.name } });
+    out.emit({ ph: 'M', name: 'thread_sort_index', pid, tid, args: { sort_index: l.id } });
   }
-  yield out.join('');
-  out = [];
+}
 
-  const access = accessesByOp(t);
-  const flush = function* () {
-    if (out.length >= 1000) {
-      yield out.join('');
-      out = [];
-    }
-  };
-
+function* emitCalls(t: Trace, out: Chunks): Generator<string> {
   const c = t.calls;
   for (let i = 0; i < c.count; i++) {
     const [pid, tid] = place(t, c.lane[i]);
-    emit({
+    out.emit({
       ph: 'X',
       cat: 'call,' + CALL_KINDS[c.kind[i]],
       name: str(t, c.name[i]) || CALL_KINDS[c.kind[i]],
@@ -82,12 +97,16 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
       dur: us(c.end[i] - c.begin[i]),
       args: { call: callJson(t, i) },
     });
-    yield* flush();
+    yield* out.flush();
   }
+}
+
+function* emitOps(t: Trace, out: Chunks): Generator<string> {
+  const access = accessesByOp(t);
   const p = t.ops;
   for (let i = 0; i < p.count; i++) {
     const [pid, tid] = place(t, p.lane[i]);
-    emit({
+    out.emit({
       ph: 'X',
       cat: 'op,' + OP_KINDS[p.kind[i]],
       name: str(t, p.name[i]) || OP_KINDS[p.kind[i]],
@@ -97,17 +116,27 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
       dur: us(p.end[i] - p.start[i]),
       args: { op: opJson(t, i, access.get(i)) },
     });
-    yield* flush();
+    yield* out.flush();
   }
+}
 
+/** Where a flow starts or ends on a call or an op: [pid, tid, ts]. */
+const callEnd = (t: Trace, i: number): [number, number, number] => [
+  ...place(t, t.calls.lane[i]),
+  mid(t.calls.begin[i], t.calls.end[i]),
+];
+const opEnd = (t: Trace, i: number): [number, number, number] => [
+  ...place(t, t.ops.lane[i]),
+  mid(t.ops.start[i], t.ops.end[i]),
+];
+
+function* emitEdges(t: Trace, out: Chunks): Generator<string> {
   const e = t.edges;
-  const callEnd = (i: number): [number, number, number] => [...place(t, c.lane[i]), mid(c.begin[i], c.end[i])];
-  const opEnd = (i: number): [number, number, number] => [...place(t, p.lane[i]), mid(p.start[i], p.end[i])];
   for (let i = 0; i < e.count; i++) {
     const kind = EDGE_KINDS[e.kind[i]];
-    const [fp, ft, fts] = kind === 'launch' ? callEnd(e.from[i]) : opEnd(e.from[i]);
-    const [tp, tt, tts] = kind === 'release' ? callEnd(e.to[i]) : opEnd(e.to[i]);
-    emit({
+    const [fp, ft, fts] = kind === 'launch' ? callEnd(t, e.from[i]) : opEnd(t, e.from[i]);
+    const [tp, tt, tts] = kind === 'release' ? callEnd(t, e.to[i]) : opEnd(t, e.to[i]);
+    out.emit({
       ph: 's',
       cat: 'edge,' + kind,
       name: kind,
@@ -118,13 +147,19 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
       bp: 'e',
       args: { edge: i, kind, from: e.from[i], to: e.to[i] },
     });
-    emit({ ph: 'f', cat: 'edge,' + kind, name: kind, id: i, pid: tp, tid: tt, ts: tts, bp: 'e' });
-    yield* flush();
+    out.emit({ ph: 'f', cat: 'edge,' + kind, name: kind, id: i, pid: tp, tid: tt, ts: tts, bp: 'e' });
+    yield* out.flush();
   }
+}
 
+function emitFindings(t: Trace, out: Chunks): void {
   t.findings.forEach((f, i) => {
-    const [pid, tid, ts] = f.calls.length ? callEnd(f.calls[0]) : f.ops.length ? opEnd(f.ops[0]) : [HOST_PID, 0, 0];
-    emit({
+    const [pid, tid, ts] = f.calls.length
+      ? callEnd(t, f.calls[0])
+      : f.ops.length
+        ? opEnd(t, f.ops[0])
+        : [HOST_PID, 0, 0];
+    out.emit({
       ph: 'i',
       s: f.calls.length || f.ops.length ? 't' : 'g',
       cat: 'finding,' + f.severity,
@@ -135,7 +170,6 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
       args: { finding: i, ...f },
     });
   });
-  yield out.join('') + '\n]}\n';
 }
 
 export const traceToChrome = (t: Trace): string => [...chromeTraceChunks(t)].join('');

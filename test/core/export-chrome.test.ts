@@ -237,3 +237,43 @@ test('an export of another version is refused with its version, not misread', ()
   doc.syncscope.version = 1;
   assert.throws(() => importChrome(JSON.stringify(doc)), /version 1; this build reads version 2/);
 });
+
+test('slices are in microseconds read off the trace: ts is the begin, dur the length', () => {
+  const ev = (JSON.parse(traceToChrome(sample())) as { traceEvents: Ev[] }).traceEvents;
+  const slice = (name: string) => {
+    const found = ev.filter((e) => e.ph === 'X' && e.name === name);
+    assert.equal(found.length, 1, name);
+    return [found[0].ts, found[0].dur];
+  };
+  // Calls: the launch ran 100..3600 ns, the stream synchronize 4000..208500 ns.
+  assert.deepEqual(slice('cudaLaunchKernel'), [0.1, 3.5]);
+  assert.deepEqual(slice('cudaStreamSynchronize'), [4, 204.5]);
+  // Ops: the kernel ran 5000..205000 ns, the copy 206000..210000 ns.
+  assert.deepEqual(slice('<b>produce</b> "q" \\'), [5, 200]);
+  assert.deepEqual(slice('copy'), [206, 4]);
+  // A flow end sits in the middle of its slice: the release edge ends in the middle of the sync.
+  const release = ev.find((e) => e.ph === 'f' && e.name === 'release');
+  assert.equal(release?.ts, 106.25);
+});
+
+test('each GPU is its own process, apart from the host', () => {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s0 = b.lane({ kind: 'stream', name: 's0', device: 0 });
+  const s1 = b.lane({ kind: 'stream', name: 's1', device: 1 });
+  const s1b = b.lane({ kind: 'stream', name: 's1b', device: 1 });
+  b.op({ lane: s0, kind: 'kernel', name: 'k0', start: 0, end: 10 });
+  b.op({ lane: s1, kind: 'kernel', name: 'k1', start: 0, end: 10 });
+  b.op({ lane: s1b, kind: 'kernel', name: 'k2', start: 0, end: 10 });
+  b.call({ lane: host, kind: 'deviceSync', begin: 0, end: 20 });
+  const t = b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 });
+  const ev = checkStructure(t, traceToChrome(t));
+  const pid = (name: string) => ev.find((e) => e.name === name)!.pid;
+  const names = new Map(ev.filter((e) => e.ph === 'M' && e.name === 'process_name').map((e) => [e.pid, e.args?.name]));
+  assert.deepEqual([...names.values()], ['Host', 'GPU 0', 'GPU 1']);
+  assert.notEqual(pid('k0'), pid('k1'));
+  assert.equal(pid('k1'), pid('k2'));
+  assert.equal(names.get(pid('k0')), 'GPU 0');
+  assert.equal(names.get(pid('k1')), 'GPU 1');
+  assert.equal(names.get(pid('deviceSync')), 'Host');
+});

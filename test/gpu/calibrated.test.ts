@@ -9,7 +9,7 @@ import { CALIBRATION_RUNS, profileFromRuns, type CalibrationRun } from '../../co
 import { runInRounds } from '../../runner/calibration-runs';
 import { blockedNs, SIM_TOLERANCE, simVsGpu } from '../../core/gpu-run/sim-vs-gpu';
 import { repoPath } from '../helpers/paths';
-import { cannotRun, noGpu } from './gpu';
+import { assertGpu, cannotRun, noGpu } from './gpu';
 
 /**
  * GPU runs per example: the seed examples block for 3 to 25 us in all, so one run's jitter is a large
@@ -20,6 +20,7 @@ const RUNS = 21;
 // The runs go in rounds, calibration runs among them (runInRounds): the host's drift lands on
 // every example and on the calibration alike.
 test("calibrated simulator: host-blocked time within 15% of the GPU's, per example", { skip: noGpu }, async (t) => {
+  assertGpu();
   const programs: [string, Program][] = [];
   for (const f of readdirSync(repoPath('examples'))
     .filter((x) => x.endsWith('.scenario.json'))

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { simulate } from '../../core/simulate';
 import { callKind, str, type Trace } from '../../core/trace/model';
 import { compile } from './gpu';
-import { buildProgram, capture, noCaptureCpp, noCaptureTorch, programPath } from './capture/run';
+import { assertCaptureLibrary, buildProgram, capture, noCaptureCpp, noCaptureTorch, programPath } from './capture/run';
 import { rulesScenario, seedScenario } from './capture/scenarios';
 import { causalityViolations, structureOf, type Structure } from './capture/structure';
 
@@ -26,6 +26,9 @@ function compare(t: { diagnostic(m: string): void }, captured: Structure, simula
   t.diagnostic(
     `${compared} pending waits compared, ${captured.edges.size} captured edges, ${simulated.edges.size} simulated`,
   );
+  assert.ok(captured.calls.flat().length > 0, 'calls compared');
+  assert.ok(compared > 0, 'pending waits compared');
+  assert.ok(simulated.edges.size > 0, 'edges compared');
   assert.deepEqual(mismatches, []);
   assert.deepEqual(
     [...captured.edges].filter((e) => !simulated.edges.has(e)),
@@ -45,6 +48,7 @@ test(
   'a CUDA C++ program over S1..S20: the same releasing ops and edges as its scenario, exact event identity, no causality violation',
   { skip: noCaptureCpp },
   async (t) => {
+    assertCaptureLibrary();
     const exe = buildProgram('rules');
     const { trace, output } = await capture([exe], 'rules');
     t.diagnostic(output.trim());
@@ -99,6 +103,7 @@ test(
   'a PyTorch script (synchronize, side-stream event record, wait, query, synchronize): the same releasing ops and edges as its scenario',
   { skip: noCaptureTorch },
   async (t) => {
+    assertCaptureLibrary();
     const { trace, output } = await capture(['python3', programPath('seed_events.py')], 'seed_events');
     t.diagnostic(output.trim());
     t.diagnostic(notesOf(trace));

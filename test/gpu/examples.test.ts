@@ -10,7 +10,7 @@ import { isWait } from '../../core/trace/model';
 import { runOnGpu } from '../../runner/gpu';
 import { asRecorded } from '../../core/gpu-run/recorded';
 import { repoPath } from '../helpers/paths';
-import { cannotRun, noGpu, releaser } from './gpu';
+import { assertGpu, cannotRun, noGpu, releaser } from './gpu';
 
 const RUNS = 20;
 const all = readdirSync(repoPath('examples'))
@@ -26,6 +26,8 @@ test(
   `S16 causality: no host wait returns before the op that released it, over ${files.length} examples x ${RUNS} runs`,
   { skip: noGpu },
   async (t) => {
+    assertGpu();
+    assert.ok(programs.length > 0, 'examples to run');
     let waits = 0;
     let negative = 0;
     let violations = 0;
@@ -57,7 +59,10 @@ test(
   'every example releases its pending host waits by the same op on the GPU as in the simulator (with the recorder modelled)',
   { skip: noGpu },
   async (t) => {
+    assertGpu();
+    assert.ok(programs.length > 0, 'examples to run');
     const mismatches: string[] = [];
+    let compared = 0;
     for (const program of programs) {
       const gpu = await runOnGpu(program);
       // The recorder's end events take launch-queue entries on the GPU: S19 fills after 510
@@ -71,6 +76,7 @@ test(
           (k) => gpu.calls.step[k] === sim.calls.step[i] && gpu.calls.lane[k] === sim.calls.lane[i],
         );
         assert.ok(j !== undefined, `${program.file}: wait at step ${sim.calls.step[i]} missing on the GPU`);
+        compared++;
         if (releaser(gpu, j) !== releaser(sim, i)) {
           mismatches.push(
             `${program.file}:${sim.calls.line[i]}: GPU "${releaser(gpu, j)}" (blocked ${gpu.calls.blockedNs[j]} ns), simulator "${releaser(sim, i)}"`,
@@ -80,6 +86,7 @@ test(
       t.diagnostic(`${program.file}: ${simWaits.length} pending waits compared`);
     }
     for (const s of skipped) t.diagnostic(s);
+    assert.ok(compared > 0, 'pending waits compared');
     assert.deepEqual(mismatches, []);
   },
 );

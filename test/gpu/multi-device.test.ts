@@ -9,7 +9,7 @@ import { h200 } from '../../core/simulate/profile';
 import { COPY_KINDS, isWait, str, type Trace } from '../../core/trace/model';
 import { runOnGpu } from '../../runner/gpu';
 import { asRecorded } from '../../core/gpu-run/recorded';
-import { callsOf, compile, needsDevices, op, releaser, span } from './gpu';
+import { assertGpu, callsOf, compile, needsDevices, op, releaser, span } from './gpu';
 
 const RUNS = 5;
 const opts = { skip: needsDevices(2) };
@@ -74,6 +74,7 @@ test(
   'S21 two devices on hardware: the same happens-before relations and releasing ops as the simulator, and no causality violation',
   opts,
   async (t) => {
+    assertGpu();
     const sim = simulate(program, asRecorded(h200));
     const expected = relations(sim);
     assert.ok(expected.includes('produce < consume'), 'the scenario orders device 0 before device 1');
@@ -81,7 +82,9 @@ test(
     for (let run = 0; run < RUNS; run++) {
       const gpu = await runOnGpu(program);
       assert.deepEqual(relations(gpu), expected, `run ${run}: happens-before`);
-      for (const [where, s, g] of releasers(sim, gpu))
+      const released = releasers(sim, gpu);
+      assert.ok(released.length > 0, 'pending waits compared');
+      for (const [where, s, g] of released)
         assert.equal(g, s, `run ${run}, ${where}: released by "${g}" on the GPU, "${s}" in the simulator`);
       for (let i = 0; i < gpu.calls.count; i++) {
         if (isWait(gpu, i) && gpu.calls.releasedBy[i] >= 0 && gpu.calls.unblockNs[i] < -gpu.meta.alignmentErrorNs)

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runOnGpu } from '../../runner/gpu';
 import { median, quantile } from '../../core/stats';
-import { compile, noGpu, opsNamed, opsOf } from './gpu';
+import { assertGpu, compile, noGpu, opsNamed, opsOf } from './gpu';
 
 export const SPAN_SCENARIO = {
   name: 'span accuracy',
@@ -25,6 +25,7 @@ test(
   "event-derived kernel spans bracket the kernels' own stamps, and their length error is bounded",
   { skip: noGpu },
   async (t) => {
+    assertGpu();
     const trace = await runOnGpu(compile(SPAN_SCENARIO));
     const o = trace.ops;
     const kernels = opsOf(trace, 'kernel');
@@ -51,6 +52,7 @@ test(
   "a spin kernel queued right behind a copy starts after the copy's end event, within 2 us of its stamps, on each stream",
   { skip: noGpu },
   async (t) => {
+    assertGpu();
     // Two streams: the latency behind a copy is one per device, wherever the copy runs.
     const trace = await runOnGpu(
       compile({

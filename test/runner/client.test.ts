@@ -5,6 +5,7 @@ import { RunnerError, devicesInRunner, request, runInRunner } from '../../runner
 import { addonPath, availability } from '../../runner/native';
 import { TEST_MODE_ENV } from '../../runner/protocol';
 import { runnerBundle } from './runner-bundle';
+import { nvidiaDevice } from '../gpu/gpu';
 
 const program = compileScenario(
   JSON.stringify(
@@ -93,7 +94,7 @@ const gpu = availability();
 
 test(
   'without an NVIDIA driver the runner says so, for runs and for the device list',
-  { skip: gpu.ok ? 'a GPU is present here' : false },
+  { skip: gpu.ok || nvidiaDevice ? 'a GPU is present here' : false },
   async () => {
     const env = { runnerPath: runnerBundle(), env: { ...process.env, SYNCSCOPE_ADDON: addonPath() } };
     const run = await rejection(runInRunner(program, env));

@@ -6,10 +6,11 @@ import { compileScenario } from '../../core/scenario/parse';
 import { RunnerError, runInRunner } from '../../runner/client';
 import { availability } from '../../runner/native';
 import { runnerBundle } from './runner-bundle';
+import { assertGpu, skipUnlessNoDevice } from '../gpu/gpu';
 
 const a = availability();
 const skip = !a.ok
-  ? a.reason
+  ? skipUnlessNoDevice(a.reason)
   : a.devices !== 1
     ? `needs exactly 1 CUDA device (to name one that is missing), found ${a.devices}`
     : false;
@@ -31,6 +32,7 @@ test(
   "S21 a scenario naming device 1 on a one-GPU machine fails with the device count at the step's line",
   { skip },
   async () => {
+    assertGpu();
     let error: RunnerError | undefined;
     try {
       await runInRunner(program, { runnerPath: runnerBundle() });

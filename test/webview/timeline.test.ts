@@ -288,8 +288,14 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
       page,
       `view.setViewport(100000, 150000); app.select({ table: 'ops', id: ${SAMPLE.consume} }, false, true);`,
     );
+    // The state must be saved before the reload, and the checks must read the new document: the
+    // old one answers until the navigation replaces it.
+    const saved = `Object.values(sessionStorage).map((v) => JSON.parse(v)).some((s) =>
+      Math.abs(s.t0 - 100000) < 10 && Math.abs(s.t1 - 150000) < 10 && s.selection && s.selection.id === ${SAMPLE.consume})`;
+    await until(page, saved);
+    await page.evaluate('window.beforeReload = true');
     await page.reload();
-    await until(page, '!!(window.syncscope && window.syncscope.app.view)');
+    await until(page, '!window.beforeReload && !!(window.syncscope && window.syncscope.app.view)');
     await nextFrame(page);
     const [a, b] = await inPage<[number, number]>(page, 'return view.visibleRange();');
     assert.ok(Math.abs(a - 100000) < 10 && Math.abs(b - 150000) < 10, `restored ${a}..${b}`);

@@ -9,27 +9,34 @@ import type { Trace } from '../../../core/trace/model';
 import { captureProgram, type CaptureOutcome } from '../../../node/capture-process';
 import { findCaptureLibrary } from '../../../node/capture-library';
 import { repoPath } from '../../helpers/paths';
-import { noGpu } from '../gpu';
+import { assertGpu, noGpu } from '../gpu';
 
 const works = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 
-/** Why the C++ capture tests cannot run here, or false. */
+const captureLibrary = findCaptureLibrary();
+
+/**
+ * Why the C++ capture tests cannot run here, or false. A missing capture library is no reason on a
+ * machine with a GPU: the test runs and fails (assertCaptureLibrary).
+ */
 export const noCaptureCpp: string | false = noGpu
   ? noGpu
-  : !findCaptureLibrary().ok
-    ? 'the capture library is not built (needs CUPTI when building)'
-    : !works('nvcc', ['--version'])
-      ? 'nvcc not found'
-      : false;
+  : captureLibrary.ok && !works('nvcc', ['--version'])
+    ? 'nvcc not found'
+    : false;
 
-/** Why the PyTorch capture test cannot run here, or false. */
+/** Why the PyTorch capture test cannot run here, or false (a missing capture library fails it, as above). */
 export const noCaptureTorch: string | false = noGpu
   ? noGpu
-  : !findCaptureLibrary().ok
-    ? 'the capture library is not built (needs CUPTI when building)'
-    : !works('python3', ['-c', 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'])
-      ? 'python3 with CUDA PyTorch not found'
-      : false;
+  : captureLibrary.ok && !works('python3', ['-c', 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'])
+    ? 'python3 with CUDA PyTorch not found'
+    : false;
+
+/** Fails where the GPU is here but the native runtime or the capture library is not. */
+export function assertCaptureLibrary(): void {
+  assertGpu();
+  if (!captureLibrary.ok) throw new Error(`an NVIDIA GPU is here, but ${captureLibrary.reason}`);
+}
 
 let buildDir: string | undefined;
 

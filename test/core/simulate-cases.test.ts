@@ -1,0 +1,95 @@
+// Simulator cases the rule-per-test file does not reach: waits issued after a re-record (S7), a
+// launch queue filled by host functions and memsets (S19), and elapsed time on an event that was
+// never recorded (S9, S11).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { h200 } from '../../core/simulate';
+import { str } from '../../core/trace';
+import { run } from './analyze-scenario';
+import { calls, end, hasEdge, op, sim, start } from './simulate-helpers';
+
+test('S7 a wait issued after a re-record binds to the new record; one issued before keeps the old one', () => {
+  const t = sim({
+    streams: { p: { nonBlocking: true }, c1: { nonBlocking: true }, c2: { nonBlocking: true } },
+    events: { e: {} },
+    steps: [
+      { launch: 'first', stream: 'p', us: 50 },
+      { record: 'e', stream: 'p' },
+      { wait: 'e', stream: 'c1' },
+      { launch: 'second', stream: 'p', us: 500 },
+      { record: 'e', stream: 'p' },
+      { wait: 'e', stream: 'c2' },
+      { launch: 'early', stream: 'c1', us: 10 },
+      { launch: 'late', stream: 'c2', us: 10 },
+      { eventSync: 'e' },
+    ],
+  });
+  const [rec1, rec2] = [op(t, 'record e', 0), op(t, 'record e', 1)];
+  const [w1, w2] = [op(t, 'wait e', 0), op(t, 'wait e', 1)];
+  assert.ok(hasEdge(t, 'event', rec1, w1) && !hasEdge(t, 'event', rec2, w1));
+  assert.ok(hasEdge(t, 'event', rec2, w2) && !hasEdge(t, 'event', rec1, w2));
+  const second = op(t, 'second');
+  assert.equal(start(t, op(t, 'early')), end(t, op(t, 'first')), 'early waited for the first record only');
+  assert.equal(start(t, op(t, 'late')), end(t, second), 'late waited for the re-record');
+  // The synchronize, issued after the re-record too, is released by the work the new record captured.
+  assert.equal(t.calls.releasedBy[calls(t, 'eventSync')[0]], second);
+});
+
+test('S19 host functions and memsets take launch-queue entries like kernels do', () => {
+  const half = (h200.queueDepth - 1) / 2; // 1021 = 510 host functions + 511 memsets
+  assert.equal(half, 510);
+  const t = sim({
+    streams: { s: { nonBlocking: true } },
+    buffers: { d: { bytes: 64 } },
+    steps: [
+      { launch: 'long', stream: 's', ms: 30 },
+      { repeat: half, steps: [{ hostFunc: 'fn', stream: 's', us: 0 }] },
+      { repeat: half + 1, steps: [{ memset: 'd', async: true, stream: 's' }] },
+      { launch: 'last', stream: 's', us: 1 },
+    ],
+  });
+  const blocked = [...Array(t.calls.count).keys()].filter((c) => t.calls.blockedNs[c] > 0);
+  const last = calls(t, 'launch')[1];
+  assert.deepEqual(blocked, [last], 'only the launch that found 1021 entries queued');
+  const long = op(t, 'long');
+  assert.equal(t.calls.releasedBy[last], long);
+  assert.equal(t.calls.begin[last] + t.calls.blockedNs[last], end(t, long));
+});
+
+test('S11 elapsed time on a never-recorded event is an error, nothing is measured, and the analysis says so', () => {
+  const { trace: t, analysis } = run({
+    streams: { s: {} },
+    events: { a: { timing: true }, never: { timing: true } },
+    steps: [
+      { record: 'a', stream: 's' },
+      { launch: 'k', stream: 's', us: 10 },
+      { deviceSync: true },
+      { elapsed: ['a', 'never'] },
+      { elapsed: ['never', 'a'] },
+    ],
+  });
+  const found = analysis.findings.filter((f) => f.kind === 'elapsed-unrecorded');
+  assert.deepEqual(
+    found.map((f) => [f.rule, f.severity, f.calls]),
+    calls(t, 'elapsed').map((c) => ['S11', 'error', [c]]),
+  );
+  assert.match(
+    found[0].message,
+    /^elapsed time from "a" to "never" \(line \d+\) reads "never" before it was ever recorded/,
+  );
+  // Once both are recorded, there is nothing to say.
+  const fine = run({
+    streams: { s: {} },
+    events: { a: { timing: true }, b: { timing: true } },
+    steps: [{ record: 'a', stream: 's' }, { record: 'b', stream: 's' }, { eventSync: 'b' }, { elapsed: ['a', 'b'] }],
+  });
+  assert.deepEqual(
+    fine.analysis.findings.filter((f) => f.kind === 'elapsed-unrecorded'),
+    [],
+  );
+  for (const c of calls(t, 'elapsed')) {
+    assert.equal(str(t, t.calls.status[c]), 'cudaErrorInvalidResourceHandle');
+    assert.equal(t.calls.answer[c], 3); // error
+    assert.ok(Number.isNaN(t.calls.value[c]));
+  }
+});
