@@ -11,6 +11,11 @@ import { issueIndex } from './issue-order';
 import { corrIndex } from './corr-index';
 import { resolveWaits, Sync } from './pytorch-waits';
 
+/** A name or kind from the trace as text: only strings and numbers are names; an object (which may
+ * carry its own `toString`) is not converted. */
+const textOf = (v: unknown, fallback = ''): string =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : fallback;
+
 export interface ImportOptions {
   /** Bytes consumed so far, after each chunk. */
   onProgress?: (bytes: number) => void;
@@ -142,11 +147,11 @@ class Staging {
     const ph = e.ph;
     if (ph === 'M') {
       if (e.name === 'thread_name')
-        this.threadNames.set(`t${e.pid}/${e.tid}`, String((e.args as Json | undefined)?.name ?? '').trim());
+        this.threadNames.set(`t${e.pid}/${e.tid}`, textOf((e.args as Json | undefined)?.name).trim());
       return;
     }
     if (ph !== 'X') return; // flows, instants, counters: nothing the model needs
-    const rawCat = typeof e.cat === 'string' ? e.cat : String(e.cat);
+    const rawCat = textOf(e.cat, typeof e.cat);
     const cat = CATEGORY[rawCat] ?? CATEGORY[rawCat.toLowerCase()];
     if (cat === 'skip') return;
     if (cat === undefined) {
@@ -163,7 +168,7 @@ class Staging {
     const args = (typeof e.args === 'object' && e.args !== null ? e.args : {}) as Json;
     const begin = Math.round(ts * 1000);
     const end = begin + Math.round(dur * 1000);
-    const name = this.strings.id(typeof e.name === 'string' ? e.name : String(e.name ?? ''));
+    const name = this.strings.id(textOf(e.name));
     const corr = num(args.correlation, -1);
     if (cat === 'sync') this.sync(e, args, corr);
     else if (cat === 'api' || cat === 'context') this.call(e, cat === 'context', begin, end, name, corr);
@@ -172,7 +177,7 @@ class Staging {
 
   private sync(e: Json, args: Json, corr: number): void {
     const s: Sync = {
-      kind: String(args.cuda_sync_kind ?? e.name),
+      kind: textOf(args.cuda_sync_kind ?? e.name),
       stream: num(args.stream, -1),
       device: num(args.device, -1),
       event: num(args.wait_on_cuda_event_id, -1),
@@ -445,7 +450,7 @@ function meta(root: Json, b: TraceBuilder, notes: string[]): TraceMeta {
   const driver = num(root.cuda_driver_version, 0);
   const m: TraceMeta = { source: 'pytorch', clock: 'kineto', alignmentErrorNs: 0, notes };
   if (d) {
-    m.device = { name: String(d.name ?? 'GPU'), index: num(d.id, used) };
+    m.device = { name: textOf(d.name, 'GPU'), index: num(d.id, used) };
     if (typeof d.numSms === 'number') m.device.sms = d.numSms;
     if (typeof d.computeMajor === 'number') m.device.computeCapability = `${d.computeMajor}.${num(d.computeMinor, 0)}`;
     if (driver) m.device.driver = `${Math.floor(driver / 1000)}.${Math.floor((driver % 1000) / 10)}`;

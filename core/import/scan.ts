@@ -5,6 +5,7 @@
 // The ES module entry: the UMD one does not bundle (see core/scenario/jsonc.ts).
 import { printParseErrorCode, visit } from 'jsonc-parser/lib/esm/main.js';
 import type { ParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
+import { MAX_NESTING, tooDeep } from '../scenario/nesting';
 
 /**
  * A trace that cannot be read. Where the text has a position the message reads
@@ -613,6 +614,10 @@ function byteLength(s: string): number {
 
 /** The first syntax error of strict JSON text, with its character offset; undefined if valid. */
 export function firstJsonError(text: string): { offset: number; message: string } | undefined {
+  // The visitor recurses once per level: a deep document must be refused before it walks it.
+  const deep = tooDeep(text);
+  if (deep >= 0)
+    return { offset: deep, message: `nested deeper than ${MAX_NESTING} levels; expected at most ${MAX_NESTING}` };
   let found: { offset: number; message: string } | undefined;
   visit(
     text,

@@ -104,3 +104,32 @@ test('a call that starts with its enclosing op, at the same ts, keeps that conte
   assert.equal(t.calls.context[launch], 0);
   assert.equal(t.calls.releasedBy[streamSync], RELEASED_NONE);
 });
+
+test('an event whose name or category is an object with its own toString imports as text, never by calling it', () => {
+  const hostile = { toString: 1, valueOf: 1 };
+  const t = load([
+    { ...api('cudaLaunchKernel', 0, 5, 1), name: hostile },
+    kernel('k', 0, 7, 10, 20, 1),
+    { ...api('cudaDeviceSynchronize', 6, 30, 2), cat: hostile },
+  ]);
+  const launch = [...Array(t.calls.count).keys()].find((i) => t.calls.begin[i] === 0);
+  assert.ok(launch !== undefined);
+  assert.equal(str(t, t.calls.name[launch]), '');
+  assert.equal(t.ops.count, 1);
+  assert.match(t.meta.notes?.join('\n') ?? '', /object/);
+});
+
+test('a trace nested deeper than the limit is refused at the bracket that passes it, before any recursive walk', () => {
+  // Malformed as well, so that the importer looks for the first syntax error in it.
+  const deep = '['.repeat(200_000) + ']'.repeat(199_999) + '}';
+  const text = `{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 0, "dur": 1, "args": ${deep}}]}`;
+  assert.throws(
+    () => importPytorch(text),
+    (e: Error) => {
+      assert.match(e.message, /^1:\d+: .*nested deeper than 256 levels; expected at most 256/);
+      // The event's own brace is level 1, so the args' 256th bracket is level 257 (columns count from 1).
+      assert.equal(Number(/^1:(\d+):/.exec(e.message)?.[1]), text.indexOf('[', text.indexOf('"args"')) + 255 + 1);
+      return true;
+    },
+  );
+});
