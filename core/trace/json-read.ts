@@ -101,10 +101,11 @@ function num(o: Json, k: string, at: Where): number {
 function optNum(o: Json, k: string, at: Where): number | undefined {
   return o[k] === undefined ? undefined : num(o, k, at);
 }
-/** A time or size: finite and not negative. */
+/** A time or size: finite, not negative, and exact as a double (times are integer ns; 2^53 ns is 104 days). */
 function amount(o: Json, k: string, at: Where): number {
   const v = num(o, k, at);
-  return v >= 0 ? v : fail(at, k, `${v} is negative; expected 0 or more`);
+  if (v < 0) fail(at, k, `${v} is negative; expected 0 or more`);
+  return v <= Number.MAX_SAFE_INTEGER ? v : fail(at, k, `${v} is too large; expected at most 2^53 - 1`);
 }
 function optAmount(o: Json, k: string, at: Where): number | undefined {
   return o[k] === undefined ? undefined : amount(o, k, at);

@@ -121,6 +121,11 @@ test('times that are not finite, out of order, or blocked longer than the call',
     failure(edited('"start":10,', '"start":1e400,')),
     't.syncscope.json:9:53: $.ops[0].start: got Infinity; expected a finite number',
   );
+  // Finite but past what a double holds exactly: the metrics over it would come out as NaN.
+  assert.equal(
+    failure(edited('"end":40,', '"end":1.7976931348623157e308,')),
+    't.syncscope.json:9:62: $.ops[0].end: 1.7976931348623157e+308 is too large; expected at most 2^53 - 1',
+  );
   assert.equal(
     failure(edited('"end":40,', '"end":9,')),
     't.syncscope.json:9:62: $.ops[0].end: end 9 is before start 10; expected end >= start',
