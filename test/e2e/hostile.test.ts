@@ -13,7 +13,7 @@ const NOTES = 'notes.txt';
 
 // Nearly two million launches: within the scenario's step and work budgets, and far past the
 // worker's time limit, which this profile sets to WORKER_SECONDS.
-const WORKER_SECONDS = 2;
+const WORKER_SECONDS = 4;
 const hostile = JSON.stringify({
   name: 'hostile',
   streams: { s: { nonBlocking: true } },
@@ -79,6 +79,11 @@ test(
       .first()
       .waitFor({ timeout: RESPONSIVE_MS });
     await wb.page.keyboard.press('Escape');
+    // That answer came while the worker was still busy with the hostile file (it runs for
+    // WORKER_SECONDS before it is stopped): the host did not wait for it.
+    const answeredMs = Date.now() - started;
+    assert.ok(answeredMs < WORKER_SECONDS * 1000, `the pick list took ${answeredMs} ms`);
+    assert.equal(await toasts().count(), 0, 'the pick list opened while the hostile file was still being simulated');
 
     // Another file opens and takes typing.
     await wb.openFile(NOTES);
@@ -95,7 +100,6 @@ test(
     const lens = wb.page.locator('.codelens-decoration', { hasText: 'Simulate' }).first();
     await lens.waitFor({ timeout: RESPONSIVE_MS });
     await wb.shot('hostile-responsive');
-    assert.equal(await toasts().count(), 0, 'all of that happened while the hostile file was still being simulated');
     console.log(`# the editor answered within ${Date.now() - started} ms of starting the simulation`);
 
     // The worker hits its time or memory limit: one message says which, and names the file.
@@ -104,7 +108,7 @@ test(
     assert.equal(await toasts().count(), 1);
     assert.match(
       (await toasts().first().innerText()).trim(),
-      /^Syncscope: hostile\.scenario\.json: stopped( after 2 s: processing it takes too long in the editor|: processing it needs more than 1024 MB of memory);/,
+      /^Syncscope: hostile\.scenario\.json: stopped( after 4 s: processing it takes too long in the editor|: processing it needs more than 1024 MB of memory);/,
     );
     assert.match(wb.extensionLog(), /hostile\.scenario\.json: stopped/);
     assert.doesNotMatch(wb.extensionLog(), /\n\s+at /, 'no stack trace in the log');
