@@ -30,18 +30,6 @@ after(async () => {
   await wb?.close();
 });
 
-/** A fresh profile lists the extension's commands some seconds after the workbench shows: try again until then. */
-async function commandOnceListed(title: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await wb.command(title);
-    } catch (e) {
-      if (attempt === 4) throw e;
-      await wb.page.keyboard.press('Escape');
-    }
-  }
-}
-
 /** The Problems panel's rows: the workspace holds only the new file, so they are its resource row and its markers. */
 const problemRows = () => wb.page.locator('.markers-panel .monaco-list-row');
 
@@ -49,7 +37,7 @@ test(
   'a scenario copied from an example shows no problem, and the schema still checks it',
   { skip, timeout: 150_000 },
   async () => {
-    await commandOnceListed('Syncscope: New Scenario from Example…');
+    await wb.commandOnceListed('Syncscope: New Scenario from Example…');
     const input = wb.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 30_000 });
     await input.fill(name);

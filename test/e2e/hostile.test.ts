@@ -50,18 +50,6 @@ after(async () => {
   await wb?.close();
 });
 
-/** A fresh profile lists the extension's commands some seconds after the workbench shows: try again until then. */
-async function commandOnceListed(title: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await wb.command(title);
-    } catch (e) {
-      if (attempt === 4) throw e;
-      await wb.page.keyboard.press('Escape');
-    }
-  }
-}
-
 const toasts = () => wb.page.locator('.notification-list-item-message', { hasText: `${HOSTILE}: stopped` });
 
 test(
@@ -69,7 +57,7 @@ test(
   { skip, timeout: 240_000 },
   async () => {
     await wb.openFile(HOSTILE);
-    await commandOnceListed('Syncscope: Simulate Scenario');
+    await wb.commandOnceListed('Syncscope: Simulate Scenario');
     const started = Date.now();
 
     // The extension host answers: a command's quick pick opens.

@@ -235,6 +235,18 @@ export class Workbench {
       .catch(() => undefined);
   }
 
+  /** A fresh profile lists the extension's commands some seconds after the workbench shows: try again until then. */
+  async commandOnceListed(title: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.command(title);
+      } catch (e) {
+        if (attempt === 4) throw e;
+        await this.page.keyboard.press('Escape');
+      }
+    }
+  }
+
   /** Opens a workspace file through Quick Open (Ctrl+P). */
   async openFile(name: string): Promise<void> {
     const p = this.page;
