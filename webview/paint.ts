@@ -3,10 +3,6 @@ import { CK, OK, isWait } from '../core/trace/kinds';
 import type { Trace } from '../core/trace/model';
 import type { Palette } from './theme';
 
-/** The core's kind tables and its one test for a host wait, under the names the drawing code uses. */
-export { CK as CALL, isWait as isSyncCall };
-export const OP = { ...OK, record: OK.eventRecord, wait: OK.waitEvent } as const;
-
 export function callColor(p: Palette, t: Trace, i: number): string {
   const k = t.calls.kind[i];
   if (k === CK.context) return p.context;

@@ -7,18 +7,16 @@ import { zoom, zoomIdentity, ZoomBehavior, ZoomTransform } from 'd3-zoom';
 import { CONE_AFTER, CONE_BEFORE, CONE_SELF, Cone } from './cone';
 import type { Item } from './item';
 export type { Item } from './item';
+import { CK, OK, isWait } from '../core/trace/kinds';
 import { EDGE_KINDS, traceExtent, Trace, str } from '../core/trace/model';
 import { buildEdgeIndex, edgeFromIsCall, edgeToIsCall, EdgeIndex, edgesOf } from './edges';
 import { formatNs, tickFormatter } from './format';
 import { hitTest, visitVisible, View } from './lod';
 import {
   arrowPath,
-  CALL,
   callColor,
   diamond,
   hatch,
-  isSyncCall,
-  OP,
   opColor,
   plate,
   plateX,
@@ -459,8 +457,8 @@ export class TimelineView {
       if (
         count === 1 &&
         (isCalls
-          ? t.calls.kind[id] === CALL.query || isSyncCall(t, id)
-          : t.ops.kind[id] === OP.record || t.ops.kind[id] === OP.wait)
+          ? t.calls.kind[id] === CK.query || isWait(t, id)
+          : t.ops.kind[id] === OK.eventRecord || t.ops.kind[id] === OK.waitEvent)
       ) {
         return one(id, x0, Math.max(x1, x0 + 1));
       }
@@ -516,10 +514,10 @@ export class TimelineView {
     const text = this.label(str(t, c.name[id]) || 'call', fill, x0, x1 - blockedPx, y, h);
     if (text) labels.texts.push(text);
     const alpha = ctx.globalAlpha;
-    if (isSyncCall(t, id) && Number.isFinite(c.unblockNs[id])) {
+    if (isWait(t, id) && Number.isFinite(c.unblockNs[id])) {
       overlays.push(() => this.drawUnblock(id, x1, y, h, alpha, labels));
     }
-    if (c.kind[id] === CALL.query && c.answer[id]) {
+    if (c.kind[id] === CK.query && c.answer[id]) {
       const cx = answerX(x0, x1);
       labels.texts.push([cx - ANSWER_R, cx + ANSWER_R]);
       overlays.push(() => this.drawAnswer(id, cx, y, h, alpha));
@@ -580,13 +578,13 @@ export class TimelineView {
     const kind = t.ops.kind[id];
     const fill = opColor(p, t, id);
     const w = Math.max(1, x1 - x0);
-    if (kind === OP.record || kind === OP.wait) {
-      if (kind === OP.wait && w >= 2) {
+    if (kind === OK.eventRecord || kind === OK.waitEvent) {
+      if (kind === OK.waitEvent && w >= 2) {
         ctx.fillStyle = this.waitHatch;
         ctx.fillRect(x0, y + 3, w, h - 6);
       }
       ctx.fillStyle = fill;
-      if (kind === OP.record) triangleDown(ctx, x0, y, 5);
+      if (kind === OK.eventRecord) triangleDown(ctx, x0, y, 5);
       else diamond(ctx, x0, y + h / 2, 5.5);
       ctx.fill();
       ctx.strokeStyle = p.background;
@@ -640,7 +638,7 @@ export class TimelineView {
     const tx =
       kind === EK.release
         ? t.calls.end[to]
-        : kind === EK.event && t.ops.kind[to] === OP.wait
+        : kind === EK.event && t.ops.kind[to] === OK.waitEvent
           ? t.ops.end[to]
           : t.ops.start[to];
     const mid = (tr: Track) =>
