@@ -8,7 +8,7 @@ import { callKind, str, type Trace } from '../../core/trace/model';
 import { compile } from './gpu';
 import { assertCaptureLibrary, buildProgram, capture, noCaptureCpp, noCaptureTorch, programPath } from './capture/run';
 import { rulesScenario, seedScenario } from './capture/scenarios';
-import { causalityViolations, structureOf, type Structure } from './capture/structure';
+import { causalityViolations, COMPARED, structureOf, type Structure } from './capture/structure';
 
 /** Waits the simulator says were clearly pending (as test/gpu/examples.test.ts compares them). */
 const PENDING_NS = 20_000;
@@ -113,20 +113,7 @@ test(
     const calls = [...Array(trace.calls.count).keys()]
       .filter((c) => trace.calls.lane[c] === main.id)
       .sort((a, b) => trace.calls.begin[a] - trace.calls.begin[b]);
-    const compared = [
-      'launch',
-      'record',
-      'streamWait',
-      'query',
-      'eventSync',
-      'streamSync',
-      'deviceSync',
-      'elapsed',
-      'memcpy',
-      'memset',
-      'hostFunc',
-    ];
-    const setup = calls.filter((c) => compared.includes(callKind(trace, c)));
+    const setup = calls.filter((c) => COMPARED.includes(callKind(trace, c)));
     const firstSync = setup.findIndex((c) => callKind(trace, c) === 'deviceSync');
     assert.ok(firstSync >= 0, 'the setup synchronize');
     const wait = setup.find((c) => callKind(trace, c) === 'streamWait');

@@ -3,7 +3,8 @@
 // ops are named by position ("thread:index" of the issuing call), never by time.
 import { CALL_KINDS, EDGE_KINDS, ANSWERS, type CallKind, type Trace } from '../../../core/trace/model';
 
-const COMPARED: CallKind[] = [
+/** The call kinds compared: the CUDA calls a scenario can make. */
+export const COMPARED: CallKind[] = [
   'launch',
   'record',
   'streamWait',
