@@ -147,5 +147,6 @@ export function syntheticTrace(ops: number, seed = 1): Trace {
     edges: edgeTable,
     accesses: tableFrom(ACCESS_COLUMNS, 0, () => undefined),
     findings: [],
+    sites: [],
   };
 }

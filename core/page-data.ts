@@ -7,7 +7,7 @@ import type { Trace } from './trace/model';
 
 /** Bytes of a column encoded per chunk: a multiple of 3. */
 const COLUMN_SLICE = 3 << 20;
-/** Items of an array (strings, lanes, findings) stringified per chunk. */
+/** Items of an array (strings, lanes, findings, sites) stringified per chunk. */
 const ITEMS = 4096;
 
 // JSON cannot hold "<" outside strings; inside them "\u003c" reads the same, and cannot close the data block.
@@ -26,6 +26,8 @@ export function* pageDataChunks(
   yield* arrayChunks(trace.strings);
   yield ',"findings":';
   yield* arrayChunks(trace.findings);
+  yield ',"sites":';
+  yield* arrayChunks(trace.sites);
   yield ',"tables":{';
   let firstTable = true;
   for (const name of Object.keys(SCHEMAS) as (keyof typeof SCHEMAS)[]) {

@@ -2,7 +2,7 @@
 // webview. Both sides import this module. A Trace is posted as it is: its columns are typed
 // arrays, which structured clone copies as whole buffers rather than an object per op.
 import { ACCESS_COLUMNS, CALL_COLUMNS, EDGE_COLUMNS, OP_COLUMNS } from './trace/model';
-import type { Finding, Lane, Trace, TraceMeta } from './trace/model';
+import type { CallSite, Finding, Lane, Trace, TraceMeta } from './trace/model';
 import { tableFrom, type ColumnSchema, type Table } from './trace/table';
 
 /** What the host side sends to the webview. */
@@ -33,6 +33,7 @@ export interface PackedTrace {
   lanes: Lane[];
   strings: string[];
   findings: Finding[];
+  sites: CallSite[];
   tables: Record<TableName, { count: number; columns: Record<string, string> }>;
 }
 
@@ -47,7 +48,7 @@ export function packTrace(t: Trace, toBase64: (bytes: Uint8Array) => string): Pa
     }
     tables[name] = { count: table.count, columns };
   }
-  return { meta: t.meta, lanes: t.lanes, strings: t.strings, findings: t.findings, tables };
+  return { meta: t.meta, lanes: t.lanes, strings: t.strings, findings: t.findings, sites: t.sites, tables };
 }
 
 export function unpackTrace(p: PackedTrace, fromBase64: (text: string) => Uint8Array): Trace {
@@ -67,6 +68,7 @@ export function unpackTrace(p: PackedTrace, fromBase64: (text: string) => Uint8A
     lanes: p.lanes,
     strings: p.strings,
     findings: p.findings,
+    sites: p.sites ?? [],
     calls: table(CALL_COLUMNS, p.tables.calls),
     ops: table(OP_COLUMNS, p.tables.ops),
     edges: table(EDGE_COLUMNS, p.tables.edges),

@@ -38,6 +38,32 @@ export type Answer = (typeof ANSWERS)[number];
 export const RELEASED_NONE = -1; // nothing was pending: the wait returned at once
 export const RELEASED_UNKNOWN = -2; // the data cannot tell which op released the host
 
+/**
+ * How a call's releasedBy was found. `exact`: the data binds the wait to its op (a producer that
+ * follows the rules, or a recorded binding). `deduced`: the rules leave one candidate. `timing`:
+ * inferred from end times alone, shown as "likely".
+ */
+export const RELEASE_HOW = ['exact', 'deduced', 'timing'] as const;
+export type ReleaseHow = (typeof RELEASE_HOW)[number];
+
+/** One frame of user code: a file, a 1-based line (0 when unknown) and the function. */
+export interface SourceFrame {
+  file: string;
+  line: number;
+  function: string;
+}
+
+/**
+ * Where in the user's program a call was made. `precision` says what `frame.line` is: `line`,
+ * the call's own line; `function`, only the function the call ran in (the line where that
+ * function was entered). `stack` is the whole stack, innermost first, library frames included.
+ */
+export interface CallSite {
+  frame: SourceFrame;
+  precision: 'line' | 'function';
+  stack: SourceFrame[];
+}
+
 export const CALL_COLUMNS = {
   lane: Uint32Array,
   kind: Uint8Array,
@@ -74,6 +100,10 @@ export const CALL_COLUMNS = {
   depth: Uint8Array,
   /** The GPU a deviceSync synchronized (S21: only that device's streams) or a cudaSetDevice made current; 0 for other calls. */
   device: Uint8Array,
+  /** How releasedBy was found: an index into RELEASE_HOW. */
+  how: Uint8Array,
+  /** Where in the user's program the call was made: 1 + its index in Trace.sites; 0 for none, so zero-filled columns mean none. */
+  site: Int32Array,
 };
 
 export const OP_COLUMNS = {
@@ -168,6 +198,8 @@ export interface Trace {
   edges: EdgeTable;
   accesses: AccessTable;
   findings: Finding[];
+  /** Call sites in the user's program, shared by the calls made there (calls.site). */
+  sites: CallSite[];
 }
 
 // ---- Builders ------------------------------------------------------------------------------
@@ -194,6 +226,9 @@ export interface CallInit {
   context?: string;
   depth?: number;
   device?: number;
+  how?: ReleaseHow;
+  /** An index into Trace.sites. */
+  site?: number;
 }
 
 export interface OpInit {
@@ -222,6 +257,7 @@ export class TraceBuilder {
   readonly edges: TableBuilder<typeof EDGE_COLUMNS>;
   readonly accesses: TableBuilder<typeof ACCESS_COLUMNS>;
   readonly findings: Finding[] = [];
+  readonly sites: CallSite[] = [];
 
   /** `capacity`: expected row counts, when the producer knows them, to spare large traces regrowing. */
   constructor(
@@ -266,6 +302,8 @@ export class TraceBuilder {
     t.context[i] = c.context ? s.id(c.context) : 0;
     t.depth[i] = c.depth ?? 0;
     t.device[i] = c.device ?? 0;
+    t.how[i] = c.how ? RELEASE_HOW.indexOf(c.how) : 0;
+    t.site[i] = c.site === undefined ? 0 : c.site + 1;
     return i;
   }
 
@@ -317,6 +355,7 @@ export class TraceBuilder {
       edges: this.edges.finish(),
       accesses: this.accesses.finish(),
       findings: this.findings,
+      sites: this.sites,
     };
   }
 }
@@ -326,6 +365,9 @@ export class TraceBuilder {
 export const callKind = (t: Trace, i: number): CallKind => CALL_KINDS[t.calls.kind[i]];
 export const opKind = (t: Trace, i: number): OpKind => OP_KINDS[t.ops.kind[i]];
 export const edgeKind = (t: Trace, i: number): EdgeKind => EDGE_KINDS[t.edges.kind[i]];
+export const releaseHow = (t: Trace, i: number): ReleaseHow => RELEASE_HOW[t.calls.how[i]] ?? 'exact';
+/** The user-code site of a call, if the trace knows it. */
+export const callSite = (t: Trace, i: number): CallSite | undefined => t.sites[t.calls.site[i] - 1];
 export const str = (t: Trace, id: number): string => t.strings[id] ?? '';
 
 /** Total time span covered by the trace's calls and ops. */
