@@ -1,0 +1,411 @@
+"""Runs a Python script unchanged under torch.profiler and writes a gzipped Chrome trace for Syncscope.
+
+    python syncscope_profile.py --out TRACE.json.gz [--steps N] [--warmup W] [--seconds S] -- SCRIPT [ARGS...]
+
+- With an optimizer: W warm-up optimizer steps, then N recorded ones, through the global optimizer
+  step post hook; the script is stopped once they are written. Without one: the whole run, up to S
+  seconds (then the script is stopped).
+- Call sites: a zero-length record_function named "syncscope.site:" + {"stack": [[file, line,
+  function], ...]} (innermost first, at most 32 frames, this file's and runpy's frames dropped) on
+  the calling thread just before each synchronizing call it can foresee:
+  - torch.cuda.synchronize, Stream.synchronize and Event.synchronize, through thin wrappers;
+  - synchronizing ATen ops (.item(), .cpu(), ...): torch.cuda.set_sync_debug_mode("warn") names
+    them, but torch hands its warnings to Python only when the op has returned, after the wait.
+    So a warning teaches the line (the innermost Python frame at the warning) and the marker is
+    placed before that line from its next execution on (line events on that code object alone).
+    The first wait at each such line has no marker; none is ever placed after its wait.
+- Lines on stderr that start with "syncscope-profile: " are progress for Syncscope to show;
+  "syncscope-profile: error <kind>: <text>" is a failure of the launcher itself.
+- Exit status: the script's own (0, its sys.exit code, 1 when it raised, 130 on SIGINT, 143 on
+  SIGTERM); the trace still holds what was recorded. The launcher's own failures: 64 usage,
+  65 torch missing, 66 script not found, 67 CUDA unavailable, 70 the trace could not be written.
+Standard library and torch only.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import runpy
+import shutil
+import signal
+import sys
+import threading
+import time
+import traceback
+import warnings
+
+PREFIX = "syncscope-profile: "
+MARKER = "syncscope.site:"
+MAX_FRAMES = 32
+SYNC_WARNING = "called a synchronizing CUDA operation"
+EXIT_USAGE, EXIT_NO_TORCH, EXIT_NO_SCRIPT, EXIT_NO_CUDA, EXIT_WRITE = 64, 65, 66, 67, 70
+_LAUNCHER_FILES = {os.path.abspath(__file__), os.path.abspath(runpy.__file__), os.path.abspath("<frozen runpy>")}
+_WARNINGS_FILES = {"warnings.py", "_py_warnings.py"}
+_launcher_by_name = {}
+
+
+def progress(text):
+    sys.stderr.write(PREFIX + text + "\n")
+    sys.stderr.flush()
+
+
+def fail(kind, text, code):
+    progress(f"error {kind}: {text}")
+    sys.exit(code)
+
+
+class _Stop(BaseException):
+    """Ends the script early: the recording is complete, its time is up, or it was cancelled."""
+
+    def __init__(self, status, why):
+        super().__init__(why)
+        self.status = status
+        self.why = why
+
+
+def _is_launcher(frame):
+    name = frame.f_code.co_filename
+    known = _launcher_by_name.get(name)
+    if known is None:
+        known = _launcher_by_name[name] = os.path.abspath(name) in _LAUNCHER_FILES
+    return known
+
+
+def stack_of(frame):
+    """[[file, line, function], ...] from `frame` outwards, the launcher's and runpy's frames dropped."""
+    out = []
+    while frame is not None and len(out) < MAX_FRAMES:
+        if not _is_launcher(frame):
+            out.append([frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name])
+        frame = frame.f_back
+    return out
+
+
+class Sites:
+    """Emits the call-site markers: before explicit synchronize calls, and before lines known to sync."""
+
+    def __init__(self, torch):
+        self.record_function = torch.profiler.record_function
+        self.known = {}  # code object -> set of line numbers whose ATen op synchronized
+        self.local = threading.local()
+        self.lines = LineEvents(self)
+
+    def mark(self, frame):
+        stack = stack_of(frame)
+        if stack:
+            name = MARKER + json.dumps({"stack": stack}, separators=(",", ":"))
+            with self.record_function(name):
+                pass
+
+    def wrap(self, owner, attribute):
+        original = getattr(owner, attribute, None)
+        if original is None:
+            return
+        sites = self
+
+        def synchronize(*args, **kwargs):
+            sites.mark(sys._getframe(1))
+            sites.local.explicit = getattr(sites.local, "explicit", 0) + 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                sites.local.explicit -= 1
+
+        synchronize.__name__ = getattr(original, "__name__", attribute)
+        synchronize.__doc__ = getattr(original, "__doc__", None)
+        setattr(owner, attribute, synchronize)
+
+    def learn(self, filename, lineno):
+        """Called from the warnings hook: the frame the warning names (its innermost, for torch's own) synchronized."""
+        if getattr(self.local, "explicit", 0):
+            return  # an explicit synchronize, already marked by its wrapper
+        frame = innermost = sys._getframe(2)
+        while frame is not None and (frame.f_code.co_filename != filename or frame.f_lineno != lineno):
+            frame = frame.f_back
+        if frame is None:  # no frame matches: the innermost one outside the warnings machinery
+            frame = innermost
+            while frame is not None and (
+                _is_launcher(frame) or os.path.basename(frame.f_code.co_filename) in _WARNINGS_FILES
+            ):
+                frame = frame.f_back
+        if frame is None:
+            return
+        lines = self.known.setdefault(frame.f_code, set())
+        if frame.f_lineno not in lines:
+            lines.add(frame.f_lineno)
+            self.lines.watch(frame)
+
+
+class LineEvents:
+    """Line events on the code objects that hold a known synchronizing line, and nowhere else."""
+
+    def __init__(self, sites):
+        self.sites = sites
+        self.monitoring = getattr(sys, "monitoring", None)
+        self.tool = None
+        if self.monitoring is not None:
+            for tool in (5, 4, 3, 1):
+                try:
+                    self.monitoring.use_tool_id(tool, "syncscope")
+                except ValueError:
+                    continue
+                self.tool = tool
+                self.monitoring.register_callback(tool, self.monitoring.events.LINE, self.on_line)
+                break
+
+    def on_line(self, code, line):
+        lines = self.sites.known.get(code)
+        if lines is None or line not in lines:
+            return self.monitoring.DISABLE
+        self.sites.mark(sys._getframe(1))
+        return None
+
+    def watch(self, frame):
+        if self.tool is not None:
+            self.monitoring.set_local_events(self.tool, frame.f_code, self.monitoring.events.LINE)
+            self.monitoring.restart_events()  # lines disabled before may sync now
+            return
+        # Before Python 3.12: a trace function that follows only the known code objects.
+        sys.settrace(self.on_call)
+        threading.settrace(self.on_call)
+        while frame is not None:
+            if frame.f_code in self.sites.known:
+                frame.f_trace = self.on_trace_line
+                frame.f_trace_lines = True
+            frame = frame.f_back
+
+    def on_call(self, frame, event, arg):
+        if frame.f_code in self.sites.known:
+            return self.on_trace_line
+        return None
+
+    def on_trace_line(self, frame, event, arg):
+        if event == "line" and frame.f_lineno in self.sites.known.get(frame.f_code, ()):
+            self.sites.mark(frame)
+        return self.on_trace_line
+
+
+def install_sites(torch):
+    sites = Sites(torch)
+    sites.wrap(torch.cuda, "synchronize")
+    sites.wrap(torch.cuda.Stream, "synchronize")
+    sites.wrap(torch.cuda.Event, "synchronize")
+    original_show = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, UserWarning) and str(message).startswith(SYNC_WARNING):
+            sites.learn(filename, lineno)
+            return  # ours: never printed
+        original_show(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = showwarning
+    # Every sync must reach the hook, whatever the script's own filters say about UserWarning.
+    warnings.filterwarnings("always", message=SYNC_WARNING, category=UserWarning)
+    try:
+        torch.cuda.set_sync_debug_mode("warn")
+    except (AttributeError, RuntimeError) as e:
+        progress(f"synchronizing ATen ops keep no call site: set_sync_debug_mode failed ({e})")
+    return sites
+
+
+def profiler_options(torch):
+    from torch.profiler import ProfilerActivity
+
+    options = {"activities": [ProfilerActivity.CPU, ProfilerActivity.CUDA], "with_stack": True}
+    try:
+        options["experimental_config"] = torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)
+    except (AttributeError, TypeError):
+        progress("this torch records no cuda_sync events; waits are found from the CUDA calls alone")
+    return options
+
+
+class Recording:
+    """The profiler, its schedule (the whole run, or warm-up then N optimizer steps) and the trace file."""
+
+    def __init__(self, torch, out, steps, warmup, seconds):
+        self.torch = torch
+        self.out = out
+        self.steps = steps
+        self.warmup = max(1, warmup)
+        self.seconds = seconds
+        self.optimizer_steps = 0
+        self.discard_next = False
+        self.written = False
+        self.write_error = None
+        self.stopped = False
+        self.time_up = False
+        from torch.profiler import profile
+
+        self.prof = profile(schedule=self.schedule, on_trace_ready=self.trace_ready, **profiler_options(torch))
+
+    def schedule(self, step):
+        from torch.profiler import ProfilerAction
+
+        if self.optimizer_steps == 0:
+            return ProfilerAction.RECORD  # the whole run, until an optimizer shows up
+        if step <= self.warmup:
+            return ProfilerAction.WARMUP
+        if step < self.warmup + self.steps:
+            return ProfilerAction.RECORD
+        if step == self.warmup + self.steps:
+            return ProfilerAction.RECORD_AND_SAVE
+        return ProfilerAction.NONE
+
+    def start(self):
+        hook = getattr(getattr(self.torch.optim, "optimizer", None), "register_optimizer_step_post_hook", None)
+        if hook is None:
+            hook = getattr(self.torch.optim.Optimizer, "register_optimizer_step_post_hook", None)
+        if hook is not None:
+            hook(self.on_optimizer_step)
+        self.prof.start()
+        timer = threading.Timer(self.seconds, self.on_time_up)
+        timer.daemon = True
+        timer.start()
+
+    def on_optimizer_step(self, optimizer, args, kwargs):
+        if self.stopped or self.time_up:
+            return
+        self.optimizer_steps += 1
+        k = self.optimizer_steps
+        if k == 1:
+            # What ran before the first step is not one of the steps asked for.
+            self.discard_next = True
+            progress(f"optimizer found: {self.warmup} warm-up steps, then {self.steps} recorded")
+        if k <= self.warmup:
+            progress(f"warm-up step {k}/{self.warmup}")
+        elif k <= self.warmup + self.steps:
+            progress(f"step {k - self.warmup}/{self.steps}")
+        self.prof.step()
+        if self.written:
+            raise _Stop(0, f"{self.steps} steps recorded")
+
+    def on_time_up(self):
+        if self.optimizer_steps == 0 and not self.stopped:
+            self.time_up = True
+            import _thread
+
+            _thread.interrupt_main()
+
+    def trace_ready(self, prof):
+        if self.discard_next:
+            self.discard_next = False
+            return
+        try:
+            self.write(prof)
+        except Exception as e:  # noqa: BLE001 - reported once the script has stopped, never inside it
+            self.write_error = e
+
+    def write(self, prof):
+        progress(f"writing trace {self.out}")
+        directory = os.path.dirname(os.path.abspath(self.out))
+        os.makedirs(directory, exist_ok=True)
+        plain = os.path.join(directory, f".{os.path.basename(self.out)}.{os.getpid()}.json")
+        packed = plain + ".gz"
+        try:
+            prof.export_chrome_trace(plain)
+            with open(plain, "rb") as src, gzip.open(packed, "wb", compresslevel=6) as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            os.replace(packed, self.out)
+        finally:
+            for leftover in (plain, packed):
+                if os.path.exists(leftover):
+                    os.remove(leftover)
+        self.written = True
+        progress(f"trace written {self.out}")
+
+    def stop(self):
+        if self.stopped:
+            return
+        self.stopped = True
+        self.prof.stop()
+
+
+def _cancel(signum, _frame):
+    raise _Stop(128 + signum, f"cancelled ({signal.Signals(signum).name})")
+
+
+def run_script(script, args, recording):
+    """Runs the script as `python script args` would; returns its exit status."""
+    sys.argv = [script, *args]
+    sys.path[0] = os.path.dirname(script)
+    try:
+        runpy.run_path(script, run_name="__main__")
+        return 0
+    except _Stop as stop:
+        progress(f"stopping the script: {stop.why}")
+        return stop.status
+    except KeyboardInterrupt:
+        if recording.time_up:
+            progress(f"stopping the script: time limit of {recording.seconds:g} s reached")
+            return 0
+        progress("stopping the script: cancelled (SIGINT)")
+        return 130
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            return e.code or 0
+        sys.stderr.write(f"{e.code}\n")
+        return 1
+    except BaseException as e:  # the script's own failure: shown as Python would, minus our frames
+        tb = e.__traceback__
+        while tb is not None and _is_launcher(tb.tb_frame):
+            tb = tb.tb_next
+        traceback.print_exception(type(e), e, tb)
+        progress(f"the script raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip(": "))
+        return 1
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(prog="syncscope_profile.py", add_help=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    if "--" not in argv:
+        fail("usage", "expected -- SCRIPT [ARGS...]", EXIT_USAGE)
+    split = argv.index("--")
+    options = parser.parse_args(argv[:split])
+    rest = argv[split + 1 :]
+    if not rest:
+        fail("usage", "expected the script after --", EXIT_USAGE)
+    if options.steps < 1 or options.seconds <= 0:
+        fail("usage", "--steps must be at least 1 and --seconds above 0", EXIT_USAGE)
+    return options, os.path.abspath(rest[0]), rest[1:]
+
+
+def main(argv):
+    options, script, args = parse(argv)
+    if not os.path.isfile(script):
+        fail("no-script", f"{script}: no such file", EXIT_NO_SCRIPT)
+    try:
+        import torch
+        import torch.profiler  # noqa: F401
+    except ImportError as e:
+        fail("no-torch", f"{sys.executable} cannot import torch ({e}); install PyTorch for this interpreter", EXIT_NO_TORCH)
+    if not torch.cuda.is_available():
+        fail("no-cuda", f"torch {torch.__version__} sees no CUDA device; profiling needs an NVIDIA GPU", EXIT_NO_CUDA)
+    install_sites(torch)
+    recording = Recording(torch, options.out, options.steps, options.warmup, options.seconds)
+    signal.signal(signal.SIGTERM, _cancel)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the parent started us ignoring it
+    progress(
+        f"profiling {os.path.basename(script)}: {options.steps} optimizer steps after {recording.warmup} warm-up steps,"
+        f" or the first {options.seconds:g} s without an optimizer"
+    )
+    recording.start()
+    status = run_script(script, args, recording)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the trace is being written: a second Ctrl-C must not lose it
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        recording.stop()
+    except Exception as e:  # noqa: BLE001 - one line, not a stack
+        recording.write_error = e
+    if recording.write_error is not None:
+        fail("write", f"{options.out}: the trace could not be written ({recording.write_error})", EXIT_WRITE)
+    if not recording.written:
+        progress("error no-trace: the script ended before a recorded step; nothing was written")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
