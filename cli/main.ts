@@ -10,6 +10,7 @@ import * as devices from './commands/devices';
 import * as exportCommand from './commands/export';
 import * as html from './commands/html';
 import * as importCommand from './commands/import';
+import * as profile from './commands/profile';
 import * as report from './commands/report';
 import * as run from './commands/run';
 import * as simulate from './commands/simulate';
@@ -31,6 +32,7 @@ export const COMMANDS: Command[] = [
   devices,
   calibrate,
   capture,
+  profile,
 ];
 
 const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === name);

@@ -3,7 +3,7 @@
 // file into out/ for node's test runner instead (`--tests=sim` only those whose path contains "sim");
 // `--watch` rebuilds the bundles on change; `--no-native` skips the addon and the capture library.
 import * as esbuild from 'esbuild';
-import { readdirSync, statSync, mkdirSync, chmodSync } from 'node:fs';
+import { readdirSync, statSync, mkdirSync, chmodSync, copyFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -86,6 +86,8 @@ if (args.has('--watch')) {
   for (const b of existing) await (await esbuild.context(b)).watch();
 } else {
   await Promise.all(existing.map((b) => esbuild.build(b)));
+  // The profile launcher runs in the user's Python, beside the bundles that start it (node/profile-run.ts).
+  if (!testArg) copyFileSync(join(root, 'python/syncscope_profile.py'), join(root, 'dist/syncscope_profile.py'));
   try {
     chmodSync(join(root, 'dist/cli.js'), 0o755);
   } catch {

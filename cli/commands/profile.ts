@@ -1,0 +1,85 @@
+import { resolve } from 'node:path';
+import { profileScript } from '../../node/profile-run';
+import { CommandSpec, flagString, OPTIONS, parseArgs } from '../args';
+import { CliIo, EXIT, UsageError } from '../io';
+import { loadAnyTrace } from '../load-trace';
+import { finishRun } from './simulate';
+
+const DEFAULT_OUT = 'profile.json.gz';
+
+export const spec: CommandSpec = {
+  name: 'profile',
+  synopsis: ['[options] -- <python> <script.py> [args...]'],
+  summary:
+    'run a Python script unchanged under torch.profiler, with the line of every host wait, and report its waits (exit 1 if it failed)',
+  options: [
+    {
+      name: 'out',
+      short: 'o',
+      value: 'trace.json.gz',
+      help: `where to write the profiler trace (default ${DEFAULT_OUT})`,
+    },
+    { name: 'steps', value: 'N', help: 'optimizer steps to record after a warm-up of 2 (default 5)' },
+    { name: 'seconds', value: 'S', help: 'without an optimizer, record the run up to S seconds (default 60)' },
+    OPTIONS.html,
+    OPTIONS.json,
+  ],
+};
+
+/**
+ * `profile [--out t.json.gz] [--steps N] [--seconds S] -- python train.py args...`: run the script
+ * under the launcher, then import its trace and print the same report as `report` does. Ctrl-C
+ * stops the script; the trace keeps what was recorded.
+ */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, spec.options);
+  const [python, script, ...scriptArgs] = args.positional;
+  if (!python || !script)
+    throw new UsageError(
+      'expected the interpreter and the script after --, e.g. syncscope profile -- python3 train.py',
+    );
+  const out = flagString(args, 'out') ?? DEFAULT_OUT;
+  const stop = new AbortController();
+  const cancel = () => stop.abort();
+  process.on('SIGINT', cancel);
+  process.on('SIGTERM', cancel);
+  let result;
+  try {
+    result = await profileScript({
+      python,
+      script,
+      args: scriptArgs,
+      out,
+      steps: positive(args, 'steps', true),
+      seconds: positive(args, 'seconds', false),
+      cwd: io.cwd,
+      signal: stop.signal,
+      onProgress: (line) => io.stderr(`syncscope profile: ${line}\n`),
+      onOutput: io.stderr,
+    });
+  } finally {
+    process.off('SIGINT', cancel);
+    process.off('SIGTERM', cancel);
+  }
+  if (!result.trace) {
+    io.stderr(`syncscope profile: ${result.error ?? 'no trace was written'}\n`);
+    return EXIT.usage;
+  }
+  const trace = await loadAnyTrace(result.trace);
+  // --out names the profiler trace, which the launcher wrote: the report writes no second file.
+  const reportArgs = { positional: args.positional, flags: new Map(args.flags) };
+  reportArgs.flags.delete('out');
+  const code = await finishRun(trace, undefined, script, reportArgs, io);
+  io.stderr(`profiler trace written to ${resolve(io.cwd, result.trace)}\n`);
+  if (result.error) io.stderr(`syncscope profile: ${result.error}\n`);
+  return result.error ? EXIT.findings : code;
+}
+
+function positive(args: ReturnType<typeof parseArgs>, name: string, integer: boolean): number | undefined {
+  const text = flagString(args, name);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new UsageError(`--${name} takes a ${integer ? 'whole ' : ''}number above 0, not "${text}"`);
+  return n;
+}

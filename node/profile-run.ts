@@ -1,0 +1,182 @@
+// Runs a Python script under torch.profiler through the launcher that ships beside the bundles
+// (python/syncscope_profile.py, copied into dist/ by the build): the one API that `syncscope profile`
+// and the editor's command use. The launcher writes a gzipped Chrome trace; importing it is the caller's.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+export interface ProfileOptions {
+  /** The interpreter. */
+  python: string;
+  /** The user's script. */
+  script: string;
+  /** Its arguments. */
+  args: string[];
+  /** Where the trace goes (.json.gz). */
+  out: string;
+  /** Optimizer steps to record after the warm-up. */
+  steps?: number;
+  /** Time limit of the recording without an optimizer. */
+  seconds?: number;
+  cwd?: string;
+  /** The interpreter's environment; this process's by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Cancel: the launcher stops the profiler and writes what it has. */
+  signal?: AbortSignal;
+  /** The launcher's progress lines ("step 2/5", "writing trace ..."). */
+  onProgress?: (line: string) => void;
+  /** The script's own output (stdout and stderr); by default it goes to this process's stderr. */
+  onOutput?: (text: string) => void;
+}
+
+export interface ProfileResult {
+  /** The trace, where one was written: also after a failure or a cancel. */
+  trace?: string;
+  exitCode: number;
+  /** Why the run failed or what it lost, in one line. */
+  error?: string;
+}
+
+/** The launcher's file name: core's user-frame rule skips its frames by this name. */
+export const LAUNCHER = 'syncscope_profile.py';
+
+/** The prefix of the launcher's own lines on stderr. */
+const PREFIX = 'syncscope-profile: ';
+
+/** How long the launcher has to write its trace after SIGINT before it gets SIGTERM, then SIGKILL. */
+export const CANCEL_GRACE_MS = 10_000;
+
+/** The launcher's own exit codes (python/syncscope_profile.py). */
+const LAUNCHER_EXIT: Record<number, string> = {
+  64: 'usage',
+  65: 'no-torch',
+  66: 'no-script',
+  67: 'no-cuda',
+  70: 'write',
+};
+
+/** Beside this bundle (dist/), else python/ in the first folder above this file that has it (sources, tests). */
+export function launcherPath(): string {
+  if (existsSync(join(__dirname, LAUNCHER))) return join(__dirname, LAUNCHER);
+  for (let dir = __dirname; dirname(dir) !== dir; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'python', LAUNCHER))) return join(dir, 'python', LAUNCHER);
+  }
+  return join(__dirname, LAUNCHER);
+}
+
+export function launcherArgs(o: ProfileOptions, launcher = launcherPath()): string[] {
+  const cwd = o.cwd ?? process.cwd();
+  const args = [launcher, '--out', resolve(cwd, o.out)];
+  if (o.steps !== undefined) args.push('--steps', String(o.steps));
+  if (o.seconds !== undefined) args.push('--seconds', String(o.seconds));
+  return [...args, '--', resolve(cwd, o.script), ...o.args];
+}
+
+/** What the launcher said about itself on stderr. */
+interface Said {
+  error?: { kind: string; text: string };
+  written?: string;
+  raised?: string;
+}
+
+/** Splits stderr into the launcher's lines (progress, errors) and the script's own text. */
+function stderrReader(said: Said, o: ProfileOptions, output: (t: string) => void) {
+  let pending = '';
+  const line = (l: string) => {
+    if (!l.startsWith(PREFIX)) return output(l + '\n');
+    const text = l.slice(PREFIX.length);
+    const error = /^error ([\w-]+): (.*)$/.exec(text);
+    if (error) said.error ??= { kind: error[1], text: error[2] };
+    else if (text.startsWith('trace written ')) said.written = text.slice('trace written '.length);
+    else if (text.startsWith('the script raised ')) said.raised = text.slice('the script '.length);
+    o.onProgress?.(text);
+  };
+  return {
+    push(chunk: string) {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop() ?? '';
+      lines.forEach(line);
+    },
+    end() {
+      if (pending) line(pending);
+      pending = '';
+    },
+  };
+}
+
+export function profileScript(o: ProfileOptions): Promise<ProfileResult> {
+  const output = o.onOutput ?? ((t: string) => void process.stderr.write(t));
+  const said: Said = {};
+  const reader = stderrReader(said, o, output);
+  const launcher = launcherPath();
+  if (!existsSync(launcher))
+    return Promise.resolve({ exitCode: 2, error: `${launcher}: the profile launcher is missing; rebuild Syncscope` });
+  return new Promise((done) => {
+    const child = spawn(o.python, launcherArgs(o, launcher), {
+      cwd: o.cwd,
+      env: pythonEnv(o.env ?? process.env),
+      // Its own process group: a terminal's Ctrl-C reaches the caller, who cancels once through `signal`.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.setEncoding('utf8').on('data', output);
+    child.stderr.setEncoding('utf8').on('data', (d: string) => reader.push(d));
+    let cancelled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const cancel = () => {
+      cancelled = true;
+      child.kill('SIGINT');
+      timers.push(setTimeout(() => child.kill('SIGTERM'), CANCEL_GRACE_MS));
+      timers.push(setTimeout(() => child.kill('SIGKILL'), 2 * CANCEL_GRACE_MS));
+    };
+    if (o.signal?.aborted) cancel();
+    else o.signal?.addEventListener('abort', cancel, { once: true });
+    let spawnError: NodeJS.ErrnoException | undefined;
+    child.on('error', (e: NodeJS.ErrnoException) => (spawnError = e));
+    child.on('close', (code, signal) => {
+      o.signal?.removeEventListener('abort', cancel);
+      timers.forEach(clearTimeout);
+      reader.end();
+      const trace = said.written && existsSync(said.written) ? said.written : undefined;
+      if (spawnError) return done({ exitCode: 2, error: interpreterError(o.python, spawnError) });
+      const exitCode = code ?? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGTERM' ? 15 : 2);
+      done({ trace, exitCode, error: failure(o, said, exitCode, cancelled, trace) });
+    });
+  });
+}
+
+/** Unbuffered, so that progress arrives as it happens; without the editor's Electron switch. */
+function pythonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, PYTHONUNBUFFERED: '1' };
+  delete env.ELECTRON_RUN_AS_NODE;
+  return env;
+}
+
+function interpreterError(python: string, e: NodeJS.ErrnoException): string {
+  if (e.code === 'ENOENT') return `${python}: Python interpreter not found; install Python or name one that exists`;
+  if (e.code === 'EACCES') return `${python}: not executable; name a Python interpreter`;
+  return `${python}: cannot start it (${e.message})`;
+}
+
+/** The one line that says what went wrong, or undefined for a run that did what was asked. */
+function failure(
+  o: ProfileOptions,
+  said: Said,
+  exitCode: number,
+  cancelled: boolean,
+  trace?: string,
+): string | undefined {
+  const kept = trace ? `; the trace keeps what was recorded until then (${trace})` : '; no trace was written';
+  if (said.error && LAUNCHER_EXIT[exitCode] === said.error.kind) return errorLine(said.error);
+  if (cancelled) return `cancelled${kept}`;
+  if (exitCode !== 0) {
+    const what = said.raised ?? `exited with code ${exitCode}`;
+    return `${o.script}: the script ${what}${kept}`;
+  }
+  if (said.error) return errorLine(said.error);
+  if (!trace) return `${o.script}: no trace was written`;
+  return undefined;
+}
+
+/** The launcher's own errors name the interpreter or the script already. */
+const errorLine = (e: { kind: string; text: string }): string => e.text;
