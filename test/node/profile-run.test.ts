@@ -1,0 +1,172 @@
+// The profile launcher and its Node runner, against a fake torch (test/fixtures/fake-torch) that
+// records markers and waits like the profiler. Line numbers are read by hand from the scripts there.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { profileScript, type ProfileOptions } from '../../node/profile-run';
+import { repoPath } from '../helpers/paths';
+
+const dir = mkdtempSync(join(tmpdir(), 'syncscope-profile-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const scripts = repoPath('test/fixtures/fake-torch/scripts');
+const fakeEnv = { ...process.env, PYTHONPATH: repoPath('test/fixtures/fake-torch') };
+const noTorchEnv = { ...process.env, PYTHONPATH: '' };
+
+/** Each Python here of a distinct version: before 3.12 line events come from a trace function, after from sys.monitoring. */
+const pythons = [
+  ...new Map(
+    ['python3', 'python3.12', 'python3.13']
+      .map((p) => [spawnSync(p, ['--version'], { encoding: 'utf8' }).stdout?.trim(), p] as const)
+      .filter(([v]) => v),
+  ).values(),
+];
+const noPython = pythons.length ? false : 'no python3 on this machine';
+
+interface Event {
+  cat: string;
+  name: string;
+  ts: number;
+  tid: number;
+}
+const MARKER = 'syncscope.site:';
+const readTrace = (path: string): Event[] =>
+  (JSON.parse(gunzipSync(readFileSync(path)).toString()) as { traceEvents: Event[] }).traceEvents.sort(
+    (a, b) => a.ts - b.ts,
+  );
+const stackOf = (e: Event): [string, number, string][] =>
+  (JSON.parse(e.name.slice(MARKER.length)) as { stack: [string, number, string][] }).stack;
+
+async function profile(script: string, more: Partial<ProfileOptions> = {}) {
+  const progress: string[] = [];
+  let output = '';
+  const out = join(dir, `${script}.${Math.random().toString(36).slice(2)}.json.gz`);
+  const result = await profileScript({
+    python: 'python3',
+    script: join(scripts, script),
+    args: [],
+    out,
+    env: fakeEnv,
+    onProgress: (l) => progress.push(l),
+    onOutput: (t) => (output += t),
+    ...more,
+  });
+  return { result, progress, output, out };
+}
+
+for (const python of pythons) {
+  test(`${python}: each synchronizing call gets a marker with its own stack just before its wait`, async () => {
+    const { result, output } = await profile('sites.py', { python, args: ['a', 'b'] });
+    assert.equal(result.error, undefined);
+    assert.equal(result.exitCode, 0);
+    assert.match(output, /^args a b$/m);
+    const events = readTrace(result.trace!);
+    const file = join(scripts, 'sites.py');
+    const sites: string[] = [];
+    events.forEach((e, i) => {
+      if (!e.name.startsWith(MARKER)) return;
+      const stack = stackOf(e);
+      // The whole stack is the script's: no launcher or runpy frame, outermost the module itself.
+      for (const [f] of stack) assert.equal(f, file);
+      assert.equal(stack.at(-1)![2], '<module>');
+      const next = events.slice(i + 1).find((n) => n.tid === e.tid);
+      assert.equal(next?.cat, 'cuda_runtime', `a wait follows the marker of ${JSON.stringify(stack)}`);
+      sites.push(stack.map(([, line, fn]) => `${line}:${fn}`).join(' < ') + ' -> ' + next.name);
+    });
+    const count = (site: string) => sites.filter((s) => s === site).length;
+    // .item() and .cpu() are learnt from their first wait's warning, which comes after it: marked from the second on.
+    assert.equal(count('8:loss_of < 15:<module> -> cudaStreamSynchronize'), 2);
+    assert.equal(count('16:<module> -> cudaMemcpyAsync'), 2);
+    // Explicit synchronizes are wrapped: marked every time, Stream.synchronize once despite its warning.
+    assert.equal(count('17:<module> -> cudaEventSynchronize'), 3);
+    assert.equal(count('18:<module> -> cudaStreamSynchronize'), 3);
+    assert.equal(count('19:<module> -> cudaDeviceSynchronize'), 3);
+    assert.equal(sites.length, 13, sites.join('\n'));
+    assert.doesNotMatch(output, /synchronizing CUDA operation/, 'sync-debug warnings are not printed');
+  });
+}
+
+test(
+  'an optimizer: warm-up steps, then the steps asked for, then the script is stopped',
+  { skip: noPython },
+  async () => {
+    const { result, progress, output } = await profile('train.py', { steps: 3 });
+    assert.equal(result.error, undefined);
+    assert.equal(result.exitCode, 0);
+    assert.ok(progress.includes('step 3/3'), progress.join('\n'));
+    // 2 warm-up steps, 3 recorded, and the step that ends the last recorded one.
+    assert.match(output, /step 6\n$/);
+    const annotations = readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime');
+    assert.equal(annotations.length, 3, 'one .item() wait per recorded step');
+  },
+);
+
+test('without an optimizer the run is recorded up to the time limit', { skip: noPython }, async () => {
+  const { result, progress } = await profile('forever.py', { seconds: 0.5 });
+  assert.equal(result.error, undefined);
+  assert.equal(result.exitCode, 0);
+  assert.ok(progress.some((l) => l.includes('time limit')));
+  assert.ok(readTrace(result.trace!).some((e) => e.name === 'cudaDeviceSynchronize'));
+});
+
+test('a script that raises keeps its trace and says so in one line', { skip: noPython }, async () => {
+  const { result, output } = await profile('crash.py');
+  assert.equal(result.exitCode, 1);
+  assert.ok(result.trace && existsSync(result.trace));
+  assert.match(result.error!, /crash\.py: the script raised ValueError: boom; the trace keeps what was recorded/);
+  assert.doesNotMatch(result.error!, /\n/);
+  assert.match(output, /ValueError: boom/, "the script's traceback is its output");
+  assert.doesNotMatch(output, /syncscope_profile\.py|runpy/, "the traceback holds the script's frames only");
+  assert.ok(readTrace(result.trace).some((e) => e.name === 'cudaDeviceSynchronize'));
+});
+
+test("sys.exit's status is the run's, and the trace is kept", { skip: noPython }, async () => {
+  const { result } = await profile('crash.py', { args: ['exit'] });
+  assert.equal(result.exitCode, 3);
+  assert.ok(result.trace && existsSync(result.trace));
+  assert.match(result.error!, /exited with code 3; the trace keeps/);
+});
+
+test('cancel: the launcher stops the script and writes what was recorded', { skip: noPython }, async () => {
+  const stop = new AbortController();
+  const { result } = await profile('forever.py', {
+    signal: stop.signal,
+    onOutput: (t) => t.includes('ready') && setTimeout(() => stop.abort(), 200),
+  });
+  assert.equal(result.exitCode, 130);
+  assert.ok(result.trace && existsSync(result.trace));
+  assert.match(result.error!, /^cancelled; the trace keeps/);
+  assert.ok(readTrace(result.trace).some((e) => e.name === 'cudaDeviceSynchronize'));
+});
+
+test('one-line errors: no torch, no CUDA, no script, no interpreter', { skip: noPython }, async () => {
+  const noTorch = await profile('sites.py', { env: noTorchEnv });
+  assert.equal(noTorch.result.exitCode, 65);
+  assert.match(noTorch.result.error!, /cannot import torch .*install PyTorch for this interpreter$/);
+  assert.equal(noTorch.result.trace, undefined);
+  const noCuda = await profile('sites.py', { env: { ...fakeEnv, FAKE_TORCH_NO_CUDA: '1' } });
+  assert.equal(noCuda.result.exitCode, 67);
+  assert.match(noCuda.result.error!, /sees no CUDA device; profiling needs an NVIDIA GPU$/);
+  const noScript = await profile('missing.py');
+  assert.equal(noScript.result.exitCode, 66);
+  assert.match(noScript.result.error!, /missing\.py: no such file$/);
+  const noInterpreter = await profile('sites.py', { python: 'no-such-python3' });
+  assert.equal(
+    noInterpreter.result.error,
+    'no-such-python3: Python interpreter not found; install Python or name one that exists',
+  );
+  for (const r of [noTorch, noCuda, noScript, noInterpreter]) assert.doesNotMatch(r.result.error!, /\n|Traceback/);
+});
+
+test('an older torch without cuda_sync events still profiles', { skip: noPython }, async () => {
+  const { result, progress } = await profile('sites.py', { env: { ...fakeEnv, FAKE_TORCH_OLD: '1' } });
+  assert.equal(result.error, undefined);
+  assert.ok(progress.some((l) => l.includes('no cuda_sync events')));
+  const meta = (JSON.parse(gunzipSync(readFileSync(result.trace!)).toString()) as { fake: { cuda_sync: boolean } })
+    .fake;
+  assert.deepEqual(meta, { with_stack: true, cuda_sync: false });
+});
