@@ -98,23 +98,27 @@ class Sites:
             with self.record_function(name):
                 pass
 
-    def wrap(self, owner, attribute):
+    def wrap(self, owner, attribute, when=None):
+        """Marks each call of owner.attribute before it runs; `when(*args)` says which calls wait."""
         original = getattr(owner, attribute, None)
         if original is None:
             return
         sites = self
 
-        def synchronize(*args, **kwargs):
-            sites.mark(sys._getframe(1))
-            sites.local.explicit = getattr(sites.local, "explicit", 0) + 1
+        def wrapper(*args, **kwargs):
+            depth = getattr(sites.local, "explicit", 0)
+            # The outermost wrapped call is the site; calls it makes inside torch are not.
+            if depth == 0 and (when is None or when(*args)):
+                sites.mark(sys._getframe(1))
+            sites.local.explicit = depth + 1
             try:
                 return original(*args, **kwargs)
             finally:
-                sites.local.explicit -= 1
+                sites.local.explicit = depth
 
-        synchronize.__name__ = getattr(original, "__name__", attribute)
-        synchronize.__doc__ = getattr(original, "__doc__", None)
-        setattr(owner, attribute, synchronize)
+        wrapper.__name__ = getattr(original, "__name__", attribute)
+        wrapper.__doc__ = getattr(original, "__doc__", None)
+        setattr(owner, attribute, wrapper)
 
     def learn(self, filename, lineno):
         """Called from the warnings hook: the frame the warning names (its innermost, for torch's own) synchronized."""
@@ -186,11 +190,21 @@ class LineEvents:
         return self.on_trace_line
 
 
+def _on_gpu(tensor, *_args):
+    return getattr(tensor, "is_cuda", False) is True
+
+
 def install_sites(torch):
     sites = Sites(torch)
     sites.wrap(torch.cuda, "synchronize")
     sites.wrap(torch.cuda.Stream, "synchronize")
     sites.wrap(torch.cuda.Event, "synchronize")
+    # Reading a CUDA tensor's value on the host always waits for it: marked on the first run too,
+    # where a sync-debug warning would only teach the line after its wait.
+    tensor = getattr(torch, "Tensor", None)
+    if tensor is not None:
+        for name in ("item", "tolist", "cpu", "__bool__", "__float__", "__int__"):
+            sites.wrap(tensor, name, when=_on_gpu)
     original_show = warnings.showwarning
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
