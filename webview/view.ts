@@ -9,6 +9,7 @@ import type { Item } from './item';
 export type { Item } from './item';
 import { CK, OK, isWait } from '../core/trace/kinds';
 import { EDGE_KINDS, traceExtent, Trace, str } from '../core/trace/model';
+import { shortKernelName } from '../core/trace/kernel-names';
 import { buildEdgeIndex, edgeFromIsCall, edgeToIsCall, EdgeIndex, edgesOf } from './edges';
 import { formatNs, tickFormatter } from './format';
 import { hitTest, visitVisible, View } from './lod';
@@ -598,7 +599,9 @@ export class TimelineView {
       ctx.strokeStyle = p.border;
       ctx.strokeRect(x0 + 0.5, y + 0.5, w - 1, h - 1);
     }
-    this.label(str(t, t.ops.name[id]), fill, x0, x1, y, h);
+    // Kernels show their short name; the details pane keeps the full one.
+    const name = str(t, t.ops.name[id]);
+    this.label(t.ops.kind[id] === OK.kernel ? shortKernelName(name) : name, fill, x0, x1, y, h);
   }
 
   /** The name inside its box, kept on screen when the box starts left of the view, as far as it fits; where it went, in px. */

@@ -10,6 +10,7 @@ import {
   WaitRow,
 } from '../core/analyze/wait-groups';
 import { OP_KINDS, Trace, str } from '../core/trace/model';
+import { shortKernelName } from '../core/trace/kernel-names';
 import { el } from './dom';
 import { formatNs } from './format';
 
@@ -31,12 +32,13 @@ const where = (w: WaitRow): string =>
   [w.source ? `line ${w.source.line}` : '', w.context ?? ''].filter(Boolean).join(' · ');
 
 function waitColumns(t: Trace): Column<WaitRow>[] {
+  // A kernel shows its short name (the details pane keeps the full one).
+  const opName = (op: number): string => {
+    const name = str(t, t.ops.name[op]);
+    return (OP_KINDS[t.ops.kind[op]] === 'kernel' ? shortKernelName(name) : name) || OP_KINDS[t.ops.kind[op]];
+  };
   const released = (w: WaitRow): string =>
-    w.releasedBy === null
-      ? '—'
-      : w.releasedBy < 0
-        ? 'nothing pending'
-        : str(t, t.ops.name[w.releasedBy]) || OP_KINDS[t.ops.kind[w.releasedBy]];
+    w.releasedBy === null ? '—' : w.releasedBy < 0 ? 'nothing pending' : opName(w.releasedBy);
   return [
     {
       key: 'wait',

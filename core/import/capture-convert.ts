@@ -557,6 +557,8 @@ class Converter {
         for (const k of acts?.kernels ?? []) if (stream !== undefined) this.op(stream, call, this.kernelInit(k));
         break;
       }
+      case API.graphLaunch:
+        return this.graphLaunch(x);
       case API.record:
         return this.record(x);
       case API.streamWait:
@@ -600,6 +602,24 @@ class Converter {
       default:
         add('api', { event: c.api === API.eventDestroy ? this.eventName(c.event) : undefined });
     }
+  }
+
+  /**
+   * A graph launch issues every node of the graph: CUPTI gives each node's activity record the
+   * launch's correlation id. Its kernels, copies and memsets go on the launch's stream in the order
+   * they ended (the same as the order they ran, unless branches of the graph overlapped), so a wait
+   * on that stream is released by the node that ended last.
+   */
+  private graphLaunch({ stream, acts, add }: CallAt): void {
+    const call = add('launch');
+    this.releases.releaseQueuedLaunch(call, QUEUE_PENDING_OPS);
+    if (!acts || stream === undefined) return;
+    const nodes = [
+      ...acts.kernels.map((k) => this.kernelInit(k)),
+      ...acts.memcpys.map((m) => this.copyInit([m], '', '')),
+      ...acts.memsets.map((m) => this.memsetInit([m], '')),
+    ].sort((a, b) => a.end - b.end || a.start - b.start);
+    for (const init of nodes) this.op(stream, call, init);
   }
 
   private record({ c, ok, stream, begin, acts, add }: CallAt): void {
@@ -737,6 +757,7 @@ class Converter {
 
 const usesStream = (c: RawCall): boolean =>
   c.api === API.launch ||
+  c.api === API.graphLaunch ||
   c.api === API.record ||
   c.api === API.streamWait ||
   c.api === API.streamSync ||

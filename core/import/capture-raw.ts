@@ -25,6 +25,7 @@ export const API = {
   eventCreate: 14,
   eventDestroy: 15,
   streamQuery: 16,
+  graphLaunch: 17,
 } as const;
 
 /** Stream handles of the two default streams; any other value is the program's own handle. */

@@ -1,21 +1,33 @@
-// What a CUDA runtime or driver API name means for the host: the call kind of the trace model.
+// What a CUDA runtime, CUDA driver or HIP API name means for the host: the call kind of the trace model.
 import type { CallKind, CopyKind, HostMemory } from '../trace/model';
+
+// One table serves both vendors: an entry point is named by what follows its prefix, which is
+// `cuda` (CUDA runtime), `cu` (CUDA driver) or `hip` (HIP, which ROCm's Kineto traces record
+// under the same categories). Suffixes: CUDA's version (`_v2`) and per-thread default stream
+// (`_ptsz`, `_ptds`) forms, HIP's per-thread form (`_spt`).
+const PREFIX = '(cuda|cu|hip)';
+const SUFFIX = '(_v\\d+|_ptsz|_ptds|_spt)*';
+
+/** `names` after a vendor prefix; `exact`: nothing but a suffix may follow, else any tail may. */
+const api = (names: string, exact = true): RegExp => new RegExp(`^${PREFIX}(${names})${exact ? SUFFIX + '$' : ''}`);
 
 const RULES: [RegExp, CallKind][] = [
   [
-    /^(cuda|cu)(LaunchKernel|LaunchCooperativeKernel|LaunchKernelEx|LaunchKernelExC|GraphLaunch)(_v\d+|_ptsz|_ptds)*$/,
+    api(
+      'LaunchKernel|LaunchCooperativeKernel|LaunchKernelEx|LaunchKernelExC|ExtLaunchKernel|ModuleLaunchKernel|ExtModuleLaunchKernel|GraphLaunch',
+    ),
     'launch',
   ],
-  [/^(cudaEventRecord|cuEventRecord)/, 'record'],
-  [/^(cudaStreamWaitEvent|cuStreamWaitEvent)/, 'streamWait'],
-  [/^(cudaEventQuery|cuEventQuery)$/, 'query'],
-  [/^(cudaEventSynchronize|cuEventSynchronize)$/, 'eventSync'],
-  [/^(cudaStreamSynchronize|cuStreamSynchronize)(_ptsz|_ptds)?$/, 'streamSync'],
-  [/^(cudaDeviceSynchronize|cudaThreadSynchronize|cuCtxSynchronize)(_v\d+)?$/, 'deviceSync'],
-  [/^(cudaEventElapsedTime|cuEventElapsedTime)/, 'elapsed'],
-  [/^(cudaMemcpy|cuMemcpy)/, 'memcpy'],
-  [/^(cudaMemset|cuMemset)/, 'memset'],
-  [/^(cudaLaunchHostFunc|cuLaunchHostFunc)/, 'hostFunc'],
+  [api('EventRecord', false), 'record'],
+  [api('StreamWaitEvent', false), 'streamWait'],
+  [api('EventQuery'), 'query'],
+  [api('EventSynchronize'), 'eventSync'],
+  [api('StreamSynchronize'), 'streamSync'],
+  [api('DeviceSynchronize|ThreadSynchronize|CtxSynchronize'), 'deviceSync'],
+  [api('EventElapsedTime', false), 'elapsed'],
+  [api('Memcpy', false), 'memcpy'],
+  [api('Memset', false), 'memset'],
+  [api('LaunchHostFunc', false), 'hostFunc'],
 ];
 
 const cache = new Map<string, CallKind>();
@@ -29,7 +41,7 @@ export function callKindOf(name: string): CallKind {
   return kind;
 }
 
-/** `cudaMemcpy` without Async returns after the copy (S18); the Async forms only for pageable memory (S17). */
+/** `cudaMemcpy` (`hipMemcpy`, `hipMemcpyWithStream`) without Async returns after the copy (S18); the Async forms only for pageable memory (S17). */
 export const isAsyncApi = (name: string): boolean => /Async/.test(name);
 
 /** Kineto names copies like "Memcpy HtoD (Pageable -> Device)" or "Memcpy DtoH (Device -> Pinned)". */

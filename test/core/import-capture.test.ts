@@ -650,3 +650,46 @@ test("a capture from a library that wrote no devices: every call takes its ops' 
   );
   assert.equal(released(t, callsNamed(t, 'cudaDeviceSynchronize')[0]), 'on1');
 });
+
+test('a graph launch issues its graph kernels on its stream, and the node that ended last releases the sync', () => {
+  // Times of the first replay in a capture of test/gpu/torch/programs/graph_replay.py on an H200
+  // (ns from the capture's start): two GEMMs of one graph, then current_stream().synchronize().
+  const w = new RawCaptureWriter();
+  const gemm =
+    'sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas';
+  const g = w.call({
+    api: 'graphLaunch',
+    name: 'cudaGraphLaunch_v10000',
+    begin: 156_870_000,
+    end: 156_900_000,
+    stream: LEGACY_STREAM,
+  });
+  // CUPTI delivers a graph's kernel records in no promised order: the second is written first here.
+  w.kernel(g, gemm, 159_585_575, 162_260_761, 7);
+  w.kernel(g, gemm, 156_900_629, 159_585_287, 7);
+  w.call({
+    api: 'streamSync',
+    name: 'cudaStreamSynchronize_v3020',
+    begin: 156_959_487,
+    end: 162_279_911,
+    stream: LEGACY_STREAM,
+  });
+  const t = importCapture(w.bytes());
+
+  const [launch] = callsNamed(t, 'cudaGraphLaunch');
+  assert.equal(t.calls.kind[launch], CALL_KINDS.indexOf('launch'));
+  const [first, second] = opNamed(t, gemm);
+  // Times count from the earliest call, the launch.
+  assert.deepEqual([t.ops.start[first], t.ops.start[second]], [156_900_629 - 156_870_000, 159_585_575 - 156_870_000]);
+  assert.deepEqual([t.ops.call[first], t.ops.call[second]], [launch, launch]);
+  assert.deepEqual(edges(t, 'launch'), [
+    [launch, first],
+    [launch, second],
+  ]);
+  assert.equal(t.lanes[t.ops.lane[first]].name, 'legacy default');
+  assert.equal(t.ops.lane[second], t.ops.lane[first]);
+  const [sync] = callsNamed(t, 'cudaStreamSynchronize');
+  assert.equal(t.calls.releasedBy[sync], second, 'the second GEMM ends last');
+  assert.equal(t.calls.unblockNs[sync], 162_279_911 - 162_260_761);
+  assert.doesNotMatch(t.meta.notes?.join('\n') ?? '', /issuing call was not captured/);
+});

@@ -325,6 +325,7 @@ using RtLaunch = cudaLaunchKernel_v7000_params;
 using RtStreamSync = cudaStreamSynchronize_v3020_params;
 using RtStreamQuery = cudaStreamQuery_v3020_params;
 using RtHostFunc = cudaLaunchHostFunc_v10000_params;
+using RtGraphLaunch = cudaGraphLaunch_v10000_params;
 
 // Runtime entry points first: they are what programs call. Driver entry points catch programs and
 // libraries that call the driver directly (Triton, the tool's own scenarios); the ones the
@@ -336,6 +337,8 @@ const Entry kEntries[] = {
     RT(__cudaLaunchKernel_ptsz_v13000, kLaunch, true, streamArg<&LaunchKernel13Params::stream>),
     RT(cudaLaunchKernelExC_v11060, kLaunch, false, cudaLaunchEx),
     RT(cudaLaunchKernelExC_ptsz_v11060, kLaunch, true, cudaLaunchEx),
+    RT(cudaGraphLaunch_v10000, kGraphLaunch, false, streamArg<&RtGraphLaunch::stream>),
+    RT(cudaGraphLaunch_ptsz_v10000, kGraphLaunch, true, streamArg<&RtGraphLaunch::stream>),
     RT(cudaEventRecord_v3020, kRecord, false, cudaRecord),
     RT(cudaEventRecord_ptsz_v7000, kRecord, true, cudaRecord),
     RT(cudaEventRecordWithFlags_v11010, kRecord, false, cudaRecordWithFlags),
@@ -378,6 +381,8 @@ const Entry kEntries[] = {
     DRV(cuLaunchKernel_ptsz, kLaunch, true, streamArg<&cuLaunchKernel_params::hStream>),
     DRV(cuLaunchKernelEx, kLaunch, false, cuLaunchEx),
     DRV(cuLaunchKernelEx_ptsz, kLaunch, true, cuLaunchEx),
+    DRV(cuGraphLaunch, kGraphLaunch, false, streamArg<&cuGraphLaunch_params::hStream>),
+    DRV(cuGraphLaunch_ptsz, kGraphLaunch, true, streamArg<&cuGraphLaunch_params::hStream>),
     DRV(cuEventRecord, kRecord, false, cuRecord),
     DRV(cuEventRecord_ptsz, kRecord, true, cuRecord),
     DRV(cuEventRecordWithFlags, kRecord, false, cuRecordWithFlags),
@@ -465,7 +470,7 @@ CUptiResult enableApiCallbacks(CUpti_SubscriberHandle sub, uint32_t enable) {
   CUptiResult first = CUPTI_SUCCESS;
   for (const Entry& e : kEntries) {
     if (!driver && e.domain == CUPTI_CB_DOMAIN_DRIVER_API) continue;
-    if (!launches && e.info.api == kLaunch) continue;
+    if (!launches && (e.info.api == kLaunch || e.info.api == kGraphLaunch)) continue;
     CUptiResult r = cuptiEnableCallback(enable, sub, e.domain, e.cbid);
     if (r != CUPTI_SUCCESS && first == CUPTI_SUCCESS) first = r;
   }

@@ -63,6 +63,7 @@ enum Api : uint8_t {
   kEventCreate = 14,
   kEventDestroy = 15,
   kStreamQuery = 16,
+  kGraphLaunch = 17,  // cudaGraphLaunch, cuGraphLaunch: every node's activity record carries its correlation id
 };
 
 /** Stream handles as the program passed them, except the two default streams, which get fixed values. */
