@@ -36,7 +36,8 @@ function waitColumns(t: Trace): Column<WaitRow>[] {
       ? '—'
       : w.releasedBy < 0
         ? 'nothing pending'
-        : str(t, t.ops.name[w.releasedBy]) || OP_KINDS[t.ops.kind[w.releasedBy]];
+        : (w.basis === 'timing' ? 'likely ' : '') +
+          (str(t, t.ops.name[w.releasedBy]) || OP_KINDS[t.ops.kind[w.releasedBy]]);
   return [
     {
       key: 'wait',
