@@ -304,6 +304,12 @@ function build(s: Staged): Trace {
   return b.finish(meta(s.root, b, importNotes(counts, s)));
 }
 
+/**
+ * CUPTI's number for the legacy default stream (CUDA's stream 0): PyTorch's default stream in a
+ * CUDA trace. Kineto states no other stream flag, so imported streams carry none.
+ */
+const LEGACY_STREAM = 7;
+
 /** Lanes: host threads by (pid, tid), then streams by (device, stream). */
 function addLanes(
   b: TraceBuilder,
@@ -322,6 +328,7 @@ function addLanes(
   let hostDevice = Infinity;
   for (const d of devices) hostDevice = Math.min(hostDevice, d);
   if (hostDevice === Infinity) hostDevice = 0;
+  const cuda = s.root.cuda_runtime_version !== undefined || s.root.cuda_driver_version !== undefined;
   const laneMap = new Int32Array(s.lanes.length);
   const streamLane = new Map<string, number>();
   for (const i of laneOrder) {
@@ -333,6 +340,7 @@ function addLanes(
           device: hostDevice,
         }
       : { kind: 'stream', name: `stream ${l.b}` + (devices.size > 1 ? ` (GPU ${l.a})` : ''), device: l.a, handle: l.b };
+    if (!l.thread && l.b === LEGACY_STREAM && cuda) init.legacyDefault = true;
     laneMap[i] = b.lane(init);
     if (!l.thread) streamLane.set(`${l.a}/${l.b}`, laneMap[i]);
   }
