@@ -25,6 +25,8 @@ export const MIN_BOUND_NS = 5_000;
 /** An exact answer is suspect when its unblock latency is this many times the typical one, and above SUSPECT_FLOOR_NS. */
 export const SUSPECT_FACTOR = 20;
 export const SUSPECT_FLOOR_NS = 100_000;
+/** The typical latency without exact waits, and the most a trace's own median may count as typical. */
+export const DEFAULT_TYPICAL_NS = 25_000;
 
 const SYNCS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
 const HOW_EXACT = RELEASE_HOW.indexOf('exact');
@@ -32,7 +34,7 @@ const HOW_EXACT = RELEASE_HOW.indexOf('exact');
 export interface ReleaseBound {
   /** How long before the host resumed an op may have ended and still be taken as its releaser. */
   boundNs: number;
-  /** The median unblock latency of the exact waits (the default bound's half without them). */
+  /** The median unblock latency of the exact waits, at most DEFAULT_TYPICAL_NS. */
   typicalNs: number;
   /** How many exact waits the bound was derived from (0: the default). */
   samples: number;
@@ -48,16 +50,17 @@ export function releaseBound(t: ReleaseView): ReleaseBound {
   for (let i = 0; i < c.count; i++)
     if (SYNCS.has(c.kind[i]) && c.releasedBy[i] >= 0 && c.how[i] === HOW_EXACT && Number.isFinite(c.unblockNs[i]))
       lat.push(c.unblockNs[i]);
-  if (lat.length < MIN_BOUND_SAMPLES)
-    return { boundNs: DEFAULT_RELEASE_BOUND_NS, typicalNs: DEFAULT_RELEASE_BOUND_NS / 2, samples: 0 };
   lat.sort((a, b) => a - b);
-  const at = (q: number) => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))];
-  return {
-    boundNs: Math.max(MIN_BOUND_NS, BOUND_FACTOR * at(0.9)),
-    typicalNs: at(0.5),
-    samples: lat.length,
-  };
+  const at = (l: number[], q: number) => l[Math.min(l.length - 1, Math.floor(q * l.length))];
+  // A few waits released by an op the data does not show must not make their latency the norm:
+  // the typical latency is at most the default's, and suspect latencies do not widen the bound.
+  const typicalNs = lat.length ? Math.min(at(lat, 0.5), DEFAULT_TYPICAL_NS) : DEFAULT_TYPICAL_NS;
+  const kept = lat.filter((l) => l <= suspectAbove(typicalNs));
+  if (kept.length < MIN_BOUND_SAMPLES) return { boundNs: DEFAULT_RELEASE_BOUND_NS, typicalNs, samples: 0 };
+  return { boundNs: Math.max(MIN_BOUND_NS, BOUND_FACTOR * at(kept, 0.9)), typicalNs, samples: kept.length };
 }
+
+const suspectAbove = (typicalNs: number) => Math.max(SUSPECT_FLOOR_NS, SUSPECT_FACTOR * typicalNs);
 
 /** When each op was issued: its launching call's begin, or its own start when the call is not in the trace. */
 export function issueByTime(t: ReleaseView): IssueIndex {
@@ -158,6 +161,6 @@ export function isSuspectRelease(t: ReleaseView, call: number, bound: ReleaseBou
     SYNCS.has(c.kind[call]) &&
     c.releasedBy[call] >= 0 &&
     RELEASE_HOW[c.how[call]] !== 'timing' &&
-    c.unblockNs[call] > Math.max(SUSPECT_FLOOR_NS, SUSPECT_FACTOR * bound.typicalNs)
+    c.unblockNs[call] > suspectAbove(bound.typicalNs)
   );
 }
