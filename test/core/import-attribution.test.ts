@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { analyze } from '../../core/analyze';
 import { importPytorch } from '../../core/import/pytorch';
 import { buildReport } from '../../core/report';
+import { parseTrace, traceToJson } from '../../core/trace/json';
 import { callKind, RELEASED_UNKNOWN, releaseHow, str, type Trace } from '../../core/trace/model';
 import {
   checkAttribution,
@@ -152,4 +153,27 @@ test('against CUPTI captures of the same programs: >= 90% of waits over 50 µs n
     assert.equal(r.inferredAgree, r.inferredCompared, `${name}: inferred answers that disagree with the capture`);
     assert.equal(r.exactAgree, r.exactCompared, `${name}: exact answers that disagree with the capture`);
   }
+});
+
+test('a saved trace keeps how each release was found; a bad "how" is a positioned error', () => {
+  const t = importedTrace('streams_sync', 'default');
+  const text = traceToJson(t);
+  const back = parseTrace(text);
+  const hows = (x: Trace) => Array.from({ length: x.calls.count }, (_, i) => releaseHow(x, i));
+  assert.deepEqual(hows(back), hows(t));
+  assert.ok(hows(t).includes('timing') && hows(t).includes('deduced'));
+  const rows = JSON.parse(text) as { calls: { how?: string }[] };
+  assert.ok(
+    rows.calls.every((c) => c.how !== 'exact'),
+    'exact is the absent value',
+  );
+  const i = rows.calls.findIndex((c) => c.how === 'timing');
+  rows.calls[i].how = 'guessed';
+  assert.throws(
+    () => parseTrace(JSON.stringify(rows)),
+    (e: Error) =>
+      new RegExp(`^1:\\d+: \\$\\.calls\\[${i}\\]\\.how: got "guessed"; expected one of deduced, timing$`).test(
+        e.message,
+      ),
+  );
 });
