@@ -1,6 +1,6 @@
 // `syncscope report`: every host wait, the findings and the metrics. The JSON shape is a stable,
 // documented interface (media/schema/report.schema.json); the text form is for people.
-import { releasedByLine } from './analyze/describe';
+import { candidatesText, releasedByLine } from './analyze/describe';
 import type { Analysis } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
 import type { Finding, Trace } from './trace/model';
@@ -48,6 +48,7 @@ export function formatReport(r: Report, opts: { file?: string } = {}): string {
       `  #${w.id} ${w.kind}(${w.target}) on ${w.thread} at ${formatNs(w.beginNs)}: blocked ${formatNs(w.blockedNs)}`,
     );
     out.push(`      ${released}`);
+    if (w.candidates) out.push(`      ${candidatesText(w.candidates)}`);
     if (w.narrower)
       out.push(
         `      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`,

@@ -2,7 +2,7 @@
 // that released it and how long the host took to notice.
 import { callRules, callTarget, releasedByText, releasingOps } from '../core/analyze/describe';
 import { isWait } from '../core/trace/kinds';
-import { CALL_KINDS, EDGE_KINDS, OP_KINDS, COPY_KINDS, HOST_MEMORY, Trace, str } from '../core/trace/model';
+import { CALL_KINDS, EDGE_KINDS, OP_KINDS, COPY_KINDS, HOST_MEMORY, Trace, releaseHow, str } from '../core/trace/model';
 import { el } from './dom';
 import { edgeFromIsCall, edgeToIsCall } from './edges';
 import { formatAt, formatBytes, formatNs } from './format';
@@ -36,6 +36,13 @@ function link(t: Trace, item: Item, act: DetailsActions): HTMLElement {
 }
 
 type Field = [string, string | Node];
+
+/** The releasing op's link, labelled as the report labels it: "likely" when inferred by timing, "(deduced)" when the rules left only it. */
+function releasedByNode(t: Trace, call: number, op: HTMLElement): Node {
+  const how = releaseHow(t, call);
+  if (how === 'exact') return op;
+  return el('span', {}, how === 'timing' ? 'likely ' : '', op, how === 'deduced' ? ' (deduced)' : '');
+}
 
 /** Start and end, precise enough that their difference shows. */
 const span = (a: number, b: number): string => {
@@ -84,7 +91,10 @@ function callDetails(box: HTMLElement, t: Trace, i: number, act: DetailsActions)
   if (wait) {
     f.push(['Blocked', formatNs(c.blockedNs[i])]);
     const r = c.releasedBy[i];
-    f.push(['Released by', r >= 0 ? link(t, { table: 'ops', id: r }, act) : releasedByText(releasingOps(t, i))]);
+    f.push([
+      'Released by',
+      r >= 0 ? releasedByNode(t, i, link(t, { table: 'ops', id: r }, act)) : releasedByText(releasingOps(t, i)),
+    ]);
     f.push(['Unblock latency', Number.isFinite(c.unblockNs[i]) ? formatNs(c.unblockNs[i]) : '—']);
   }
   if (c.answer[i])

@@ -56,8 +56,9 @@ export function streamFlags(l: Lane, trace: Trace): string[] {
     f.push(
       `per-thread${l.thread !== undefined && trace.lanes[l.thread] ? ' (' + trace.lanes[l.thread].name + ')' : ''}`,
     );
+  // A flag the trace does not state (imported profiler traces) is not shown as either.
   if (l.nonBlocking) f.push('non-blocking');
-  else if (!l.legacyDefault) f.push('blocking');
+  else if (l.nonBlocking === false && !l.legacyDefault) f.push('blocking');
   if (l.priority) f.push(`priority ${l.priority}`);
   return f;
 }

@@ -38,7 +38,11 @@ function waitColumns(t: Trace): Column<WaitRow>[] {
     return (OP_KINDS[t.ops.kind[op]] === 'kernel' ? shortKernelName(name) : name) || OP_KINDS[t.ops.kind[op]];
   };
   const released = (w: WaitRow): string =>
-    w.releasedBy === null ? '—' : w.releasedBy < 0 ? 'nothing pending' : opName(w.releasedBy);
+    w.releasedBy === null
+      ? '—'
+      : w.releasedBy < 0
+        ? 'nothing pending'
+        : (w.basis === 'timing' ? 'likely ' : '') + opName(w.releasedBy);
   return [
     {
       key: 'wait',

@@ -3,9 +3,9 @@
 // timeline's details pane and the CLI all say these things through this module.
 import type { Program, Step } from '../scenario/program';
 import { CK, OK, type CallKind } from '../trace/kinds';
-import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, str } from '../trace/model';
+import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, releaseHow, str } from '../trace/model';
 import { HbGraph, lanePrev } from './graph';
-import type { ReleasingOp } from './types';
+import type { CandidateOp, ReleasingOp } from './types';
 
 /** Whether the trace holds every call of the program: imported profiler traces start mid-run. */
 export const holdsEveryCall = (t: Trace): boolean => t.meta.source === 'simulator' || t.meta.source === 'gpu';
@@ -102,14 +102,30 @@ export function callTarget(t: Trace, call: number): string {
 /** The op that released a wait (S16): one op, none when nothing was pending, null when the data cannot tell. */
 export function releasingOps(t: Trace, call: number): ReleasingOp[] | null {
   const r = t.calls.releasedBy[call];
-  return r === RELEASED_UNKNOWN ? null : r >= 0 ? [{ op: r, name: opName(t, r), stream: opStream(t, r) }] : [];
+  return r === RELEASED_UNKNOWN ? null : r >= 0 ? [{ ...candidateOp(t, r), how: releaseHow(t, call) }] : [];
 }
+
+export const candidateOp = (t: Trace, op: number): CandidateOp => ({
+  op,
+  name: opName(t, op),
+  stream: opStream(t, op),
+});
+
+const opWords = (o: CandidateOp) => `op ${o.op} "${o.name}" on ${o.stream}`;
+
+/** An op as the released-by words give it: "likely ..." when inferred by timing, "... (deduced)" when the rules left only it. */
+export function releasingOpText(o: ReleasingOp): string {
+  return o.how === 'timing' ? `likely ${opWords(o)}` : o.how === 'deduced' ? `${opWords(o)} (deduced)` : opWords(o);
+}
+
+/** The ops that may have released a wait the data does not bind, in words. */
+export const candidatesText = (ops: readonly CandidateOp[]): string => `candidates: ${ops.map(opWords).join(', ')}`;
 
 /** Who released a wait, in words: `op 3 "produce" on side`, that nothing was pending, or that the data cannot tell. */
 export function releasedByText(released: readonly ReleasingOp[] | null): string {
   if (released === null) return 'unknown (the trace does not say)';
   if (!released.length) return 'nothing was pending: returned at once';
-  return released.map((o) => `op ${o.op} "${o.name}" on ${o.stream}`).join(', ');
+  return released.map(releasingOpText).join(', ');
 }
 
 /** The same as a sentence of its own, as the report prints it under each wait. */

@@ -4,7 +4,7 @@
 import type { Program } from '../scenario/program';
 import type { Finding, Trace } from '../trace/model';
 import { accessIndex } from './accesses';
-import { holdsEveryCall } from './describe';
+import { candidateOp, holdsEveryCall } from './describe';
 import { eventSmells } from './event-smells';
 import { happensBefore } from './hb';
 import { findHazards } from './hazards';
@@ -13,6 +13,7 @@ import { computeMetrics } from './metrics';
 import { hostFuncStalls, serializationSmells } from './serialization';
 import type { Analysis } from './types';
 import { waitSmells } from './wait-smells';
+import { releaseDoubts } from './release-doubts';
 import { explainWaits } from './waits';
 
 export { happensBefore } from './hb';
@@ -30,6 +31,11 @@ export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysi
   const complete = holdsEveryCall(trace);
   const waits = explainWaits(trace, hb, access, program);
   const { hazards, findings: races } = findHazards(trace, hb, access);
+  const doubts = releaseDoubts(trace);
+  for (const w of waits) {
+    const ops = doubts.candidates.get(w.id);
+    if (ops) w.candidates = ops.map((op) => candidateOp(trace, op));
+  }
   const findings: Finding[] = [
     ...races,
     ...(complete ? eventSmells(trace, hb, access, program) : []),
@@ -37,6 +43,7 @@ export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysi
     ...hostFuncStalls(trace, hb),
     ...hostSyncSmells(trace, hb.graph.bindings, access, program),
     ...waitSmells(trace, hb, waits, complete),
+    ...doubts.findings,
   ];
   findings.sort(
     (a, b) =>

@@ -1,11 +1,16 @@
 // What core/analyze gives every consumer: the report, `check`, the timeline and the Problems panel.
-import type { Finding } from '../trace/model';
+import type { Finding, ReleaseHow } from '../trace/model';
 
 export interface ReleasingOp {
   op: number;
   name: string;
   stream: string;
+  /** How the op was found: named by the data (`exact`), left by the rules (`deduced`), or by timing (`timing`, "likely"). */
+  how: ReleaseHow;
 }
+
+/** An op that may have released a wait the data does not bind. */
+export type CandidateOp = Omit<ReleasingOp, 'how'>;
 
 /** One host wait, explained. The shape of `waits[]` in `syncscope report --json`. */
 export interface WaitExplanation {
@@ -21,6 +26,8 @@ export interface WaitExplanation {
   /** Empty when nothing was pending; null when the data cannot tell. */
   releasedBy: ReleasingOp[] | null;
   unblockLatencyNs: number | null;
+  /** For a wait left unknown, the ops that may have released it (none is picked). */
+  candidates?: CandidateOp[];
   /** Enclosing framework ops, outermost first (imported traces). */
   context?: string;
   /** Whether any awaited work was still pending when the wait began. */

@@ -1,22 +1,27 @@
 // Host waits grouped by where they come from (scenario line, framework context) or by call kind,
 // with how many there were and how long they blocked the host. The report's `--group` and the
 // timeline's waits table both group through here, so the two always agree.
-import { RELEASED_UNKNOWN, Trace, callKind, str } from '../trace/model';
+import { RELEASED_UNKNOWN, ReleaseHow, Trace, callKind, releaseHow, str } from '../trace/model';
 import { formatNs } from '../units';
 import { callSource, callTarget, laneName } from './describe';
 import { CK, isWait } from '../trace/kinds';
 
 /**
- * How a wait's releasing op is known. A trace today either names it (`exact`) or cannot tell
- * (`unknown`); a value such as `deduced` or `timing` joins this union and RELEASE_BASIS_LABEL.
+ * How a wait's releasing op is known: named by the data (`exact`), left by the rules (`deduced`),
+ * inferred from timing (`timing`, labelled "likely"), or not at all (`unknown`).
  */
-export type ReleaseBasis = 'exact' | 'unknown';
+export type ReleaseBasis = ReleaseHow | 'unknown';
 
-export const RELEASE_BASIS_LABEL: Record<ReleaseBasis, string> = { exact: 'exact', unknown: 'unknown' };
+export const RELEASE_BASIS_LABEL: Record<ReleaseBasis, string> = {
+  exact: 'exact',
+  deduced: 'deduced',
+  timing: 'likely',
+  unknown: 'unknown',
+};
 
 /** From a report's `releasedBy`: null means the trace cannot tell. */
-export const releaseBasisOf = (releasedBy: readonly unknown[] | null): ReleaseBasis =>
-  releasedBy === null ? 'unknown' : 'exact';
+export const releaseBasisOf = (releasedBy: readonly { how?: ReleaseHow }[] | null): ReleaseBasis =>
+  releasedBy === null ? 'unknown' : (releasedBy[0]?.how ?? 'exact');
 
 /** What grouping needs of a wait: the report's WaitExplanation and the timeline's WaitRow both fit. */
 export interface GroupableWait {
@@ -53,7 +58,7 @@ export function waitRows(t: Trace): WaitRow[] {
       beginNs: c.begin[i],
       blockedNs: c.blockedNs[i],
       releasedBy: r === RELEASED_UNKNOWN ? null : Math.max(r, -1),
-      basis: r === RELEASED_UNKNOWN ? 'unknown' : 'exact',
+      basis: r === RELEASED_UNKNOWN ? 'unknown' : releaseHow(t, i),
       unblockNs: Number.isFinite(c.unblockNs[i]) ? c.unblockNs[i] : null,
     };
     if (c.context[i]) row.context = str(t, c.context[i]);

@@ -6,8 +6,10 @@ import {
   COPY_KINDS,
   copyBlocksHost,
   HOST_MEMORY,
+  RELEASE_HOW,
   RELEASED_NONE,
   RELEASED_UNKNOWN,
+  type ReleaseHow,
   TraceBuilder,
 } from '../trace/model';
 import type { CorrIndex } from './corr-index';
@@ -24,8 +26,11 @@ export interface Sync {
   waitOnStream: number;
 }
 
-interface WaitCounts {
+export interface WaitCounts {
   unknown: number;
+  deduced: number;
+  timing: number;
+  ambiguous: number;
   noRecord: number;
   skew: number;
   noSync: number;
@@ -47,30 +52,16 @@ export function resolveWaits(
 ): WaitCounts {
   const c = b.calls.cols;
   const ops = b.ops.cols;
-  const counts: WaitCounts = { unknown: 0, noRecord: 0, skew: 0, noSync: 0 };
+  const counts: WaitCounts = { unknown: 0, deduced: 0, timing: 0, ambiguous: 0, noRecord: 0, skew: 0, noSync: 0 };
   const laneOf = (device: number, stream: number) => (stream >= 0 ? (streamLane.get(`${device}/${stream}`) ?? -1) : -1);
   const onlyDevice = devices.size === 1 ? [...devices][0] : -1;
 
-  const settle = (call: number, op: number, exact: boolean) => {
-    const begin = c.begin[call];
-    const end = c.end[call];
-    if (op < 0 || ops.end[op] <= begin) {
-      c.releasedBy[call] = RELEASED_NONE;
-      return;
-    }
-    if (!exact) {
+  const settle = (call: number, op: number, exact: boolean, how: ReleaseHow = 'exact') => {
+    if (op >= 0 && ops.end[op] > c.begin[call] && !exact) {
       c.releasedBy[call] = RELEASED_UNKNOWN;
-      c.blockedNs[call] = end - begin;
+      c.blockedNs[call] = c.end[call] - c.begin[call];
       counts.unknown++;
-      return;
-    }
-    c.releasedBy[call] = op;
-    c.blockedNs[call] = Math.max(0, Math.min(ops.end[op], end) - begin);
-    // A host that returned before its releasing op ended (clocks that disagree, a call without
-    // its dur) has no latency to tell: left unknown, never negative.
-    if (ops.end[op] > end) counts.skew++;
-    else c.unblockNs[call] = end - ops.end[op];
-    b.edge('release', op, call);
+    } else if (settleRelease(b, call, op, how)) counts.skew++;
   };
 
   for (let call = 0; call < b.calls.count; call++) {
@@ -94,7 +85,8 @@ export function resolveWaits(
       else settle(call, anyBefore(corr), false); // no stream named, or on no known device
     } else if (k === 'deviceSync') {
       if (!sync) counts.noSync++;
-      settle(call, anyBefore(corr), device >= 0);
+      // S14 with the device taken as the trace's only one: deduced, not named by the data.
+      settle(call, anyBefore(corr), device >= 0, sync ? 'exact' : 'deduced');
     } else if (k === 'eventSync') {
       if (!sync) counts.noSync++;
       const streamOfRecord = sync && sync.recordCorr >= 0 ? laneOf(device, sync.waitOnStream) : -1;
@@ -130,6 +122,32 @@ export function resolveWaits(
     }
   }
   return counts;
+}
+
+/**
+ * Records `op` as the wait's releaser (S16), `how` it was found: nothing pending when it ended
+ * before the call began, else the blocked time, the latency and a release edge. Returns whether
+ * the host returned before the op ended (clocks that disagree).
+ */
+export function settleRelease(b: TraceBuilder, call: number, op: number, how: ReleaseHow): boolean {
+  const c = b.calls.cols;
+  const ops = b.ops.cols;
+  const begin = c.begin[call];
+  const end = c.end[call];
+  c.how[call] = RELEASE_HOW.indexOf(how);
+  if (op < 0 || ops.end[op] <= begin) {
+    c.releasedBy[call] = RELEASED_NONE;
+    c.blockedNs[call] = 0;
+    return false;
+  }
+  c.releasedBy[call] = op;
+  c.blockedNs[call] = Math.max(0, Math.min(ops.end[op], end) - begin);
+  b.edge('release', op, call);
+  // A host that returned before its releasing op ended (clocks that disagree, a call without
+  // its dur) has no latency to tell: left unknown, never negative.
+  if (ops.end[op] > end) return true;
+  c.unblockNs[call] = end - ops.end[op];
+  return false;
 }
 
 const RESOLVED = new Set<CallKind>(['eventSync', 'streamSync', 'deviceSync', 'memcpy', 'streamWait', 'query']);

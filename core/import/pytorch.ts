@@ -10,6 +10,7 @@ import { callKindOf, copyOf } from './cuda-api';
 import { issueIndex } from './issue-order';
 import { corrIndex } from './corr-index';
 import { resolveWaits, Sync } from './pytorch-waits';
+import { inferReleases } from './pytorch-infer';
 
 /** A name or kind from the trace as text: only strings and numbers are names; an object (which may
  * carry its own `toString`) is not converted. */
@@ -299,8 +300,15 @@ function build(s: Staged): Trace {
     for (let k = 1; k < list.ops.length; k++) b.edge('stream', list.ops[k - 1], list.ops[k]);
 
   const counts = resolveWaits(b, order, callCorr, opByCorr, s.syncs, lanes.streamLane, lanes.devices);
+  inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
   return b.finish(meta(s.root, b, importNotes(counts, s)));
 }
+
+/**
+ * CUPTI's number for the legacy default stream (CUDA's stream 0): PyTorch's default stream in a
+ * CUDA trace. Kineto states no other stream flag, so imported streams carry none.
+ */
+const LEGACY_STREAM = 7;
 
 /** Lanes: host threads by (pid, tid), then streams by (device, stream). */
 function addLanes(
@@ -320,6 +328,7 @@ function addLanes(
   let hostDevice = Infinity;
   for (const d of devices) hostDevice = Math.min(hostDevice, d);
   if (hostDevice === Infinity) hostDevice = 0;
+  const cuda = s.root.cuda_runtime_version !== undefined || s.root.cuda_driver_version !== undefined;
   const laneMap = new Int32Array(s.lanes.length);
   const streamLane = new Map<string, number>();
   for (const i of laneOrder) {
@@ -331,6 +340,7 @@ function addLanes(
           device: hostDevice,
         }
       : { kind: 'stream', name: `stream ${l.b}` + (devices.size > 1 ? ` (GPU ${l.a})` : ''), device: l.a, handle: l.b };
+    if (!l.thread && l.b === LEGACY_STREAM && cuda) init.legacyDefault = true;
     laneMap[i] = b.lane(init);
     if (!l.thread) streamLane.set(`${l.a}/${l.b}`, laneMap[i]);
   }
@@ -422,8 +432,13 @@ function addCalls(b: TraceBuilder, host: Staged['host'], laneMap: Int32Array, t0
 /** What the import could not resolve or ignored, for the trace's notes. */
 function importNotes(counts: ReturnType<typeof resolveWaits>, s: Staged): string[] {
   const notes: string[] = [];
+  if (counts.deduced)
+    notes.push(`${counts.deduced} host waits: releasing op deduced from the rules (the data does not name the target)`);
+  if (counts.timing) notes.push(`${counts.timing} host waits: releasing op inferred from timing, shown as "likely"`);
   if (counts.unknown)
-    notes.push(`${counts.unknown} host waits: the data does not say which op released them (releasedBy unknown)`);
+    notes.push(
+      `${counts.unknown} host waits: the data does not say which op released them (releasedBy unknown${counts.ambiguous ? `; ${counts.ambiguous} with several candidates, listed in the report` : ''})`,
+    );
   if (counts.noRecord)
     notes.push(
       `${counts.noRecord} event waits without their record (CUDA 13 leaves wait_on_cuda_event_record_corr_id at -1): released-by only where nothing could have been pending`,

@@ -2,6 +2,8 @@
 // Trace is built, so that a hand-edited file fails here, at its line and column, and never later
 // in a page. The checks build no text unless one fails; the position is found only then.
 import {
+  RELEASE_HOW,
+  type ReleaseHow,
   ANSWERS,
   CALL_KINDS,
   COPY_KINDS,
@@ -167,6 +169,8 @@ const CALL_KIND = set(CALL_KINDS);
 const OP_KIND = set(OP_KINDS);
 const EDGE_KIND = set(EDGE_KINDS);
 const ANSWER = set(ANSWERS);
+/** A call row's `how`: absent when exact. */
+const HOW = set(RELEASE_HOW.filter((h) => h !== 'exact'));
 const COPY = set(COPY_KINDS);
 const MEMORY = set(HOST_MEMORY);
 const SOURCES = set(['simulator', 'gpu', 'pytorch', 'chrome', 'capture']);
@@ -302,6 +306,7 @@ function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void
     context: optStr(c, 'context', at),
     depth: optInt(c, 'depth', at, 0, 255),
     device: optInt(c, 'device', at, 0, 255),
+    how: optOneOf<ReleaseHow>(c, 'how', at, HOW),
   });
 }
 

@@ -1,6 +1,7 @@
 // The on-disk form of a Trace (`*.syncscope.json`): JSON with one object per call, op and edge,
 // documented by media/schema/trace.schema.json. Loading (json-read.ts) validates and says exactly where it failed.
 import {
+  RELEASE_HOW,
   ANSWERS,
   CALL_KINDS,
   COPY_KINDS,
@@ -46,6 +47,7 @@ export function callJson(t: Trace, i: number): Json {
   if (c.context[i]) o.context = str(t, c.context[i]);
   if (c.depth[i]) o.depth = c.depth[i];
   if (c.device[i]) o.device = c.device[i];
+  if (c.how[i]) o.how = RELEASE_HOW[c.how[i]];
   return o;
 }
 

@@ -79,7 +79,7 @@ test('S16 the released-by words: the op, nothing pending, or unknown', () => {
     { kind: 'streamSync', blockedNs: 5, releasedBy: RELEASED_UNKNOWN },
   ]);
   const by = [0, 1, 2].map((i) => releasingOps(t, i));
-  assert.deepEqual(by, [[{ op: 0, name: 'produce', stream: 'side' }], [], null]);
+  assert.deepEqual(by, [[{ op: 0, name: 'produce', stream: 'side', how: 'exact' }], [], null]);
   assert.deepEqual(by.map(releasedByText), [
     'op 0 "produce" on side',
     'nothing was pending: returned at once',

@@ -15,7 +15,7 @@ test('S13 S16 a stream synchronize: what it waited for, the releasing op, blocke
   const w = analysis.waits[0];
   const k = opNamed(trace, 'k');
   assert.deepEqual([w.kind, w.thread, w.target], ['streamSync', 'main', 's1']);
-  assert.deepEqual(w.releasedBy, [{ op: k, name: 'k', stream: 's1' }]);
+  assert.deepEqual(w.releasedBy, [{ op: k, name: 'k', stream: 's1', how: 'exact' }]);
   assert.equal(w.blockedNs, trace.calls.blockedNs[w.id]);
   assert.ok(w.blockedNs > 190_000);
   assert.equal(w.unblockLatencyNs, w.endNs - trace.ops.end[k]);
@@ -132,7 +132,11 @@ test('imported waits: an unknown releasing op is null, and the enclosing framewo
   assert.deepEqual(
     a.waits.map((w) => [w.kind, w.context, w.releasedBy]),
     [
-      ['streamSync', 'aten::item > aten::_local_scalar_dense', [{ op: k, name: 'k', stream: 'stream 7' }]],
+      [
+        'streamSync',
+        'aten::item > aten::_local_scalar_dense',
+        [{ op: k, name: 'k', stream: 'stream 7', how: 'exact' }],
+      ],
       ['deviceSync', undefined, null],
     ],
   );

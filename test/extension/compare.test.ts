@@ -61,7 +61,7 @@ test('the report has one row per wait, in microseconds, naming the releasing ops
     wait({
       source: { line: 9, column: 5 },
       blockedNs: 200_000,
-      releasedBy: [{ op: 1, name: 'produce', stream: 'side' }],
+      releasedBy: [{ op: 1, name: 'produce', stream: 'side', how: 'exact' }],
     }),
   ];
   const b = [wait({ source: { line: 9, column: 5 }, blockedNs: 203_500, releasedBy: null })];
