@@ -38,6 +38,8 @@ function webviewBundle(extensionPath: string): { script: string; styles: string[
 export class TimelinePanel implements vscode.Disposable {
   private shown?: Shown;
   private failed?: string;
+  /** A call to select once the page shows the trace. */
+  private pendingSelect?: number;
   private ready = false;
   private readonly webview: vscode.Webview;
   private readonly blank: BlankWatch;
@@ -90,7 +92,17 @@ export class TimelinePanel implements vscode.Disposable {
   show(shown: Shown): void {
     this.shown = shown;
     this.failed = undefined;
-    if (this.ready) this.post({ type: 'trace', trace: shown.trace, title: shown.title, origin: shown.origin });
+    if (!this.ready) return;
+    this.post({ type: 'trace', trace: shown.trace, title: shown.title, origin: shown.origin });
+    if (this.pendingSelect !== undefined) this.select(this.pendingSelect);
+  }
+
+  /** Selects a call and scrolls the timeline to it; before the page shows the trace, once it does. */
+  select(call: number): void {
+    this.pendingSelect = call;
+    if (!this.ready || !this.shown) return;
+    this.pendingSelect = undefined;
+    this.post({ type: 'select', call, reveal: true });
   }
 
   status(text: string, busy: boolean): void {
