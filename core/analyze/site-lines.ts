@@ -76,11 +76,14 @@ export function siteLines(t: Trace): SiteLine[] {
   return out;
 }
 
-/** `host blocked 7.5 ms × 3: eventSync, released by "gemm" on stream 13`; a function-level site says so. */
+/**
+ * `host blocked 15 ms, 3 waits of up to 7.5 ms: eventSync, released by "gemm" on stream 13`: the
+ * total first (what the line costs), then how it splits; a function-level site says so.
+ */
 export function siteLineText(s: SiteLine): string {
-  const times = s.count > 1 ? ` × ${s.count}` : '';
+  const times = s.count > 1 ? `, ${s.count} waits of up to ${formatNs(s.maxBlockedNs)}` : '';
   const where = s.precision === 'function' ? ' in this function' : '';
-  return `host blocked ${formatNs(s.totalBlockedNs)}${times}${where}: ${s.kinds.join(', ')}, ${s.releasedBy}`;
+  return `host blocked ${formatNs(s.totalBlockedNs)}${where}${times}: ${s.kinds.join(', ')}, ${s.releasedBy}`;
 }
 
 /** The findings that name a call with a site, each on the site of its first such call. */

@@ -61,7 +61,10 @@ test('waits group by their site line: count, total and longest, kinds, and who r
     ],
   );
   assert.equal(lines[0].releasedBy, 'released by "sm90_gemm" on stream 13');
-  assert.equal(siteLineText(lines[0]), 'host blocked 22.5 ms × 3: eventSync, released by "sm90_gemm" on stream 13');
+  assert.equal(
+    siteLineText(lines[0]),
+    'host blocked 22.5 ms, 3 waits of up to 7.6 ms: eventSync, released by "sm90_gemm" on stream 13',
+  );
   assert.equal(
     siteLineText(lines[1]),
     'host blocked 400 ns: streamSync, released by: unknown (the trace does not say)',
