@@ -194,7 +194,15 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
             resolve(e.view);
           });
         });
-    await vscode.commands.executeCommand('vscode.openWith', uri, viewType, { viewColumn: vscode.ViewColumn.Beside });
+    // An open timeline of this trace is brought forward where it is; otherwise one opens beside the code.
+    const tab = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .find(
+        (t) =>
+          t.input instanceof vscode.TabInputCustom && t.input.viewType === viewType && t.input.uri.toString() === key,
+      );
+    const viewColumn = open && tab ? tab.group.viewColumn : vscode.ViewColumn.Beside;
+    await vscode.commands.executeCommand('vscode.openWith', uri, viewType, { viewColumn });
     (await shown).select(call);
   }
 

@@ -82,14 +82,16 @@ test(
       .locator('xpath=following-sibling::dd[1]')
       .innerText();
     assert.ok(released.includes('stream 13'), released);
+    assert.equal(await frame.locator('canvas.plot-canvas').getAttribute('data-selected'), `calls:${wait.longest}`);
     await wb.shot('source-lines-03-revealed');
   },
 );
 
 test('an edit to the script makes its lenses say the profile is stale', { skip, timeout: 90_000 }, async () => {
-  await wb.openFile(SCRIPT);
-  const editor = wb.page.locator('.editor-instance .monaco-editor .view-lines').first();
-  await editor.click();
+  // Back from the timeline to the script's tab, as a user would.
+  await wb.page.locator('.tab', { hasText: SCRIPT }).first().click();
+  await wb.page.locator('.codelens-decoration', { hasText: 'eventSync' }).first().waitFor({ timeout: 30_000 });
+  await wb.page.locator('.monaco-editor .view-line', { hasText: 'done.synchronize()' }).first().click();
   await wb.page.keyboard.press('Control+End');
   await wb.page.keyboard.type('# edited');
   await wb.page.locator('.codelens-decoration', { hasText: 'stale profile' }).first().waitFor({ timeout: 30_000 });
