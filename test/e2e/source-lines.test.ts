@@ -50,6 +50,8 @@ test(
   "a recorded profile shows its waits on the script's lines and its findings in Problems",
   { skip, timeout: 180_000 },
   async () => {
+    // Quick Open finds the workspace's files once the explorer has listed them.
+    await wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: TRACE }).waitFor({ timeout: 60_000 });
     await wb.openFile(TRACE);
     await wb.webviewFrame('canvas.plot-canvas', 60_000);
     await wb.openFile(SCRIPT);
