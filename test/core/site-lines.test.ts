@@ -93,3 +93,15 @@ test('a site file matches the same path, else the one workspace file with the lo
   assert.equal(matchSiteFile(SCRIPT, ['/w/a/side_stream_sync.py', '/w/b/side_stream_sync.py']), undefined);
   assert.equal(matchSiteFile(SCRIPT, ['/w/train.py']), undefined);
 });
+
+test('a releaser inferred from timing reads "likely"; waits the trace cannot explain are counted', () => {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'python', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'stream 7', device: 0 });
+  b.sites.push({ frame: { file: SCRIPT, line: 9, function: 'f' }, precision: 'line', stack: [] });
+  const k = b.op({ lane: s, kind: 'kernel', name: 'k', start: 0, end: 90 });
+  b.call({ lane: host, kind: 'streamSync', begin: 0, end: 95, blockedNs: 90, releasedBy: k, how: 'timing', site: 0 });
+  b.call({ lane: host, kind: 'streamSync', begin: 100, end: 110, blockedNs: 9, releasedBy: RELEASED_UNKNOWN, site: 0 });
+  const [line] = siteLines(b.finish({ source: 'pytorch', clock: 'host', alignmentErrorNs: 0 }));
+  assert.equal(line.releasedBy, 'released by likely "k" on stream 7; 1 of 2 unknown');
+});
