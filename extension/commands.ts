@@ -4,6 +4,8 @@ import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import type { Trace } from '../core/trace/model';
 import { writeFileAtomic } from '../node/atomic-write';
 import { captureCommand } from './captureCommand';
+import { profilePythonCommand } from './profileCommand';
+import type { SourceLines } from './sourceLines';
 import { compareMarkdown, pairWaits } from './logic/compare';
 import { exampleCopyText, exampleInfo, freeName, orderExamples } from './logic/examples';
 import { chromeTraceName } from './logic/traceKind';
@@ -22,6 +24,7 @@ export interface Services {
   status: BackendStatus;
   log: vscode.LogOutputChannel;
   reportError: (e: unknown, what: string) => void;
+  sourceLines: SourceLines;
 }
 
 const isScenarioUri = (u: vscode.Uri | undefined): u is vscode.Uri => !!u && isScenarioPath(u.path);
@@ -363,6 +366,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     ],
     ['syncscope.selectBackend', () => selectBackend(s)],
     ['syncscope.capture', () => captureCommand(s.context, s.log)],
+    ['syncscope.profilePython', (a) => profilePythonCommand(s.context, s.sourceLines, s.log, a)],
   ];
   return table.map(([id, f]) => vscode.commands.registerCommand(id, guard(id, f)));
 }

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Finding } from '../core/trace/model';
 import { PositionedError, Problem, scenarioProblems } from './logic/problems';
 
-const SEVERITY: Record<Problem['severity'], vscode.DiagnosticSeverity> = {
+export const SEVERITY: Record<Problem['severity'], vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,
   warning: vscode.DiagnosticSeverity.Warning,
   info: vscode.DiagnosticSeverity.Information,

@@ -8,6 +8,7 @@ import { Gpu } from './gpu';
 import { TIMELINE_VIEW_TYPE, TimelinePanels } from './panels';
 import { Runs, UserFacingError } from './runs';
 import { ScenarioLenses, SCENARIO_SELECTOR, watchScenarios } from './scenarioFeatures';
+import { PYTHON_SELECTOR, SourceLines } from './sourceLines';
 import { BackendStatus } from './statusBar';
 import { PROFILER_EDITOR, TRACE_EDITOR, TraceEditorProvider } from './traceEditor';
 import { disposeEngineWorkers } from './workerEngines';
@@ -28,6 +29,7 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
   const runs = new Runs(gpu, diagnostics, log);
   const panels = new TimelinePanels(context, runs, log, reportError);
   const editors = new TraceEditorProvider(context.extensionUri, runs, log);
+  const sourceLines = new SourceLines(context.workspaceState, runs, editors, log);
   const gpuAllowed = (): boolean => vscode.workspace.isTrusted && gpuState !== 'absent';
   let gpuState: 'unknown' | 'present' | 'absent' = 'unknown';
   const lenses = new ScenarioLenses(gpuAllowed);
@@ -46,11 +48,13 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     status,
     diagnostics,
     panels,
-    ...registerCommands({ context, runs, panels, editors, gpu, status, log, reportError }),
+    sourceLines,
+    ...registerCommands({ context, runs, panels, editors, gpu, status, log, reportError, sourceLines }),
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, panels),
     vscode.window.registerCustomEditorProvider(TRACE_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),
     vscode.window.registerCustomEditorProvider(PROFILER_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),
     vscode.languages.registerCodeLensProvider(SCENARIO_SELECTOR, lenses),
+    vscode.languages.registerCodeLensProvider(PYTHON_SELECTOR, sourceLines),
     ...watchScenarios(diagnostics, runs, panels, log),
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('syncscope.backend') && status.update()),
     vscode.workspace.onDidGrantWorkspaceTrust(probeGpu),

@@ -38,6 +38,8 @@ function webviewBundle(extensionPath: string): { script: string; styles: string[
 export class TimelinePanel implements vscode.Disposable {
   private shown?: Shown;
   private failed?: string;
+  /** The call the editor asked to select, sent again whenever the page reloads, until the user selects another. */
+  private wanted?: number;
   private ready = false;
   private readonly webview: vscode.Webview;
   private readonly blank: BlankWatch;
@@ -90,7 +92,18 @@ export class TimelinePanel implements vscode.Disposable {
   show(shown: Shown): void {
     this.shown = shown;
     this.failed = undefined;
-    if (this.ready) this.post({ type: 'trace', trace: shown.trace, title: shown.title, origin: shown.origin });
+    if (!this.ready) return;
+    this.post({ type: 'trace', trace: shown.trace, title: shown.title, origin: shown.origin });
+    if (this.wanted !== undefined) this.post({ type: 'select', call: this.wanted, reveal: true });
+  }
+
+  /**
+   * Selects a call and scrolls the timeline to it. A hidden webview's page is gone and loads again
+   * when shown, so the request is kept and sent with the trace each time the page is ready.
+   */
+  select(call: number): void {
+    this.wanted = call;
+    if (this.ready && this.shown) this.post({ type: 'select', call, reveal: true });
   }
 
   status(text: string, busy: boolean): void {
@@ -123,6 +136,7 @@ export class TimelinePanel implements vscode.Disposable {
         this.handlers.revealSource?.(m.line, m.column);
         break;
       case 'selected':
+        if (m.call !== this.wanted) this.wanted = undefined;
         this.handlers.selected?.(m.call, m.op);
         break;
       case 'log':

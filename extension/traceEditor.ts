@@ -12,6 +12,13 @@ export const PROFILER_EDITOR = 'syncscope.profilerTrace';
 export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider {
   /** The trace each open editor shows, for Export and Compare. */
   readonly shown = new Map<string, TimelinePanel>();
+  /** Fires with a trace editor's file when it shows a trace or closes. */
+  private readonly changedEmitter = new vscode.EventEmitter<{
+    uri: vscode.Uri;
+    viewType: string;
+    view?: TimelinePanel;
+  }>();
+  readonly changed = this.changedEmitter.event;
   /** Editors being opened again because their webview stayed blank: how many did before (logic/blankWatch.ts). */
   private readonly blankAttempts = new Map<string, number>();
 
@@ -68,11 +75,14 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     panel.onDidDispose(() => {
       reading.cancel();
       view.dispose();
-      if (this.shown.get(key) === view) this.shown.delete(key);
+      if (this.shown.get(key) !== view) return;
+      this.shown.delete(key);
+      this.changedEmitter.fire({ uri: document.uri, viewType: panel.viewType });
     });
     try {
       const result = await this.runs.traceFile(document.uri, undefined, reading.token);
       view.show({ trace: result.trace, title: result.title, origin: result.origin });
+      this.changedEmitter.fire({ uri: document.uri, viewType: panel.viewType, view });
     } catch (e) {
       if (e instanceof vscode.CancellationError) {
         this.log.info(`stopped reading ${document.uri.path.split('/').pop()}: its editor closed`);

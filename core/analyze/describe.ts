@@ -133,3 +133,22 @@ export function releasedByLine(released: readonly ReleasingOp[] | null): string 
   const text = releasedByText(released);
   return released === null ? `released by: ${text}` : released.length ? `released by ${text}` : text;
 }
+
+/**
+ * Who released a group of waits (the repeats of one line of code): each releasing op by its name and
+ * stream, since op ids differ between repeats; "likely" where the answer was inferred from timing.
+ * A group where no wait names an op says so in releasedByText's words.
+ */
+export function groupReleasedByText(t: Trace, calls: readonly number[]): string {
+  const named = new Set<string>();
+  let unknown = 0;
+  for (const c of calls) {
+    const released = releasingOps(t, c);
+    if (released === null) unknown++;
+    const likely = releaseHow(t, c) === 'timing' ? 'likely ' : '';
+    for (const o of released ?? []) named.add(`${likely}"${o.name}" on ${o.stream}`);
+  }
+  if (!named.size) return releasedByLine(unknown ? null : []);
+  const rest = unknown ? `; ${unknown} of ${calls.length} unknown` : '';
+  return `released by ${[...named].join(', ')}${rest}`;
+}

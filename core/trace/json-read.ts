@@ -6,6 +6,7 @@ import {
   type ReleaseHow,
   ANSWERS,
   CALL_KINDS,
+  CallSite,
   COPY_KINDS,
   EDGE_KINDS,
   Finding,
@@ -14,6 +15,7 @@ import {
   OP_KINDS,
   RELEASED_NONE,
   RELEASED_UNKNOWN,
+  SourceFrame,
   Trace,
   TraceBuilder,
   TraceMeta,
@@ -193,6 +195,8 @@ export function traceFromJson(v: unknown): Trace {
   const ops = list(root, 'ops', []);
   const edges = list(root, 'edges', []);
   const findings = root.findings === undefined ? [] : list(root, 'findings', []);
+  const sites = root.sites === undefined ? [] : list(root, 'sites', []);
+  for (let i = 0; i < sites.length; i++) b.sites.push(readSite(sites[i], i));
   for (let i = 0; i < calls.length; i++) readCall(b, calls[i], i, ops.length);
   for (let i = 0; i < ops.length; i++) readOp(b, ops[i], i, calls.length);
   for (let i = 0; i < edges.length; i++) readEdge(b, edges[i], i, calls.length, ops.length);
@@ -307,7 +311,28 @@ function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void
     depth: optInt(c, 'depth', at, 0, 255),
     device: optInt(c, 'device', at, 0, 255),
     how: optOneOf<ReleaseHow>(c, 'how', at, HOW),
+    site: c.site === undefined ? undefined : ref(c.site, at, 'site', b.sites.length, 'site'),
   });
+}
+
+const PRECISIONS = set(['line', 'function']);
+
+function readFrame(v: unknown, parent: Where, key: string | number): SourceFrame {
+  const at = [...parent, key];
+  const f = obj(v, parent, key);
+  return { file: str(f, 'file', at), line: int(f, 'line', at, 0, INT32), function: str(f, 'function', at) };
+}
+
+/** A call site in the user's program: its frame, what the frame's line is, and the whole stack. */
+function readSite(v: unknown, i: number): CallSite {
+  const at = ['sites', i];
+  const s = obj(v, ['sites'], i);
+  const stack = s.stack === undefined ? [] : list(s, 'stack', at);
+  return {
+    frame: readFrame(s.frame, at, 'frame'),
+    precision: oneOf<CallSite['precision']>(s, 'precision', at, PRECISIONS),
+    stack: stack.map((f, j) => readFrame(f, [...at, 'stack'], j)),
+  };
 }
 
 function releasedBy(rel: unknown, at: Where, opCount: number): number {

@@ -61,6 +61,12 @@ function spanAt(tree: Node | undefined, offset: number): [number, number] | unde
   return [node.offset, node.offset + node.length];
 }
 
+/** A finding as a Problems entry says it: its message, then its fix. */
+export function findingMessage(f: Finding): string {
+  const fix = f.fix ? `${/[.!?]$/.test(f.message) ? ' ' : '. '}Fix: ${f.fix}` : '';
+  return `${f.message}${fix}`;
+}
+
 export function scenarioProblems(
   text: string,
   errors: readonly PositionedError[],
@@ -86,8 +92,7 @@ export function scenarioProblems(
           { line: 0, character: 0 },
           { line: 0, character: 1 },
         ];
-    const fix = f.fix ? `${/[.!?]$/.test(f.message) ? ' ' : '. '}Fix: ${f.fix}` : '';
-    out.push({ start, end, severity: f.severity, message: `${f.message}${fix}`, rule: f.rule });
+    out.push({ start, end, severity: f.severity, message: findingMessage(f), rule: f.rule });
   }
   return out;
 }

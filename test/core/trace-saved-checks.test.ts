@@ -163,3 +163,18 @@ test('every trace the simulator writes for the examples loads again, findings in
     assert.equal(traceToJson(chunked(text, 4096)), text, f);
   }
 });
+
+test('a call site is read, and a call naming a site that does not exist fails', () => {
+  const sites = '"sites":[{"frame":{"file":"/w/train.py","line":42,"function":"loop"},"precision":"line","stack":[]}],';
+  const withSite = edited('"calls":[\n', `${sites}\n"calls":[\n`).replace(
+    '"blockedNs":30,',
+    '"blockedNs":30,"site":0,',
+  );
+  const t = parseTrace(withSite, FILE);
+  assert.deepEqual(t.sites[t.calls.site[1] - 1]?.frame, { file: '/w/train.py', line: 42, function: 'loop' });
+  assert.equal(t.calls.site[0], 0);
+  assert.equal(
+    failure(withSite.replace('"site":0,', '"site":2,')),
+    't.syncscope.json:8:91: $.calls[1].site: no site 2; expected a site id from 0 to 0',
+  );
+});

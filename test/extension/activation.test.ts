@@ -27,7 +27,8 @@ test('activation registers every contributed command, editor and the panel seria
     .filter((e) => e.startsWith('onWebviewPanel:'))
     .map((e) => e.slice('onWebviewPanel:'.length));
   assert.deepEqual(reg.serializers, revived);
-  assert.equal(reg.lenses, 1);
+  // Scenarios' Run | Simulate lens, and Python files' host waits.
+  assert.equal(reg.lenses, 2);
 });
 
 test('activation loads neither the native addon, the runner, nor the simulator and analyses', { skip }, () => {

@@ -15,7 +15,7 @@ test('every command is in the Syncscope category and every menu entry names a re
 });
 
 test('GPU work is hidden and disabled without workspace trust', () => {
-  for (const id of ['syncscope.runOnGpu', 'syncscope.calibrate']) {
+  for (const id of ['syncscope.runOnGpu', 'syncscope.calibrate', 'syncscope.profilePython']) {
     assert.match(c.commands.find((x: { command: string }) => x.command === id).enablement, /isWorkspaceTrusted/, id);
     for (const entries of Object.values(c.menus as Record<string, { command: string; when?: string }[]>)) {
       for (const e of entries.filter((x) => x.command === id)) assert.match(e.when ?? '', /isWorkspaceTrusted/, id);

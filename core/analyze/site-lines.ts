@@ -1,0 +1,132 @@
+// A trace's host waits and findings by the line of the user's code that made them (calls.site),
+// for the editor: one entry per (file, line), with how often and how long the host waited there,
+// and who released it, in describe.ts's words.
+import type { CallKind } from '../trace/kinds';
+import { CK, isWait } from '../trace/kinds';
+import { CallSite, Finding, Severity, Trace, callKind, callSite } from '../trace/model';
+import { formatNs } from '../units';
+import { groupReleasedByText } from './describe';
+
+export interface SiteLine {
+  file: string;
+  /** 1-based; for `precision: 'function'`, the line where the function was entered. */
+  line: number;
+  function: string;
+  precision: CallSite['precision'];
+  count: number;
+  totalBlockedNs: number;
+  maxBlockedNs: number;
+  /** The wait that blocked longest: the one shown first. */
+  longest: number;
+  /** Every wait made there, in call order. */
+  calls: number[];
+  /** Their call kinds, each once, in order of first appearance. */
+  kinds: CallKind[];
+  releasedBy: string;
+}
+
+export interface SiteProblem {
+  file: string;
+  line: number;
+  precision: CallSite['precision'];
+  severity: Severity;
+  finding: Finding;
+}
+
+const keyOf = (s: CallSite): string => `${s.frame.line}\n${s.frame.file}`;
+
+/** Every line of user code where the host waited, in order of first wait. Waits without a site are left out. */
+export function siteLines(t: Trace): SiteLine[] {
+  const byKey = new Map<string, SiteLine>();
+  const c = t.calls;
+  for (let i = 0; i < c.count; i++) {
+    if (c.kind[i] === CK.context || !isWait(t, i)) continue;
+    const site = callSite(t, i);
+    if (!site) continue;
+    const key = keyOf(site);
+    let g = byKey.get(key);
+    if (!g) {
+      g = {
+        file: site.frame.file,
+        line: site.frame.line,
+        function: site.frame.function,
+        precision: site.precision,
+        count: 0,
+        totalBlockedNs: 0,
+        maxBlockedNs: -1,
+        longest: i,
+        calls: [],
+        kinds: [],
+        releasedBy: '',
+      };
+      byKey.set(key, g);
+    }
+    g.count++;
+    g.totalBlockedNs += c.blockedNs[i];
+    if (c.blockedNs[i] > g.maxBlockedNs) {
+      g.maxBlockedNs = c.blockedNs[i];
+      g.longest = i;
+    }
+    g.calls.push(i);
+    const kind = callKind(t, i);
+    if (!g.kinds.includes(kind)) g.kinds.push(kind);
+  }
+  const out = [...byKey.values()];
+  for (const g of out) g.releasedBy = groupReleasedByText(t, g.calls);
+  return out;
+}
+
+/**
+ * `host blocked 15 ms, 3 waits of up to 7.5 ms: eventSync, released by "gemm" on stream 13`: the
+ * total first (what the line costs), then how it splits; a function-level site says so.
+ */
+export function siteLineText(s: SiteLine): string {
+  const times = s.count > 1 ? `, ${s.count} waits of up to ${formatNs(s.maxBlockedNs)}` : '';
+  const where = s.precision === 'function' ? ' in this function' : '';
+  return `host blocked ${formatNs(s.totalBlockedNs)}${where}${times}: ${s.kinds.join(', ')}, ${s.releasedBy}`;
+}
+
+/** The findings that name a call with a site, each on the site of its first such call. */
+export function siteProblems(t: Trace): SiteProblem[] {
+  const out: SiteProblem[] = [];
+  for (const finding of t.findings) {
+    const site = finding.calls.map((i) => callSite(t, i)).find((s) => s !== undefined);
+    if (site)
+      out.push({
+        file: site.frame.file,
+        line: site.frame.line,
+        precision: site.precision,
+        severity: finding.severity,
+        finding,
+      });
+  }
+  return out;
+}
+
+const parts = (path: string): string[] => path.split(/[\\/]+/).filter(Boolean);
+
+/** How many trailing path components two paths share. */
+export function sharedTail(a: string, b: string): number {
+  const x = parts(a);
+  const y = parts(b);
+  let n = 0;
+  while (n < x.length && n < y.length && x[x.length - 1 - n] === y[y.length - 1 - n]) n++;
+  return n;
+}
+
+/**
+ * Which of `candidates` (files of the workspace) a site's file names: the same absolute path, else
+ * the one sharing the longest path tail (at least the file name), provided no other shares as much.
+ */
+export function matchSiteFile(siteFile: string, candidates: readonly string[]): string | undefined {
+  if (candidates.includes(siteFile)) return siteFile;
+  let best: string | undefined;
+  let bestTail = 0;
+  let tie = false;
+  for (const c of candidates) {
+    const n = sharedTail(siteFile, c);
+    if (n > bestTail) [best, bestTail, tie] = [c, n, false];
+    else if (n === bestTail && n > 0) tie = true;
+  }
+  return tie ? undefined : best;
+}

@@ -1,0 +1,107 @@
+// Host waits by the line of user code that made them: counts, blocked times, call kinds and who
+// released them, on a hand-made trace shaped like side_stream_sync (three event.synchronize waits
+// on one line, released by the side stream's GEMM; one .item() whose releaser is unknown).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { matchSiteFile, sharedTail, siteLines, siteLineText, siteProblems } from '../../core/analyze/site-lines';
+import { RELEASED_UNKNOWN, Trace, TraceBuilder } from '../../core/trace/model';
+
+const SCRIPT = '/home/u/proj/side_stream_sync.py';
+
+function trace(): Trace {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'python', device: 0 });
+  const side = b.lane({ kind: 'stream', name: 'stream 13', device: 0 });
+  b.sites.push(
+    { frame: { file: SCRIPT, line: 21, function: 'step' }, precision: 'line', stack: [] },
+    { frame: { file: SCRIPT, line: 24, function: 'step' }, precision: 'line', stack: [] },
+    { frame: { file: '/home/u/proj/util.py', line: 3, function: 'loop' }, precision: 'function', stack: [] },
+  );
+  const blocked = [7_400_000, 7_600_000, 7_500_000];
+  let t0 = 0;
+  for (const ns of blocked) {
+    const gemm = b.op({ lane: side, kind: 'kernel', name: 'sm90_gemm', start: t0, end: t0 + ns });
+    b.call({
+      lane: host,
+      kind: 'eventSync',
+      name: 'cudaEventSynchronize',
+      begin: t0,
+      end: t0 + ns + 10,
+      blockedNs: ns,
+      releasedBy: gemm,
+      site: 0,
+    });
+    t0 += ns + 1000;
+  }
+  b.call({
+    lane: host,
+    kind: 'streamSync',
+    begin: t0,
+    end: t0 + 500,
+    blockedNs: 400,
+    releasedBy: RELEASED_UNKNOWN,
+    site: 1,
+  });
+  b.call({ lane: host, kind: 'launch', begin: t0 + 600, end: t0 + 610, stream: side, site: 1 });
+  b.call({ lane: host, kind: 'deviceSync', begin: t0 + 700, end: t0 + 900, blockedNs: 150, site: 2 });
+  b.call({ lane: host, kind: 'streamSync', begin: t0 + 1000, end: t0 + 1100, blockedNs: 50 });
+  b.findings.push({ rule: 'S13', kind: 'k', severity: 'warning', message: 'm.', calls: [6, 3], ops: [], fix: 'f' });
+  b.findings.push({ rule: 'S14', kind: 'k', severity: 'info', message: 'n', calls: [6], ops: [] });
+  return b.finish({ source: 'pytorch', clock: 'host', alignmentErrorNs: 0 });
+}
+
+test('waits group by their site line: count, total and longest, kinds, and who released them', () => {
+  const lines = siteLines(trace());
+  assert.deepEqual(
+    lines.map((l) => [l.file, l.line, l.count, l.totalBlockedNs, l.maxBlockedNs, l.longest, l.kinds]),
+    [
+      [SCRIPT, 21, 3, 22_500_000, 7_600_000, 1, ['eventSync']],
+      [SCRIPT, 24, 1, 400, 400, 3, ['streamSync']],
+      ['/home/u/proj/util.py', 3, 1, 150, 150, 5, ['deviceSync']],
+    ],
+  );
+  assert.equal(lines[0].releasedBy, 'released by "sm90_gemm" on stream 13');
+  assert.equal(
+    siteLineText(lines[0]),
+    'host blocked 22.5 ms, 3 waits of up to 7.6 ms: eventSync, released by "sm90_gemm" on stream 13',
+  );
+  assert.equal(
+    siteLineText(lines[1]),
+    'host blocked 400 ns: streamSync, released by: unknown (the trace does not say)',
+  );
+  assert.equal(
+    siteLineText(lines[2]),
+    'host blocked 150 ns in this function: deviceSync, nothing was pending: returned at once',
+  );
+});
+
+test('a finding goes on the site of its first call that has one', () => {
+  const problems = siteProblems(trace());
+  assert.deepEqual(
+    problems.map((p) => [p.file, p.line, p.finding.rule]),
+    [[SCRIPT, 24, 'S13']],
+  );
+});
+
+test('a site file matches the same path, else the one workspace file with the longest shared tail', () => {
+  assert.equal(sharedTail('/a/b/c.py', '/x/b/c.py'), 2);
+  assert.equal(matchSiteFile(SCRIPT, ['/w/side_stream_sync.py', SCRIPT]), SCRIPT);
+  assert.equal(
+    matchSiteFile(SCRIPT, ['/w/a/side_stream_sync.py', '/w/proj/side_stream_sync.py']),
+    '/w/proj/side_stream_sync.py',
+  );
+  assert.equal(matchSiteFile(SCRIPT, ['/w/a/side_stream_sync.py', '/w/b/side_stream_sync.py']), undefined);
+  assert.equal(matchSiteFile(SCRIPT, ['/w/train.py']), undefined);
+});
+
+test('a releaser inferred from timing reads "likely"; waits the trace cannot explain are counted', () => {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'python', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'stream 7', device: 0 });
+  b.sites.push({ frame: { file: SCRIPT, line: 9, function: 'f' }, precision: 'line', stack: [] });
+  const k = b.op({ lane: s, kind: 'kernel', name: 'k', start: 0, end: 90 });
+  b.call({ lane: host, kind: 'streamSync', begin: 0, end: 95, blockedNs: 90, releasedBy: k, how: 'timing', site: 0 });
+  b.call({ lane: host, kind: 'streamSync', begin: 100, end: 110, blockedNs: 9, releasedBy: RELEASED_UNKNOWN, site: 0 });
+  const [line] = siteLines(b.finish({ source: 'pytorch', clock: 'host', alignmentErrorNs: 0 }));
+  assert.equal(line.releasedBy, 'released by likely "k" on stream 7; 1 of 2 unknown');
+});
