@@ -10,8 +10,10 @@ import * as devices from './commands/devices';
 import * as exportCommand from './commands/export';
 import * as html from './commands/html';
 import * as importCommand from './commands/import';
+import * as replay from './commands/replay';
 import * as report from './commands/report';
 import * as run from './commands/run';
+import * as scenario from './commands/scenario';
 import * as simulate from './commands/simulate';
 import { commandHelp, overview, usageText } from './help';
 import { escapeControls, escapeControlsKeepLines } from '../core/terminal';
@@ -31,6 +33,8 @@ export const COMMANDS: Command[] = [
   devices,
   calibrate,
   capture,
+  scenario,
+  replay,
 ];
 
 const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === name);
