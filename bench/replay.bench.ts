@@ -30,7 +30,7 @@ void (async () => {
     '`node scripts/build.mjs --no-native --tests=bench/replay && node out/bench/replay.bench.js`: each',
     'test/fixtures/capture/programs/*.plain capture turned into a scenario (core/whatif/from-trace.ts),',
     `simulated with the h200 profile and compared (core/whatif/replay.ts). Bounds: span ${pct(SPAN_TOLERANCE)}, waits ${pct(WAIT_TOLERANCE)}.`,
-    'The span is over the whole capture, not per iteration.',
+    'The span is over the whole capture (every iteration), not per iteration.',
     '',
     ...rows,
     '',

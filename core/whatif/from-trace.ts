@@ -3,6 +3,7 @@
 // durations. The scenario is text (JSON with comments) so that every step can say where it came
 // from, and what the trace did not know is marked on the step, never guessed silently.
 import { callSiteText } from '../analyze/describe';
+import { LIMITS } from '../scenario/kinds';
 import type { SimProfile } from '../simulate/profile';
 import { CK, OK } from '../trace/kinds';
 import { COPY_KINDS, HOST_MEMORY, type Trace, callSite, str, traceExtent } from '../trace/model';
@@ -28,6 +29,8 @@ export interface GeneratedScenario {
   marked: number;
 }
 
+/** A launch step's block size when it gives none (core/scenario/steps.ts). */
+const DEFAULT_BLOCK = 256;
 const SYNC_NAMES = ['eventSync', 'streamSync', 'deviceSync'] as const;
 
 /** A name the scenario language accepts and that says what the thing was. */
@@ -87,12 +90,37 @@ function callsByThread(t: Trace, w: ScenarioWindow): Map<number, number[]> {
   return out;
 }
 
+/**
+ * Host threads whose calls never overlap in time take turns: one hands the GPU work to another and
+ * waits for it on the CPU (autograd's backward thread does). The scenario language has no CPU join
+ * between threads, so such threads become one thread in time order, which keeps their turns exact.
+ */
+function handOffs(t: Trace, byThread: Map<number, number[]>): Map<number, number[]> {
+  if (byThread.size < 2) return byThread;
+  const all = [...byThread.values()].flat().sort((a, b) => t.calls.begin[a] - t.calls.begin[b] || a - b);
+  let end = -Infinity;
+  let lane = -1;
+  for (const i of all) {
+    if (t.calls.begin[i] < end && t.calls.lane[i] !== lane) return byThread;
+    if (t.calls.end[i] >= end) [end, lane] = [t.calls.end[i], t.calls.lane[i]];
+  }
+  const first = [...byThread.keys()].find((l) => t.lanes[l]?.name === 'main') ?? t.calls.lane[all[0]];
+  return new Map([[first, all]]);
+}
+
 export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWindow = {}): GeneratedScenario {
   const g = new Generator(t, profile);
   const threads = new Map<string, GeneratedStep[]>();
-  for (const [lane, calls] of callsByThread(t, w)) {
+  const byThread = handOffs(t, callsByThread(t, w));
+  // Every scenario thread starts at once: a thread that began later in the trace first works that long.
+  let start = Infinity;
+  for (const calls of byThread.values()) start = Math.min(start, t.calls.begin[calls[0]]);
+  for (const [lane, calls] of byThread) {
     const name = g.threadName(lane);
-    threads.set(name, g.thread(calls));
+    const late = Math.round(t.calls.begin[calls[0]] - start);
+    const steps = g.thread(calls);
+    if (late > 0) steps.unshift({ step: { hostWork: { ns: late } }, call: -1, note: 'this thread began later' });
+    threads.set(name, steps);
   }
   return { text: g.text(threads), threads, marked: g.marked };
 }
@@ -105,10 +133,22 @@ class Generator {
   private readonly threadNames = new Names();
   marked = 0;
 
+  /** The ops each call issued, found once: a scan per call would be quadratic on long traces. */
+  private readonly opsByCall = new Map<number, number[]>();
+
   constructor(
     private readonly t: Trace,
     private readonly p: SimProfile,
-  ) {}
+  ) {
+    for (let j = 0; j < t.ops.count; j++) {
+      const c = t.ops.call[j];
+      if (c >= 0) (this.opsByCall.get(c) ?? this.opsByCall.set(c, []).get(c)!).push(j);
+    }
+  }
+
+  private opsOf(call: number): number[] {
+    return this.opsByCall.get(call) ?? [];
+  }
 
   threadName(lane: number): string {
     return this.threadNames.get(`${lane}`, this.t.lanes[lane]?.name === 'main' ? 'main' : `t${lane}`);
@@ -177,8 +217,7 @@ class Generator {
     const one = (step: Record<string, unknown>, note?: string): GeneratedStep[] => [
       { step, call: i, note: note ?? site },
     ];
-    const ops: number[] = [];
-    for (let j = 0; j < t.ops.count && ops.length < 16; j++) if (t.ops.call[j] === i) ops.push(j);
+    const ops = this.opsOf(i);
     const stream = c.stream[i] >= 0 ? this.stream(c.stream[i]) : undefined;
     const on = stream && stream !== 'default' ? { stream } : {};
     switch (c.kind[i]) {
@@ -186,12 +225,15 @@ class Generator {
         const kernels = ops.filter((j) => t.ops.kind[j] === OK.kernel || t.ops.kind[j] === OK.hostFunc);
         if (!kernels.length)
           return [this.mark(i, `${str(t, c.name[i]) || 'launch'} has no kernel in the trace, so no duration`)];
+        // With its grid and block the kernel shares SMs with other streams' kernels as it did; the
+        // simulator's duration is one wave's, so the measured one is split over the waves it took.
         return kernels.map((j) => ({
           step: {
             launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
             ...(t.ops.lane[j] !== c.stream[i] || stream === undefined ? this.onLane(t.ops.lane[j]) : on),
-            ns: Math.max(1, Math.round(t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs)),
+            ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j))),
             ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
+            ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
           },
           call: i,
           note: site ?? `${str(t, t.ops.name[j])}`.slice(0, 100),
@@ -234,6 +276,17 @@ class Generator {
     }
   }
 
+  /** How many waves of the GPU's block slots the kernel's grid takes (as the simulator places blocks). */
+  private waves(op: number): number {
+    const p = this.p;
+    const grid = this.t.ops.grid[op];
+    if (!(grid > 0)) return 1;
+    const block = Math.max(1, Math.min(this.t.ops.block[op] || DEFAULT_BLOCK, LIMITS.block));
+    const perSm = Math.max(1, Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / block)));
+    const atOnce = Math.max(1, Math.floor((p.sms * p.blocksPerSm) / Math.ceil(p.blocksPerSm / perSm)));
+    return Math.ceil(grid / atOnce);
+  }
+
   private onLane(lane: number): Record<string, string> {
     const s = this.stream(lane);
     return s === 'default' ? {} : { stream: s };
@@ -274,9 +327,13 @@ class Generator {
     const pair = ends[dir];
     if (!pair)
       return [this.mark(i, `${name} copies ${dir || 'in an unknown direction'}, which a scenario cannot say here`)];
-    return [
-      { step: { copy: pair[0](), to: pair[1](), bytes, ...(async ? { async: true, ...stream } : {}) }, call: i, note },
-    ];
+    // The measured duration, not the profile's bandwidth: pageable staging and engine contention are in it.
+    // A pageable copy's call returns when the host has drained its staging buffers (S17), which for
+    // device-to-host is after the DMA ends; the simulator returns it at the copy's end, so that is the end.
+    const drained = hostMemory === 'pageable' ? t.calls.end[i] : t.ops.end[op];
+    const took = Math.round(Math.max(t.ops.end[op], drained) - t.ops.start[op]);
+    const step = { copy: pair[0](), to: pair[1](), bytes, ...(async ? { async: true, ...stream } : {}) };
+    return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, note }];
   }
 
   text(threads: Map<string, GeneratedStep[]>): string {

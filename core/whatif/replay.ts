@@ -73,6 +73,11 @@ function stepMaps(scenario: GeneratedScenario, sim: Trace) {
 
 function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay, 'spans' | 'waits'> {
   const maps = stepMaps(scenario, sim);
+  // The first trace call whose step the scenario had to leave out: waits after it miss that work.
+  let firstLeftOut = Infinity;
+  for (const steps of scenario.threads.values())
+    for (const s of steps)
+      if (s.note?.startsWith('left out') && s.call >= 0) firstLeftOut = Math.min(firstLeftOut, s.call);
   const simToOriginal = new Map<number, number>();
   for (const m of maps.values()) for (const [step, c] of m.simulated) simToOriginal.set(c, m.original[step] ?? -1);
   const spans: ThreadSpan[] = [];
@@ -82,7 +87,8 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
     const measuredNs = calls.length ? t.calls.end[calls[calls.length - 1]] - t.calls.begin[calls[0]] : 0;
     let first = Infinity;
     let last = -Infinity;
-    for (const c of m.simulated.values()) {
+    for (const [step, c] of m.simulated) {
+      if ((m.original[step] ?? -1) < 0) continue; // host work is the gap between calls, as in the trace
       first = Math.min(first, sim.calls.begin[c]);
       last = Math.max(last, sim.calls.end[c]);
     }
@@ -94,7 +100,10 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
       seen.add(call);
       const s = m.simulated.get(step);
       if (s === undefined) return;
-      waits.push(waitReplay(t, sim, call, s, simToOriginal));
+      const w = waitReplay(t, sim, call, s, simToOriginal);
+      if (w.why && t.calls.begin[call] > (t.calls.begin[firstLeftOut] ?? Infinity))
+        w.why = `work before this wait was left out of the scenario (${str(t, t.calls.name[firstLeftOut])} had no op in the trace), so the replay does not wait for it`;
+      waits.push(w);
     });
   }
   return { spans, waits };
@@ -125,17 +134,41 @@ function waitReplay(t: Trace, sim: Trace, call: number, s: number, simToOriginal
     sameReleaser,
   };
   const long = measuredNs > LONG_WAIT_NS;
-  if (long && (Math.abs(error) > WAIT_TOLERANCE || !sameReleaser)) w.why = explainMiss(w);
+  if (long && (Math.abs(error) > WAIT_TOLERANCE || !sameReleaser)) w.why = explainMiss(t, w);
   return w;
 }
 
 /** The likeliest reason a replayed wait differs: what the simulator does not model, or a rule it applied differently. */
-function explainMiss(w: WaitReplay): string {
+function explainMiss(t: Trace, w: WaitReplay): string {
   if (w.measuredBy === -2)
     return 'the trace does not say which op released this wait, so the replay cannot be checked against it';
+  if (t.calls.kind[w.call] === CK.memcpy && w.replayedBy >= 0 && t.ops.call[w.replayedBy] === w.call && !w.sameReleaser)
+    return "a pageable copy's call returned once its data was staged, just before its own op ended, so the capture names the op it was ordered after; the simulator returns the call at the copy's end (S17) and names the copy";
+  if (w.replayedNs < w.measuredNs && queuedBehindOtherStream(t, w.measuredBy))
+    return 'on the GPU the releasing work waited for SMs held by a kernel on another stream; the simulator places blocks by their threads only (registers and shared memory per block are not modelled), so it ran them side by side';
   if (!w.sameReleaser)
     return 'a different op released the replayed wait: the ops before it ran in a different order or overlap (concurrent kernels slowing each other are not modelled)';
   if (w.replayedNs < w.measuredNs)
     return 'the replay blocked less: the awaited work ran faster in the simulator (copy bandwidth from the profile, kernels slowed by concurrent work in the run) or the host reached the wait later (CPU-bound gaps)';
   return 'the replay blocked more: the host reached the wait earlier in the simulator (launch latency and call costs from the profile, not the trace)';
+}
+
+/** Whether `op`, or the op before it on its stream, started well after both its launch and that op: it queued behind another stream's kernel. */
+function queuedBehindOtherStream(t: Trace, op: number): boolean {
+  const QUEUED_NS = 100_000;
+  for (let j = op, k = 0; j >= 0 && k < 2; k++) {
+    const lane = t.ops.lane[j];
+    let prevEnd = -Infinity;
+    let prev = -1;
+    for (let i = j - 1; i >= 0; i--)
+      if (t.ops.lane[i] === lane) {
+        prevEnd = t.ops.end[i];
+        prev = i;
+        break;
+      }
+    const launched = t.ops.call[j] >= 0 ? t.calls.end[t.ops.call[j]] : -Infinity;
+    if (t.ops.start[j] - Math.max(prevEnd, launched) > QUEUED_NS) return true;
+    j = prev;
+  }
+  return false;
 }

@@ -48,3 +48,62 @@ test('examples: simulated, turned into a scenario and simulated again, every wai
     for (const w of r.waits) assert.ok(w.sameReleaser, `${f}: call ${w.call} ${w.measuredBy} -> ${w.replayedBy}`);
   }
 });
+
+test('a copy keeps its measured duration, and the simulator runs it for that long instead of the bandwidth', () => {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'legacy', device: 0, legacyDefault: true });
+  const c = b.call({
+    lane: host,
+    kind: 'memcpy',
+    begin: 0,
+    end: 2_000_000,
+    stream: s,
+    name: 'cudaMemcpy',
+    blockedNs: 1_990_000,
+  });
+  b.op({
+    lane: s,
+    kind: 'memcpy',
+    start: 5000,
+    end: 1_995_000,
+    call: c,
+    copy: 'DtoH',
+    bytes: 1 << 20,
+    hostMemory: 'pinned',
+  });
+  b.calls.cols.releasedBy[c] = 0;
+  const t = b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+  const g = scenarioFromTrace(t, h200);
+  // 1 MiB at the profile's pinned rate would take about 20 us; the trace says 1.99 ms.
+  assert.deepEqual(g.threads.get('main')![0].step, {
+    copy: 'd_1048576',
+    to: 'h_pinned_1048576',
+    bytes: 1 << 20,
+    ns: 1_990_000,
+  });
+  const sim = simulate(compileScenario(g.text), h200);
+  assert.equal(sim.ops.end[0] - sim.ops.start[0], 1_990_000);
+});
+
+test('host threads that take turns become one scenario thread in time order', () => {
+  const b = new TraceBuilder();
+  const main = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const back = b.lane({ kind: 'thread', name: 'backward', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'legacy', device: 0, legacyDefault: true });
+  const k = (lane: number, at: number, name: string) => {
+    const l = b.call({ lane, kind: 'launch', begin: at, end: at + 5000, stream: s, name: 'cudaLaunchKernel' });
+    b.op({ lane: s, kind: 'kernel', start: at + 6000, end: at + 106_000, call: l, name });
+  };
+  k(main, 0, 'forward');
+  k(back, 50_000, 'backward');
+  k(main, 100_000, 'step');
+  const t = b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+  const g = scenarioFromTrace(t, h200);
+  assert.deepEqual([...g.threads.keys()], ['main']);
+  const launches = g.threads
+    .get('main')!
+    .map((x) => x.step.launch)
+    .filter(Boolean);
+  assert.deepEqual(launches, ['forward', 'backward', 'step']);
+});
