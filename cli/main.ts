@@ -11,6 +11,7 @@ import * as exportCommand from './commands/export';
 import * as html from './commands/html';
 import * as importCommand from './commands/import';
 import * as replay from './commands/replay';
+import * as whatif from './commands/whatif';
 import * as report from './commands/report';
 import * as run from './commands/run';
 import * as scenario from './commands/scenario';
@@ -35,6 +36,7 @@ export const COMMANDS: Command[] = [
   capture,
   scenario,
   replay,
+  whatif,
 ];
 
 const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === name);

@@ -27,6 +27,14 @@ export interface GeneratedScenario {
   threads: Map<string, GeneratedStep[]>;
   /** Steps that the trace could not fill in, explained (also comments in the text). */
   marked: number;
+  /** The declarations the steps use; an edit may add to them (a pinned buffer, a stream's flag, an event). */
+  streams: Map<string, { nonBlocking?: boolean; priority?: number }>;
+  events: Set<string>;
+  buffers: Map<string, { bytes: number; host?: string }>;
+  /** The scenario text of (edited) steps with these declarations. */
+  render(threads: Map<string, GeneratedStep[]>): string;
+  /** The scenario's name for a trace stream lane. */
+  streamName(lane: number): string;
 }
 
 /** A launch step's block size when it gives none (core/scenario/steps.ts). */
@@ -122,7 +130,16 @@ export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWind
     if (late > 0) steps.unshift({ step: { hostWork: { ns: late } }, call: -1, note: 'this thread began later' });
     threads.set(name, steps);
   }
-  return { text: g.text(threads), threads, marked: g.marked };
+  return {
+    text: g.text(threads),
+    threads,
+    marked: g.marked,
+    streams: g.streams,
+    events: g.events,
+    buffers: g.buffers,
+    render: (th) => g.text(th),
+    streamName: (lane) => g.stream(lane),
+  };
 }
 
 class Generator {
