@@ -202,7 +202,7 @@ class Generator {
     for (let k = 0; k < calls.length; k++) {
       const i = calls[k];
       const steps = this.steps(i);
-      out.push(...steps.filter((s) => Object.keys(s.step).length || s.note));
+      for (const s of steps) if (Object.keys(s.step).length || s.note) out.push(s);
       // The host's own time: the gap to its next call, and what this call took beyond the model's cost of it.
       const next = calls[k + 1];
       if (next === undefined) continue;
@@ -355,7 +355,7 @@ class Generator {
 
   text(threads: Map<string, GeneratedStep[]>): string {
     const t = this.t;
-    const lines: string[] = [
+    let lines: string[] = [
       '{',
       `  "name": ${JSON.stringify(`${t.meta.scenario?.name ?? t.meta.source} (from its trace)`)},`,
     ];
@@ -374,17 +374,16 @@ class Generator {
           (s.note ? ` // ${s.note.replace(/[\r\n]/g, ' ')}` : ''),
       );
     const names = [...threads.keys()];
+    // concat, not a spread: a long trace has more steps than a call may take arguments.
     if (names.length === 1) {
-      lines.push('  "steps": [', ...body(threads.get(names[0])!, '    '), '  ]');
+      lines = lines.concat(['  "steps": ['], body(threads.get(names[0])!, '    '), ['  ]']);
     } else {
       lines.push('  "threads": {');
-      names.forEach((n, k) =>
-        lines.push(
-          `    ${JSON.stringify(n)}: [`,
-          ...body(threads.get(n)!, '      '),
+      names.forEach((n, k) => {
+        lines = lines.concat([`    ${JSON.stringify(n)}: [`], body(threads.get(n)!, '      '), [
           `    ]${k < names.length - 1 ? ',' : ''}`,
-        ),
-      );
+        ]);
+      });
       lines.push('  }');
     }
     lines.push('}', '');
