@@ -80,6 +80,9 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
       if (s.note?.startsWith('left out') && s.call >= 0) firstLeftOut = Math.min(firstLeftOut, s.call);
   const simToOriginal = new Map<number, number>();
   for (const m of maps.values()) for (const [step, c] of m.simulated) simToOriginal.set(c, m.original[step] ?? -1);
+  // Each trace call's last op, found once: a scan of every op per wait is quadratic on long traces.
+  const lastOpOf = new Map<number, number>();
+  for (let j = 0; j < t.ops.count; j++) if (t.ops.call[j] >= 0) lastOpOf.set(t.ops.call[j], j);
   const spans: ThreadSpan[] = [];
   const waits: WaitReplay[] = [];
   for (const [name, m] of maps) {
@@ -100,7 +103,7 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
       seen.add(call);
       const s = m.simulated.get(step);
       if (s === undefined) return;
-      const w = waitReplay(t, sim, call, s, simToOriginal);
+      const w = waitReplay(t, sim, call, s, simToOriginal, lastOpOf);
       if (w.why && t.calls.begin[call] > (t.calls.begin[firstLeftOut] ?? Infinity))
         w.why = `work before this wait was left out of the scenario (${str(t, t.calls.name[firstLeftOut])} had no op in the trace), so the replay does not wait for it`;
       waits.push(w);
@@ -109,18 +112,21 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
   return { spans, waits };
 }
 
-function waitReplay(t: Trace, sim: Trace, call: number, s: number, simToOriginal: Map<number, number>): WaitReplay {
+function waitReplay(
+  t: Trace,
+  sim: Trace,
+  call: number,
+  s: number,
+  simToOriginal: Map<number, number>,
+  lastOpOf: Map<number, number>,
+): WaitReplay {
   const measuredNs = t.calls.blockedNs[call];
   const replayedNs = sim.calls.blockedNs[s];
   const measuredBy = t.calls.releasedBy[call];
   const simOp = sim.calls.releasedBy[s];
-  // The simulated releaser as a trace op: the op of the same kernel name issued by the same trace call.
+  // The simulated releaser as a trace op: the (last) op issued by the same trace call.
   let replayedBy = simOp;
-  if (simOp >= 0) {
-    const origCall = simToOriginal.get(sim.ops.call[simOp]) ?? -1;
-    replayedBy = -2;
-    for (let j = 0; j < t.ops.count && origCall >= 0; j++) if (t.ops.call[j] === origCall) replayedBy = j;
-  }
+  if (simOp >= 0) replayedBy = lastOpOf.get(simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2;
   const sameReleaser = measuredBy === replayedBy || (measuredBy < 0 && replayedBy < 0 && measuredNs < LONG_WAIT_NS);
   const error = relErr(replayedNs, measuredNs);
   const w: WaitReplay = {
