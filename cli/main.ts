@@ -11,8 +11,11 @@ import * as exportCommand from './commands/export';
 import * as html from './commands/html';
 import * as importCommand from './commands/import';
 import * as profile from './commands/profile';
+import * as replay from './commands/replay';
+import * as whatif from './commands/whatif';
 import * as report from './commands/report';
 import * as run from './commands/run';
+import * as scenario from './commands/scenario';
 import * as simulate from './commands/simulate';
 import { commandHelp, overview, usageText } from './help';
 import { escapeControls, escapeControlsKeepLines } from '../core/terminal';
@@ -33,6 +36,9 @@ export const COMMANDS: Command[] = [
   calibrate,
   capture,
   profile,
+  scenario,
+  replay,
+  whatif,
 ];
 
 const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === name);

@@ -3,7 +3,7 @@
 // timeline's details pane and the CLI all say these things through this module.
 import type { Program, Step } from '../scenario/program';
 import { CK, OK, type CallKind } from '../trace/kinds';
-import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, releaseHow, str } from '../trace/model';
+import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, callSite, releaseHow, str } from '../trace/model';
 import { HbGraph, lanePrev } from './graph';
 import type { CandidateOp, ReleasingOp } from './types';
 
@@ -22,6 +22,22 @@ export function callSource(t: Trace, call: number): { line: number; column: numb
 export function atLine(t: Trace, call: number): string {
   const s = callSource(t, call);
   return s ? ` (line ${s.line})` : '';
+}
+
+/**
+ * Where a call was made, in words: its source site (`train.py:42`, `train.py: in step()` when only
+ * the function is known), its scenario line, else its framework op, else its API name on its lane.
+ */
+export function callSiteText(t: Trace, call: number): string {
+  const site = callSite(t, call);
+  if (site)
+    return site.precision === 'line'
+      ? `${site.frame.file}:${site.frame.line}`
+      : `${site.frame.file}: in ${site.frame.function}()`;
+  if (t.calls.line[call] > 0) return `line ${t.calls.line[call]}`;
+  // A framework context can be a whole Python stack: its innermost frames say where.
+  if (t.calls.context[call]) return str(t, t.calls.context[call]).split(' > ').slice(-3).join(' > ');
+  return `${str(t, t.calls.name[call]) || callKind(t, call)} on ${laneName(t, t.calls.lane[call])}`;
 }
 
 /** `"produce" on stream side (line 12)` */

@@ -9,6 +9,7 @@ import { eventSmells } from './event-smells';
 import { happensBefore } from './hb';
 import { findHazards } from './hazards';
 import { hostSyncSmells } from './host-syncs';
+import { loopSyncs } from './loop-syncs';
 import { computeMetrics } from './metrics';
 import { hostFuncStalls, serializationSmells } from './serialization';
 import type { Analysis } from './types';
@@ -42,6 +43,7 @@ export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysi
     ...serializationSmells(trace, hb, program),
     ...hostFuncStalls(trace, hb),
     ...hostSyncSmells(trace, hb.graph.bindings, access, program),
+    ...loopSyncs(trace, hb.graph.bindings),
     ...waitSmells(trace, hb, waits, complete),
     ...doubts.findings,
   ];

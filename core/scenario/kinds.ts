@@ -13,7 +13,7 @@ export const STEP_KEYS = {
   deviceSync: [],
   setDevice: [],
   elapsed: [],
-  copy: ['to', 'bytes', 'async', 'stream'],
+  copy: ['to', 'bytes', 'async', 'stream', 'us', 'ms', 'ns'],
   memset: ['bytes', 'async', 'stream'],
   hostWork: [],
   hostFunc: ['stream', 'us', 'ms', 'ns'],

@@ -99,6 +99,8 @@ export type Step =
       direction: CopyDirection;
       async: boolean;
       stream: number;
+      /** A measured duration on the GPU, replacing the profile's bandwidth and latency for it. */
+      ns?: number;
     })
   | (StepBase & { op: 'memset'; buffer: number; bytes: number; async: boolean; stream: number })
   | (StepBase & { op: 'hostWork'; ns: number })

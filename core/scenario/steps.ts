@@ -389,7 +389,11 @@ function compileCopy(c: Ctx): void {
   const peer = !src.host && !dst.host && src.device !== dst.device;
   const direction = peer ? 'PtoP' : (`${src.host ? 'H' : 'D'}to${dst.host ? 'H' : 'D'}` as const);
   if (!copyDevices(c, src, dst, s, peer, async)) return;
-  push(c, { op: 'copy', src: src.id, dst: dst.id, bytes: n, direction, async, stream: s });
+  // A measured duration (a copy from a trace) replaces what the profile's bandwidth would give.
+  const d = oneOf(c, c.opts, DURATION_KEYS);
+  const ns = d && nanoseconds(c, d, false);
+  if (d && ns === undefined) return;
+  push(c, { op: 'copy', src: src.id, dst: dst.id, bytes: n, direction, async, stream: s, ...(ns ? { ns } : {}) });
 }
 
 function compileMemset(c: Ctx): void {

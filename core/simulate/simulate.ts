@@ -574,7 +574,7 @@ class Simulation implements HostSide {
       stream,
       gate,
       on,
-      ns(latency + s.bytes / rate),
+      s.ns !== undefined ? ns(s.ns) : ns(latency + s.bytes / rate),
       0,
       0,
       true,

@@ -24,6 +24,25 @@ export type CallKind = (typeof CALL_KINDS)[number];
 export const OP_KINDS = ['kernel', 'memcpy', 'memset', 'eventRecord', 'waitEvent', 'hostFunc'] as const;
 export type OpKind = (typeof OP_KINDS)[number];
 
+/** Finding kinds (docs/analysis.md lists when each is reported). */
+export const FINDING_KINDS = [
+  'race',
+  'no-op-wait',
+  'elapsed-unrecorded',
+  'stale-wait',
+  'legacy-serialization',
+  'sync-copy-serialization',
+  'host-func-stall',
+  'pageable-async-copy',
+  'launch-queue-stall',
+  'hidden-sync',
+  'loop-sync',
+  'redundant-wait',
+  'device-wide-wait',
+  'timing-dependent-query',
+] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
 const indexOfEach = <K extends string>(kinds: readonly K[]): Readonly<Record<K, number>> =>
   Object.freeze(Object.fromEntries(kinds.map((k, i) => [k, i])) as Record<K, number>);
 

@@ -82,6 +82,16 @@ const rows: Row[] = [
     errors: [[7, 27, '"us": a duration must be greater than 0, got -5']],
   },
   {
+    name: 'a copy with a negative measured duration',
+    text: withStep('{ "copy": "x", "to": "h", "us": -2 }'),
+    errors: [[7, 37, '"us": a duration must be greater than 0, got -2']],
+  },
+  {
+    name: 'a copy with two measured durations',
+    text: withStep('{ "copy": "x", "to": "h", "us": 2, "ns": 5 }'),
+    errors: [[7, 40, 'a copy takes one of "us", "ms" or "ns", not both "us" and "ns"']],
+  },
+  {
     name: 'negative host function body',
     text: withStep('{ "hostFunc": "cb", "us": -1 }'),
     errors: [[7, 31, '"us": a duration must be 0 or more, got -1']],

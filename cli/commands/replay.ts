@@ -1,0 +1,44 @@
+import { h200 } from '../../core/simulate/profile';
+import { formatNs } from '../../core/units';
+import { LONG_WAIT_NS, replay, SPAN_TOLERANCE, WAIT_TOLERANCE } from '../../core/whatif/replay';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
+import { CliIo, EXIT } from '../io';
+import { loadInput, readProfile } from '../input';
+import { windowOf, WINDOW_OPTIONS } from './scenario';
+
+export const spec: CommandSpec = {
+  name: 'replay',
+  synopsis: ['<trace> [--from ns --to ns | --steps a:b]'],
+  summary: 'simulate the scenario made from a trace and compare: host spans, waits, releasing ops',
+  options: [...WINDOW_OPTIONS, OPTIONS.profile],
+};
+
+const pct = (e: number) => (Number.isFinite(e) ? `${e >= 0 ? '+' : ''}${(e * 100).toFixed(1)}%` : '—');
+
+/** `replay <trace>`: how well the simulator reproduces the trace. */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, spec.options);
+  const file = onePositional(args, 'trace file');
+  const { trace } = await loadInput(file, io);
+  const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
+  const r = replay(trace, profile, windowOf(args, trace));
+  const lines = [`${file}: replayed with the ${profile.name} profile`, 'Host threads (span measured -> replayed):'];
+  for (const s of r.spans)
+    lines.push(
+      `  ${s.thread}: ${formatNs(s.measuredNs)} -> ${formatNs(s.replayedNs)} (${pct(s.error)}${Math.abs(s.error) <= SPAN_TOLERANCE ? '' : ', off by more than 5%'})`,
+    );
+  const long = r.waits.filter((w) => w.measuredNs > LONG_WAIT_NS);
+  const held = long.filter((w) => Math.abs(w.error) <= WAIT_TOLERANCE && w.sameReleaser);
+  lines.push(
+    `Waits: ${r.waits.length}; ${long.length} blocked over ${formatNs(LONG_WAIT_NS)}, ${held.length} of them within 15% with the same releasing op`,
+  );
+  for (const w of long)
+    lines.push(
+      `  call ${w.call} ${w.name}: blocked ${formatNs(w.measuredNs)} -> ${formatNs(w.replayedNs)} (${pct(w.error)}), released by op ${w.measuredBy} -> ${w.replayedBy}` +
+        (w.why ? `\n      ${w.why}` : ''),
+    );
+  if (r.scenario.marked)
+    lines.push(`${r.scenario.marked} steps were marked in the scenario (syncscope scenario shows why)`);
+  io.stdout(lines.join('\n') + '\n');
+  return EXIT.ok;
+}

@@ -1,0 +1,141 @@
+// Synchronizes that recur in a loop and whose result the host does not use before its next launch
+// (`loop-sync`): each one drains the GPU, and the GPU then sits idle while the host returns and
+// launches again. They are candidates, not certainties: the trace cannot see what the host reads
+// after a synchronize; the fix's simulation (docs/whatif.md) shows what removing them buys.
+import { CK, OK } from '../trace/kinds';
+import type { Finding, Trace } from '../trace/model';
+import { formatNs } from '../units';
+import type { Bindings } from './bindings';
+import { callSiteText, callTarget, laneName, opName } from './describe';
+
+/** A place must make the host wait this many times to count as a loop. */
+export const MIN_LOOP_SYNCS = 3;
+const MAX_IDS = 50;
+
+const SYNC_KINDS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
+/** Calls that only queue GPU work: what the host does next when it did not need the result. */
+const ENQUEUES = new Set<number>([CK.launch, CK.record, CK.streamWait, CK.hostFunc]);
+const RULE: Record<number, string> = { [CK.eventSync]: 'S12', [CK.streamSync]: 'S13', [CK.deviceSync]: 'S14' };
+
+/** The device's busy time as merged intervals (kernels, copies, memsets), for idle-gap look-ups. */
+export function busyIntervals(t: Trace, device: number): { start: Float64Array; end: Float64Array } {
+  const ids: number[] = [];
+  for (let j = 0; j < t.ops.count; j++) {
+    const k = t.ops.kind[j];
+    const work = k === OK.kernel || k === OK.memcpy || k === OK.memset;
+    if (work && (t.lanes[t.ops.lane[j]]?.device ?? 0) === device) ids.push(j);
+  }
+  ids.sort((a, b) => t.ops.start[a] - t.ops.start[b]);
+  const start: number[] = [];
+  const end: number[] = [];
+  for (const j of ids) {
+    const n = end.length;
+    if (n && t.ops.start[j] <= end[n - 1]) end[n - 1] = Math.max(end[n - 1], t.ops.end[j]);
+    else {
+      start.push(t.ops.start[j]);
+      end.push(t.ops.end[j]);
+    }
+  }
+  return { start: Float64Array.from(start), end: Float64Array.from(end) };
+}
+
+/** The idle gap of the device around time `at`: 0 when it was busy then, or when no work followed. */
+export function idleGapAt(busy: { start: Float64Array; end: Float64Array }, at: number): number {
+  let lo = 0;
+  let hi = busy.start.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (busy.start[mid] <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  // lo: the first interval starting after `at`; lo - 1 the last one starting at or before it.
+  if (lo === 0 || lo === busy.start.length || busy.end[lo - 1] >= at) return 0;
+  return busy.start[lo] - busy.end[lo - 1];
+}
+
+/** Whether the host's next call after `i` on its lane (framework ranges aside) only queues GPU work. */
+function nextIsLaunch(t: Trace, b: Bindings, pos: Int32Array, i: number): boolean {
+  const order = b.timeOrder;
+  for (let k = pos[i] + 1; k < order.length; k++) {
+    const c = order[k];
+    if (t.calls.lane[c] !== t.calls.lane[i]) continue;
+    const kind = t.calls.kind[c];
+    if (kind === CK.api || kind === CK.hostWork) continue;
+    if (ENQUEUES.has(kind)) return true;
+    const name = t.strings[t.calls.name[c]] ?? '';
+    return (kind === CK.memcpy || kind === CK.memset) && /async/i.test(name) && !(t.calls.blockedNs[c] > 0);
+  }
+  return false;
+}
+
+interface Place {
+  first: number;
+  calls: number[];
+  /** How many of them the host followed with a launch, not with a use of the result. */
+  unused: number;
+  idleNs: number;
+  launched: string;
+}
+
+/** The work a synchronize followed, in a few words: one or two kernel names, else a count and the last. */
+function workWords(names: string[]): string {
+  const distinct = [...new Set(names)];
+  return distinct.length <= 2 ? distinct.join(', ') : `${names.length} ops, the last ${names[names.length - 1]}`;
+}
+
+/** Where a synchronize was made: its source site, its framework op, else its kind, target and the work it followed. */
+function placeKey(t: Trace, i: number, launched: string): string {
+  if (t.calls.site[i] > 0) return `site ${t.calls.site[i]}`;
+  if (t.calls.line[i] > 0) return `line ${t.calls.line[i]}:${t.calls.column[i]}`;
+  if (t.calls.context[i]) return `context ${t.strings[t.calls.context[i]]} after ${launched}`;
+  return `${t.calls.lane[i]} ${t.calls.kind[i]} ${callTarget(t, i)} after ${launched}`;
+}
+
+export function loopSyncs(t: Trace, b: Bindings): Finding[] {
+  const pos = new Int32Array(t.calls.count).fill(-1);
+  b.timeOrder.forEach((c, k) => (pos[c] = k));
+  const busy = new Map<number, ReturnType<typeof busyIntervals>>();
+  const busyOf = (d: number) => busy.get(d) ?? busy.set(d, busyIntervals(t, d)).get(d)!;
+  const sinceWait = new Map<number, string[]>(); // lane -> names of the ops launched since its last wait
+  const places = new Map<string, Place>();
+  for (const i of b.timeOrder) {
+    const lane = t.calls.lane[i];
+    if (t.calls.kind[i] === CK.launch) {
+      const names = sinceWait.get(lane) ?? sinceWait.set(lane, []).get(lane)!;
+      for (let k = b.opsStart[i]; k < b.opsStart[i + 1]; k++) names.push(opName(t, b.opsOf[k]));
+    }
+    if (!SYNC_KINDS.has(t.calls.kind[i])) continue;
+    const launched = workWords(sinceWait.get(lane) ?? []);
+    sinceWait.set(lane, []);
+    if (!(t.calls.blockedNs[i] > 0) || !launched) continue;
+    const key = placeKey(t, i, launched);
+    const place = places.get(key) ?? places.set(key, { first: i, calls: [], unused: 0, idleNs: 0, launched }).get(key)!;
+    place.calls.push(i);
+    // The last pass of a loop is followed by what comes after the loop: it recurs, but costs no launch gap.
+    if (!nextIsLaunch(t, b, pos, i)) continue;
+    place.unused++;
+    place.idleNs += idleGapAt(busyOf(t.calls.device[i]), t.calls.end[i]);
+  }
+  return [...places.values()].filter((p) => p.unused >= MIN_LOOP_SYNCS).map((p) => finding(t, p));
+}
+
+function finding(t: Trace, p: Place): Finding {
+  const i = p.first;
+  const n = p.calls.length;
+  const call = t.strings[t.calls.name[i]] || 'synchronize';
+  const source = t.calls.line[i] > 0 ? { source: { line: t.calls.line[i], column: t.calls.column[i] } } : {};
+  return {
+    rule: RULE[t.calls.kind[i]],
+    kind: 'loop-sync',
+    severity: 'warning',
+    calls: p.calls.slice(0, MAX_IDS),
+    ops: [],
+    ...source,
+    message:
+      `candidate: ${call} on ${callTarget(t, i) || laneName(t, t.calls.lane[i])} at ${callSiteText(t, i)} recurs ${n} times ` +
+      `in a loop (after ${p.launched}); ${p.unused} times the host launched again without another wait, and the GPU ` +
+      `sat idle ${formatNs(p.idleNs)} in all after those returns (${formatNs(p.idleNs / p.unused)} each)`,
+    fix: 'remove the synchronize, or move it after the loop or to where the host first reads the result',
+    savedNs: p.idleNs,
+  };
+}

@@ -1,0 +1,226 @@
+// Fixes as edits (docs/whatif.md): each finding with a fix becomes an edit on the scenario made from
+// the trace; the simulator runs the edited scenario, and the difference from the unedited one is the
+// fix's predicted effect. A fix that cannot apply says why instead.
+import { analyze } from '../analyze';
+import type { Analysis } from '../analyze/types';
+import { simulate } from '../simulate/simulate';
+import type { SimProfile } from '../simulate/profile';
+import { CK } from '../trace/kinds';
+import { str, type Finding, type Trace } from '../trace/model';
+import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
+import { compileGenerated } from './replay';
+
+type Threads = Map<string, GeneratedStep[]>;
+
+export interface Outcome {
+  /** The longest host thread's span, from its first call to its last. */
+  hostNs: number;
+  /** Time some GPU op ran (the union of op intervals). */
+  gpuBusyNs: number;
+}
+
+export interface WaitChange {
+  call: number;
+  name: string;
+  beforeNs: number;
+  /** undefined: the wait is gone (the edit removed it). */
+  afterNs?: number;
+}
+
+export interface FixResult {
+  id: string;
+  finding: Finding;
+  /** What the edit does, in words; or why it cannot apply. */
+  edit: string;
+  applied: boolean;
+  before: Outcome;
+  after?: Outcome;
+  /** Waits over a microsecond that disappear or shrink by more than one. */
+  waits: WaitChange[];
+  /** A race fix adds a wait: its cost, not a saving. */
+  isCost: boolean;
+  /** Scenario text after the edit. */
+  scenario?: string;
+}
+
+/** An edit on a copy of the threads; returns what it did, or a string starting "cannot" saying why not. */
+type Edit = (g: GeneratedScenario, th: Threads, f: Finding, a: Analysis, t: Trace) => string;
+
+const REMOVE_KINDS = new Set(['loop-sync', 'redundant-wait', 'stale-wait', 'no-op-wait']);
+
+const stepsOf = (th: Threads, calls: Set<number>) =>
+  [...th.values()].flatMap((steps) => steps.filter((s) => calls.has(s.call) && Object.keys(s.step).length));
+
+const removeSync: Edit = (_g, th, f) => {
+  const calls = new Set(f.calls);
+  let n = 0;
+  for (const [name, steps] of th)
+    th.set(
+      name,
+      steps.filter((s) => {
+        const gone = calls.has(s.call) && SYNC_STEP.some((k) => k in s.step);
+        if (gone) n++;
+        return !gone;
+      }),
+    );
+  return n
+    ? `remove ${n} synchronize step${n > 1 ? 's' : ''}`
+    : 'cannot apply: its calls are not synchronize steps of the scenario';
+};
+
+const SYNC_STEP = ['deviceSync', 'streamSync', 'eventSync', 'wait', 'query'];
+
+const pinCopy: Edit = (g, th, f) => {
+  const steps = stepsOf(th, new Set(f.calls)).filter((s) => 'copy' in s.step);
+  if (!steps.length) return 'cannot apply: its copies are not in the scenario (left out or outside the window)';
+  for (const s of steps) {
+    const st = s.step as Record<string, unknown>;
+    for (const end of ['copy', 'to'] as const) {
+      const name = st[end] as string;
+      const b = g.buffers.get(name);
+      if (b?.host !== 'pageable') continue;
+      const pinned = name.replace(/^h_pageable_/, 'h_pinned_');
+      g.buffers.set(pinned, { bytes: b.bytes, host: 'pinned' });
+      st[end] = pinned;
+    }
+    // The measured time was the pageable path's; the profile's pinned bandwidth gives the new one.
+    delete st.ns;
+    st.async = true;
+  }
+  return `copy from pinned host memory, asynchronously, in ${steps.length} cop${steps.length > 1 ? 'ies' : 'y'}`;
+};
+
+/** `.item()`-style: the host reads a value right after it is copied; read it later, at the thread's next wait. */
+const moveSyncLater: Edit = (_g, th, f) => {
+  const calls = new Set(f.calls);
+  let moved = 0;
+  for (const [name, steps] of th) {
+    const out: GeneratedStep[] = [];
+    const carried: GeneratedStep[] = [];
+    for (const s of steps) {
+      const sync = SYNC_STEP.some((k) => k in s.step);
+      if (sync && calls.has(s.call)) {
+        carried.push(s);
+        moved++;
+        continue;
+      }
+      if (sync && carried.length) out.push(...carried.splice(0));
+      out.push(s);
+    }
+    th.set(name, [...out, ...carried]);
+  }
+  return moved
+    ? `move ${moved} synchronize step${moved > 1 ? 's' : ''} to the thread's next wait (where the value is next needed)`
+    : 'cannot apply: its synchronize is not a step of the scenario';
+};
+
+const addRaceWait: Edit = (g, th, f, a, t) => {
+  const h = a.hazards.find((z) => f.calls.includes(z.fix.after) && f.calls.includes(z.fix.before));
+  if (!h) return 'cannot apply: the race has no structured fix';
+  const all = [...th.values()].flat();
+  const after = all.find((s) => s.call === h.fix.after);
+  const before = all.find((s) => s.call === h.fix.before);
+  if (!after || !before) return 'cannot apply: one of the racing calls is not a step of the scenario';
+  const ev = `fix_${h.fix.after}_${h.fix.before}`;
+  g.events.add(ev);
+  const on = (lane: number) => {
+    const s = g.streamName(lane);
+    return s === 'default' ? {} : { stream: s };
+  };
+  const firstLane = t.calls.stream[h.fix.after];
+  const secondLane = t.calls.stream[h.fix.before];
+  for (const [name, steps] of th) {
+    const i = steps.indexOf(after);
+    if (i >= 0) steps.splice(i + 1, 0, { step: { record: ev, ...on(firstLane) }, call: -1, note: 'fix: record' });
+    const k = steps.indexOf(before);
+    if (k >= 0) steps.splice(k, 0, { step: { wait: ev, ...on(secondLane) }, call: -1, note: 'fix: wait' });
+    th.set(name, steps);
+  }
+  return `record "${ev}" on ${h.fix.recordOn} after the first access and wait for it on ${h.fix.waitIn} before the second`;
+};
+
+function editFor(f: Finding): Edit | string {
+  if (REMOVE_KINDS.has(f.kind)) return removeSync;
+  if (f.kind === 'pageable-async-copy') return pinCopy;
+  if (f.kind === 'hidden-sync') return moveSyncLater;
+  if (f.kind === 'race') return addRaceWait;
+  return `cannot apply: a ${f.kind} finding has no edit the simulator can run`;
+}
+
+function outcome(sim: Trace): Outcome {
+  const byLane = new Map<number, [number, number]>();
+  for (let i = 0; i < sim.calls.count; i++) {
+    if (sim.calls.kind[i] === CK.context || str(sim, sim.calls.name[i]) === 'hostWork') continue;
+    const r = byLane.get(sim.calls.lane[i]) ?? [Infinity, -Infinity];
+    byLane.set(sim.calls.lane[i], [Math.min(r[0], sim.calls.begin[i]), Math.max(r[1], sim.calls.end[i])]);
+  }
+  const hostNs = Math.max(0, ...[...byLane.values()].map(([a, b]) => b - a));
+  const spans: [number, number][] = [];
+  for (let j = 0; j < sim.ops.count; j++)
+    if (sim.ops.end[j] > sim.ops.start[j]) spans.push([sim.ops.start[j], sim.ops.end[j]]);
+  spans.sort((x, y) => x[0] - y[0]);
+  let busy = 0;
+  let end = -Infinity;
+  for (const [a, b] of spans) {
+    if (b <= end) continue;
+    busy += b - Math.max(a, end);
+    end = b;
+  }
+  return { hostNs, gpuBusyNs: busy };
+}
+
+/** Each trace call's blocked time in a simulation of `threads`. */
+function blockedByCall(threads: Threads, sim: Trace): Map<number, number> {
+  const out = new Map<number, number>();
+  const single = threads.size === 1;
+  for (const [name, steps] of threads) {
+    const lane = sim.lanes.find((l) => l.kind === 'thread' && l.name === (single ? 'main' : name))?.id ?? -1;
+    const original = steps.filter((s) => Object.keys(s.step).length).map((s) => s.call);
+    for (let i = 0; i < sim.calls.count; i++) {
+      const call = sim.calls.lane[i] === lane ? original[sim.calls.step[i]] : undefined;
+      if (call !== undefined && call >= 0) out.set(call, (out.get(call) ?? 0) + sim.calls.blockedNs[i]);
+    }
+  }
+  return out;
+}
+
+const copyThreads = (th: Threads): Threads =>
+  new Map([...th].map(([n, steps]) => [n, steps.map((s) => ({ ...s, step: structuredClone(s.step) }))]));
+
+/** The fixes of `ids` (F1, F2, ... in the order of the trace's findings), or of every finding with a fix. */
+export function whatIf(t: Trace, profile: SimProfile, ids: string[] | 'all', window: ScenarioWindow = {}): FixResult[] {
+  const a = analyze(t);
+  const base = scenarioFromTrace(t, profile, window);
+  const baseSim = simulate(compileGenerated(base.text), profile);
+  const before = outcome(baseSim);
+  const baseBlocked = blockedByCall(base.threads, baseSim);
+  const chosen = a.findings
+    .map((f, k) => ({ f, id: `F${k + 1}` }))
+    .filter(({ f, id }) => (ids === 'all' ? !!f.fix : ids.includes(id)));
+  return chosen.map(({ f, id }) => {
+    // Each fix edits a fresh scenario, so fixes do not add up.
+    const g = scenarioFromTrace(t, profile, window);
+    const th = copyThreads(g.threads);
+    const edit = editFor(f);
+    const said = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
+    const result: FixResult = {
+      id,
+      finding: f,
+      edit: said,
+      applied: false,
+      before,
+      waits: [],
+      isCost: f.kind === 'race',
+    };
+    if (said.startsWith('cannot')) return result;
+    const text = g.render(th);
+    const sim = simulate(compileGenerated(text), profile);
+    const after = blockedByCall(th, sim);
+    for (const [call, was] of baseBlocked) {
+      const now = after.get(call);
+      if (was > 1000 && (now === undefined || was - now > 1000))
+        result.waits.push({ call, name: str(t, t.calls.name[call]), beforeNs: was, afterNs: now });
+    }
+    return { ...result, applied: true, after: outcome(sim), scenario: text };
+  });
+}

@@ -1,0 +1,416 @@
+// Any trace becomes a scenario (docs/whatif.md): its streams, events and buffers, each host thread's
+// calls in order with the host time between them as hostWork, and its kernels with their measured
+// durations. The scenario is text (JSON with comments) so that every step can say where it came
+// from, and what the trace did not know is marked on the step, never guessed silently.
+import { callSiteText } from '../analyze/describe';
+import { LIMITS } from '../scenario/kinds';
+import type { SimProfile } from '../simulate/profile';
+import { CK, OK } from '../trace/kinds';
+import { COPY_KINDS, HOST_MEMORY, type Trace, callSite, str, traceExtent } from '../trace/model';
+
+export interface ScenarioWindow {
+  /** Absolute trace times in ns; calls that begin outside [from, to) are left out. */
+  from?: number;
+  to?: number;
+}
+
+/** One emitted step, the trace call it stands for (-1 for host work), and its comment. */
+export interface GeneratedStep {
+  step: Record<string, unknown>;
+  call: number;
+  note?: string;
+}
+
+export interface GeneratedScenario {
+  text: string;
+  /** Steps per host thread name, in order: the replay maps simulated calls back through them. */
+  threads: Map<string, GeneratedStep[]>;
+  /** Steps that the trace could not fill in, explained (also comments in the text). */
+  marked: number;
+  /** The declarations the steps use; an edit may add to them (a pinned buffer, a stream's flag, an event). */
+  streams: Map<string, { nonBlocking?: boolean; priority?: number }>;
+  events: Set<string>;
+  buffers: Map<string, { bytes: number; host?: string }>;
+  /** The scenario text of (edited) steps with these declarations. */
+  render(threads: Map<string, GeneratedStep[]>): string;
+  /** The scenario's name for a trace stream lane. */
+  streamName(lane: number): string;
+}
+
+/** A launch step's block size when it gives none (core/scenario/steps.ts). */
+const DEFAULT_BLOCK = 256;
+const SYNC_NAMES = ['eventSync', 'streamSync', 'deviceSync'] as const;
+
+/** A name the scenario language accepts and that says what the thing was. */
+const identifier = (s: string): string => s.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 48) || 'x';
+
+/** What the simulator charges the host for a call that does not block: the rest of a measured call is host work. */
+function modelledCallNs(kind: number, p: SimProfile): number {
+  switch (kind) {
+    case CK.launch:
+      return p.launchNs;
+    case CK.record:
+      return p.recordNoTimingNs;
+    case CK.streamWait:
+      return p.streamWaitNs;
+    case CK.query:
+      return p.queryNs;
+    case CK.eventSync:
+    case CK.streamSync:
+    case CK.deviceSync:
+      return p.syncNs;
+    case CK.memcpy:
+      return p.copyCallNs;
+    case CK.memset:
+      return p.memsetCallNs;
+    case CK.hostFunc:
+      return p.hostFuncCallNs;
+    default:
+      return 0;
+  }
+}
+
+class Names {
+  private readonly byKey = new Map<string, string>();
+  private readonly used = new Set<string>(['default', 'legacy']);
+  get(key: string, wanted: string): string {
+    const known = this.byKey.get(key);
+    if (known) return known;
+    let name = identifier(wanted);
+    for (let k = 2; this.used.has(name); k++) name = `${identifier(wanted)}_${k}`;
+    this.used.add(name);
+    this.byKey.set(key, name);
+    return name;
+  }
+}
+
+/** Calls of each host thread lane in begin order, inside the window, framework ranges left out. */
+function callsByThread(t: Trace, w: ScenarioWindow): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  const from = w.from ?? -Infinity;
+  const to = w.to ?? Infinity;
+  for (let i = 0; i < t.calls.count; i++) {
+    if (t.calls.kind[i] === CK.context || t.calls.begin[i] < from || t.calls.begin[i] >= to) continue;
+    const lane = t.calls.lane[i];
+    (out.get(lane) ?? out.set(lane, []).get(lane)!).push(i);
+  }
+  for (const list of out.values()) list.sort((a, b) => t.calls.begin[a] - t.calls.begin[b] || a - b);
+  return out;
+}
+
+/**
+ * Host threads whose calls never overlap in time take turns: one hands the GPU work to another and
+ * waits for it on the CPU (autograd's backward thread does). The scenario language has no CPU join
+ * between threads, so such threads become one thread in time order, which keeps their turns exact.
+ */
+function handOffs(t: Trace, byThread: Map<number, number[]>): Map<number, number[]> {
+  if (byThread.size < 2) return byThread;
+  const all = [...byThread.values()].flat().sort((a, b) => t.calls.begin[a] - t.calls.begin[b] || a - b);
+  let end = -Infinity;
+  let lane = -1;
+  for (const i of all) {
+    if (t.calls.begin[i] < end && t.calls.lane[i] !== lane) return byThread;
+    if (t.calls.end[i] >= end) [end, lane] = [t.calls.end[i], t.calls.lane[i]];
+  }
+  const first = [...byThread.keys()].find((l) => t.lanes[l]?.name === 'main') ?? t.calls.lane[all[0]];
+  return new Map([[first, all]]);
+}
+
+export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWindow = {}): GeneratedScenario {
+  const g = new Generator(t, profile);
+  const threads = new Map<string, GeneratedStep[]>();
+  const byThread = handOffs(t, callsByThread(t, w));
+  // Every scenario thread starts at once: a thread that began later in the trace first works that long.
+  let start = Infinity;
+  for (const calls of byThread.values()) start = Math.min(start, t.calls.begin[calls[0]]);
+  for (const [lane, calls] of byThread) {
+    const name = g.threadName(lane);
+    const late = Math.round(t.calls.begin[calls[0]] - start);
+    const steps = g.thread(calls);
+    if (late > 0) steps.unshift({ step: { hostWork: { ns: late } }, call: -1, note: 'this thread began later' });
+    threads.set(name, steps);
+  }
+  return {
+    text: g.text(threads),
+    threads,
+    marked: g.marked,
+    streams: g.streams,
+    events: g.events,
+    buffers: g.buffers,
+    render: (th) => g.text(th),
+    streamName: (lane) => g.stream(lane),
+  };
+}
+
+class Generator {
+  readonly streams = new Map<string, { nonBlocking?: boolean; priority?: number }>();
+  readonly events = new Set<string>();
+  readonly buffers = new Map<string, { bytes: number; host?: string }>();
+  private readonly names = new Names();
+  private readonly threadNames = new Names();
+  marked = 0;
+
+  /** The ops each call issued, found once: a scan per call would be quadratic on long traces. */
+  private readonly opsByCall = new Map<number, number[]>();
+
+  constructor(
+    private readonly t: Trace,
+    private readonly p: SimProfile,
+  ) {
+    for (let j = 0; j < t.ops.count; j++) {
+      const c = t.ops.call[j];
+      if (c >= 0) (this.opsByCall.get(c) ?? this.opsByCall.set(c, []).get(c)!).push(j);
+    }
+  }
+
+  private opsOf(call: number): number[] {
+    return this.opsByCall.get(call) ?? [];
+  }
+
+  threadName(lane: number): string {
+    return this.threadNames.get(`${lane}`, this.t.lanes[lane]?.name === 'main' ? 'main' : `t${lane}`);
+  }
+
+  /** The scenario's name for a stream lane: the legacy default stream is built in. */
+  stream(lane: number): string {
+    const l = this.t.lanes[lane];
+    if (!l || l.legacyDefault) return 'default';
+    const name = this.names.get(`s${lane}`, l.handle !== undefined ? `s${l.handle}` : l.name);
+    if (!this.streams.has(name))
+      this.streams.set(name, {
+        ...(l.nonBlocking ? { nonBlocking: true } : {}),
+        ...(l.priority ? { priority: l.priority } : {}),
+      });
+    return name;
+  }
+
+  private event(id: number): string {
+    const name = this.names.get(`e${id}`, `ev_${str(this.t, id)}`);
+    this.events.add(name);
+    return name;
+  }
+
+  private buffer(host: string, bytes: number): string {
+    const name = host ? `h_${host}_${bytes}` : `d_${bytes}`;
+    if (!this.buffers.has(name)) this.buffers.set(name, { bytes, ...(host ? { host } : {}) });
+    return name;
+  }
+
+  thread(calls: number[]): GeneratedStep[] {
+    const t = this.t;
+    const out: GeneratedStep[] = [];
+    for (let k = 0; k < calls.length; k++) {
+      const i = calls[k];
+      const steps = this.steps(i);
+      for (const s of steps) if (Object.keys(s.step).length || s.note) out.push(s);
+      // The host's own time: the gap to its next call, and what this call took beyond the model's cost of it.
+      const next = calls[k + 1];
+      if (next === undefined) continue;
+      const took = t.calls.end[i] - t.calls.begin[i] - t.calls.blockedNs[i];
+      const own = steps.some((s) => !s.note?.startsWith('left out'))
+        ? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p))
+        : took;
+      const work = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
+      if (work <= 0) continue;
+      // Calls the scenario does not model (stream creation, API queries) fold into the host work around them.
+      const prev = out[out.length - 1];
+      const held = prev?.call === -1 ? (prev.step.hostWork as { ns: number }) : undefined;
+      if (held) held.ns += work;
+      else out.push({ step: { hostWork: { ns: work } }, call: -1 });
+    }
+    return out;
+  }
+
+  private mark(call: number, why: string): GeneratedStep {
+    this.marked++;
+    return { step: {}, call, note: `left out: ${why}` };
+  }
+
+  /** The steps for one call: usually one; a launch of several kernels gives one each. */
+  private steps(i: number): GeneratedStep[] {
+    const t = this.t;
+    const c = t.calls;
+    const site = callSite(t, i) ? callSiteText(t, i) : undefined;
+    const one = (step: Record<string, unknown>, note?: string): GeneratedStep[] => [
+      { step, call: i, note: note ?? site },
+    ];
+    const ops = this.opsOf(i);
+    const stream = c.stream[i] >= 0 ? this.stream(c.stream[i]) : undefined;
+    const on = stream && stream !== 'default' ? { stream } : {};
+    switch (c.kind[i]) {
+      case CK.launch: {
+        const kernels = ops.filter((j) => t.ops.kind[j] === OK.kernel || t.ops.kind[j] === OK.hostFunc);
+        if (!kernels.length)
+          return [this.mark(i, `${str(t, c.name[i]) || 'launch'} has no kernel in the trace, so no duration`)];
+        // With its grid and block the kernel shares SMs with other streams' kernels as it did; the
+        // simulator's duration is one wave's, so the measured one is split over the waves it took.
+        return kernels.map((j) => ({
+          step: {
+            launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
+            ...(t.ops.lane[j] !== c.stream[i] || stream === undefined ? this.onLane(t.ops.lane[j]) : on),
+            ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j))),
+            ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
+            ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
+          },
+          call: i,
+          note: site ?? `${str(t, t.ops.name[j])}`.slice(0, 100),
+        }));
+      }
+      case CK.record:
+      case CK.streamWait:
+      case CK.query:
+      case CK.eventSync: {
+        if (!c.event[i]) return [this.mark(i, `${str(t, c.name[i])} names no event in the trace`)];
+        const kind =
+          c.kind[i] === CK.record
+            ? 'record'
+            : c.kind[i] === CK.streamWait
+              ? 'wait'
+              : c.kind[i] === CK.query
+                ? 'query'
+                : 'eventSync';
+        if (kind !== 'eventSync' && kind !== 'query' && stream === undefined)
+          return [this.mark(i, `${str(t, c.name[i])} names no stream in the trace`)];
+        return one({ [kind]: this.event(c.event[i]), ...(kind === 'record' || kind === 'wait' ? on : {}) });
+      }
+      case CK.streamSync:
+        if (stream === undefined) return [this.mark(i, 'cudaStreamSynchronize names no stream in the trace')];
+        return one({ streamSync: stream });
+      case CK.hostFunc: {
+        const fn = ops.find((j) => t.ops.kind[j] === OK.hostFunc);
+        if (fn === undefined || stream === undefined)
+          return [this.mark(i, 'cudaLaunchHostFunc has no host function op or stream in the trace')];
+        const body = Math.max(0, Math.round(t.ops.end[fn] - t.ops.start[fn] - this.p.hostFuncGapNs));
+        return one({ hostFunc: identifier(str(t, t.ops.name[fn]) || 'fn'), ...on, ns: body });
+      }
+      case CK.deviceSync:
+        return one({ deviceSync: c.device[i] ? c.device[i] : true });
+      case CK.memcpy:
+      case CK.memset:
+        return this.copy(i, ops, site);
+      default:
+        return [];
+    }
+  }
+
+  /** How many waves of the GPU's block slots the kernel's grid takes (as the simulator places blocks). */
+  private waves(op: number): number {
+    const p = this.p;
+    const grid = this.t.ops.grid[op];
+    if (!(grid > 0)) return 1;
+    const block = Math.max(1, Math.min(this.t.ops.block[op] || DEFAULT_BLOCK, LIMITS.block));
+    const perSm = Math.max(1, Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / block)));
+    const atOnce = Math.max(1, Math.floor((p.sms * p.blocksPerSm) / Math.ceil(p.blocksPerSm / perSm)));
+    return Math.ceil(grid / atOnce);
+  }
+
+  private onLane(lane: number): Record<string, string> {
+    const s = this.stream(lane);
+    return s === 'default' ? {} : { stream: s };
+  }
+
+  private copy(i: number, ops: number[], site?: string): GeneratedStep[] {
+    const t = this.t;
+    const c = t.calls;
+    const op = ops.find((j) => t.ops.kind[j] === OK.memcpy || t.ops.kind[j] === OK.memset);
+    const name = str(t, c.name[i]);
+    if (op === undefined)
+      return [this.mark(i, `${name || 'copy'} has no GPU op in the trace, so no direction or size`)];
+    const bytes = t.ops.bytes[op] || c.bytes[i];
+    if (!(bytes > 0)) return [this.mark(i, `${name} has no size in the trace`)];
+    const async = /async/i.test(name);
+    const stream = async ? this.onLane(t.ops.lane[op]) : {};
+    if (t.ops.kind[op] === OK.memset)
+      return [
+        { step: { memset: this.buffer('', bytes), ...(async ? { async: true, ...stream } : {}) }, call: i, note: site },
+      ];
+    const dir = COPY_KINDS[t.ops.copy[op]];
+    let hostMemory: string = HOST_MEMORY[t.ops.hostMemory[op]];
+    let note = site;
+    if (dir !== 'DtoD' && !hostMemory) {
+      // The simulator needs to know; pageable is what a plain host array is, and the note says it was assumed.
+      hostMemory = 'pageable';
+      note = `host memory not in the trace: assumed pageable${site ? `; ${site}` : ''}`;
+      this.marked++;
+    }
+    const host = () => this.buffer(hostMemory, bytes);
+    const dev = () => this.buffer('', bytes);
+    const ends: Record<string, [() => string, () => string]> = {
+      HtoD: [host, dev],
+      DtoH: [dev, host],
+      DtoD: [dev, () => this.buffer('', bytes + 1)],
+      HtoH: [host, () => this.buffer(hostMemory, bytes + 1)],
+    };
+    const pair = ends[dir];
+    if (!pair)
+      return [this.mark(i, `${name} copies ${dir || 'in an unknown direction'}, which a scenario cannot say here`)];
+    // The measured duration, not the profile's bandwidth: pageable staging and engine contention are in it.
+    // A pageable copy's call returns when the host has drained its staging buffers (S17), which for
+    // device-to-host is after the DMA ends; the simulator returns it at the copy's end, so that is the end.
+    const drained = hostMemory === 'pageable' ? t.calls.end[i] : t.ops.end[op];
+    const took = Math.round(Math.max(t.ops.end[op], drained) - t.ops.start[op]);
+    const step = { copy: pair[0](), to: pair[1](), bytes, ...(async ? { async: true, ...stream } : {}) };
+    return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, note }];
+  }
+
+  text(threads: Map<string, GeneratedStep[]>): string {
+    const t = this.t;
+    let lines: string[] = [
+      '{',
+      `  "name": ${JSON.stringify(`${t.meta.scenario?.name ?? t.meta.source} (from its trace)`)},`,
+    ];
+    lines.push(
+      `  // made from a ${t.meta.source} trace; kernel times are measured, less the profile's kernel overhead; host gaps are hostWork`,
+    );
+    const obj = (m: Map<string, object> | Set<string>) =>
+      JSON.stringify(m instanceof Set ? Object.fromEntries([...m].map((k) => [k, {}])) : Object.fromEntries(m));
+    if (this.streams.size) lines.push(`  "streams": ${obj(this.streams)},`);
+    if (this.events.size) lines.push(`  "events": ${obj(this.events)},`);
+    if (this.buffers.size) lines.push(`  "buffers": ${obj(this.buffers)},`);
+    const body = (steps: GeneratedStep[], indent: string) =>
+      steps.map(
+        (s) =>
+          (Object.keys(s.step).length ? `${indent}${JSON.stringify(s.step)},` : `${indent}//`) +
+          (s.note ? ` // ${s.note.replace(/[\r\n]/g, ' ')}` : ''),
+      );
+    const names = [...threads.keys()];
+    // concat, not a spread: a long trace has more steps than a call may take arguments.
+    if (names.length === 1) {
+      lines = lines.concat(['  "steps": ['], body(threads.get(names[0])!, '    '), ['  ]']);
+    } else {
+      lines.push('  "threads": {');
+      names.forEach((n, k) => {
+        lines = lines.concat([`    ${JSON.stringify(n)}: [`], body(threads.get(n)!, '      '), [
+          `    ]${k < names.length - 1 ? ',' : ''}`,
+        ]);
+      });
+      lines.push('  }');
+    }
+    lines.push('}', '');
+    return lines.join('\n');
+  }
+}
+
+/** The window of ProfilerStep#a to #b (inclusive), from the trace's framework ranges; undefined when it has none. */
+export function profilerStepWindow(t: Trace, a: number, b: number): ScenarioWindow | undefined {
+  let from = Infinity;
+  let to = -Infinity;
+  for (let i = 0; i < t.calls.count; i++) {
+    if (t.calls.kind[i] !== CK.context) continue;
+    const m = /^ProfilerStep#(\d+)$/.exec(str(t, t.calls.name[i]));
+    if (!m || +m[1] < a || +m[1] > b) continue;
+    from = Math.min(from, t.calls.begin[i]);
+    to = Math.max(to, t.calls.end[i]);
+  }
+  return from < to ? { from, to } : undefined;
+}
+
+export const windowFromTraceStart = (t: Trace, fromNs?: number, toNs?: number): ScenarioWindow => {
+  const start = traceExtent(t).start;
+  return {
+    ...(fromNs !== undefined ? { from: start + fromNs } : {}),
+    ...(toNs !== undefined ? { to: start + toNs } : {}),
+  };
+};
+
+export { SYNC_NAMES };

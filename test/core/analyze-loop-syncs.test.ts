@@ -1,0 +1,85 @@
+// loop-sync: a synchronize that recurs in a loop and that the host follows with its next launch.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyze } from '../../core/analyze';
+import { idleGapAt } from '../../core/analyze/loop-syncs';
+import { FINDING_KINDS } from '../../core/trace/kinds';
+import { TraceBuilder, type Trace } from '../../core/trace/model';
+import { loadTraceFile } from '../../node/trace-file';
+import { repoPath } from '../helpers/paths';
+
+const capture = (name: string) =>
+  loadTraceFile(repoPath('test/fixtures/capture/programs', `${name}.syncscope.json.gz`));
+const loopSyncs = (t: Trace) => analyze(t).findings.filter((f) => f.kind === 'loop-sync');
+
+/** `n` passes of: launch a 100 us kernel, synchronize, then `after` (a launch or a blocking copy back). */
+function loop(n: number, after: 'launch' | 'copy'): Trace {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'default', device: 0, legacyDefault: true });
+  let now = 0;
+  for (let k = 0; k < n; k++) {
+    const l = b.call({ lane: host, kind: 'launch', begin: now, end: now + 5_000, stream: s, name: 'cudaLaunchKernel' });
+    const op = b.op({ lane: s, kind: 'kernel', start: now + 10_000, end: now + 110_000, call: l, name: 'gemm' });
+    b.call({
+      lane: host,
+      kind: 'deviceSync',
+      begin: now + 6_000,
+      end: now + 115_000,
+      blockedNs: 109_000,
+      releasedBy: op,
+    });
+    if (after === 'copy') {
+      const c = b.call({
+        lane: host,
+        kind: 'memcpy',
+        begin: now + 116_000,
+        end: now + 130_000,
+        stream: s,
+        name: 'cudaMemcpy',
+        blockedNs: 1_000,
+      });
+      b.op({ lane: s, kind: 'memcpy', start: now + 120_000, end: now + 125_000, call: c, copy: 'DtoH' });
+    }
+    now += 200_000;
+  }
+  return b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+}
+
+test('loop-sync is one of the finding kinds', () => assert.ok(FINDING_KINDS.includes('loop-sync')));
+
+test('a device synchronize after each kernel of a loop, followed by the next launch: one finding, its idle gaps summed', () => {
+  const [f, ...more] = loopSyncs(loop(4, 'launch'));
+  assert.equal(more.length, 0);
+  assert.equal(f.rule, 'S14');
+  assert.deepEqual(f.calls, [1, 3, 5, 7]);
+  // Passes 1 to 3 are followed by a launch: the GPU is idle from 110 us to 210 us of the next pass.
+  assert.equal(f.savedNs, 3 * 100_000);
+  assert.match(f.message, /^candidate: .* recurs 4 times .*; 3 times the host launched again/);
+});
+
+test('near misses: two passes are no loop; a result read back (a blocking copy) before the next launch is a use', () => {
+  assert.deepEqual(loopSyncs(loop(3, 'launch')), []);
+  assert.deepEqual(loopSyncs(loop(6, 'copy')), []);
+});
+
+test('idle gap around a time: 0 while busy or after the last work', () => {
+  const busy = { start: Float64Array.of(0, 100), end: Float64Array.of(50, 150) };
+  assert.equal(idleGapAt(busy, 60), 50);
+  assert.equal(idleGapAt(busy, 40), 0);
+  assert.equal(idleGapAt(busy, 160), 0);
+});
+
+test('sync_every_gemm capture: 40 synchronizes after the GEMMs, 39 followed by the next GEMM; the fixed run has none', async () => {
+  const [f, ...more] = loopSyncs(await capture('sync_every_gemm.plain'));
+  assert.equal(more.length, 0);
+  assert.equal(f.kind, 'loop-sync');
+  assert.equal(f.calls.length, 40);
+  assert.equal(f.calls[0], 24); // the first cudaDeviceSynchronize inside the loop (call 2 is the one before it)
+  assert.match(f.message, /cudaDeviceSynchronize .* recurs 40 times in a loop \(after sm80_xmma_gemm/);
+  // The first gap, read by hand: GEMM op 2 ends at 126752535 ns, GEMM op 3 starts at 127508883 ns.
+  const t = await capture('sync_every_gemm.plain');
+  assert.equal(t.ops.start[3] - t.ops.end[2], 756_348);
+  assert.ok(f.savedNs! > 39 * 150_000 && f.savedNs! < 39 * 800_000, `${f.savedNs}`);
+  assert.deepEqual(loopSyncs(await capture('sync_every_gemm.fix')), []);
+});

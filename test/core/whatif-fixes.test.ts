@@ -1,0 +1,188 @@
+// Fixes as edits: each edit read by hand on a small trace.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { h200, simulate } from '../../core/simulate';
+import { compileScenario } from '../../core/scenario/parse';
+import { TraceBuilder } from '../../core/trace/model';
+import { whatIf } from '../../core/whatif/fixes';
+
+/** A 1 MiB pageable async copy that held the host 2 ms, then 1 ms of host work and a stream sync. */
+function pageable() {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 's', device: 0, nonBlocking: true, handle: 3 });
+  const c = b.call({
+    lane: host,
+    kind: 'memcpy',
+    begin: 0,
+    end: 2_000_000,
+    stream: s,
+    name: 'cudaMemcpyAsync',
+    blockedNs: 1_990_000,
+    releasedBy: 0,
+  });
+  b.op({
+    lane: s,
+    kind: 'memcpy',
+    start: 5000,
+    end: 2_000_000,
+    call: c,
+    copy: 'HtoD',
+    bytes: 1 << 20,
+    hostMemory: 'pageable',
+  });
+  b.call({
+    lane: host,
+    kind: 'streamSync',
+    begin: 3_000_000,
+    end: 3_010_000,
+    stream: s,
+    name: 'cudaStreamSynchronize',
+  });
+  return b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+}
+
+test('a pageable copy fix: the copy reads a pinned buffer, asynchronously, at the profile bandwidth; its wait shrinks', () => {
+  const [r] = whatIf(pageable(), h200, 'all');
+  assert.equal(r.finding.kind, 'pageable-async-copy');
+  assert.equal(r.applied, true);
+  assert.match(r.scenario!, /"h_pinned_1048576":\{"bytes":1048576,"host":"pinned"\}/);
+  assert.match(
+    r.scenario!,
+    /\{"copy":"h_pinned_1048576","to":"d_1048576","bytes":1048576,"async":true,"stream":"s3"\}/,
+  );
+  // Before: the copy's 1.995 ms held the host; after: the host returns at once and the 1 ms of host
+  // work covers the pinned copy (1 MiB at tens of GB/s: tens of us), so the host saves about 2 ms.
+  assert.ok(r.before.hostNs - r.after!.hostNs > 1_900_000, `${r.before.hostNs} -> ${r.after!.hostNs}`);
+  assert.equal(r.waits[0].call, 0);
+  assert.ok(r.waits[0].afterNs! < 10_000);
+});
+
+test('a fix that cannot apply says why', () => {
+  const [r] = whatIf(pageable(), h200, ['F1'], { from: 2_500_000 });
+  assert.equal(r.applied, false);
+  assert.match(r.edit, /^cannot apply: its copies are not in the scenario/);
+});
+
+const simulated = (text: string) => simulate(compileScenario(text), h200);
+
+test('a loop-sync fix: the synchronizes are removed and the GPU runs the kernels back to back', () => {
+  // Four 100 us kernels, each followed by a device synchronize and 20 us of host work; one last
+  // synchronize (another line, so not part of the loop) waits for everything.
+  const t = simulated(`{ "name": "loop", "steps": [
+    { "repeat": 4, "steps": [ { "launch": "k", "us": 100 }, { "deviceSync": true }, { "hostWork": { "us": 20 } } ] },
+    { "deviceSync": true } ] }`);
+  const [r] = whatIf(t, h200, 'all');
+  assert.equal(r.finding.kind, 'loop-sync');
+  assert.equal(r.edit, 'remove 4 synchronize steps');
+  assert.equal((r.scenario!.match(/"deviceSync"/g) ?? []).length, 1);
+  // Before, each 20 us of host work ran while the GPU sat idle; after, it overlaps the next kernel:
+  // the host saves the 4 x 20 us, plus what each removed synchronize cost beyond that (its call and
+  // wake-up), and the GPU's busy time (4 x 100 us plus overheads) stays the same.
+  const saved = r.before.hostNs - r.after!.hostNs;
+  assert.ok(saved >= 80_000 && saved <= 80_000 + 4 * 10_000, `saved ${saved}`);
+  assert.ok(Math.abs(r.before.gpuBusyNs - r.after!.gpuBusyNs) < 1000);
+  // The four loop waits are gone; the last one now waits for the work they used to.
+  assert.deepEqual(
+    r.waits.filter((w) => w.afterNs === undefined).map((w) => w.name),
+    ['cudaDeviceSynchronize', 'cudaDeviceSynchronize', 'cudaDeviceSynchronize', 'cudaDeviceSynchronize'],
+  );
+});
+
+/** `.item()` as PyTorch leaves it: a kernel, a 4-byte device-to-host copy and a stream synchronize in aten::item, then more work. */
+function item() {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 's', device: 0, nonBlocking: true, handle: 7 });
+  const context = 'aten::item > aten::_local_scalar_dense';
+  const k1 = b.call({ lane: host, kind: 'launch', begin: 0, end: 5000, stream: s, name: 'cudaLaunchKernel' });
+  b.op({ lane: s, kind: 'kernel', start: 5000, end: 505_000, call: k1, name: 'loss' });
+  const cp = b.call({
+    lane: host,
+    kind: 'memcpy',
+    begin: 10_000,
+    end: 20_000,
+    stream: s,
+    name: 'cudaMemcpyAsync',
+    context,
+  });
+  b.op({
+    lane: s,
+    kind: 'memcpy',
+    start: 505_000,
+    end: 507_000,
+    call: cp,
+    copy: 'DtoH',
+    bytes: 4,
+    hostMemory: 'pinned',
+  });
+  b.call({
+    lane: host,
+    kind: 'streamSync',
+    begin: 20_000,
+    end: 510_000,
+    stream: s,
+    name: 'cudaStreamSynchronize',
+    blockedNs: 487_000,
+    releasedBy: 1,
+    context,
+  });
+  // The next step's kernel, then the thread's next wait.
+  const k2 = b.call({ lane: host, kind: 'launch', begin: 610_000, end: 615_000, stream: s, name: 'cudaLaunchKernel' });
+  b.op({ lane: s, kind: 'kernel', start: 615_000, end: 815_000, call: k2, name: 'step' });
+  b.call({
+    lane: host,
+    kind: 'streamSync',
+    begin: 620_000,
+    end: 820_000,
+    stream: s,
+    name: 'cudaStreamSynchronize',
+    blockedNs: 195_000,
+    releasedBy: 2,
+  });
+  return b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+}
+
+test('a hidden-sync fix: the .item() synchronize moves to the next wait, so the host work after it overlaps the GPU', () => {
+  const results = whatIf(item(), h200, 'all');
+  const r = results.find((x) => x.finding.kind === 'hidden-sync')!;
+  assert.equal(r.applied, true, r.edit);
+  assert.match(r.edit, /^move 1 synchronize step/);
+  // The moved synchronize sits right before the last one.
+  const syncs = r.scenario!.split('\n').filter((l) => /"streamSync"|"launch"/.test(l));
+  assert.deepEqual(
+    syncs.map((l) => /"(streamSync|launch)"/.exec(l)![1]),
+    ['launch', 'launch', 'streamSync', 'streamSync'],
+  );
+  // Before: the host waited ~490 us for "loss", then did 100 us of work, launched "step" and waited
+  // 200 us for it: about 820 us. After: the 100 us of host work runs while "loss" (500 us) runs, and
+  // "step" (200 us) follows it on the stream: the host span is about 5 + 500 + 2 + 200 us, some 100 us less.
+  const saved = r.before.hostNs - r.after!.hostNs;
+  assert.ok(saved > 90_000 && saved < 115_000, `saved ${saved}`);
+  // The moved synchronize (call 2) now waits for "loss" and "step" together, which is no less than
+  // before; the thread's last wait (call 4), which waited ~200 us for "step", returns at once.
+  assert.deepEqual(
+    r.waits.map((w) => [w.call, w.afterNs]),
+    [[4, 0]],
+  );
+});
+
+test('a race fix: the second stream waits for the first, and the fix reports its cost', () => {
+  // "load" (150 us) writes batch on one stream while "train" (300 us) reads it on another.
+  const t = simulated(`{ "name": "race", "streams": { "a": { "nonBlocking": true }, "b": { "nonBlocking": true } },
+    "buffers": { "batch": { "bytes": 1024 } },
+    "steps": [ { "launch": "load", "stream": "a", "us": 150, "writes": ["batch"] },
+      { "launch": "train", "stream": "b", "us": 300, "reads": ["batch"] }, { "deviceSync": true } ] }`);
+  const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'race')!;
+  assert.equal(r.applied, true, r.edit);
+  assert.equal(r.isCost, true);
+  // Recorded right after "load" and waited for right before "train" (the host work between them stays).
+  assert.match(
+    r.scenario!,
+    /"launch":"load".*\n.*\{"record":"fix_0_1","stream":"a"\}.*\n.*"hostWork".*\n.*\{"wait":"fix_0_1","stream":"b"\}.*\n.*"launch":"train"/,
+  );
+  // Before, both ran at once: ~300 us. After, "train" starts when "load" ends: ~150 + 300 us. The
+  // cost is load's 150 us, give or take the record and wait calls.
+  const cost = r.after!.hostNs - r.before.hostNs;
+  assert.ok(cost > 140_000 && cost < 165_000, `cost ${cost}`);
+});
