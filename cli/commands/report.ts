@@ -1,6 +1,6 @@
 import { analyze } from '../../core/analyze';
 import { formatWaitGroups, groupWaits, WAIT_GROUPINGS, WaitGrouping } from '../../core/analyze/wait-groups';
-import { buildReport, formatReport } from '../../core/report';
+import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/report';
 import { escapeControlsKeepLines } from '../../core/terminal';
 import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
@@ -29,12 +29,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
   const report = buildReport(input.trace, analyze(input.trace, { program: input.program }));
   if (by) report.groups = groupWaits(report.waits, by);
-  if (args.flags.has('json')) io.stdout(JSON.stringify(report, null, 2) + '\n');
-  else
-    io.stdout(
-      formatReport(report, { file }) +
-        (report.groups ? '\n' + escapeControlsKeepLines(formatWaitGroups(report.groups)) : ''),
-    );
+  if (args.flags.has('json')) for (const chunk of reportJsonChunks(report)) io.stdout(chunk);
+  else {
+    for (const chunk of reportTextChunks(report, { file })) io.stdout(chunk);
+    if (report.groups) io.stdout('\n' + escapeControlsKeepLines(formatWaitGroups(report.groups)));
+  }
   return EXIT.ok;
 }
 

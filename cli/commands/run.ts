@@ -23,6 +23,7 @@ export const spec: CommandSpec = {
     { ...OPTIONS.profile, help: "the simulator's timing profile, when it simulates" },
     { name: 'timeout', value: 'seconds', help: 'stop a GPU run that takes longer' },
     OPTIONS.json,
+    OPTIONS.all,
   ],
 };
 
