@@ -95,6 +95,11 @@ export const OPTIONS = {
   json: { name: 'json', help: 'print the report as JSON (media/schema/report.schema.json)' },
   traceOut: { name: 'out', short: 'o', value: 'trace.syncscope.json', help: 'also write the trace' },
   html: { name: 'html', value: 'timeline.html', help: 'also write a self-contained timeline page' },
+  maxSteps: {
+    name: 'max-steps',
+    value: 'N',
+    help: 'unroll a scenario to at most N steps (default: as many as the memory holds)',
+  },
   all: {
     name: 'all',
     help: `list every wait; above ${SUMMARY_ABOVE} waits the text report lists the ${SUMMARY_WAITS} longest and counts the rest`,

@@ -12,6 +12,7 @@ export const spec: CommandSpec = {
   summary: 'every host wait, the findings and the metrics',
   options: [
     OPTIONS.profile,
+    OPTIONS.maxSteps,
     {
       name: 'group',
       value: WAIT_GROUPINGS.join('|'),
@@ -26,7 +27,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario or trace file');
   const by = grouping(flagString(args, 'group'));
-  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  const input = await loadInput(file, io, {
+    profile: flagString(args, 'profile'),
+    maxSteps: flagString(args, 'max-steps'),
+  });
   const report = buildReport(input.trace, analyze(input.trace, { program: input.program }));
   if (by) report.groups = groupWaits(report.waits, by);
   if (args.flags.has('json')) for (const chunk of reportJsonChunks(report)) io.stdout(chunk);

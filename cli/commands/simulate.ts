@@ -9,7 +9,7 @@ export const spec: CommandSpec = {
   name: 'simulate',
   synopsis: ['<scenario> [options]'],
   summary: 'run a scenario in the simulator and print the wait report',
-  options: [OPTIONS.traceOut, OPTIONS.html, OPTIONS.profile, OPTIONS.json, OPTIONS.all],
+  options: [OPTIONS.traceOut, OPTIONS.html, OPTIONS.profile, OPTIONS.maxSteps, OPTIONS.json, OPTIONS.all],
 };
 
 /** `simulate <scenario>`: run the scenario in the simulator, print the wait report, write the files asked for. */
@@ -17,7 +17,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
-  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  const input = await loadInput(file, io, {
+    profile: flagString(args, 'profile'),
+    maxSteps: flagString(args, 'max-steps'),
+  });
   return finishRun(input.trace, input.program, file, args, io);
 }
 

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HOSTILE_BUDGET } from '../../core/scenario/kinds';
 import { repoPath } from '../helpers/paths';
 import { classify, type Outcome, type RunResult, type Verdict } from './classify';
 import { generate, kindOfSeed, KINDS, type FuzzInput, type GenerateOptions, type Kind } from './generate';
@@ -30,11 +31,13 @@ export interface InputResult {
  * Scenarios also go through `simulate` and `check`; with `short`, through one of them by seed, to fit the CI budget.
  */
 export function commandsFor(input: FuzzInput, short = false): string[][] {
-  const report = ['report', input.name, '--json'];
-  if (input.kind !== 'scenario') return [report];
+  if (input.kind !== 'scenario') return [['report', input.name, '--json']];
+  // Hostile scenarios get the editor's budget: the CLI's own grows with memory, for real 10^7-op runs.
+  const budget = ['--max-steps', String(HOSTILE_BUDGET.steps)];
+  const report = ['report', input.name, '--json', ...budget];
   const more = [
-    ['simulate', input.name, '--json'],
-    ['check', input.name],
+    ['simulate', input.name, '--json', ...budget],
+    ['check', input.name, ...budget],
   ];
   return short ? [report, more[input.seed % 2]] : [report, ...more];
 }
