@@ -1,4 +1,5 @@
 import { UsageError } from './io';
+import { SUMMARY_WAITS } from '../core/report';
 
 /** One option of a command. `value` names what it takes (`--out <file>`); without it the option is a bare flag. */
 export interface CliOption {
@@ -82,6 +83,9 @@ export function onePositional(p: ParsedArgs, what: string): string {
 }
 
 /** Options that several commands share, worded once. */
+/** Above this many waits, `simulate` prints a summary unless `--all` is given. */
+export const SUMMARY_ABOVE = 200;
+
 export const OPTIONS = {
   profile: {
     name: 'profile',
@@ -91,4 +95,13 @@ export const OPTIONS = {
   json: { name: 'json', help: 'print the report as JSON (media/schema/report.schema.json)' },
   traceOut: { name: 'out', short: 'o', value: 'trace.syncscope.json', help: 'also write the trace' },
   html: { name: 'html', value: 'timeline.html', help: 'also write a self-contained timeline page' },
+  maxSteps: {
+    name: 'max-steps',
+    value: 'N',
+    help: 'unroll a scenario to at most N steps (default: as many as the memory holds)',
+  },
+  all: {
+    name: 'all',
+    help: `list every wait; above ${SUMMARY_ABOVE} waits the text report lists the ${SUMMARY_WAITS} longest and counts the rest`,
+  },
 } satisfies Record<string, CliOption>;

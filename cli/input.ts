@@ -1,8 +1,11 @@
 // Turns whatever the user points a command at into a Trace: a scenario is compiled and simulated
 // (or run on the GPU by `run`), a trace file is loaded whatever its format.
 import { readFile } from 'node:fs/promises';
+import { totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { basename, resolve } from 'node:path';
 import type { Program } from '../core/scenario/program';
+import { HOSTILE_BUDGET, type ScenarioBudget } from '../core/scenario/kinds';
 import { compileScenario } from '../core/scenario/parse';
 import { isScenarioPath } from '../core/scenario/path';
 import { simulate } from '../core/simulate';
@@ -20,9 +23,33 @@ export interface Input {
 
 export { isScenarioPath } from '../core/scenario/path';
 
-export async function readProgram(path: string, io: CliIo): Promise<Program> {
+export async function readProgram(path: string, io: CliIo, maxSteps?: string): Promise<Program> {
   const text = await readText(path, io);
-  return compileScenario(text, basename(path));
+  return compileScenario(text, basename(path), scenarioBudget(maxSteps));
+}
+
+/**
+ * Heap that one compiled step and its trace rows and analysis take at most, about: the CLI's
+ * budget gives each step this much of the heap it may use, so that a scenario that compiles also
+ * simulates, saves and reports within it.
+ */
+const HEAP_BYTES_PER_STEP = 300;
+
+/**
+ * The CLI's scenario budget: `--max-steps N` (work twice that), else as many steps as the heap
+ * holds, and never fewer than the editor allows. The editor keeps HOSTILE_BUDGET: it parses
+ * whatever file is open, on every edit.
+ */
+export function scenarioBudget(maxSteps?: string): ScenarioBudget {
+  if (maxSteps !== undefined) {
+    const n = Number(maxSteps);
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new UsageError(`--max-steps takes a whole number from 1, not "${maxSteps}"`);
+    return { steps: n, work: 2 * n };
+  }
+  const heap = Math.min(getHeapStatistics().heap_size_limit, totalmem() / 2);
+  const steps = Math.max(HOSTILE_BUDGET.steps, Math.floor(heap / HEAP_BYTES_PER_STEP));
+  return { steps, work: Math.max(HOSTILE_BUDGET.work, 2 * steps) };
 }
 
 /** `--profile h200` or `--profile my-gpu.json`: the simulator's cost model. */
@@ -46,9 +73,13 @@ export async function readProfile(spec: string | undefined, io: CliIo) {
   }
 }
 
-export async function loadInput(path: string, io: CliIo, opts: { profile?: string } = {}): Promise<Input> {
+export async function loadInput(
+  path: string,
+  io: CliIo,
+  opts: { profile?: string; maxSteps?: string } = {},
+): Promise<Input> {
   if (isScenarioPath(path)) {
-    const program = await readProgram(path, io);
+    const program = await readProgram(path, io, opts.maxSteps);
     return { trace: simulate(program, await readProfile(opts.profile, io)), program, file: path };
   }
   return { trace: await loadAnyTrace(resolve(io.cwd, path)), file: path };

@@ -34,28 +34,66 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
 
 const where = (s?: { line: number; column: number }) => (s ? `line ${s.line}:${s.column}` : '');
 
+/** Waits per chunk of streamed output: large enough to amortize, small enough that no chunk is a large string. */
+const CHUNK_WAITS = 1000;
+
+/**
+ * The report as JSON, indented as `JSON.stringify(r, null, 2)` writes it but for the waits, one
+ * line each (a million waits stay greppable and half the size), in chunks of about a thousand
+ * waits, so that a report of millions of waits never becomes one string.
+ */
+export function* reportJsonChunks(r: Report): Generator<string> {
+  // A key's quotes inside a string value are escaped, so this exact text can only be the key itself.
+  const [head, tail] = splitOnce(JSON.stringify({ ...r, waits: [] }, null, 2), '\n  "waits": []');
+  if (!r.waits.length) {
+    yield head + '\n  "waits": []' + tail + '\n';
+    return;
+  }
+  let buf = head + '\n  "waits": [';
+  for (let i = 0; i < r.waits.length; i++) {
+    buf += (i ? ',\n    ' : '\n    ') + JSON.stringify(r.waits[i]);
+    if ((i + 1) % CHUNK_WAITS === 0) {
+      yield buf;
+      buf = '';
+    }
+  }
+  yield buf + '\n  ]' + tail + '\n';
+}
+
+function splitOnce(text: string, marker: string): [string, string] {
+  const at = text.indexOf(marker);
+  return [text.slice(0, at), text.slice(at + marker.length)];
+}
+
+/** How many waits `summary` lists by name: the ones that blocked the host longest. */
+export const SUMMARY_WAITS = 20;
+
 /** The report as a person reads it in a terminal, control characters in names escaped. */
-export function formatReport(r: Report, opts: { file?: string } = {}): string {
-  const out: string[] = [];
-  out.push(`${r.name ?? opts.file ?? 'trace'} (${r.source})`);
-  out.push('');
-  out.push(r.waits.length ? `Host waits (${r.waits.length}):` : 'Host waits: none');
-  for (const w of r.waits) {
-    const resumed =
-      w.releasedBy?.length && w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '';
-    const released = releasedByLine(w.releasedBy) + resumed;
-    out.push(
-      `  #${w.id} ${w.kind}(${w.target}) on ${w.thread} at ${formatNs(w.beginNs)}: blocked ${formatNs(w.blockedNs)}`,
-    );
-    out.push(`      ${released}`);
-    if (w.candidates) out.push(`      ${candidatesText(w.candidates)}`);
-    if (w.narrower)
-      out.push(
-        `      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`,
-      );
-    if (w.context) out.push(`      in ${w.context}`);
-    const loc = where(w.source);
-    if (loc || w.rules.length) out.push(`      ${[loc, w.rules.join(' ')].filter(Boolean).join('  ')}`);
+export function formatReport(r: Report, opts: { file?: string; summary?: boolean } = {}): string {
+  return [...reportTextChunks(r, opts)].join('');
+}
+
+/**
+ * The text report in chunks. With `summary`, the waits are counted by kind and only the
+ * SUMMARY_WAITS longest are listed, so that a run of a million waits prints a screenful.
+ */
+export function* reportTextChunks(r: Report, opts: { file?: string; summary?: boolean } = {}): Generator<string> {
+  // Each entry is one line: a line break inside one came from a name, and is escaped with the rest.
+  const text = (lines: string[]) => lines.map(escapeControls).join('\n') + '\n';
+  const head = [`${r.name ?? opts.file ?? 'trace'} (${r.source})`, ''];
+  const listed = opts.summary ? longestWaits(r.waits, SUMMARY_WAITS) : r.waits;
+  if (!r.waits.length) head.push('Host waits: none');
+  else if (listed.length < r.waits.length) {
+    head.push(`Host waits (${r.waits.length}): ${waitCounts(r.waits)}`);
+    head.push(`The ${listed.length} that blocked longest (all of them with --all):`);
+  } else head.push(`Host waits (${r.waits.length}):`);
+  let out = head;
+  for (let i = 0; i < listed.length; i++) {
+    waitLines(listed[i], out);
+    if ((i + 1) % CHUNK_WAITS === 0) {
+      yield text(out);
+      out = [];
+    }
   }
   out.push('');
   out.push(r.findings.length ? `Findings (${r.findings.length}):` : 'Findings: none');
@@ -67,6 +105,48 @@ export function formatReport(r: Report, opts: { file?: string } = {}): string {
   out.push(
     `Metrics: host blocked ${formatPct(r.metrics.hostBlockedPct)}, GPU busy ${formatPct(r.metrics.gpuBusyPct)}, overlap ${formatPct(r.metrics.overlapPct)}`,
   );
-  // Each entry is one line: a line break inside one came from a name, and is escaped with the rest.
-  return out.map(escapeControls).join('\n') + '\n';
+  yield text(out);
+}
+
+function waitLines(w: Report['waits'][number], out: string[]): void {
+  const resumed =
+    w.releasedBy?.length && w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '';
+  const released = releasedByLine(w.releasedBy) + resumed;
+  out.push(
+    `  #${w.id} ${w.kind}(${w.target}) on ${w.thread} at ${formatNs(w.beginNs)}: blocked ${formatNs(w.blockedNs)}`,
+  );
+  out.push(`      ${released}`);
+  if (w.candidates) out.push(`      ${candidatesText(w.candidates)}`);
+  if (w.narrower)
+    out.push(
+      `      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`,
+    );
+  if (w.context) out.push(`      in ${w.context}`);
+  const loc = where(w.source);
+  if (loc || w.rules.length) out.push(`      ${[loc, w.rules.join(' ')].filter(Boolean).join('  ')}`);
+}
+
+/** The `n` waits that blocked longest, in trace order (ties: the earlier wait). One pass, no full sort. */
+function longestWaits(waits: Report['waits'], n: number): Report['waits'] {
+  if (waits.length <= n) return waits;
+  const top: number[] = []; // indices, longest first
+  for (let i = 0; i < waits.length; i++) {
+    const b = waits[i].blockedNs;
+    if (top.length === n && b <= waits[top[n - 1]].blockedNs) continue;
+    let k = Math.min(top.length, n - 1);
+    while (k > 0 && waits[top[k - 1]].blockedNs < b) k--;
+    top.splice(k, 0, i);
+    if (top.length > n) top.pop();
+  }
+  return top.sort((a, b) => a - b).map((i) => waits[i]);
+}
+
+/** `1,000,000 (999,996 launch, 4 streamSync)`-style counts by kind, the most common first. */
+function waitCounts(waits: Report['waits']): string {
+  const byKind = new Map<string, number>();
+  for (const w of waits) byKind.set(w.kind, (byKind.get(w.kind) ?? 0) + 1);
+  return [...byKind]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
 }

@@ -12,13 +12,15 @@ import { buildReport, formatReport } from '../core/report';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
 import type { PositionedError } from './logic/problems';
+import { WORKER_LIMITS } from './logic/engineOps';
 
 export interface Parsed {
   program?: Program;
   errors: PositionedError[];
 }
 
-export const parseScenarioText = (text: string, file: string): Parsed => parseScenario(text, file);
+export const parseScenarioText = (text: string, file: string): Parsed =>
+  parseScenario(text, file, WORKER_LIMITS.scenario);
 
 export const simulateProgram = (program: Program, profile: SimProfile): Trace => simulate(program, profile);
 

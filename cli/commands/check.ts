@@ -8,14 +8,17 @@ export const spec: CommandSpec = {
   name: 'check',
   synopsis: ['<scenario|trace> [options]'],
   summary: 'print the findings; exit 1 if any is of error severity',
-  options: [OPTIONS.profile],
+  options: [OPTIONS.profile, OPTIONS.maxSteps],
 };
 
 /** `check <scenario|trace>`: for CI. Prints the findings; exits 1 if any is of error severity. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario or trace file');
-  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  const input = await loadInput(file, io, {
+    profile: flagString(args, 'profile'),
+    maxSteps: flagString(args, 'max-steps'),
+  });
   const { findings } = analyze(input.trace, { program: input.program });
   for (const f of findings) {
     const at = f.source ? `${file}:${f.source.line}:${f.source.column}` : file;

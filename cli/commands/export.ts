@@ -10,7 +10,11 @@ export const spec: CommandSpec = {
   name: 'export',
   synopsis: ['<trace|scenario> --chrome <out.json> [options]'],
   summary: 'write Chrome trace-event JSON for Perfetto or chrome://tracing',
-  options: [{ name: 'chrome', value: 'out.json', help: 'where to write the Chrome trace' }, OPTIONS.profile],
+  options: [
+    { name: 'chrome', value: 'out.json', help: 'where to write the Chrome trace' },
+    OPTIONS.profile,
+    OPTIONS.maxSteps,
+  ],
 };
 
 /** `export <trace|scenario|pytorch> --chrome out.json`: a file for Perfetto or chrome://tracing. */
@@ -19,7 +23,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(args, 'scenario or trace file');
   const chrome = flagString(args, 'chrome');
   if (!chrome) throw new UsageError('say where to write: --chrome out.json');
-  const { trace, program } = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  const { trace, program } = await loadInput(file, io, {
+    profile: flagString(args, 'profile'),
+    maxSteps: flagString(args, 'max-steps'),
+  });
   // Findings become instant events; a trace saved without them gets them now.
   if (!trace.findings.length) trace.findings.push(...analyze(trace, { program }).findings);
   const full = resolve(io.cwd, chrome);

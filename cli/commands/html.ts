@@ -8,7 +8,11 @@ export const spec: CommandSpec = {
   name: 'html',
   synopsis: ['<trace|scenario> -o <timeline.html> [options]'],
   summary: 'write a self-contained timeline page (a scenario is simulated first)',
-  options: [{ name: 'out', short: 'o', value: 'timeline.html', help: 'where to write the page' }, OPTIONS.profile],
+  options: [
+    { name: 'out', short: 'o', value: 'timeline.html', help: 'where to write the page' },
+    OPTIONS.profile,
+    OPTIONS.maxSteps,
+  ],
 };
 
 /** `html <trace|scenario> -o timeline.html`: a self-contained timeline page (a scenario is simulated first). */
@@ -17,7 +21,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(args, 'trace or scenario file');
   const out = flagString(args, 'out');
   if (!out) throw new UsageError('missing -o <file.html>: where to write the timeline');
-  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  const input = await loadInput(file, io, {
+    profile: flagString(args, 'profile'),
+    maxSteps: flagString(args, 'max-steps'),
+  });
   // A trace file may carry findings already; a fresh analysis adds them where it has none.
   if (!input.trace.findings.length) input.trace.findings = analyze(input.trace, { program: input.program }).findings;
   const title = input.trace.meta.scenario?.name ?? input.file;

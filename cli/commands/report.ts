@@ -1,6 +1,6 @@
 import { analyze } from '../../core/analyze';
 import { formatWaitGroups, groupWaits, WAIT_GROUPINGS, WaitGrouping } from '../../core/analyze/wait-groups';
-import { buildReport, formatReport } from '../../core/report';
+import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/report';
 import { escapeControlsKeepLines } from '../../core/terminal';
 import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
@@ -12,6 +12,7 @@ export const spec: CommandSpec = {
   summary: 'every host wait, the findings and the metrics',
   options: [
     OPTIONS.profile,
+    OPTIONS.maxSteps,
     {
       name: 'group',
       value: WAIT_GROUPINGS.join('|'),
@@ -26,15 +27,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario or trace file');
   const by = grouping(flagString(args, 'group'));
-  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  const input = await loadInput(file, io, {
+    profile: flagString(args, 'profile'),
+    maxSteps: flagString(args, 'max-steps'),
+  });
   const report = buildReport(input.trace, analyze(input.trace, { program: input.program }));
   if (by) report.groups = groupWaits(report.waits, by);
-  if (args.flags.has('json')) io.stdout(JSON.stringify(report, null, 2) + '\n');
-  else
-    io.stdout(
-      formatReport(report, { file }) +
-        (report.groups ? '\n' + escapeControlsKeepLines(formatWaitGroups(report.groups)) : ''),
-    );
+  if (args.flags.has('json')) for (const chunk of reportJsonChunks(report)) io.stdout(chunk);
+  else {
+    for (const chunk of reportTextChunks(report, { file })) io.stdout(chunk);
+    if (report.groups) io.stdout('\n' + escapeControlsKeepLines(formatWaitGroups(report.groups)));
+  }
   return EXIT.ok;
 }
 

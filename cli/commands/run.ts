@@ -21,8 +21,10 @@ export const spec: CommandSpec = {
     OPTIONS.traceOut,
     OPTIONS.html,
     { ...OPTIONS.profile, help: "the simulator's timing profile, when it simulates" },
+    OPTIONS.maxSteps,
     { name: 'timeout', value: 'seconds', help: 'stop a GPU run that takes longer' },
     OPTIONS.json,
+    OPTIONS.all,
   ],
 };
 
@@ -40,7 +42,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const timeout = flagString(args, 'timeout');
   const timeoutMs = timeout === undefined ? undefined : Number(timeout) * 1000;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError(`--timeout takes seconds, got "${timeout}"`);
-  const program = await readProgram(file, io);
+  const program = await readProgram(file, io, flagString(args, 'max-steps'));
   const simulated = async () => simulate(program, await readProfile(flagString(args, 'profile'), io));
 
   let trace: Trace;

@@ -1,6 +1,6 @@
 import { analyze } from '../../core/analyze';
-import { buildReport, formatReport } from '../../core/report';
-import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
+import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/report';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { isScenarioPath, loadInput } from '../input';
 import { writeHtmlFile, writeTraceFile } from '../output';
@@ -9,7 +9,7 @@ export const spec: CommandSpec = {
   name: 'simulate',
   synopsis: ['<scenario> [options]'],
   summary: 'run a scenario in the simulator and print the wait report',
-  options: [OPTIONS.traceOut, OPTIONS.html, OPTIONS.profile, OPTIONS.json],
+  options: [OPTIONS.traceOut, OPTIONS.html, OPTIONS.profile, OPTIONS.maxSteps, OPTIONS.json, OPTIONS.all],
 };
 
 /** `simulate <scenario>`: run the scenario in the simulator, print the wait report, write the files asked for. */
@@ -17,7 +17,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
-  const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
+  const input = await loadInput(file, io, {
+    profile: flagString(args, 'profile'),
+    maxSteps: flagString(args, 'max-steps'),
+  });
   return finishRun(input.trace, input.program, file, args, io);
 }
 
@@ -32,8 +35,9 @@ export async function finishRun(
   const analysis = analyze(trace, { program });
   trace.findings = analysis.findings;
   const report = buildReport(trace, analysis);
-  if (args.flags.has('json')) io.stdout(JSON.stringify(report, null, 2) + '\n');
-  else io.stdout(formatReport(report, { file }));
+  const summary = report.waits.length > SUMMARY_ABOVE && !args.flags.has('all');
+  const chunks = args.flags.has('json') ? reportJsonChunks(report) : reportTextChunks(report, { file, summary });
+  for (const chunk of chunks) io.stdout(chunk);
   const out = flagString(args, 'out');
   if (out) io.stderr(`trace written to ${await writeTraceFile(trace, out, io)}\n`);
   const html = flagString(args, 'html');

@@ -51,14 +51,27 @@ export const QUERY_EXPECT = ['ready', 'notReady'] as const;
 /** "default" is the calling thread's default stream and "legacy" the legacy default stream. */
 export const RESERVED_STREAMS = ['default', 'legacy'] as const;
 
+/**
+ * How far a scenario may unroll: compiled steps, and units of simulated work (one per plain step;
+ * see stepWork). Every compiled step is an object, and a row or more of the trace, so the steps
+ * bound memory; the work bounds time.
+ */
+export interface ScenarioBudget {
+  steps: number;
+  work: number;
+}
+
+/**
+ * The budget for input nobody vouched for (the editor parses and simulates a file on every edit):
+ * this many steps take under 1 GB, and this much work compiles and simulates well under 20 s.
+ * The CLI sizes its own by the memory it may use (cli/input.ts).
+ */
+export const HOSTILE_BUDGET: ScenarioBudget = { steps: 2_000_000, work: 4_000_000 };
+
 export const LIMITS = {
   repeat: 1_000_000,
   /** Each repeat nests one level deeper in the compiler. */
   repeatNesting: 64,
-  /** Every compiled step is an object, and a row or more of the trace: this many take under 1 GB. */
-  steps: 2_000_000,
-  /** Units of simulated work (one per plain step; see stepWork) that compile and simulate well under 20 s. */
-  work: 4_000_000,
   /** Larger than any GPU's memory: a bigger number is a typo. */
   bufferBytes: 2 ** 40,
   block: 1024,

@@ -7,11 +7,13 @@ import {
   DEVICE_KEYS,
   EVENT_KEYS,
   HOST_MEMORY,
+  HOSTILE_BUDGET,
   LIMITS,
   RESERVED_STREAMS,
   SCHEDULES,
   STREAM_KEYS,
   TOP_LEVEL_KEYS,
+  type ScenarioBudget,
 } from './kinds';
 import { deviceList, deviceNumber, nearestUsed, readPerDevice, usedList, type PerDevice } from './devices';
 import type { BufferDecl, EventDecl, Pos, Program, Schedule, Step, StreamDecl, ThreadDecl } from './program';
@@ -47,7 +49,8 @@ const SYNTAX: Record<string, string> = {
   InvalidCharacter: 'invalid character in a string',
 };
 
-export function parseScenario(source: string, file = 'scenario'): ParseResult {
+/** `budget`: how far repeats may unroll; the tight one for input nobody vouched for unless the caller sizes its own. */
+export function parseScenario(source: string, file = 'scenario', budget = HOSTILE_BUDGET): ParseResult {
   // Editors hide a byte order mark and do not count it in columns; neither do we.
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const report = new Reporter(text, file);
@@ -72,12 +75,12 @@ export function parseScenario(source: string, file = 'scenario'): ParseResult {
       report.at(0, 0, 'the file is empty; a scenario is an object with "name" and "steps"');
     return { errors: report.sorted() };
   }
-  const program = compile(new Reader(report), root, file);
+  const program = compile(new Reader(report), root, file, budget);
   return report.count > 0 ? { errors: report.sorted() } : { program, errors: [] };
 }
 
-export function compileScenario(text: string, file?: string): Program {
-  const { program, errors } = parseScenario(text, file);
+export function compileScenario(text: string, file?: string, budget = HOSTILE_BUDGET): Program {
+  const { program, errors } = parseScenario(text, file, budget);
   if (!program) throw errors[0];
   return program;
 }
@@ -88,7 +91,7 @@ interface DeviceUses {
   useDevice: (d: number, pos: Pos) => void;
 }
 
-function compile(read: Reader, root: Node, file: string): Program | undefined {
+function compile(read: Reader, root: Node, file: string, budget: ScenarioBudget): Program | undefined {
   const report = read.report;
   const top = read.props(root, TOP_LEVEL_KEYS, 'the scenario', 'the scenario');
   if (!top) return undefined;
@@ -117,7 +120,7 @@ function compile(read: Reader, root: Node, file: string): Program | undefined {
   const streamIds = readStreams(read, top.get('streams'), streams, uses.useDevice);
   const events = readEvents(read, top.get('events'), uses.useDevice);
   const buffers = readBuffers(read, top.get('buffers'), uses.useDevice);
-  const scope = makeScope(read, { streamIds, streams, events, buffers, threads }, device, uses, rootPos);
+  const scope = makeScope(read, { streamIds, streams, events, buffers, threads }, device, uses, rootPos, budget);
   compileThreads(scope, threads, threadLists, threadLists.length === 1 && top.has('steps'));
   checkDeviceUses(read, scope, perDevice, used);
   if (report.count > 0 || name === undefined) return undefined;
@@ -178,7 +181,14 @@ interface Declared {
  * streams exist once a step names them, so a one-device scenario compiles to exactly the streams
  * it always had.
  */
-function makeScope(read: Reader, d: Declared, device: Program['device'], uses: DeviceUses, rootPos: Pos): Scope {
+function makeScope(
+  read: Reader,
+  d: Declared,
+  device: Program['device'],
+  uses: DeviceUses,
+  rootPos: Pos,
+  budget: ScenarioBudget,
+): Scope {
   const { streams, threads } = d;
   const builtIn = new Map<string, number>([
     ['legacy 0', 0],
@@ -217,6 +227,7 @@ function makeScope(read: Reader, d: Declared, device: Program['device'], uses: D
     deviceSyncs: [],
     emitted: 0,
     work: 0,
+    budget,
     repeatDepth: 0,
   };
   return scope;

@@ -4,7 +4,7 @@ import type { Node } from './jsonc';
 import type { BufferDecl, EventDecl, Pos, StreamDecl } from './program';
 import type { Reader } from './read';
 import { closest, listOf, unknown } from './suggest';
-import { RESERVED_STREAMS } from './kinds';
+import { RESERVED_STREAMS, type ScenarioBudget } from './kinds';
 
 export interface Scope {
   read: Reader;
@@ -30,8 +30,10 @@ export interface Scope {
   deviceSyncs: { device: number; node: Node }[];
   /** Compiled steps so far, over all threads. */
   emitted: number;
-  /** The simulator's estimated work for the steps so far (see stepWork), held to LIMITS.work. */
+  /** The simulator's estimated work for the steps so far (see stepWork), held to budget.work. */
   work: number;
+  /** The most steps and work the scenario may unroll to. */
+  budget: ScenarioBudget;
   /** How many repeats enclose the steps being compiled. */
   repeatDepth: number;
 }

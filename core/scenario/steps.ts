@@ -78,11 +78,11 @@ function push(c: Ctx, step: Unplaced<Step>): void {
   const before = c.scope.work;
   c.scope.work += stepWork(c.scope, step);
   // Work only grows, so this reports the one step that first passes the limit.
-  if (before <= LIMITS.work && c.scope.work > LIMITS.work)
+  if (before <= c.scope.budget.work && c.scope.work > c.scope.budget.work)
     c.scope.read.report.at(
       c.offset,
       1,
-      `the scenario's simulated work passes the limit of ${LIMITS.work} units here (${WORK_RULE}); use fewer steps, smaller grids or fewer streams`,
+      `the scenario's simulated work passes the limit of ${c.scope.budget.work} units here (${WORK_RULE}); use fewer steps, smaller grids or fewer streams`,
     );
 }
 
@@ -483,18 +483,18 @@ function repeatCount(c: Ctx): number | undefined {
 function withinBudget(c: Ctx, count: number, steps: number, work: number): boolean {
   const { scope, kind } = c;
   const total = scope.emitted + (count - 1) * steps;
-  if (total > LIMITS.steps) {
+  if (total > scope.budget.steps) {
     scope.read.report.node(
       kind.value,
-      `runaway repeat: ${count} x ${steps} steps make ${total} steps in all, over the limit of ${LIMITS.steps}`,
+      `runaway repeat: ${count} x ${steps} steps make ${total} steps in all, over the limit of ${scope.budget.steps}`,
     );
     return false;
   }
   const cost = scope.work + (count - 1) * work;
-  if (cost > LIMITS.work) {
+  if (cost > scope.budget.work) {
     scope.read.report.node(
       kind.value,
-      `runaway repeat: ${count} repetitions make ${cost} units of simulated work (${WORK_RULE}), over the limit of ${LIMITS.work}; repeat fewer times, or use smaller grids or fewer streams`,
+      `runaway repeat: ${count} repetitions make ${cost} units of simulated work (${WORK_RULE}), over the limit of ${scope.budget.work}; repeat fewer times, or use smaller grids or fewer streams`,
     );
     return false;
   }

@@ -1,5 +1,6 @@
 // The requests the extension sends to its worker thread (worker.ts), and what each answers.
 import type { Analysis } from '../../core/analyze/types';
+import { HOSTILE_BUDGET } from '../../core/scenario/kinds';
 import type { TraceFileFormat } from '../../core/import';
 import type { Program } from '../../core/scenario/program';
 import type { Trace } from '../../core/trace/model';
@@ -40,4 +41,6 @@ export const WORKER_LIMITS = {
   timeoutMs: 20_000,
   /** Importing a trace file: as long, plus a second per 10 MB, so that a large genuine trace still opens. */
   traceTimeoutMs: (bytes: number, baseMs = 20_000): number => baseMs + Math.ceil(bytes / 10_000_000) * 1000,
+  /** How far a scenario may unroll: the editor parses whatever file is open, on every edit. */
+  scenario: HOSTILE_BUDGET,
 };

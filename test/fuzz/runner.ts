@@ -4,11 +4,18 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HOSTILE_BUDGET } from '../../core/scenario/kinds';
 import { repoPath } from '../helpers/paths';
 import { classify, type Outcome, type RunResult, type Verdict } from './classify';
 import { generate, kindOfSeed, KINDS, type FuzzInput, type GenerateOptions, type Kind } from './generate';
 
 export const TIME_BUDGET_MS = 20_000;
+/**
+ * Hostile scenarios get a fixed step budget: the CLI's own grows with memory, for real 10^7-op
+ * runs. Half the editor's, because a step can be a wait and report --json writes about 300 bytes
+ * per wait: a million of them is what fits MAX_OUTPUT and the time budget on a loaded machine.
+ */
+export const FUZZ_MAX_STEPS = HOSTILE_BUDGET.steps / 2;
 export const HEAP_BUDGET_MB = 4096;
 /** More output than this is cut; a report that large would not parse and counts as a schema break. */
 const MAX_OUTPUT = 256 << 20;
@@ -30,11 +37,12 @@ export interface InputResult {
  * Scenarios also go through `simulate` and `check`; with `short`, through one of them by seed, to fit the CI budget.
  */
 export function commandsFor(input: FuzzInput, short = false): string[][] {
-  const report = ['report', input.name, '--json'];
-  if (input.kind !== 'scenario') return [report];
+  if (input.kind !== 'scenario') return [['report', input.name, '--json']];
+  const budget = ['--max-steps', String(FUZZ_MAX_STEPS)];
+  const report = ['report', input.name, '--json', ...budget];
   const more = [
-    ['simulate', input.name, '--json'],
-    ['check', input.name],
+    ['simulate', input.name, '--json', ...budget],
+    ['check', input.name, ...budget],
   ];
   return short ? [report, more[input.seed % 2]] : [report, ...more];
 }
