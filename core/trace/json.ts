@@ -106,46 +106,15 @@ export function* traceJsonChunks(t: Trace): Generator<string> {
 
 function* rows(key: string, count: number, row: (i: number) => Json): Generator<string> {
   yield `"${key}":[`;
-  let buf = '';
+  let buf: string[] = [];
   for (let i = 0; i < count; i++) {
-    buf += (i ? ',\n' : '\n') + rowText(row(i));
-    if (i % 1000 === 999) {
-      yield buf;
-      buf = '';
+    buf.push((i ? ',\n' : '\n') + JSON.stringify(row(i)));
+    if (buf.length === 1000) {
+      yield buf.join('');
+      buf = [];
     }
   }
-  yield buf + '],\n';
+  yield buf.join('') + '],\n';
 }
-
-/**
- * A row as JSON.stringify writes it, built directly: a row is flat but for short arrays and one
- * small object, and most of its strings need no escaping, so this skips JSON.stringify's generic walk.
- */
-export function rowText(o: Json): string {
-  let s = '{';
-  for (const k in o) {
-    const v = o[k];
-    if (v === undefined) continue;
-    s += (s.length > 1 ? ',"' : '"') + k + '":' + valueText(v);
-  }
-  return s + '}';
-}
-
-function valueText(v: unknown): string {
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null';
-  if (typeof v === 'string') return stringText(v);
-  if (Array.isArray(v)) {
-    let s = '[';
-    for (let j = 0; j < v.length; j++) s += (j ? ',' : '') + (v[j] === undefined ? 'null' : valueText(v[j]));
-    return s + ']';
-  }
-  if (v !== null && typeof v === 'object') return rowText(v as Json);
-  return JSON.stringify(v);
-}
-
-/** Quotes, backslashes, control characters and lone surrogates are the only characters JSON escapes. */
-// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-const stringText = (v: string): string => (NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : '"' + v + '"');
 
 export const traceToJson = (t: Trace): string => [...traceJsonChunks(t)].join('');
