@@ -4,6 +4,7 @@
 import {
   ANSWERS,
   CALL_KINDS,
+  CallSite,
   COPY_KINDS,
   EDGE_KINDS,
   Finding,
@@ -12,6 +13,7 @@ import {
   OP_KINDS,
   RELEASED_NONE,
   RELEASED_UNKNOWN,
+  SourceFrame,
   Trace,
   TraceBuilder,
   TraceMeta,
@@ -185,6 +187,8 @@ export function traceFromJson(v: unknown): Trace {
   const b = new TraceBuilder();
   const lanes = list(root, 'lanes', []);
   for (let i = 0; i < lanes.length; i++) readLane(b, lanes[i], i, lanes.length);
+  const sites = root.sites === undefined ? [] : list(root, 'sites', []);
+  for (let i = 0; i < sites.length; i++) b.sites.push(readSite(sites[i], i));
   const calls = list(root, 'calls', []);
   const ops = list(root, 'ops', []);
   const edges = list(root, 'edges', []);
@@ -302,7 +306,28 @@ function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void
     context: optStr(c, 'context', at),
     depth: optInt(c, 'depth', at, 0, 255),
     device: optInt(c, 'device', at, 0, 255),
+    site: c.site === undefined ? undefined : ref(c.site, at, 'site', b.sites.length, 'site'),
   });
+}
+
+const PRECISIONS = set(['line', 'function']);
+
+/** One of the top-level `sites`: where in the user's program calls were made. */
+function readSite(x: unknown, i: number): CallSite {
+  const at = ['sites', i];
+  const o = obj(x, ['sites'], i);
+  const stack = list(o, 'stack', at);
+  return {
+    frame: readFrame(o.frame, at, 'frame'),
+    precision: oneOf(o, 'precision', at, PRECISIONS),
+    stack: stack.map((f, j) => readFrame(f, [...at, 'stack'], j)),
+  };
+}
+
+function readFrame(x: unknown, at: Where, key: string | number): SourceFrame {
+  const f = obj(x, at, key);
+  const where = [...at, key];
+  return { file: str(f, 'file', where), line: int(f, 'line', where, 0, INT32), function: str(f, 'function', where) };
 }
 
 function releasedBy(rel: unknown, at: Where, opCount: number): number {

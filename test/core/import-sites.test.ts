@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { importPytorch } from '../../core/import';
 import { isUserFile, MAX_STACK, parseFrame, siteLabel } from '../../core/import/python-sites';
 import { callSite, CK, isWait, str, Trace } from '../../core/trace/model';
+import { parseTrace, traceToJson } from '../../core/trace/json';
 import { repoPath } from '../helpers/paths';
 
 // Stacks below were read by hand from the recorded traces' python_function events around each wait.
@@ -205,4 +206,15 @@ test('deep stacks stay linear: each call at a distinct deep stack costs at most 
   assert.deepEqual(callSite(t, wait)?.frame, { file: '/u/m.py', line: 1, function: 'f1' });
   assert.equal(callSite(t, t.calls.count - 1)?.stack.length, MAX_STACK);
   assert.ok(ms < 20_000, `${ms} ms`);
+});
+
+test('an imported trace with sites saves, loads and validates against the shipped schema', async () => {
+  const { validate } = await import('../helpers/json-schema');
+  const t = program('side_stream_sync.stack');
+  const text = traceToJson(t);
+  const again = parseTrace(text);
+  assert.deepEqual(again.sites, t.sites);
+  assert.deepEqual([...again.calls.site], [...t.calls.site]);
+  const schema = JSON.parse(readFileSync(repoPath('media/schema/trace.schema.json'), 'utf8'));
+  assert.deepEqual(validate(JSON.parse(text), schema), []);
 });
