@@ -17,6 +17,8 @@ export type FromWebview =
   | { type: 'ready' }
   /** Jump to the scenario line that made a call. */
   | { type: 'revealSource'; line: number; column: number }
+  /** Open a file of the user's program (an imported call's site) at a 1-based line (0: its top). */
+  | { type: 'openSource'; file: string; line: number }
   | { type: 'selected'; call?: number; op?: number }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 

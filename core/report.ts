@@ -3,15 +3,31 @@
 import { candidatesText, releasedByLine } from './analyze/describe';
 import type { Analysis } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
-import type { Finding, Trace } from './trace/model';
+import { siteLabel } from './import/python-sites';
+import { callSite, type CallSite, type Finding, type SourceFrame, type Trace } from './trace/model';
 import { escapeControls } from './terminal';
 import { formatNs, formatPct } from './units';
+
+/** Where in the user's program a call was made (imported traces); a scenario's source is its step's line and column. */
+export interface SiteSource {
+  file: string;
+  line: number;
+  function: string;
+  precision: CallSite['precision'];
+}
+/** A scenario step's position, or an imported call's site with its stack (innermost first). */
+type Sourced<T extends { source?: unknown }> = Omit<T, 'source'> & {
+  source?: T['source'] | SiteSource;
+  stack?: SourceFrame[];
+};
+export type ReportWait = Sourced<Analysis['waits'][number]>;
+export type ReportFinding = Sourced<Finding>;
 
 export interface Report {
   source: string;
   name?: string;
-  waits: Analysis['waits'];
-  findings: Finding[];
+  waits: ReportWait[];
+  findings: ReportFinding[];
   metrics: { hostBlockedPct: number; gpuBusyPct: number; overlapPct: number };
   /** The waits grouped, when asked for (`report --group`). */
   groups?: WaitGroups;
@@ -22,8 +38,8 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
   return {
     source: trace.meta.source,
     name: trace.meta.scenario?.name,
-    waits: analysis.waits,
-    findings: analysis.findings,
+    waits: analysis.waits.map((w) => withSite(w, callSite(trace, w.id))),
+    findings: analysis.findings.map((f) => withSite(f, firstSite(trace, f.calls))),
     metrics: {
       hostBlockedPct: round(analysis.metrics.hostBlockedPct),
       gpuBusyPct: round(analysis.metrics.gpuBusyPct),
@@ -32,7 +48,28 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
   };
 }
 
-const where = (s?: { line: number; column: number }) => (s ? `line ${s.line}:${s.column}` : '');
+/** An imported call's site in the report's shape; a scenario's own `source` is kept. */
+function withSite<T extends { source?: unknown }>(row: T, site: CallSite | undefined): Sourced<T> {
+  if (!site || row.source) return row;
+  const { file, line, function: fn } = site.frame;
+  return { ...row, source: { file, line, function: fn, precision: site.precision }, stack: site.stack };
+}
+
+function firstSite(trace: Trace, calls: number[]): CallSite | undefined {
+  for (const c of calls) {
+    const site = c < trace.calls.count ? callSite(trace, c) : undefined;
+    if (site) return site;
+  }
+  return undefined;
+}
+
+/** "line 3:5" for a scenario step; "at train.py:42 in loop()" or "in loop() (train.py:8)" for an imported call. */
+function where(s?: { line: number; column: number } | SiteSource): string {
+  if (!s) return '';
+  if (!('file' in s)) return `line ${s.line}:${s.column}`;
+  const label = siteLabel({ frame: s, precision: s.precision, stack: [] });
+  return s.precision === 'line' ? 'at ' + label : label;
+}
 
 /** Waits per chunk of streamed output: large enough to amortize, small enough that no chunk is a large string. */
 const CHUNK_WAITS = 1000;
@@ -98,7 +135,8 @@ export function* reportTextChunks(r: Report, opts: { file?: string; summary?: bo
   out.push('');
   out.push(r.findings.length ? `Findings (${r.findings.length}):` : 'Findings: none');
   for (const f of r.findings) {
-    out.push(`  ${f.severity} ${f.rule} ${f.kind}${f.source ? ' at ' + where(f.source) : ''}: ${f.message}`);
+    const at = f.source && !('file' in f.source) ? 'at ' + where(f.source) : where(f.source);
+    out.push(`  ${f.severity} ${f.rule} ${f.kind}${at ? ' ' + at : ''}: ${f.message}`);
     if (f.fix) out.push(`      fix: ${f.fix}`);
   }
   out.push('');

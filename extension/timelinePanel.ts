@@ -9,6 +9,7 @@ import type { FromWebview, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { BlankWatch } from './logic/blankWatch';
 import { makeNonce, timelineHtml } from './logic/webviewHtml';
+import { openSource } from './sourceLink';
 
 export interface Shown {
   trace: Trace;
@@ -134,6 +135,13 @@ export class TimelinePanel implements vscode.Disposable {
         break;
       case 'revealSource':
         this.handlers.revealSource?.(m.line, m.column);
+        break;
+      case 'openSource':
+        // From the page: only a string and a finite line are taken.
+        if (typeof m.file === 'string' && Number.isFinite(m.line))
+          openSource(m.file, m.line).catch((e: unknown) =>
+            this.handlers.log.warn(`could not open ${m.file}: ${e instanceof Error ? e.message : String(e)}`),
+          );
         break;
       case 'selected':
         if (m.call !== this.wanted) this.wanted = undefined;

@@ -139,6 +139,7 @@ export class TimelineApp {
     return {
       select: (item: Item) => this.select(item, true, true),
       revealSource: (line: number, column: number) => this.host.postMessage({ type: 'revealSource', line, column }),
+      openSource: (file: string, line: number) => this.host.postMessage({ type: 'openSource', file, line }),
     };
   }
 

@@ -2,7 +2,18 @@
 // that released it and how long the host took to notice.
 import { callRules, callTarget, releasedByText, releasingOps } from '../core/analyze/describe';
 import { isWait } from '../core/trace/kinds';
-import { CALL_KINDS, EDGE_KINDS, OP_KINDS, COPY_KINDS, HOST_MEMORY, Trace, releaseHow, str } from '../core/trace/model';
+import {
+  CALL_KINDS,
+  callSite,
+  EDGE_KINDS,
+  OP_KINDS,
+  COPY_KINDS,
+  HOST_MEMORY,
+  SourceFrame,
+  Trace,
+  releaseHow,
+  str,
+} from '../core/trace/model';
 import { el } from './dom';
 import { edgeFromIsCall, edgeToIsCall } from './edges';
 import { formatAt, formatBytes, formatNs } from './format';
@@ -11,6 +22,7 @@ import type { Item } from './view';
 export interface DetailsActions {
   select(item: Item): void;
   revealSource(line: number, column: number): void;
+  openSource(file: string, line: number): void;
 }
 
 export function itemLabel(t: Trace, item: Item): string {
@@ -106,18 +118,51 @@ function callDetails(box: HTMLElement, t: Trace, i: number, act: DetailsActions)
   if (Number.isFinite(c.value[i])) f.push(['Value', `${c.value[i]} ms`]);
   if (c.bytes[i]) f.push(['Bytes', formatBytes(c.bytes[i])]);
   if (c.context[i]) f.push(['Context', str(t, c.context[i])]);
+  const site = callSite(t, i);
+  if (site) f.push(['Source', siteField(site.frame, site.precision, act)]);
   // The call's own rules, as the report gives them, then those of the findings about it.
   const rules = callRules(t, i);
   for (const finding of t.findings)
     if (finding.calls.includes(i) && !rules.includes(finding.rule)) rules.push(finding.rule);
   if (rules.length) f.push(['Rules', rules.join(', ')]);
   box.append(table(f));
+  if (site?.stack.length) box.append(stackList(site.stack, act));
   appendEdges(box, t, { table: 'calls', id: i }, act);
   if (c.line[i] > 0) {
     const b = el('button', { type: 'button', class: 'reveal' }, `Reveal in scenario (line ${c.line[i]})`);
     b.addEventListener('click', () => act.revealSource(c.line[i], c.column[i]));
     box.append(b);
   }
+}
+
+/** A link that asks the host to open `frame`'s file at its line. */
+function sourceLink(frame: SourceFrame, act: DetailsActions): HTMLElement {
+  const a = el('a', { href: '#', class: 'source-link' }, frame.line > 0 ? `${frame.file}:${frame.line}` : frame.file);
+  a.addEventListener('click', (e) => {
+    e.preventDefault();
+    act.openSource(frame.file, frame.line);
+  });
+  return a;
+}
+
+const fnName = (frame: SourceFrame) => (frame.function.startsWith('<') ? frame.function : `${frame.function}()`);
+
+/** "train.py:42 in loop()"; for a function site, only the function and where it was entered. */
+function siteField(frame: SourceFrame, precision: 'line' | 'function', act: DetailsActions): HTMLElement {
+  if (precision === 'line') return el('span', {}, sourceLink(frame, act), ` in ${fnName(frame)}`);
+  return el(
+    'span',
+    { title: 'The trace names only the function the call ran in: the line is where that function was entered.' },
+    `in function ${fnName(frame)}, entered at `,
+    sourceLink(frame, act),
+  );
+}
+
+/** The whole stack at the call, innermost first, collapsed. */
+function stackList(stack: SourceFrame[], act: DetailsActions): HTMLElement {
+  const list = el('ol', { class: 'stack' });
+  for (const frame of stack) list.append(el('li', {}, sourceLink(frame, act), ` ${fnName(frame)}`));
+  return el('details', { class: 'stack' }, el('summary', {}, `Stack (${stack.length} frames)`), list);
 }
 
 function opDetails(box: HTMLElement, t: Trace, i: number, act: DetailsActions): void {

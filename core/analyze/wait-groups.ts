@@ -29,7 +29,8 @@ export interface GroupableWait {
   kind: string;
   blockedNs: number;
   context?: string;
-  source?: { line: number; column: number };
+  /** A scenario step's position, or (report of an imported trace) the call's site in the user's program. */
+  source?: { line: number; column: number } | { file: string; line: number };
 }
 
 /** One host wait as the timeline's table shows it, read from the trace's columns. */
@@ -101,7 +102,12 @@ export const NO_KEY: Record<WaitGrouping, string> = {
 };
 
 export function groupKey(w: GroupableWait, by: WaitGrouping): string {
-  if (by === 'source') return w.source ? `line ${w.source.line}` : NO_KEY.source;
+  if (by === 'source')
+    return !w.source
+      ? NO_KEY.source
+      : 'file' in w.source
+        ? `${w.source.file}:${w.source.line}`
+        : `line ${w.source.line}`;
   if (by === 'context') return w.context || NO_KEY.context;
   return w.kind || NO_KEY.kind;
 }

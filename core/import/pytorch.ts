@@ -11,6 +11,8 @@ import { issueIndex } from './issue-order';
 import { corrIndex } from './corr-index';
 import { resolveWaits, Sync } from './pytorch-waits';
 import { inferReleases } from './pytorch-infer';
+import { attachMarkers, Marker, SiteMarkers } from './pytorch-markers';
+import { SITE_MARKER, SiteTable } from './python-sites';
 
 /** A name or kind from the trace as text: only strings and numbers are names; an object (which may
  * carry its own `toString`) is not converted. */
@@ -35,6 +37,11 @@ export interface TraceImporter {
 }
 
 type Json = Record<string, unknown>;
+
+/** HOST_ROWS.context: an API call, an enclosing op, or a Python frame (also an enclosing op). */
+const API = 0;
+const CONTEXT = 1;
+const PYTHON = 2;
 
 const HOST_ROWS = {
   lane: Uint32Array,
@@ -67,7 +74,7 @@ const CATEGORY: Record<string, string> = {
   cpu_op: 'context',
   operator: 'context',
   user_annotation: 'context',
-  python_function: 'context',
+  python_function: 'python',
   kernel: 'kernel',
   gpu_memcpy: 'memcpy',
   memcpy: 'memcpy',
@@ -127,6 +134,8 @@ class Staging {
   readonly lanes: { key: string; thread: boolean; a: number; b: number }[] = [];
   readonly threadNames = new Map<string, string>();
   readonly syncs = new Map<number, Sync>();
+  /** Call-site markers (not calls): staging lane, time and name. */
+  readonly markers: Marker[] = [];
   readonly unknown = new Map<string, number>();
   malformed = 0;
   noDuration = 0;
@@ -172,7 +181,10 @@ class Staging {
     const name = this.strings.id(textOf(e.name));
     const corr = num(args.correlation, -1);
     if (cat === 'sync') this.sync(e, args, corr);
-    else if (cat === 'api' || cat === 'context') this.call(e, cat === 'context', begin, end, name, corr);
+    else if (cat === 'context' && this.strings.get(name).startsWith(SITE_MARKER))
+      this.markers.push({ lane: this.lane(true, num(e.pid, 0), num(e.tid, 0)), time: begin, name });
+    else if (cat === 'api' || cat === 'context' || cat === 'python')
+      this.call(e, cat === 'api' ? API : cat === 'context' ? CONTEXT : PYTHON, begin, end, name, corr);
     else this.op(e, args, cat, begin, end, name, corr);
   }
 
@@ -189,11 +201,11 @@ class Staging {
     if (s.stream >= 0 && s.device >= 0) this.lane(false, s.device, s.stream);
   }
 
-  private call(e: Json, context: boolean, begin: number, end: number, name: number, corr: number): void {
+  private call(e: Json, context: number, begin: number, end: number, name: number, corr: number): void {
     const i = this.host.add();
     const h = this.host.cols;
     h.lane[i] = this.lane(true, num(e.pid, 0), num(e.tid, 0));
-    h.context[i] = context ? 1 : 0;
+    h.context[i] = context;
     h.begin[i] = begin;
     h.end[i] = end;
     h.name[i] = name;
@@ -220,7 +232,7 @@ class Staging {
   }
 
   staged(root: Json, events: number): Staged {
-    const { strings, host, gpu, lanes, threadNames, syncs, unknown, malformed, noDuration } = this;
+    const { strings, host, gpu, lanes, threadNames, syncs, markers, unknown, malformed, noDuration } = this;
     return {
       root,
       strings,
@@ -229,6 +241,7 @@ class Staging {
       lanes,
       threadNames,
       syncs,
+      markers,
       unknown,
       malformed,
       noDuration,
@@ -253,6 +266,7 @@ interface Staged {
   lanes: { key: string; thread: boolean; a: number; b: number }[];
   threadNames: Map<string, string>;
   syncs: Map<number, Sync>;
+  markers: Marker[];
   unknown: Map<string, number>;
   malformed: number;
   noDuration: number;
@@ -269,7 +283,7 @@ function sortedRows(count: number, cmp: (a: number, b: number) => number): numbe
 function build(s: Staged): Trace {
   const { host, gpu } = s;
   let apiCalls = 0;
-  for (let i = 0; i < host.count; i++) apiCalls += 1 - host.context[i];
+  for (let i = 0; i < host.count; i++) apiCalls += host.context[i] === API ? 1 : 0;
   // Exact sizes spare the tables regrowing. Edges: a launch and a stream edge per op at most, and a
   // release or event edge per API call.
   const b = new TraceBuilder(s.strings.list, { calls: host.count, ops: gpu.count, edges: 2 * gpu.count + apiCalls });
@@ -286,7 +300,8 @@ function build(s: Staged): Trace {
     (op) => ops.lane[op],
     (op) => b.lanes[ops.lane[op]].device,
   );
-  const { callCorr, callByCorr } = addCalls(b, host, lanes.laneMap, t0, maxCorr);
+  const sites = new SiteTable(b.sites, (id) => b.strings.get(id));
+  const { callCorr, callByCorr } = addCalls(b, host, lanes.laneMap, t0, maxCorr, sites);
 
   // Launch edges, then stream order.
   for (let op = 0; op < b.ops.count; op++) {
@@ -301,7 +316,8 @@ function build(s: Staged): Trace {
 
   const counts = resolveWaits(b, order, callCorr, opByCorr, s.syncs, lanes.streamLane, lanes.devices);
   inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
-  return b.finish(meta(s.root, b, importNotes(counts, s)));
+  const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
+  return b.finish(meta(s.root, b, importNotes(counts, markers, s)));
 }
 
 /**
@@ -381,14 +397,25 @@ function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: nu
 
 /**
  * Calls in time order; on one thread an enclosing op comes before what it encloses. A call
- * inside a context (a profiler range) names it, joined with the contexts around it.
+ * inside a context (a profiler range) names it, joined with the contexts around it, and its site
+ * is that of the Python frames around it.
  */
-function addCalls(b: TraceBuilder, host: Staged['host'], laneMap: Int32Array, t0: number, maxCorr: number) {
+function addCalls(
+  b: TraceBuilder,
+  host: Staged['host'],
+  laneMap: Int32Array,
+  t0: number,
+  maxCorr: number,
+  sites: SiteTable,
+) {
   const callOrder = sortedRows(
     host.count,
-    (x, y) => host.begin[x] - host.begin[y] || host.context[y] - host.context[x] || host.end[y] - host.end[x],
+    (x, y) =>
+      host.begin[x] - host.begin[y] ||
+      Math.min(host.context[y], 1) - Math.min(host.context[x], 1) ||
+      host.end[y] - host.end[x],
   );
-  const stacks = new Map<number, { end: number; joined: number }[]>();
+  const stacks = new Map<number, { end: number; joined: number; frames: number }[]>();
   const kindOfName = new Map<number, CallKind>();
   // "outer > name" string ids by (outer, name), so that each context is joined and interned once.
   const joined = new Map<number, number>();
@@ -410,17 +437,22 @@ function addCalls(b: TraceBuilder, host: Staged['host'], laneMap: Int32Array, t0
     if (!stack) stacks.set(laneId, (stack = []));
     while (stack.length && stack[stack.length - 1].end <= host.begin[r]) stack.pop();
     const top = stack.length ? stack[stack.length - 1].joined : 0;
+    const frames = stack.length ? stack[stack.length - 1].frames : 0;
     const begin = host.begin[r] - t0;
     const end = host.end[r] - t0;
     let id: number;
     if (host.context[r]) {
       id = b.call({ lane: laneId, kind: 'context', begin, end, depth: Math.min(stack.length, 255) });
-      stack.push({ end: host.end[r], joined: join(top, host.name[r]) });
+      // Python frames make the call's site, not its context: a joined stack would grow with its depth.
+      const python = host.context[r] === PYTHON;
+      const inner = python ? sites.enter(frames, host.name[r]) : frames;
+      stack.push({ end: host.end[r], joined: python ? top : join(top, host.name[r]), frames: inner });
     } else {
       let kind = kindOfName.get(host.name[r]);
       if (kind === undefined) kindOfName.set(host.name[r], (kind = callKindOf(b.strings.get(host.name[r]))));
       id = b.call({ lane: laneId, kind, begin, end });
       b.calls.cols.context[id] = top;
+      if (frames) b.calls.cols.site[id] = sites.siteAt(frames) + 1;
     }
     b.calls.cols.name[id] = host.name[r];
     callCorr[id] = host.corr[r];
@@ -430,11 +462,16 @@ function addCalls(b: TraceBuilder, host: Staged['host'], laneMap: Int32Array, t0
 }
 
 /** What the import could not resolve or ignored, for the trace's notes. */
-function importNotes(counts: ReturnType<typeof resolveWaits>, s: Staged): string[] {
+function importNotes(counts: ReturnType<typeof resolveWaits>, markers: SiteMarkers, s: Staged): string[] {
   const notes: string[] = [];
   if (counts.deduced)
     notes.push(`${counts.deduced} host waits: releasing op deduced from the rules (the data does not name the target)`);
   if (counts.timing) notes.push(`${counts.timing} host waits: releasing op inferred from timing, shown as "likely"`);
+  if (markers.malformed)
+    notes.push(
+      `ignored ${markers.malformed} call-site markers that are not ${SITE_MARKER}{"stack":[["file",line,"function"],...]}`,
+    );
+  if (markers.unjoined) notes.push(`${markers.unjoined} call-site markers not followed by a host wait on their thread`);
   if (counts.unknown)
     notes.push(
       `${counts.unknown} host waits: the data does not say which op released them (releasedBy unknown${counts.ambiguous ? `; ${counts.ambiguous} with several candidates, listed in the report` : ''})`,

@@ -317,22 +317,22 @@ function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void
 
 const PRECISIONS = set(['line', 'function']);
 
-function readFrame(v: unknown, parent: Where, key: string | number): SourceFrame {
-  const at = [...parent, key];
-  const f = obj(v, parent, key);
-  return { file: str(f, 'file', at), line: int(f, 'line', at, 0, INT32), function: str(f, 'function', at) };
-}
-
-/** A call site in the user's program: its frame, what the frame's line is, and the whole stack. */
-function readSite(v: unknown, i: number): CallSite {
+/** One of the top-level `sites`: where in the user's program calls were made. */
+function readSite(x: unknown, i: number): CallSite {
   const at = ['sites', i];
-  const s = obj(v, ['sites'], i);
-  const stack = s.stack === undefined ? [] : list(s, 'stack', at);
+  const o = obj(x, ['sites'], i);
+  const stack = list(o, 'stack', at);
   return {
-    frame: readFrame(s.frame, at, 'frame'),
-    precision: oneOf<CallSite['precision']>(s, 'precision', at, PRECISIONS),
+    frame: readFrame(o.frame, at, 'frame'),
+    precision: oneOf(o, 'precision', at, PRECISIONS),
     stack: stack.map((f, j) => readFrame(f, [...at, 'stack'], j)),
   };
+}
+
+function readFrame(x: unknown, at: Where, key: string | number): SourceFrame {
+  const f = obj(x, at, key);
+  const where = [...at, key];
+  return { file: str(f, 'file', where), line: int(f, 'line', where, 0, INT32), function: str(f, 'function', where) };
 }
 
 function releasedBy(rel: unknown, at: Where, opCount: number): number {

@@ -48,6 +48,7 @@ export function callJson(t: Trace, i: number): Json {
   if (c.depth[i]) o.depth = c.depth[i];
   if (c.device[i]) o.device = c.device[i];
   if (c.how[i]) o.how = RELEASE_HOW[c.how[i]];
+  if (c.site[i]) o.site = c.site[i] - 1;
   return o;
 }
 
@@ -101,6 +102,7 @@ export function* traceJsonChunks(t: Trace): Generator<string> {
     from: t.edges.from[i],
     to: t.edges.to[i],
   }));
+  if (t.sites.length) yield `"sites":${JSON.stringify(t.sites)},\n`;
   yield `"findings":${JSON.stringify(t.findings)}}\n`;
 }
 

@@ -178,3 +178,38 @@ test('a call site is read, and a call naming a site that does not exist fails', 
     't.syncscope.json:8:91: $.calls[1].site: no site 2; expected a site id from 0 to 0',
   );
 });
+
+// ---- Call sites: a call's `site` and the top-level `sites` ------------------------------------
+
+const withSites = edited(
+  '"findings":[',
+  '"sites":[{"frame":{"file":"train.py","line":42,"function":"loop"},"precision":"line",\n' +
+    '"stack":[{"file":"torch/cuda/streams.py","line":108,"function":"synchronize"},{"file":"train.py","line":42,"function":"loop"}]}],\n' +
+    '"findings":[',
+).replace('"blockedNs":30,', '"blockedNs":30,"site":0,');
+
+test('a call site survives saving and loading', () => {
+  const t = parseTrace(withSites, FILE);
+  assert.equal(t.calls.site[1], 1);
+  assert.deepEqual(t.sites[0].frame, { file: 'train.py', line: 42, function: 'loop' });
+  assert.equal(t.sites[0].stack.length, 2);
+  const again = parseTrace(traceToJson(t), FILE);
+  assert.deepEqual(again.sites, t.sites);
+  assert.equal(again.calls.site[1], 1);
+  assert.equal(again.calls.site[0], 0);
+});
+
+test('a call whose site does not exist, and a site frame without a valid line', () => {
+  assert.equal(
+    failure(withSites.replace('"site":0,', '"site":3,')),
+    't.syncscope.json:7:91: $.calls[1].site: no site 3; expected a site id from 0 to 0',
+  );
+  assert.equal(
+    failure(withSites.replace('"line":42,"function":"loop"},"precision"', '"line":-1,"function":"loop"},"precision"')),
+    't.syncscope.json:12:45: $.sites[0].frame.line: got -1; expected an integer from 0 to 2147483647',
+  );
+  assert.equal(
+    failure(withSites.replace('"precision":"line"', '"precision":"column"')),
+    't.syncscope.json:12:79: $.sites[0].precision: got "column"; expected one of line, function',
+  );
+});

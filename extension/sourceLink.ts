@@ -1,0 +1,31 @@
+// Opens a file of the user's program named by an imported trace (the details pane's Source link).
+import * as vscode from 'vscode';
+import { statSync } from 'node:fs';
+import { findSourceFile } from './logic/sourceFile';
+
+const isFile = (path: string): boolean => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** Opens `file` at a 1-based `line` (0: its top), or says why it cannot. */
+export async function openSource(file: string, line: number): Promise<void> {
+  const roots = (vscode.workspace.workspaceFolders ?? [])
+    .filter((f) => f.uri.scheme === 'file')
+    .map((f) => f.uri.fsPath);
+  const found = findSourceFile(file, roots, isFile);
+  if (!found) {
+    void vscode.window.showWarningMessage(
+      `Syncscope: ${file}: not found, neither at that path nor under the workspace folders; open the folder the profile was made in`,
+    );
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(found));
+  const pos = new vscode.Position(Math.min(Math.max(line - 1, 0), Math.max(doc.lineCount - 1, 0)), 0);
+  const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false });
+  editor.selection = new vscode.Selection(pos, pos);
+  editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}

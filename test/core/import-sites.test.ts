@@ -1,0 +1,250 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { importPytorch } from '../../core/import';
+import { isUserFile, MAX_STACK, parseFrame, siteLabel } from '../../core/import/python-sites';
+import { callSite, CK, isWait, str, Trace } from '../../core/trace/model';
+import { parseTrace, traceToJson } from '../../core/trace/json';
+import { analyze } from '../../core/analyze';
+import { buildReport, formatReport } from '../../core/report';
+import { repoPath } from '../helpers/paths';
+
+// Stacks below were read by hand from the recorded traces' python_function events around each wait.
+const program = (name: string) =>
+  importPytorch(gunzipSync(readFileSync(repoPath('test/fixtures/torch/programs', name + '.json.gz'))));
+
+/** The call named `name` whose Kineto dur was `durUs`. */
+function callOf(t: Trace, name: string, durUs: number): number {
+  for (let i = 0; i < t.calls.count; i++)
+    if (str(t, t.calls.name[i]) === name && t.calls.end[i] - t.calls.begin[i] === Math.round(durUs * 1000)) return i;
+  throw new Error(`no ${name} of ${durUs} us`);
+}
+
+const frames = (t: Trace, call: number) => callSite(t, call)?.stack.map((f) => `${f.file}:${f.line} ${f.function}`);
+
+test('user-frame rule: torch, site-packages, the standard library, pseudo-files and the launcher are not the user', () => {
+  for (const f of [
+    'torch/nn/modules/module.py',
+    'torch/cuda/streams.py',
+    '/usr/lib/python3.12/site-packages/transformers/trainer.py',
+    '/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py',
+    '/usr/lib/python3.12/threading.py',
+    'C:\\Python312\\Lib\\site-packages\\torch\\nn\\functional.py',
+    'pkgutil.py',
+    'ctypes/__init__.py',
+    '<frozen runpy>',
+    '<string>',
+    '/home/me/.vscode/extensions/syncscope/python/syncscope_profile.py',
+  ])
+    assert.equal(isUserFile(f), false, f);
+  for (const f of ['train.py', 'record.py', 'test/gpu/torch/programs/train_step.py', '/home/me/proj/torchy/model.py'])
+    assert.equal(isUserFile(f), true, f);
+});
+
+test('python_function names parse to frames; built-in calls are not frames', () => {
+  assert.deepEqual(parseFrame('train.py(8): loop'), { file: 'train.py', line: 8, function: 'loop' });
+  assert.deepEqual(parseFrame('/abs/path/x.py(12): f'), { file: '/abs/path/x.py', line: 12, function: 'f' });
+  assert.deepEqual(parseFrame('<frozen runpy>(65): _run_code'), {
+    file: '<frozen runpy>',
+    line: 65,
+    function: '_run_code',
+  });
+  assert.equal(parseFrame('<built-in method synchronize of Event object at 0x7f0e9f845e10>'), undefined);
+});
+
+test('side_stream_sync.stack: event.synchronize() is in the script, past torch/cuda/streams.py', () => {
+  const t = program('side_stream_sync.stack');
+  const call = callOf(t, 'cudaEventSynchronize', 5049.682);
+  const site = callSite(t, call);
+  assert.deepEqual(site?.frame, { file: 'test/gpu/torch/programs/side_stream_sync.py', line: 0, function: '<module>' });
+  assert.equal(site?.precision, 'function');
+  assert.deepEqual(frames(t, call), [
+    'torch/cuda/streams.py:245 synchronize',
+    'test/gpu/torch/programs/side_stream_sync.py:0 <module>',
+    '<frozen runpy>:65 _run_code',
+    '<frozen runpy>:91 _run_module_code',
+    '<frozen runpy>:262 run_path',
+    'record.py:18 <module>',
+  ]);
+  assert.equal(siteLabel(site!), 'in <module> (test/gpu/torch/programs/side_stream_sync.py)');
+  // The profiler's own synchronize at stop: its innermost user frame is the recorder's.
+  assert.equal(callSite(t, callOf(t, 'cudaDeviceSynchronize', 5.151))?.frame.file, 'record.py');
+  // Every wait has a site, and the sites are shared.
+  for (let i = 0; i < t.calls.count; i++) if (isWait(t, i)) assert.ok(callSite(t, i), `wait ${i} has a site`);
+  assert.ok(t.sites.length < 20);
+});
+
+test('train_step.stack: .cuda() waits skip torch/nn/modules/module.py to the script', () => {
+  const t = program('train_step.stack');
+  const call = callOf(t, 'cudaStreamSynchronize', 12.307);
+  assert.deepEqual(callSite(t, call)?.frame, {
+    file: 'test/gpu/torch/programs/train_step.py',
+    line: 0,
+    function: '<module>',
+  });
+  assert.deepEqual(frames(t, call)?.slice(0, 5), [
+    'torch/nn/modules/module.py:1097 <lambda>',
+    'torch/nn/modules/module.py:931 _apply',
+    'torch/nn/modules/module.py:931 _apply',
+    'torch/nn/modules/module.py:1080 cuda',
+    'test/gpu/torch/programs/train_step.py:0 <module>',
+  ]);
+  assert.equal(callSite(t, call)?.stack.length, 9);
+});
+
+test('a trace without stacks keeps all its waits, with no site', () => {
+  const t = program('train_step.default');
+  let waits = 0;
+  for (let i = 0; i < t.calls.count; i++) if (isWait(t, i)) waits++;
+  assert.equal(waits, 28);
+  assert.equal(t.sites.length, 0);
+  for (let i = 0; i < t.calls.count; i++) assert.equal(t.calls.site[i], 0);
+});
+
+// ---- Call-site markers: a small hand-made Kineto trace in the contract's exact format ----------
+
+const ev = (cat: string, name: string, ts: number, dur: number, args: Record<string, unknown> = {}) => ({
+  ph: 'X',
+  cat,
+  name,
+  pid: 1,
+  tid: 1,
+  ts,
+  dur,
+  args,
+});
+const marker = (line: number, ts: number) =>
+  ev(
+    'user_annotation',
+    'syncscope.site:' +
+      JSON.stringify({
+        stack: [
+          ['/usr/lib/python3.12/site-packages/torch/cuda/streams.py', 108, 'synchronize'],
+          ['/home/me/train.py', line, 'loop'],
+          ['/home/me/train.py', 20, '<module>'],
+        ],
+      }),
+    ts,
+    0,
+  );
+
+function markedTrace(): Trace {
+  return importPytorch(
+    JSON.stringify({
+      traceEvents: [
+        ev('python_function', '/home/me/train.py(8): loop', 0, 100),
+        marker(12, 10),
+        ev('cpu_op', 'aten::item', 11, 20),
+        ev('cuda_runtime', 'cudaMemcpyAsync', 12, 5, { correlation: 1 }),
+        ev('cuda_runtime', 'cudaStreamSynchronize', 18, 10, { correlation: 2 }),
+        ev('cuda_runtime', 'cudaLaunchKernel', 40, 2, { correlation: 3 }),
+        ev('cuda_runtime', 'cudaStreamSynchronize', 45, 5, { correlation: 4 }),
+        marker(14, 60),
+        marker(15, 70),
+        ev('cuda_runtime', 'cudaDeviceSynchronize', 80, 5, { correlation: 5 }),
+      ],
+    }),
+  );
+}
+
+test('call-site markers give the following wait its line; they are not calls', () => {
+  const t = markedTrace();
+  const byName = (name: string, k = 0) => {
+    const found = [];
+    for (let i = 0; i < t.calls.count; i++) if (str(t, t.calls.name[i]) === name) found.push(i);
+    return found[k];
+  };
+  for (let i = 0; i < t.calls.count; i++) assert.ok(!str(t, t.calls.name[i]).startsWith('syncscope.site:'));
+  const sync = byName('cudaStreamSynchronize');
+  assert.equal(t.calls.kind[sync], CK.streamSync);
+  const site = callSite(t, sync);
+  assert.deepEqual(site?.frame, { file: '/home/me/train.py', line: 12, function: 'loop' });
+  assert.equal(site?.precision, 'line');
+  assert.equal(site?.stack.length, 3);
+  assert.equal(siteLabel(site!), '/home/me/train.py:12 in loop()');
+  // A later wait outside the marked op: the function only, from the python_function event.
+  const later = callSite(t, byName('cudaStreamSynchronize', 1));
+  assert.deepEqual(later?.frame, { file: '/home/me/train.py', line: 8, function: 'loop' });
+  assert.equal(later?.precision, 'function');
+  assert.equal(siteLabel(later!), 'in loop() (/home/me/train.py:8)');
+  // Of two markers in a row, the wait takes the second: the first had no wait before the next marker.
+  assert.equal(callSite(t, byName('cudaDeviceSynchronize'))?.frame.line, 15);
+  assert.ok(t.meta.notes?.some((n) => n.startsWith('1 call-site markers not followed by a host wait')));
+});
+
+test('a malformed marker is noted and ignored', () => {
+  const t = importPytorch(
+    JSON.stringify({
+      traceEvents: [
+        ev('user_annotation', 'syncscope.site:{"stack":[["a.py","x","f"]]}', 0, 0),
+        ev('cuda_runtime', 'cudaDeviceSynchronize', 5, 5, { correlation: 1 }),
+      ],
+    }),
+  );
+  assert.equal(t.calls.site[0], 0);
+  assert.ok(t.meta.notes?.some((n) => n.startsWith('ignored 1 call-site markers')));
+});
+
+test('deep stacks stay linear: each call at a distinct deep stack costs at most MAX_STACK frames', () => {
+  // Every round's outermost frame differs, so no two calls share a stack node; a site worked out
+  // from the whole stack would walk some 10^8 frames here.
+  const events: unknown[] = [];
+  const depth = 2000;
+  const rounds = 25;
+  let corr = 0;
+  for (let r = 0; r < rounds; r++) {
+    const t0 = r * 100_000;
+    events.push(ev('python_function', `/u/main${r}.py(1): main`, t0, 50_000));
+    for (let d = 1; d < depth; d++) {
+      events.push(ev('python_function', `/u/m.py(${d}): f${d}`, t0 + 2 * d, 50_000 - 2 * d));
+      events.push(ev('cuda_runtime', 'cudaDeviceSynchronize', t0 + 2 * d + 1, 0.5, { correlation: ++corr }));
+    }
+  }
+  const start = performance.now();
+  const t = importPytorch(JSON.stringify({ traceEvents: events }));
+  const ms = performance.now() - start;
+  const wait = callOf(t, 'cudaDeviceSynchronize', 0.5);
+  assert.deepEqual(callSite(t, wait)?.frame, { file: '/u/m.py', line: 1, function: 'f1' });
+  assert.equal(callSite(t, t.calls.count - 1)?.stack.length, MAX_STACK);
+  assert.ok(ms < 30_000, `${ms} ms`);
+});
+
+test('an imported trace with sites saves, loads and validates against the shipped schema', async () => {
+  const { validate } = await import('../helpers/json-schema');
+  const t = program('side_stream_sync.stack');
+  const text = traceToJson(t);
+  const again = parseTrace(text);
+  assert.deepEqual(again.sites, t.sites);
+  assert.deepEqual([...again.calls.site], [...t.calls.site]);
+  const schema = JSON.parse(readFileSync(repoPath('media/schema/trace.schema.json'), 'utf8'));
+  assert.deepEqual(validate(JSON.parse(text), schema), []);
+});
+
+test('report: each wait of an imported trace names its site and stack, in JSON (per the schema) and in text', async () => {
+  const { validate } = await import('../helpers/json-schema');
+  const t = program('side_stream_sync.stack');
+  const report = buildReport(t, analyze(t));
+  const schema = JSON.parse(readFileSync(repoPath('media/schema/report.schema.json'), 'utf8'));
+  assert.deepEqual(validate(JSON.parse(JSON.stringify(report)), schema), []);
+  const call = callOf(t, 'cudaEventSynchronize', 5049.682);
+  const wait = report.waits.find((w) => w.id === call);
+  assert.deepEqual(wait?.source, {
+    file: 'test/gpu/torch/programs/side_stream_sync.py',
+    line: 0,
+    function: '<module>',
+    precision: 'function',
+  });
+  assert.deepEqual(wait?.stack?.[0], { file: 'torch/cuda/streams.py', line: 245, function: 'synchronize' });
+  assert.ok(report.waits.every((w) => w.source && 'file' in w.source));
+  assert.match(formatReport(report), /\n {6}in <module> \(test\/gpu\/torch\/programs\/side_stream_sync\.py\)/);
+});
+
+test('report text: a marker site reads "at file:line in function()", and control characters in it are escaped', () => {
+  const t = markedTrace();
+  const site = t.sites.find((s) => s.precision === 'line' && s.frame.line === 12);
+  site!.frame.file = '/home/me/\x1b[31mtrain.py';
+  const text = formatReport(buildReport(t, analyze(t)));
+  assert.match(text, /at \/home\/me\/\\x1b\[31mtrain\.py:12 in loop\(\)/);
+  assert.ok(!text.includes('\x1b'));
+});
