@@ -34,9 +34,11 @@ import threading
 import time
 import traceback
 import warnings
+from urllib.parse import quote
 
 PREFIX = "syncscope-profile: "
 MARKER = "syncscope.site:"
+MARKER_SAFE = "/:,[]{}<>()' "
 MAX_FRAMES = 32
 SYNC_WARNING = "called a synchronizing CUDA operation"
 EXIT_USAGE, EXIT_NO_TORCH, EXIT_NO_SCRIPT, EXIT_NO_CUDA, EXIT_WRITE = 64, 65, 66, 67, 70
@@ -94,7 +96,9 @@ class Sites:
     def mark(self, frame):
         stack = stack_of(frame)
         if stack:
-            name = MARKER + json.dumps({"stack": stack}, separators=(",", ":"))
+            # Kineto writes event names into its JSON without escaping them: the marker's JSON is
+            # percent-encoded, so that no quote or backslash of a path or name reaches the trace.
+            name = MARKER + quote(json.dumps({"stack": stack}, separators=(",", ":")), safe=MARKER_SAFE)
             with self.record_function(name):
                 pass
 

@@ -55,13 +55,16 @@ export function parseFrame(name: string): SourceFrame | undefined {
   return m ? { file: m[1], line: Number(m[2]), function: m[3] } : undefined;
 }
 
-/** A call-site marker's stack, or a reason it is not one. */
+/**
+ * A call-site marker's stack, or a reason it is not one. Its JSON is percent-encoded, because
+ * Kineto writes event names into its trace without escaping quotes or backslashes.
+ */
 export function parseMarker(name: string): SourceFrame[] | string {
   let v: unknown;
   try {
-    v = JSON.parse(name.slice(SITE_MARKER.length));
+    v = JSON.parse(decodeURIComponent(name.slice(SITE_MARKER.length)));
   } catch {
-    return 'not JSON';
+    return 'not percent-encoded JSON';
   }
   const stack = (v as { stack?: unknown } | null)?.stack;
   if (!Array.isArray(stack) || stack.length === 0) return 'no "stack" list';

@@ -248,3 +248,11 @@ test('report text: a marker site reads "at file:line in function()", and control
   assert.match(text, /at \/home\/me\/\\x1b\[31mtrain\.py:12 in loop\(\)/);
   assert.ok(!text.includes('\x1b'));
 });
+
+test("a marker as the launcher writes it: percent-encoded, since Kineto leaves a name's quotes unescaped", () => {
+  // json.dumps of the stack, then quote() with the launcher's safe characters: a quote in a path is \" then %5C%22.
+  const name = 'syncscope.site:{%22stack%22:[[%22/home/me/say %5C%22hi%5C%22.py%22,12,%22loop%22]]}';
+  assert.ok(!name.slice('syncscope.site:'.length).includes('"'), 'nothing Kineto would write unescaped');
+  assert.deepEqual(parseMarker(name), [{ file: '/home/me/say "hi".py', line: 12, function: 'loop' }]);
+  assert.equal(parseMarker('syncscope.site:{%22stack%2'), 'not percent-encoded JSON');
+});

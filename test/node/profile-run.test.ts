@@ -39,7 +39,7 @@ const readTrace = (path: string): Event[] =>
     (a, b) => a.ts - b.ts,
   );
 const stackOf = (e: Event): [string, number, string][] =>
-  (JSON.parse(e.name.slice(MARKER.length)) as { stack: [string, number, string][] }).stack;
+  (JSON.parse(decodeURIComponent(e.name.slice(MARKER.length))) as { stack: [string, number, string][] }).stack;
 
 async function profile(script: string, more: Partial<ProfileOptions> = {}) {
   const progress: string[] = [];
