@@ -1,14 +1,9 @@
-// The Parquet form of a trace, for querying many traces together (DuckDB on one machine, Spark on a
-// fleet): `x.parquet` is a directory holding one file per table (lanes, calls, ops, edges,
-// accesses), as Spark and DuckDB lay out a dataset. Strings and names are resolved (Parquet
-// dictionary-encodes them itself), absent values are nulls, and every row carries `trace` (the
-// directory's name) and `id` (its row index), so tables of many traces join on (trace, id).
-// See docs/trace-file.md for a query.
+// Writes the Parquet form of a trace (core/trace/parquet.ts): `x.parquet` is a directory holding one
+// file per table, each written atomically.
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { parquetWriteBuffer, type ColumnSource } from 'hyparquet-writer';
-import { defaultOf, KEY, LANE_FIELDS, TABLES, tableOf, type TableSpec } from '../core/trace/columnar';
-import { TRACE_FORMAT, type Trace } from '../core/trace/model';
+import { traceParquetFiles } from '../core/trace/parquet';
+import type { Trace } from '../core/trace/model';
 import { writeFileAtomic, WriteError } from './atomic-write';
 
 export async function writeTraceParquet(trace: Trace, dir: string): Promise<void> {
@@ -18,56 +13,6 @@ export async function writeTraceParquet(trace: Trace, dir: string): Promise<void
       e.code ?? '',
     );
   });
-  const name = basename(dir).replace(/\.parquet$/i, '');
-  const kv = (table: string) => [
-    { key: KEY.format, value: TRACE_FORMAT },
-    { key: KEY.table, value: table },
-  ];
-  const lanes: ColumnSource[] = [constant('trace', name, trace.lanes.length)];
-  for (const key of LANE_FIELDS) {
-    const data = trace.lanes.map((l) => (l as unknown as Record<string, unknown>)[key] ?? null);
-    const sample = data.find((v) => v !== null);
-    const type = typeof sample === 'string' ? 'STRING' : typeof sample === 'boolean' ? 'BOOLEAN' : 'DOUBLE';
-    lanes.push({ name: key, data, type, nullable: true });
-  }
-  await save(join(dir, 'lanes.parquet'), lanes, [
-    ...kv('lanes'),
-    { key: KEY.meta, value: JSON.stringify(trace.meta) },
-    { key: KEY.findings, value: JSON.stringify(trace.findings) },
-    { key: KEY.sites, value: JSON.stringify(trace.sites) },
-  ]);
-  for (const spec of TABLES)
-    await save(join(dir, `${spec.name}.parquet`), tableColumns(trace, spec, name), kv(spec.name));
-}
-
-const save = (path: string, columnData: ColumnSource[], kvMetadata: { key: string; value: string }[]) =>
-  writeFileAtomic(path, [new Uint8Array(parquetWriteBuffer({ columnData, kvMetadata }))]);
-
-const constant = (name: string, value: string, count: number): ColumnSource => ({
-  name,
-  data: new Array<string>(count).fill(value),
-  type: 'STRING',
-});
-
-function tableColumns(t: Trace, spec: TableSpec, traceName: string): ColumnSource[] {
-  const table = tableOf(t, spec.name);
-  const n = table.count;
-  const ids = new Int32Array(n);
-  for (let i = 0; i < n; i++) ids[i] = i;
-  const out: ColumnSource[] = [constant('trace', traceName, n), { name: 'id', data: ids, type: 'INT32' }];
-  for (const [name, ctor] of Object.entries(spec.schema)) {
-    const col = table[name];
-    const names = spec.enums[name];
-    if (spec.strings.has(name) || names) {
-      const list = names ?? t.strings;
-      out.push({ name, data: Array.from({ length: n }, (_, i) => list[col[i]] ?? ''), type: 'STRING' });
-    } else if (ctor === Float64Array) {
-      const nullable = Number.isNaN(defaultOf(spec, name));
-      const data = nullable ? Array.from({ length: n }, (_, i) => (col[i] === col[i] ? col[i] : null)) : col;
-      out.push({ name, data: data as ColumnSource['data'], type: 'DOUBLE', nullable });
-    } else if (ctor === Uint32Array) {
-      out.push({ name, data: BigInt64Array.from(col as Uint32Array, (v) => BigInt(v)), type: 'INT64' });
-    } else out.push({ name, data: Int32Array.from(col as ArrayLike<number>), type: 'INT32' });
-  }
-  return out;
+  for (const { file, bytes } of traceParquetFiles(trace, basename(dir).replace(/\.parquet$/i, '')))
+    await writeFileAtomic(join(dir, file), [bytes]);
 }
