@@ -95,5 +95,9 @@ export const OPTIONS = {
     value: 'trace.syncscope.json',
     help: 'also write the trace: *.syncscope is columnar (Arrow), *.parquet a directory of Parquet tables, else JSON',
   },
+  parquet: {
+    name: 'parquet',
+    help: 'also write the trace as a directory of Parquet tables beside --out (x.syncscope -> x.parquet/)',
+  },
   html: { name: 'html', value: 'timeline.html', help: 'also write a self-contained timeline page' },
 } satisfies Record<string, CliOption>;

@@ -3,18 +3,19 @@ import { buildReport, formatReport } from '../../core/report';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { isScenarioPath, loadInput } from '../input';
-import { writeHtmlFile, writeTraceFile } from '../output';
+import { checkTraceOutputs, writeHtmlFile, writeTraceOutputs } from '../output';
 
 export const spec: CommandSpec = {
   name: 'simulate',
   synopsis: ['<scenario> [options]'],
   summary: 'run a scenario in the simulator and print the wait report',
-  options: [OPTIONS.traceOut, OPTIONS.html, OPTIONS.profile, OPTIONS.json],
+  options: [OPTIONS.traceOut, OPTIONS.parquet, OPTIONS.html, OPTIONS.profile, OPTIONS.json],
 };
 
 /** `simulate <scenario>`: run the scenario in the simulator, print the wait report, write the files asked for. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
+  checkTraceOutputs(args);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
   const input = await loadInput(file, io, { profile: flagString(args, 'profile') });
@@ -34,8 +35,7 @@ export async function finishRun(
   const report = buildReport(trace, analysis);
   if (args.flags.has('json')) io.stdout(JSON.stringify(report, null, 2) + '\n');
   else io.stdout(formatReport(report, { file }));
-  const out = flagString(args, 'out');
-  if (out) io.stderr(`trace written to ${await writeTraceFile(trace, out, io)}\n`);
+  for (const path of await writeTraceOutputs(trace, args, io)) io.stderr(`trace written to ${path}\n`);
   const html = flagString(args, 'html');
   if (html)
     io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
