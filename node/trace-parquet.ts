@@ -13,6 +13,6 @@ export async function writeTraceParquet(trace: Trace, dir: string): Promise<void
       e.code ?? '',
     );
   });
-  for (const { file, bytes } of traceParquetFiles(trace, basename(dir).replace(/\.parquet$/i, '')))
-    await writeFileAtomic(join(dir, file), [bytes]);
+  for (const { file, chunks } of traceParquetFiles(trace, basename(dir).replace(/\.parquet$/i, '')))
+    await writeFileAtomic(join(dir, file), chunks);
 }
