@@ -11,6 +11,7 @@ import { compileScenario } from '../../core/scenario/parse';
 import { simulate } from '../../core/simulate';
 import { traceFromArrow } from '../../core/trace/arrow-read';
 import { traceArrowChunks } from '../../core/trace/arrow-write';
+import { defaultOf, TABLES, tableOf } from '../../core/trace/columnar';
 import { traceToJson } from '../../core/trace/json';
 import type { Trace } from '../../core/trace/model';
 import { importTraceBytes, loadTraceFile, saveTraceFile } from '../../node/trace-file';
@@ -66,48 +67,68 @@ const pyarrow = spawnSync('python3', ['-c', 'import pyarrow'], { encoding: 'utf8
 const noPyarrow =
   pyarrow.status !== 0 ? 'pyarrow is not installed (pip install pyarrow), so no second reader checks the file' : false;
 
-test('pyarrow reads the file as is: every table, with the strings resolved', { skip: noPyarrow }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'syncscope-arrow-'));
-  const t = simulated('pipeline-buggy.scenario.json');
-  writeFileSync(join(dir, 't.syncscope'), arrowBytes(t));
-  const script = [
-    'import json, sys, pyarrow as pa',
-    'out = {}',
-    'with pa.OSFile(sys.argv[1]) as f:',
-    '    for _ in range(5):',
-    '        table = pa.ipc.open_stream(f).read_all()',
-    '        out[table.schema.metadata[b"syncscope.table"].decode()] = table',
-    'calls, ops = out["calls"], out["ops"]',
-    'print(json.dumps({k: v.num_rows for k, v in out.items()}))',
-    'print(json.dumps(calls.column("name").to_pylist()[:3]))',
-    'print(json.dumps(ops.column("kind").to_pylist()[:3]))',
-    'print(json.dumps(ops.column("start").to_pylist()[:3]))',
-  ].join('\n');
-  const r = spawnSync('python3', ['-c', script, join(dir, 't.syncscope')], { encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  const [counts, names, kinds, starts] = r.stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as unknown);
-  assert.deepEqual(counts, {
-    lanes: t.lanes.length,
-    calls: t.calls.count,
-    ops: t.ops.count,
-    edges: t.edges.count,
-    accesses: t.accesses.count,
-  });
-  assert.deepEqual(
-    names,
-    [0, 1, 2].map((i) => t.strings[t.calls.name[i]]),
-  );
-  assert.deepEqual(
-    kinds,
-    [0, 1, 2].map(
-      (i) => ['kernel', 'memcpy', 'memset', 'eventRecord', 'waitEvent', 'hostFunc'][t.ops.kind[i]] ?? kinds,
-    ),
-  );
-  assert.deepEqual(starts, [...t.ops.start.subarray(0, 3)]);
-});
+// The reading example of docs/trace-file.md, as is, then every column of every table as JSON.
+const PYARROW_READER = `
+import json, sys, pyarrow as pa
+tables = {}
+with pa.OSFile(sys.argv[1]) as f:
+    for _ in range(5):
+        t = pa.ipc.open_stream(f).read_all()
+        tables[t.schema.metadata[b"syncscope.table"].decode()] = t
+    assert f.read(1) == b"", "bytes left after the five streams"
+try:
+    import pandas
+    pandas_rows = len(tables["calls"].to_pandas())
+except ImportError:
+    pandas_rows = None
+meta = tables["lanes"].schema.metadata
+print(json.dumps({
+    "meta": json.loads(meta[b"syncscope.meta"]),
+    "pandasRows": pandas_rows,
+    "tables": {name: t.to_pydict() for name, t in tables.items()},
+}))
+`;
+
+test(
+  'pyarrow reads the file as is: every table and column, strings resolved, nulls for no value',
+  { skip: noPyarrow },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'syncscope-arrow-'));
+    const t = simulated('pipeline-buggy.scenario.json');
+    writeFileSync(join(dir, 't.syncscope'), arrowBytes(t));
+    const r = spawnSync('python3', ['-c', PYARROW_READER, join(dir, 't.syncscope')], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const got = JSON.parse(r.stdout) as {
+      meta: unknown;
+      pandasRows: number | null;
+      tables: Record<string, Record<string, unknown[]>>;
+    };
+    assert.deepEqual(got.meta, JSON.parse(JSON.stringify(t.meta)));
+    if (got.pandasRows !== null) assert.equal(got.pandasRows, t.calls.count);
+    assert.deepEqual(Object.keys(got.tables), ['lanes', 'calls', 'ops', 'edges', 'accesses']);
+    assert.equal(got.tables.lanes.id.length, t.lanes.length);
+    for (const spec of TABLES) {
+      const table = tableOf(t, spec.name);
+      const columns = got.tables[spec.name];
+      for (const name of Object.keys(spec.schema)) {
+        const col = table[name];
+        const names = spec.enums[name];
+        const expected = Array.from({ length: table.count }, (_, i) =>
+          spec.strings.has(name) ? t.strings[col[i]] : names ? names[col[i]] : col[i] === col[i] ? col[i] : null,
+        );
+        if (name in columns) assert.deepEqual(columns[name], expected, `${spec.name}.${name}`);
+        else {
+          // Left out: it holds only its default.
+          const dflt = defaultOf(spec, name);
+          assert.ok(
+            Array.from({ length: table.count }, (_, i) => col[i]).every((v) => Object.is(v, dflt)),
+            `${spec.name}.${name}`,
+          );
+        }
+      }
+    }
+  },
+);
 
 const rejects = (bytes: Uint8Array, message: RegExp) => {
   assert.throws(
