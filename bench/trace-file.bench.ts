@@ -266,8 +266,11 @@ ${verdict}
 `;
   console.log(`${sizes}\n\n${times}\n\n${verdict}`);
   const out = repoPath('bench', 'results', ops === 1e6 ? 'trace-file.md' : `trace-file-${ops.toExponential()}.md`);
+  // Hand-written notes below this heading survive a rerun.
+  const NOTES = '\n## Notes\n';
+  const notes = existsSync(out) ? readFileSync(out, 'utf8').split(NOTES)[1] : undefined;
   mkdirSync(repoPath('bench', 'results'), { recursive: true });
-  writeFileSync(out, report);
+  writeFileSync(out, report + (notes === undefined ? '' : NOTES + notes));
 }
 
 if (process.argv[2] === 'child')
