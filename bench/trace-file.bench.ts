@@ -238,7 +238,7 @@ async function main(): Promise<void> {
   ].join('\n');
   const commit =
     (git('rev-parse --short HEAD') || 'unknown') +
-    (git('status --porcelain -- core node cli bench') ? ' (with uncommitted changes)' : '');
+    (git('status --porcelain -- core node cli bench ":!bench/results"') ? ' (with uncommitted changes)' : '');
   const args = process.argv.slice(2).filter((a) => a.startsWith('--'));
   const report = `# Trace file benchmark, ${new Date().toISOString().slice(0, 10)}
 
