@@ -93,7 +93,16 @@ export const OPTIONS = {
     help: "the simulator's timing profile: h200 (built in) or a file written by calibrate",
   },
   json: { name: 'json', help: 'print the report as JSON (media/schema/report.schema.json)' },
-  traceOut: { name: 'out', short: 'o', value: 'trace.syncscope.json', help: 'also write the trace' },
+  traceOut: {
+    name: 'out',
+    short: 'o',
+    value: 'trace.syncscope.json',
+    help: 'also write the trace: *.syncscope is columnar (Arrow), *.parquet a directory of Parquet tables, else JSON',
+  },
+  parquet: {
+    name: 'parquet',
+    help: 'also write the trace as a directory of Parquet tables beside --out (x.syncscope -> x.parquet/)',
+  },
   html: { name: 'html', value: 'timeline.html', help: 'also write a self-contained timeline page' },
   maxSteps: {
     name: 'max-steps',

@@ -1,15 +1,43 @@
 import { resolve } from 'node:path';
+import { flagString, type ParsedArgs } from './args';
 import type { Trace } from '../core/trace/model';
 import { writeFileAtomic } from '../node/atomic-write';
 import { saveTraceFile } from '../node/trace-file';
 import { timelineHtmlChunks } from './html-page';
-import type { CliIo } from './io';
+import { UsageError, type CliIo } from './io';
 
 /** Streams a trace to disk in chunks (large traces never become one string), atomically. */
 export async function writeTraceFile(trace: Trace, path: string, io: CliIo): Promise<string> {
   const full = resolve(io.cwd, path);
   await saveTraceFile(trace, full);
   return full;
+}
+
+/** The Parquet directory written beside a trace by `--parquet`: its name with the trace suffix replaced. */
+export const parquetBeside = (out: string): string =>
+  /\.parquet$/i.test(out) ? out : out.replace(/(\.syncscope(\.json)?|\.json)?$/i, '.parquet');
+
+/** Refuses `--parquet` without `--out` before any work is done. */
+export function checkTraceOutputs(args: ParsedArgs): void {
+  if (args.flags.has('parquet') && !flagString(args, 'out'))
+    throw new UsageError(
+      '--parquet writes the Parquet tables beside the trace; give its name with --out <x.syncscope>',
+    );
+}
+
+/**
+ * Writes what `--out` (and `--parquet`, the Parquet directory beside it) ask for; returns the paths
+ * written. `--out x.parquet` writes the Parquet directory instead of a trace file.
+ */
+export async function writeTraceOutputs(trace: Trace, args: ParsedArgs, io: CliIo): Promise<string[]> {
+  checkTraceOutputs(args);
+  const out = flagString(args, 'out');
+  const parquet = args.flags.has('parquet');
+  if (!out) return [];
+  const paths = [await writeTraceFile(trace, out, io)];
+  const beside = parquetBeside(out);
+  if (parquet && beside !== out) paths.push(await writeTraceFile(trace, beside, io));
+  return paths;
 }
 
 export async function writeHtmlFile(trace: Trace, title: string, path: string, io: CliIo): Promise<string> {

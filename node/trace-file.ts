@@ -5,12 +5,16 @@
 // Node-only, which is why it lives here and not in core/.
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { basename } from 'node:path';
 import { createImporter, ImportError, sniffFormat, SNIFF_BYTES, TraceImporter } from '../core/import';
 import { traceJsonChunks } from '../core/trace/json';
+import { traceArrowChunks } from '../core/trace/arrow-write';
+import { traceFromArrow } from '../core/trace/arrow-read';
+import { isArrowStream } from '../core/trace/columnar';
+import { writeTraceParquet } from './trace-parquet';
 import type { Trace } from '../core/trace/model';
 import { writeFileAtomic } from './atomic-write';
 
@@ -165,7 +169,14 @@ export async function loadTraceFile(
   signal?: AbortSignal,
 ): Promise<Trace> {
   const total = (await stat(path)).size;
-  const gzip = isGzip(await readStart(path, 2));
+  const start = await readStart(path, 4);
+  if (isArrowStream(start)) {
+    // Columns are read in place from the file's bytes: one read, no text, no chunks to join.
+    const bytes = await readFile(path, { signal });
+    onProgress?.(total, total);
+    return traceFromArrow(bytes, basename(path));
+  }
+  const gzip = isGzip(start);
   return importTraceStream(
     createReadStream(path, { highWaterMark: CHUNK }),
     basename(path),
@@ -177,25 +188,37 @@ export async function loadTraceFile(
 }
 
 /** The same for bytes already in memory (a file the extension can only read through VS Code). */
-export const importTraceBytes = (
+export const importTraceBytes = async (
   bytes: Uint8Array,
   name: string,
   onProgress?: (bytes: number, total: number) => void,
   signal?: AbortSignal,
 ): Promise<Trace> =>
-  importTraceStream(
-    Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
-    name,
-    isGzip(bytes),
-    (n) => onProgress?.(n, bytes.length),
-    signal,
-    bytes.length,
-  );
+  isArrowStream(bytes)
+    ? traceFromArrow(bytes, name)
+    : importTraceStream(
+        Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
+        name,
+        isGzip(bytes),
+        (n) => onProgress?.(n, bytes.length),
+        signal,
+        bytes.length,
+      );
 
 function* slices(bytes: Buffer): Generator<Buffer> {
   for (let i = 0; i < bytes.length; i += CHUNK) yield bytes.subarray(i, i + CHUNK);
 }
 
-/** Saves a trace as a *.syncscope.json file, atomically (see atomic-write.ts). */
-export const saveTraceFile = (trace: Trace, path: string): Promise<void> =>
-  writeFileAtomic(path, traceJsonChunks(trace));
+/** Which form a trace is saved in, from the name it is saved under. */
+export const traceFormatFor = (path: string): 'arrow' | 'parquet' | 'json' =>
+  /\.syncscope$/i.test(path) ? 'arrow' : /\.parquet$/i.test(path) ? 'parquet' : 'json';
+
+/**
+ * Saves a trace, atomically (see atomic-write.ts): `*.syncscope` as Arrow IPC, `*.parquet` as a
+ * directory of Parquet files (trace-parquet.ts), any other name as `.syncscope.json`.
+ */
+export function saveTraceFile(trace: Trace, path: string): Promise<void> {
+  const format = traceFormatFor(path);
+  if (format === 'parquet') return writeTraceParquet(trace, path);
+  return writeFileAtomic(path, format === 'arrow' ? traceArrowChunks(trace) : traceJsonChunks(trace));
+}

@@ -16,6 +16,7 @@ export const spec: CommandSpec = {
   summary: 'run a CUDA program with CUPTI recording every call and GPU op, and report its waits (exit 1 if it failed)',
   options: [
     { ...OPTIONS.traceOut, help: `where to write the trace (default ${DEFAULT_OUT})` },
+    OPTIONS.parquet,
     OPTIONS.html,
     OPTIONS.json,
     { name: 'keep-raw', value: 'file.raw', help: 'also keep the raw stream the capture library wrote' },

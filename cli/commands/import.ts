@@ -3,26 +3,26 @@ import { releasingOps } from '../../core/analyze/describe';
 import { escapeControls } from '../../core/terminal';
 import { isWait } from '../../core/trace/kinds';
 import { callKind, Trace } from '../../core/trace/model';
-import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
+import { CommandSpec, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
 import { loadAnyTrace } from '../load-trace';
-import { writeTraceFile } from '../output';
+import { checkTraceOutputs, writeTraceOutputs } from '../output';
 
 export const spec: CommandSpec = {
   name: 'import',
   synopsis: ['<pytorch-trace.json> [options]'],
   summary: 'convert a PyTorch profiler trace and print one summary line',
-  options: [{ ...OPTIONS.traceOut, help: 'write the converted trace' }],
+  options: [{ ...OPTIONS.traceOut, help: 'write the converted trace' }, OPTIONS.parquet],
 };
 
 /** `import <pytorch-trace.json> [--out x.syncscope.json]`: one summary line, and the trace if asked. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
+  checkTraceOutputs(args);
   const file = onePositional(args, 'PyTorch profiler trace');
   const trace = await loadAnyTrace(resolve(io.cwd, file));
   io.stdout(escapeControls(summary(file, trace)) + '\n');
-  const out = flagString(args, 'out');
-  if (out) io.stdout(`wrote ${await writeTraceFile(trace, out, io)}\n`);
+  for (const path of await writeTraceOutputs(trace, args, io)) io.stdout(`wrote ${path}\n`);
   return EXIT.ok;
 }
 

@@ -1,6 +1,7 @@
 import { simulate } from '../../core/simulate';
 import type { Trace } from '../../core/trace/model';
 import { RunnerError, runInRunner } from '../../runner/client';
+import { checkTraceOutputs } from '../output';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { isScenarioPath, readProfile, readProgram } from '../input';
 import { CliIo, UsageError } from '../io';
@@ -19,6 +20,7 @@ export const spec: CommandSpec = {
       help: 'where to run; auto (the default) simulates where there is no GPU',
     },
     OPTIONS.traceOut,
+    OPTIONS.parquet,
     OPTIONS.html,
     { ...OPTIONS.profile, help: "the simulator's timing profile, when it simulates" },
     OPTIONS.maxSteps,
@@ -34,6 +36,7 @@ export const spec: CommandSpec = {
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
+  checkTraceOutputs(args);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
   const backend = flagString(args, 'backend') ?? 'auto';

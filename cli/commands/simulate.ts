@@ -3,18 +3,27 @@ import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/repo
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { isScenarioPath, loadInput } from '../input';
-import { writeHtmlFile, writeTraceFile } from '../output';
+import { checkTraceOutputs, writeHtmlFile, writeTraceOutputs } from '../output';
 
 export const spec: CommandSpec = {
   name: 'simulate',
   synopsis: ['<scenario> [options]'],
   summary: 'run a scenario in the simulator and print the wait report',
-  options: [OPTIONS.traceOut, OPTIONS.html, OPTIONS.profile, OPTIONS.maxSteps, OPTIONS.json, OPTIONS.all],
+  options: [
+    OPTIONS.traceOut,
+    OPTIONS.parquet,
+    OPTIONS.html,
+    OPTIONS.profile,
+    OPTIONS.maxSteps,
+    OPTIONS.json,
+    OPTIONS.all,
+  ],
 };
 
 /** `simulate <scenario>`: run the scenario in the simulator, print the wait report, write the files asked for. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
+  checkTraceOutputs(args);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
   const input = await loadInput(file, io, {
@@ -38,8 +47,7 @@ export async function finishRun(
   const summary = report.waits.length > SUMMARY_ABOVE && !args.flags.has('all');
   const chunks = args.flags.has('json') ? reportJsonChunks(report) : reportTextChunks(report, { file, summary });
   for (const chunk of chunks) io.stdout(chunk);
-  const out = flagString(args, 'out');
-  if (out) io.stderr(`trace written to ${await writeTraceFile(trace, out, io)}\n`);
+  for (const path of await writeTraceOutputs(trace, args, io)) io.stderr(`trace written to ${path}\n`);
   const html = flagString(args, 'html');
   if (html)
     io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);

@@ -3,6 +3,7 @@
 import { createChromeImporter } from './chrome';
 import { createPytorchImporter, ImportOptions, TraceImporter } from './pytorch';
 import { createSavedTraceReader } from './saved';
+import { isArrowStream } from '../trace/columnar';
 
 export { ImportError } from './scan';
 export { createPytorchImporter, importPytorch } from './pytorch';
@@ -20,6 +21,8 @@ export const SNIFF_BYTES = 64 * 1024;
  * `traceEvents`, or a bare array) is read as a PyTorch profiler trace.
  */
 export function sniffFormat(head: string | Uint8Array): TraceFileFormat | undefined {
+  // A columnar trace (`.syncscope`, Arrow IPC): read whole by node/trace-file.ts, never by an importer.
+  if (typeof head !== 'string' && isArrowStream(head)) return 'syncscope';
   const text =
     typeof head === 'string' ? head.slice(0, SNIFF_BYTES) : new TextDecoder().decode(head.subarray(0, SNIFF_BYTES));
   if (/"format"\s*:\s*"syncscope-trace"/.test(text)) return 'syncscope';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { importPytorch } from '../../core/import';
-import { isUserFile, MAX_STACK, parseFrame, siteLabel } from '../../core/import/python-sites';
+import { isUserFile, MAX_STACK, parseFrame, parseMarker, siteLabel } from '../../core/import/python-sites';
 import { callSite, CK, isWait, str, Trace } from '../../core/trace/model';
 import { parseTrace, traceToJson } from '../../core/trace/json';
 import { analyze } from '../../core/analyze';
