@@ -285,8 +285,9 @@ function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void
   let source: Json | undefined;
   if (c.source !== undefined) {
     source = obj(c.source, at, 'source');
-    int(source, 'line', [...at, 'source'], 0, INT32);
-    int(source, 'column', [...at, 'source'], 0, INT32);
+    // A scenario position is 1-based in both parts: a source with no position is left out.
+    int(source, 'line', [...at, 'source'], 1, INT32);
+    int(source, 'column', [...at, 'source'], 1, INT32);
   }
   b.call({
     lane: laneRef(b, c, 'lane', at, ['thread']),
@@ -398,8 +399,8 @@ function readFinding(b: TraceBuilder, f: unknown, i: number, callCount: number, 
   const ops = ids('ops', opCount, 'op');
   if (o.source !== undefined) {
     const s = obj(o.source, at, 'source');
-    int(s, 'line', [...at, 'source'], 0, INT32);
-    int(s, 'column', [...at, 'source'], 0, INT32);
+    int(s, 'line', [...at, 'source'], 1, INT32);
+    int(s, 'column', [...at, 'source'], 1, INT32);
   }
   optStr(o, 'fix', at);
   optAmount(o, 'savedNs', at);

@@ -213,3 +213,12 @@ test('a call whose site does not exist, and a site frame without a valid line', 
     't.syncscope.json:12:79: $.sites[0].precision: got "column"; expected one of line, function',
   );
 });
+
+test('a scenario position is 1-based: column 0 (or -0) is refused where a report would carry it', () => {
+  const at = (column: string) => edited('"blockedNs":30,', `"blockedNs":30,"source":{"line":10,"column":${column}},`);
+  assert.equal(parseTrace(at('7'), FILE).calls.column[1], 7);
+  assert.equal(
+    failure(at('-0')),
+    't.syncscope.json:7:113: $.calls[1].source.column: got 0; expected an integer from 1 to 2147483647',
+  );
+});
