@@ -7,6 +7,7 @@ import {
   COPY_KINDS,
   EDGE_KINDS,
   HOST_MEMORY,
+  Lane,
   OP_KINDS,
   RELEASED_NONE,
   RELEASED_UNKNOWN,
@@ -52,6 +53,29 @@ export function callJson(t: Trace, i: number): Json {
   return o;
 }
 
+/** Lane keys in one order, whichever producer built the lane, so that equal traces write equal text. */
+const LANE_KEYS = [
+  'id',
+  'kind',
+  'name',
+  'device',
+  'nonBlocking',
+  'priority',
+  'legacyDefault',
+  'perThreadDefault',
+  'thread',
+  'handle',
+] as const satisfies readonly (keyof Lane)[];
+// Every key of Lane is in the list: a new one that is not fails to compile here.
+const everyLaneKey: Exclude<keyof Lane, (typeof LANE_KEYS)[number]> extends never ? true : never = true;
+void everyLaneKey;
+
+export function laneJson(l: Lane): Json {
+  const o: Json = {};
+  for (const k of LANE_KEYS) if (l[k] !== undefined) o[k] = l[k];
+  return o;
+}
+
 /** One op as its `*.syncscope.json` row; `access` from accessesByOp. */
 export function opJson(t: Trace, i: number, access: { r: string[]; w: string[] } | undefined): Json {
   const p = t.ops;
@@ -94,7 +118,7 @@ export function accessesByOp(t: Trace): Map<number, { r: string[]; w: string[] }
 export function* traceJsonChunks(t: Trace): Generator<string> {
   const access = accessesByOp(t);
   yield `{"format":"${TRACE_FORMAT}","version":${TRACE_VERSION},\n"meta":${JSON.stringify(t.meta)},\n`;
-  yield `"lanes":${JSON.stringify(t.lanes)},\n`;
+  yield `"lanes":${JSON.stringify(t.lanes.map(laneJson))},\n`;
   yield* rows('calls', t.calls.count, (i) => callJson(t, i));
   yield* rows('ops', t.ops.count, (i) => opJson(t, i, access.get(i)));
   yield* rows('edges', t.edges.count, (i) => ({
