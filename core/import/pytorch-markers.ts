@@ -1,10 +1,10 @@
 // Call-site markers of `syncscope profile`: a zero-length record_function named
 // `syncscope.site:{"stack":[["file",line,"function"],...]}`, emitted on the calling thread just
-// before a synchronizing call. Each names the line of the first host wait after it on its thread,
-// before that thread's next marker, and of the later waits inside the same framework op (the
-// stream sync after aten::item's copy); the marker itself is not a call.
-import { CK, isWait, TraceBuilder } from '../trace/model';
-import { parseMarker, SiteTable } from './python-sites';
+// before a synchronizing call. Each names the line of the waits inside the first call after it on
+// its thread, before its next marker (the framework op, or the runtime call itself); the marker
+// itself is not a call.
+import { isWait, TraceBuilder } from '../trace/model';
+import { parseFrame, parseMarker, SiteTable } from './python-sites';
 
 export interface Marker {
   /** Staging lane (before lanes are ordered). */
@@ -43,39 +43,45 @@ export function attachMarkers(
   }
   for (const list of byLane.values()) list.sort((x, y) => x.time - y.time);
 
-  // Calls are in time order: walk them once, keeping each lane's next marker and the pending one.
+  // A marker is emitted just before the user's call: its site goes to the waits inside the first
+  // call that begins after it on its lane (aten::item's copy and stream sync, or the bare
+  // cudaDeviceSynchronize of torch.cuda.synchronize()), and to no wait after that call ends.
   const c = b.calls.cols;
-  const next = new Map<number, number>();
-  const pending = new Map<number, number>();
-  /** The site a lane's last marker gave, and the enclosing ops of the wait that took it. */
-  const joined = new Map<number, { site: number; context: number }>();
+  const callsByLane = new Map<number, number[]>();
+  const python = pythonFrameNames(b);
   for (let i = 0; i < b.calls.count; i++) {
-    if (c.kind[i] === CK.context) continue;
-    const lane = c.lane[i];
-    const list = byLane.get(lane);
-    if (!list) continue;
-    let k = next.get(lane) ?? 0;
-    for (; k < list.length && list[k].time <= c.begin[i]; k++) {
-      if ((pending.get(lane) ?? -1) >= 0) counts.unjoined++;
-      pending.set(lane, list[k].site);
-      joined.delete(lane);
-    }
-    next.set(lane, k);
-    if (!isWait({ calls: c }, i)) continue;
-    const site = pending.get(lane);
-    if (site !== undefined) {
-      if (site >= 0) c.site[i] = site + 1;
-      pending.delete(lane);
-      joined.set(lane, { site, context: c.context[i] });
-    } else {
-      // The same framework op's later waits (aten::item's copy, then its stream sync) share the line.
-      const last = joined.get(lane);
-      if (last && last.site >= 0 && last.context !== 0 && last.context === c.context[i]) c.site[i] = last.site + 1;
-    }
+    // Python frames (the marker's own __exit__, the wrapper's callee) are not the marked call.
+    if (!byLane.has(c.lane[i]) || python.has(c.name[i])) continue;
+    let list = callsByLane.get(c.lane[i]);
+    if (!list) callsByLane.set(c.lane[i], (list = []));
+    list.push(i);
   }
   for (const [lane, list] of byLane) {
-    for (let k = next.get(lane) ?? 0; k < list.length; k++) if (list[k].site >= 0) counts.unjoined++;
-    if ((pending.get(lane) ?? -1) >= 0) counts.unjoined++;
+    const calls = callsByLane.get(lane) ?? [];
+    let k = 0;
+    for (let n = 0; n < list.length; n++) {
+      const m = list[n];
+      while (k < calls.length && c.begin[calls[k]] < m.time) k++;
+      let joinedAny = false;
+      // A call after the lane's next marker is that marker's.
+      const own = k < calls.length && c.begin[calls[k]] < (list[n + 1]?.time ?? Infinity);
+      const end = own ? c.end[calls[k]] : -Infinity;
+      for (let j = k; j < calls.length && c.begin[calls[j]] <= end; j++) {
+        const i = calls[j];
+        if (!isWait({ calls: c }, i)) continue;
+        joinedAny = true;
+        if (m.site >= 0) c.site[i] = m.site + 1;
+      }
+      if (!joinedAny && m.site >= 0) counts.unjoined++;
+    }
   }
   return counts;
+}
+
+/** String ids of Kineto python_function names: `file(line): function`, and built-in calls. */
+function pythonFrameNames(b: TraceBuilder): Set<number> {
+  const ids = new Set<number>();
+  const list = b.strings.list;
+  for (let id = 0; id < list.length; id++) if (list[id].startsWith('<built-in') || parseFrame(list[id])) ids.add(id);
+  return ids;
 }
