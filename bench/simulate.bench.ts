@@ -7,44 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { compileScenario } from '../core/scenario/parse';
 import { simulate } from '../core/simulate';
 import { repoPath } from '../test/helpers/paths';
-
-/** One iteration issues 10 ops: 4 kernels, 3 records, 2 waits and 1 copy. */
-const OPS_PER_ITERATION = 10;
-
-function scenario(ops: number): string {
-  const iterations = ops / OPS_PER_ITERATION;
-  return JSON.stringify({
-    name: `bench ${ops} ops`,
-    streams: { a: {}, b: { nonBlocking: true }, c: { nonBlocking: true, priority: -1 }, d: {} },
-    events: { ea: {}, eb: { timing: true }, ec: {} },
-    buffers: { x: { bytes: 1 << 20 }, h: { bytes: 1 << 20, host: 'pinned' } },
-    steps: [
-      {
-        repeat: iterations / 100,
-        steps: [
-          {
-            repeat: 100,
-            steps: [
-              { launch: 'ka', stream: 'a', us: 20, grid: 264 },
-              { record: 'ea', stream: 'a' },
-              { launch: 'kb', stream: 'b', us: 15, grid: 132 },
-              { wait: 'ea', stream: 'b' },
-              { record: 'eb', stream: 'b' },
-              { launch: 'kc', stream: 'c', us: 10 },
-              { wait: 'eb', stream: 'c' },
-              { record: 'ec', stream: 'c' },
-              { launch: 'kd', stream: 'd', us: 5 },
-              { copy: 'x', to: 'h', async: true, stream: 'd' },
-            ],
-          },
-          { query: 'ec' },
-          { eventSync: 'ea' },
-        ],
-      },
-      { deviceSync: true },
-    ],
-  });
-}
+import { benchScenario } from './scenario-gen';
 
 interface Row {
   ops: number;
@@ -60,7 +23,7 @@ interface Row {
  * a run slower. CPU is process.cpuUsage, so it includes the garbage collector's helper threads.
  */
 function measure(ops: number, runs: number): Row {
-  const text = scenario(ops);
+  const text = benchScenario(ops);
   let t0 = performance.now();
   const program = compileScenario(text, 'bench.scenario.json');
   const compileMs = performance.now() - t0;

@@ -19,41 +19,7 @@ import { compileScenario } from '../core/scenario/parse';
 import { simulate } from '../core/simulate';
 import { loadTraceFile, saveTraceFile } from '../node/trace-file';
 import { repoPath } from '../test/helpers/paths';
-
-/** One iteration issues 10 ops: 4 kernels, 3 records, 2 waits and 1 copy (as bench/simulate.bench.ts). */
-function scenario(ops: number): string {
-  return JSON.stringify({
-    name: `bench ${ops} ops`,
-    streams: { a: {}, b: { nonBlocking: true }, c: { nonBlocking: true, priority: -1 }, d: {} },
-    events: { ea: {}, eb: { timing: true }, ec: {} },
-    buffers: { x: { bytes: 1 << 20 }, h: { bytes: 1 << 20, host: 'pinned' } },
-    steps: [
-      {
-        repeat: ops / 1000,
-        steps: [
-          {
-            repeat: 100,
-            steps: [
-              { launch: 'ka', stream: 'a', us: 20, grid: 264 },
-              { record: 'ea', stream: 'a' },
-              { launch: 'kb', stream: 'b', us: 15, grid: 132 },
-              { wait: 'ea', stream: 'b' },
-              { record: 'eb', stream: 'b' },
-              { launch: 'kc', stream: 'c', us: 10 },
-              { wait: 'eb', stream: 'c' },
-              { record: 'ec', stream: 'c' },
-              { launch: 'kd', stream: 'd', us: 5 },
-              { copy: 'x', to: 'h', async: true, stream: 'd' },
-            ],
-          },
-          { query: 'ec' },
-          { eventSync: 'ea' },
-        ],
-      },
-      { deviceSync: true },
-    ],
-  });
-}
+import { benchScenario } from './scenario-gen';
 
 interface Sample {
   ms: number;
@@ -154,7 +120,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'syncscope-trace-file-'));
   const scenarioPath = join(dir, 'big.scenario.json');
-  writeFileSync(scenarioPath, scenario(ops));
+  writeFileSync(scenarioPath, benchScenario(ops));
   const preload = join(dir, 'usage.cjs');
   writeFileSync(preload, PRELOAD);
 

@@ -32,13 +32,12 @@ import {
   defaultOf,
   IntWidth,
   KEY,
-  LANE_FIELDS,
   narrowestInt,
   TABLES,
   tableOf,
   type TableSpec,
 } from './columnar';
-import { TRACE_FORMAT, type Trace } from './model';
+import { LANE_FIELDS, TRACE_FORMAT, type Trace } from './model';
 
 type Numbers = ArrayLike<number> & { subarray(a: number, b: number): ArrayLike<number> };
 

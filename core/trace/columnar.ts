@@ -67,20 +67,6 @@ export const COLUMNAR_VERSION = 1;
 /** Rows per record batch: bounded chunks for the writer, and for any reader that streams. */
 export const BATCH_ROWS = 1 << 16;
 
-/** Every lane field, in a fixed order; a lane lacking one has a null there. */
-export const LANE_FIELDS = [
-  'id',
-  'kind',
-  'name',
-  'device',
-  'nonBlocking',
-  'priority',
-  'legacyDefault',
-  'perThreadDefault',
-  'thread',
-  'handle',
-] as const;
-
 /** An IPC stream starts with the continuation marker 0xFFFFFFFF; JSON and gzip never do. */
 export const isArrowStream = (head: Uint8Array): boolean =>
   head.length >= 4 && head[0] === 0xff && head[1] === 0xff && head[2] === 0xff && head[3] === 0xff;

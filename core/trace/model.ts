@@ -155,6 +155,26 @@ export interface Lane {
   handle?: number;
 }
 
+/**
+ * Every lane field, in one order: written in that order whichever producer built the lane, so
+ * that equal traces write equal files.
+ */
+export const LANE_FIELDS = [
+  'id',
+  'kind',
+  'name',
+  'device',
+  'nonBlocking',
+  'priority',
+  'legacyDefault',
+  'perThreadDefault',
+  'thread',
+  'handle',
+] as const satisfies readonly (keyof Lane)[];
+// Every key of Lane is in the list: a new one that is not fails to compile here.
+const everyLaneField: Exclude<keyof Lane, (typeof LANE_FIELDS)[number]> extends never ? true : never = true;
+void everyLaneField;
+
 export type TraceSource = 'simulator' | 'gpu' | 'pytorch' | 'chrome' | 'capture';
 
 export interface TraceMeta {

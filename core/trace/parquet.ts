@@ -5,7 +5,8 @@
 // (the trace's name) and `id` (its row index), so tables of many traces join on (trace, id).
 // See docs/trace-file.md for a query.
 import { ByteWriter, ParquetWriter, schemaFromColumnData, type ColumnSource } from 'hyparquet-writer';
-import { defaultOf, KEY, LANE_FIELDS, TABLES, tableOf, type TableSpec } from './columnar';
+import { defaultOf, KEY, TABLES, tableOf, type TableSpec } from './columnar';
+import { LANE_FIELDS } from './model';
 import { TRACE_FORMAT, type Trace } from './model';
 
 /**
