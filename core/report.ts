@@ -1,9 +1,8 @@
 // `syncscope report`: every host wait, the findings and the metrics. The JSON shape is a stable,
 // documented interface (media/schema/report.schema.json); the text form is for people.
-import { candidatesText, releasedByLine } from './analyze/describe';
+import { candidatesText, releasedByLine, siteLabel } from './analyze/describe';
 import type { Analysis } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
-import { siteLabel } from './import/python-sites';
 import { callSite, type CallSite, type Finding, type SourceFrame, type Trace } from './trace/model';
 import { escapeControls } from './terminal';
 import { formatNs, formatPct } from './units';

@@ -3,7 +3,7 @@
 // timeline's details pane and the CLI all say these things through this module.
 import type { Program, Step } from '../scenario/program';
 import { CK, OK, type CallKind } from '../trace/kinds';
-import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, callSite, releaseHow, str } from '../trace/model';
+import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, callSite, releaseHow, str, type CallSite } from '../trace/model';
 import { HbGraph, lanePrev } from './graph';
 import type { CandidateOp, ReleasingOp } from './types';
 
@@ -24,16 +24,21 @@ export function atLine(t: Trace, call: number): string {
   return s ? ` (line ${s.line})` : '';
 }
 
+/** "in loop() (train.py:8)" for a function site, "train.py:42 in loop()" for a line: what the UI and the CLI print. */
+export function siteLabel(site: CallSite): string {
+  const f = site.frame;
+  const fn = f.function === '<module>' ? '<module>' : `${f.function}()`;
+  const where = f.line > 0 ? `${f.file}:${f.line}` : f.file;
+  return site.precision === 'line' ? `${where} in ${fn}` : `in ${fn} (${where})`;
+}
+
 /**
  * Where a call was made, in words: its source site (`train.py:42`, `train.py: in step()` when only
  * the function is known), its scenario line, else its framework op, else its API name on its lane.
  */
 export function callSiteText(t: Trace, call: number): string {
   const site = callSite(t, call);
-  if (site)
-    return site.precision === 'line'
-      ? `${site.frame.file}:${site.frame.line}`
-      : `${site.frame.file}: in ${site.frame.function}()`;
+  if (site) return siteLabel(site);
   if (t.calls.line[call] > 0) return `line ${t.calls.line[call]}`;
   // A framework context can be a whole Python stack: its innermost frames say where.
   if (t.calls.context[call]) return str(t, t.calls.context[call]).split(' > ').slice(-3).join(' > ');

@@ -151,11 +151,3 @@ export class SiteTable {
     return this.parsed.get(name);
   }
 }
-
-/** "in loop() (train.py:8)" for a function site, "train.py:42 in loop()" for a line: what the UI and the CLI print. */
-export function siteLabel(site: CallSite): string {
-  const f = site.frame;
-  const fn = f.function === '<module>' ? '<module>' : `${f.function}()`;
-  const where = f.line > 0 ? `${f.file}:${f.line}` : f.file;
-  return site.precision === 'line' ? `${where} in ${fn}` : `in ${fn} (${where})`;
-}
