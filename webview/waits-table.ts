@@ -28,8 +28,11 @@ interface Column<T> {
   numeric?: boolean;
 }
 
+const sourceText = (s: NonNullable<WaitRow['source']>): string =>
+  'file' in s ? `${s.file.slice(s.file.lastIndexOf('/') + 1)}:${s.line}` : `line ${s.line}`;
+
 const where = (w: WaitRow): string =>
-  [w.source ? `line ${w.source.line}` : '', w.context ?? ''].filter(Boolean).join(' · ');
+  [w.source ? sourceText(w.source) : '', w.context ?? ''].filter(Boolean).join(' · ');
 
 function waitColumns(t: Trace): Column<WaitRow>[] {
   // A kernel shows its short name (the details pane keeps the full one).

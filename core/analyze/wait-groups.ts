@@ -1,7 +1,7 @@
 // Host waits grouped by where they come from (scenario line, framework context) or by call kind,
 // with how many there were and how long they blocked the host. The report's `--group` and the
 // timeline's waits table both group through here, so the two always agree.
-import { RELEASED_UNKNOWN, ReleaseHow, Trace, callKind, releaseHow, str } from '../trace/model';
+import { RELEASED_UNKNOWN, ReleaseHow, Trace, callKind, callSite, releaseHow, str } from '../trace/model';
 import { formatNs } from '../units';
 import { callSource, callTarget, laneName } from './describe';
 import { CK, isWait } from '../trace/kinds';
@@ -63,8 +63,12 @@ export function waitRows(t: Trace): WaitRow[] {
       unblockNs: Number.isFinite(c.unblockNs[i]) ? c.unblockNs[i] : null,
     };
     if (c.context[i]) row.context = str(t, c.context[i]);
+    // A scenario step's position, else the user's own line where the trace has it (a function-only
+    // site names no line of the call, so it does not group with the calls made on that line).
     const src = callSource(t, i);
+    const site = callSite(t, i);
     if (src) row.source = src;
+    else if (site?.precision === 'line') row.source = { file: site.frame.file, line: site.frame.line };
     out.push(row);
   }
   return out;

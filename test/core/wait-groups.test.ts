@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { analyze } from '../../core/analyze';
+import { importPytorch } from '../../core/import';
 import { groupWaits, percentile, RELEASE_BASIS_LABEL, releaseBasisOf, waitRows } from '../../core/analyze/wait-groups';
 import { compileScenario } from '../../core/scenario/parse';
 import { simulate } from '../../core/simulate';
@@ -142,4 +144,22 @@ test('report --group kind prints the groups and adds them to --json; a wrong gro
   const bad = await runCli(['report', EXAMPLE, '--group', 'line']);
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /--group takes source, context, kind/);
+});
+
+test("the table's rows of a profiled trace carry the user's line, and group by it", () => {
+  const t = importPytorch(
+    gunzipSync(readFileSync(repoPath('test/fixtures/torch/profile/side_stream_sync.profile.json.gz'))).toString(),
+  );
+  const rows = waitRows(t);
+  // Read by hand: each of the 3 iterations waits once at line 18 (event.synchronize()).
+  const line18 = rows.filter((r) => r.source && 'file' in r.source && r.source.line === 18);
+  assert.equal(line18.length, 3);
+  assert.equal(
+    (line18[0].source as { file: string }).file,
+    '/home/dev/syncscope/test/gpu/torch/programs/side_stream_sync.py',
+  );
+  const { groups } = groupWaits(rows, 'source');
+  assert.ok(
+    groups.some((g) => g.key === '/home/dev/syncscope/test/gpu/torch/programs/side_stream_sync.py:18' && g.count === 3),
+  );
 });
