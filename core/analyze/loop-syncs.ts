@@ -7,6 +7,7 @@ import type { Finding, Trace } from '../trace/model';
 import { formatNs } from '../units';
 import type { Bindings } from './bindings';
 import { callSiteText, callTarget, laneName, opName } from './describe';
+import { shortKernelName } from '../trace/kernel-names';
 
 /** A place must make the host wait this many times to count as a loop. */
 export const MIN_LOOP_SYNCS = 3;
@@ -102,7 +103,8 @@ export function loopSyncs(t: Trace, b: Bindings): Finding[] {
     const lane = t.calls.lane[i];
     if (t.calls.kind[i] === CK.launch) {
       const names = sinceWait.get(lane) ?? sinceWait.set(lane, []).get(lane)!;
-      for (let k = b.opsStart[i]; k < b.opsStart[i + 1]; k++) names.push(opName(t, b.opsOf[k]));
+      // Short kernel names: the message names them, and cuBLAS's full names run to a line each.
+      for (let k = b.opsStart[i]; k < b.opsStart[i + 1]; k++) names.push(shortKernelName(opName(t, b.opsOf[k])));
     }
     if (!SYNC_KINDS.has(t.calls.kind[i])) continue;
     const launched = workWords(sinceWait.get(lane) ?? []);

@@ -76,7 +76,7 @@ test('sync_every_gemm capture: 40 synchronizes after the GEMMs, 39 followed by t
   assert.equal(f.kind, 'loop-sync');
   assert.equal(f.calls.length, 40);
   assert.equal(f.calls[0], 24); // the first cudaDeviceSynchronize inside the loop (call 2 is the one before it)
-  assert.match(f.message, /cudaDeviceSynchronize .* recurs 40 times in a loop \(after sm80_xmma_gemm/);
+  assert.match(f.message, /cudaDeviceSynchronize .* recurs 40 times in a loop \(after xmma_gemm f32 nn\);/);
   // The first gap, read by hand: GEMM op 2 ends at 126752535 ns, GEMM op 3 starts at 127508883 ns.
   const t = await capture('sync_every_gemm.plain');
   assert.equal(t.ops.start[3] - t.ops.end[2], 756_348);
