@@ -19,6 +19,8 @@ export interface GeneratedStep {
   step: Record<string, unknown>;
   call: number;
   note?: string;
+  /** The trace op a step stands for when no call of the trace issued it (a graph launch's node). */
+  op?: number;
 }
 
 export interface GeneratedScenario {
@@ -116,10 +118,40 @@ function handOffs(t: Trace, byThread: Map<number, number[]>): Map<number, number
   return new Map([[first, all]]);
 }
 
+/** GPU work the trace has no call for: a captured program's graph launches are not always recorded, only their nodes. */
+const orphanWork = (t: Trace, j: number): boolean =>
+  t.ops.call[j] < 0 && (t.ops.kind[j] === OK.kernel || t.ops.kind[j] === OK.memcpy || t.ops.kind[j] === OK.memset);
+
+/**
+ * Each orphan op (orphanWork) under the last call of the window that ended before the op started: the
+ * host launched it in the gap after that call. Ops before the window's first call or after its end are left out.
+ */
+function orphansAfter(t: Trace, byThread: Map<number, number[]>, w: ScenarioWindow): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  const byEnd = [...byThread.values()].flat().sort((a, b) => t.calls.end[a] - t.calls.end[b]);
+  const to = w.to ?? Infinity;
+  const ops: number[] = [];
+  for (let j = 0; j < t.ops.count; j++) if (orphanWork(t, j) && t.ops.start[j] < to) ops.push(j);
+  ops.sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
+  for (const j of ops) {
+    let lo = 0;
+    let hi = byEnd.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (t.calls.end[byEnd[mid]] <= t.ops.start[j]) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0) continue;
+    const after = byEnd[lo - 1];
+    (out.get(after) ?? out.set(after, []).get(after)!).push(j);
+  }
+  return out;
+}
+
 export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWindow = {}): GeneratedScenario {
-  const g = new Generator(t, profile);
-  const threads = new Map<string, GeneratedStep[]>();
   const byThread = handOffs(t, callsByThread(t, w));
+  const g = new Generator(t, profile, orphansAfter(t, byThread, w));
+  const threads = new Map<string, GeneratedStep[]>();
   // Every scenario thread starts at once: a thread that began later in the trace first works that long.
   let start = Infinity;
   for (const calls of byThread.values()) start = Math.min(start, t.calls.begin[calls[0]]);
@@ -156,6 +188,8 @@ class Generator {
   constructor(
     private readonly t: Trace,
     private readonly p: SimProfile,
+    /** Ops no call issued, under the call after which the host launched them (orphansAfter). */
+    private readonly orphans: Map<number, number[]> = new Map(),
   ) {
     for (let j = 0; j < t.ops.count; j++) {
       const c = t.ops.call[j];
@@ -211,14 +245,54 @@ class Generator {
         ? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p))
         : took;
       const work = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
-      if (work <= 0) continue;
-      // Calls the scenario does not model (stream creation, API queries) fold into the host work around them.
-      const prev = out[out.length - 1];
-      const held = prev?.call === -1 ? (prev.step.hostWork as { ns: number }) : undefined;
-      if (held) held.ns += work;
-      else out.push({ step: { hostWork: { ns: work } }, call: -1 });
+      const orphans = this.orphans.get(i);
+      if (orphans) this.orphanLaunches(out, i, orphans, work);
+      else this.hostWork(out, work);
     }
     return out;
+  }
+
+  private hostWork(out: GeneratedStep[], work: number): void {
+    if (work <= 0) return;
+    // Calls the scenario does not model (stream creation, API queries) fold into the host work around them.
+    const prev = out[out.length - 1];
+    const held = prev?.call === -1 && 'hostWork' in prev.step ? (prev.step.hostWork as { ns: number }) : undefined;
+    if (held) held.ns += work;
+    else out.push({ step: { hostWork: { ns: work } }, call: -1 });
+  }
+
+  /**
+   * Ops that no call of the trace issued (a graph launch's nodes), launched in the host gap `work`
+   * after call `i`: host work until the launch that lets the first one start when it did, a launch
+   * step per op with its measured duration on its stream, then the rest of the gap less the launches' cost.
+   */
+  private orphanLaunches(out: GeneratedStep[], i: number, ops: number[], work: number): void {
+    const t = this.t;
+    const launchNs = this.p.launchNs;
+    const lead = Math.max(
+      0,
+      Math.min(work, Math.round(t.ops.start[ops[0]] - t.calls.end[i] - launchNs - this.p.submitNs)),
+    );
+    this.hostWork(out, lead);
+    for (const j of ops)
+      out.push({
+        step: { ...this.kernelStep(j), ...this.onLane(t.ops.lane[j]) },
+        call: -1,
+        op: j,
+        note: `no call in the trace issued ${str(t, t.ops.name[j]).slice(0, 80)} (a graph launch's node): launched here`,
+      });
+    this.hostWork(out, work - lead - ops.length * launchNs);
+  }
+
+  /** A launch step of op `j` with its measured duration; a copy or memset the graph ran is a kernel of that duration here. */
+  private kernelStep(j: number): Record<string, unknown> {
+    const t = this.t;
+    return {
+      launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
+      ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j))),
+      ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
+      ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
+    };
   }
 
   private mark(call: number, why: string): GeneratedStep {

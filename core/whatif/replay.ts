@@ -59,14 +59,19 @@ export function replay(t: Trace, profile: SimProfile, window: ScenarioWindow = {
 /** For each thread: the trace call behind each compiled step index, and the simulated call of each index. */
 function stepMaps(scenario: GeneratedScenario, sim: Trace) {
   const single = scenario.threads.size === 1;
-  const maps = new Map<string, { original: number[]; simulated: Map<number, number>; lane: number }>();
+  const maps = new Map<
+    string,
+    { original: number[]; originalOp: (number | undefined)[]; simulated: Map<number, number>; lane: number }
+  >();
   for (const [name, steps] of scenario.threads) {
     const simName = single ? 'main' : name;
     const lane = sim.lanes.find((l) => l.kind === 'thread' && l.name === simName)?.id ?? -1;
-    const original = steps.filter((s) => Object.keys(s.step).length).map((s) => s.call);
+    const compiled = steps.filter((s) => Object.keys(s.step).length);
+    const original = compiled.map((s) => s.call);
+    const originalOp = compiled.map((s) => s.op);
     const simulated = new Map<number, number>();
     for (let i = 0; i < sim.calls.count; i++) if (sim.calls.lane[i] === lane) simulated.set(sim.calls.step[i], i);
-    maps.set(name, { original, simulated, lane });
+    maps.set(name, { original, originalOp, simulated, lane });
   }
   return maps;
 }
@@ -79,7 +84,14 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
     for (const s of steps)
       if (s.note?.startsWith('left out') && s.call >= 0) firstLeftOut = Math.min(firstLeftOut, s.call);
   const simToOriginal = new Map<number, number>();
-  for (const m of maps.values()) for (const [step, c] of m.simulated) simToOriginal.set(c, m.original[step] ?? -1);
+  // A simulated call that launched an op no trace call issued (a graph's node) stands for that op.
+  const simToOp = new Map<number, number>();
+  for (const m of maps.values())
+    for (const [step, c] of m.simulated) {
+      simToOriginal.set(c, m.original[step] ?? -1);
+      const op = m.originalOp[step];
+      if (op !== undefined) simToOp.set(c, op);
+    }
   // Each trace call's last op, found once: a scan of every op per wait is quadratic on long traces.
   const lastOpOf = new Map<number, number>();
   for (let j = 0; j < t.ops.count; j++) if (t.ops.call[j] >= 0) lastOpOf.set(t.ops.call[j], j);
@@ -103,8 +115,10 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
       seen.add(call);
       const s = m.simulated.get(step);
       if (s === undefined) return;
-      const w = waitReplay(t, sim, call, s, simToOriginal, lastOpOf);
-      if (w.why && t.calls.begin[call] > (t.calls.begin[firstLeftOut] ?? Infinity))
+      const w = waitReplay(t, sim, call, s, { simToOriginal, simToOp, lastOpOf });
+      // Work left out makes the replay wait less; a wait that blocked as long is not explained by it.
+      const waitedLess = w.replayedNs < w.measuredNs * (1 - WAIT_TOLERANCE);
+      if (w.why && waitedLess && t.calls.begin[call] > (t.calls.begin[firstLeftOut] ?? Infinity))
         w.why = `work before this wait was left out of the scenario (${str(t, t.calls.name[firstLeftOut])} had no op in the trace), so the replay does not wait for it`;
       waits.push(w);
     });
@@ -117,8 +131,7 @@ function waitReplay(
   sim: Trace,
   call: number,
   s: number,
-  simToOriginal: Map<number, number>,
-  lastOpOf: Map<number, number>,
+  m: { simToOriginal: Map<number, number>; simToOp: Map<number, number>; lastOpOf: Map<number, number> },
 ): WaitReplay {
   const measuredNs = t.calls.blockedNs[call];
   const replayedNs = sim.calls.blockedNs[s];
@@ -126,7 +139,9 @@ function waitReplay(
   const simOp = sim.calls.releasedBy[s];
   // The simulated releaser as a trace op: the (last) op issued by the same trace call.
   let replayedBy = simOp;
-  if (simOp >= 0) replayedBy = lastOpOf.get(simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2;
+  if (simOp >= 0)
+    replayedBy =
+      m.simToOp.get(sim.ops.call[simOp]) ?? m.lastOpOf.get(m.simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2;
   const sameReleaser = measuredBy === replayedBy || (measuredBy < 0 && replayedBy < 0 && measuredNs < LONG_WAIT_NS);
   const error = relErr(replayedNs, measuredNs);
   const w: WaitReplay = {
@@ -148,6 +163,8 @@ function waitReplay(
 function explainMiss(t: Trace, w: WaitReplay): string {
   if (w.measuredBy === -2)
     return 'the trace does not say which op released this wait, so the replay cannot be checked against it';
+  if (graphNodeEndedLater(t, w))
+    return `the capture has no call for the graph launch, so its nodes are on their stream without one, placed by their start; the import named op ${w.measuredBy}, the last that started before the wait began, but op ${w.replayedBy} of the same graph started during the wait and ended last, so it released the wait (as the replay says)`;
   if (t.calls.kind[w.call] === CK.memcpy && w.replayedBy >= 0 && t.ops.call[w.replayedBy] === w.call && !w.sameReleaser)
     return "a pageable copy's call returned once its data was staged, just before its own op ended, so the capture names the op it was ordered after; the simulator returns the call at the copy's end (S17) and names the copy";
   if (w.replayedNs < w.measuredNs && queuedBehindOtherStream(t, w.measuredBy))
@@ -157,6 +174,14 @@ function explainMiss(t: Trace, w: WaitReplay): string {
   if (w.replayedNs < w.measuredNs)
     return 'the replay blocked less: the awaited work ran faster in the simulator (copy bandwidth from the profile, kernels slowed by concurrent work in the run) or the host reached the wait later (CPU-bound gaps)';
   return 'the replay blocked more: the host reached the wait earlier in the simulator (launch latency and call costs from the profile, not the trace)';
+}
+
+/** Whether the replay's releaser is a node with no call, on the trace releaser's stream, that started during the wait and ended after the trace's releaser, before the wait returned. */
+function graphNodeEndedLater(t: Trace, w: WaitReplay): boolean {
+  const [m, r] = [w.measuredBy, w.replayedBy];
+  if (m < 0 || r < 0 || t.ops.call[m] >= 0 || t.ops.call[r] >= 0 || t.ops.lane[m] !== t.ops.lane[r]) return false;
+  const o = t.ops;
+  return o.start[r] > t.calls.begin[w.call] && o.end[r] > o.end[m] && o.end[r] <= t.calls.end[w.call];
 }
 
 /** Whether `op`, or the op before it on its stream, started well after both its launch and that op: it queued behind another stream's kernel. */
