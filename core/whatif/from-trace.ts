@@ -6,7 +6,17 @@ import { callSiteText } from '../analyze/describe';
 import { LIMITS } from '../scenario/kinds';
 import type { SimProfile } from '../simulate/profile';
 import { CK, OK } from '../trace/kinds';
-import { COPY_KINDS, HOST_MEMORY, type Trace, callSite, str, traceExtent } from '../trace/model';
+import {
+  COPY_KINDS,
+  HOST_MEMORY,
+  type CopyKind,
+  type HostMemory,
+  type Trace,
+  callSite,
+  copyBlocksHost,
+  str,
+  traceExtent,
+} from '../trace/model';
 
 export interface ScenarioWindow {
   /** Absolute trace times in ns; calls that begin outside [from, to) are left out. */
@@ -182,6 +192,9 @@ class Generator {
   private readonly threadNames = new Names();
   marked = 0;
 
+  /** Copy calls the simulator holds until their op ends, and for how long that op runs in the scenario. */
+  private readonly held = new Map<number, number>();
+
   /** The ops each call issued, found once: a scan per call would be quadratic on long traces. */
   private readonly opsByCall = new Map<number, number[]>();
 
@@ -241,8 +254,11 @@ class Generator {
       const next = calls[k + 1];
       if (next === undefined) continue;
       const took = t.calls.end[i] - t.calls.begin[i] - t.calls.blockedNs[i];
+      // A copy the simulator holds the call for (S17) takes its measured time there too, even where
+      // the trace did not count the call as blocked: a pageable copy's staging is not host work twice.
+      const heldBeyondBlocked = Math.max(0, (this.held.get(i) ?? 0) - t.calls.blockedNs[i]);
       const own = steps.some((s) => !s.note?.startsWith('left out'))
-        ? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p))
+        ? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p) - heldBeyondBlocked)
         : took;
       const work = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
       const orphans = this.orphans.get(i);
@@ -424,6 +440,7 @@ class Generator {
     const drained = hostMemory === 'pageable' ? t.calls.end[i] : t.ops.end[op];
     const took = Math.round(Math.max(t.ops.end[op], drained) - t.ops.start[op]);
     const step = { copy: pair[0](), to: pair[1](), bytes, ...(async ? { async: true, ...stream } : {}) };
+    if (took > 0 && copyBlocksHost(dir as CopyKind, async, hostMemory as HostMemory)) this.held.set(i, took);
     return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, note }];
   }
 
