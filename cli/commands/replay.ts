@@ -1,6 +1,13 @@
 import { h200 } from '../../core/simulate/profile';
 import { formatNs } from '../../core/units';
-import { LONG_WAIT_NS, replay, SPAN_TOLERANCE, WAIT_TOLERANCE } from '../../core/whatif/replay';
+import {
+  LONG_WAIT_NS,
+  replay,
+  SPAN_TOLERANCE,
+  WAIT_TOLERANCE,
+  type IterationSpan,
+  type Replay,
+} from '../../core/whatif/replay';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT } from '../io';
 import { loadInput, readProfile } from '../input';
@@ -15,6 +22,25 @@ export const spec: CommandSpec = {
 
 const pct = (e: number) => (Number.isFinite(e) ? `${e >= 0 ? '+' : ''}${(e * 100).toFixed(1)}%` : '—');
 
+/** Iterations printed one a line; a longer loop prints its first ones and its worst. */
+const ITERATIONS_LISTED = 20;
+
+function iterationLines(its: IterationSpan[], from: Replay['iterationsFrom']): string[] {
+  if (!its.length) return ['Iterations: no loop found (no ProfilerStep ranges, no call sequence that repeats)'];
+  const within = its.filter((i) => Math.abs(i.error) <= SPAN_TOLERANCE).length;
+  const worst = its.reduce((a, b) => (Math.abs(b.error) > Math.abs(a.error) ? b : a));
+  const how = from === 'ProfilerStep' ? 'ProfilerStep ranges' : 'a call sequence that repeats';
+  const line = (i: IterationSpan) =>
+    `  ${its.length > 1 && new Set(its.map((x) => x.thread)).size > 1 ? `${i.thread} ` : ''}${i.label} (calls ${i.firstCall}-${i.lastCall}): ${formatNs(i.measuredNs)} -> ${formatNs(i.replayedNs)} (${pct(i.error)})`;
+  const shown = its.length <= ITERATIONS_LISTED ? its : [...its.slice(0, ITERATIONS_LISTED - 1), worst];
+  const out = [
+    `Iterations (${how}): ${its.length}; ${within} within 5% of the measured span; worst ${worst.label} ${pct(worst.error)}`,
+    ...shown.map(line),
+  ];
+  if (shown.length < its.length) out.splice(ITERATIONS_LISTED, 0, `  ... ${its.length - shown.length} more`);
+  return out;
+}
+
 /** `replay <trace>`: how well the simulator reproduces the trace. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
@@ -27,6 +53,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     lines.push(
       `  ${s.thread}: ${formatNs(s.measuredNs)} -> ${formatNs(s.replayedNs)} (${pct(s.error)}${Math.abs(s.error) <= SPAN_TOLERANCE ? '' : ', off by more than 5%'})`,
     );
+  lines.push(...iterationLines(r.iterations, r.iterationsFrom));
   const long = r.waits.filter((w) => w.measuredNs > LONG_WAIT_NS);
   const held = long.filter((w) => Math.abs(w.error) <= WAIT_TOLERANCE && w.sameReleaser);
   lines.push(

@@ -5,6 +5,7 @@ import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
 import { isWait, str, type Trace } from '../trace/model';
+import { iterationsOf } from './iterations';
 import { scenarioFromTrace, type GeneratedScenario, type ScenarioWindow } from './from-trace';
 
 /** Waits shorter than this are compared but not held to the blocked-time bound. */
@@ -14,6 +15,18 @@ export const WAIT_TOLERANCE = 0.15;
 
 export interface ThreadSpan {
   thread: string;
+  measuredNs: number;
+  replayedNs: number;
+  error: number;
+}
+
+/** One iteration of a host thread's loop (core/whatif/iterations.ts): from its first call to the next iteration's first, or to its own last call's end. */
+export interface IterationSpan {
+  thread: string;
+  label: string;
+  /** The trace calls that begin and end it. */
+  firstCall: number;
+  lastCall: number;
   measuredNs: number;
   replayedNs: number;
   error: number;
@@ -39,6 +52,9 @@ export interface Replay {
   simulated: Trace;
   spans: ThreadSpan[];
   waits: WaitReplay[];
+  /** Each host thread's iterations, where a loop was found; `iterationsFrom` says how. */
+  iterations: IterationSpan[];
+  iterationsFrom?: 'ProfilerStep' | 'loop';
 }
 
 const relErr = (sim: number, real: number): number => (real > 0 ? (sim - real) / real : sim > 0 ? Infinity : 0);
@@ -76,7 +92,11 @@ function stepMaps(scenario: GeneratedScenario, sim: Trace) {
   return maps;
 }
 
-function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay, 'spans' | 'waits'> {
+function compare(
+  t: Trace,
+  scenario: GeneratedScenario,
+  sim: Trace,
+): Pick<Replay, 'spans' | 'waits' | 'iterations' | 'iterationsFrom'> {
   const maps = stepMaps(scenario, sim);
   // The first trace call whose step the scenario had to leave out: waits after it miss that work.
   let firstLeftOut = Infinity;
@@ -97,7 +117,12 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
   for (let j = 0; j < t.ops.count; j++) if (t.ops.call[j] >= 0) lastOpOf.set(t.ops.call[j], j);
   const spans: ThreadSpan[] = [];
   const waits: WaitReplay[] = [];
+  const iterations: IterationSpan[] = [];
+  let iterationsFrom: Replay['iterationsFrom'];
   for (const [name, m] of maps) {
+    const found = iterationSpans(t, sim, name, m);
+    iterations.push(...found.list);
+    iterationsFrom ??= found.from;
     const calls = m.original.filter((c) => c >= 0);
     const measuredNs = calls.length ? t.calls.end[calls[calls.length - 1]] - t.calls.begin[calls[0]] : 0;
     let first = Infinity;
@@ -123,7 +148,56 @@ function compare(t: Trace, scenario: GeneratedScenario, sim: Trace): Pick<Replay
       waits.push(w);
     });
   }
-  return { spans, waits };
+  return { spans, waits, iterations, ...(iterationsFrom ? { iterationsFrom } : {}) };
+}
+
+/** The thread's iterations measured and replayed: each from its first call's begin to the next one's, the last to its last call's end. */
+function iterationSpans(
+  t: Trace,
+  sim: Trace,
+  thread: string,
+  m: { original: number[]; simulated: Map<number, number> },
+): { list: IterationSpan[]; from?: 'ProfilerStep' | 'loop' } {
+  // The thread's trace calls that became steps, each with the simulated calls of its first and last step.
+  const calls: number[] = [];
+  const firstSim: number[] = [];
+  const lastSim: number[] = [];
+  m.original.forEach((call, step) => {
+    const s = m.simulated.get(step);
+    if (call < 0 || s === undefined) return;
+    if (calls[calls.length - 1] === call) {
+      lastSim[lastSim.length - 1] = s;
+      return;
+    }
+    calls.push(call);
+    firstSim.push(s);
+    lastSim.push(s);
+  });
+  const opsOf = new Map<number, number[]>();
+  for (let j = 0; j < t.ops.count; j++) {
+    const c = t.ops.call[j];
+    if (c >= 0) (opsOf.get(c) ?? opsOf.set(c, []).get(c)!).push(j);
+  }
+  const found = iterationsOf(t, calls, opsOf);
+  if (!found) return { list: [] };
+  const list = found.list.map((it, k) => {
+    const next = found.list[k + 1]?.first;
+    const measuredNs =
+      (next !== undefined ? t.calls.begin[calls[next]] : t.calls.end[calls[it.last]]) - t.calls.begin[calls[it.first]];
+    const replayedNs =
+      (next !== undefined ? sim.calls.begin[firstSim[next]] : sim.calls.end[lastSim[it.last]]) -
+      sim.calls.begin[firstSim[it.first]];
+    return {
+      thread,
+      label: it.label,
+      firstCall: calls[it.first],
+      lastCall: calls[it.last],
+      measuredNs,
+      replayedNs,
+      error: relErr(replayedNs, measuredNs),
+    };
+  });
+  return { list, from: found.from };
 }
 
 function waitReplay(

@@ -1,0 +1,127 @@
+// A host thread's calls split into the iterations of its loop, so that replay can be compared per
+// iteration (docs/whatif.md): the trace's ProfilerStep ranges where it has them, else the longest run
+// of a call sequence that repeats back to back.
+import { CK, OK } from '../trace/kinds';
+import { str, type Trace } from '../trace/model';
+
+export interface Iteration {
+  /** "ProfilerStep#3", or "iteration 2" (counted from 1) for a loop found by its calls. */
+  label: string;
+  /** Indices into the thread's call list: the iteration's first and last call. */
+  first: number;
+  last: number;
+}
+
+export interface Iterations {
+  from: 'ProfilerStep' | 'loop';
+  list: Iteration[];
+}
+
+/** A repeated sequence must be found within this many calls of where the search starts. */
+const STARTS_TRIED = 64;
+/** The longest iteration looked for, in calls. */
+const MAX_PERIOD = 20_000;
+
+/** The ProfilerStep#N ranges of the trace, in time order. */
+function profilerSteps(t: Trace): { label: string; begin: number; end: number }[] {
+  const out: { label: string; begin: number; end: number }[] = [];
+  for (let i = 0; i < t.calls.count; i++) {
+    if (t.calls.kind[i] !== CK.context) continue;
+    const name = str(t, t.calls.name[i]);
+    if (/^ProfilerStep#\d+$/.test(name)) out.push({ label: name, begin: t.calls.begin[i], end: t.calls.end[i] });
+  }
+  return out.sort((a, b) => a.begin - b.begin);
+}
+
+/** Each iteration of `calls` (one thread's, in order); undefined when no loop is found. */
+export function iterationsOf(t: Trace, calls: number[], opsOf: Map<number, number[]>): Iterations | undefined {
+  // One ProfilerStep around the whole run is no loop: its calls say where the iterations are.
+  const steps = profilerSteps(t);
+  if (steps.length > 1) {
+    const list: Iteration[] = [];
+    let k = 0;
+    for (const s of steps) {
+      while (k < calls.length && t.calls.begin[calls[k]] < s.begin) k++;
+      const first = k;
+      while (k < calls.length && t.calls.begin[calls[k]] < s.end) k++;
+      if (k > first) list.push({ label: s.label, first, last: k - 1 });
+    }
+    if (list.length > 1) return { from: 'ProfilerStep', list };
+  }
+  const loop = repeatedRun(t, calls, signatures(t, calls, opsOf), longestGapAfter(t, calls));
+  if (!loop) return undefined;
+  const list: Iteration[] = [];
+  for (let k = 0; k < loop.reps; k++)
+    list.push({
+      label: `iteration ${k + 1}`,
+      first: loop.start + k * loop.period,
+      last: loop.start + (k + 1) * loop.period - 1,
+    });
+  return { from: 'loop', list };
+}
+
+/** Ops that are work: an event's record or wait is named after an event that may be new each iteration. */
+const WORK = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
+
+/** What each call did, as a number: its kind, name, and its work ops' names and sizes. */
+function signatures(t: Trace, calls: number[], opsOf: Map<number, number[]>): Int32Array {
+  const ids = new Map<string, number>();
+  const out = new Int32Array(calls.length);
+  calls.forEach((c, k) => {
+    const ops = (opsOf.get(c) ?? [])
+      .filter((j) => WORK.has(t.ops.kind[j]))
+      .map((j) => `${str(t, t.ops.name[j])}/${t.ops.bytes[j]}`);
+    const key = `${t.calls.kind[c]}:${str(t, t.calls.name[c])}:${ops.join(',')}`;
+    out[k] = ids.get(key) ?? ids.set(key, ids.size).get(key)!;
+  });
+  return out;
+}
+
+/** The index after the longest host gap between calls: where a program's loop usually begins, after its set-up. */
+function longestGapAfter(t: Trace, calls: number[]): number {
+  let widest = -1;
+  let after = 0;
+  for (let k = 1; k < calls.length; k++) {
+    const gap = t.calls.begin[calls[k]] - t.calls.end[calls[k - 1]];
+    if (gap > widest) [widest, after] = [gap, k];
+  }
+  return after;
+}
+
+/**
+ * The run of back-to-back repeats of one call sequence that lasts longest on the host (the loop the
+ * program spends its time in), starting near the beginning or near `hint`; a sequence must repeat at
+ * least once. Among runs that last as long, the shortest sequence: a multiple of the loop's period
+ * lasts no longer than the period's own run.
+ */
+function repeatedRun(
+  t: Trace,
+  calls: number[],
+  sig: Int32Array,
+  hint: number,
+): { start: number; period: number; reps: number } | undefined {
+  const n = sig.length;
+  let best: { start: number; period: number; reps: number } | undefined;
+  const lasts = (start: number, endIndex: number) => t.calls.end[calls[endIndex]] - t.calls.begin[calls[start]];
+  const length = (b: typeof best) => (b ? lasts(b.start, b.start + b.period * b.reps - 1) : 0);
+  const starts = new Set<number>();
+  for (let k = 0; k < STARTS_TRIED; k++) [hint + k, k].forEach((a) => a < n && starts.add(a));
+  for (const a of [...starts].sort((x, y) => x - y)) {
+    if (lasts(a, n - 1) <= length(best)) continue;
+    for (let p = 1; p <= Math.min(MAX_PERIOD, (n - a) >> 1); p++) {
+      // A multiple of a period whose run reaches past it repeats no more than that period.
+      if (best && best.start === a && p % best.period === 0 && best.period * best.reps >= 2 * p) continue;
+      let reps = 0;
+      while (a + (reps + 2) * p <= n && same(sig, a + reps * p, a + (reps + 1) * p, p)) reps++;
+      if (reps === 0) continue;
+      const run = { start: a, period: p, reps: reps + 1 };
+      if (length(run) > length(best)) best = run;
+    }
+  }
+  return best;
+}
+
+function same(sig: Int32Array, x: number, y: number, len: number): boolean {
+  for (let k = 0; k < len; k++) if (sig[x + k] !== sig[y + k]) return false;
+  return true;
+}
