@@ -1,0 +1,110 @@
+// Replay per iteration (core/whatif/iterations.ts, core/whatif/replay.ts), and a copy whose staging
+// the simulator holds the call for: values read by hand from small traces.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { h200 } from '../../core/simulate';
+import { TraceBuilder } from '../../core/trace/model';
+import { scenarioFromTrace } from '../../core/whatif/from-trace';
+import { iterationsOf } from '../../core/whatif/iterations';
+import { replay } from '../../core/whatif/replay';
+
+const META = { source: 'capture', clock: 'test', alignmentErrorNs: 0 } as const;
+
+/**
+ * Two identical set-up launches 10 us apart, then a loop of three iterations that each launch a
+ * 100 us kernel and synchronize its stream, starting at 1 ms, 1.3 ms and 1.62 ms; `steps` wraps
+ * each iteration in a ProfilerStep range.
+ */
+function loop(steps = false) {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'legacy', device: 0, legacyDefault: true });
+  const launch = (at: number, name: string, ns: number) => {
+    const c = b.call({ lane: host, kind: 'launch', begin: at, end: at + 5000, stream: s, name: 'cudaLaunchKernel' });
+    b.op({ lane: s, kind: 'kernel', start: at + 6000, end: at + 6000 + ns, call: c, name });
+  };
+  launch(0, 'fill', 2000);
+  launch(10_000, 'fill', 2000);
+  [1_000_000, 1_300_000, 1_620_000].forEach((at, k) => {
+    if (steps) b.call({ lane: host, kind: 'context', begin: at - 1000, end: at + 200_000, name: `ProfilerStep#${k}` });
+    launch(at, 'gemm', 100_000);
+    b.call({ lane: host, kind: 'streamSync', begin: at + 20_000, end: at + 106_000, stream: s, blockedNs: 86_000 });
+  });
+  return b.finish(META);
+}
+
+const opsByCall = (t: ReturnType<typeof loop>) => {
+  const m = new Map<number, number[]>();
+  for (let j = 0; j < t.ops.count; j++) m.set(t.ops.call[j], [...(m.get(t.ops.call[j]) ?? []), j]);
+  return m;
+};
+
+test('the loop is the repeating call sequence that lasts longest, not the two set-up launches', () => {
+  const t = loop();
+  const calls = [0, 1, 2, 3, 4, 5, 6, 7];
+  assert.deepEqual(iterationsOf(t, calls, opsByCall(t)), {
+    from: 'loop',
+    list: [
+      { label: 'iteration 1', first: 2, last: 3 },
+      { label: 'iteration 2', first: 4, last: 5 },
+      { label: 'iteration 3', first: 6, last: 7 },
+    ],
+  });
+});
+
+test('ProfilerStep ranges are the iterations when the trace has more than one', () => {
+  const t = loop(true);
+  // Calls 2, 5, 8 are the ranges; 0, 1 the set-up launches; then launch and sync in each range.
+  const calls = [0, 1, 3, 4, 6, 7, 9, 10];
+  assert.deepEqual(
+    iterationsOf(t, calls, opsByCall(t))?.list.map((i) => [i.label, i.first, i.last]),
+    [
+      ['ProfilerStep#0', 2, 3],
+      ['ProfilerStep#1', 4, 5],
+      ['ProfilerStep#2', 6, 7],
+    ],
+  );
+});
+
+test("each iteration's measured span runs to the next one's first call; the last to its own last call's end", () => {
+  const r = replay(loop(), h200);
+  assert.equal(r.iterationsFrom, 'loop');
+  assert.deepEqual(
+    r.iterations.map((i) => [i.label, i.firstCall, i.lastCall, i.measuredNs]),
+    [
+      ['iteration 1', 2, 3, 300_000],
+      ['iteration 2', 4, 5, 320_000],
+      ['iteration 3', 6, 7, 106_000],
+    ],
+  );
+  for (const i of r.iterations) assert.ok(Math.abs(i.error) < 0.05, `${i.label}: ${i.error}`);
+});
+
+test("a pageable copy's staging, which the simulator holds the call for, is not host work too", () => {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'legacy', device: 0, legacyDefault: true });
+  // The capture counted none of the 1 ms call as blocked; its DMA ran from 0.1 ms to its end.
+  const c = b.call({ lane: host, kind: 'memcpy', begin: 0, end: 1_000_000, stream: s, name: 'cudaMemcpyAsync' });
+  b.op({
+    lane: s,
+    kind: 'memcpy',
+    start: 100_000,
+    end: 1_000_000,
+    call: c,
+    copy: 'HtoD',
+    bytes: 1 << 20,
+    hostMemory: 'pageable',
+  });
+  b.call({ lane: host, kind: 'deviceSync', begin: 1_050_000, end: 1_052_000 });
+  const steps = scenarioFromTrace(b.finish(META), h200).threads.get('main')!;
+  assert.deepEqual(
+    steps.map((x) => x.step),
+    [
+      { copy: 'h_pageable_1048576', to: 'd_1048576', bytes: 1 << 20, async: true, ns: 900_000 },
+      // the 50 us gap, and the call's 1 ms less the model's 2 us call and the 0.9 ms the simulator holds it
+      { hostWork: { ns: 50_000 + 1_000_000 - 2000 - 900_000 } },
+      { deviceSync: true },
+    ],
+  );
+});
