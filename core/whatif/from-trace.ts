@@ -192,8 +192,14 @@ class Generator {
   private readonly threadNames = new Names();
   marked = 0;
 
-  /** Copy calls the simulator holds until their op ends, and for how long that op runs in the scenario. */
-  private readonly held = new Map<number, number>();
+  /**
+   * The host's own time in a copy call that the simulator holds until its op ends (S17): the simulator
+   * reproduces the wait for the stream and the copy, whether or not the trace counted them as blocked,
+   * so only the time before the op started, with its stream free, is the host's.
+   */
+  private readonly heldOwn = new Map<number, number>();
+  /** The end of the op before each op on its stream. */
+  private readonly prevEnd: Float64Array;
 
   /** The ops each call issued, found once: a scan per call would be quadratic on long traces. */
   private readonly opsByCall = new Map<number, number[]>();
@@ -207,6 +213,13 @@ class Generator {
     for (let j = 0; j < t.ops.count; j++) {
       const c = t.ops.call[j];
       if (c >= 0) (this.opsByCall.get(c) ?? this.opsByCall.set(c, []).get(c)!).push(j);
+    }
+    this.prevEnd = new Float64Array(t.ops.count).fill(-Infinity);
+    const order = [...Array(t.ops.count).keys()].sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
+    const lastEnd = new Map<number, number>();
+    for (const j of order) {
+      this.prevEnd[j] = lastEnd.get(t.ops.lane[j]) ?? -Infinity;
+      lastEnd.set(t.ops.lane[j], Math.max(this.prevEnd[j], t.ops.end[j]));
     }
   }
 
@@ -254,11 +267,8 @@ class Generator {
       const next = calls[k + 1];
       if (next === undefined) continue;
       const took = t.calls.end[i] - t.calls.begin[i] - t.calls.blockedNs[i];
-      // A copy the simulator holds the call for (S17) takes its measured time there too, even where
-      // the trace did not count the call as blocked: a pageable copy's staging is not host work twice.
-      const heldBeyondBlocked = Math.max(0, (this.held.get(i) ?? 0) - t.calls.blockedNs[i]);
       const own = steps.some((s) => !s.note?.startsWith('left out'))
-        ? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p) - heldBeyondBlocked)
+        ? (this.heldOwn.get(i) ?? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p)))
         : took;
       const work = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
       const orphans = this.orphans.get(i);
@@ -440,7 +450,10 @@ class Generator {
     const drained = hostMemory === 'pageable' ? t.calls.end[i] : t.ops.end[op];
     const took = Math.round(Math.max(t.ops.end[op], drained) - t.ops.start[op]);
     const step = { copy: pair[0](), to: pair[1](), bytes, ...(async ? { async: true, ...stream } : {}) };
-    if (took > 0 && copyBlocksHost(dir as CopyKind, async, hostMemory as HostMemory)) this.held.set(i, took);
+    if (copyBlocksHost(dir as CopyKind, async, hostMemory as HostMemory)) {
+      const free = Math.max(c.begin[i], this.prevEnd[op]);
+      this.heldOwn.set(i, Math.max(0, Math.round(t.ops.start[op] - free - this.p.copyCallNs)));
+    }
     return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, note }];
   }
 

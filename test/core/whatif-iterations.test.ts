@@ -102,8 +102,46 @@ test("a pageable copy's staging, which the simulator holds the call for, is not 
     steps.map((x) => x.step),
     [
       { copy: 'h_pageable_1048576', to: 'd_1048576', bytes: 1 << 20, async: true, ns: 900_000 },
-      // the 50 us gap, and the call's 1 ms less the model's 2 us call and the 0.9 ms the simulator holds it
-      { hostWork: { ns: 50_000 + 1_000_000 - 2000 - 900_000 } },
+      // the 50 us gap, and the 0.1 ms before the DMA started (the host staged the data) less the model's 2 us call
+      { hostWork: { ns: 50_000 + 100_000 - 2000 } },
+      { deviceSync: true },
+    ],
+  );
+});
+
+test("a pageable copy that waited for its stream: the wait and the copy are the simulator's, none of the call is host work", () => {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'legacy', device: 0, legacyDefault: true });
+  const l = b.call({ lane: host, kind: 'launch', begin: 0, end: 5000, stream: s, name: 'cudaLaunchKernel' });
+  b.op({ lane: s, kind: 'kernel', start: 6000, end: 400_000, call: l, name: 'gemm' });
+  // The call began at 10 us, was blocked until the kernel ended at 0.4 ms, then staged and copied to 1 ms.
+  const c = b.call({
+    lane: host,
+    kind: 'memcpy',
+    begin: 10_000,
+    end: 1_000_000,
+    stream: s,
+    name: 'cudaMemcpyAsync',
+    blockedNs: 390_000,
+  });
+  b.op({
+    lane: s,
+    kind: 'memcpy',
+    start: 400_000,
+    end: 1_000_000,
+    call: c,
+    copy: 'HtoD',
+    bytes: 1 << 20,
+    hostMemory: 'pageable',
+  });
+  b.call({ lane: host, kind: 'deviceSync', begin: 1_050_000, end: 1_052_000 });
+  const steps = scenarioFromTrace(b.finish(META), h200).threads.get('main')!;
+  assert.deepEqual(
+    steps.slice(2).map((x) => x.step),
+    [
+      { copy: 'h_pageable_1048576', to: 'd_1048576', bytes: 1 << 20, async: true, ns: 600_000 },
+      { hostWork: { ns: 50_000 } },
       { deviceSync: true },
     ],
   );
