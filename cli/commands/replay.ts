@@ -31,7 +31,8 @@ function iterationLines(its: IterationSpan[], from: Replay['iterationsFrom']): s
   const worst = its.reduce((a, b) => (Math.abs(b.error) > Math.abs(a.error) ? b : a));
   const how = from === 'ProfilerStep' ? 'ProfilerStep ranges' : 'a call sequence that repeats';
   const line = (i: IterationSpan) =>
-    `  ${its.length > 1 && new Set(its.map((x) => x.thread)).size > 1 ? `${i.thread} ` : ''}${i.label} (calls ${i.firstCall}-${i.lastCall}): ${formatNs(i.measuredNs)} -> ${formatNs(i.replayedNs)} (${pct(i.error)})`;
+    `  ${its.length > 1 && new Set(its.map((x) => x.thread)).size > 1 ? `${i.thread} ` : ''}${i.label} (calls ${i.firstCall}-${i.lastCall}): ${formatNs(i.measuredNs)} -> ${formatNs(i.replayedNs)} (${pct(i.error)})` +
+    (i.why ? `\n      ${i.why}` : '');
   const shown = its.length <= ITERATIONS_LISTED ? its : [...its.slice(0, ITERATIONS_LISTED - 1), worst];
   const out = [
     `Iterations (${how}): ${its.length}; ${within} within 5% of the measured span; worst ${worst.label} ${pct(worst.error)}`,

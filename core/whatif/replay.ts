@@ -30,6 +30,8 @@ export interface IterationSpan {
   measuredNs: number;
   replayedNs: number;
   error: number;
+  /** Why the replay differs by more than SPAN_TOLERANCE: a wait the scenario left out, or a wait's own miss. */
+  why?: string;
 }
 
 export interface WaitReplay {
@@ -118,10 +120,13 @@ function compare(
   const spans: ThreadSpan[] = [];
   const waits: WaitReplay[] = [];
   const iterations: IterationSpan[] = [];
+  // Where each iteration's calls end: the next one's first call, or the thread's next modelled call after the loop.
+  const until = new Map<IterationSpan, number>();
   let iterationsFrom: Replay['iterationsFrom'];
   for (const [name, m] of maps) {
     const found = iterationSpans(t, sim, name, m);
     iterations.push(...found.list);
+    found.until.forEach((u, k) => until.set(found.list[k], u));
     iterationsFrom ??= found.from;
     const calls = m.original.filter((c) => c >= 0);
     const measuredNs = calls.length ? t.calls.end[calls[calls.length - 1]] - t.calls.begin[calls[0]] : 0;
@@ -148,7 +153,28 @@ function compare(
       waits.push(w);
     });
   }
+  for (const it of iterations)
+    if (Math.abs(it.error) > SPAN_TOLERANCE) it.why = iterationMiss(t, scenario, waits, it, until.get(it)!);
   return { spans, waits, iterations, ...(iterationsFrom ? { iterationsFrom } : {}) };
+}
+
+/** The first wait in the iteration that the scenario left out, or whose replay missed, and why. */
+function iterationMiss(
+  t: Trace,
+  scenario: GeneratedScenario,
+  waits: WaitReplay[],
+  it: IterationSpan,
+  to: number,
+): string | undefined {
+  const from = t.calls.begin[it.firstCall];
+  const inside = (call: number) => call >= 0 && t.calls.begin[call] >= from && t.calls.begin[call] < to;
+  const left = scenario.threads
+    .get(it.thread)
+    ?.find((s) => s.note?.startsWith('left out') && inside(s.call) && isWait(t, s.call));
+  if (left)
+    return `the scenario ${left.note} (call ${left.call}), so the replay does not block where the host waited for the GPU`;
+  const missed = waits.find((w) => w.why && inside(w.call));
+  return missed ? `call ${missed.call} ${missed.name}: ${missed.why}` : undefined;
 }
 
 /** The thread's iterations measured and replayed: each from its first call's begin to the next one's, the last to its last call's end. */
@@ -157,7 +183,7 @@ function iterationSpans(
   sim: Trace,
   thread: string,
   m: { original: number[]; simulated: Map<number, number> },
-): { list: IterationSpan[]; from?: 'ProfilerStep' | 'loop' } {
+): { list: IterationSpan[]; until: number[]; from?: 'ProfilerStep' | 'loop' } {
   // The thread's trace calls that became steps, each with the simulated calls of its first and last step.
   const calls: number[] = [];
   const firstSim: number[] = [];
@@ -179,7 +205,7 @@ function iterationSpans(
     if (c >= 0) (opsOf.get(c) ?? opsOf.set(c, []).get(c)!).push(j);
   }
   const found = iterationsOf(t, calls, opsOf);
-  if (!found) return { list: [] };
+  if (!found) return { list: [], until: [] };
   const list = found.list.map((it, k) => {
     const next = found.list[k + 1]?.first;
     const measuredNs =
@@ -197,7 +223,11 @@ function iterationSpans(
       error: relErr(replayedNs, measuredNs),
     };
   });
-  return { list, from: found.from };
+  const until = found.list.map((it, k) => {
+    const next = found.list[k + 1]?.first ?? it.last + 1;
+    return next < calls.length ? t.calls.begin[calls[next]] : Infinity;
+  });
+  return { list, until, from: found.from };
 }
 
 function waitReplay(

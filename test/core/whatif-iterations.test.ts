@@ -15,7 +15,7 @@ const META = { source: 'capture', clock: 'test', alignmentErrorNs: 0 } as const;
  * 100 us kernel and synchronize its stream, starting at 1 ms, 1.3 ms and 1.62 ms; `steps` wraps
  * each iteration in a ProfilerStep range.
  */
-function loop(steps = false) {
+function loop(steps = false, syncStream = true) {
   const b = new TraceBuilder();
   const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
   const s = b.lane({ kind: 'stream', name: 'legacy', device: 0, legacyDefault: true });
@@ -28,7 +28,8 @@ function loop(steps = false) {
   [1_000_000, 1_300_000, 1_620_000].forEach((at, k) => {
     if (steps) b.call({ lane: host, kind: 'context', begin: at - 1000, end: at + 200_000, name: `ProfilerStep#${k}` });
     launch(at, 'gemm', 100_000);
-    b.call({ lane: host, kind: 'streamSync', begin: at + 20_000, end: at + 106_000, stream: s, blockedNs: 86_000 });
+    const on = syncStream ? { stream: s } : {};
+    b.call({ lane: host, kind: 'streamSync', begin: at + 20_000, end: at + 106_000, ...on, blockedNs: 86_000 });
   });
   return b.finish(META);
 }
@@ -145,4 +146,18 @@ test("a pageable copy that waited for its stream: the wait and the copy are the 
       { deviceSync: true },
     ],
   );
+});
+
+test('an iteration whose wait the scenario left out says so', () => {
+  const r = replay(loop(false, false), h200);
+  // Without its 86 us wait each iteration replays shorter than the 300 and 320 us measured; the last
+  // is its launch alone (its wait is no step), so it is not compared past it.
+  assert.equal(r.iterations.length, 3);
+  for (const i of r.iterations.slice(0, 2)) {
+    assert.ok(i.error < -0.05, `${i.label}: ${i.error}`);
+    assert.equal(
+      i.why,
+      `the scenario left out: cudaStreamSynchronize names no stream in the trace (call ${i.firstCall + 1}), so the replay does not block where the host waited for the GPU`,
+    );
+  }
 });
