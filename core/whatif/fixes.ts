@@ -139,7 +139,28 @@ const addRaceWait: Edit = (g, th, f, a, t) => {
   return `record "${ev}" on ${h.fix.recordOn} after the first access and wait for it on ${h.fix.waitIn} before the second`;
 };
 
+/**
+ * S3: work on the legacy default stream and a blocking stream wait for each other. Made non-blocking,
+ * the stream that is not the legacy one no longer does; the finding's ops are the late one first and
+ * the one it waited for last.
+ */
+const makeNonBlocking: Edit = (g, _th, f, _a, t) => {
+  const [late, before] = [f.ops[0], f.ops[f.ops.length - 1]];
+  if (late === undefined || before === undefined) return 'cannot apply: the finding names no ops';
+  const legacy = (op: number) => t.lanes[t.ops.lane[op]]?.legacyDefault === true;
+  const lane = legacy(late) ? t.ops.lane[before] : t.ops.lane[late];
+  if (t.lanes[lane]?.legacyDefault)
+    return 'cannot apply: both ops are on the legacy default stream, which cannot be made non-blocking';
+  const name = g.streamName(lane);
+  const stream = g.streams.get(name);
+  if (!stream) return `cannot apply: stream ${name} is not declared in the scenario`;
+  if (stream.nonBlocking) return `cannot apply: stream ${name} is non-blocking already`;
+  stream.nonBlocking = true;
+  return `make stream "${name}" non-blocking, so the legacy default stream no longer orders it`;
+};
+
 function editFor(f: Finding): Edit | string {
+  if (f.kind === 'legacy-serialization') return makeNonBlocking;
   if (REMOVE_KINDS.has(f.kind)) return removeSync;
   if (f.kind === 'pageable-async-copy') return pinCopy;
   if (f.kind === 'hidden-sync') return moveSyncLater;

@@ -186,3 +186,31 @@ test('a race fix: the second stream waits for the first, and the fix reports its
   const cost = r.after!.hostNs - r.before.hostNs;
   assert.ok(cost > 140_000 && cost < 165_000, `cost ${cost}`);
 });
+
+/** A 1 ms kernel on blocking stream s, then a 10 us kernel on the legacy default stream that the host synchronizes. */
+const LEGACY = `{ "name": "legacy", "streams": { "s": {} },
+  "steps": [ { "launch": "long", "stream": "s", "us": 1000 }, { "launch": "short", "us": 10 }, { "streamSync": "default" } ] }`;
+
+test('a legacy-serialization fix: the blocking stream becomes non-blocking, and the host no longer waits for its kernel', () => {
+  const t = simulated(LEGACY);
+  const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'legacy-serialization')!;
+  assert.equal(r.applied, true, r.edit);
+  assert.equal(r.edit, 'make stream "s" non-blocking, so the legacy default stream no longer orders it');
+  assert.match(r.scenario!, /"streams": \{"s":\{"nonBlocking":true\}\}/);
+  // Before: "long" runs from 6.5 us to 1,009.1 us (1 ms and the 2.6 us kernel overhead), and "short"
+  // starts only when it ends; after, "short" starts once its launch call (7.1 to 12.1 us) is submitted,
+  // at 13.1 us, so the host's synchronize returns 1,009.1 - 13.1 = 996 us earlier.
+  assert.equal(r.before.hostNs - r.after!.hostNs, 1_009_100 - 13_100);
+  assert.equal(r.waits.length, 1);
+});
+
+test('a legacy-serialization fix that cannot apply: the blocking stream is non-blocking already in the scenario', () => {
+  const t = simulated(LEGACY);
+  // A trace whose stream says it is non-blocking (a flag the import got wrong) keeps the finding but has nothing to change.
+  t.lanes.forEach((l) => {
+    if (l.kind === 'stream' && !l.legacyDefault) l.nonBlocking = true;
+  });
+  const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'legacy-serialization')!;
+  assert.equal(r.applied, false);
+  assert.match(r.edit, /^cannot apply: stream s\S* is non-blocking already$/);
+});
