@@ -6,7 +6,7 @@ import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
 import { isWait, str, type Trace } from '../trace/model';
 import { iterationsOf } from './iterations';
-import { scenarioFromTrace, type GeneratedScenario, type ScenarioWindow } from './from-trace';
+import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
 
 /** Waits shorter than this are compared but not held to the blocked-time bound. */
 export const LONG_WAIT_NS = 50_000;
@@ -122,6 +122,7 @@ function compare(
   const iterations: IterationSpan[] = [];
   // Where each iteration's calls end: the next one's first call, or the thread's next modelled call after the loop.
   const until = new Map<IterationSpan, number>();
+  const reasons = new Map<string, (it: IterationSpan, to: number) => string | undefined>();
   let iterationsFrom: Replay['iterationsFrom'];
   for (const [name, m] of maps) {
     const found = iterationSpans(t, sim, name, m);
@@ -153,28 +154,54 @@ function compare(
       waits.push(w);
     });
   }
-  for (const it of iterations)
-    if (Math.abs(it.error) > SPAN_TOLERANCE) it.why = iterationMiss(t, scenario, waits, it, until.get(it)!);
+  for (const it of iterations) if (Math.abs(it.error) > SPAN_TOLERANCE) it.why = missWhy(it.thread)(it, until.get(it)!);
   return { spans, waits, iterations, ...(iterationsFrom ? { iterationsFrom } : {}) };
+
+  /** A thread's reasons, found once: a scan of every step per iteration is quadratic on long loops. */
+  function missWhy(thread: string): (it: IterationSpan, to: number) => string | undefined {
+    const known = reasons.get(thread);
+    if (known) return known;
+    const made = iterationMiss(t, scenario.threads.get(thread) ?? [], waits);
+    reasons.set(thread, made);
+    return made;
+  }
 }
 
-/** The first wait in the iteration that the scenario left out, or whose replay missed, and why. */
+/**
+ * For an iteration from its first call to `to`: the first wait in it that the scenario left out, else
+ * the first wait in it whose replay missed, and why.
+ */
 function iterationMiss(
   t: Trace,
-  scenario: GeneratedScenario,
+  steps: GeneratedStep[],
   waits: WaitReplay[],
-  it: IterationSpan,
-  to: number,
-): string | undefined {
-  const from = t.calls.begin[it.firstCall];
-  const inside = (call: number) => call >= 0 && t.calls.begin[call] >= from && t.calls.begin[call] < to;
-  const left = scenario.threads
-    .get(it.thread)
-    ?.find((s) => s.note?.startsWith('left out') && inside(s.call) && isWait(t, s.call));
-  if (left)
-    return `the scenario ${left.note} (call ${left.call}), so the replay does not block where the host waited for the GPU`;
-  const missed = waits.find((w) => w.why && inside(w.call));
-  return missed ? `call ${missed.call} ${missed.name}: ${missed.why}` : undefined;
+): (it: IterationSpan, to: number) => string | undefined {
+  const byBegin = (a: { call: number }, b: { call: number }) => t.calls.begin[a.call] - t.calls.begin[b.call];
+  const left = steps
+    .filter((s) => s.note?.startsWith('left out') && s.call >= 0 && isWait(t, s.call))
+    .sort(byBegin)
+    .map((s) => ({
+      call: s.call,
+      why: `the scenario ${s.note} (call ${s.call}), so the replay does not block where the host waited for the GPU`,
+    }));
+  const missed = waits
+    .filter((w) => w.why)
+    .sort(byBegin)
+    .map((w) => ({ call: w.call, why: `call ${w.call} ${w.name}: ${w.why}` }));
+  const firstIn = (list: { call: number; why: string }[], from: number, to: number) => {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (t.calls.begin[list[mid].call] < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < list.length && t.calls.begin[list[lo].call] < to ? list[lo].why : undefined;
+  };
+  return (it, to) => {
+    const from = t.calls.begin[it.firstCall];
+    return firstIn(left, from, to) ?? firstIn(missed, from, to);
+  };
 }
 
 /** The thread's iterations measured and replayed: each from its first call's begin to the next one's, the last to its last call's end. */
