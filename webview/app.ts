@@ -46,6 +46,8 @@ export class TimelineApp {
   private readonly ui = buildLayout();
   private readonly prefs: LayoutPrefs;
   readonly waits = new WaitsTable((call) => this.select({ table: 'calls', id: call }, true, true));
+  /** True once the waits of the trace last loaded are listed (they follow its first frame). */
+  waitsReady = false;
 
   constructor(
     root: HTMLElement,
@@ -122,11 +124,25 @@ export class TimelineApp {
     }
     renderFindings(this.ui.findings, trace, (item) => this.select(item, 'zoom', true));
     this.ui.findingsCount.textContent = String(trace.findings.length);
+    // The previous trace's waits go now; this one's are listed after the first frame.
+    this.waitsReady = false;
+    this.waits.load(trace, []);
+    this.ui.waitsCount.textContent = '';
+    this.select(state?.selection ?? null, false, false);
+    this.view.draw();
+    // The timeline draws first: at 10^7 ops the waits table's rows take seconds to build, and the
+    // first frame does not need them. They are listed in a task after that frame is painted.
+    requestAnimationFrame(() => setTimeout(() => this.listWaits(trace)));
+  }
+
+  private listWaits(trace: Trace): void {
+    if (this.trace !== trace) return;
     const waits = waitRows(trace);
     this.waits.load(trace, waits);
     this.ui.waitsCount.textContent = String(waits.length);
-    this.select(state?.selection ?? null, false, false);
-    this.view.draw();
+    const selected = this.view?.selection;
+    this.waits.setSelected(selected?.table === 'calls' ? selected.id : null);
+    this.waitsReady = true;
   }
 
   /** A busy status belongs to the work whose trace or error has now arrived. */

@@ -77,6 +77,7 @@ export class TimelineView {
   private dpr = 1;
   private frame = 0;
   private edgeIndex: EdgeIndex | null = null;
+  private edgeTimer = 0;
   private hatchFill: CanvasPattern | string = '';
   private waitHatch: CanvasPattern | string = '';
   private textCache = new Map<string, string>();
@@ -236,6 +237,7 @@ export class TimelineView {
     select(this.canvas).on('.zoom', null);
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
+    clearTimeout(this.edgeTimer);
   }
 
   request(): void {
@@ -626,6 +628,20 @@ export class TimelineView {
     return (this.edgeIndex ??= buildEdgeIndex(this.trace));
   }
 
+  /**
+   * The edge index for a frame that merely shows arrows: built in a task of its own, then drawn,
+   * so that the first frame of a large trace does not wait for an index over every edge. A frame
+   * with a selection builds it at once (a click asks for the selection's arrows).
+   */
+  private edgesWhenReady(): EdgeIndex | null {
+    if (this.edgeIndex || this.selection) return this.ensureEdges();
+    this.edgeTimer ||= window.setTimeout(() => {
+      this.ensureEdges();
+      this.request();
+    });
+    return null;
+  }
+
   /** Where an edge starts and ends on screen (content y). */
   private edgeEnds(e: number, x: (t: number) => number): [number, number, number, number] {
     const t = this.trace;
@@ -669,7 +685,7 @@ export class TimelineView {
       );
     };
     const edges = new Set<number>();
-    const idx = shown.length <= ARROW_ITEM_CAP || this.selection ? this.ensureEdges() : null;
+    const idx = shown.length <= ARROW_ITEM_CAP || this.selection ? this.edgesWhenReady() : null;
     if (idx && shown.length <= ARROW_ITEM_CAP)
       for (const it of shown) for (const e of edgesOf(idx, it.table, it.id)) if (wanted(e)) edges.add(e);
     const selected = new Set<number>();

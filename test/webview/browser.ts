@@ -94,7 +94,7 @@ export async function openTimeline(
     void d.dismiss();
   });
   await page.goto(pathToFileURL(file).href + `?theme=${opts.theme ?? 'light'}`);
-  await until(page, '!!(window.syncscope && window.syncscope.app.view)');
+  await until(page, '!!(window.syncscope && window.syncscope.app.view && window.syncscope.app.waitsReady)');
   await nextFrame(page);
   return { page, errors, dialogs };
 }
