@@ -18,9 +18,22 @@ export type JsonPath = readonly (string | number)[];
 
 export type ShapeProblem = { kind: 'depth'; offset: number } | { kind: 'duplicate'; key: string; offset: number };
 
+/** What each byte means to checkShape; 0 for the bytes it passes over. */
+const SHAPE = new Uint8Array(256);
+const S_QUOTE = 1,
+  S_OPEN = 2,
+  S_CLOSE = 3,
+  S_COMMA = 4;
+SHAPE[QUOTE] = S_QUOTE;
+SHAPE[0x7b] = SHAPE[0x5b] = S_OPEN;
+SHAPE[0x7d] = SHAPE[0x5d] = S_CLOSE;
+SHAPE[COMMA] = S_COMMA;
+
 /**
  * The first place where the document nests deeper than `maxDepth` containers, or where the root
- * object names a key a second time. The document is already known to be valid JSON.
+ * object names a key a second time. The document is already known to be valid JSON. It runs over
+ * every byte of every load, so the loop outside strings looks each byte up once, and a string that
+ * is not a root key is skipped in a loop of its own.
  */
 export function checkShape(chunks: readonly Uint8Array[], maxDepth: number): ShapeProblem | undefined {
   const seen = new Set<string>();
@@ -36,14 +49,26 @@ export function checkShape(chunks: readonly Uint8Array[], maxDepth: number): Sha
     for (let i = 0; i < n; i++) {
       if (inString) {
         // Skip to the closing quote; only a root key keeps its bytes.
-        for (; i < n; i++) {
-          const c = b[i];
-          if (escaped) escaped = false;
-          else if (c === BACKSLASH) escaped = true;
-          else if (c === QUOTE) break;
-          if (key && key.length < KEY_BYTES) key.push(c);
+        if (key) {
+          for (; i < n; i++) {
+            const c = b[i];
+            if (escaped) escaped = false;
+            else if (c === BACKSLASH) escaped = true;
+            else if (c === QUOTE) break;
+            if (key.length < KEY_BYTES) key.push(c);
+          }
+        } else {
+          if (escaped) {
+            escaped = false;
+            i++;
+          }
+          for (; i < n; i++) {
+            const c = b[i];
+            if (c === QUOTE) break;
+            if (c === BACKSLASH && ++i === n) escaped = true;
+          }
         }
-        if (i === n) break;
+        if (i >= n) break;
         inString = false;
         if (key) {
           const name = keyText(key);
@@ -53,19 +78,20 @@ export function checkShape(chunks: readonly Uint8Array[], maxDepth: number): Sha
         }
         continue;
       }
-      const c = b[i];
-      if (c === QUOTE) {
+      const k = SHAPE[b[i]];
+      if (k === 0) continue;
+      if (k === S_QUOTE) {
         inString = true;
         if (keyNext && depth === 1) {
           key = [];
           keyAt = base + i;
           keyNext = false;
         }
-      } else if (isOpen(c)) {
+      } else if (k === S_OPEN) {
         if (++depth > maxDepth) return { kind: 'depth', offset: base + i };
-        keyNext = depth === 1 && c === 0x7b;
-      } else if (isClose(c)) depth--;
-      else if (c === COMMA && depth === 1) keyNext = true;
+        keyNext = depth === 1 && b[i] === 0x7b;
+      } else if (k === S_CLOSE) depth--;
+      else if (depth === 1) keyNext = true;
     }
     base += n;
   }

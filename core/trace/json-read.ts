@@ -179,16 +179,61 @@ const SOURCES = set(['simulator', 'gpu', 'pytorch', 'chrome', 'capture']);
 const LANE_KINDS = set(['thread', 'stream', 'copyEngine']);
 const SEVERITIES = set(['error', 'warning', 'info']);
 
+/**
+ * The references rows make to other tables, checked against those tables' sizes. A row reader that
+ * streams the rows (`TraceRowReader`) does not know the sizes yet: it accepts any id a column holds
+ * and checks the largest of each kind, and each row's lane kind, once the whole trace is read.
+ */
+class Refs {
+  maxCall = -1;
+  maxOp = -1;
+  maxSite = -1;
+  maxLane = -1;
+
+  constructor(
+    readonly calls: number,
+    readonly ops: number,
+    readonly sites: number,
+    /** Known lanes; without them a lane's kind is checked later, column by column. */
+    readonly lanes?: readonly Lane[],
+  ) {}
+
+  call(v: unknown, at: Where, key: string | number): number {
+    const id = ref(v, at, key, this.calls, 'call');
+    if (id > this.maxCall) this.maxCall = id;
+    return id;
+  }
+  op(v: unknown, at: Where, key: string | number): number {
+    const id = ref(v, at, key, this.ops, 'op');
+    if (id > this.maxOp) this.maxOp = id;
+    return id;
+  }
+  site(v: unknown, at: Where, key: string): number {
+    const id = ref(v, at, key, this.sites, 'site');
+    if (id > this.maxSite) this.maxSite = id;
+    return id;
+  }
+  /** A lane of one kind: a call runs on a thread and targets a stream; an op runs on a stream or copy engine. */
+  lane(o: Json, k: string, at: Where, kinds: readonly string[]): number {
+    const { lanes } = this;
+    const id = ref(o[k], at, k, lanes ? lanes.length : UNKNOWN_COUNT, 'lane');
+    if (id > this.maxLane) this.maxLane = id;
+    if (!lanes) return id;
+    const kind = lanes[id].kind;
+    if (!kinds.includes(kind)) fail(at, k, `lane ${id} is a ${kind}; expected a ${kinds.join(' or ')} lane`);
+    return id;
+  }
+}
+
+/** The size a streaming reader gives a table it has not seen whole: any id an Int32 column holds. */
+const UNKNOWN_COUNT = INT32;
+
 /** Validates a parsed `.syncscope.json` value and builds the columnar Trace. */
 export function traceFromJson(v: unknown): Trace {
   const root = obj(v, []);
-  if (root.format !== TRACE_FORMAT)
-    fail([], 'format', `got ${describe(root.format)}; expected "${TRACE_FORMAT}": this is not a Syncscope trace`);
-  if (root.version !== TRACE_VERSION)
-    fail([], 'version', `got ${describe(root.version)}; expected ${TRACE_VERSION}, the version this build reads`);
-  const meta = readMeta(obj(root.meta, [], 'meta'));
-
-  const b = new TraceBuilder();
+  const meta = readRoot(root);
+  const size = (k: string): number => (Array.isArray(root[k]) ? (root[k] as unknown[]).length : 0);
+  const b = new TraceBuilder(undefined, { calls: size('calls'), ops: size('ops'), edges: size('edges') });
   const lanes = list(root, 'lanes', []);
   for (let i = 0; i < lanes.length; i++) readLane(b, lanes[i], i, lanes.length);
   const calls = list(root, 'calls', []);
@@ -197,11 +242,95 @@ export function traceFromJson(v: unknown): Trace {
   const findings = root.findings === undefined ? [] : list(root, 'findings', []);
   const sites = root.sites === undefined ? [] : list(root, 'sites', []);
   for (let i = 0; i < sites.length; i++) b.sites.push(readSite(sites[i], i));
-  for (let i = 0; i < calls.length; i++) readCall(b, calls[i], i, ops.length);
-  for (let i = 0; i < ops.length; i++) readOp(b, ops[i], i, calls.length);
-  for (let i = 0; i < edges.length; i++) readEdge(b, edges[i], i, calls.length, ops.length);
+  const refs = new Refs(calls.length, ops.length, sites.length, b.lanes);
+  for (let i = 0; i < calls.length; i++) readCall(b, calls[i], i, refs);
+  for (let i = 0; i < ops.length; i++) readOp(b, ops[i], i, refs);
+  for (let i = 0; i < edges.length; i++) readEdge(b, edges[i], i, refs);
   for (let i = 0; i < findings.length; i++) readFinding(b, findings[i], i, calls.length, ops.length);
   return b.finish(meta);
+}
+
+/** The root's format, version and meta. */
+function readRoot(root: Json): TraceMeta {
+  if (root.format !== TRACE_FORMAT)
+    fail([], 'format', `got ${describe(root.format)}; expected "${TRACE_FORMAT}": this is not a Syncscope trace`);
+  if (root.version !== TRACE_VERSION)
+    fail([], 'version', `got ${describe(root.version)}; expected ${TRACE_VERSION}, the version this build reads`);
+  return readMeta(obj(root.meta, [], 'meta'));
+}
+
+/**
+ * Reads the rows of calls, ops and edges as they stream in, straight into the Trace's columns, so
+ * that no row object outlives its batch. It only tells valid from not: after any fault `finish`
+ * gives undefined, and the caller reads the whole document again with `traceFromJson`, whose
+ * first error (and its order of checks) is the one reported.
+ */
+export class TraceRowReader {
+  private readonly b = new TraceBuilder();
+  private readonly refs = new Refs(UNKNOWN_COUNT, UNKNOWN_COUNT, UNKNOWN_COUNT);
+  private failed = false;
+
+  /** A batch of rows of the root's `key` array, in file order. */
+  add(rows: readonly unknown[], key: string): void {
+    if (this.failed) return;
+    const { b, refs } = this;
+    try {
+      if (key === 'calls') for (const row of rows) readCall(b, row, b.calls.count, refs);
+      else if (key === 'ops') for (const row of rows) readOp(b, row, b.ops.count, refs);
+      else if (key === 'edges') for (const row of rows) readEdge(b, row, b.edges.count, refs);
+      else this.failed = true;
+    } catch (e) {
+      if (!(e instanceof TraceFormatError)) throw e;
+      this.failed = true;
+    }
+  }
+
+  /** The Trace, given the root without its rows (each rows array left empty); undefined if anything is wrong. */
+  finish(root: Record<string, unknown>): Trace | undefined {
+    if (this.failed) return undefined;
+    try {
+      return this.build(root);
+    } catch (e) {
+      if (e instanceof TraceFormatError) return undefined;
+      throw e;
+    }
+  }
+
+  private build(v: unknown): Trace | undefined {
+    const { b, refs } = this;
+    const root = obj(v, []);
+    const meta = readRoot(root);
+    const lanes = list(root, 'lanes', []);
+    for (const k of ['calls', 'ops', 'edges']) if (list(root, k, []).length) return undefined;
+    for (let i = 0; i < lanes.length; i++) readLane(b, lanes[i], i, lanes.length);
+    const findings = root.findings === undefined ? [] : list(root, 'findings', []);
+    const sites = root.sites === undefined ? [] : list(root, 'sites', []);
+    for (let i = 0; i < sites.length; i++) b.sites.push(readSite(sites[i], i));
+    const calls = b.calls.count;
+    const ops = b.ops.count;
+    if (refs.maxCall >= calls || refs.maxOp >= ops || refs.maxSite >= sites.length) return undefined;
+    if (refs.maxLane >= b.lanes.length || !this.laneKindsHold()) return undefined;
+    for (let i = 0; i < findings.length; i++) readFinding(b, findings[i], i, calls, ops);
+    return b.finish(meta);
+  }
+
+  /** Each call runs on a thread and targets a stream (or none); each op runs on a stream or copy engine. */
+  private laneKindsHold(): boolean {
+    const { b } = this;
+    const kinds = b.lanes.map((l) => l.kind);
+    const c = b.calls.cols;
+    for (let i = 0; i < b.calls.count; i++) {
+      if (kinds[c.lane[i]] !== 'thread') return false;
+      const s = c.stream[i];
+      if (s >= 0 && kinds[s] !== 'stream') return false;
+    }
+    const o = b.ops.cols;
+    for (let i = 0; i < b.ops.count; i++) {
+      const k = kinds[o.lane[i]];
+      if (k !== 'stream' && k !== 'copyEngine') return false;
+    }
+    return true;
+  }
 }
 
 function readMeta(m: Json): TraceMeta {
@@ -257,14 +386,6 @@ function readLane(b: TraceBuilder, l: unknown, i: number, count: number): void {
   b.lane(rest);
 }
 
-/** A reference to a lane of one kind: a call runs on a thread, targets a stream; an op runs on a stream or copy engine. */
-function laneRef(b: TraceBuilder, o: Json, k: string, at: Where, kinds: readonly string[]): number {
-  const id = ref(o[k], at, k, b.lanes.length, 'lane');
-  const kind = b.lanes[id].kind;
-  if (!kinds.includes(kind)) fail(at, k, `lane ${id} is a ${kind}; expected a ${kinds.join(' or ')} lane`);
-  return id;
-}
-
 /** begin/end (or start/end): finite, not negative, in order. */
 function span(o: Json, from: string, at: Where): [number, number] {
   const a = amount(o, from, at);
@@ -273,7 +394,7 @@ function span(o: Json, from: string, at: Where): [number, number] {
   return [a, z];
 }
 
-function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void {
+function readCall(b: TraceBuilder, x: unknown, i: number, refs: Refs): void {
   const at = ['calls', i];
   const c = obj(x, ['calls'], i);
   if (c.id !== undefined && c.id !== i)
@@ -290,16 +411,16 @@ function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void
     int(source, 'column', [...at, 'source'], 1, INT32);
   }
   b.call({
-    lane: laneRef(b, c, 'lane', at, ['thread']),
+    lane: refs.lane(c, 'lane', at, ['thread']),
     kind: oneOf(c, 'kind', at, CALL_KIND),
     name: optStr(c, 'name', at),
     begin,
     end,
-    stream: c.stream === undefined ? undefined : laneRef(b, c, 'stream', at, ['stream']),
+    stream: c.stream === undefined ? undefined : refs.lane(c, 'stream', at, ['stream']),
     event: optStr(c, 'event', at),
     event2: optStr(c, 'event2', at),
     blockedNs,
-    releasedBy: releasedBy(c.releasedBy, at, opCount),
+    releasedBy: releasedBy(c.releasedBy, at, refs),
     unblockNs: optAmount(c, 'unblockLatencyNs', at),
     answer: optOneOf(c, 'answer', at, ANSWER),
     status: optStr(c, 'status', at),
@@ -312,7 +433,7 @@ function readCall(b: TraceBuilder, x: unknown, i: number, opCount: number): void
     depth: optInt(c, 'depth', at, 0, 255),
     device: optInt(c, 'device', at, 0, 255),
     how: optOneOf<ReleaseHow>(c, 'how', at, HOW),
-    site: c.site === undefined ? undefined : ref(c.site, at, 'site', b.sites.length, 'site'),
+    site: c.site === undefined ? undefined : refs.site(c.site, at, 'site'),
   });
 }
 
@@ -336,15 +457,15 @@ function readFrame(x: unknown, at: Where, key: string | number): SourceFrame {
   return { file: str(f, 'file', where), line: int(f, 'line', where, 0, INT32), function: str(f, 'function', where) };
 }
 
-function releasedBy(rel: unknown, at: Where, opCount: number): number {
+function releasedBy(rel: unknown, at: Where, refs: Refs): number {
   if (rel === undefined) return RELEASED_NONE;
   if (rel === null) return RELEASED_UNKNOWN;
   if (!Array.isArray(rel)) fail(at, 'releasedBy', `got ${describe(rel)}; expected null or an array of op ids`);
-  for (let j = 0; j < rel.length; j++) ref(rel[j], [...at, 'releasedBy'], j, opCount, 'op');
+  for (let j = 0; j < rel.length; j++) refs.op(rel[j], [...at, 'releasedBy'], j);
   return rel.length ? (rel[0] as number) : RELEASED_NONE;
 }
 
-function readOp(b: TraceBuilder, x: unknown, i: number, callCount: number): void {
+function readOp(b: TraceBuilder, x: unknown, i: number, refs: Refs): void {
   const at = ['ops', i];
   const o = obj(x, ['ops'], i);
   if (o.id !== undefined && o.id !== i)
@@ -354,12 +475,12 @@ function readOp(b: TraceBuilder, x: unknown, i: number, callCount: number): void
     fail(at, 'truth', `got ${describe(truth)}; expected [start, end], two finite numbers`);
   const [start, end] = span(o, 'start', at);
   const id = b.op({
-    lane: laneRef(b, o, 'lane', at, ['stream', 'copyEngine']),
+    lane: refs.lane(o, 'lane', at, ['stream', 'copyEngine']),
     kind: oneOf(o, 'kind', at, OP_KIND),
     name: optStr(o, 'name', at),
     start,
     end,
-    call: o.call === undefined ? undefined : ref(o.call, at, 'call', callCount, 'call'),
+    call: o.call === undefined ? undefined : refs.call(o.call, at, 'call'),
     grid: optInt(o, 'grid', at, 0, UINT32),
     block: optInt(o, 'block', at, 0, UINT32),
     bytes: optAmount(o, 'bytes', at),
@@ -373,12 +494,12 @@ function readOp(b: TraceBuilder, x: unknown, i: number, callCount: number): void
   for (const n of strings(o, 'writes', at) ?? []) b.access(id, n, true);
 }
 
-function readEdge(b: TraceBuilder, x: unknown, i: number, callCount: number, opCount: number): void {
+function readEdge(b: TraceBuilder, x: unknown, i: number, refs: Refs): void {
   const at = ['edges', i];
   const e = obj(x, ['edges'], i);
   const kind = oneOf<(typeof EDGE_KINDS)[number]>(e, 'kind', at, EDGE_KIND);
-  const from = kind === 'launch' ? ref(e.from, at, 'from', callCount, 'call') : ref(e.from, at, 'from', opCount, 'op');
-  const to = kind === 'release' ? ref(e.to, at, 'to', callCount, 'call') : ref(e.to, at, 'to', opCount, 'op');
+  const from = kind === 'launch' ? refs.call(e.from, at, 'from') : refs.op(e.from, at, 'from');
+  const to = kind === 'release' ? refs.call(e.to, at, 'to') : refs.op(e.to, at, 'to');
   b.edge(kind, from, to);
 }
 

@@ -222,3 +222,31 @@ test('a scenario position is 1-based: column 0 (or -0) is refused where a report
     't.syncscope.json:7:113: $.calls[1].source.column: got 0; expected an integer from 1 to 2147483647',
   );
 });
+
+// The chunked reader checks a row's references once every table is read: these fail there too.
+test('references checked once every table is read: a later op of a release, a stream that is a thread', () => {
+  assert.equal(
+    failure(edited('"releasedBy":[0]', '"releasedBy":[0,2]')),
+    't.syncscope.json:7:100: $.calls[1].releasedBy[1]: no op 2; expected an op id from 0 to 0',
+  );
+  assert.equal(
+    failure(edited('"end":10,"stream":1}', '"end":10,"stream":0}')),
+    't.syncscope.json:6:73: $.calls[0].stream: lane 0 is a thread; expected a stream lane',
+  );
+  assert.equal(
+    failure(edited('"end":40,"call":0}', '"end":40,"call":2}')),
+    't.syncscope.json:9:72: $.ops[0].call: no call 2; expected a call id from 0 to 1',
+  );
+  assert.equal(
+    failure(edited('{"kind":"release","from":0,"to":1}', '{"kind":"release","from":0,"to":2}')),
+    't.syncscope.json:11:33: $.edges[1].to: no call 2; expected a call id from 0 to 1',
+  );
+});
+
+test("rows in another order than the writer's load as the same trace", () => {
+  const opsFirst = edited(
+    '"calls":[',
+    '"ops":[{"id":0,"lane":1,"kind":"kernel","name":"k","start":10,"end":40,"call":0}],\n"calls":[',
+  ).replace('"ops":[\n{"id":0,"lane":1,"kind":"kernel","name":"k","start":10,"end":40,"call":0}],\n', '');
+  assert.equal(traceToJson(chunked(opsFirst, 7)), traceToJson(parseTrace(base, FILE)));
+});
