@@ -1,8 +1,9 @@
 import { analyze } from '../../core/analyze';
+import { analysisProgram } from '../../core/analyze/describe';
 import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/report';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
-import { isScenarioPath, loadInput } from '../input';
+import { Input, isScenarioPath, loadInput } from '../input';
 import { checkTraceOutputs, writeHtmlFile, writeTraceOutputs } from '../output';
 
 export const spec: CommandSpec = {
@@ -26,11 +27,20 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   checkTraceOutputs(args);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
+  const input = await loadAnalysisInput(file, io, args);
+  return finishRun(input.trace, input.program, file, args, io);
+}
+
+/**
+ * The input as the analysis reads it: the trace, and of the program only what the analysis looks
+ * up (analysisProgram), so that the compiled program of a long run is not kept alive beside it.
+ */
+export async function loadAnalysisInput(file: string, io: CliIo, args: ReturnType<typeof parseArgs>): Promise<Input> {
   const input = await loadInput(file, io, {
     profile: flagString(args, 'profile'),
     maxSteps: flagString(args, 'max-steps'),
   });
-  return finishRun(input.trace, input.program, file, args, io);
+  return { ...input, program: input.program && analysisProgram(input.program) };
 }
 
 /** Shared by `simulate` and `run`: analyze, print, and write --out / --html. */
