@@ -51,15 +51,29 @@ export async function finishRun(
   args: ReturnType<typeof parseArgs>,
   io: CliIo,
 ): Promise<number> {
+  printReport(trace, program, file, args, io);
+  for (const path of await writeTraceOutputs(trace, args, io)) io.stderr(`trace written to ${path}\n`);
+  const html = flagString(args, 'html');
+  if (html)
+    io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
+  return EXIT.ok;
+}
+
+/**
+ * Analyses the trace (its findings stay on it) and prints the report. The waits' explanations are
+ * dropped when it returns, so that they are not held while the trace files are written.
+ */
+function printReport(
+  trace: import('../../core/trace/model').Trace,
+  program: import('../../core/scenario/program').Program | undefined,
+  file: string,
+  args: ReturnType<typeof parseArgs>,
+  io: CliIo,
+): void {
   const analysis = analyze(trace, { program });
   trace.findings = analysis.findings;
   const report = buildReport(trace, analysis);
   const summary = report.waits.length > SUMMARY_ABOVE && !args.flags.has('all');
   const chunks = args.flags.has('json') ? reportJsonChunks(report) : reportTextChunks(report, { file, summary });
   for (const chunk of chunks) io.stdout(chunk);
-  for (const path of await writeTraceOutputs(trace, args, io)) io.stderr(`trace written to ${path}\n`);
-  const html = flagString(args, 'html');
-  if (html)
-    io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
-  return EXIT.ok;
 }
