@@ -4,7 +4,7 @@ import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/repo
 import { escapeControlsKeepLines } from '../../core/terminal';
 import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
-import { loadInput } from '../input';
+import { loadAnalysisInput } from './simulate';
 
 export const spec: CommandSpec = {
   name: 'report',
@@ -27,10 +27,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   const file = onePositional(args, 'scenario or trace file');
   const by = grouping(flagString(args, 'group'));
-  const input = await loadInput(file, io, {
-    profile: flagString(args, 'profile'),
-    maxSteps: flagString(args, 'max-steps'),
-  });
+  const input = await loadAnalysisInput(file, io, args);
   const report = buildReport(input.trace, analyze(input.trace, { program: input.program }));
   if (by) report.groups = groupWaits(report.waits, by);
   if (args.flags.has('json')) for (const chunk of reportJsonChunks(report)) io.stdout(chunk);

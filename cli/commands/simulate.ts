@@ -1,8 +1,9 @@
 import { analyze } from '../../core/analyze';
+import { analysisProgram } from '../../core/analyze/describe';
 import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/report';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
-import { isScenarioPath, loadInput } from '../input';
+import { Input, isScenarioPath, loadInput } from '../input';
 import { checkTraceOutputs, writeHtmlFile, writeTraceOutputs } from '../output';
 
 export const spec: CommandSpec = {
@@ -26,11 +27,20 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   checkTraceOutputs(args);
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
+  const input = await loadAnalysisInput(file, io, args);
+  return finishRun(input.trace, input.program, file, args, io);
+}
+
+/**
+ * The input as the analysis reads it: the trace, and of the program only what the analysis looks
+ * up (analysisProgram), so that the compiled program of a long run is not kept alive beside it.
+ */
+export async function loadAnalysisInput(file: string, io: CliIo, args: ReturnType<typeof parseArgs>): Promise<Input> {
   const input = await loadInput(file, io, {
     profile: flagString(args, 'profile'),
     maxSteps: flagString(args, 'max-steps'),
   });
-  return finishRun(input.trace, input.program, file, args, io);
+  return { ...input, program: input.program && analysisProgram(input.program) };
 }
 
 /** Shared by `simulate` and `run`: analyze, print, and write --out / --html. */
@@ -41,15 +51,29 @@ export async function finishRun(
   args: ReturnType<typeof parseArgs>,
   io: CliIo,
 ): Promise<number> {
+  printReport(trace, program, file, args, io);
+  for (const path of await writeTraceOutputs(trace, args, io)) io.stderr(`trace written to ${path}\n`);
+  const html = flagString(args, 'html');
+  if (html)
+    io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
+  return EXIT.ok;
+}
+
+/**
+ * Analyses the trace (its findings stay on it) and prints the report. The waits' explanations are
+ * dropped when it returns, so that they are not held while the trace files are written.
+ */
+function printReport(
+  trace: import('../../core/trace/model').Trace,
+  program: import('../../core/scenario/program').Program | undefined,
+  file: string,
+  args: ReturnType<typeof parseArgs>,
+  io: CliIo,
+): void {
   const analysis = analyze(trace, { program });
   trace.findings = analysis.findings;
   const report = buildReport(trace, analysis);
   const summary = report.waits.length > SUMMARY_ABOVE && !args.flags.has('all');
   const chunks = args.flags.has('json') ? reportJsonChunks(report) : reportTextChunks(report, { file, summary });
   for (const chunk of chunks) io.stdout(chunk);
-  for (const path of await writeTraceOutputs(trace, args, io)) io.stderr(`trace written to ${path}\n`);
-  const html = flagString(args, 'html');
-  if (html)
-    io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
-  return EXIT.ok;
 }

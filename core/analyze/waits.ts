@@ -16,6 +16,7 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
   const b = hb.graph.bindings;
   const out: WaitExplanation[] = [];
   const complete = holdsEveryCall(t);
+  const rulesOf = internedRules();
   for (let i = 0; i < c.count; i++) {
     if (c.kind[i] === CK.context || !isWait(t, i)) continue;
     const r = c.releasedBy[i];
@@ -33,12 +34,11 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
       releasedBy: releasingOps(t, i),
       unblockLatencyNs: Number.isNaN(c.unblockNs[i]) ? null : c.unblockNs[i],
       pending,
-      rules: callRules(t, i, program),
+      rules: rulesOf(t, i, program, c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete),
     };
     if (c.context[i]) w.context = str(t, c.context[i]);
     const src = callSource(t, i);
     if (src) w.source = src;
-    if (c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete) w.rules.push('S9');
     if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
       const narrower = narrowerWait(t, hb, access, i);
       if (narrower) w.narrower = narrower;
@@ -46,6 +46,23 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
     out.push(w);
   }
   return out;
+}
+
+/**
+ * A wait's rules (callRules, plus S9 where the event was never recorded). The waits of a long run
+ * share a handful of distinct lists, so each list is made once and shared, not kept once per wait.
+ */
+function internedRules(): (t: Trace, call: number, program: Program | undefined, neverRecorded: boolean) => string[] {
+  const lists = new Map<string, string[]>();
+  return (t, call, program, neverRecorded) => {
+    const rules = callRules(t, call, program);
+    if (neverRecorded) rules.push('S9');
+    const key = rules.join(' ');
+    const shared = lists.get(key);
+    if (shared) return shared;
+    lists.set(key, rules);
+    return rules;
+  };
 }
 
 /** How far back a wait's covered ops are searched, so that one wait never costs a pass over the trace. */
