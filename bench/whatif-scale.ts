@@ -1,7 +1,7 @@
 // The scale of the what-if: a 10^5-op trace converted to a scenario and replayed (core/whatif/replay.ts),
 // and, in the same run, the path that printed the generated scenario and parsed its text back.
 import { cpus, loadavg } from 'node:os';
-import { compileScenario } from '../core/scenario/parse';
+import { compileScenario, compileTree } from '../core/scenario/parse';
 import { h200 } from '../core/simulate/profile';
 import { simulate } from '../core/simulate/simulate';
 import type { Trace } from '../core/trace/model';
@@ -32,12 +32,21 @@ function timed<T>(f: () => T): { value: T; cpuS: number; wallS: number } {
   return { value, cpuS: (used.user + used.system) / 1e6, wallS: (performance.now() - start) / 1000 };
 }
 
-/** Convert and simulate, compiling the scenario from its values or, as before, from its printed text. */
-function convertAndSimulate(t: Trace, fromText: boolean): Trace {
+type Path = 'values' | 'unrolled' | 'text';
+
+/**
+ * Convert and simulate, compiling the scenario from its values (identical iterations folded, or all
+ * unrolled, as a trace whose iterations differ is) or, as before, from its printed, unrolled text.
+ */
+function convertAndSimulate(t: Trace, path: Path): Trace {
   const g = scenarioFromTrace(t, h200);
-  const program = fromText
-    ? compileScenario(g.render(g.threads, { repeat: false }), GENERATED_FILE)
-    : compileGenerated(g);
+  const unrolled = { repeat: false };
+  const program =
+    path === 'text'
+      ? compileScenario(g.render(g.threads, unrolled), GENERATED_FILE)
+      : path === 'unrolled'
+        ? compileTree(g.tree(g.threads, unrolled), GENERATED_FILE).program!
+        : compileGenerated(g);
   return simulate(program, h200);
 }
 
@@ -46,14 +55,16 @@ export function scaleRows(): string[] {
   const t = scaleTrace();
   const r = timed(() => replay(t, h200));
   const load = `load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`;
-  const tree = timed(() => convertAndSimulate(t, false));
-  const text = timed(() => convertAndSimulate(t, true));
+  const tree = timed(() => convertAndSimulate(t, 'values'));
+  const unrolled = timed(() => convertAndSimulate(t, 'unrolled'));
+  const text = timed(() => convertAndSimulate(t, 'text'));
   const s = (x: number) => `${x.toFixed(2)} s`;
   return [
     '| trace | what | CPU time | wall time | | bound |',
     '| --- | --- | --- | --- | --- | --- |',
     `| ${t.ops.count} ops, ${t.calls.count} calls | convert + replay (\`replay\`) | ${s(r.cpuS)} | ${s(r.wallS)} (${load}) | ${r.value.waits.length} waits compared | ${r.cpuS <= SCALE_BOUND_S ? 'within' : 'over'} ${SCALE_BOUND_S} s |`,
     `| same | convert + compile + simulate, the scenario's values compiled | ${s(tree.cpuS)} | ${s(tree.wallS)} | | |`,
-    `| same | the same, its text printed and parsed back (the old path) | ${s(text.cpuS)} | ${s(text.wallS)} | ${(text.cpuS / tree.cpuS).toFixed(2)}x the values' CPU time | |`,
+    `| same | the same, every iteration unrolled (as for a trace whose iterations differ) | ${s(unrolled.cpuS)} | ${s(unrolled.wallS)} | | |`,
+    `| same | the same, unrolled, its text printed and parsed back (the old path) | ${s(text.cpuS)} | ${s(text.wallS)} | ${(text.cpuS / tree.cpuS).toFixed(2)}x the values' CPU time, ${(text.cpuS / unrolled.cpuS).toFixed(2)}x unrolled | |`,
   ];
 }

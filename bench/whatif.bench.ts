@@ -116,9 +116,12 @@ void (async () => {
     ...scaleRows(),
     '',
     'Profiled with `node --cpu-prof` (`node out/bench/whatif.bench.js --scale`). The replay compiles the',
-    'generated scenario from its values (core/whatif/emit.ts builds the tree the parser would give, and',
-    'core/scenario/parse.ts compileTree checks it by the same rules); the text is printed only when asked',
-    'for. The old path, printing the text and parsing it back, is measured in the same run for the ratio.',
+    'generated scenario from its values: core/whatif/emit.ts gives the tree the parser would give, its nodes',
+    'made as the compiler reads them (core/scenario/tree.ts), and core/scenario/parse.ts compileTree checks',
+    'it by the same rules as a file; the text is printed only when asked for. The old path, printing the',
+    "text and parsing it back, is measured in the same run. This trace's iterations are identical, so its",
+    'scenario is one repeat; the third row compiles it unrolled, as a trace whose iterations differ is. What',
+    "remains is mostly the scenario's generation from the trace, then the simulation and the comparison.",
     '',
   ].join('\n');
   writeFileSync(repoPath('bench/results/whatif.md'), text);

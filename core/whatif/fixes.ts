@@ -220,6 +220,14 @@ export function whatIf(t: Trace, profile: SimProfile, ids: string[] | 'all', win
       if (was > 1000 && (now === undefined || was - now > 1000))
         result.waits.push({ call, name: str(t, t.calls.name[call]), beforeNs: was, afterNs: now });
     }
-    return { ...result, applied: true, after: outcome(sim), scenario: g.render(th) };
+    // The edited scenario's text is printed only when read.
+    return {
+      ...result,
+      applied: true,
+      after: outcome(sim),
+      get scenario() {
+        return g.render(th);
+      },
+    };
   });
 }
