@@ -5,8 +5,7 @@
 // both compile to the same program.
 import type { Node } from '../scenario/jsonc';
 import { arrayNode, at, objectNode, property, valueNode } from '../scenario/tree';
-import type { GeneratedStep } from './from-trace';
-import { foldRepeats, type Item } from './repeat';
+import { foldRepeats, type EmittedStep, type Item } from './repeat';
 
 export interface ScenarioParts {
   name: string;
@@ -15,7 +14,7 @@ export interface ScenarioParts {
   streams: Map<string, object>;
   events: Set<string>;
   buffers: Map<string, object>;
-  threads: Map<string, GeneratedStep[]>;
+  threads: Map<string, EmittedStep[]>;
 }
 
 /** `repeat: false` keeps identical iterations unrolled. */
@@ -32,10 +31,10 @@ const declarations = (p: ScenarioParts): [string, Record<string, object>][] =>
     ] as [string, Record<string, object>][]
   ).filter(([, m]) => Object.keys(m).length > 0);
 
-const itemsOf = (steps: GeneratedStep[], o: EmitOptions): Item[] =>
+const itemsOf = (steps: EmittedStep[], o: EmitOptions): Item[] =>
   o.repeat === false ? steps.map((step) => ({ step })) : foldRepeats(steps);
 
-const isReal = (s: GeneratedStep): boolean => Object.keys(s.step).length > 0;
+const isReal = (s: EmittedStep): boolean => Object.keys(s.step).length > 0;
 
 const repeatNote = (count: number) => ` // ${count} identical iterations`;
 

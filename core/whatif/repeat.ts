@@ -2,9 +2,14 @@
 // arguments and durations, which the scenario holds in whole ns) and the same comments. Only exact runs
 // fold, so the compiled program, which unrolls every repeat, has the same steps in the same order.
 import { LIMITS } from '../scenario/kinds';
-import type { GeneratedStep } from './from-trace';
 
-export type Item = { step: GeneratedStep } | { repeat: number; body: Item[] };
+/** A generated step as emitted: what it says and its comment (a GeneratedStep of ./from-trace.ts). */
+export interface EmittedStep {
+  step: Record<string, unknown>;
+  note?: string;
+}
+
+export type Item = { step: EmittedStep } | { repeat: number; body: Item[] };
 
 /** The longest iteration looked for, in steps; a training step is far shorter. */
 const MAX_PERIOD = 20_000;
@@ -15,7 +20,7 @@ const MAX_TRIES = 64;
 const shorter = (period: number, count: number): boolean => (count - 1) * period > 2;
 
 /** The steps with every exact run of two or more identical iterations folded into a repeat (nested where exact). */
-export function foldRepeats(steps: GeneratedStep[]): Item[] {
+export function foldRepeats(steps: EmittedStep[]): Item[] {
   const ids = stepIds(steps);
   const next = nextSame(ids);
   // real[k]: how many of the first k steps compile to something (a marked step is only a comment).
@@ -54,7 +59,7 @@ export function foldRepeats(steps: GeneratedStep[]): Item[] {
 }
 
 /** One number per distinct step and comment. */
-function stepIds(steps: GeneratedStep[]): number[] {
+function stepIds(steps: EmittedStep[]): number[] {
   const byKey = new Map<string, number>();
   return steps.map((s) => {
     const key = `${JSON.stringify(s.step)}\n${s.note ?? ''}`;
