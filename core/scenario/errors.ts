@@ -45,14 +45,13 @@ export function positions(text: string): (offset: number) => Pos {
 export class Reporter {
   readonly errors: ScenarioError[] = [];
   private readonly offsets: number[] = [];
-  readonly pos: (offset: number) => Pos;
 
+  /** `pos`: how offsets become positions, when they are not offsets into `text` (a tree built from values). */
   constructor(
     text: string,
     readonly file: string,
-  ) {
-    this.pos = positions(text);
-  }
+    readonly pos: (offset: number) => Pos = positions(text),
+  ) {}
 
   /** A detail that costs something to build (a "did you mean") is a function, called only below the cap. */
   at(offset: number, length: number, detail: string | (() => string)): void {

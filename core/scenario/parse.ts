@@ -21,6 +21,7 @@ import { MAX_NESTING, tooDeep } from './nesting';
 import { Reader, type Prop } from './read';
 import type { Scope } from './scope';
 import { compileSteps } from './steps';
+import { unpack } from './tree';
 
 export { ScenarioError } from './errors';
 export { STEP_KINDS, STEP_KEYS, TOP_LEVEL_KEYS } from './kinds';
@@ -75,6 +76,16 @@ export function parseScenario(source: string, file = 'scenario', budget = HOSTIL
       report.at(0, 0, 'the file is empty; a scenario is an object with "name" and "steps"');
     return { errors: report.sorted() };
   }
+  const program = compile(new Reader(report), root, file, budget);
+  return report.count > 0 ? { errors: report.sorted() } : { program, errors: [] };
+}
+
+/**
+ * A scenario given as a tree built from values (./tree.ts), checked by the same rules as a text; its
+ * errors and steps are placed by the tree's packed offsets.
+ */
+export function compileTree(root: Node, file = 'scenario', budget = HOSTILE_BUDGET): ParseResult {
+  const report = new Reporter('', file, unpack);
   const program = compile(new Reader(report), root, file, budget);
   return report.count > 0 ? { errors: report.sorted() } : { program, errors: [] };
 }

@@ -212,7 +212,7 @@ const copyThreads = (th: Threads): Threads =>
 export function whatIf(t: Trace, profile: SimProfile, ids: string[] | 'all', window: ScenarioWindow = {}): FixResult[] {
   const a = analyze(t);
   const base = scenarioFromTrace(t, profile, window);
-  const baseSim = simulate(compileGenerated(base.text), profile);
+  const baseSim = simulate(compileGenerated(base), profile);
   const before = outcome(baseSim);
   const baseBlocked = blockedByCall(base.threads, baseSim);
   const chosen = a.findings
@@ -234,14 +234,21 @@ export function whatIf(t: Trace, profile: SimProfile, ids: string[] | 'all', win
       isCost: f.kind === 'race',
     };
     if (said.startsWith('cannot')) return result;
-    const text = g.render(th);
-    const sim = simulate(compileGenerated(text), profile);
+    const sim = simulate(compileGenerated(g, th), profile);
     const after = blockedByCall(th, sim);
     for (const [call, was] of baseBlocked) {
       const now = after.get(call);
       if (was > 1000 && (now === undefined || was - now > 1000))
         result.waits.push({ call, name: str(t, t.calls.name[call]), beforeNs: was, afterNs: now });
     }
-    return { ...result, applied: true, after: outcome(sim), scenario: text };
+    // The edited scenario's text is printed only when read.
+    return {
+      ...result,
+      applied: true,
+      after: outcome(sim),
+      get scenario() {
+        return g.render(th);
+      },
+    };
   });
 }

@@ -1,8 +1,9 @@
 // Any trace becomes a scenario (docs/whatif.md): its streams, events and buffers, each host thread's
 // calls in order with the host time between them as hostWork, and its kernels with their measured
-// durations. The scenario is text (JSON with comments) so that every step can say where it came
-// from, and what the trace did not know is marked on the step, never guessed silently.
+// durations. Its text (JSON with comments, ./emit.ts) says where every step came from, and what the
+// trace did not know is marked on the step, never guessed silently.
 import { callSiteText } from '../analyze/describe';
+import type { Node } from '../scenario/jsonc';
 import { LIMITS } from '../scenario/kinds';
 import type { SimProfile } from '../simulate/profile';
 import { CK, OK } from '../trace/kinds';
@@ -17,6 +18,7 @@ import {
   str,
   traceExtent,
 } from '../trace/model';
+import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from './emit';
 
 export interface ScenarioWindow {
   /** Absolute trace times in ns; calls that begin outside [from, to) are left out. */
@@ -44,7 +46,9 @@ export interface GeneratedScenario {
   events: Set<string>;
   buffers: Map<string, { bytes: number; host?: string }>;
   /** The scenario text of (edited) steps with these declarations. */
-  render(threads: Map<string, GeneratedStep[]>): string;
+  render(threads: Map<string, GeneratedStep[]>, o?: EmitOptions): string;
+  /** The same scenario as a tree of values, for the compiler (core/scenario/tree.ts); the generated steps without `threads`. */
+  tree(threads?: Map<string, GeneratedStep[]>, o?: EmitOptions): Node;
   /** The scenario's name for a trace stream lane. */
   streamName(lane: number): string;
 }
@@ -172,14 +176,19 @@ export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWind
     if (late > 0) steps.unshift({ step: { hostWork: { ns: late } }, call: -1, note: 'this thread began later' });
     threads.set(name, steps);
   }
+  let text: string | undefined;
   return {
-    text: g.text(threads),
+    // Printed only when asked for: the replay and the what-if compile the tree.
+    get text() {
+      return (text ??= scenarioText(g.parts(threads)));
+    },
     threads,
     marked: g.marked,
     streams: g.streams,
     events: g.events,
     buffers: g.buffers,
-    render: (th) => g.text(th),
+    render: (th, o) => scenarioText(g.parts(th), o),
+    tree: (th = threads, o) => scenarioTree(g.parts(th), o),
     streamName: (lane) => g.stream(lane),
   };
 }
@@ -457,41 +466,17 @@ class Generator {
     return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, note }];
   }
 
-  text(threads: Map<string, GeneratedStep[]>): string {
+  /** The scenario's parts for emitting (./emit.ts): the declarations as they stand, which an edit may have added to. */
+  parts(threads: Map<string, GeneratedStep[]>): ScenarioParts {
     const t = this.t;
-    let lines: string[] = [
-      '{',
-      `  "name": ${JSON.stringify(`${t.meta.scenario?.name ?? t.meta.source} (from its trace)`)},`,
-    ];
-    lines.push(
-      `  // made from a ${t.meta.source} trace; kernel times are measured, less the profile's kernel overhead; host gaps are hostWork`,
-    );
-    const obj = (m: Map<string, object> | Set<string>) =>
-      JSON.stringify(m instanceof Set ? Object.fromEntries([...m].map((k) => [k, {}])) : Object.fromEntries(m));
-    if (this.streams.size) lines.push(`  "streams": ${obj(this.streams)},`);
-    if (this.events.size) lines.push(`  "events": ${obj(this.events)},`);
-    if (this.buffers.size) lines.push(`  "buffers": ${obj(this.buffers)},`);
-    const body = (steps: GeneratedStep[], indent: string) =>
-      steps.map(
-        (s) =>
-          (Object.keys(s.step).length ? `${indent}${JSON.stringify(s.step)},` : `${indent}//`) +
-          (s.note ? ` // ${s.note.replace(/[\r\n]/g, ' ')}` : ''),
-      );
-    const names = [...threads.keys()];
-    // concat, not a spread: a long trace has more steps than a call may take arguments.
-    if (names.length === 1) {
-      lines = lines.concat(['  "steps": ['], body(threads.get(names[0])!, '    '), ['  ]']);
-    } else {
-      lines.push('  "threads": {');
-      names.forEach((n, k) => {
-        lines = lines.concat([`    ${JSON.stringify(n)}: [`], body(threads.get(n)!, '      '), [
-          `    ]${k < names.length - 1 ? ',' : ''}`,
-        ]);
-      });
-      lines.push('  }');
-    }
-    lines.push('}', '');
-    return lines.join('\n');
+    return {
+      name: `${t.meta.scenario?.name ?? t.meta.source} (from its trace)`,
+      source: t.meta.source,
+      streams: this.streams,
+      events: this.events,
+      buffers: this.buffers,
+      threads,
+    };
   }
 }
 

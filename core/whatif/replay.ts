@@ -1,6 +1,7 @@
 // Replay: simulate the scenario made from a trace and compare it with the trace: each host thread's
 // span, each wait's blocked time and the op that released it (docs/whatif.md).
-import { parseScenario } from '../scenario/parse';
+import { compileTree } from '../scenario/parse';
+import type { Program } from '../scenario/program';
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
@@ -12,6 +13,8 @@ import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type Sce
 export const LONG_WAIT_NS = 50_000;
 export const SPAN_TOLERANCE = 0.05;
 export const WAIT_TOLERANCE = 0.15;
+/** The file name a generated scenario's program and errors carry. */
+export const GENERATED_FILE = 'generated.scenario.json';
 
 export interface ThreadSpan {
   thread: string;
@@ -61,16 +64,19 @@ export interface Replay {
 
 const relErr = (sim: number, real: number): number => (real > 0 ? (sim - real) / real : sim > 0 ? Infinity : 0);
 
-/** Compile the generated text; its errors would be a bug in the generator, so they are thrown as one. */
-export function compileGenerated(text: string): ReturnType<typeof parseScenario>['program'] & object {
-  const { program, errors } = parseScenario(text, 'generated.scenario.json');
+/**
+ * Compile the generated scenario (of `threads`, edited, or its own steps) from its values, not its text;
+ * its errors would be a bug in the generator, so they are thrown as one.
+ */
+export function compileGenerated(g: GeneratedScenario, threads = g.threads): Program {
+  const { program, errors } = compileTree(g.tree(threads), GENERATED_FILE);
   if (!program) throw new Error(`generated scenario does not compile: ${errors[0]?.message ?? ''}`);
   return program;
 }
 
 export function replay(t: Trace, profile: SimProfile, window: ScenarioWindow = {}): Replay {
   const scenario = scenarioFromTrace(t, profile, window);
-  const simulated = simulate(compileGenerated(scenario.text), profile);
+  const simulated = simulate(compileGenerated(scenario), profile);
   return { scenario, simulated, ...compare(t, scenario, simulated) };
 }
 
