@@ -392,7 +392,7 @@ export class Device {
       if (this.engineBusy[a] || (b >= 0 && this.engineBusy[b])) continue;
       this.engineBusy[a] = 1;
       if (b >= 0) this.engineBusy[b] = 1;
-      q.splice(k--, 1);
+      removeAt(q, k--);
       this.start(op, now);
       this.agenda.push(now + this.f[this.slotOf[op] * F + DUR], GPU, END, op);
     }
@@ -405,8 +405,9 @@ export class Device {
     // Readiness only grows, so among equal priorities the newcomer goes last.
     let at = list.length;
     while (at > 0 && this.priorityOf(lane[list[at - 1]]) > p) at--;
-    if (at === list.length) list.push(op);
-    else list.splice(at, 0, op);
+    list.push(op);
+    for (let k = list.length - 1; k > at; k--) list[k] = list[k - 1];
+    list[at] = op;
   }
 
   private priorityOf(lane: number): number {
@@ -464,6 +465,12 @@ export class Device {
     }
     this.freeSlots[this.freeCount++] = slot;
   }
+}
+
+/** Removes `list[at]` in place: splice would allocate the array of removed items on every call. */
+function removeAt(list: number[], at: number): void {
+  for (let k = at + 1; k < list.length; k++) list[k - 1] = list[k];
+  list.length--;
 }
 
 /** Markers only stand for the work they capture (see core/trace/release.ts). */

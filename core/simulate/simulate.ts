@@ -279,6 +279,8 @@ class Simulation implements HostSide {
    * Returns when the step does its work.
    */
   private payCold(t: Thread, s: Step, now: number): number {
+    // Once a thread's first call is paid, only a copy in a new direction costs more.
+    if (t.cold === 0 && s.op !== 'copy') return now;
     const first = t.cold < 0 && s.op !== 'hostWork';
     if (first) t.cold = s.op === 'copy' && s.bytes <= TINY_COPY_BYTES ? this.p.coldTinyCopyNs : this.p.coldCallNs;
     if (s.op === 'copy' && !this.copied.has(s.direction)) {
