@@ -125,7 +125,6 @@ class Simulation implements HostSide {
   private readonly copyIds = new Map<number, number>();
   /** The copy directions the run has used (coldCopyNs). */
   private readonly copied = new Set<string>();
-  private readonly one = new Int32Array(1);
 
   constructor(
     private readonly program: Program,
@@ -280,6 +279,8 @@ class Simulation implements HostSide {
    * Returns when the step does its work.
    */
   private payCold(t: Thread, s: Step, now: number): number {
+    // Once a thread's first call is paid, only a copy in a new direction costs more.
+    if (t.cold === 0 && s.op !== 'copy') return now;
     const first = t.cold < 0 && s.op !== 'hostWork';
     if (first) t.cold = s.op === 'copy' && s.bytes <= TINY_COPY_BYTES ? this.p.coldTinyCopyNs : this.p.coldCallNs;
     if (s.op === 'copy' && !this.copied.has(s.direction)) {
@@ -648,9 +649,11 @@ class Simulation implements HostSide {
     cols.blockedNs[c] = now - since;
     if (t.roomCause >= 0) {
       // S19 names the op that completed last before room freed, even one that completed before
-      // this call began to wait; a marker still stands for the work behind it.
-      this.one[0] = t.roomCause;
-      this.releases.release(c, this.one, 1, -Infinity);
+      // this call began to wait; a marker stands for the work behind it.
+      const op = this.device.releaser(t.roomCause);
+      cols.releasedBy[c] = op;
+      cols.unblockNs[c] = cols.end[c] - this.b.ops.cols.end[op];
+      this.b.edge('release', op, c);
     }
     t.queueSince = -1;
     t.roomCause = -1;
