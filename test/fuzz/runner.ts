@@ -1,7 +1,7 @@
 // Runs fuzz inputs through the built CLI, each command in its own child process with a time and a
 // memory budget, as many at once as there are cores, and classifies every outcome.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOSTILE_BUDGET } from '../../core/scenario/kinds';
@@ -106,20 +106,24 @@ function countLines(bytes: Buffer): number {
   return n;
 }
 
-/** `node --max-old-space-size=4096 dist/cli.js <argv>`, killed at the time budget. */
+let outputs = 0;
+
+/**
+ * `node --max-old-space-size=4096 dist/cli.js <argv>`, killed at the time budget. Its output goes to
+ * files, read once it exits: through pipes, a child writing a large report would wait for this
+ * process to drain them while it checks other reports, and that wait would count against its budget.
+ */
 export function runCli(argv: string[], cwd: string): Promise<RunResult> {
+  const n = outputs++;
+  const paths = [join(cwd, `.stdout-${n}`), join(cwd, `.stderr-${n}`)];
+  const fds = paths.map((p) => openSync(p, 'w'));
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
       [`--max-old-space-size=${HEAP_BUDGET_MB}`, repoPath('dist/cli.js'), ...argv],
-      {
-        cwd,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, SYNCSCOPE_DEBUG: '' },
-      },
+      { cwd, stdio: ['ignore', fds[0], fds[1]], env: { ...process.env, SYNCSCOPE_DEBUG: '' } },
     );
-    const out = collect(child.stdout);
-    const err = collect(child.stderr);
+    fds.forEach((fd) => closeSync(fd));
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -127,19 +131,29 @@ export function runCli(argv: string[], cwd: string): Promise<RunResult> {
     }, TIME_BUDGET_MS);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, timedOut, stdout: out.text(), stderr: err.text() });
+      const [stdout, stderr] = paths.map(readCapped);
+      paths.forEach((p) => rmSync(p, { force: true }));
+      resolve({ code, signal, timedOut, stdout, stderr });
     });
   });
 }
 
-function collect(stream: NodeJS.ReadableStream) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  stream.on('data', (c: Buffer) => {
-    if (size < MAX_OUTPUT) chunks.push(c);
-    size += c.length;
-  });
-  return { text: () => Buffer.concat(chunks).toString('utf8') };
+/** A file's text, up to MAX_OUTPUT bytes. */
+function readCapped(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const size = Math.min(fstatSync(fd).size, MAX_OUTPUT);
+    const bytes = Buffer.alloc(size);
+    let at = 0;
+    while (at < size) {
+      const got = readSync(fd, bytes, at, size - at, at);
+      if (got === 0) break;
+      at += got;
+    }
+    return bytes.subarray(0, at).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Counts by kind and outcome, as a Markdown table. */
