@@ -93,65 +93,35 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
       return;
     }
     const range = sharedRange(r.before, r.after);
-    const scenario = r.scenario;
-    const beforePanel = open(
-      beforeTitle(r),
-      { trace: r.before, name: t.name, folder: t.folder },
-      range,
-      vscode.ViewColumn.Beside,
+    const { scenario } = r;
+    // "Open as Scenario" opens the trace's scenario from the replayed timeline, the fixed one from the other.
+    open(beforeTitle(r), r.before, range, () => openScenario(t));
+    open(fixTitle(r), r.after, range, () =>
+      openScenario(t, scenario === undefined ? undefined : { text: scenario, name: scenarioFileName(t.name, id) }),
     );
-    open(
-      fixTitle(r),
-      { trace: r.after, name: t.name, folder: t.folder },
-      range,
-      vscode.ViewColumn.Beside,
-      scenario === undefined ? undefined : { text: scenario, id },
-    );
-    d.log.info(`${fixTitle(r)}; before: ${beforePanel.title}`);
+    d.log.info(fixTitle(r));
   }
 
-  /** A timeline panel of a simulated trace; its "Open as Scenario" opens `scenario` (the fixed one) or the trace's own. */
-  function open(
-    title: string,
-    t: Target,
-    range: [number, number],
-    column: vscode.ViewColumn,
-    scenario?: { text: string; id: string },
-  ): vscode.WebviewPanel {
+  /** A timeline panel of a simulated trace, beside the active editor. */
+  function open(title: string, trace: Trace, range: [number, number], openAs: () => Promise<void>): void {
     const panel = vscode.window.createWebviewPanel(
       WHATIF_VIEW_TYPE,
       title,
-      { viewColumn: column, preserveFocus: false },
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
       { ...timelineOptions, enableFindWidget: false },
     );
     panel.iconPath = vscode.Uri.joinPath(d.context.extensionUri, 'media', 'timeline.svg');
-    const attach = (attempt: number): TimelinePanel => {
-      const view = new TimelinePanel(
-        panel,
-        d.context.extensionUri,
-        {
-          openScenario: () =>
-            void guard('Open as Scenario', () =>
-              openScenario(
-                t,
-                scenario ? { text: scenario.text, name: scenarioFileName(t.name, scenario.id) } : undefined,
-              ),
-            )(),
-          reopen: () => d.log.warn(`"${title}" stayed blank; close it and simulate the fix again`),
-          log: d.log,
-        },
-        attempt,
-      );
-      view.show({ trace: t.trace, title, origin: 'simulator', offers: ['openScenario'], range });
-      return view;
-    };
-    const view = attach(0);
+    const view = new TimelinePanel(panel, d.context.extensionUri, {
+      openScenario: () => void guard('Open as Scenario', openAs)(),
+      reopen: () => d.log.warn(`"${title}" stayed blank; close it and simulate the fix again`),
+      log: d.log,
+    });
+    view.show({ trace, title, origin: 'simulator', offers: ['openScenario'], range });
     panels.push(panel);
     panel.onDidDispose(() => {
       view.dispose();
       panels.splice(panels.indexOf(panel), 1);
     });
-    return panel;
   }
 
   /** Writes the scenario beside the trace under a name not yet taken, opens it and simulates it beside. */
