@@ -5,7 +5,7 @@ import { isContainedRelativePath } from './logic/paths';
 import { revealSource } from './panels';
 import type { Runs } from './runs';
 import { TimelinePanel } from './timelinePanel';
-import { OPEN_AS_SCENARIO, SIMULATE_FIX } from './whatifCommand';
+import { OPEN_AS_SCENARIO, SIMULATE_FIX } from './whatifIds';
 
 export const TRACE_EDITOR = 'syncscope.trace';
 export const PROFILER_EDITOR = 'syncscope.profilerTrace';

@@ -11,9 +11,8 @@ import { UserFacingError, type Runs } from './runs';
 import type { SourceLines } from './sourceLines';
 import { TimelinePanel, timelineOptions } from './timelinePanel';
 import type { TraceEditorProvider } from './traceEditor';
+import { OPEN_AS_SCENARIO, SIMULATE_FIX } from './whatifIds';
 
-export const SIMULATE_FIX = 'syncscope.simulateFix';
-export const OPEN_AS_SCENARIO = 'syncscope.openAsScenario';
 /** Not restored after a reload (no serializer): a what-if is cheap to ask again. */
 const WHATIF_VIEW_TYPE = 'syncscope.whatif';
 
