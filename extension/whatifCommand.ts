@@ -132,11 +132,22 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
         () => d.runs.scenarioText(t.trace, t.name),
       ));
     const wanted = given?.name ?? scenarioFileName(t.name);
-    const doc = await saveBeside(t.folder, wanted, text);
+    const doc = await saveBeside(scenarioFolder(t.folder), wanted, text);
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Active, preview: false });
     d.log.info(`opened ${t.name} as the scenario ${baseName(doc.uri)}`);
     // The scenario path takes over: its timeline beside, re-simulated on each save.
     if (!doc.isUntitled) await vscode.commands.executeCommand('syncscope.simulate', doc.uri);
+  }
+
+  /**
+   * The trace's folder; a profile kept in the extension's storage (outside every workspace folder)
+   * is not where the user looks, so its scenario goes to the first workspace folder.
+   */
+  function scenarioFolder(traceFolder: vscode.Uri): vscode.Uri {
+    const first = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const storage = [d.context.storageUri, d.context.globalStorageUri].filter((u): u is vscode.Uri => !!u);
+    const hidden = storage.some((u) => traceFolder.fsPath.startsWith(u.fsPath));
+    return hidden && first ? first : traceFolder;
   }
 
   /** A new file beside the trace (never over an existing one); where that folder cannot be written, an untitled document of that name. */
