@@ -34,6 +34,7 @@ interface Target {
 
 const baseName = (u: vscode.Uri): string => u.path.slice(u.path.lastIndexOf('/') + 1);
 
+// Kept whole: the two commands, their panels and the quick fix share the open panels and the error guard.
 export function registerWhatIf(d: Deps): vscode.Disposable[] {
   const panels: vscode.WebviewPanel[] = [];
   const guard =
