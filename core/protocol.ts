@@ -5,9 +5,22 @@ import { ACCESS_COLUMNS, CALL_COLUMNS, EDGE_COLUMNS, OP_COLUMNS } from './trace/
 import type { CallSite, Finding, Lane, Trace, TraceMeta } from './trace/model';
 import { tableFrom, type ColumnSchema, type Table } from './trace/table';
 
+/** "Simulate this fix" on findings; "Open as Scenario" in the toolbar. */
+export type Offer = 'simulateFix' | 'openScenario';
+
 /** What the host side sends to the webview. */
 export type ToWebview =
-  | { type: 'trace'; trace: Trace; title: string; /** Where the trace came from, for the header. */ origin?: string }
+  | {
+      type: 'trace';
+      trace: Trace;
+      title: string;
+      /** Where the trace came from, for the header. */
+      origin?: string;
+      /** What the host does for this trace beyond showing it: the page offers those buttons. */
+      offers?: Offer[];
+      /** The time range to show first (before and after of a fix share one); else the whole trace. */
+      range?: [number, number];
+    }
   | { type: 'select'; call?: number; op?: number; reveal?: boolean }
   | { type: 'status'; text: string; busy: boolean }
   | { type: 'error'; message: string };
@@ -20,6 +33,10 @@ export type FromWebview =
   /** Open a file of the user's program (an imported call's site) at a 1-based line (0: its top). */
   | { type: 'openSource'; file: string; line: number }
   | { type: 'selected'; call?: number; op?: number }
+  /** Simulate the fix of the finding at this index of the trace's findings. */
+  | { type: 'simulateFix'; finding: number }
+  /** Open what this timeline shows as an editable scenario. */
+  | { type: 'openScenario' }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
 export const SCHEMAS = { calls: CALL_COLUMNS, ops: OP_COLUMNS, edges: EDGE_COLUMNS, accesses: ACCESS_COLUMNS } as const;

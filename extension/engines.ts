@@ -11,8 +11,11 @@ import { captureTrace, type CaptureRequest, type CaptureResult } from '../node/c
 import { buildReport, formatReport } from '../core/report';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
+import { whatIf } from '../core/whatif/fixes';
+import { fixId } from '../core/whatif/fix-view';
+import { scenarioFromTrace } from '../core/whatif/from-trace';
 import type { PositionedError } from './logic/problems';
-import { WORKER_LIMITS } from './logic/engineOps';
+import { WORKER_LIMITS, type WhatIfResult } from './logic/engineOps';
 
 export interface Parsed {
   program?: Program;
@@ -62,4 +65,41 @@ export async function saveAnalyzedTrace(trace: Trace, path: string, name: string
   trace.findings = analysis.findings;
   await saveTraceFile(trace, path);
   return formatReport(buildReport(trace, analysis), { file: name });
+}
+
+/** The trace as a scenario (core/whatif/from-trace.ts), as `syncscope scenario` writes it. */
+export const scenarioOfTrace = (trace: Trace, profile: SimProfile): string => scenarioFromTrace(trace, profile).text;
+
+/** A simulated trace with its findings, as the timeline of a scenario shows it. */
+function analysed(trace: Trace): Trace {
+  trace.findings = analyze(trace).findings;
+  return trace;
+}
+
+/**
+ * The fix of the trace's finding at `index` (docs/whatif.md): the replayed scenario and the fixed
+ * one, both simulated over the whole trace; a fix that cannot apply comes back with its reason only.
+ */
+export function simulateFix(trace: Trace, profile: SimProfile, index: number): WhatIfResult {
+  const expected = trace.findings[index];
+  const [r] = whatIf(trace, profile, [fixId(index)]);
+  // The trace's findings are those of its analysis, in the same order; a trace whose stored findings differ is said so.
+  if (!r || !expected || r.finding.rule !== expected.rule || r.finding.kind !== expected.kind)
+    throw new Error(`the trace's finding ${fixId(index)} is not the one its analysis finds now; open the trace again`);
+  const summary = {
+    id: r.id,
+    kind: r.finding.kind,
+    edit: r.edit,
+    applied: r.applied,
+    isCost: r.isCost,
+    beforeHostNs: r.before.hostNs,
+    afterHostNs: r.after?.hostNs ?? r.before.hostNs,
+  };
+  if (!r.applied || !r.scenario || !r.simulated) return summary;
+  return {
+    ...summary,
+    before: analysed(r.simulated.before),
+    after: analysed(r.simulated.after),
+    scenario: r.scenario,
+  };
 }

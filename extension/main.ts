@@ -11,6 +11,7 @@ import { ScenarioLenses, SCENARIO_SELECTOR, watchScenarios } from './scenarioFea
 import { PYTHON_SELECTOR, SourceLines } from './sourceLines';
 import { BackendStatus } from './statusBar';
 import { PROFILER_EDITOR, TRACE_EDITOR, TraceEditorProvider } from './traceEditor';
+import { registerWhatIf } from './whatifCommand';
 import { disposeEngineWorkers } from './workerEngines';
 
 export function activate(context: vscode.ExtensionContext): { activationMs: number } {
@@ -50,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     panels,
     sourceLines,
     ...registerCommands({ context, runs, panels, editors, gpu, status, log, reportError, sourceLines }),
+    ...registerWhatIf({ context, runs, editors, sourceLines, log, reportError }),
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, panels),
     vscode.window.registerCustomEditorProvider(TRACE_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),
     vscode.window.registerCustomEditorProvider(PROFILER_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),

@@ -132,6 +132,18 @@ export class Runs {
     return this.engine('chrome', { trace }, { subject: title, timeoutMs: workerTimeoutMs() });
   }
 
+  /** Simulates the fix of a trace's finding in the worker (no trust needed: nothing runs but the simulator). */
+  async whatIf(trace: Trace, finding: number, title: string): Promise<EngineOps['whatIf']['result']> {
+    const profile = await this.profile();
+    return this.engine('whatIf', { trace, profile, finding }, { subject: title, timeoutMs: workerTimeoutMs() });
+  }
+
+  /** The trace written as a scenario, in the worker. */
+  async scenarioText(trace: Trace, title: string): Promise<string> {
+    const profile = await this.profile();
+    return this.engine('scenarioText', { trace, profile }, { subject: title, timeoutMs: workerTimeoutMs() });
+  }
+
   /** The format core would read the file as, from its first bytes (decompressed when gzipped). */
   async sniff(uri: vscode.Uri): Promise<Awaited<EngineOps['sniff']['result']>> {
     // Other schemes (virtual file systems) can only be read whole through VS Code.

@@ -15,7 +15,7 @@ import {
   SiteProblem,
   siteProblems,
 } from '../core/analyze/site-lines';
-import type { Trace } from '../core/trace/model';
+import type { Finding, Trace } from '../core/trace/model';
 import { SEVERITY } from './diagnostics';
 import { findingMessage } from './logic/problems';
 import type { Runs } from './runs';
@@ -148,6 +148,21 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
       this.diagnostics.set(vscode.Uri.file(file), entries);
     }
     this.changedEmitter.fire();
+  }
+
+  /** The findings behind the Problems entries on a 0-based line of a file, each with its trace. */
+  findingsAt(file: vscode.Uri, line: number): { trace: vscode.Uri; index: number; finding: Finding }[] {
+    const l = this.owners().get(file.fsPath);
+    if (!l) return [];
+    return l.problems
+      .filter((p) => l.files.get(p.file) === file.fsPath && Math.max(p.line - 1, 0) === line)
+      .map((p) => ({ trace: l.uri, index: l.trace.findings.indexOf(p.finding), finding: p.finding }))
+      .filter((f) => f.index >= 0);
+  }
+
+  /** A loaded profile's trace, by its URI. */
+  traceOf(uri: vscode.Uri): Trace | undefined {
+    return this.loaded.get(uri.toString())?.trace;
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {

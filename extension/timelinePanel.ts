@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { FromWebview, ToWebview } from '../core/protocol';
+import type { FromWebview, Offer, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { BlankWatch } from './logic/blankWatch';
 import { makeNonce, timelineHtml } from './logic/webviewHtml';
@@ -15,6 +15,10 @@ export interface Shown {
   trace: Trace;
   title: string;
   origin?: string;
+  /** The buttons the page offers (the handlers below take them). */
+  offers?: Offer[];
+  /** The time range shown first. */
+  range?: [number, number];
 }
 
 /** The page loads nothing from disk: the bundle is inlined (see logic/webviewHtml.ts). */
@@ -53,6 +57,8 @@ export class TimelinePanel implements vscode.Disposable {
     private readonly handlers: {
       revealSource?: (line: number, column: number) => void;
       selected?: (call?: number, op?: number) => void;
+      simulateFix?: (finding: number) => void;
+      openScenario?: () => void;
       /** Replaces the webview that stayed blank with a new one (whose view is `attempt` + 1). */
       reopen: () => void;
       log: vscode.LogOutputChannel;
@@ -94,7 +100,14 @@ export class TimelinePanel implements vscode.Disposable {
     this.shown = shown;
     this.failed = undefined;
     if (!this.ready) return;
-    this.post({ type: 'trace', trace: shown.trace, title: shown.title, origin: shown.origin });
+    this.post({
+      type: 'trace',
+      trace: shown.trace,
+      title: shown.title,
+      origin: shown.origin,
+      offers: shown.offers,
+      range: shown.range,
+    });
     if (this.wanted !== undefined) this.post({ type: 'select', call: this.wanted, reveal: true });
   }
 
@@ -146,6 +159,14 @@ export class TimelinePanel implements vscode.Disposable {
       case 'selected':
         if (m.call !== this.wanted) this.wanted = undefined;
         this.handlers.selected?.(m.call, m.op);
+        break;
+      case 'simulateFix':
+        // From the page: only an index of the shown trace's findings is taken.
+        if (Number.isInteger(m.finding) && m.finding >= 0 && m.finding < (this.shown?.trace.findings.length ?? 0))
+          this.handlers.simulateFix?.(m.finding);
+        break;
+      case 'openScenario':
+        this.handlers.openScenario?.();
         break;
       case 'log':
         // The level comes from the webview: only these three name a logging method.

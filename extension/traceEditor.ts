@@ -5,6 +5,7 @@ import { isContainedRelativePath } from './logic/paths';
 import { revealSource } from './panels';
 import type { Runs } from './runs';
 import { TimelinePanel } from './timelinePanel';
+import { OPEN_AS_SCENARIO, SIMULATE_FIX } from './whatifIds';
 
 export const TRACE_EDITOR = 'syncscope.trace';
 export const PROFILER_EDITOR = 'syncscope.profilerTrace';
@@ -58,6 +59,8 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
             this.log.warn(`cannot show ${scenario}: ${(e as Error).message}`),
           );
         },
+        simulateFix: (finding) => void vscode.commands.executeCommand(SIMULATE_FIX, document.uri, finding),
+        openScenario: () => void vscode.commands.executeCommand(OPEN_AS_SCENARIO, document.uri),
         reopen: () => {
           this.reopen(document.uri, panel.viewType, panel.viewColumn, attempt + 1).catch((e: unknown) => {
             this.blankAttempts.delete(key);
@@ -81,7 +84,12 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     });
     try {
       const result = await this.runs.traceFile(document.uri, undefined, reading.token);
-      view.show({ trace: result.trace, title: result.title, origin: result.origin });
+      view.show({
+        trace: result.trace,
+        title: result.title,
+        origin: result.origin,
+        offers: ['simulateFix', 'openScenario'],
+      });
       this.changedEmitter.fire({ uri: document.uri, viewType: panel.viewType, view });
     } catch (e) {
       if (e instanceof vscode.CancellationError) {

@@ -50,6 +50,12 @@ const handlers: Handlers = {
   async chrome({ trace }) {
     return engines.chromeTraceJson(trace);
   },
+  async whatIf({ trace, profile, finding }) {
+    return engines.simulateFix(trace, engines.loadSimulatorProfile(profile), finding);
+  },
+  async scenarioText({ trace, profile }) {
+    return engines.scenarioOfTrace(trace, engines.loadSimulatorProfile(profile));
+  },
 };
 
 /** The column buffers of every trace in a result: moved to the host rather than copied. */

@@ -2,7 +2,7 @@
 // through the protocol messages. State that should survive a reload (viewport, selection, toggles)
 // goes through the host's getState/setState.
 import { waitRows } from '../core/analyze/wait-groups';
-import type { ToWebview } from '../core/protocol';
+import type { Offer, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { ConeFinder } from './cone';
 import { renderDetails, itemLabel } from './details';
@@ -43,6 +43,8 @@ export class TimelineApp {
   private matches: Item[] = [];
   private matchIndex = -1;
   private key = '';
+  /** The buttons the host offers for this trace. */
+  private offers: Offer[] = [];
   private readonly ui = buildLayout();
   private readonly prefs: LayoutPrefs;
   readonly waits = new WaitsTable((call) => this.select({ table: 'calls', id: call }, true, true));
@@ -71,7 +73,9 @@ export class TimelineApp {
   receive(msg: ToWebview): void {
     switch (msg.type) {
       case 'trace':
-        this.load(msg.trace, msg.title, msg.origin);
+        this.offers = msg.offers ?? [];
+        this.ui.openScenario.hidden = !this.offers.includes('openScenario');
+        this.load(msg.trace, msg.title, msg.origin, msg.range);
         break;
       case 'select':
         this.select(
@@ -96,7 +100,7 @@ export class TimelineApp {
     }
   }
 
-  load(trace: Trace, title: string, origin?: string): void {
+  load(trace: Trace, title: string, origin?: string, range?: [number, number]): void {
     this.trace = trace;
     this.cones = new ConeFinder(trace);
     this.ui.error.hidden = true;
@@ -121,8 +125,8 @@ export class TimelineApp {
         this.ui.arrowBoxes[k].checked = this.view.arrows[k];
       this.view.setViewport(state.t0, state.t1);
       this.ui.scroller.scrollTop = state.scrollTop;
-    }
-    renderFindings(this.ui.findings, trace, (item) => this.select(item, 'zoom', true));
+    } else if (range) this.view.setViewport(range[0], range[1]);
+    renderFindings(this.ui.findings, trace, (item) => this.select(item, 'zoom', true), this.actions.simulateFix);
     this.ui.findingsCount.textContent = String(trace.findings.length);
     // The previous trace's waits go now; this one's are listed after the first frame.
     this.waitsReady = false;
@@ -156,6 +160,9 @@ export class TimelineApp {
       select: (item: Item) => this.select(item, true, true),
       revealSource: (line: number, column: number) => this.host.postMessage({ type: 'revealSource', line, column }),
       openSource: (file: string, line: number) => this.host.postMessage({ type: 'openSource', file, line }),
+      simulateFix: this.offers.includes('simulateFix')
+        ? (finding: number) => this.host.postMessage({ type: 'simulateFix', finding })
+        : undefined,
     };
   }
 
@@ -353,6 +360,7 @@ export class TimelineApp {
     ui.prev.addEventListener('click', () => runSearch(-1));
     ui.next.addEventListener('click', () => runSearch(1));
     ui.fit.addEventListener('click', () => this.view?.fit());
+    ui.openScenario.addEventListener('click', () => this.host.postMessage({ type: 'openScenario' }));
     ui.zoomSel.addEventListener('click', () => this.zoomToSelection());
     ui.ruler.addEventListener('click', () => {
       if (!this.view) return;
@@ -426,6 +434,12 @@ function buildLayout() {
   const zoomSel = button('Zoom to selection', 'Zoom to the selected call or op (Z)', () => undefined);
   const ruler = button('Ruler', 'Measure: drag across the timeline (or shift+drag at any time)', () => undefined);
   ruler.setAttribute('aria-pressed', 'false');
+  const openScenario = button(
+    'Open as Scenario',
+    'Open what this timeline shows as an editable scenario',
+    () => undefined,
+  );
+  openScenario.hidden = true;
   const drawerToggle = button('Panels', 'Show or hide the details, waits, findings and legend', () => undefined);
   const arrowBoxes = {} as Record<ArrowKind, HTMLInputElement>;
   const arrowLabels = (['launch', 'event', 'release'] as ArrowKind[]).map((k) => {
@@ -452,6 +466,7 @@ function buildLayout() {
       ruler,
       el('span', { class: 'arrows', title: 'Arrows' }, ...arrowLabels),
       drawerToggle,
+      openScenario,
       status,
       el('span', { class: 'help', title: HELP, tabindex: '0' }, '?'),
     ),
@@ -511,6 +526,7 @@ function buildLayout() {
     next,
     matchCount,
     fit,
+    openScenario,
     zoomSel,
     ruler,
     arrowBoxes,

@@ -15,6 +15,7 @@ import {
   str,
 } from '../core/trace/model';
 import { el } from './dom';
+import { simulateFixButton } from './findings';
 import { edgeFromIsCall, edgeToIsCall } from './edges';
 import { formatAt, formatBytes, formatNs } from './format';
 import type { Item } from './view';
@@ -23,6 +24,8 @@ export interface DetailsActions {
   select(item: Item): void;
   revealSource(line: number, column: number): void;
   openSource(file: string, line: number): void;
+  /** Absent where the host cannot simulate fixes (a standalone page). */
+  simulateFix?: (finding: number) => void;
 }
 
 export function itemLabel(t: Trace, item: Item): string {
@@ -81,7 +84,15 @@ export function renderDetails(box: HTMLElement, t: Trace, item: Item | null, act
   const findings = t.findings.filter((f) => (item.table === 'calls' ? f.calls : f.ops).includes(item.id));
   if (findings.length) {
     box.append(el('h3', {}, 'Findings'));
-    for (const f of findings) box.append(el('p', { class: `finding-inline ${f.severity}` }, `${f.rule} ${f.message}`));
+    for (const f of findings)
+      box.append(
+        el(
+          'p',
+          { class: `finding-inline ${f.severity}` },
+          `${f.rule} ${f.message}`,
+          simulateFixButton(t, f, act.simulateFix),
+        ),
+      );
   }
 }
 

@@ -1,11 +1,33 @@
 // The findings of the analysis, each linked to the timeline: a click selects what it refers to.
 import type { Finding, Trace } from '../core/trace/model';
+import { simulatesFix } from '../core/whatif/fix-view';
 import { el } from './dom';
 import type { Item } from './view';
 
+/** "Simulate this fix" for a finding with an edit the simulator can run; `simulate` absent: the host offers none. */
+export function simulateFixButton(t: Trace, f: Finding, simulate?: (finding: number) => void): HTMLElement | null {
+  if (!simulate || !simulatesFix(f)) return null;
+  const b = el(
+    'button',
+    { type: 'button', class: 'simulate-fix', title: 'Simulate the trace with this fix, beside it' },
+    'Simulate this fix',
+  );
+  b.addEventListener('click', (e) => {
+    e.stopPropagation();
+    simulate(t.findings.indexOf(f));
+  });
+  b.addEventListener('keydown', (e) => e.stopPropagation());
+  return b;
+}
+
 const ORDER = { error: 0, warning: 1, info: 2 } as const;
 
-export function renderFindings(box: HTMLElement, t: Trace, pick: (item: Item, f: Finding) => void): void {
+export function renderFindings(
+  box: HTMLElement,
+  t: Trace,
+  pick: (item: Item, f: Finding) => void,
+  simulate?: (finding: number) => void,
+): void {
   box.replaceChildren();
   if (!t.findings.length) {
     box.append(el('p', { class: 'hint' }, 'No findings.'));
@@ -26,6 +48,7 @@ export function renderFindings(box: HTMLElement, t: Trace, pick: (item: Item, f:
       el('span', { class: 'rule' }, f.rule),
       el('span', { class: 'msg' }, f.message),
       f.fix ? el('span', { class: 'fix' }, `Fix: ${f.fix}`) : null,
+      simulateFixButton(t, f, simulate),
     );
     if (target) {
       const go = () => pick(target, f);

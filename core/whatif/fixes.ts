@@ -41,6 +41,8 @@ export interface FixResult {
   isCost: boolean;
   /** Scenario text after the edit. */
   scenario?: string;
+  /** The simulated traces of the scenario before and after the edit, for showing them side by side. */
+  simulated?: { before: Trace; after: Trace };
 }
 
 /** An edit on a copy of the threads; returns what it did, or a string starting "cannot" saying why not. */
@@ -246,6 +248,7 @@ export function whatIf(t: Trace, profile: SimProfile, ids: string[] | 'all', win
       ...result,
       applied: true,
       after: outcome(sim),
+      simulated: { before: baseSim, after: sim },
       get scenario() {
         return g.render(th);
       },

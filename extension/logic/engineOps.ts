@@ -15,6 +15,22 @@ export interface ScenarioResult {
   analysis?: Analysis;
 }
 
+/** One fix simulated: the replayed (unfixed) trace and the fixed one, or why it cannot apply. */
+export interface WhatIfResult {
+  id: string;
+  kind: string;
+  /** What the edit does, or why it cannot apply. */
+  edit: string;
+  applied: boolean;
+  isCost: boolean;
+  beforeHostNs: number;
+  afterHostNs: number;
+  before?: Trace;
+  after?: Trace;
+  /** The fixed scenario's text. */
+  scenario?: string;
+}
+
 export interface EngineOps {
   /** Parse, then simulate and analyse when it compiles with at most `simulateUpTo` steps. */
   scenario: {
@@ -30,6 +46,10 @@ export interface EngineOps {
   };
   sniff: { args: { path?: string; bytes?: Uint8Array }; result: TraceFileFormat | undefined };
   chrome: { args: { trace: Trace }; result: string };
+  /** Simulates the fix of the finding at `finding` of the trace's findings (docs/whatif.md). */
+  whatIf: { args: { trace: Trace; profile: unknown; finding: number }; result: WhatIfResult };
+  /** The trace written as a scenario. */
+  scenarioText: { args: { trace: Trace; profile: unknown }; result: string };
 }
 export type OpName = keyof EngineOps;
 

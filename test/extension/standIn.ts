@@ -41,6 +41,7 @@ function standIn(reg: Registered) {
     StatusBarAlignment: { Left: 1, Right: 2 },
     DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
     ViewColumn: { One: 1, Two: 2, Three: 3, Beside: -2 },
+    CodeActionKind: { QuickFix: { value: 'quickfix' } },
     Uri: {
       joinPath: (u: { path: string }, ...p: string[]) => ({ path: [u.path, ...p].join('/') }),
       file: (p: string) => ({ path: p }),
@@ -59,6 +60,7 @@ function standIn(reg: Registered) {
     languages: {
       createDiagnosticCollection: () => ({ set() {}, delete() {}, dispose() {} }),
       registerCodeLensProvider: () => (reg.lenses++, disposable),
+      registerCodeActionsProvider: () => disposable,
     },
     workspace: {
       // Untrusted: a trusted workspace would start the GPU probe (after activation returns).

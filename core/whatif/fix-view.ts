@@ -1,0 +1,67 @@
+// What the editor shows of a simulated fix (docs/whatif.md, "In VS Code"): which findings offer
+// "Simulate this fix", the titles of the before and after timelines, and the scenario file's name.
+// Pure and free of the simulator, so that the timeline page can import it.
+import type { Finding, Trace } from '../trace/model';
+import { formatNs } from '../units';
+
+/** The finding kinds fixes.ts has an edit for; test/core/whatif-fix-view.test.ts keeps the two in step. */
+export const FIX_EDIT_KINDS: ReadonlySet<string> = new Set([
+  'loop-sync',
+  'redundant-wait',
+  'stale-wait',
+  'no-op-wait',
+  'pageable-async-copy',
+  'hidden-sync',
+  'race',
+]);
+
+export const simulatesFix = (f: Finding): boolean => FIX_EDIT_KINDS.has(f.kind);
+
+/** The id `syncscope whatif` and fixes.ts give the finding at `index` of a trace's findings. */
+export const fixId = (index: number): string => `F${index + 1}`;
+
+/** What the title needs of a simulated fix (fixes.ts's FixResult). */
+export interface FixSummary {
+  id: string;
+  kind: string;
+  isCost: boolean;
+  beforeHostNs: number;
+  afterHostNs: number;
+}
+
+/** "What if F2 loop-sync: host 110 ms -> 105 ms (saves 5 ms)"; a race fix, or one that slows the host, says what it costs. */
+export function fixTitle(r: FixSummary): string {
+  const delta = r.beforeHostNs - r.afterHostNs;
+  const effect = r.isCost || delta < 0 ? `costs ${formatNs(Math.max(0, -delta))}` : `saves ${formatNs(delta)}`;
+  return `What if ${r.id} ${r.kind}: host ${formatNs(r.beforeHostNs)} -> ${formatNs(r.afterHostNs)} (${effect})`;
+}
+
+/** The replayed, unfixed scenario's title. */
+export const beforeTitle = (r: FixSummary): string =>
+  `Before ${r.id} ${r.kind}: replayed, host ${formatNs(r.beforeHostNs)}`;
+
+/** `run.syncscope.json.gz` -> `run.scenario.json`; with a fix id, `run.F2.scenario.json`. */
+export function scenarioFileName(traceFile: string, id?: string): string {
+  const base = traceFile
+    .replace(/\.gz$/i, '')
+    .replace(/\.json$/i, '')
+    .replace(/\.(syncscope|pt\.trace|trace)$/i, '');
+  return `${base || 'trace'}${id ? `.${id}` : ''}.scenario.json`;
+}
+
+/** The time range that holds both traces, so that before and after share one time axis. */
+export function sharedRange(a: Trace, b: Trace): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const t of [a, b]) {
+    for (let i = 0; i < t.calls.count; i++) {
+      lo = Math.min(lo, t.calls.begin[i]);
+      hi = Math.max(hi, t.calls.end[i]);
+    }
+    for (let j = 0; j < t.ops.count; j++) {
+      lo = Math.min(lo, t.ops.start[j]);
+      hi = Math.max(hi, t.ops.end[j]);
+    }
+  }
+  return lo < hi ? [lo, hi] : [0, 1];
+}

@@ -1,0 +1,86 @@
+// What the editor shows of a simulated fix: which findings offer it, the titles, the scenario's name.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyze } from '../../core/analyze';
+import { h200 } from '../../core/simulate';
+import { TraceBuilder, type Finding } from '../../core/trace/model';
+import { beforeTitle, fixId, fixTitle, scenarioFileName, sharedRange, simulatesFix } from '../../core/whatif/fix-view';
+import { whatIf } from '../../core/whatif/fixes';
+import { loadTraceFile } from '../../node/trace-file';
+import { repoPath } from '../helpers/paths';
+
+const capture = async (name: string) => {
+  const t = await loadTraceFile(repoPath('test/fixtures/capture/programs', `${name}.syncscope.json.gz`));
+  // As the editor's worker does: the findings shown are those of the analysis now.
+  t.findings = analyze(t).findings;
+  return t;
+};
+
+test('sync_every_gemm: its loop-sync finding offers the fix, as F1, the id whatif gives it', async () => {
+  const t = await capture('sync_every_gemm.plain');
+  const k = t.findings.findIndex((f) => f.kind === 'loop-sync');
+  assert.equal(k, 0);
+  assert.equal(fixId(k), 'F1');
+  assert.ok(simulatesFix(t.findings[k]));
+  // The 40 cudaDeviceSynchronize calls of the loop (report: "recurs 40 times in a loop").
+  assert.equal(t.findings[k].calls.length, 40);
+  const [r] = whatIf(t, h200, [fixId(k)]);
+  assert.equal(r.finding.rule, t.findings[k].rule);
+  assert.deepEqual(r.finding.calls, t.findings[k].calls);
+  assert.equal(r.edit, 'remove 40 synchronize steps');
+});
+
+test('a finding offers "Simulate this fix" exactly when fixes.ts has an edit for its kind', async () => {
+  for (const name of ['sync_every_gemm.plain', 'pageable_copy.plain', 'side_stream_sync.plain', 'graph_replay.plain']) {
+    const t = await capture(name);
+    const ids = t.findings.map((_f, k) => fixId(k));
+    for (const r of whatIf(t, h200, ids)) {
+      const noEdit = r.edit === `cannot apply: a ${r.finding.kind} finding has no edit the simulator can run`;
+      assert.equal(simulatesFix(r.finding), !noEdit, `${name} ${r.id} ${r.finding.kind}: ${r.edit}`);
+    }
+  }
+  const finding = (kind: string): Finding => ({ rule: 'S1', kind, severity: 'info', message: '', calls: [], ops: [] });
+  for (const kind of [
+    'loop-sync',
+    'redundant-wait',
+    'stale-wait',
+    'no-op-wait',
+    'pageable-async-copy',
+    'hidden-sync',
+    'race',
+  ])
+    assert.ok(simulatesFix(finding(kind)), kind);
+  assert.ok(!simulatesFix(finding('legacy-default-stream')));
+});
+
+test('the after title gives the host span before and after and the saving; a race fix or a slower host gives the cost', () => {
+  const fix = { id: 'F2', kind: 'loop-sync', isCost: false, beforeHostNs: 110_600_000, afterHostNs: 105_600_000 };
+  assert.equal(fixTitle(fix), 'What if F2 loop-sync: host 111 ms -> 106 ms (saves 5 ms)');
+  assert.equal(beforeTitle(fix), 'Before F2 loop-sync: replayed, host 111 ms');
+  const race = { id: 'F1', kind: 'race', isCost: true, beforeHostNs: 2_000_000, afterHostNs: 2_150_000 };
+  assert.equal(fixTitle(race), 'What if F1 race: host 2 ms -> 2.15 ms (costs 150 µs)');
+  // A race fix that happens to cost nothing still says it is a cost.
+  assert.equal(fixTitle({ ...race, afterHostNs: 2_000_000 }), 'What if F1 race: host 2 ms -> 2 ms (costs 0 ns)');
+  const slower = { ...fix, afterHostNs: 110_650_000 };
+  assert.equal(fixTitle(slower), 'What if F2 loop-sync: host 111 ms -> 111 ms (costs 50 µs)');
+});
+
+test("the scenario is named after the trace's file, with the fix's id when it is the fixed one", () => {
+  assert.equal(scenarioFileName('sync_every_gemm.plain.syncscope.json.gz'), 'sync_every_gemm.plain.scenario.json');
+  assert.equal(scenarioFileName('run.syncscope.json', 'F2'), 'run.F2.scenario.json');
+  assert.equal(scenarioFileName('step.pt.trace.json'), 'step.scenario.json');
+  assert.equal(scenarioFileName('trace.json.gz'), 'trace.scenario.json');
+  assert.equal(scenarioFileName('.json'), 'trace.scenario.json');
+});
+
+test('before and after share the range that holds both', () => {
+  const one = (begin: number, end: number, opEnd: number) => {
+    const b = new TraceBuilder();
+    const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+    const s = b.lane({ kind: 'stream', name: 's', device: 0 });
+    const c = b.call({ lane: host, kind: 'launch', begin, end, stream: s, name: 'cudaLaunchKernel' });
+    b.op({ lane: s, kind: 'kernel', start: end, end: opEnd, call: c, name: 'k' });
+    return b.finish({ source: 'simulator', clock: 'test', alignmentErrorNs: 0 });
+  };
+  assert.deepEqual(sharedRange(one(100, 200, 5000), one(50, 150, 3000)), [50, 5000]);
+});
