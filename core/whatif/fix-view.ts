@@ -13,6 +13,7 @@ export const FIX_EDIT_KINDS: ReadonlySet<string> = new Set([
   'pageable-async-copy',
   'hidden-sync',
   'race',
+  'legacy-serialization',
 ]);
 
 export const simulatesFix = (f: Finding): boolean => FIX_EDIT_KINDS.has(f.kind);

@@ -161,13 +161,17 @@ const makeNonBlocking: Edit = (g, _th, f, _a, t) => {
   return `make stream "${name}" non-blocking, so the legacy default stream no longer orders it`;
 };
 
+/** The edit of each finding kind that has one; core/whatif/fix-view.ts's FIX_EDIT_KINDS names the same kinds. */
+export const EDITS: Readonly<Record<string, Edit>> = {
+  'legacy-serialization': makeNonBlocking,
+  ...Object.fromEntries([...REMOVE_KINDS].map((k) => [k, removeSync])),
+  'pageable-async-copy': pinCopy,
+  'hidden-sync': moveSyncLater,
+  race: addRaceWait,
+};
+
 function editFor(f: Finding): Edit | string {
-  if (f.kind === 'legacy-serialization') return makeNonBlocking;
-  if (REMOVE_KINDS.has(f.kind)) return removeSync;
-  if (f.kind === 'pageable-async-copy') return pinCopy;
-  if (f.kind === 'hidden-sync') return moveSyncLater;
-  if (f.kind === 'race') return addRaceWait;
-  return `cannot apply: a ${f.kind} finding has no edit the simulator can run`;
+  return EDITS[f.kind] ?? `cannot apply: a ${f.kind} finding has no edit the simulator can run`;
 }
 
 function outcome(sim: Trace): Outcome {

@@ -4,8 +4,16 @@ import assert from 'node:assert/strict';
 import { analyze } from '../../core/analyze';
 import { h200 } from '../../core/simulate';
 import { TraceBuilder, type Finding } from '../../core/trace/model';
-import { beforeTitle, fixId, fixTitle, scenarioFileName, sharedRange, simulatesFix } from '../../core/whatif/fix-view';
-import { whatIf } from '../../core/whatif/fixes';
+import {
+  beforeTitle,
+  FIX_EDIT_KINDS,
+  fixId,
+  fixTitle,
+  scenarioFileName,
+  sharedRange,
+  simulatesFix,
+} from '../../core/whatif/fix-view';
+import { EDITS, whatIf } from '../../core/whatif/fixes';
 import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
@@ -40,6 +48,8 @@ test('a finding offers "Simulate this fix" exactly when fixes.ts has an edit for
     }
   }
   const finding = (kind: string): Finding => ({ rule: 'S1', kind, severity: 'info', message: '', calls: [], ops: [] });
+  // Every kind fixes.ts has an edit for, read from its table, and no other.
+  assert.deepEqual([...FIX_EDIT_KINDS].sort(), Object.keys(EDITS).sort());
   for (const kind of [
     'loop-sync',
     'redundant-wait',
@@ -48,6 +58,7 @@ test('a finding offers "Simulate this fix" exactly when fixes.ts has an edit for
     'pageable-async-copy',
     'hidden-sync',
     'race',
+    'legacy-serialization',
   ])
     assert.ok(simulatesFix(finding(kind)), kind);
   assert.ok(!simulatesFix(finding('legacy-default-stream')));
