@@ -73,9 +73,12 @@ void (async () => {
     '',
     'Read in the data: the iteration misses of streams_sync (its second GEMM on s2 started only when the GEMM on',
     's1 was nearly done: SM contention), of the torch default traces (their cudaStreamSynchronize names no stream,',
-    "so the wait is left out), and graph_replay's capture (no cudaGraphLaunch call recorded; the import names the",
-    "node that started before the wait, while the graph's last node released it). The wait reasons of pageable_copy",
-    "and side_stream_sync's torch traces are explainMiss's rules, not yet checked against those traces.",
+    "so the wait is left out), and graph_replay's capture (recorded before the capture followed graph launches: no",
+    'cudaGraphLaunch call; the import names the node that started before the wait, while the last node released it).',
+    "Also read in the data: pageable_copy's torch traces (the copy's op ends 12 µs after its call returns, so the",
+    'trace names the GEMM the copy was ordered after and counts the call blocked until that GEMM ended, 4.75 of',
+    "12.7 ms in the first iteration), and side_stream_sync's torch sync and profile traces (their event records",
+    'have no op, so the scenario marks the records and the event synchronizes do not wait).',
     '',
   ].join('\n');
   writeFileSync(repoPath('bench/results/replay.md'), text);

@@ -303,7 +303,7 @@ function explainMiss(t: Trace, w: WaitReplay): string {
   if (graphNodeEndedLater(t, w))
     return `the capture has no call for the graph launch, so its nodes are on their stream without one, placed by their start; the import named op ${w.measuredBy}, the last that started before the wait began, but op ${w.replayedBy} of the same graph started during the wait and ended last, so it released the wait (as the replay says)`;
   if (t.calls.kind[w.call] === CK.memcpy && w.replayedBy >= 0 && t.ops.call[w.replayedBy] === w.call && !w.sameReleaser)
-    return "a pageable copy's call returned once its data was staged, just before its own op ended, so the capture names the op it was ordered after; the simulator returns the call at the copy's end (S17) and names the copy";
+    return `a pageable copy's call returned once its data was staged, just before its own op ended, so the trace names the op it was ordered after${w.measuredNs < w.replayedNs * (1 - WAIT_TOLERANCE) ? " and counts the call as blocked only until that op ended (the copy itself as the call's own work)" : ''}; the simulator returns the call at the copy's end (S17) and names the copy`;
   if (w.replayedNs < w.measuredNs && queuedBehindOtherStream(t, w.measuredBy))
     return 'on the GPU the releasing work waited for SMs held by a kernel on another stream; the simulator places blocks by their threads only (registers and shared memory per block are not modelled), so it ran them side by side';
   if (!w.sameReleaser)
