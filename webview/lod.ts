@@ -19,6 +19,74 @@ export function trackIndex(ids: Int32Array, end: ArrayLike<number>): TrackIndex 
   return { ids, maxEnd };
 }
 
+/** Every track of one table indexed together: track t's ids and running ends are [first[t], first[t + 1]). */
+export interface TrackIndexes {
+  ids: Int32Array;
+  maxEnd: Float64Array;
+  first: Int32Array;
+  /** Per track, an item of its most common kind (the first to become most common, in time order), or -1. */
+  typical: Int32Array;
+}
+
+/**
+ * Groups a table's items by track, in time order, with their running ends and each track's typical
+ * item, in one pass over the columns. Items usually arrive in time order per track already (a
+ * counting sort keeps their order), so only a track that is not gets sorted and its running ends
+ * and typical item computed again; ties in time keep the item order.
+ */
+export function indexTracks(
+  track: Int32Array,
+  tracks: number,
+  start: ArrayLike<number>,
+  end: ArrayLike<number>,
+  kind: Uint8Array,
+): TrackIndexes {
+  const n = track.length;
+  const first = new Int32Array(tracks + 1);
+  for (let i = 0; i < n; i++) first[track[i] + 1]++;
+  for (let t = 0; t < tracks; t++) first[t + 1] += first[t];
+  const fill = first.slice(0, tracks);
+  const ids = new Int32Array(n);
+  const maxEnd = new Float64Array(n);
+  const lastStart = new Float64Array(tracks);
+  const runningEnd = new Float64Array(tracks).fill(-Infinity);
+  const unsorted = new Uint8Array(tracks);
+  const counts = new Uint32Array(tracks * 256);
+  const typical = new Int32Array(tracks).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const t = track[i];
+    const k = fill[t]++;
+    ids[k] = i;
+    const s = start[i];
+    if (k > first[t] && !(lastStart[t] <= s)) unsorted[t] = 1;
+    lastStart[t] = s;
+    const e = end[i];
+    if (e > runningEnd[t]) runningEnd[t] = e;
+    maxEnd[k] = runningEnd[t];
+    const c = ++counts[t * 256 + kind[i]];
+    const best = typical[t];
+    if (best < 0 || c > counts[t * 256 + kind[best]]) typical[t] = i;
+  }
+  for (let t = 0; t < tracks; t++) {
+    if (!unsorted[t]) continue;
+    const a = first[t];
+    const b = first[t + 1];
+    ids.subarray(a, b).sort((x, y) => start[x] - start[y] || x - y);
+    const x = trackIndex(ids.subarray(a, b), end);
+    maxEnd.set(x.maxEnd, a);
+    typical[t] = typicalItem(x.ids, kind);
+  }
+  return { ids, maxEnd, first, typical };
+}
+
+/** The item at which its kind first becomes the most common on the track, or -1 for none. */
+export function typicalItem(ids: Int32Array, kind: Uint8Array): number {
+  const count = new Uint32Array(256);
+  let best = -1;
+  for (const i of ids) if (++count[kind[i]] > (best < 0 ? 0 : count[kind[best]])) best = i;
+  return best;
+}
+
 /**
  * First k >= lo with start[ids[k]] >= t. It gallops forward from `lo` before bisecting: a frame
  * asks for the next pixel column, which is usually a few items ahead, so the probes stay near

@@ -1,8 +1,7 @@
 // What the timeline shows, row by row: host threads (one track per call nesting depth), then per
 // device its streams and copy engines. Each track carries its level-of-detail index.
-import { groupByTime } from '../core/analyze/lane-order';
 import type { Lane, Trace } from '../core/trace/model';
-import { TrackIndex, trackIndex } from './lod';
+import { indexTracks, TrackIndex, TrackIndexes } from './lod';
 
 export interface Track extends TrackIndex {
   table: 'calls' | 'ops';
@@ -88,8 +87,8 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
   for (let i = 0; i < C; i++) callTrack[i] = callBase[trace.calls.lane[i]] + trace.calls.depth[i];
   const opTrack = new Int32Array(O);
   for (let i = 0; i < O; i++) opTrack[i] = opSlot[trace.ops.lane[i]];
-  const gc = groupByTime(C, n, (i) => callTrack[i], trace.calls.begin);
-  const go = groupByTime(O, n, (i) => opTrack[i], trace.ops.start);
+  const gc = indexTracks(callTrack, n, trace.calls.begin, trace.calls.end, trace.calls.kind);
+  const go = indexTracks(opTrack, n, trace.ops.start, trace.ops.end, trace.ops.kind);
 
   const tracks: Track[] = [];
   const rowOf: Row[] = trace.lanes.map((lane) => ({
@@ -104,13 +103,11 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
   for (let l = 0; l < L; l++) {
     for (let d = 0; d <= maxDepth[l]; d++) {
       const t = callBase[l] + d;
-      const ids = gc.ids.subarray(gc.start[t], gc.start[t + 1]);
       tracks[t] = {
-        ...trackIndex(ids, trace.calls.end),
+        ...trackOf(gc, t),
         table: 'calls',
         lane: l,
         depth: d,
-        typical: typical(ids, trace.calls.kind),
         y: 0,
         h: TRACK_H,
       };
@@ -118,13 +115,11 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     }
     const t = opSlot[l];
     if (t >= 0) {
-      const ids = go.ids.subarray(go.start[t], go.start[t + 1]);
       tracks[t] = {
-        ...trackIndex(ids, trace.ops.end),
+        ...trackOf(go, t),
         table: 'ops',
         lane: l,
         depth: 0,
-        typical: typical(ids, trace.ops.kind),
         y: 0,
         h: TRACK_H,
       };
@@ -183,11 +178,9 @@ export function layoutRows(r: Rows): void {
   r.height = y;
 }
 
-function typical(ids: Int32Array, kind: Uint8Array): number {
-  const count = new Uint32Array(256);
-  let best = -1;
-  for (const i of ids) if (++count[kind[i]] > (best < 0 ? 0 : count[kind[best]])) best = i;
-  return best;
+function trackOf(x: TrackIndexes, t: number): TrackIndex & { typical: number } {
+  const [a, b] = [x.first[t], x.first[t + 1]];
+  return { ids: x.ids.subarray(a, b), maxEnd: x.maxEnd.subarray(a, b), typical: x.typical[t] };
 }
 
 const host = (l: Lane): number => (l.kind === 'thread' ? 0 : 1);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hitTest, lowerBoundStart, trackIndex, visitVisible } from '../../webview/lod';
+import { hitTest, indexTracks, lowerBoundStart, trackIndex, typicalItem, visitVisible } from '../../webview/lod';
 
 /** n back-to-back items of `dur` ns with `gap` ns between them. */
 function items(n: number, dur: number, gap: number) {
@@ -112,4 +112,30 @@ test('the galloping search finds the same first start at or after t as a scan, f
       assert.equal(lowerBoundStart(index, start, t, lo), want, `t=${t} from ${lo}`);
     }
   }
+});
+
+test('indexing every track in one pass matches sorting each track by start and scanning it', () => {
+  // Three tracks: one in time order, one out of order with ties, one empty.
+  const n = 600;
+  let seed = 7;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const track = Int32Array.from({ length: n }, () => (rand() < 0.5 ? 0 : 1));
+  const start = new Float64Array(n);
+  const end = new Float64Array(n);
+  const kind = Uint8Array.from({ length: n }, () => Math.floor(rand() * 3));
+  for (let i = 0; i < n; i++) {
+    start[i] = track[i] === 0 ? i * 10 : Math.floor(rand() * 50) * 10;
+    end[i] = start[i] + Math.floor(rand() * 400);
+  }
+  const x = indexTracks(track, 3, start, end, kind);
+  for (let t = 0; t < 3; t++) {
+    const ids = Int32Array.from(
+      [...track.keys()].filter((i) => track[i] === t).sort((a, b) => start[a] - start[b] || a - b),
+    );
+    const got = x.ids.subarray(x.first[t], x.first[t + 1]);
+    assert.deepEqual([...got], [...ids], `ids of track ${t}`);
+    assert.deepEqual([...x.maxEnd.subarray(x.first[t], x.first[t + 1])], [...trackIndex(ids, end).maxEnd]);
+    assert.equal(x.typical[t], typicalItem(ids, kind), `typical item of track ${t}`);
+  }
+  assert.equal(x.typical[2], -1);
 });
