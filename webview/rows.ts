@@ -1,7 +1,7 @@
 // What the timeline shows, row by row: host threads (one track per call nesting depth), then per
 // device its streams and copy engines. Each track carries its level-of-detail index.
 import type { Lane, Trace } from '../core/trace/model';
-import { indexTracks, TrackIndex, TrackIndexes } from './lod';
+import { indexTracks, TrackIndex, TrackIndexes, trackOf, TrackOf } from './lod';
 
 export interface Track extends TrackIndex {
   table: 'calls' | 'ops';
@@ -40,10 +40,10 @@ export const GROUP_H = 24;
 export interface Rows {
   groups: Group[];
   rows: Row[];
-  /** Track of every call and op (index into `tracks`). */
   tracks: Track[];
-  callTrack: Int32Array;
-  opTrack: Int32Array;
+  /** Where each call and op goes (index into `tracks`), computed on demand. */
+  callTrack(i: number): number;
+  opTrack(i: number): number;
   height: number;
 }
 
@@ -83,12 +83,10 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     n += maxDepth[l] + 1;
     if (hasOps[l] || maxDepth[l] < 0) opSlot[l] = n++;
   }
-  const callTrack = new Int32Array(C);
-  for (let i = 0; i < C; i++) callTrack[i] = callBase[trace.calls.lane[i]] + trace.calls.depth[i];
-  const opTrack = new Int32Array(O);
-  for (let i = 0; i < O; i++) opTrack[i] = opSlot[trace.ops.lane[i]];
-  const gc = indexTracks(callTrack, n, trace.calls.begin, trace.calls.end, trace.calls.kind);
-  const go = indexTracks(opTrack, n, trace.ops.start, trace.ops.end, trace.ops.kind);
+  const callWhere: TrackOf = { lane: trace.calls.lane, depth: trace.calls.depth, base: callBase };
+  const opWhere: TrackOf = { lane: trace.ops.lane, depth: null, base: opSlot };
+  const gc = indexTracks(callWhere, C, n, trace.calls.begin, trace.calls.end, trace.calls.kind);
+  const go = indexTracks(opWhere, O, n, trace.ops.start, trace.ops.end, trace.ops.kind);
 
   const tracks: Track[] = [];
   const rowOf: Row[] = trace.lanes.map((lane) => ({
@@ -104,7 +102,7 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     for (let d = 0; d <= maxDepth[l]; d++) {
       const t = callBase[l] + d;
       tracks[t] = {
-        ...trackOf(gc, t),
+        ...trackAt(gc, t),
         table: 'calls',
         lane: l,
         depth: d,
@@ -116,7 +114,7 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     const t = opSlot[l];
     if (t >= 0) {
       tracks[t] = {
-        ...trackOf(go, t),
+        ...trackAt(go, t),
         table: 'ops',
         lane: l,
         depth: 0,
@@ -154,7 +152,14 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     row.group = g;
     groups[g].rows.push(row);
   }
-  const out: Rows = { groups, rows: groups.flatMap((g) => g.rows), tracks, callTrack, opTrack, height: 0 };
+  const out: Rows = {
+    groups,
+    rows: groups.flatMap((g) => g.rows),
+    tracks,
+    callTrack: (i) => trackOf(callWhere, i),
+    opTrack: (i) => trackOf(opWhere, i),
+    height: 0,
+  };
   layoutRows(out);
   return out;
 }
@@ -178,9 +183,8 @@ export function layoutRows(r: Rows): void {
   r.height = y;
 }
 
-function trackOf(x: TrackIndexes, t: number): TrackIndex & { typical: number } {
-  const [a, b] = [x.first[t], x.first[t + 1]];
-  return { ids: x.ids.subarray(a, b), maxEnd: x.maxEnd.subarray(a, b), typical: x.typical[t] };
+function trackAt(x: TrackIndexes, t: number): TrackIndex & { typical: number } {
+  return { ids: x.ids.subarray(x.first[t], x.first[t + 1]), maxEnd: x.maxEnd[t], typical: x.typical[t] };
 }
 
 const host = (l: Lane): number => (l.kind === 'thread' ? 0 : 1);

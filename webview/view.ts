@@ -168,7 +168,7 @@ export class TimelineView {
   }
 
   trackOf(item: Item): Track {
-    return this.rows.tracks[(item.table === 'calls' ? this.rows.callTrack : this.rows.opTrack)[item.id]];
+    return this.rows.tracks[item.table === 'calls' ? this.rows.callTrack(item.id) : this.rows.opTrack(item.id)];
   }
 
   /**
@@ -648,8 +648,8 @@ export class TimelineView {
     const from = t.edges.from[e];
     const to = t.edges.to[e];
     const kind = t.edges.kind[e];
-    const fromTrack = this.rows.tracks[edgeFromIsCall(t, e) ? this.rows.callTrack[from] : this.rows.opTrack[from]];
-    const toTrack = this.rows.tracks[edgeToIsCall(t, e) ? this.rows.callTrack[to] : this.rows.opTrack[to]];
+    const fromTrack = this.rows.tracks[edgeFromIsCall(t, e) ? this.rows.callTrack(from) : this.rows.opTrack(from)];
+    const toTrack = this.rows.tracks[edgeToIsCall(t, e) ? this.rows.callTrack(to) : this.rows.opTrack(to)];
     // A launch arrow leaves the call's end, or the op's start where a blocking call (a pageable
     // copy) ran the op before it returned.
     const fx = kind === EK.launch ? Math.min(t.calls.end[from], t.ops.start[to]) : t.ops.end[from];
