@@ -1,7 +1,7 @@
 // What the timeline shows, row by row: host threads (one track per call nesting depth), then per
 // device its streams and copy engines. Each track carries its level-of-detail index.
 import type { Lane, Trace } from '../core/trace/model';
-import { indexTracks, TrackIndex, TrackIndexes, trackOf, TrackOf } from './lod';
+import { indexTracks, runningEnd, TrackIndex, TrackIndexes, trackOf, TrackOf } from './lod';
 
 export interface Track extends TrackIndex {
   table: 'calls' | 'ops';
@@ -44,6 +44,8 @@ export interface Rows {
   /** Where each call and op goes (index into `tracks`), computed on demand. */
   callTrack(i: number): number;
   opTrack(i: number): number;
+  /** The trace's time span (as traceExtent gives it), read off the tracks' indexes. */
+  extent: { start: number; end: number };
   height: number;
 }
 
@@ -158,6 +160,7 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     tracks,
     callTrack: (i) => trackOf(callWhere, i),
     opTrack: (i) => trackOf(opWhere, i),
+    extent: extentOf(tracks, trace),
     height: 0,
   };
   layoutRows(out);
@@ -181,6 +184,20 @@ export function layoutRows(r: Rows): void {
     }
   }
   r.height = y;
+}
+
+/** Each track's first start and last running end: the span without another pass over every item. */
+function extentOf(tracks: Track[], trace: Trace): { start: number; end: number } {
+  let start = Infinity;
+  let end = -Infinity;
+  for (const t of tracks) {
+    const n = t.ids.length;
+    if (!n) continue;
+    const [s, e] = t.table === 'calls' ? [trace.calls.begin, trace.calls.end] : [trace.ops.start, trace.ops.end];
+    start = Math.min(start, s[t.ids[0]]);
+    end = Math.max(end, runningEnd(t, e, n - 1));
+  }
+  return start <= end ? { start, end } : { start: 0, end: 0 };
 }
 
 function trackAt(x: TrackIndexes, t: number): TrackIndex & { typical: number } {

@@ -8,7 +8,7 @@ import { CONE_AFTER, CONE_BEFORE, CONE_SELF, Cone } from './cone';
 import type { Item } from './item';
 export type { Item } from './item';
 import { CK, OK, isWait } from '../core/trace/kinds';
-import { EDGE_KINDS, traceExtent, Trace, str } from '../core/trace/model';
+import { EDGE_KINDS, Trace, str } from '../core/trace/model';
 import { shortKernelName } from '../core/trace/kernel-names';
 import { buildEdgeIndex, edgeFromIsCall, edgeToIsCall, EdgeIndex, edgesOf } from './edges';
 import { formatNs, tickFormatter } from './format';
@@ -98,7 +98,7 @@ export class TimelineView {
     if (!ctx) throw new Error('this browser gives no 2D canvas');
     this.ctx = ctx;
     this.widths = new TextWidths(ctx);
-    const ext = traceExtent(trace);
+    const ext = rows.extent;
     const pad = Math.max((ext.end - ext.start) * 0.02, 100);
     this.base.domain([ext.start - pad, ext.end + pad]);
     this.zoomer = zoom<HTMLCanvasElement, unknown>()
