@@ -2,7 +2,9 @@
 // as the extension posts them) to the first drawn canvas frame, in headless Chromium, and on to the
 // waits table and findings being filled. The trace is a saved `.syncscope` file (scale.bench.ts
 // with --keep writes one) or a scenario simulated here. Writes bench/results/first-frame.md.
-//   node out/bench/first-frame.bench.js <trace.syncscope | x.scenario.json>...
+//   node out/bench/first-frame.bench.js [--profile] <trace.syncscope | x.scenario.json>...
+// --profile records the page's CPU profile up to the first frame (bench/tmp/first-frame-<n>.cpuprofile,
+// readable in Chromium's DevTools) and prints the functions that took the most time.
 // Target: the first frame of a 10^7-op trace in <= 3 s.
 import {
   createReadStream,
@@ -39,6 +41,39 @@ interface FirstFrame {
 }
 
 const TARGET_MS = 3000;
+const PROFILE = process.argv.includes('--profile');
+
+interface Profile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The webview bundled without minifying, so that a profile names its functions. */
+function readableBundle(outfile: string): string {
+  const esbuild = repoPath('node_modules', '.bin', 'esbuild');
+  const args = ['webview/main.ts', '--bundle', '--format=iife', '--platform=browser', '--target=es2022'];
+  const r = spawnSync(esbuild, [...args, '--loader:.css=empty', `--outfile=${outfile}`, '--log-level=warning'], {
+    cwd: repoPath(),
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`esbuild failed: ${r.stderr}`);
+  return outfile;
+}
+
+/** Writes the profile for DevTools and prints the functions with the most self time. */
+function writeProfile(profile: Profile, base: string): void {
+  writeFileSync(`${base}.cpuprofile`, JSON.stringify(profile));
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+  const self = new Map<string, number>();
+  profile.samples.forEach((id, k) => {
+    const f = byNode.get(id);
+    const name = f ? `${f.functionName || '(anonymous)'} ${basename(f.url)}:${f.lineNumber + 1}` : '?';
+    self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[k] ?? 0) / 1000);
+  });
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
+  for (const [name, ms] of top) console.log(`${ms.toFixed(0).padStart(8)} ms  ${name}`);
+}
 
 async function readInput(path: string): Promise<Trace> {
   if (!isScenarioPath(path)) return loadTraceFile(path);
@@ -103,11 +138,12 @@ async function main(): Promise<void> {
   const tmp = repoPath('bench', 'tmp');
   mkdirSync(tmp, { recursive: true });
   bundle('test/webview/page/first-frame.ts', join(tmp, 'first-frame-page.js'));
+  const webview = PROFILE ? readableBundle(join(tmp, 'webview-readable.js')) : repoPath('dist', 'webview.js');
   const js = (f: string) => readFileSync(f, 'utf8').replace(/<\/(script)/gi, '<\\/$1');
   writeFileSync(
     join(tmp, 'first-frame.html'),
     `<!DOCTYPE html><html><head><meta charset="utf-8"><style>${readFileSync(repoPath('dist', 'webview.css'), 'utf8')}</style></head>
-<body><div id="syncscope"></div><script>${js(repoPath('dist', 'webview.js'))}</script><script>${js(join(tmp, 'first-frame-page.js'))}</script></body></html>`,
+<body><div id="syncscope"></div><script>${js(webview)}</script><script>${js(join(tmp, 'first-frame-page.js'))}</script></body></html>`,
   );
   const pages: string[] = [];
   for (const [i, input] of inputs.entries()) {
@@ -130,7 +166,12 @@ async function main(): Promise<void> {
       p.on('pageerror', (e) => errors.push(e.message));
       await p.goto(`${url}/first-frame.html?theme=dark`);
       await until(p, '!!(window.syncscope && window.bench)');
+      const cdp = PROFILE ? await ctx.newCDPSession(p) : null;
+      await cdp?.send('Profiler.enable');
+      await cdp?.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp?.send('Profiler.start');
       const r = (await p.evaluate(`window.bench.run(${JSON.stringify(`${url}/${base}`)})`)) as FirstFrame;
+      if (cdp) writeProfile(((await cdp.send('Profiler.stop')) as { profile: Profile }).profile, join(tmp, base));
       await p.screenshot({ path: join(tmp, `${base}.png`) });
       if (errors.length) throw new Error(`page errors for ${inputs[i]}: ${errors.join('; ')}`);
       const met = r.ops < 1e7 || r.firstFrameMs <= TARGET_MS ? 'met' : 'missed';

@@ -1,8 +1,7 @@
 // What the timeline shows, row by row: host threads (one track per call nesting depth), then per
 // device its streams and copy engines. Each track carries its level-of-detail index.
-import { groupByTime } from '../core/analyze/lane-order';
 import type { Lane, Trace } from '../core/trace/model';
-import { TrackIndex, trackIndex } from './lod';
+import { indexTracks, runningEnd, TrackIndex, TrackIndexes, trackOf, TrackOf } from './lod';
 
 export interface Track extends TrackIndex {
   table: 'calls' | 'ops';
@@ -41,10 +40,12 @@ export const GROUP_H = 24;
 export interface Rows {
   groups: Group[];
   rows: Row[];
-  /** Track of every call and op (index into `tracks`). */
   tracks: Track[];
-  callTrack: Int32Array;
-  opTrack: Int32Array;
+  /** Where each call and op goes (index into `tracks`), computed on demand. */
+  callTrack(i: number): number;
+  opTrack(i: number): number;
+  /** The trace's time span (as traceExtent gives it), read off the tracks' indexes. */
+  extent: { start: number; end: number };
   height: number;
 }
 
@@ -84,12 +85,10 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     n += maxDepth[l] + 1;
     if (hasOps[l] || maxDepth[l] < 0) opSlot[l] = n++;
   }
-  const callTrack = new Int32Array(C);
-  for (let i = 0; i < C; i++) callTrack[i] = callBase[trace.calls.lane[i]] + trace.calls.depth[i];
-  const opTrack = new Int32Array(O);
-  for (let i = 0; i < O; i++) opTrack[i] = opSlot[trace.ops.lane[i]];
-  const gc = groupByTime(C, n, (i) => callTrack[i], trace.calls.begin);
-  const go = groupByTime(O, n, (i) => opTrack[i], trace.ops.start);
+  const callWhere: TrackOf = { lane: trace.calls.lane, depth: trace.calls.depth, base: callBase };
+  const opWhere: TrackOf = { lane: trace.ops.lane, depth: null, base: opSlot };
+  const gc = indexTracks(callWhere, C, n, trace.calls.begin, trace.calls.end, trace.calls.kind);
+  const go = indexTracks(opWhere, O, n, trace.ops.start, trace.ops.end, trace.ops.kind);
 
   const tracks: Track[] = [];
   const rowOf: Row[] = trace.lanes.map((lane) => ({
@@ -104,13 +103,11 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
   for (let l = 0; l < L; l++) {
     for (let d = 0; d <= maxDepth[l]; d++) {
       const t = callBase[l] + d;
-      const ids = gc.ids.subarray(gc.start[t], gc.start[t + 1]);
       tracks[t] = {
-        ...trackIndex(ids, trace.calls.end),
+        ...trackAt(gc, t),
         table: 'calls',
         lane: l,
         depth: d,
-        typical: typical(ids, trace.calls.kind),
         y: 0,
         h: TRACK_H,
       };
@@ -118,13 +115,11 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     }
     const t = opSlot[l];
     if (t >= 0) {
-      const ids = go.ids.subarray(go.start[t], go.start[t + 1]);
       tracks[t] = {
-        ...trackIndex(ids, trace.ops.end),
+        ...trackAt(go, t),
         table: 'ops',
         lane: l,
         depth: 0,
-        typical: typical(ids, trace.ops.kind),
         y: 0,
         h: TRACK_H,
       };
@@ -159,7 +154,15 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     row.group = g;
     groups[g].rows.push(row);
   }
-  const out: Rows = { groups, rows: groups.flatMap((g) => g.rows), tracks, callTrack, opTrack, height: 0 };
+  const out: Rows = {
+    groups,
+    rows: groups.flatMap((g) => g.rows),
+    tracks,
+    callTrack: (i) => trackOf(callWhere, i),
+    opTrack: (i) => trackOf(opWhere, i),
+    extent: extentOf(tracks, trace),
+    height: 0,
+  };
   layoutRows(out);
   return out;
 }
@@ -183,11 +186,22 @@ export function layoutRows(r: Rows): void {
   r.height = y;
 }
 
-function typical(ids: Int32Array, kind: Uint8Array): number {
-  const count = new Uint32Array(256);
-  let best = -1;
-  for (const i of ids) if (++count[kind[i]] > (best < 0 ? 0 : count[kind[best]])) best = i;
-  return best;
+/** Each track's first start and last running end: the span without another pass over every item. */
+function extentOf(tracks: Track[], trace: Trace): { start: number; end: number } {
+  let start = Infinity;
+  let end = -Infinity;
+  for (const t of tracks) {
+    const n = t.ids.length;
+    if (!n) continue;
+    const [s, e] = t.table === 'calls' ? [trace.calls.begin, trace.calls.end] : [trace.ops.start, trace.ops.end];
+    start = Math.min(start, s[t.ids[0]]);
+    end = Math.max(end, runningEnd(t, e, n - 1));
+  }
+  return start <= end ? { start, end } : { start: 0, end: 0 };
+}
+
+function trackAt(x: TrackIndexes, t: number): TrackIndex & { typical: number } {
+  return { ids: x.ids.subarray(x.first[t], x.first[t + 1]), maxEnd: x.maxEnd[t], typical: x.typical[t] };
 }
 
 const host = (l: Lane): number => (l.kind === 'thread' ? 0 : 1);

@@ -8,7 +8,7 @@ import { CONE_AFTER, CONE_BEFORE, CONE_SELF, Cone } from './cone';
 import type { Item } from './item';
 export type { Item } from './item';
 import { CK, OK, isWait } from '../core/trace/kinds';
-import { EDGE_KINDS, traceExtent, Trace, str } from '../core/trace/model';
+import { EDGE_KINDS, Trace, str } from '../core/trace/model';
 import { shortKernelName } from '../core/trace/kernel-names';
 import { buildEdgeIndex, edgeFromIsCall, edgeToIsCall, EdgeIndex, edgesOf } from './edges';
 import { formatNs, tickFormatter } from './format';
@@ -98,7 +98,7 @@ export class TimelineView {
     if (!ctx) throw new Error('this browser gives no 2D canvas');
     this.ctx = ctx;
     this.widths = new TextWidths(ctx);
-    const ext = traceExtent(trace);
+    const ext = rows.extent;
     const pad = Math.max((ext.end - ext.start) * 0.02, 100);
     this.base.domain([ext.start - pad, ext.end + pad]);
     this.zoomer = zoom<HTMLCanvasElement, unknown>()
@@ -168,7 +168,7 @@ export class TimelineView {
   }
 
   trackOf(item: Item): Track {
-    return this.rows.tracks[(item.table === 'calls' ? this.rows.callTrack : this.rows.opTrack)[item.id]];
+    return this.rows.tracks[item.table === 'calls' ? this.rows.callTrack(item.id) : this.rows.opTrack(item.id)];
   }
 
   /**
@@ -648,8 +648,8 @@ export class TimelineView {
     const from = t.edges.from[e];
     const to = t.edges.to[e];
     const kind = t.edges.kind[e];
-    const fromTrack = this.rows.tracks[edgeFromIsCall(t, e) ? this.rows.callTrack[from] : this.rows.opTrack[from]];
-    const toTrack = this.rows.tracks[edgeToIsCall(t, e) ? this.rows.callTrack[to] : this.rows.opTrack[to]];
+    const fromTrack = this.rows.tracks[edgeFromIsCall(t, e) ? this.rows.callTrack(from) : this.rows.opTrack(from)];
+    const toTrack = this.rows.tracks[edgeToIsCall(t, e) ? this.rows.callTrack(to) : this.rows.opTrack(to)];
     // A launch arrow leaves the call's end, or the op's start where a blocking call (a pageable
     // copy) ran the op before it returned.
     const fx = kind === EK.launch ? Math.min(t.calls.end[from], t.ops.start[to]) : t.ops.end[from];

@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hitTest, lowerBoundStart, trackIndex, visitVisible } from '../../webview/lod';
+import {
+  hitTest,
+  indexTracks,
+  lowerBoundStart,
+  runningEnd,
+  trackIndex,
+  typicalItem,
+  visitVisible,
+} from '../../webview/lod';
 
 /** n back-to-back items of `dur` ns with `gap` ns between them. */
 function items(n: number, dur: number, gap: number) {
@@ -112,4 +120,40 @@ test('the galloping search finds the same first start at or after t as a scan, f
       assert.equal(lowerBoundStart(index, start, t, lo), want, `t=${t} from ${lo}`);
     }
   }
+});
+
+test('indexing every track in one pass matches sorting each track by start and scanning it', () => {
+  // Four tracks: one in time order, one out of order with ties, one empty, one in order but overlapping.
+  const n = 600;
+  let seed = 7;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const track = Int32Array.from({ length: n }, () => (rand() < 0.4 ? 0 : rand() < 0.5 ? 1 : 3));
+  const start = new Float64Array(n);
+  const end = new Float64Array(n);
+  const kind = Uint8Array.from({ length: n }, () => Math.floor(rand() * 3));
+  for (let i = 0; i < n; i++) {
+    start[i] = track[i] === 1 ? Math.floor(rand() * 50) * 10 : i * 10;
+    end[i] = start[i] + (track[i] === 0 ? 5 : Math.floor(rand() * 400));
+  }
+  const x = indexTracks({ lane: track, depth: null, base: Int32Array.from([0, 1, 2, 3]) }, n, 4, start, end, kind);
+  for (let t = 0; t < 4; t++) {
+    const ids = Int32Array.from(
+      [...track.keys()].filter((i) => track[i] === t).sort((a, b) => start[a] - start[b] || a - b),
+    );
+    const got = x.ids.subarray(x.first[t], x.first[t + 1]);
+    assert.deepEqual([...got], [...ids], `ids of track ${t}`);
+    let m = -Infinity;
+    const ends = [...ids].map((i) => (m = Math.max(m, end[i])));
+    const index = { ids: got, maxEnd: x.maxEnd[t] };
+    assert.deepEqual(
+      [...got.keys()].map((k) => runningEnd(index, end, k)),
+      ends,
+      `running ends of track ${t}`,
+    );
+    assert.equal(x.typical[t], typicalItem(ids, kind), `typical item of track ${t}`);
+  }
+  assert.equal(x.typical[2], -1);
+  // Running ends are kept only where items overlap.
+  assert.equal(x.maxEnd[0], null);
+  assert.ok(x.maxEnd[1] && x.maxEnd[3]);
 });

@@ -66,11 +66,7 @@ async function run(n: number): Promise<Result> {
     frame(centre - s / 2, centre + s / 2);
   }
   const rows = app.rows;
-  const indexBytes = rows
-    ? rows.tracks.reduce((s, t) => s + t.ids.byteLength + t.maxEnd.byteLength, 0) +
-      rows.callTrack.byteLength +
-      rows.opTrack.byteLength
-    : 0;
+  const indexBytes = rows ? rows.tracks.reduce((s, t) => s + t.ids.byteLength + (t.maxEnd?.byteLength ?? 0), 0) : 0;
   return {
     ops: trace.ops.count,
     calls: trace.calls.count,
