@@ -6,7 +6,7 @@
 // before it in its lane (its own component is its position, kept apart). Calls rarely receive
 // edges, so a trace of a million launches stores about one row per op.
 import type { Trace } from '../trace/model';
-import { buildGraph, HbGraph } from './graph';
+import { buildGraph, HbGraph, successors } from './graph';
 
 export interface NodeRef {
   kind: 'call' | 'op';
@@ -92,6 +92,7 @@ function vectorClocks(g: HbGraph): { rows: Int32Array; rowOf: Int32Array } {
   };
 
   // Kahn's order over lane order plus cross-lane edges.
+  const { succStart, succ } = successors(g);
   const indeg = new Int32Array(N);
   const queue = new Int32Array(N);
   let tail = 0;
@@ -105,7 +106,7 @@ function vectorClocks(g: HbGraph): { rows: Int32Array; rowOf: Int32Array } {
     compute(x);
     const k = g.laneStart[lane[x]] + seq[x];
     if (k < g.laneStart[lane[x] + 1] && --indeg[g.order[k]] === 0) queue[tail++] = g.order[k];
-    for (let s = g.succStart[x]; s < g.succStart[x + 1]; s++) if (--indeg[g.succ[s]] === 0) queue[tail++] = g.succ[s];
+    for (let s = succStart[x]; s < succStart[x + 1]; s++) if (--indeg[succ[s]] === 0) queue[tail++] = succ[s];
   }
   // Edges that contradict each other (clock skew in an imported trace) leave a cycle: take its
   // nodes in lane order with what is known.
