@@ -18,11 +18,9 @@ export interface HbGraph {
   /** Lane l holds nodes order[laneStart[l]] .. order[laneStart[l + 1] - 1], in order. */
   order: Int32Array;
   laneStart: Int32Array;
-  /** Cross-lane predecessors and successors, in compressed rows. */
+  /** Cross-lane predecessors, in compressed rows (successors: `successors`, built when needed). */
   predStart: Int32Array;
   pred: Int32Array;
-  succStart: Int32Array;
-  succ: Int32Array;
   bindings: Bindings;
 }
 
@@ -78,8 +76,18 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
   }
 
   const [predStart, pred] = csr(N, to.subarray(0, m), from.subarray(0, m));
-  const [succStart, succ] = csr(N, from.subarray(0, m), to.subarray(0, m));
-  return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, succStart, succ, bindings };
+  return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, bindings };
+}
+
+/**
+ * Cross-lane successors, in compressed rows: the predecessor rows turned around. Built for the one
+ * pass that needs them, so that the graph kept through the analysis holds one direction only.
+ */
+export function successors(g: HbGraph): { succStart: Int32Array; succ: Int32Array } {
+  const to = new Int32Array(g.pred.length);
+  for (let x = 0; x < g.nodes; x++) to.fill(x, g.predStart[x], g.predStart[x + 1]);
+  const [succStart, succ] = csr(g.nodes, g.pred, to);
+  return { succStart, succ };
 }
 
 function csr(n: number, key: Int32Array, value: Int32Array): [Int32Array, Int32Array] {

@@ -6,7 +6,7 @@
 // before it in its lane (its own component is its position, kept apart). Calls rarely receive
 // edges, so a trace of a million launches stores about one row per op.
 import type { Trace } from '../trace/model';
-import { buildGraph, HbGraph } from './graph';
+import { buildGraph, HbGraph, successors } from './graph';
 
 export interface NodeRef {
   kind: 'call' | 'op';
@@ -35,8 +35,15 @@ export const nodeId = (g: HbGraph, r: NodeRef): number => (r.kind === 'call' ? r
 export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): HappensBefore {
   const g = graph;
   const { lane, seq, lanes: L } = g;
-  const { rows, rowOf } = vectorClocks(g);
-  const clock = (x: number, d: number): number => (lane[x] === d ? seq[x] : lane[x] < 0 ? 0 : rows[rowOf[x] * L + d]);
+  const launcher = launcherOf(t, g);
+  const { rows, rowOf } = vectorClocks(g, launcher);
+  const clock = (x: number, d: number): number => {
+    if (lane[x] === d) return seq[x];
+    if (lane[x] < 0) return 0;
+    const v = rows[rowOf[x] * L + d];
+    const c = launcher(x);
+    return c >= 0 && lane[c] === d && seq[c] > v ? seq[c] : v;
+  };
   const beforeNode = (a: number, b: number): boolean => {
     if (a === b || lane[a] < 0 || lane[b] < 0) return false;
     return clock(b, lane[a]) >= seq[a];
@@ -50,48 +57,86 @@ export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): Happens
   };
 }
 
-/** Every node's clock: `rows` holds the distinct rows, L components each, and `rowOf` each node's row. */
-function vectorClocks(g: HbGraph): { rows: Int32Array; rowOf: Int32Array } {
+/**
+ * The call whose launch edge reaches op node `x` from another lane, or -1. A node's clock is its
+ * row raised by its launcher's position: the ops a thread launches in a row then share the row of
+ * the op before them, where their launch taught their stream nothing but the launch itself.
+ */
+function launcherOf(t: Trace, g: HbGraph): (x: number) => number {
+  const { lane, calls: C } = g;
+  return (x) => {
+    if (x < C || lane[x] < 0) return -1;
+    const c = t.ops.call[x - C];
+    return c >= 0 && lane[c] >= 0 && lane[c] !== lane[x] ? c : -1;
+  };
+}
+
+/**
+ * Every node's clock: `rows` holds the distinct rows, L components each, and `rowOf` each node's
+ * row; a node's own component and its launcher's position (launcherOf) are kept apart from it.
+ */
+function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int32Array; rowOf: Int32Array } {
   const { lane, seq, nodes: N, lanes: L } = g;
+  const prev = (x: number) => (seq[x] > 1 ? g.order[g.laneStart[lane[x]] + seq[x] - 2] : -1);
+  // Whether x's launcher `c` stands for its lane predecessor p's launcher too (same thread, later).
+  const covers = (p: number, c: number) => {
+    const cp = p >= 0 ? launcher(p) : -1;
+    return cp < 0 || (c >= 0 && lane[c] === lane[cp] && seq[c] >= seq[cp]);
+  };
   let rowCount = 1; // row 0: the empty clock
-  for (let x = 0; x < N; x++) if (lane[x] >= 0 && g.predStart[x + 1] > g.predStart[x]) rowCount++;
+  for (let x = 0; x < N; x++)
+    if (lane[x] >= 0 && (g.predStart[x + 1] > g.predStart[x] || !covers(prev(x), launcher(x)))) rowCount++;
   const rows = new Int32Array(rowCount * L);
   const rowOf = new Int32Array(N);
   const done = new Uint8Array(N);
   let nextRow = 1;
+  const raise = (r: number, c: number) => {
+    if (c >= 0 && seq[c] > rows[r + lane[c]]) rows[r + lane[c]] = seq[c];
+  };
+  // Whether launcher c knows nothing beyond p's row but its own lane (x's own lane is kept apart).
+  const known = (c: number, p: number, own: number) => {
+    const rc = rowOf[c] * L;
+    const rp = p >= 0 ? rowOf[p] * L : 0;
+    for (let d = 0; d < L; d++) if (d !== lane[c] && d !== own && rows[rc + d] > rows[rp + d]) return false;
+    return true;
+  };
 
   let partial = false; // set for the nodes of a cycle, whose predecessors may not be done
   const compute = (x: number) => {
-    const p = seq[x] > 1 ? g.order[g.laneStart[lane[x]] + seq[x] - 2] : -1;
+    const p = prev(x);
+    const cx = launcher(x);
+    const covered = covers(p, cx);
+    const implied = covered && cx >= 0 && (!partial || done[cx] === 1) && known(cx, p, lane[x]);
     const k0 = g.predStart[x];
     const k1 = g.predStart[x + 1];
-    if (k0 === k1) {
+    const joins = (q: number) => !(q === cx && implied) && !(partial && !done[q]);
+    let any = false;
+    for (let k = k0; k < k1 && !any; k++) any = joins(g.pred[k]);
+    if (!any && covered) {
       rowOf[x] = p >= 0 ? rowOf[p] : 0;
       done[x] = 1;
       return;
     }
     const r = nextRow++ * L;
-    // The first join also copies the lane predecessor's row.
-    let base = p >= 0 ? rowOf[p] * L : 0;
+    if (p >= 0) {
+      rows.copyWithin(r, rowOf[p] * L, rowOf[p] * L + L);
+      raise(r, launcher(p));
+    }
     for (let k = k0; k < k1; k++) {
       const q = g.pred[k];
-      if (partial && !done[q]) continue;
+      if (!joins(q)) continue;
       const rq = rowOf[q] * L;
-      for (let d = 0; d < L; d++) {
-        const a = rows[base + d];
-        const v = rows[rq + d];
-        rows[r + d] = v > a ? v : a;
-      }
+      for (let d = 0; d < L; d++) if (rows[rq + d] > rows[r + d]) rows[r + d] = rows[rq + d];
       if (seq[q] > rows[r + lane[q]]) rows[r + lane[q]] = seq[q];
-      base = r;
+      raise(r, launcher(q));
     }
-    if (base !== r) rows.copyWithin(r, base, base + L);
     rows[r + lane[x]] = seq[x];
     rowOf[x] = r / L;
     done[x] = 1;
   };
 
   // Kahn's order over lane order plus cross-lane edges.
+  const { succStart, succ } = successors(g);
   const indeg = new Int32Array(N);
   const queue = new Int32Array(N);
   let tail = 0;
@@ -105,7 +150,7 @@ function vectorClocks(g: HbGraph): { rows: Int32Array; rowOf: Int32Array } {
     compute(x);
     const k = g.laneStart[lane[x]] + seq[x];
     if (k < g.laneStart[lane[x] + 1] && --indeg[g.order[k]] === 0) queue[tail++] = g.order[k];
-    for (let s = g.succStart[x]; s < g.succStart[x + 1]; s++) if (--indeg[g.succ[s]] === 0) queue[tail++] = g.succ[s];
+    for (let s = succStart[x]; s < succStart[x + 1]; s++) if (--indeg[succ[s]] === 0) queue[tail++] = succ[s];
   }
   // Edges that contradict each other (clock skew in an imported trace) leave a cycle: take its
   // nodes in lane order with what is known.
@@ -113,7 +158,8 @@ function vectorClocks(g: HbGraph): { rows: Int32Array; rowOf: Int32Array } {
     partial = true;
     for (const x of g.order) if (!done[x]) compute(x);
   }
-  return { rows, rowOf };
+  // Rows were counted for every node that might need one; keep those used.
+  return { rows: nextRow === rowCount ? rows : rows.slice(0, nextRow * L), rowOf };
 }
 
 /** The nodes in ranges of lane order, split into calls and ops. */

@@ -17,28 +17,35 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
   const out: WaitExplanation[] = [];
   const complete = holdsEveryCall(t);
   const rulesOf = internedRules();
+  const sourceOf = internedSources();
   for (let i = 0; i < c.count; i++) {
     if (c.kind[i] === CK.context || !isWait(t, i)) continue;
     const r = c.releasedBy[i];
     let pending = c.blockedNs[i] > 0 || (r >= 0 && t.ops.end[r] > c.begin[i]);
     for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++)
       if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
-    const w: WaitExplanation = {
-      id: i,
-      kind: callKind(t, i),
-      thread: laneName(t, c.lane[i]),
-      target: callTarget(t, i),
-      beginNs: c.begin[i],
-      endNs: c.end[i],
-      blockedNs: c.blockedNs[i],
-      releasedBy: releasingOps(t, i),
-      unblockLatencyNs: Number.isNaN(c.unblockNs[i]) ? null : c.unblockNs[i],
-      pending,
-      rules: rulesOf(t, i, program, c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete),
-    };
-    if (c.context[i]) w.context = str(t, c.context[i]);
-    const src = callSource(t, i);
-    if (src) w.source = src;
+    const src = c.context[i] ? undefined : sourceOf(t, i);
+    const w = waitRecord(
+      {
+        id: i,
+        kind: callKind(t, i),
+        thread: laneName(t, c.lane[i]),
+        target: callTarget(t, i),
+        beginNs: c.begin[i],
+        endNs: c.end[i],
+        blockedNs: c.blockedNs[i],
+        releasedBy: releasingOps(t, i),
+        unblockLatencyNs: Number.isNaN(c.unblockNs[i]) ? null : c.unblockNs[i],
+        pending,
+        rules: rulesOf(t, i, program, c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete),
+      },
+      src,
+    );
+    if (c.context[i]) {
+      w.context = str(t, c.context[i]);
+      const within = sourceOf(t, i);
+      if (within) w.source = within;
+    }
     if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
       const narrower = narrowerWait(t, hb, access, i);
       if (narrower) w.narrower = narrower;
@@ -62,6 +69,36 @@ function internedRules(): (t: Trace, call: number, program: Program | undefined,
     if (shared) return shared;
     lists.set(key, rules);
     return rules;
+  };
+}
+
+type WaitFields = Omit<WaitExplanation, 'context' | 'source' | 'narrower'>;
+
+/**
+ * One wait, its source (when it has one) written in the same literal: an object of one shape, not
+ * one that grows a property store per wait. The key order is the report's: source after rules.
+ */
+function waitRecord(f: WaitFields, source: WaitExplanation['source']): WaitExplanation {
+  const { id, kind, thread, target, beginNs, endNs, blockedNs, releasedBy, unblockLatencyNs, pending, rules } = f;
+  return source
+    ? { id, kind, thread, target, beginNs, endNs, blockedNs, releasedBy, unblockLatencyNs, pending, rules, source }
+    : { id, kind, thread, target, beginNs, endNs, blockedNs, releasedBy, unblockLatencyNs, pending, rules };
+}
+
+/**
+ * A wait's source position (callSource). The waits of an unrolled loop come from a few scenario
+ * lines, so each position is one object shared by its waits, not one object per wait.
+ */
+function internedSources(): (t: Trace, call: number) => WaitExplanation['source'] {
+  const sources = new Map<number, NonNullable<WaitExplanation['source']>>();
+  return (t, call) => {
+    const src = callSource(t, call);
+    if (!src) return undefined;
+    const key = src.line * 2 ** 21 + src.column;
+    const shared = sources.get(key);
+    if (shared) return shared;
+    sources.set(key, src);
+    return src;
   };
 }
 

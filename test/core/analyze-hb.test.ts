@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze, happensBefore, type NodeRef } from '../../core/analyze';
+import { successors } from '../../core/analyze/graph';
 import { TraceBuilder } from '../../core/trace/model';
 import { opNamed, run, type ScenarioSpec } from './analyze-scenario';
 
@@ -207,12 +208,13 @@ test('cone: before and after sets agree with before() for every pair of nodes', 
 
   // The clocks against plain reachability over the same graph (lane order plus cross-lane edges).
   const g = hb.graph;
+  const { succStart, succ } = successors(g);
   const reach = (from: number): Set<number> => {
     const seen = new Set<number>();
     const stack = [from];
     while (stack.length) {
       const n = stack.pop()!;
-      const next = [...g.succ.subarray(g.succStart[n], g.succStart[n + 1])];
+      const next = [...succ.subarray(succStart[n], succStart[n + 1])];
       const k = g.laneStart[g.lane[n]] + g.seq[n];
       if (g.lane[n] >= 0 && k < g.laneStart[g.lane[n] + 1]) next.push(g.order[k]);
       for (const m of next)
