@@ -75,6 +75,10 @@ test(
     await wb.page.locator('.tab', { hasText: SCENARIO }).first().waitFor({ timeout: 10_000 });
     assert.ok(existsSync(join(wb.workspace, SCENARIO)), 'the scenario is saved beside the trace');
     assert.match(readFileSync(join(wb.workspace, SCENARIO), 'utf8'), /cudaDeviceSynchronize|deviceSync/);
+    // The scenario's own timeline draws its simulated run.
+    const simulated = await wb.webviewFrame('.toolbar', 60_000, SCENARIO);
+    await simulated.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
+    assert.ok((await simulated.locator('.row-header').count()) > 0, "the scenario's timeline has rows");
     await wb.shot('whatif-02-open-as-scenario');
   },
 );
