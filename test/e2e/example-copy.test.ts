@@ -8,7 +8,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { exampleInfo } from '../../extension/logic/examples';
 import { repoPath } from '../helpers/paths';
-import { skipReason, unmet, Workbench } from './workbench';
+import { skipReason, Workbench } from './workbench';
 
 const skip = skipReason();
 const EXAMPLE = 'pipeline-fixed.scenario.json';
@@ -18,8 +18,6 @@ let wb: Workbench;
 before(
   async () => {
     if (skip) return;
-    const lacking = unmet();
-    if (lacking) throw new Error(lacking);
     wb = await Workbench.start({});
     // Workbench gives the workspace the project's layout (media/schema beside it); a user's folder has none.
     rmSync(join(wb.root, 'media'), { recursive: true, force: true });

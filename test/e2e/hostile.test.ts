@@ -4,7 +4,7 @@
 // user gets one plain message.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { skipReason, unmet, Workbench } from './workbench';
+import { skipReason, Workbench } from './workbench';
 
 const skip = skipReason();
 const HOSTILE = 'hostile.scenario.json';
@@ -37,8 +37,6 @@ let wb: Workbench;
 before(
   async () => {
     if (skip) return;
-    const lacking = unmet();
-    if (lacking) throw new Error(lacking);
     wb = await Workbench.start(
       { [HOSTILE]: hostile, [SMALL]: small, [NOTES]: '' },
       { 'syncscope.workerTimeoutSeconds': WORKER_SECONDS },

@@ -14,7 +14,7 @@ import { simulate } from '../../core/simulate';
 import { traceToJson } from '../../core/trace/json';
 import { OP_KINDS } from '../../core/trace/model';
 import { repoPath } from '../helpers/paths';
-import { shotsDir, skipReason, unmet, Workbench } from './workbench';
+import { shotsDir, skipReason, Workbench } from './workbench';
 
 const skip = skipReason();
 const version = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')).version as string;
@@ -41,8 +41,6 @@ let wb: Workbench;
 before(
   async () => {
     if (skip) return;
-    const lacking = unmet();
-    if (lacking) throw new Error(lacking);
     const saved = expected(SCENARIO).trace;
     const torch = readFileSync(repoPath('test', 'fixtures', 'torch', 'sync_seeds.json'), 'utf8');
     wb = await Workbench.start({ ...files, [SAVED]: traceToJson(saved), [TORCH]: torch });

@@ -9,7 +9,7 @@ import { analyze } from '../../core/analyze';
 import { compileScenario } from '../../core/scenario/parse';
 import { simulate } from '../../core/simulate';
 import { repoPath } from '../helpers/paths';
-import { skipReason, unmet, Workbench } from './workbench';
+import { skipReason, Workbench } from './workbench';
 
 const skip = skipReason();
 const SCENARIO = 'seed-side-stream-event-sync.scenario.json';
@@ -19,8 +19,6 @@ let wb: Workbench;
 before(
   async () => {
     if (skip) return;
-    const lacking = unmet();
-    if (lacking) throw new Error(lacking);
     wb = await Workbench.start({ [SCENARIO]: text });
     await wb.page.setViewportSize({ width: 1400, height: 900 });
   },

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { siteLines, siteLineText } from '../../core/analyze/site-lines';
 import { parseTrace } from '../../core/trace/json';
 import { repoPath } from '../helpers/paths';
-import { skipReason, unmet, Workbench } from './workbench';
+import { skipReason, Workbench } from './workbench';
 
 const skip = skipReason();
 const SCRIPT = 'side_stream_sync.py';
@@ -23,8 +23,6 @@ let wb: Workbench;
 before(
   async () => {
     if (skip) return;
-    const lacking = unmet();
-    if (lacking) throw new Error(lacking);
     wb = await Workbench.start({ [SCRIPT]: scriptText, [TRACE]: traceText });
     // The script predates its profile (a file newer than the trace's createdAt makes the lens say "stale").
     const before = new Date(Date.parse(JSON.parse(traceText).meta.createdAt) - 3600_000);

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { repoPath } from '../helpers/paths';
-import { skipReason, unmet, Workbench } from './workbench';
+import { skipReason, Workbench } from './workbench';
 
 const skip = skipReason();
 const TRACE = 'sync_every_gemm.syncscope.json';
@@ -21,8 +21,6 @@ let wb: Workbench;
 before(
   async () => {
     if (skip) return;
-    const lacking = unmet();
-    if (lacking) throw new Error(lacking);
     wb = await Workbench.start({ [TRACE]: traceText });
   },
   { timeout: 240_000 },

@@ -37,7 +37,7 @@ export const skipReason = (): string | undefined =>
   process.env.SYNCSCOPE_E2E ? undefined : 'end-to-end journeys run with `npm run test:e2e`';
 
 /** What `npm run test:e2e` lacks here: then the journeys fail rather than pass by skipping. */
-export function unmet(): string | undefined {
+function unmet(): string | undefined {
   if (!existsSync(codeServerEntry))
     return `code-server is not installed (run scripts/setup-e2e.sh): ${codeServerEntry}`;
   if (!existsSync(chromiumPath)) return `no Chromium at ${chromiumPath} (run scripts/setup-e2e.sh)`;
@@ -83,7 +83,10 @@ export class Workbench {
   }
 
   /** Installs the .vsix into a fresh profile, starts the server and opens the workbench. */
+  /** Fails, rather than skips, when `npm run test:e2e` lacks what it needs here (unmet). */
   static async start(files: Record<string, string>, settings: Record<string, unknown> = {}): Promise<Workbench> {
+    const lacking = unmet();
+    if (lacking) throw new Error(lacking);
     const root = mkdtempSync(join(tmpdir(), 'syncscope-e2e-'));
     const workspace = join(root, 'workspace');
     mkdirSync(workspace, { recursive: true });
