@@ -47,13 +47,14 @@ export function describeFailure(program: Program, f: NativeFailure): GpuError {
   const offsets = threadOffsets(program);
   const t = offsets.findIndex((o, i) => f.step >= o && f.step < offsets[i + 1]);
   const thread = program.threads[t];
-  const step = thread?.steps[f.step - offsets[t]];
+  const index = f.step - offsets[t];
+  const step = thread?.steps[index];
   if (!thread || !step) return new GpuError(`${f.name} in ${f.api} at step ${f.step}${detail}`, f.name);
   const where = `${program.file ?? 'scenario'}:${step.pos.line}:${step.pos.column}`;
   return new GpuError(
-    `${f.name} in step ${step.index} (${step.op}) of thread "${thread.name}" at ${where}: ${f.api} failed${detail}`,
+    `${f.name} in step ${index} (${step.op}) of thread "${thread.name}" at ${where}: ${f.api} failed${detail}`,
     f.name,
-    { thread: thread.name, index: step.index, line: step.pos.line, column: step.pos.column },
+    { thread: thread.name, index, line: step.pos.line, column: step.pos.column },
   );
 }
 

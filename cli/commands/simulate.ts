@@ -1,5 +1,4 @@
 import { analyze } from '../../core/analyze';
-import { analysisProgram } from '../../core/analyze/describe';
 import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/report';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
@@ -31,16 +30,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   return finishRun(input.trace, input.program, file, args, io);
 }
 
-/**
- * The input as the analysis reads it: the trace, and of the program only what the analysis looks
- * up (analysisProgram), so that the compiled program of a long run is not kept alive beside it.
- */
-export async function loadAnalysisInput(file: string, io: CliIo, args: ReturnType<typeof parseArgs>): Promise<Input> {
-  const input = await loadInput(file, io, {
-    profile: flagString(args, 'profile'),
-    maxSteps: flagString(args, 'max-steps'),
-  });
-  return { ...input, program: input.program && analysisProgram(input.program) };
+/** The input, a scenario simulated with the options `simulate` and `report` share. */
+export function loadAnalysisInput(file: string, io: CliIo, args: ReturnType<typeof parseArgs>): Promise<Input> {
+  return loadInput(file, io, { profile: flagString(args, 'profile'), maxSteps: flagString(args, 'max-steps') });
 }
 
 /** Shared by `simulate` and `run`: analyze, print, and write --out / --html. */

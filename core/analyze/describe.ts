@@ -57,39 +57,12 @@ export function isAsyncCall(t: Trace, call: number, program?: Program): boolean 
   return /async/i.test(str(t, t.calls.name[call]));
 }
 
-/** The compiled step that made a call, when the trace came from this program (or its analysisProgram). */
+/** The compiled step that made a call, when the trace came from this program. */
 export function programStep(t: Trace, call: number, program?: Program): Step | undefined {
   const index = t.calls.step[call];
   if (!program || index < 0) return undefined;
   const thread = program.threads.find((th) => th.name === laneName(t, t.calls.lane[call])) ?? program.threads[0];
-  if (!thread) return undefined;
-  const step = thread.steps[index];
-  return step && step.index === index ? step : stepByIndex(thread.steps, index);
-}
-
-/** A thread's steps are in index order; the analysis program keeps only some of them. */
-function stepByIndex(steps: readonly Step[], index: number): Step | undefined {
-  let lo = 0;
-  let hi = Math.min(steps.length, index + 1);
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (steps[mid].index < index) lo = mid + 1;
-    else hi = mid;
-  }
-  return steps[lo]?.index === index ? steps[lo] : undefined;
-}
-
-/** The only steps the analysis reads (programStep's callers): whether a copy or memset was async, a query's expected answer. */
-const ANALYSED_STEPS = new Set<Step['op']>(['copy', 'memset', 'query']);
-
-/**
- * The program as the analysis reads it: every declaration, and of the steps only the ones it
- * looks up. A compiled loop holds every iteration's steps, so the caller can let the full program
- * go before the analysis, which then gives the same answers in a fraction of the memory.
- */
-export function analysisProgram(program: Program): Program {
-  const threads = program.threads.map((th) => ({ ...th, steps: th.steps.filter((s) => ANALYSED_STEPS.has(s.op)) }));
-  return { ...program, threads };
+  return thread?.steps[index];
 }
 
 /** The op itself, or for an event record or stream wait marker, the real work before it in its stream. */

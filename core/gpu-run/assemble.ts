@@ -44,6 +44,8 @@ type StepOf<K extends Step['op']> = Extract<Step, { op: K }>;
 interface Issued {
   g: number;
   thread: number;
+  /** The step's index in its thread. */
+  index: number;
   step: Step;
 }
 
@@ -89,7 +91,7 @@ function issuedInHostOrder(program: Program, r: Float64Array): Issued[] {
   program.threads.forEach((t, ti) =>
     t.steps.forEach((step, i) => {
       const g = offsets[ti] + i;
-      if (recordAt(r, g, REC.done) === 1) issued.push({ g, thread: ti, step });
+      if (recordAt(r, g, REC.done) === 1) issued.push({ g, thread: ti, index: i, step });
     }),
   );
   issued.sort((a, b) => recordAt(r, a.g, REC.hostBegin) - recordAt(r, b.g, REC.hostBegin) || a.g - b.g);
@@ -231,7 +233,7 @@ class Assembler {
       name: api,
       begin: x.begin,
       end: x.end,
-      step: s.index,
+      step: x.index,
       line: s.pos.line,
       column: s.pos.column,
     });

@@ -12,10 +12,9 @@ export interface Use {
 /** Where the scenario first uses `device`: the first step that runs on it, else where it is declared. */
 export function firstUse(program: Program, device: number): Use {
   for (const t of program.threads) {
-    for (const s of t.steps) {
-      if (stepDevice(program, s) === device)
-        return { pos: s.pos, step: { thread: t.name, index: s.index, line: s.pos.line, column: s.pos.column } };
-    }
+    const index = t.steps.findIndex((s) => stepDevice(program, s) === device);
+    const s = t.steps[index];
+    if (s) return { pos: s.pos, step: { thread: t.name, index, line: s.pos.line, column: s.pos.column } };
   }
   return { pos: program.devices[device]?.pos ?? { line: 1, column: 1 } };
 }

@@ -244,16 +244,13 @@ function makeScope(
   return scope;
 }
 
-/** Compiles each thread's steps, numbering them within their thread. */
+/** Compiles each thread's steps. */
 function compileThreads(scope: Scope, threads: ThreadDecl[], lists: [string, Node, Node][], oneSteps: boolean): void {
   lists.forEach(([, , list], i) => {
     scope.thread = threads[i];
     scope.device = 0;
     const steps: Step[] = [];
     compileSteps(scope, list, oneSteps ? '"steps"' : `thread "${threads[i].name}"`, steps);
-    steps.forEach((s, index) => {
-      s.index = index;
-    });
     threads[i].steps = steps;
   });
 }

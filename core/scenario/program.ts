@@ -61,9 +61,11 @@ export interface DeviceDecl {
   pos: Pos;
 }
 
+/**
+ * A step's index in its thread is its position in `ThreadDecl.steps`. The repetitions of a `repeat`
+ * are the same step objects, so that a long loop costs a reference per step: never mutate a step.
+ */
 interface StepBase {
-  /** Index of the step in its thread. */
-  index: number;
   pos: Pos;
 }
 

@@ -20,7 +20,7 @@ interface Ctx {
   out: Step[];
 }
 
-type Unplaced<T> = T extends Step ? Omit<T, 'index' | 'pos'> : never;
+type Unplaced<T> = T extends Step ? Omit<T, 'pos'> : never;
 
 const OPTION_KEYS = new Set<string>(Object.values(STEP_KEYS).flat());
 const NS_PER: Record<string, number> = { ns: 1, us: 1e3, ms: 1e6 };
@@ -73,7 +73,7 @@ function compileStep(scope: Scope, node: Node, out: Step[]): void {
 }
 
 function push(c: Ctx, step: Unplaced<Step>): void {
-  c.out.push({ ...step, index: 0, pos: c.pos } as Step);
+  c.out.push({ ...step, pos: c.pos } as Step);
   c.scope.emitted++;
   const before = c.scope.work;
   c.scope.work += stepWork(c.scope, step);
@@ -456,10 +456,9 @@ function compileRepeat(c: Ctx): void {
   if (count === undefined || !withinBudget(c, count, body.length, scope.work - work)) return;
   scope.emitted += (count - 1) * body.length;
   scope.work += (count - 1) * (scope.work - work);
-  for (const s of body) c.out.push(s);
-  // With errors there is no program to build, so skip the copies.
-  if (report.count > 0) return;
-  for (let r = 1; r < count; r++) for (const s of body) c.out.push({ ...s });
+  // With errors there is no program to build, so skip the repetitions.
+  const repetitions = report.count > 0 ? 1 : count;
+  for (let r = 0; r < repetitions; r++) for (const s of body) c.out.push(s);
 }
 
 /** The repeat count, or undefined after reporting what is wrong with it. */

@@ -622,7 +622,7 @@ class Simulation implements HostSide {
     col.releasedBy[c] = RELEASED_NONE;
     col.unblockNs[c] = NaN;
     col.value[c] = NaN;
-    col.step[c] = s.index;
+    col.step[c] = t.pc;
     col.line[c] = s.pos.line;
     col.column[c] = s.pos.column;
     return c;

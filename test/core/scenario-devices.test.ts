@@ -144,7 +144,6 @@ test('S21 a two-device scenario compiles to devices, per-device streams and a pe
     direction: 'PtoP',
     async: true,
     stream: 2,
-    index: 1,
     pos: { line: 10, column: 5 },
   });
   assert.equal(
@@ -186,7 +185,7 @@ test('S21 a scenario without devices is device 0 alone, with the schedule of "de
     FILE,
   );
   assert.deepEqual(p.devices, [{ id: 0, schedule: 'yield', used: true, pos: { line: 1, column: 1 } }]);
-  assert.deepEqual(p.threads[0].steps[0], { op: 'deviceSync', device: 0, index: 0, pos: { line: 1, column: 62 } });
+  assert.deepEqual(p.threads[0].steps[0], { op: 'deviceSync', device: 0, pos: { line: 1, column: 62 } });
   assert.deepEqual(
     p.streams.map((s) => s.device),
     [0],

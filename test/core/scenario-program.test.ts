@@ -68,10 +68,6 @@ test('the design example compiles to resolved ids, ns durations and unrolled ste
     'launch',
     'launch',
   ]);
-  assert.deepEqual(
-    main.steps.map((s) => s.index),
-    [...main.steps.keys()],
-  );
   assert.equal(p.stepCount, 13);
   assert.deepEqual(main.steps[0], {
     op: 'launch',
@@ -82,11 +78,10 @@ test('the design example compiles to resolved ids, ns durations and unrolled ste
     block: 256,
     reads: [],
     writes: [0],
-    index: 0,
     pos: { line: 9, column: 5 },
   });
-  assert.deepEqual(main.steps[1], { op: 'record', event: 0, stream: 1, index: 1, pos: { line: 10, column: 5 } });
-  assert.deepEqual(main.steps[2], { op: 'wait', event: 0, stream: 0, index: 2, pos: { line: 11, column: 5 } });
+  assert.deepEqual(main.steps[1], { op: 'record', event: 0, stream: 1, pos: { line: 10, column: 5 } });
+  assert.deepEqual(main.steps[2], { op: 'wait', event: 0, stream: 0, pos: { line: 11, column: 5 } });
   assert.deepEqual(main.steps[4], {
     op: 'copy',
     src: 0,
@@ -95,18 +90,17 @@ test('the design example compiles to resolved ids, ns durations and unrolled ste
     direction: 'DtoH',
     async: true,
     stream: 0,
-    index: 4,
     pos: { line: 13, column: 5 },
   });
-  assert.deepEqual(main.steps[5], { op: 'query', event: 0, expect: 'ready', index: 5, pos: { line: 14, column: 5 } });
-  assert.deepEqual(main.steps[9], { op: 'hostWork', ns: 30_000, index: 9, pos: { line: 18, column: 5 } });
+  assert.deepEqual(main.steps[5], { op: 'query', event: 0, expect: 'ready', pos: { line: 14, column: 5 } });
+  assert.deepEqual(main.steps[9], { op: 'hostWork', ns: 30_000, pos: { line: 18, column: 5 } });
   // Every copy of a repeated step points at the same source: the repeated step object's brace.
   assert.deepEqual(
-    main.steps.slice(10).map((s) => [s.index, s.pos.line, s.pos.column]),
+    main.steps.slice(10).map((s) => [s.pos.line, s.pos.column]),
     [
-      [10, 19, 31],
-      [11, 19, 31],
-      [12, 19, 31],
+      [19, 31],
+      [19, 31],
+      [19, 31],
     ],
   );
 });
@@ -133,13 +127,12 @@ test('nested repeats unroll in order', () => {
     steps.map((s) => (s.op === 'launch' ? s.name : s.op)),
     ['a', 'b', 'b', 'a', 'b', 'b', 'c'],
   );
-  assert.deepEqual(
-    steps.map((s) => s.index),
-    [0, 1, 2, 3, 4, 5, 6],
-  );
   assert.equal(p.stepCount, 7);
-  // Unrolled copies are separate objects: an executor may annotate one without touching the others.
-  assert.notEqual(steps[0], steps[3]);
+  // Every repetition is the same step object: a loop of 10^7 steps costs a reference per step.
+  assert.equal(steps[0], steps[3]);
+  assert.equal(steps[1], steps[2]);
+  assert.equal(steps[1], steps[5]);
+  assert.notEqual(steps[0], steps[6]);
 });
 
 test('large repeats unroll, and the per-repeat limit of 1000000 is inclusive', () => {
@@ -149,11 +142,8 @@ test('large repeats unroll, and the per-repeat limit of 1000000 is inclusive', (
   assert.equal(p.stepCount, 400_000);
   assert.equal(p.threads[0].steps.length, 400_000);
   assert.deepEqual(
-    p.threads[0].steps.slice(-2).map((s) => [s.index, s.op]),
-    [
-      [399_998, 'launch'],
-      [399_999, 'deviceSync'],
-    ],
+    p.threads[0].steps.slice(-2).map((s) => s.op),
+    ['launch', 'deviceSync'],
   );
   assert.equal(compileScenario('{ "name": "t", "steps": [ { "repeat": 1000000, "steps": [] } ] }').stepCount, 0);
 });
@@ -177,10 +167,10 @@ test('waitStream lowers to a record of an internal event on the other stream and
   );
   assert.equal(p.events[1].name, 'waitStream side->copy at 5:5');
   assert.deepEqual(p.threads[0].steps, [
-    { op: 'record', event: 1, stream: 1, index: 0, pos: { line: 5, column: 5 } },
-    { op: 'wait', event: 1, stream: 2, index: 1, pos: { line: 5, column: 5 } },
-    { op: 'record', event: 2, stream: 2, index: 2, pos: { line: 6, column: 5 } },
-    { op: 'wait', event: 2, stream: 0, index: 3, pos: { line: 6, column: 5 } },
+    { op: 'record', event: 1, stream: 1, pos: { line: 5, column: 5 } },
+    { op: 'wait', event: 1, stream: 2, pos: { line: 5, column: 5 } },
+    { op: 'record', event: 2, stream: 2, pos: { line: 6, column: 5 } },
+    { op: 'wait', event: 2, stream: 0, pos: { line: 6, column: 5 } },
   ]);
   assert.equal(p.stepCount, 4);
 });
@@ -219,10 +209,6 @@ test('S4 per-thread default streams: one blocking stream per thread, "legacy" st
   assert.deepEqual(
     loader.steps.map((s) => ('stream' in s ? s.stream : -1)),
     [2, 0, 3],
-  );
-  assert.deepEqual(
-    loader.steps.map((s) => s.index),
-    [0, 1, 2],
   );
   assert.equal(p.stepCount, 5);
 });
@@ -301,7 +287,7 @@ test('a touch kernel reads and writes its buffer and has no spin duration', () =
 test('S11 elapsed on a non-timing event is not a parse error (the executors report it at run time)', () => {
   const p = compileScenario(`{ "name": "t", "events": { "a": {}, "b": { "timing": true } },
     "steps": [ { "record": "a" }, { "record": "b" }, { "elapsed": ["a", "b"] } ] }`);
-  assert.deepEqual(p.threads[0].steps[2], { op: 'elapsed', from: 0, to: 1, index: 2, pos: { line: 2, column: 54 } });
+  assert.deepEqual(p.threads[0].steps[2], { op: 'elapsed', from: 0, to: 1, pos: { line: 2, column: 54 } });
   assert.deepEqual(
     p.events.map((e) => e.timing),
     [false, true],
@@ -322,7 +308,7 @@ test('event flags, declaration positions and a description come through', () => 
     device: 0,
     pos: { line: 2, column: 17 },
   });
-  assert.deepEqual(p.threads[0].steps[0], { op: 'query', event: 0, index: 0, pos: { line: 3, column: 16 } });
+  assert.deepEqual(p.threads[0].steps[0], { op: 'query', event: 0, pos: { line: 3, column: 16 } });
 });
 
 test('a scenario with no steps compiles to one empty thread', () => {
