@@ -213,6 +213,17 @@ function readEnum(where: string, data: Data, dst: Column, row: number, names: re
   }
 }
 
+/** The values an integer typed array can hold; undefined for floats. */
+function rangeOf(a: ArrayLike<number>): readonly [number, number] | undefined {
+  if (a instanceof Int8Array) return [-(2 ** 7), 2 ** 7 - 1];
+  if (a instanceof Uint8Array) return [0, 2 ** 8 - 1];
+  if (a instanceof Int16Array) return [-(2 ** 15), 2 ** 15 - 1];
+  if (a instanceof Uint16Array) return [0, 2 ** 16 - 1];
+  if (a instanceof Int32Array) return [-(2 ** 31), 2 ** 31 - 1];
+  if (a instanceof Uint32Array) return [0, 2 ** 32 - 1];
+  return undefined;
+}
+
 /** Numbers into a column of another width: checked against its range, since set() would wrap in silence. */
 function readNumbers(where: string, data: Data, dst: Column, row: number): void {
   if (DataType.isDictionary(data.type)) bad(`${where} is a dictionary; expected numbers`);
@@ -220,11 +231,13 @@ function readNumbers(where: string, data: Data, dst: Column, row: number): void 
   const n = data.length;
   const isFloatDst = dst instanceof Float64Array;
   if (!isFloatDst) {
-    const [lo, hi] =
-      dst instanceof Int32Array ? [-(2 ** 31), 2 ** 31 - 1] : dst instanceof Uint8Array ? [0, 255] : [0, 2 ** 32 - 1];
+    const [lo, hi] = rangeOf(dst)!;
     if (data.nullCount > 0) bad(`${where} has nulls; expected a value in every row`);
     const integral = DataType.isInt(data.type);
-    for (let i = 0; i < n; i++) {
+    const from = rangeOf(src);
+    // Integers of a type that the column's type holds (what syncscope writes) need no check per row.
+    const fits = integral && from !== undefined && from[0] >= lo && from[1] <= hi;
+    for (let i = 0; i < (fits ? 0 : n); i++) {
       const v = src[i];
       if (!(v >= lo && v <= hi) || (!integral && !Number.isInteger(v)))
         bad(`${where}, row ${row + i}: ${v}; expected an integer from ${lo} to ${hi}`);

@@ -174,6 +174,14 @@ test('ids out of range, columns that disagree and huge declared lengths are refu
   bad((c) => (c.calls.lane[1] = 99), /calls row 1, lane: 99; expected the id of a thread lane/);
   bad((c) => (c.ops.end[0] = c.ops.start[0] - 1), /ops row 0, end: .*expected a time from start/);
   bad((c) => (c.calls.site[0] = 3), /calls row 0, site: 3; expected 0 \(none\) to 0/);
+  // Values that the column's own type cannot hold: unsigned 32-bit integers and fractions.
+  const stepsOf = (c: Trace, first: number) => {
+    const steps = Float64Array.from(c.calls.step, (v) => Math.max(v, 0));
+    steps[0] = first;
+    (c.calls as unknown as { step: Float64Array }).step = steps;
+  };
+  bad((c) => stepsOf(c, 2 ** 31), /calls column step, row 0: 2147483648; expected an integer from -2147483648 to/);
+  bad((c) => stepsOf(c, 1.5), /calls column step, row 0: 1.5; expected an integer from -2147483648 to/);
   // A record batch whose declared row count is huge: the count is checked against the file's size.
   const good = arrowBytes(t);
   const hostile = Uint8Array.from(good);
