@@ -58,10 +58,12 @@ async function writeAll(fh: FileHandle, chunks: Iterable<Chunk> | AsyncIterable<
   let size = 0;
   const flush = async () => {
     if (!size) return;
-    const batch = pending.length === 1 ? pending[0] : Buffer.concat(pending, size);
+    // One gathering write: the chunks are views of the caller's data, and copying them into one
+    // buffer first would touch every byte of a large trace once more.
+    const batch = pending;
     pending = [];
     size = 0;
-    await fh.write(batch);
+    await fh.writev(batch);
   };
   for await (const chunk of chunks) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;

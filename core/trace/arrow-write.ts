@@ -147,24 +147,9 @@ function dictionaryPlan(name: string, col: Numbers, type: Dictionary, dictionary
 
 /** The narrowest type for a number column; undefined when it holds only its default. */
 function numberPlan(name: string, col: Numbers, count: number, dflt: number): Plan | undefined {
-  let min = Infinity;
-  let max = -Infinity;
-  let integral = true;
-  let nulls = false;
-  let onlyDefault = true;
-  const defaultIsNaN = Number.isNaN(dflt);
-  for (let i = 0; i < count; i++) {
-    const v = col[i];
-    if (v !== v) {
-      nulls = true;
-      if (!defaultIsNaN) onlyDefault = false;
-      continue;
-    }
-    if (v !== dflt) onlyDefault = false;
-    if (v < min) min = v;
-    if (v > max) max = v;
-    if (integral && !Number.isInteger(v)) integral = false;
-  }
+  const { min, max, integral, nulls, onlyDefault } = isIntegerArray(col)
+    ? intRange(col, count, dflt)
+    : floatRange(col, count, dflt);
   if (onlyDefault) return undefined;
   const width = integral && min <= max ? narrowestInt(min, max) : integral && min > max ? 'Int8' : undefined;
   const type = width ? INT_TYPES[width]() : new Float64();
@@ -186,6 +171,52 @@ function numberPlan(name: string, col: Numbers, count: number, dflt: number): Pl
       return makeData({ type, length: b - a, data, nullBitmap: nulls ? validity(view) : undefined } as never);
     },
   };
+}
+
+interface Range {
+  min: number;
+  max: number;
+  integral: boolean;
+  nulls: boolean;
+  onlyDefault: boolean;
+}
+
+function floatRange(col: ArrayLike<number>, count: number, dflt: number): Range {
+  let min = Infinity;
+  let max = -Infinity;
+  let integral = true;
+  let nulls = false;
+  let onlyDefault = true;
+  const defaultIsNaN = Number.isNaN(dflt);
+  for (let i = 0; i < count; i++) {
+    const v = col[i];
+    if (v !== v) {
+      nulls = true;
+      if (!defaultIsNaN) onlyDefault = false;
+      continue;
+    }
+    if (v !== dflt) onlyDefault = false;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (integral && !Number.isInteger(v)) integral = false;
+  }
+  return { min, max, integral, nulls, onlyDefault };
+}
+
+const isIntegerArray = (col: Numbers): boolean =>
+  col instanceof Int32Array || col instanceof Uint32Array || col instanceof Uint8Array;
+
+/** An integer column holds no NaN and no fractions: only its range and whether it is all default. */
+function intRange(col: ArrayLike<number>, count: number, dflt: number): Range {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const v = col[i];
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const onlyDefault = count === 0 || (min === dflt && max === dflt);
+  return { min, max, integral: true, nulls: false, onlyDefault };
 }
 
 /** Arrow's validity bitmap: bit i set where value i is present (not NaN). */

@@ -11,6 +11,11 @@ export type Columns<S extends ColumnSchema> = { [K in keyof S]: InstanceType<S[K
 /** A finished table: `count` rows, each column exactly `count` long. */
 export type Table<S extends ColumnSchema> = Columns<S> & { count: number };
 
+/** The most of a column's room, as a fraction of it (1/8), that `finish` leaves unused rather than copy. */
+const SLACK_KEPT = 8;
+
+type Column = { length: number; slice(a: number, b: number): unknown; subarray(a: number, b: number): unknown };
+
 /** Appends rows to growable columns; `finish()` trims them to size. */
 export class TableBuilder<S extends ColumnSchema> {
   count = 0;
@@ -45,11 +50,16 @@ export class TableBuilder<S extends ColumnSchema> {
 
   finish(): Table<S> {
     const out = { count: this.count } as Table<S>;
+    // Each column keeps a buffer of its own, transferable alone. One that is nearly full (a
+    // producer that sized it up front from an upper bound) stays that buffer, viewed to size: a
+    // copy would write every byte of a large trace once more, for little memory back. One with
+    // more room left is copied to a right-sized buffer.
+    const keep = this.capacity - this.count <= this.capacity / SLACK_KEPT;
     for (const key of Object.keys(this.schema) as (keyof S)[]) {
-      // slice, not subarray: the result owns a right-sized buffer that can be transferred alone.
-      // A column that is already exactly full is that buffer: no copy.
-      const col = this.cols[key] as unknown as { length: number; slice(a: number, b: number): unknown };
-      out[key] = (col.length === this.count ? col : col.slice(0, this.count)) as Table<S>[keyof S];
+      const col = this.cols[key] as unknown as Column;
+      out[key] = (
+        col.length === this.count ? col : keep ? col.subarray(0, this.count) : col.slice(0, this.count)
+      ) as Table<S>[keyof S];
     }
     return out;
   }
