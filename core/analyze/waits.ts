@@ -11,20 +11,61 @@ import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
 import type { WaitExplanation } from './types';
 
-export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, program?: Program): WaitExplanation[] {
+/** What explaining the waits needs from the happens-before graph, so that the graph can go first. */
+export interface WaitFacts {
+  /** The host waits' call ids, in call order. */
+  ids: Int32Array;
+  /** Per wait: PENDING and NEVER_RECORDED bits. */
+  flags: Uint8Array;
+  /** The narrower waits of pending stream and device synchronizes that have one, by call. */
+  narrower: Map<number, NonNullable<WaitExplanation['narrower']>>;
+}
+
+const PENDING = 1;
+const NEVER_RECORDED_EVENT = 2;
+
+const isHostWait = (t: Trace, i: number) => t.calls.kind[i] !== CK.context && isWait(t, i);
+
+export function waitFacts(t: Trace, hb: HappensBefore, access: AccessIndex): WaitFacts {
   const c = t.calls;
   const b = hb.graph.bindings;
-  const out: WaitExplanation[] = [];
   const complete = holdsEveryCall(t);
-  const rulesOf = internedRules();
-  const sourceOf = internedSources();
-  for (let i = 0; i < c.count; i++) {
-    if (c.kind[i] === CK.context || !isWait(t, i)) continue;
+  let n = 0;
+  for (let i = 0; i < c.count; i++) if (isHostWait(t, i)) n++;
+  const ids = new Int32Array(n);
+  const flags = new Uint8Array(n);
+  const narrower: WaitFacts['narrower'] = new Map();
+  for (let i = 0, k = 0; i < c.count; i++) {
+    if (!isHostWait(t, i)) continue;
     const r = c.releasedBy[i];
     let pending = c.blockedNs[i] > 0 || (r >= 0 && t.ops.end[r] > c.begin[i]);
     for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++)
       if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
     const neverRecorded = c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete;
+    ids[k] = i;
+    flags[k++] = (pending ? PENDING : 0) | (neverRecorded ? NEVER_RECORDED_EVENT : 0);
+    if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
+      const w = narrowerWait(t, hb, access, i);
+      if (w) narrower.set(i, w);
+    }
+  }
+  return { ids, flags, narrower };
+}
+
+/** The waits explained, or those of them whose call `only` keeps. */
+export function explainWaits(
+  t: Trace,
+  facts: WaitFacts,
+  program?: Program,
+  only?: (call: number) => boolean,
+): WaitExplanation[] {
+  const c = t.calls;
+  const out: WaitExplanation[] = [];
+  const rulesOf = internedRules();
+  const sourceOf = internedSources();
+  for (let k = 0; k < facts.ids.length; k++) {
+    const i = facts.ids[k];
+    if (only && !only(i)) continue;
     const w = waitRecord(
       i,
       callKind(t, i),
@@ -35,8 +76,8 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
       c.blockedNs[i],
       releasingOps(t, i),
       Number.isNaN(c.unblockNs[i]) ? null : c.unblockNs[i],
-      pending,
-      rulesOf(t, i, program, neverRecorded),
+      (facts.flags[k] & PENDING) !== 0,
+      rulesOf(t, i, program, (facts.flags[k] & NEVER_RECORDED_EVENT) !== 0),
       c.context[i] ? undefined : sourceOf(t, i),
     );
     if (c.context[i]) {
@@ -44,10 +85,8 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
       const within = sourceOf(t, i);
       if (within) w.source = within;
     }
-    if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
-      const narrower = narrowerWait(t, hb, access, i);
-      if (narrower) w.narrower = narrower;
-    }
+    const narrower = facts.narrower.size ? facts.narrower.get(i) : undefined;
+    if (narrower) w.narrower = narrower;
     out.push(w);
   }
   return out;
