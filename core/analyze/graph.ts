@@ -84,9 +84,14 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
  * pass that needs them, so that the graph kept through the analysis holds one direction only.
  */
 export function successors(g: HbGraph): { succStart: Int32Array; succ: Int32Array } {
-  const to = new Int32Array(g.pred.length);
-  for (let x = 0; x < g.nodes; x++) to.fill(x, g.predStart[x], g.predStart[x + 1]);
-  const [succStart, succ] = csr(g.nodes, g.pred, to);
+  const { nodes: N, predStart, pred } = g;
+  const succStart = new Int32Array(N + 1);
+  for (let k = 0; k < pred.length; k++) succStart[pred[k] + 1]++;
+  for (let i = 0; i < N; i++) succStart[i + 1] += succStart[i];
+  const succ = new Int32Array(pred.length);
+  // Rows filled through succStart[p], each moved one row down; shifted back below.
+  for (let x = 0; x < N; x++) for (let k = predStart[x]; k < predStart[x + 1]; k++) succ[succStart[pred[k]]++] = x;
+  shiftStarts(succStart);
   return { succStart, succ };
 }
 
@@ -94,10 +99,16 @@ function csr(n: number, key: Int32Array, value: Int32Array): [Int32Array, Int32A
   const start = new Int32Array(n + 1);
   for (let k = 0; k < key.length; k++) start[key[k] + 1]++;
   for (let i = 0; i < n; i++) start[i + 1] += start[i];
-  const fill = start.slice(0, n);
   const out = new Int32Array(key.length);
-  for (let k = 0; k < key.length; k++) out[fill[key[k]]++] = value[k];
+  for (let k = 0; k < key.length; k++) out[start[key[k]]++] = value[k];
+  shiftStarts(start);
   return [start, out];
+}
+
+/** After a fill that advanced each row's start to the next row's, the starts moved back: no copy of them is needed. */
+function shiftStarts(start: Int32Array): void {
+  start.copyWithin(1, 0, start.length - 1);
+  start[0] = 0;
 }
 
 /** The node before `node` in its lane, or -1. */
