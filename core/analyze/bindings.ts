@@ -16,8 +16,8 @@ export interface Bindings {
   opsOf: Int32Array;
   /** For calls naming an event: the record call it held then, NEVER_RECORDED, or NOT_EVENT_CALL. */
   bound: Int32Array;
-  /** For `elapsed`, the same for its end event. */
-  bound2: Int32Array;
+  /** For `elapsed` calls only (few), the same for the end event. */
+  bound2: ReadonlyMap<number, number>;
   /** For record calls: the op that marks the captured point, or -1. */
   recordOp: Int32Array;
   /** For record calls: the record of the same event that this one replaced, or -1. */
@@ -74,7 +74,7 @@ class Replay {
   private readonly opsStart: Int32Array;
   private readonly opsOf: Int32Array;
   private readonly bound: Int32Array;
-  private readonly bound2: Int32Array;
+  private readonly bound2 = new Map<number, number>();
   private readonly recordOp: Int32Array;
   private readonly replaced: Int32Array;
   private readonly consumers: Int32Array;
@@ -98,7 +98,6 @@ class Replay {
     this.opsOf = ids;
     this.timeOrder = timeOrderedCalls(t);
     this.bound = new Int32Array(C).fill(NOT_EVENT_CALL);
-    this.bound2 = new Int32Array(C).fill(NOT_EVENT_CALL);
     this.recordOp = new Int32Array(C).fill(-1);
     this.replaced = new Int32Array(C).fill(-1);
     this.consumers = new Int32Array(C);
@@ -147,7 +146,7 @@ class Replay {
       if (op >= 0 && (kind === CK.eventSync || (kind === CK.query && c.answer[i] === this.ready))) this.await(i, op);
     } else if (kind === CK.elapsed) {
       bound[i] = this.bind(c.event[i]);
-      this.bound2[i] = this.bind(c.event2[i]);
+      this.bound2.set(i, this.bind(c.event2[i]));
     } else if (kind === CK.streamSync) {
       const s = c.stream[i];
       if (s >= 0 && lastOp[s] >= 0) this.await(i, lastOp[s]);

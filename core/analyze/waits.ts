@@ -5,7 +5,7 @@ import type { Program } from '../scenario/program';
 import { CK, isWait } from '../trace/kinds';
 import { COPY_KINDS, Trace, callKind, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
-import { NEVER_RECORDED } from './bindings';
+import { NEVER_RECORDED, NOT_EVENT_CALL } from './bindings';
 import { callRules, callTarget, holdsEveryCall, isAsyncCall, laneName, releasingOps } from './describe';
 import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
@@ -205,7 +205,8 @@ export function neededOps(t: Trace, hb: HappensBefore, access: AccessIndex, w: n
     const call = g.order[k];
     if (isWait(t, call)) break;
     if (b.bound[call] >= 0 && candidateSet.has(b.recordOp[b.bound[call]])) needed.add(b.recordOp[b.bound[call]]);
-    if (b.bound2[call] >= 0 && candidateSet.has(b.recordOp[b.bound2[call]])) needed.add(b.recordOp[b.bound2[call]]);
+    const end = b.bound2.get(call) ?? NOT_EVENT_CALL;
+    if (end >= 0 && candidateSet.has(b.recordOp[end])) needed.add(b.recordOp[end]);
     if (!touched.size) continue;
     for (let q = b.opsStart[call]; q < b.opsStart[call + 1]; q++) {
       const y = b.opsOf[q];
