@@ -16,8 +16,8 @@ export interface Bindings {
   opsOf: Int32Array;
   /** For calls naming an event: the record call it held then, NEVER_RECORDED, or NOT_EVENT_CALL. */
   bound: Int32Array;
-  /** For `elapsed`, the same for its end event. */
-  bound2: Int32Array;
+  /** For `elapsed` calls only (few), the same for the end event. */
+  bound2: ReadonlyMap<number, number>;
   /** For record calls: the op that marks the captured point, or -1. */
   recordOp: Int32Array;
   /** For record calls: the record of the same event that this one replaced, or -1. */
@@ -74,7 +74,7 @@ class Replay {
   private readonly opsStart: Int32Array;
   private readonly opsOf: Int32Array;
   private readonly bound: Int32Array;
-  private readonly bound2: Int32Array;
+  private readonly bound2 = new Map<number, number>();
   private readonly recordOp: Int32Array;
   private readonly replaced: Int32Array;
   private readonly consumers: Int32Array;
@@ -85,7 +85,9 @@ class Replay {
   /** Record ops that the next op issued to a stream must follow (stream waits not yet met by an op). */
   private readonly pendingWaits: number[][];
   private readonly current = new Map<number, number>(); // event string id -> record call
-  private readonly awaitLists: (number[] | undefined)[];
+  /** Host waits as (call, op) pairs in replay order, grouped by call at the end. */
+  private readonly awaitCall: number[] = [];
+  private readonly awaitOp: number[] = [];
   private readonly ready = ANSWERS.indexOf('ready');
 
   constructor(private readonly t: Trace) {
@@ -96,14 +98,12 @@ class Replay {
     this.opsOf = ids;
     this.timeOrder = timeOrderedCalls(t);
     this.bound = new Int32Array(C).fill(NOT_EVENT_CALL);
-    this.bound2 = new Int32Array(C).fill(NOT_EVENT_CALL);
     this.recordOp = new Int32Array(C).fill(-1);
     this.replaced = new Int32Array(C).fill(-1);
     this.consumers = new Int32Array(C);
     this.streams = t.lanes.filter((l) => l.kind === 'stream');
     this.lastOp = new Int32Array(t.lanes.length).fill(-1);
     this.pendingWaits = t.lanes.map(() => []);
-    this.awaitLists = new Array(C);
   }
 
   private bind(event: number): number {
@@ -115,7 +115,7 @@ class Replay {
   /** Replays call `i`: what it binds to and awaits, then the ops it issued, then its record. */
   call(i: number): void {
     const kind = this.c.kind[i];
-    let wait = this.awaits(i, kind);
+    this.awaits(i, kind);
     this.issue(i);
     if (kind === CK.record && this.c.event[i]) this.record(i);
     // A copy or memset that blocked until its own op completed (S17, S18), as opposed to one
@@ -127,34 +127,34 @@ class Replay {
       c.releasedBy[i] >= 0 &&
       this.t.ops.call[c.releasedBy[i]] === i
     ) {
-      wait = [];
-      for (let q = this.opsStart[i]; q < this.opsStart[i + 1]; q++) wait.push(this.opsOf[q]);
+      for (let q = this.opsStart[i]; q < this.opsStart[i + 1]; q++) this.await(i, this.opsOf[q]);
     }
-    if (wait) this.awaitLists[i] = wait;
+  }
+
+  private await(call: number, op: number): void {
+    this.awaitCall.push(call);
+    this.awaitOp.push(op);
   }
 
   /** The event binding of call `i`, and the ops it waits for when it is a host wait. */
-  private awaits(i: number, kind: number): number[] | undefined {
+  private awaits(i: number, kind: number): void {
     const { c, bound, lastOp } = this;
     if (kind === CK.streamWait || kind === CK.eventSync || kind === CK.query) {
       const r = (bound[i] = this.bind(c.event[i]));
       const op = r >= 0 ? this.recordOp[r] : -1;
       if (op >= 0 && kind === CK.streamWait && c.stream[i] >= 0) this.pendingWaits[c.stream[i]].push(op);
-      if (op >= 0 && (kind === CK.eventSync || (kind === CK.query && c.answer[i] === this.ready))) return [op];
+      if (op >= 0 && (kind === CK.eventSync || (kind === CK.query && c.answer[i] === this.ready))) this.await(i, op);
     } else if (kind === CK.elapsed) {
       bound[i] = this.bind(c.event[i]);
-      this.bound2[i] = this.bind(c.event2[i]);
+      this.bound2.set(i, this.bind(c.event2[i]));
     } else if (kind === CK.streamSync) {
       const s = c.stream[i];
-      return s >= 0 && lastOp[s] >= 0 ? [lastOp[s]] : [];
+      if (s >= 0 && lastOp[s] >= 0) this.await(i, lastOp[s]);
     } else if (kind === CK.deviceSync) {
       // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
       const device = c.device[i] || (this.t.lanes[c.lane[i]]?.device ?? 0);
-      const wait: number[] = [];
-      for (const s of this.streams) if (s.device === device && lastOp[s.id] >= 0) wait.push(lastOp[s.id]);
-      return wait;
+      for (const s of this.streams) if (s.device === device && lastOp[s.id] >= 0) this.await(i, lastOp[s.id]);
     }
-    return undefined;
   }
 
   /** The ops call `i` issued: each follows the stream waits pending on its stream (S8). */
@@ -188,13 +188,13 @@ class Replay {
 
   result(): Bindings {
     const C = this.c.count;
+    // Grouped by call, each call's ops in the order it awaited them.
     const awaitStart = new Int32Array(C + 1);
-    const awaited: number[] = [];
-    for (let i = 0; i < C; i++) {
-      const w = this.awaitLists[i];
-      if (w) for (const op of w) awaited.push(op);
-      awaitStart[i + 1] = awaited.length;
-    }
+    for (const call of this.awaitCall) awaitStart[call + 1]++;
+    for (let i = 0; i < C; i++) awaitStart[i + 1] += awaitStart[i];
+    const fill = awaitStart.slice(0, C);
+    const awaited = new Int32Array(this.awaitOp.length);
+    for (let k = 0; k < this.awaitOp.length; k++) awaited[fill[this.awaitCall[k]]++] = this.awaitOp[k];
     return {
       timeOrder: this.timeOrder,
       opsStart: this.opsStart,
@@ -205,7 +205,7 @@ class Replay {
       replaced: this.replaced,
       consumers: this.consumers,
       awaitStart,
-      awaited: Int32Array.from(awaited),
+      awaited,
       eventFrom: this.eventFrom,
       eventTo: this.eventTo,
     };

@@ -5,7 +5,7 @@ import { CK, isWait, OK } from '../trace/kinds';
 import { ANSWERS, Finding, Trace, callKind, str } from '../trace/model';
 import { formatNs } from '../units';
 import type { AccessIndex } from './accesses';
-import { NEVER_RECORDED } from './bindings';
+import { NEVER_RECORDED, NOT_EVENT_CALL } from './bindings';
 import { FindingList, placeKey } from './collect';
 import { atLine, callSource, laneName, opLabel, programStep, workAt } from './describe';
 import { laneNext, lanePrev } from './graph';
@@ -95,7 +95,7 @@ function elapsedUnrecorded(
   const c = t.calls;
   const unrecorded = [
     [b.bound[i], c.event[i]],
-    [b.bound2[i], c.event2[i]],
+    [b.bound2.get(i) ?? NOT_EVENT_CALL, c.event2[i]],
   ].filter(([r]) => r === NEVER_RECORDED);
   if (!unrecorded.length) return;
   const ev = unrecorded[0][1];

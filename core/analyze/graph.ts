@@ -28,12 +28,7 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
   const C = t.calls.count;
   const N = C + t.ops.count;
   const L = t.lanes.length;
-  const context = CK.context;
-  const time = new Float64Array(N);
-  time.set(t.calls.begin, 0);
-  time.set(t.ops.start, C);
-  const laneOfItem = (i: number) => (i < C ? (t.calls.kind[i] === context ? -1 : t.calls.lane[i]) : t.ops.lane[i - C]);
-  const { ids: order, start: laneStart } = groupByTime(N, L, laneOfItem, time);
+  const { ids: order, start: laneStart } = laneOrder(t);
   const lane = new Int32Array(N).fill(-1);
   const seq = new Int32Array(N);
   for (let l = 0; l < L; l++) {
@@ -47,36 +42,57 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
     return k < laneStart[lane[node] + 1] ? order[k] : -1;
   };
 
-  const cap = t.ops.count + t.edges.count + bindings.eventFrom.length + bindings.awaited.length;
-  const from = new Int32Array(cap);
-  const to = new Int32Array(cap);
+  // The cross-lane edges are counted, then stored: most of a trace's edges stay within a lane.
+  let from = new Int32Array(0);
+  let to = from;
   let m = 0;
   const add = (a: number, b: number) => {
     if (a < 0 || b < 0 || lane[a] < 0 || lane[b] < 0 || lane[a] === lane[b]) return;
-    from[m] = a;
-    to[m++] = b;
+    if (m < from.length) {
+      from[m] = a;
+      to[m] = b;
+    }
+    m++;
   };
   // A call that waits for an op it issued itself (a blocking copy) orders that op before the
   // calls after it, not before itself: the call is also the op's launch.
   const opToCall = (op: number, call: number) => add(C + op, t.ops.call[op] === call ? next(call) : call);
-
-  for (let j = 0; j < t.ops.count; j++) if (t.ops.call[j] >= 0) add(t.ops.call[j], C + j);
   const e = t.edges;
   const launch = EDGE_KINDS.indexOf('launch');
   const release = EDGE_KINDS.indexOf('release');
-  for (let k = 0; k < e.count; k++) {
-    if (e.kind[k] === launch) {
-      if (t.ops.call[e.to[k]] !== e.from[k]) add(e.from[k], C + e.to[k]);
-    } else if (e.kind[k] === release) opToCall(e.from[k], e.to[k]);
-    else add(C + e.from[k], C + e.to[k]);
-  }
-  for (let k = 0; k < bindings.eventFrom.length; k++) add(C + bindings.eventFrom[k], C + bindings.eventTo[k]);
-  for (let c = 0; c < C; c++) {
-    for (let q = bindings.awaitStart[c]; q < bindings.awaitStart[c + 1]; q++) opToCall(bindings.awaited[q], c);
-  }
+  const addAll = () => {
+    for (let j = 0; j < t.ops.count; j++) if (t.ops.call[j] >= 0) add(t.ops.call[j], C + j);
+    for (let k = 0; k < e.count; k++) {
+      if (e.kind[k] === launch) {
+        if (t.ops.call[e.to[k]] !== e.from[k]) add(e.from[k], C + e.to[k]);
+      } else if (e.kind[k] === release) opToCall(e.from[k], e.to[k]);
+      else add(C + e.from[k], C + e.to[k]);
+    }
+    for (let k = 0; k < bindings.eventFrom.length; k++) add(C + bindings.eventFrom[k], C + bindings.eventTo[k]);
+    for (let c = 0; c < C; c++) {
+      for (let q = bindings.awaitStart[c]; q < bindings.awaitStart[c + 1]; q++) opToCall(bindings.awaited[q], c);
+    }
+  };
+  addAll();
+  from = new Int32Array(m);
+  to = new Int32Array(m);
+  m = 0;
+  addAll();
 
-  const [predStart, pred] = csr(N, to.subarray(0, m), from.subarray(0, m));
+  const [predStart, pred] = csr(N, to, from);
   return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, bindings };
+}
+
+/** Calls and ops grouped by lane, in time order (context calls left out). */
+function laneOrder(t: Trace): { ids: Int32Array; start: Int32Array } {
+  const C = t.calls.count;
+  const N = C + t.ops.count;
+  const context = CK.context;
+  const time = new Float64Array(N);
+  time.set(t.calls.begin, 0);
+  time.set(t.ops.start, C);
+  const laneOfItem = (i: number) => (i < C ? (t.calls.kind[i] === context ? -1 : t.calls.lane[i]) : t.ops.lane[i - C]);
+  return groupByTime(N, t.lanes.length, laneOfItem, time);
 }
 
 /**
@@ -84,9 +100,14 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
  * pass that needs them, so that the graph kept through the analysis holds one direction only.
  */
 export function successors(g: HbGraph): { succStart: Int32Array; succ: Int32Array } {
-  const to = new Int32Array(g.pred.length);
-  for (let x = 0; x < g.nodes; x++) to.fill(x, g.predStart[x], g.predStart[x + 1]);
-  const [succStart, succ] = csr(g.nodes, g.pred, to);
+  const { nodes: N, predStart, pred } = g;
+  const succStart = new Int32Array(N + 1);
+  for (let k = 0; k < pred.length; k++) succStart[pred[k] + 1]++;
+  for (let i = 0; i < N; i++) succStart[i + 1] += succStart[i];
+  const succ = new Int32Array(pred.length);
+  // Rows filled through succStart[p], each moved one row down; shifted back below.
+  for (let x = 0; x < N; x++) for (let k = predStart[x]; k < predStart[x + 1]; k++) succ[succStart[pred[k]]++] = x;
+  shiftStarts(succStart);
   return { succStart, succ };
 }
 
@@ -94,10 +115,16 @@ function csr(n: number, key: Int32Array, value: Int32Array): [Int32Array, Int32A
   const start = new Int32Array(n + 1);
   for (let k = 0; k < key.length; k++) start[key[k] + 1]++;
   for (let i = 0; i < n; i++) start[i + 1] += start[i];
-  const fill = start.slice(0, n);
   const out = new Int32Array(key.length);
-  for (let k = 0; k < key.length; k++) out[fill[key[k]]++] = value[k];
+  for (let k = 0; k < key.length; k++) out[start[key[k]]++] = value[k];
+  shiftStarts(start);
   return [start, out];
+}
+
+/** After a fill that advanced each row's start to the next row's, the starts moved back: no copy of them is needed. */
+function shiftStarts(start: Int32Array): void {
+  start.copyWithin(1, 0, start.length - 1);
+  start[0] = 0;
 }
 
 /** The node before `node` in its lane, or -1. */

@@ -64,9 +64,10 @@ export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): Happens
  */
 function launcherOf(t: Trace, g: HbGraph): (x: number) => number {
   const { lane, calls: C } = g;
+  const opCall = t.ops.call;
   return (x) => {
     if (x < C || lane[x] < 0) return -1;
-    const c = t.ops.call[x - C];
+    const c = opCall[x - C];
     return c >= 0 && lane[c] >= 0 && lane[c] !== lane[x] ? c : -1;
   };
 }
@@ -102,16 +103,18 @@ function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int3
   };
 
   let partial = false; // set for the nodes of a cycle, whose predecessors may not be done
+  const { predStart, pred } = g;
+  // Whether predecessor q's clock joins x's: not where x's launcher cx already implies it.
+  const joins = (q: number, cx: number, implied: boolean) => !(q === cx && implied) && !(partial && !done[q]);
   const compute = (x: number) => {
     const p = prev(x);
     const cx = launcher(x);
     const covered = covers(p, cx);
     const implied = covered && cx >= 0 && (!partial || done[cx] === 1) && known(cx, p, lane[x]);
-    const k0 = g.predStart[x];
-    const k1 = g.predStart[x + 1];
-    const joins = (q: number) => !(q === cx && implied) && !(partial && !done[q]);
+    const k0 = predStart[x];
+    const k1 = predStart[x + 1];
     let any = false;
-    for (let k = k0; k < k1 && !any; k++) any = joins(g.pred[k]);
+    for (let k = k0; k < k1 && !any; k++) any = joins(pred[k], cx, implied);
     if (!any && covered) {
       rowOf[x] = p >= 0 ? rowOf[p] : 0;
       done[x] = 1;
@@ -123,8 +126,8 @@ function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int3
       raise(r, launcher(p));
     }
     for (let k = k0; k < k1; k++) {
-      const q = g.pred[k];
-      if (!joins(q)) continue;
+      const q = pred[k];
+      if (!joins(q, cx, implied)) continue;
       const rq = rowOf[q] * L;
       for (let d = 0; d < L; d++) if (rows[rq + d] > rows[r + d]) rows[r + d] = rows[rq + d];
       if (seq[q] > rows[r + lane[q]]) rows[r + lane[q]] = seq[q];

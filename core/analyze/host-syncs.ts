@@ -115,19 +115,22 @@ function queueStalls(t: Trace, out: FindingList): void {
   const c = t.calls;
   for (let i = 0; i < c.count; i++) {
     if (c.kind[i] !== CK.launch || !(c.blockedNs[i] > 0)) continue;
-    const src = callSource(t, i);
-    out.add(`queue|${placeKey(c.line[i], c.column[i], c.lane[i])}`, {
-      rule: 'S19',
-      kind: 'launch-queue-stall',
-      severity: 'warning',
-      calls: [i],
-      ops: [],
-      ...(src ? { source: src } : {}),
-      message:
-        `launch${atLine(t, i)} on ${laneName(t, c.lane[i])} blocked the host for ${formatNs(c.blockedNs[i])}: ` +
-        'the launch queue was full (about 1021 launches queue behind running work)',
-      fix: 'wait for earlier work (an event synchronize) before queuing more, or launch fewer, larger kernels',
-      savedNs: c.blockedNs[i],
+    const key = `queue|${placeKey(c.line[i], c.column[i], c.lane[i])}`;
+    out.addLazily(key, [i], [], c.blockedNs[i], () => {
+      const src = callSource(t, i);
+      return {
+        rule: 'S19',
+        kind: 'launch-queue-stall',
+        severity: 'warning',
+        calls: [i],
+        ops: [],
+        ...(src ? { source: src } : {}),
+        message:
+          `launch${atLine(t, i)} on ${laneName(t, c.lane[i])} blocked the host for ${formatNs(c.blockedNs[i])}: ` +
+          'the launch queue was full (about 1021 launches queue behind running work)',
+        fix: 'wait for earlier work (an event synchronize) before queuing more, or launch fewer, larger kernels',
+        savedNs: c.blockedNs[i],
+      };
     });
   }
 }

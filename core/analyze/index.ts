@@ -2,8 +2,9 @@
 // buffers, ordering smells and metrics, from one Trace (SEMANTICS.md, "What debugging stream
 // ordering checks").
 import type { Program } from '../scenario/program';
+import { CK } from '../trace/kinds';
 import type { Finding, Trace } from '../trace/model';
-import { accessIndex } from './accesses';
+import { accessIndex, type AccessIndex } from './accesses';
 import { candidateOp, holdsEveryCall } from './describe';
 import { eventSmells } from './event-smells';
 import { happensBefore } from './hb';
@@ -12,10 +13,10 @@ import { hostSyncSmells } from './host-syncs';
 import { loopSyncs } from './loop-syncs';
 import { computeMetrics } from './metrics';
 import { hostFuncStalls, serializationSmells } from './serialization';
-import type { Analysis } from './types';
+import type { Analysis, Hazard, Metrics } from './types';
 import { waitSmells } from './wait-smells';
 import { releaseDoubts } from './release-doubts';
-import { explainWaits } from './waits';
+import { explainWaits, waitFacts, type WaitFacts } from './waits';
 
 export { happensBefore } from './hb';
 export type { HappensBefore, NodeRef, NodeSet } from './hb';
@@ -25,18 +26,42 @@ const SEVERITY = { error: 0, warning: 1, info: 2 };
 
 export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysis {
   const program = opts.program;
-  const hb = happensBefore(trace);
   const access = accessIndex(trace);
   // Imported traces start mid-run and may miss records and launches: judge event use and
   // redundancy only where the trace holds every call of the program.
   const complete = holdsEveryCall(trace);
-  const waits = explainWaits(trace, hb, access, program);
-  const { hazards, findings: races } = findHazards(trace, hb, access);
   const doubts = releaseDoubts(trace);
+  const graphed = withGraph(trace, access, complete, program);
+  // The happens-before graph is gone by now: the waits, one object each, never share the memory with it.
+  const waits = explainWaits(trace, graphed.facts, program);
   for (const w of waits) {
     const ops = doubts.candidates.get(w.id);
     if (ops) w.candidates = ops.map((op) => candidateOp(trace, op));
   }
+  const findings: Finding[] = [...graphed.findings, ...doubts.findings];
+  findings.sort(
+    (a, b) =>
+      SEVERITY[a.severity] - SEVERITY[b.severity] ||
+      (a.source?.line ?? Infinity) - (b.source?.line ?? Infinity) ||
+      (a.calls[0] ?? 0) - (b.calls[0] ?? 0),
+  );
+  return { waits, findings, metrics: graphed.metrics, hazards: graphed.hazards };
+}
+
+const SYNC_KINDS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
+
+/** Everything that reads the happens-before graph; the graph lives only while this runs. */
+function withGraph(
+  trace: Trace,
+  access: AccessIndex,
+  complete: boolean,
+  program: Program | undefined,
+): { facts: WaitFacts; findings: Finding[]; hazards: Hazard[]; metrics: Metrics } {
+  const hb = happensBefore(trace);
+  const facts = waitFacts(trace, hb, access);
+  const { hazards, findings: races } = findHazards(trace, hb, access);
+  // waitSmells reads only synchronizes: a few of the waits, made here and again with the rest.
+  const syncs = explainWaits(trace, facts, program, (i) => SYNC_KINDS.has(trace.calls.kind[i]));
   const findings: Finding[] = [
     ...races,
     ...(complete ? eventSmells(trace, hb, access, program) : []),
@@ -44,14 +69,7 @@ export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysi
     ...hostFuncStalls(trace, hb),
     ...hostSyncSmells(trace, hb.graph.bindings, access, program),
     ...loopSyncs(trace, hb.graph.bindings),
-    ...waitSmells(trace, hb, waits, complete),
-    ...doubts.findings,
+    ...waitSmells(trace, hb, syncs, complete),
   ];
-  findings.sort(
-    (a, b) =>
-      SEVERITY[a.severity] - SEVERITY[b.severity] ||
-      (a.source?.line ?? Infinity) - (b.source?.line ?? Infinity) ||
-      (a.calls[0] ?? 0) - (b.calls[0] ?? 0),
-  );
-  return { waits, findings, metrics: computeMetrics(trace, hb), hazards };
+  return { facts, findings, hazards, metrics: computeMetrics(trace, hb) };
 }

@@ -3,7 +3,7 @@
 // launches again. They are candidates, not certainties: the trace cannot see what the host reads
 // after a synchronize; the fix's simulation (docs/whatif.md) shows what removing them buys.
 import { CK, OK } from '../trace/kinds';
-import type { Finding, Trace } from '../trace/model';
+import { OP_KINDS, type Finding, type Trace } from '../trace/model';
 import { formatNs } from '../units';
 import type { Bindings } from './bindings';
 import { callSiteText, callTarget, laneName, opName } from './describe';
@@ -21,11 +21,49 @@ const RULE: Record<number, string> = { [CK.eventSync]: 'S12', [CK.streamSync]: '
 /** The device's busy time as merged intervals (kernels, copies, memsets), for idle-gap look-ups. */
 export function busyIntervals(t: Trace, device: number): { start: Float64Array; end: Float64Array } {
   const ids: number[] = [];
+  let wellFormed = true;
   for (let j = 0; j < t.ops.count; j++) {
     const k = t.ops.kind[j];
     const work = k === OK.kernel || k === OK.memcpy || k === OK.memset;
-    if (work && (t.lanes[t.ops.lane[j]]?.device ?? 0) === device) ids.push(j);
+    if (!work || (t.lanes[t.ops.lane[j]]?.device ?? 0) !== device) continue;
+    ids.push(j);
+    if (!(t.ops.end[j] >= t.ops.start[j])) wellFormed = false;
   }
+  return wellFormed ? unionBySweep(t, ids) : unionByStart(t, ids);
+}
+
+/**
+ * The union of closed intervals: a sweep over the sorted starts and ends, a start before an end at
+ * the same time, so that touching intervals join as they do in unionByStart. Sorting the plain
+ * times is much cheaper than sorting the ops by start, and gives the same intervals.
+ */
+function unionBySweep(t: Trace, ids: number[]): { start: Float64Array; end: Float64Array } {
+  const n = ids.length;
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    starts[k] = t.ops.start[ids[k]];
+    ends[k] = t.ops.end[ids[k]];
+  }
+  starts.sort();
+  ends.sort();
+  const start: number[] = [];
+  const end: number[] = [];
+  let running = 0;
+  for (let a = 0, b = 0; b < n;) {
+    if (a < n && starts[a] <= ends[b]) {
+      if (running++ === 0) start.push(starts[a]);
+      a++;
+    } else {
+      if (--running === 0) end.push(ends[b]);
+      b++;
+    }
+  }
+  return { start: Float64Array.from(start), end: Float64Array.from(end) };
+}
+
+/** The same for any times (an end before its start, a missing time): ops in start order, each joining the interval it touches. */
+function unionByStart(t: Trace, ids: number[]): { start: Float64Array; end: Float64Array } {
   ids.sort((a, b) => t.ops.start[a] - t.ops.start[b]);
   const start: number[] = [];
   const end: number[] = [];
@@ -94,7 +132,15 @@ function placeKey(t: Trace, i: number, launched: string): string {
 
 export function loopSyncs(t: Trace, b: Bindings): Finding[] {
   const pos = new Int32Array(t.calls.count).fill(-1);
-  b.timeOrder.forEach((c, k) => (pos[c] = k));
+  for (let k = 0; k < b.timeOrder.length; k++) pos[b.timeOrder[k]] = k;
+  // Kernel names repeat: shorten each distinct name (an op without one goes by its kind) once.
+  const shortNames = new Map<number, string>();
+  const shortName = (op: number) => {
+    const key = t.ops.name[op] * OP_KINDS.length + t.ops.kind[op];
+    let name = shortNames.get(key);
+    if (name === undefined) shortNames.set(key, (name = shortKernelName(opName(t, op))));
+    return name;
+  };
   const busy = new Map<number, ReturnType<typeof busyIntervals>>();
   const busyOf = (d: number) => busy.get(d) ?? busy.set(d, busyIntervals(t, d)).get(d)!;
   const sinceWait = new Map<number, string[]>(); // lane -> names of the ops launched since its last wait
@@ -104,7 +150,7 @@ export function loopSyncs(t: Trace, b: Bindings): Finding[] {
     if (t.calls.kind[i] === CK.launch) {
       const names = sinceWait.get(lane) ?? sinceWait.set(lane, []).get(lane)!;
       // Short kernel names: the message names them, and cuBLAS's full names run to a line each.
-      for (let k = b.opsStart[i]; k < b.opsStart[i + 1]; k++) names.push(shortKernelName(opName(t, b.opsOf[k])));
+      for (let k = b.opsStart[i]; k < b.opsStart[i + 1]; k++) names.push(shortName(b.opsOf[k]));
     }
     if (!SYNC_KINDS.has(t.calls.kind[i])) continue;
     const launched = workWords(sinceWait.get(lane) ?? []);

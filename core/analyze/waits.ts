@@ -5,51 +5,88 @@ import type { Program } from '../scenario/program';
 import { CK, isWait } from '../trace/kinds';
 import { COPY_KINDS, Trace, callKind, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
-import { NEVER_RECORDED } from './bindings';
-import { callRules, callSource, callTarget, holdsEveryCall, laneName, releasingOps } from './describe';
+import { NEVER_RECORDED, NOT_EVENT_CALL } from './bindings';
+import { callRules, callTarget, holdsEveryCall, isAsyncCall, laneName, releasingOps } from './describe';
 import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
 import type { WaitExplanation } from './types';
 
-export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, program?: Program): WaitExplanation[] {
+/** What explaining the waits needs from the happens-before graph, so that the graph can go first. */
+export interface WaitFacts {
+  /** The host waits' call ids, in call order. */
+  ids: Int32Array;
+  /** Per wait: PENDING and NEVER_RECORDED bits. */
+  flags: Uint8Array;
+  /** The narrower waits of pending stream and device synchronizes that have one, by call. */
+  narrower: Map<number, NonNullable<WaitExplanation['narrower']>>;
+}
+
+const PENDING = 1;
+const NEVER_RECORDED_EVENT = 2;
+
+const isHostWait = (t: Trace, i: number) => t.calls.kind[i] !== CK.context && isWait(t, i);
+
+export function waitFacts(t: Trace, hb: HappensBefore, access: AccessIndex): WaitFacts {
   const c = t.calls;
   const b = hb.graph.bindings;
-  const out: WaitExplanation[] = [];
   const complete = holdsEveryCall(t);
-  const rulesOf = internedRules();
-  const sourceOf = internedSources();
-  for (let i = 0; i < c.count; i++) {
-    if (c.kind[i] === CK.context || !isWait(t, i)) continue;
+  let n = 0;
+  for (let i = 0; i < c.count; i++) if (isHostWait(t, i)) n++;
+  const ids = new Int32Array(n);
+  const flags = new Uint8Array(n);
+  const narrower: WaitFacts['narrower'] = new Map();
+  for (let i = 0, k = 0; i < c.count; i++) {
+    if (!isHostWait(t, i)) continue;
     const r = c.releasedBy[i];
     let pending = c.blockedNs[i] > 0 || (r >= 0 && t.ops.end[r] > c.begin[i]);
     for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++)
       if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
-    const src = c.context[i] ? undefined : sourceOf(t, i);
+    const neverRecorded = c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete;
+    ids[k] = i;
+    flags[k++] = (pending ? PENDING : 0) | (neverRecorded ? NEVER_RECORDED_EVENT : 0);
+    if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
+      const w = narrowerWait(t, hb, access, i);
+      if (w) narrower.set(i, w);
+    }
+  }
+  return { ids, flags, narrower };
+}
+
+/** The waits explained, or those of them whose call `only` keeps. */
+export function explainWaits(
+  t: Trace,
+  facts: WaitFacts,
+  program?: Program,
+  only?: (call: number) => boolean,
+): WaitExplanation[] {
+  const c = t.calls;
+  const out: WaitExplanation[] = [];
+  const rulesOf = internedRules();
+  const sourceOf = internedSources();
+  for (let k = 0; k < facts.ids.length; k++) {
+    const i = facts.ids[k];
+    if (only && !only(i)) continue;
     const w = waitRecord(
-      {
-        id: i,
-        kind: callKind(t, i),
-        thread: laneName(t, c.lane[i]),
-        target: callTarget(t, i),
-        beginNs: c.begin[i],
-        endNs: c.end[i],
-        blockedNs: c.blockedNs[i],
-        releasedBy: releasingOps(t, i),
-        unblockLatencyNs: Number.isNaN(c.unblockNs[i]) ? null : c.unblockNs[i],
-        pending,
-        rules: rulesOf(t, i, program, c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete),
-      },
-      src,
+      i,
+      callKind(t, i),
+      laneName(t, c.lane[i]),
+      callTarget(t, i),
+      c.begin[i],
+      c.end[i],
+      c.blockedNs[i],
+      releasingOps(t, i),
+      Number.isNaN(c.unblockNs[i]) ? null : c.unblockNs[i],
+      (facts.flags[k] & PENDING) !== 0,
+      rulesOf(t, i, program, (facts.flags[k] & NEVER_RECORDED_EVENT) !== 0),
+      c.context[i] ? undefined : sourceOf(t, i),
     );
     if (c.context[i]) {
       w.context = str(t, c.context[i]);
       const within = sourceOf(t, i);
       if (within) w.source = within;
     }
-    if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
-      const narrower = narrowerWait(t, hb, access, i);
-      if (narrower) w.narrower = narrower;
-    }
+    const narrower = facts.narrower.size ? facts.narrower.get(i) : undefined;
+    if (narrower) w.narrower = narrower;
     out.push(w);
   }
   return out;
@@ -58,28 +95,47 @@ export function explainWaits(t: Trace, hb: HappensBefore, access: AccessIndex, p
 /**
  * A wait's rules (callRules, plus S9 where the event was never recorded). The waits of a long run
  * share a handful of distinct lists, so each list is made once and shared, not kept once per wait.
+ * The lists are keyed by what callRules reads: the call's kind, whether a copy was asynchronous,
+ * whether it blocked (S19), whether the trace names its releasing op (S16), and S9.
  */
 function internedRules(): (t: Trace, call: number, program: Program | undefined, neverRecorded: boolean) => string[] {
-  const lists = new Map<string, string[]>();
+  const lists = new Map<number, string[]>();
   return (t, call, program, neverRecorded) => {
-    const rules = callRules(t, call, program);
-    if (neverRecorded) rules.push('S9');
-    const key = rules.join(' ');
+    const c = t.calls;
+    const kind = c.kind[call];
+    const key =
+      kind * 16 +
+      (kind === CK.memcpy && isAsyncCall(t, call, program) ? 8 : 0) +
+      (c.blockedNs[call] > 0 ? 4 : 0) +
+      (c.releasedBy[call] >= 0 ? 2 : 0) +
+      (neverRecorded ? 1 : 0);
     const shared = lists.get(key);
     if (shared) return shared;
+    const rules = callRules(t, call, program);
+    if (neverRecorded) rules.push('S9');
     lists.set(key, rules);
     return rules;
   };
 }
 
-type WaitFields = Omit<WaitExplanation, 'context' | 'source' | 'narrower'>;
-
 /**
  * One wait, its source (when it has one) written in the same literal: an object of one shape, not
  * one that grows a property store per wait. The key order is the report's: source after rules.
  */
-function waitRecord(f: WaitFields, source: WaitExplanation['source']): WaitExplanation {
-  const { id, kind, thread, target, beginNs, endNs, blockedNs, releasedBy, unblockLatencyNs, pending, rules } = f;
+function waitRecord(
+  id: number,
+  kind: string,
+  thread: string,
+  target: string,
+  beginNs: number,
+  endNs: number,
+  blockedNs: number,
+  releasedBy: WaitExplanation['releasedBy'],
+  unblockLatencyNs: number | null,
+  pending: boolean,
+  rules: string[],
+  source: WaitExplanation['source'],
+): WaitExplanation {
   return source
     ? { id, kind, thread, target, beginNs, endNs, blockedNs, releasedBy, unblockLatencyNs, pending, rules, source }
     : { id, kind, thread, target, beginNs, endNs, blockedNs, releasedBy, unblockLatencyNs, pending, rules };
@@ -92,11 +148,13 @@ function waitRecord(f: WaitFields, source: WaitExplanation['source']): WaitExpla
 function internedSources(): (t: Trace, call: number) => WaitExplanation['source'] {
   const sources = new Map<number, NonNullable<WaitExplanation['source']>>();
   return (t, call) => {
-    const src = callSource(t, call);
-    if (!src) return undefined;
-    const key = src.line * 2 ** 21 + src.column;
+    const line = t.calls.line[call];
+    if (!(line > 0)) return undefined;
+    const column = t.calls.column[call];
+    const key = line * 2 ** 21 + column;
     const shared = sources.get(key);
     if (shared) return shared;
+    const src = { line, column };
     sources.set(key, src);
     return src;
   };
@@ -147,7 +205,8 @@ export function neededOps(t: Trace, hb: HappensBefore, access: AccessIndex, w: n
     const call = g.order[k];
     if (isWait(t, call)) break;
     if (b.bound[call] >= 0 && candidateSet.has(b.recordOp[b.bound[call]])) needed.add(b.recordOp[b.bound[call]]);
-    if (b.bound2[call] >= 0 && candidateSet.has(b.recordOp[b.bound2[call]])) needed.add(b.recordOp[b.bound2[call]]);
+    const end = b.bound2.get(call) ?? NOT_EVENT_CALL;
+    if (end >= 0 && candidateSet.has(b.recordOp[end])) needed.add(b.recordOp[end]);
     if (!touched.size) continue;
     for (let q = b.opsStart[call]; q < b.opsStart[call + 1]; q++) {
       const y = b.opsOf[q];

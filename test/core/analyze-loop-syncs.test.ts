@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze } from '../../core/analyze';
-import { idleGapAt } from '../../core/analyze/loop-syncs';
+import { busyIntervals, idleGapAt } from '../../core/analyze/loop-syncs';
 import { FINDING_KINDS } from '../../core/trace/kinds';
 import { TraceBuilder, type Trace } from '../../core/trace/model';
 import { loadTraceFile } from '../../node/trace-file';
@@ -68,6 +68,41 @@ test('idle gap around a time: 0 while busy or after the last work', () => {
   assert.equal(idleGapAt(busy, 60), 50);
   assert.equal(idleGapAt(busy, 40), 0);
   assert.equal(idleGapAt(busy, 160), 0);
+});
+
+/** Kernels as [lane, start, end] on streams s1 (0) and s2 (1) of device 0 and one stream (2) of device 1, and a marker. */
+function kernels(work: [number, number, number][]): Trace {
+  const b = new TraceBuilder();
+  const lanes = [
+    b.lane({ kind: 'stream', name: 's1', device: 0 }),
+    b.lane({ kind: 'stream', name: 's2', device: 0 }),
+    b.lane({ kind: 'stream', name: 'other', device: 1 }),
+  ];
+  for (const [lane, start, end] of work) b.op({ lane: lanes[lane], kind: 'kernel', start, end, call: -1 });
+  b.op({ lane: lanes[1], kind: 'eventRecord', start: 22, end: 28, call: -1 }); // a marker is not work
+  return b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+}
+
+test('busy intervals: the union of the work on the device, touching and empty intervals joined', () => {
+  const work: [number, number, number][] = [
+    [0, 30, 40],
+    [1, 0, 10],
+    [0, 10, 20], // touches [0, 10]
+    [1, 20, 20], // empty, touches [10, 20]
+    [1, 25, 25], // empty, alone
+    [0, 35, 60], // inside and past [30, 40]
+    [2, 20, 30], // another device
+  ];
+  assert.deepEqual(busyIntervals(kernels(work), 0), {
+    start: Float64Array.of(0, 25, 30),
+    end: Float64Array.of(20, 25, 60),
+  });
+  // An end before its start (a broken import) keeps the ops-in-start-order rule.
+  const broken = kernels([...work, [1, 50, 45], [1, 70, 65]]);
+  assert.deepEqual(busyIntervals(broken, 0), {
+    start: Float64Array.of(0, 25, 30, 70),
+    end: Float64Array.of(20, 25, 60, 65),
+  });
 });
 
 test('sync_every_gemm capture: 40 synchronizes after the GEMMs, 39 followed by the next GEMM; the fixed run has none', async () => {
