@@ -1,9 +1,10 @@
 // `syncscope report`: every host wait, the findings and the metrics. The JSON shape is a stable,
 // documented interface (media/schema/report.schema.json); the text form is for people.
 import { candidatesText, releasedByLine, siteLabel } from './analyze/describe';
-import type { Analysis } from './analyze/types';
+import { waitIndex } from './analyze';
+import type { Analysis, WaitExplanation } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
-import { callSite, type CallSite, type Finding, type SourceFrame, type Trace } from './trace/model';
+import { callKind, callSite, type CallSite, type Finding, type SourceFrame, type Trace } from './trace/model';
 import { escapeControls } from './terminal';
 import { formatNs, formatPct } from './units';
 
@@ -34,10 +35,16 @@ export interface Report {
 
 export function buildReport(trace: Trace, analysis: Analysis): Report {
   const round = (n: number) => Math.round(n * 100) / 100;
-  return {
+  const index = waitIndex(analysis);
+  let waits: ReportWait[] | undefined;
+  const reportWait = (w: WaitExplanation) => withSite(w, callSite(trace, w.id));
+  const report: Report = {
     source: trace.meta.source,
     name: trace.meta.scenario?.name,
-    waits: analysis.waits.map((w) => withSite(w, callSite(trace, w.id))),
+    // Made on first read: a summary reads every wait's kind and blocked time, and explains only a few.
+    get waits() {
+      return (waits ??= analysis.waits.map(reportWait));
+    },
     findings: analysis.findings.map((f) => withSite(f, firstSite(trace, f.calls))),
     metrics: {
       hostBlockedPct: round(analysis.metrics.hostBlockedPct),
@@ -45,7 +52,44 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
       overlapPct: round(analysis.metrics.overlapPct),
     },
   };
+  if (index) {
+    const blocked = trace.calls.blockedNs;
+    unreadWaits.set(report, {
+      read: () => waits !== undefined,
+      count: index.calls.length,
+      kind: (k) => callKind(trace, index.calls[k]),
+      blockedNs: (k) => blocked[index.calls[k]],
+      wait: (k) => reportWait(index.explain(k)),
+    });
+  }
+  return report;
 }
+
+/** A report's waits as the counts and the summary read them: by position, each one made only when asked for. */
+interface WaitView {
+  count: number;
+  kind(k: number): string;
+  blockedNs(k: number): number;
+  wait(k: number): ReportWait;
+}
+
+/** The waits of reports whose `waits` may not be made yet, and whether they are. */
+const unreadWaits = new WeakMap<Report, WaitView & { read(): boolean }>();
+
+function waitView(r: Report): WaitView {
+  const unread = unreadWaits.get(r);
+  if (unread && !unread.read()) return unread;
+  const waits = r.waits;
+  return {
+    count: waits.length,
+    kind: (k) => waits[k].kind,
+    blockedNs: (k) => waits[k].blockedNs,
+    wait: (k) => waits[k],
+  };
+}
+
+/** How many waits a report holds, without making them. */
+export const waitCount = (r: Report): number => waitView(r).count;
 
 /** An imported call's site in the report's shape; a scenario's own `source` is kept. */
 function withSite<T extends { source?: unknown }>(row: T, site: CallSite | undefined): Sourced<T> {
@@ -117,12 +161,14 @@ export function* reportTextChunks(r: Report, opts: { file?: string; summary?: bo
   // Each entry is one line: a line break inside one came from a name, and is escaped with the rest.
   const text = (lines: string[]) => lines.map(escapeControls).join('\n') + '\n';
   const head = [`${r.name ?? opts.file ?? 'trace'} (${r.source})`, ''];
-  const listed = opts.summary ? longestWaits(r.waits, SUMMARY_WAITS) : r.waits;
-  if (!r.waits.length) head.push('Host waits: none');
-  else if (listed.length < r.waits.length) {
-    head.push(`Host waits (${r.waits.length}): ${waitCounts(r.waits)}`);
+  const view = opts.summary ? waitView(r) : undefined;
+  const listed = view && view.count > SUMMARY_WAITS ? longestWaits(view, SUMMARY_WAITS).map(view.wait) : r.waits;
+  const count = view?.count ?? listed.length;
+  if (!count) head.push('Host waits: none');
+  else if (view && listed.length < count) {
+    head.push(`Host waits (${count}): ${waitCounts(view)}`);
     head.push(`The ${listed.length} that blocked longest (all of them with --all):`);
-  } else head.push(`Host waits (${r.waits.length}):`);
+  } else head.push(`Host waits (${count}):`);
   let out = head;
   for (let i = 0; i < listed.length; i++) {
     waitLines(listed[i], out);
@@ -163,25 +209,24 @@ function waitLines(w: Report['waits'][number], out: string[]): void {
   if (loc || w.rules.length) out.push(`      ${[loc, w.rules.join(' ')].filter(Boolean).join('  ')}`);
 }
 
-/** The `n` waits that blocked longest, in trace order (ties: the earlier wait). One pass, no full sort. */
-function longestWaits(waits: Report['waits'], n: number): Report['waits'] {
-  if (waits.length <= n) return waits;
-  const top: number[] = []; // indices, longest first
-  for (let i = 0; i < waits.length; i++) {
-    const b = waits[i].blockedNs;
-    if (top.length === n && b <= waits[top[n - 1]].blockedNs) continue;
+/** The positions of the `n` waits that blocked longest, in trace order (ties: the earlier wait). One pass, no full sort. */
+function longestWaits(waits: WaitView, n: number): number[] {
+  const top: number[] = []; // positions, longest first
+  for (let i = 0; i < waits.count; i++) {
+    const b = waits.blockedNs(i);
+    if (top.length === n && b <= waits.blockedNs(top[n - 1])) continue;
     let k = Math.min(top.length, n - 1);
-    while (k > 0 && waits[top[k - 1]].blockedNs < b) k--;
+    while (k > 0 && waits.blockedNs(top[k - 1]) < b) k--;
     top.splice(k, 0, i);
     if (top.length > n) top.pop();
   }
-  return top.sort((a, b) => a - b).map((i) => waits[i]);
+  return top.sort((a, b) => a - b);
 }
 
 /** `1,000,000 (999,996 launch, 4 streamSync)`-style counts by kind, the most common first. */
-function waitCounts(waits: Report['waits']): string {
+function waitCounts(waits: WaitView): string {
   const byKind = new Map<string, number>();
-  for (const w of waits) byKind.set(w.kind, (byKind.get(w.kind) ?? 0) + 1);
+  for (let i = 0; i < waits.count; i++) byKind.set(waits.kind(i), (byKind.get(waits.kind(i)) ?? 0) + 1);
   return [...byKind]
     .sort((a, b) => b[1] - a[1])
     .map(([k, n]) => `${n} ${k}`)

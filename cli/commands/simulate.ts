@@ -1,5 +1,5 @@
 import { analyze } from '../../core/analyze';
-import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/report';
+import { buildReport, reportJsonChunks, reportTextChunks, waitCount } from '../../core/report';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { Input, isScenarioPath, loadInput } from '../input';
@@ -65,7 +65,7 @@ function printReport(
   const analysis = analyze(trace, { program });
   trace.findings = analysis.findings;
   const report = buildReport(trace, analysis);
-  const summary = report.waits.length > SUMMARY_ABOVE && !args.flags.has('all');
+  const summary = waitCount(report) > SUMMARY_ABOVE && !args.flags.has('all');
   const chunks = args.flags.has('json') ? reportJsonChunks(report) : reportTextChunks(report, { file, summary });
   for (const chunk of chunks) io.stdout(chunk);
 }

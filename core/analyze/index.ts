@@ -13,10 +13,10 @@ import { hostSyncSmells } from './host-syncs';
 import { loopSyncs } from './loop-syncs';
 import { computeMetrics } from './metrics';
 import { hostFuncStalls, serializationSmells } from './serialization';
-import type { Analysis, Hazard, Metrics } from './types';
+import type { Analysis, Hazard, Metrics, WaitExplanation } from './types';
 import { waitSmells } from './wait-smells';
 import { releaseDoubts } from './release-doubts';
-import { explainWaits, waitFacts, type WaitFacts } from './waits';
+import { explainWaits, waitExplainer, waitFacts, type WaitFacts } from './waits';
 
 export { happensBefore } from './hb';
 export type { HappensBefore, NodeRef, NodeSet } from './hb';
@@ -33,11 +33,13 @@ export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysi
   const doubts = releaseDoubts(trace);
   const graphed = withGraph(trace, access, complete, program);
   // The happens-before graph is gone by now: the waits, one object each, never share the memory with it.
-  const waits = explainWaits(trace, graphed.facts, program);
-  for (const w of waits) {
+  const explained = waitExplainer(trace, graphed.facts, program);
+  const explain = (k: number) => {
+    const w = explained(k);
     const ops = doubts.candidates.get(w.id);
     if (ops) w.candidates = ops.map((op) => candidateOp(trace, op));
-  }
+    return w;
+  };
   const findings: Finding[] = [...graphed.findings, ...doubts.findings];
   findings.sort(
     (a, b) =>
@@ -45,8 +47,38 @@ export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysi
       (a.source?.line ?? Infinity) - (b.source?.line ?? Infinity) ||
       (a.calls[0] ?? 0) - (b.calls[0] ?? 0),
   );
-  return { waits, findings, metrics: graphed.metrics, hazards: graphed.hazards };
+  let waits: WaitExplanation[] | undefined;
+  const analysis: Analysis = {
+    // Made on first read: `check`, `html` and `export` read only the findings, and a summary only a few waits.
+    get waits() {
+      return (waits ??= allWaits(graphed.facts.ids.length, explain));
+    },
+    findings,
+    metrics: graphed.metrics,
+    hazards: graphed.hazards,
+  };
+  waitIndexes.set(analysis, { calls: graphed.facts.ids, explain });
+  return analysis;
 }
+
+function allWaits(n: number, explain: (k: number) => WaitExplanation): WaitExplanation[] {
+  const waits: WaitExplanation[] = [];
+  for (let k = 0; k < n; k++) waits.push(explain(k));
+  return waits;
+}
+
+/** An analysis's waits before they are explained: each one's call, and its explanation made on demand. */
+export interface WaitIndex {
+  /** The waits' call ids, in the order of `waits`. */
+  calls: Int32Array;
+  /** The k-th wait explained, a new object each time: equal to `waits[k]`. */
+  explain(k: number): WaitExplanation;
+}
+
+const waitIndexes = new WeakMap<Analysis, WaitIndex>();
+
+/** The waits of an analysis made by `analyze`, without making them all. */
+export const waitIndex = (a: Analysis): WaitIndex | undefined => waitIndexes.get(a);
 
 const SYNC_KINDS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
 

@@ -59,13 +59,19 @@ export function explainWaits(
   program?: Program,
   only?: (call: number) => boolean,
 ): WaitExplanation[] {
-  const c = t.calls;
+  const explain = waitExplainer(t, facts, program);
   const out: WaitExplanation[] = [];
+  for (let k = 0; k < facts.ids.length; k++) if (!only || only(facts.ids[k])) out.push(explain(k));
+  return out;
+}
+
+/** The explanation of the k-th wait of `facts`, made on demand: a caller may read only a few. */
+export function waitExplainer(t: Trace, facts: WaitFacts, program?: Program): (k: number) => WaitExplanation {
+  const c = t.calls;
   const rulesOf = internedRules();
   const sourceOf = internedSources();
-  for (let k = 0; k < facts.ids.length; k++) {
+  return (k) => {
     const i = facts.ids[k];
-    if (only && !only(i)) continue;
     const w = waitRecord(
       i,
       callKind(t, i),
@@ -87,9 +93,8 @@ export function explainWaits(
     }
     const narrower = facts.narrower.size ? facts.narrower.get(i) : undefined;
     if (narrower) w.narrower = narrower;
-    out.push(w);
-  }
-  return out;
+    return w;
+  };
 }
 
 /**
