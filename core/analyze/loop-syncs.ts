@@ -20,16 +20,33 @@ const RULE: Record<number, string> = { [CK.eventSync]: 'S12', [CK.streamSync]: '
 
 /** The device's busy time as merged intervals (kernels, copies, memsets), for idle-gap look-ups. */
 export function busyIntervals(t: Trace, device: number): { start: Float64Array; end: Float64Array } {
-  const ids: number[] = [];
+  // A lane the trace does not list counts as device 0's.
+  const onDevice = Uint8Array.from(t.lanes, (l) => ((l?.device ?? 0) === device ? 1 : 0));
+  const unlisted = device === 0 ? 1 : 0;
+  const isWork = (j: number) => {
+    const k = t.ops.kind[j];
+    return (k === OK.kernel || k === OK.memcpy || k === OK.memset) && (onDevice[t.ops.lane[j]] ?? unlisted) === 1;
+  };
+  let n = 0;
   let wellFormed = true;
   for (let j = 0; j < t.ops.count; j++) {
-    const k = t.ops.kind[j];
-    const work = k === OK.kernel || k === OK.memcpy || k === OK.memset;
-    if (!work || (t.lanes[t.ops.lane[j]]?.device ?? 0) !== device) continue;
-    ids.push(j);
+    if (!isWork(j)) continue;
+    n++;
     if (!(t.ops.end[j] >= t.ops.start[j])) wellFormed = false;
   }
-  return wellFormed ? unionBySweep(t, ids) : unionByStart(t, ids);
+  if (!wellFormed) {
+    const ids: number[] = [];
+    for (let j = 0; j < t.ops.count; j++) if (isWork(j)) ids.push(j);
+    return unionByStart(t, ids);
+  }
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  for (let j = 0, k = 0; j < t.ops.count; j++) {
+    if (!isWork(j)) continue;
+    starts[k] = t.ops.start[j];
+    ends[k++] = t.ops.end[j];
+  }
+  return unionBySweep(starts, ends);
 }
 
 /**
@@ -37,14 +54,8 @@ export function busyIntervals(t: Trace, device: number): { start: Float64Array; 
  * the same time, so that touching intervals join as they do in unionByStart. Sorting the plain
  * times is much cheaper than sorting the ops by start, and gives the same intervals.
  */
-function unionBySweep(t: Trace, ids: number[]): { start: Float64Array; end: Float64Array } {
-  const n = ids.length;
-  const starts = new Float64Array(n);
-  const ends = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    starts[k] = t.ops.start[ids[k]];
-    ends[k] = t.ops.end[ids[k]];
-  }
+function unionBySweep(starts: Float64Array, ends: Float64Array): { start: Float64Array; end: Float64Array } {
+  const n = starts.length;
   starts.sort();
   ends.sort();
   const start: number[] = [];
