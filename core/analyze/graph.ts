@@ -5,7 +5,6 @@
 import { CK } from '../trace/kinds';
 import { EDGE_KINDS, Trace } from '../trace/model';
 import { Bindings, bindEvents } from './bindings';
-import { groupByTime } from './lane-order';
 
 export interface HbGraph {
   calls: number;
@@ -82,15 +81,31 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
   return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, bindings };
 }
 
-/** Calls and ops grouped by lane, in time order (context calls left out). */
+/**
+ * Calls and ops grouped by lane, in time order (context calls left out). A counting sort groups
+ * them; items usually arrive in time order already, so a lane is sorted only when it is not.
+ */
 function laneOrder(t: Trace): { ids: Int32Array; start: Int32Array } {
   const C = t.calls.count;
+  const L = t.lanes.length;
   const context = CK.context;
   const { kind, lane: callLane, begin } = t.calls;
-  const { lane: opLane, start } = t.ops;
-  const laneOfItem = (i: number) => (i < C ? (kind[i] === context ? -1 : callLane[i]) : opLane[i - C]);
-  const time = (i: number) => (i < C ? begin[i] : start[i - C]);
-  return groupByTime(C + t.ops.count, t.lanes.length, laneOfItem, time);
+  const { lane: opLane, start: opStart } = t.ops;
+  const start = new Int32Array(L + 1);
+  for (let c = 0; c < C; c++) if (kind[c] !== context && callLane[c] >= 0) start[callLane[c] + 1]++;
+  for (let j = 0; j < t.ops.count; j++) if (opLane[j] >= 0) start[opLane[j] + 1]++;
+  for (let l = 0; l < L; l++) start[l + 1] += start[l];
+  const ids = new Int32Array(start[L]);
+  for (let c = 0; c < C; c++) if (kind[c] !== context && callLane[c] >= 0) ids[start[callLane[c]]++] = c;
+  for (let j = 0; j < t.ops.count; j++) if (opLane[j] >= 0) ids[start[opLane[j]]++] = C + j;
+  shiftStarts(start);
+  const time = (i: number) => (i < C ? begin[i] : opStart[i - C]);
+  for (let l = 0; l < L; l++) {
+    let sorted = true;
+    for (let k = start[l] + 1; k < start[l + 1] && sorted; k++) sorted = time(ids[k - 1]) <= time(ids[k]);
+    if (!sorted) ids.subarray(start[l], start[l + 1]).sort((x, y) => time(x) - time(y) || x - y);
+  }
+  return { ids, start };
 }
 
 /**

@@ -83,11 +83,13 @@ function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int3
     const cp = p >= 0 ? launcher(p) : -1;
     return cp < 0 || (c >= 0 && lane[c] === lane[cp] && seq[c] >= seq[cp]);
   };
+  // A node takes a row of its own only where it has cross-lane predecessors or is not covered,
+  // which needs a launcher before it in its lane: counted without asking about its own.
   let rowCount = 1; // row 0: the empty clock
   for (let l = 0; l < L; l++)
     for (let k = laneStart[l]; k < laneStart[l + 1]; k++) {
       const x = order[k];
-      if (predStart[x + 1] > predStart[x] || !covers(k > laneStart[l] ? order[k - 1] : -1, launcher(x))) rowCount++;
+      if (predStart[x + 1] > predStart[x] || (k > laneStart[l] && launcher(order[k - 1]) >= 0)) rowCount++;
     }
   const rows = new Int32Array(rowCount * L);
   const rowOf = new Int32Array(N);
