@@ -63,7 +63,8 @@ export function timeOrderedCalls(t: Trace): Int32Array {
 
 export function bindEvents(t: Trace): Bindings {
   const replay = new Replay(t);
-  for (const i of replay.timeOrder) replay.call(i);
+  const order = replay.timeOrder;
+  for (let k = 0; k < order.length; k++) replay.call(order[k]);
   return replay.result();
 }
 
@@ -82,6 +83,7 @@ class Replay {
   private readonly eventTo: number[] = [];
   private readonly streams: Trace['lanes'];
   private readonly lastOp: Int32Array;
+  private readonly opLane: Trace['ops']['lane'];
   /** Record ops that the next op issued to a stream must follow (stream waits not yet met by an op). */
   private readonly pendingWaits: number[][];
   private readonly current = new Map<number, number>(); // event string id -> record call
@@ -103,6 +105,7 @@ class Replay {
     this.consumers = new Int32Array(C);
     this.streams = t.lanes.filter((l) => l.kind === 'stream');
     this.lastOp = new Int32Array(t.lanes.length).fill(-1);
+    this.opLane = t.ops.lane;
     this.pendingWaits = t.lanes.map(() => []);
   }
 
@@ -159,9 +162,10 @@ class Replay {
 
   /** The ops call `i` issued: each follows the stream waits pending on its stream (S8). */
   private issue(i: number): void {
-    for (let q = this.opsStart[i]; q < this.opsStart[i + 1]; q++) {
-      const j = this.opsOf[q];
-      const lane = this.t.ops.lane[j];
+    const { opsStart, opsOf, opLane } = this;
+    for (let q = opsStart[i]; q < opsStart[i + 1]; q++) {
+      const j = opsOf[q];
+      const lane = opLane[j];
       const waits = this.pendingWaits[lane];
       if (waits.length) {
         for (const from of waits) {

@@ -5,7 +5,6 @@
 import { CK } from '../trace/kinds';
 import { EDGE_KINDS, Trace } from '../trace/model';
 import { Bindings, bindEvents } from './bindings';
-import { groupByTime } from './lane-order';
 
 export interface HbGraph {
   calls: number;
@@ -42,17 +41,15 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
     return k < laneStart[lane[node] + 1] ? order[k] : -1;
   };
 
-  // The cross-lane edges are counted, then stored: most of a trace's edges stay within a lane.
-  let from = new Int32Array(0);
-  let to = from;
-  let m = 0;
+  // The cross-lane edges are counted per node, then stored in place in compressed rows: most of a
+  // trace's edges stay within a lane.
+  const predStart = new Int32Array(N + 1);
+  let pred = new Int32Array(0);
+  let filling = false;
   const add = (a: number, b: number) => {
     if (a < 0 || b < 0 || lane[a] < 0 || lane[b] < 0 || lane[a] === lane[b]) return;
-    if (m < from.length) {
-      from[m] = a;
-      to[m] = b;
-    }
-    m++;
+    if (filling) pred[predStart[b]++] = a;
+    else predStart[b + 1]++;
   };
   // A call that waits for an op it issued itself (a blocking copy) orders that op before the
   // calls after it, not before itself: the call is also the op's launch.
@@ -74,25 +71,41 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
     }
   };
   addAll();
-  from = new Int32Array(m);
-  to = new Int32Array(m);
-  m = 0;
+  for (let i = 0; i < N; i++) predStart[i + 1] += predStart[i];
+  pred = new Int32Array(predStart[N]);
+  filling = true;
+  // Each row's start advances to the next row's as the row fills; moved back after.
   addAll();
+  shiftStarts(predStart);
 
-  const [predStart, pred] = csr(N, to, from);
   return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, bindings };
 }
 
-/** Calls and ops grouped by lane, in time order (context calls left out). */
+/**
+ * Calls and ops grouped by lane, in time order (context calls left out). A counting sort groups
+ * them; items usually arrive in time order already, so a lane is sorted only when it is not.
+ */
 function laneOrder(t: Trace): { ids: Int32Array; start: Int32Array } {
   const C = t.calls.count;
-  const N = C + t.ops.count;
+  const L = t.lanes.length;
   const context = CK.context;
-  const time = new Float64Array(N);
-  time.set(t.calls.begin, 0);
-  time.set(t.ops.start, C);
-  const laneOfItem = (i: number) => (i < C ? (t.calls.kind[i] === context ? -1 : t.calls.lane[i]) : t.ops.lane[i - C]);
-  return groupByTime(N, t.lanes.length, laneOfItem, time);
+  const { kind, lane: callLane, begin } = t.calls;
+  const { lane: opLane, start: opStart } = t.ops;
+  const start = new Int32Array(L + 1);
+  for (let c = 0; c < C; c++) if (kind[c] !== context && callLane[c] >= 0) start[callLane[c] + 1]++;
+  for (let j = 0; j < t.ops.count; j++) if (opLane[j] >= 0) start[opLane[j] + 1]++;
+  for (let l = 0; l < L; l++) start[l + 1] += start[l];
+  const ids = new Int32Array(start[L]);
+  for (let c = 0; c < C; c++) if (kind[c] !== context && callLane[c] >= 0) ids[start[callLane[c]]++] = c;
+  for (let j = 0; j < t.ops.count; j++) if (opLane[j] >= 0) ids[start[opLane[j]]++] = C + j;
+  shiftStarts(start);
+  const time = (i: number) => (i < C ? begin[i] : opStart[i - C]);
+  for (let l = 0; l < L; l++) {
+    let sorted = true;
+    for (let k = start[l] + 1; k < start[l + 1] && sorted; k++) sorted = time(ids[k - 1]) <= time(ids[k]);
+    if (!sorted) ids.subarray(start[l], start[l + 1]).sort((x, y) => time(x) - time(y) || x - y);
+  }
+  return { ids, start };
 }
 
 /**
@@ -109,16 +122,6 @@ export function successors(g: HbGraph): { succStart: Int32Array; succ: Int32Arra
   for (let x = 0; x < N; x++) for (let k = predStart[x]; k < predStart[x + 1]; k++) succ[succStart[pred[k]]++] = x;
   shiftStarts(succStart);
   return { succStart, succ };
-}
-
-function csr(n: number, key: Int32Array, value: Int32Array): [Int32Array, Int32Array] {
-  const start = new Int32Array(n + 1);
-  for (let k = 0; k < key.length; k++) start[key[k] + 1]++;
-  for (let i = 0; i < n; i++) start[i + 1] += start[i];
-  const out = new Int32Array(key.length);
-  for (let k = 0; k < key.length; k++) out[start[key[k]]++] = value[k];
-  shiftStarts(start);
-  return [start, out];
 }
 
 /** After a fill that advanced each row's start to the next row's, the starts moved back: no copy of them is needed. */

@@ -6,7 +6,7 @@
 // before it in its lane (its own component is its position, kept apart). Calls rarely receive
 // edges, so a trace of a million launches stores about one row per op.
 import type { Trace } from '../trace/model';
-import { buildGraph, HbGraph, successors } from './graph';
+import { buildGraph, HbGraph } from './graph';
 
 export interface NodeRef {
   kind: 'call' | 'op';
@@ -77,16 +77,20 @@ function launcherOf(t: Trace, g: HbGraph): (x: number) => number {
  * row; a node's own component and its launcher's position (launcherOf) are kept apart from it.
  */
 function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int32Array; rowOf: Int32Array } {
-  const { lane, seq, nodes: N, lanes: L } = g;
-  const prev = (x: number) => (seq[x] > 1 ? g.order[g.laneStart[lane[x]] + seq[x] - 2] : -1);
+  const { lane, seq, nodes: N, lanes: L, order, laneStart, predStart, pred } = g;
   // Whether x's launcher `c` stands for its lane predecessor p's launcher too (same thread, later).
   const covers = (p: number, c: number) => {
     const cp = p >= 0 ? launcher(p) : -1;
     return cp < 0 || (c >= 0 && lane[c] === lane[cp] && seq[c] >= seq[cp]);
   };
+  // A node takes a row of its own only where it has cross-lane predecessors or is not covered,
+  // which needs a launcher before it in its lane: counted without asking about its own.
   let rowCount = 1; // row 0: the empty clock
-  for (let x = 0; x < N; x++)
-    if (lane[x] >= 0 && (g.predStart[x + 1] > g.predStart[x] || !covers(prev(x), launcher(x)))) rowCount++;
+  for (let l = 0; l < L; l++)
+    for (let k = laneStart[l]; k < laneStart[l + 1]; k++) {
+      const x = order[k];
+      if (predStart[x + 1] > predStart[x] || (k > laneStart[l] && launcher(order[k - 1]) >= 0)) rowCount++;
+    }
   const rows = new Int32Array(rowCount * L);
   const rowOf = new Int32Array(N);
   const done = new Uint8Array(N);
@@ -103,11 +107,10 @@ function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int3
   };
 
   let partial = false; // set for the nodes of a cycle, whose predecessors may not be done
-  const { predStart, pred } = g;
   // Whether predecessor q's clock joins x's: not where x's launcher cx already implies it.
   const joins = (q: number, cx: number, implied: boolean) => !(q === cx && implied) && !(partial && !done[q]);
-  const compute = (x: number) => {
-    const p = prev(x);
+  /** Node x's clock, p being the node before it in its lane or -1. */
+  const compute = (x: number, p: number) => {
     const cx = launcher(x);
     const covered = covers(p, cx);
     const implied = covered && cx >= 0 && (!partial || done[cx] === 1) && known(cx, p, lane[x]);
@@ -122,7 +125,8 @@ function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int3
     }
     const r = nextRow++ * L;
     if (p >= 0) {
-      rows.copyWithin(r, rowOf[p] * L, rowOf[p] * L + L);
+      const rp = rowOf[p] * L;
+      for (let d = 0; d < L; d++) rows[r + d] = rows[rp + d];
       raise(r, launcher(p));
     }
     for (let k = k0; k < k1; k++) {
@@ -138,31 +142,62 @@ function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int3
     done[x] = 1;
   };
 
-  // Kahn's order over lane order plus cross-lane edges.
-  const { succStart, succ } = successors(g);
-  const indeg = new Int32Array(N);
-  const queue = new Int32Array(N);
-  let tail = 0;
-  for (let x = 0; x < N; x++) {
-    if (lane[x] < 0) continue;
-    indeg[x] = g.predStart[x + 1] - g.predStart[x] + (seq[x] > 1 ? 1 : 0);
-    if (indeg[x] === 0) queue[tail++] = x;
-  }
-  for (let head = 0; head < tail; head++) {
-    const x = queue[head];
-    compute(x);
-    const k = g.laneStart[lane[x]] + seq[x];
-    if (k < g.laneStart[lane[x] + 1] && --indeg[g.order[k]] === 0) queue[tail++] = g.order[k];
-    for (let s = succStart[x]; s < succStart[x + 1]; s++) if (--indeg[succ[s]] === 0) queue[tail++] = succ[s];
-  }
+  sweepLanes(g, done, compute);
   // Edges that contradict each other (clock skew in an imported trace) leave a cycle: take its
   // nodes in lane order with what is known.
-  if (tail < g.order.length) {
-    partial = true;
-    for (const x of g.order) if (!done[x]) compute(x);
-  }
+  partial = true;
+  for (let l = 0; l < L; l++)
+    for (let k = laneStart[l]; k < laneStart[l + 1]; k++)
+      if (!done[order[k]]) compute(order[k], k > laneStart[l] ? order[k - 1] : -1);
   // Rows were counted for every node that might need one; keep those used.
   return { rows: nextRow === rowCount ? rows : rows.slice(0, nextRow * L), rowOf };
+}
+
+/**
+ * Visits every node after its lane predecessor and its cross-lane predecessors (a topological
+ * order), lane by lane: a lane runs until its next node waits for a node not yet done, and waits
+ * on that node's lane until the node is done. Nodes on a cycle are left undone.
+ */
+function sweepLanes(g: HbGraph, done: Uint8Array, visit: (x: number, prev: number) => void): void {
+  const { lane, lanes: L, order, laneStart, predStart, pred } = g;
+  const pos = laneStart.slice(0, L);
+  const blocker = new Int32Array(L); // the node a waiting lane waits for
+  const waiters = new Int32Array(L).fill(-1); // lane -> first lane waiting on it, then nextWaiter
+  const nextWaiter = new Int32Array(L);
+  const ready = new Int32Array(L);
+  let readyCount = 0;
+  for (let l = L - 1; l >= 0; l--) ready[readyCount++] = l;
+  while (readyCount > 0) {
+    const l = ready[--readyCount];
+    const from = pos[l];
+    const end = laneStart[l + 1];
+    for (let k = from; k < end; k++) {
+      const x = order[k];
+      let waitFor = -1;
+      for (let e = predStart[x]; e < predStart[x + 1] && waitFor < 0; e++) if (!done[pred[e]]) waitFor = pred[e];
+      if (waitFor >= 0) {
+        blocker[l] = waitFor;
+        nextWaiter[l] = waiters[lane[waitFor]];
+        waiters[lane[waitFor]] = l;
+        break;
+      }
+      visit(x, k > laneStart[l] ? order[k - 1] : -1);
+      pos[l] = k + 1;
+    }
+    if (pos[l] === from) continue;
+    // Lanes whose node is now done run again; the others keep waiting.
+    let w = waiters[l];
+    waiters[l] = -1;
+    while (w >= 0) {
+      const next = nextWaiter[w];
+      if (done[blocker[w]]) ready[readyCount++] = w;
+      else {
+        nextWaiter[w] = waiters[l];
+        waiters[l] = w;
+      }
+      w = next;
+    }
+  }
 }
 
 /** The nodes in ranges of lane order, split into calls and ops. */
