@@ -36,49 +36,78 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
       seq[order[k]] = k - laneStart[l] + 1;
     }
   }
-  const next = (node: number) => {
-    const k = laneStart[lane[node]] + seq[node];
-    return k < laneStart[lane[node] + 1] ? order[k] : -1;
-  };
+  const { predStart, pred } = crossLaneEdges(t, bindings, lane, seq, order, laneStart);
+  return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, bindings };
+}
 
-  // The cross-lane edges are counted per node, then stored in place in compressed rows: most of a
-  // trace's edges stay within a lane.
+/**
+ * The cross-lane edges in compressed rows of predecessors, each row in the order the edges are
+ * listed: launches, the trace's edges, derived event orderings, host waits. One pass keeps the
+ * edges that cross lanes and counts them per node; the rows are then filled from those alone (most
+ * of a trace's edges stay within a lane). A derived event ordering that the trace also lists as its
+ * last event edge into that op is left out: a repeated predecessor adds nothing.
+ */
+function crossLaneEdges(
+  t: Trace,
+  bindings: Bindings,
+  lane: Int32Array,
+  seq: Int32Array,
+  order: Int32Array,
+  laneStart: Int32Array,
+): { predStart: Int32Array; pred: Int32Array } {
+  const C = t.calls.count;
+  const O = t.ops.count;
+  const N = C + O;
+  const opCall = t.ops.call;
+  const { kind: edgeKind, from: edgeFrom, to: edgeTo, count: E } = t.edges;
+  const { eventFrom, eventTo, awaitStart, awaited } = bindings;
+  const most = O + E + eventFrom.length + awaited.length;
+  const src = new Int32Array(most);
+  const dst = new Int32Array(most);
   const predStart = new Int32Array(N + 1);
-  let pred = new Int32Array(0);
-  let filling = false;
+  let n = 0;
   const add = (a: number, b: number) => {
-    if (a < 0 || b < 0 || lane[a] < 0 || lane[b] < 0 || lane[a] === lane[b]) return;
-    if (filling) pred[predStart[b]++] = a;
-    else predStart[b + 1]++;
+    if (a < 0 || b < 0) return;
+    const la = lane[a];
+    const lb = lane[b];
+    if (la < 0 || lb < 0 || la === lb) return;
+    src[n] = a;
+    dst[n++] = b;
+    predStart[b + 1]++;
   };
   // A call that waits for an op it issued itself (a blocking copy) orders that op before the
   // calls after it, not before itself: the call is also the op's launch.
-  const opToCall = (op: number, call: number) => add(C + op, t.ops.call[op] === call ? next(call) : call);
-  const e = t.edges;
+  const opToCall = (op: number, call: number) => {
+    if (opCall[op] !== call) return add(C + op, call);
+    if (lane[call] < 0) return;
+    const k = laneStart[lane[call]] + seq[call];
+    add(C + op, k < laneStart[lane[call] + 1] ? order[k] : -1);
+  };
   const launch = EDGE_KINDS.indexOf('launch');
   const release = EDGE_KINDS.indexOf('release');
-  const addAll = () => {
-    for (let j = 0; j < t.ops.count; j++) if (t.ops.call[j] >= 0) add(t.ops.call[j], C + j);
-    for (let k = 0; k < e.count; k++) {
-      if (e.kind[k] === launch) {
-        if (t.ops.call[e.to[k]] !== e.from[k]) add(e.from[k], C + e.to[k]);
-      } else if (e.kind[k] === release) opToCall(e.from[k], e.to[k]);
-      else add(C + e.from[k], C + e.to[k]);
+  const event = EDGE_KINDS.indexOf('event');
+  const eventInto = new Int32Array(O).fill(-1);
+  for (let j = 0; j < O; j++) if (opCall[j] >= 0) add(opCall[j], C + j);
+  for (let k = 0; k < E; k++) {
+    const kind = edgeKind[k];
+    if (kind === launch) {
+      if (opCall[edgeTo[k]] !== edgeFrom[k]) add(edgeFrom[k], C + edgeTo[k]);
+    } else if (kind === release) opToCall(edgeFrom[k], edgeTo[k]);
+    else {
+      if (kind === event && edgeTo[k] >= 0) eventInto[edgeTo[k]] = edgeFrom[k];
+      add(C + edgeFrom[k], C + edgeTo[k]);
     }
-    for (let k = 0; k < bindings.eventFrom.length; k++) add(C + bindings.eventFrom[k], C + bindings.eventTo[k]);
-    for (let c = 0; c < C; c++) {
-      for (let q = bindings.awaitStart[c]; q < bindings.awaitStart[c + 1]; q++) opToCall(bindings.awaited[q], c);
-    }
-  };
-  addAll();
-  for (let i = 0; i < N; i++) predStart[i + 1] += predStart[i];
-  pred = new Int32Array(predStart[N]);
-  filling = true;
-  // Each row's start advances to the next row's as the row fills; moved back after.
-  addAll();
-  shiftStarts(predStart);
+  }
+  for (let k = 0; k < eventFrom.length; k++)
+    if (eventInto[eventTo[k]] !== eventFrom[k]) add(C + eventFrom[k], C + eventTo[k]);
+  for (let c = 0; c < C; c++) for (let q = awaitStart[c]; q < awaitStart[c + 1]; q++) opToCall(awaited[q], c);
 
-  return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, bindings };
+  for (let i = 0; i < N; i++) predStart[i + 1] += predStart[i];
+  const pred = new Int32Array(n);
+  // Each row's start advances to the next row's as the row fills; moved back after.
+  for (let k = 0; k < n; k++) pred[predStart[dst[k]]++] = src[k];
+  shiftStarts(predStart);
+  return { predStart, pred };
 }
 
 /**
