@@ -61,157 +61,130 @@ export function timeOrderedCalls(t: Trace): Int32Array {
   return ids;
 }
 
+/** The calls replayed in time order: the state each call sees, what it binds to and what it awaits. */
 export function bindEvents(t: Trace): Bindings {
-  const replay = new Replay(t);
-  const order = replay.timeOrder;
-  for (let k = 0; k < order.length; k++) replay.call(order[k]);
-  return replay.result();
-}
-
-/** The calls replayed in time order: the state each call sees, and what it binds to. */
-class Replay {
-  readonly timeOrder: Int32Array;
-  private readonly c: Trace['calls'];
-  private readonly opsStart: Int32Array;
-  private readonly opsOf: Int32Array;
-  private readonly bound: Int32Array;
-  private readonly bound2 = new Map<number, number>();
-  private readonly recordOp: Int32Array;
-  private readonly replaced: Int32Array;
-  private readonly consumers: Int32Array;
-  private readonly eventFrom: number[] = [];
-  private readonly eventTo: number[] = [];
-  private readonly streams: Trace['lanes'];
-  private readonly lastOp: Int32Array;
-  private readonly opLane: Trace['ops']['lane'];
-  /** Record ops that the next op issued to a stream must follow (stream waits not yet met by an op). */
-  private readonly pendingWaits: number[][];
-  private readonly current = new Map<number, number>(); // event string id -> record call
-  /** Host waits as (call, op) pairs in replay order, grouped by call at the end. */
-  private readonly awaitCall: number[] = [];
-  private readonly awaitOp: number[] = [];
-  private readonly ready = ANSWERS.indexOf('ready');
-
-  constructor(private readonly t: Trace) {
-    const C = t.calls.count;
-    this.c = t.calls;
-    const { start, ids } = groupOps(t);
-    this.opsStart = start;
-    this.opsOf = ids;
-    this.timeOrder = timeOrderedCalls(t);
-    this.bound = new Int32Array(C).fill(NOT_EVENT_CALL);
-    this.recordOp = new Int32Array(C).fill(-1);
-    this.replaced = new Int32Array(C).fill(-1);
-    this.consumers = new Int32Array(C);
-    this.streams = t.lanes.filter((l) => l.kind === 'stream');
-    this.lastOp = new Int32Array(t.lanes.length).fill(-1);
-    this.opLane = t.ops.lane;
-    this.pendingWaits = t.lanes.map(() => []);
-  }
-
-  private bind(event: number): number {
-    const r = this.current.get(event) ?? NEVER_RECORDED;
-    if (r >= 0) this.consumers[r]++;
+  const c = t.calls;
+  const C = c.count;
+  const { kind, event, event2, stream, answer, blockedNs, releasedBy } = c;
+  const { call: opCall, lane: opLane, kind: opKind } = t.ops;
+  const { start: opsStart, ids: opsOf } = groupOps(t);
+  const timeOrder = timeOrderedCalls(t);
+  const bound = new Int32Array(C).fill(NOT_EVENT_CALL);
+  const bound2 = new Map<number, number>();
+  const recordOp = new Int32Array(C).fill(-1);
+  const replaced = new Int32Array(C).fill(-1);
+  const consumers = new Int32Array(C);
+  const eventFrom: number[] = [];
+  const eventTo: number[] = [];
+  const streams = t.lanes.filter((l) => l.kind === 'stream');
+  const lastOp = new Int32Array(t.lanes.length).fill(-1);
+  // Record ops that the next op issued to a stream must follow (stream waits not yet met by an op).
+  const pendingWaits: number[][] = t.lanes.map(() => []);
+  let events = 0;
+  for (let i = 0; i < C; i++) events = Math.max(events, event[i] + 1, event2[i] + 1);
+  const current = new Int32Array(events).fill(NEVER_RECORDED); // event string id -> record call
+  // Host waits as (call, op) pairs in replay order, grouped by call at the end.
+  const awaitCall: number[] = [];
+  const awaitOp: number[] = [];
+  const ready = ANSWERS.indexOf('ready');
+  const bind = (ev: number): number => {
+    const r = current[ev];
+    if (r >= 0) consumers[r]++;
     return r;
-  }
+  };
 
-  /** Replays call `i`: what it binds to and awaits, then the ops it issued, then its record. */
-  call(i: number): void {
-    const kind = this.c.kind[i];
-    this.awaits(i, kind);
-    this.issue(i);
-    if (kind === CK.record && this.c.event[i]) this.record(i);
-    // A copy or memset that blocked until its own op completed (S17, S18), as opposed to one
-    // that waited for room in the launch queue (S19).
-    const c = this.c;
-    if (
-      (kind === CK.memcpy || kind === CK.memset) &&
-      c.blockedNs[i] > 0 &&
-      c.releasedBy[i] >= 0 &&
-      this.t.ops.call[c.releasedBy[i]] === i
-    ) {
-      for (let q = this.opsStart[i]; q < this.opsStart[i + 1]; q++) this.await(i, this.opsOf[q]);
-    }
-  }
-
-  private await(call: number, op: number): void {
-    this.awaitCall.push(call);
-    this.awaitOp.push(op);
-  }
-
-  /** The event binding of call `i`, and the ops it waits for when it is a host wait. */
-  private awaits(i: number, kind: number): void {
-    const { c, bound, lastOp } = this;
-    if (kind === CK.streamWait || kind === CK.eventSync || kind === CK.query) {
-      const r = (bound[i] = this.bind(c.event[i]));
-      const op = r >= 0 ? this.recordOp[r] : -1;
-      if (op >= 0 && kind === CK.streamWait && c.stream[i] >= 0) this.pendingWaits[c.stream[i]].push(op);
-      if (op >= 0 && (kind === CK.eventSync || (kind === CK.query && c.answer[i] === this.ready))) this.await(i, op);
-    } else if (kind === CK.elapsed) {
-      bound[i] = this.bind(c.event[i]);
-      this.bound2.set(i, this.bind(c.event2[i]));
-    } else if (kind === CK.streamSync) {
-      const s = c.stream[i];
-      if (s >= 0 && lastOp[s] >= 0) this.await(i, lastOp[s]);
-    } else if (kind === CK.deviceSync) {
+  for (let k = 0; k < timeOrder.length; k++) {
+    const i = timeOrder[k];
+    const ki = kind[i];
+    // What call i binds to and awaits, then the ops it issued, then its record.
+    if (ki === CK.streamWait || ki === CK.eventSync || ki === CK.query) {
+      const r = (bound[i] = bind(event[i]));
+      const op = r >= 0 ? recordOp[r] : -1;
+      if (op >= 0 && ki === CK.streamWait && stream[i] >= 0) pendingWaits[stream[i]].push(op);
+      if (op >= 0 && (ki === CK.eventSync || (ki === CK.query && answer[i] === ready))) {
+        awaitCall.push(i);
+        awaitOp.push(op);
+      }
+    } else if (ki === CK.elapsed) {
+      bound[i] = bind(event[i]);
+      bound2.set(i, bind(event2[i]));
+    } else if (ki === CK.streamSync) {
+      const s = stream[i];
+      if (s >= 0 && lastOp[s] >= 0) {
+        awaitCall.push(i);
+        awaitOp.push(lastOp[s]);
+      }
+    } else if (ki === CK.deviceSync) {
       // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
-      const device = c.device[i] || (this.t.lanes[c.lane[i]]?.device ?? 0);
-      for (const s of this.streams) if (s.device === device && lastOp[s.id] >= 0) this.await(i, lastOp[s.id]);
+      const device = c.device[i] || (t.lanes[c.lane[i]]?.device ?? 0);
+      for (const s of streams)
+        if (s.device === device && lastOp[s.id] >= 0) {
+          awaitCall.push(i);
+          awaitOp.push(lastOp[s.id]);
+        }
     }
-  }
-
-  /** The ops call `i` issued: each follows the stream waits pending on its stream (S8). */
-  private issue(i: number): void {
-    const { opsStart, opsOf, opLane } = this;
+    // Each op issued follows the stream waits pending on its stream (S8).
     for (let q = opsStart[i]; q < opsStart[i + 1]; q++) {
       const j = opsOf[q];
       const lane = opLane[j];
-      const waits = this.pendingWaits[lane];
+      const waits = pendingWaits[lane];
       if (waits.length) {
         for (const from of waits) {
-          this.eventFrom.push(from);
-          this.eventTo.push(j);
+          eventFrom.push(from);
+          eventTo.push(j);
         }
         waits.length = 0;
       }
-      this.lastOp[lane] = j;
+      lastOp[lane] = j;
+    }
+    // A record call: the op marking its captured point, and the record it replaced (S7).
+    if (ki === CK.record && event[i]) {
+      let op = -1;
+      for (let q = opsStart[i]; q < opsStart[i + 1] && op < 0; q++)
+        if (opKind[opsOf[q]] === OK.eventRecord) op = opsOf[q];
+      if (op < 0 && stream[i] >= 0) op = lastOp[stream[i]];
+      recordOp[i] = op;
+      replaced[i] = current[event[i]];
+      current[event[i]] = i;
+    }
+    // A copy or memset that blocked until its own op completed (S17, S18), as opposed to one
+    // that waited for room in the launch queue (S19).
+    if (
+      (ki === CK.memcpy || ki === CK.memset) &&
+      blockedNs[i] > 0 &&
+      releasedBy[i] >= 0 &&
+      opCall[releasedBy[i]] === i
+    ) {
+      for (let q = opsStart[i]; q < opsStart[i + 1]; q++) {
+        awaitCall.push(i);
+        awaitOp.push(opsOf[q]);
+      }
     }
   }
+  const { start: awaitStart, ids: awaited } = groupAwaits(C, awaitCall, awaitOp);
+  return {
+    timeOrder,
+    opsStart,
+    opsOf,
+    bound,
+    bound2,
+    recordOp,
+    replaced,
+    consumers,
+    awaitStart,
+    awaited,
+    eventFrom,
+    eventTo,
+  };
+}
 
-  /** A record call: the op marking its captured point, and the record it replaced (S7). */
-  private record(i: number): void {
-    const ev = this.c.event[i];
-    let op = -1;
-    for (let q = this.opsStart[i]; q < this.opsStart[i + 1] && op < 0; q++)
-      if (this.t.ops.kind[this.opsOf[q]] === OK.eventRecord) op = this.opsOf[q];
-    if (op < 0 && this.c.stream[i] >= 0) op = this.lastOp[this.c.stream[i]];
-    this.recordOp[i] = op;
-    this.replaced[i] = this.current.get(ev) ?? -1;
-    this.current.set(ev, i);
-  }
-
-  result(): Bindings {
-    const C = this.c.count;
-    // Grouped by call, each call's ops in the order it awaited them.
-    const awaitStart = new Int32Array(C + 1);
-    for (const call of this.awaitCall) awaitStart[call + 1]++;
-    for (let i = 0; i < C; i++) awaitStart[i + 1] += awaitStart[i];
-    const fill = awaitStart.slice(0, C);
-    const awaited = new Int32Array(this.awaitOp.length);
-    for (let k = 0; k < this.awaitOp.length; k++) awaited[fill[this.awaitCall[k]]++] = this.awaitOp[k];
-    return {
-      timeOrder: this.timeOrder,
-      opsStart: this.opsStart,
-      opsOf: this.opsOf,
-      bound: this.bound,
-      bound2: this.bound2,
-      recordOp: this.recordOp,
-      replaced: this.replaced,
-      consumers: this.consumers,
-      awaitStart,
-      awaited,
-      eventFrom: this.eventFrom,
-      eventTo: this.eventTo,
-    };
-  }
+/** Host waits grouped by call, each call's ops in the order it awaited them. */
+function groupAwaits(C: number, awaitCall: number[], awaitOp: number[]): { start: Int32Array; ids: Int32Array } {
+  const start = new Int32Array(C + 1);
+  for (const call of awaitCall) start[call + 1]++;
+  for (let i = 0; i < C; i++) start[i + 1] += start[i];
+  const fill = start.slice(0, C);
+  const ids = new Int32Array(awaitOp.length);
+  for (let k = 0; k < awaitOp.length; k++) ids[fill[awaitCall[k]]++] = awaitOp[k];
+  return { start, ids };
 }
