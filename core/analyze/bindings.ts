@@ -35,29 +35,37 @@ export interface Bindings {
 /** Ops grouped by the call that issued them. */
 function groupOps(t: Trace): { start: Int32Array; ids: Int32Array } {
   const C = t.calls.count;
+  const { call, count } = t.ops;
   const start = new Int32Array(C + 1);
-  const call = t.ops.call;
-  for (let j = 0; j < t.ops.count; j++) if (call[j] >= 0 && call[j] < C) start[call[j] + 1]++;
+  for (let j = 0; j < count; j++) {
+    const c = call[j];
+    if (c >= 0 && c < C) start[c + 1]++;
+  }
   for (let c = 0; c < C; c++) start[c + 1] += start[c];
   const fill = start.slice(0, C);
   const ids = new Int32Array(start[C]);
-  for (let j = 0; j < t.ops.count; j++) if (call[j] >= 0 && call[j] < C) ids[fill[call[j]]++] = j;
+  for (let j = 0; j < count; j++) {
+    const c = call[j];
+    if (c >= 0 && c < C) ids[fill[c]++] = j;
+  }
   return { start, ids };
 }
 
 export function timeOrderedCalls(t: Trace): Int32Array {
-  const c = t.calls;
+  const { kind, begin, count } = t.calls;
   const context = CK.context;
   let n = 0;
-  for (let i = 0; i < c.count; i++) if (c.kind[i] !== context) n++;
+  for (let i = 0; i < count; i++) if (kind[i] !== context) n++;
   const ids = new Int32Array(n);
   let sorted = true;
-  for (let i = 0, k = 0; i < c.count; i++) {
-    if (c.kind[i] === context) continue;
-    if (k > 0 && c.begin[ids[k - 1]] > c.begin[i]) sorted = false;
+  let last = -Infinity;
+  for (let i = 0, k = 0; i < count; i++) {
+    if (kind[i] === context) continue;
+    if (last > begin[i]) sorted = false;
+    last = begin[i];
     ids[k++] = i;
   }
-  if (!sorted) ids.sort((a, b) => c.begin[a] - c.begin[b] || a - b);
+  if (!sorted) ids.sort((a, b) => begin[a] - begin[b] || a - b);
   return ids;
 }
 
@@ -86,6 +94,19 @@ export function bindEvents(t: Trace): Bindings {
   // Host waits as (call, op) pairs in replay order, grouped by call at the end.
   const awaitCall: number[] = [];
   const awaitOp: number[] = [];
+  // Kinds read once: the replay compares them for every call.
+  const {
+    deviceSync: deviceSyncKind,
+    elapsed: elapsedKind,
+    eventSync: eventSyncKind,
+    memcpy: memcpyKind,
+    memset: memsetKind,
+    query: queryKind,
+    record: recordKind,
+    streamSync: streamSyncKind,
+    streamWait: streamWaitKind,
+  } = CK;
+  const eventRecordOp = OK.eventRecord;
   const ready = ANSWERS.indexOf('ready');
   const bind = (ev: number): number => {
     const r = current[ev];
@@ -93,28 +114,28 @@ export function bindEvents(t: Trace): Bindings {
     return r;
   };
 
-  for (let k = 0; k < timeOrder.length; k++) {
-    const i = timeOrder[k];
+  // One call at a time: a small function that the engine optimizes as a whole.
+  const replay = (i: number): void => {
     const ki = kind[i];
     // What call i binds to and awaits, then the ops it issued, then its record.
-    if (ki === CK.streamWait || ki === CK.eventSync || ki === CK.query) {
+    if (ki === streamWaitKind || ki === eventSyncKind || ki === queryKind) {
       const r = (bound[i] = bind(event[i]));
       const op = r >= 0 ? recordOp[r] : -1;
-      if (op >= 0 && ki === CK.streamWait && stream[i] >= 0) pendingWaits[stream[i]].push(op);
-      if (op >= 0 && (ki === CK.eventSync || (ki === CK.query && answer[i] === ready))) {
+      if (op >= 0 && ki === streamWaitKind && stream[i] >= 0) pendingWaits[stream[i]].push(op);
+      if (op >= 0 && (ki === eventSyncKind || (ki === queryKind && answer[i] === ready))) {
         awaitCall.push(i);
         awaitOp.push(op);
       }
-    } else if (ki === CK.elapsed) {
+    } else if (ki === elapsedKind) {
       bound[i] = bind(event[i]);
       bound2.set(i, bind(event2[i]));
-    } else if (ki === CK.streamSync) {
+    } else if (ki === streamSyncKind) {
       const s = stream[i];
       if (s >= 0 && lastOp[s] >= 0) {
         awaitCall.push(i);
         awaitOp.push(lastOp[s]);
       }
-    } else if (ki === CK.deviceSync) {
+    } else if (ki === deviceSyncKind) {
       // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
       const device = c.device[i] || (t.lanes[c.lane[i]]?.device ?? 0);
       for (const s of streams)
@@ -138,10 +159,10 @@ export function bindEvents(t: Trace): Bindings {
       lastOp[lane] = j;
     }
     // A record call: the op marking its captured point, and the record it replaced (S7).
-    if (ki === CK.record && event[i]) {
+    if (ki === recordKind && event[i]) {
       let op = -1;
       for (let q = opsStart[i]; q < opsStart[i + 1] && op < 0; q++)
-        if (opKind[opsOf[q]] === OK.eventRecord) op = opsOf[q];
+        if (opKind[opsOf[q]] === eventRecordOp) op = opsOf[q];
       if (op < 0 && stream[i] >= 0) op = lastOp[stream[i]];
       recordOp[i] = op;
       replaced[i] = current[event[i]];
@@ -150,7 +171,7 @@ export function bindEvents(t: Trace): Bindings {
     // A copy or memset that blocked until its own op completed (S17, S18), as opposed to one
     // that waited for room in the launch queue (S19).
     if (
-      (ki === CK.memcpy || ki === CK.memset) &&
+      (ki === memcpyKind || ki === memsetKind) &&
       blockedNs[i] > 0 &&
       releasedBy[i] >= 0 &&
       opCall[releasedBy[i]] === i
@@ -160,7 +181,8 @@ export function bindEvents(t: Trace): Bindings {
         awaitOp.push(opsOf[q]);
       }
     }
-  }
+  };
+  for (let k = 0; k < timeOrder.length; k++) replay(timeOrder[k]);
   const { start: awaitStart, ids: awaited } = groupAwaits(C, awaitCall, awaitOp);
   return {
     timeOrder,
