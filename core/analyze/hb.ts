@@ -65,11 +65,13 @@ export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): Happens
 function launcherOf(t: Trace, g: HbGraph): (x: number) => number {
   const { lane, calls: C } = g;
   const opCall = t.ops.call;
-  return (x) => {
-    if (x < C || lane[x] < 0) return -1;
-    const c = opCall[x - C];
-    return c >= 0 && lane[c] >= 0 && lane[c] !== lane[x] ? c : -1;
-  };
+  // Looked up several times per node while the clocks are built: found once per op.
+  const launchers = new Int32Array(t.ops.count);
+  for (let j = 0; j < launchers.length; j++) {
+    const c = opCall[j];
+    launchers[j] = c >= 0 && lane[c] >= 0 && lane[C + j] >= 0 && lane[c] !== lane[C + j] ? c : -1;
+  }
+  return (x) => (x < C ? -1 : launchers[x - C]);
 }
 
 /**
