@@ -27,15 +27,7 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
   const C = t.calls.count;
   const N = C + t.ops.count;
   const L = t.lanes.length;
-  const { ids: order, start: laneStart } = laneOrder(t);
-  const lane = new Int32Array(N).fill(-1);
-  const seq = new Int32Array(N);
-  for (let l = 0; l < L; l++) {
-    for (let k = laneStart[l]; k < laneStart[l + 1]; k++) {
-      lane[order[k]] = l;
-      seq[order[k]] = k - laneStart[l] + 1;
-    }
-  }
+  const { ids: order, start: laneStart, lane, seq } = laneOrder(t);
   const { predStart, pred } = crossLaneEdges(t, bindings, lane, seq, order, laneStart);
   return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, predStart, pred, bindings };
 }
@@ -111,30 +103,50 @@ function crossLaneEdges(
 }
 
 /**
- * Calls and ops grouped by lane, in time order (context calls left out). A counting sort groups
- * them; items usually arrive in time order already, so a lane is sorted only when it is not.
+ * Calls and ops grouped by lane, in time order (context calls left out), with each node's lane and
+ * 1-based position in it (lane -1 for nodes outside any). A counting sort groups them; items
+ * usually arrive in time order already, so a lane is sorted only when it is not.
  */
-function laneOrder(t: Trace): { ids: Int32Array; start: Int32Array } {
+function laneOrder(t: Trace): { ids: Int32Array; start: Int32Array; lane: Int32Array; seq: Int32Array } {
   const C = t.calls.count;
+  const O = t.ops.count;
   const L = t.lanes.length;
   const context = CK.context;
   const { kind, lane: callLane, begin } = t.calls;
   const { lane: opLane, start: opStart } = t.ops;
   const start = new Int32Array(L + 1);
   for (let c = 0; c < C; c++) if (kind[c] !== context && callLane[c] >= 0) start[callLane[c] + 1]++;
-  for (let j = 0; j < t.ops.count; j++) if (opLane[j] >= 0) start[opLane[j] + 1]++;
+  for (let j = 0; j < O; j++) if (opLane[j] >= 0) start[opLane[j] + 1]++;
   for (let l = 0; l < L; l++) start[l + 1] += start[l];
+  const first = start.slice(0, L);
   const ids = new Int32Array(start[L]);
-  for (let c = 0; c < C; c++) if (kind[c] !== context && callLane[c] >= 0) ids[start[callLane[c]]++] = c;
-  for (let j = 0; j < t.ops.count; j++) if (opLane[j] >= 0) ids[start[opLane[j]]++] = C + j;
+  const lane = new Int32Array(C + O).fill(-1);
+  const seq = new Int32Array(C + O);
+  // Each node placed at its lane's next free position, which is its place there until a sort.
+  for (let c = 0; c < C; c++) {
+    const l = callLane[c];
+    if (kind[c] === context || !(l >= 0 && l < L)) continue;
+    ids[start[l]++] = c;
+    lane[c] = l;
+    seq[c] = start[l] - first[l];
+  }
+  for (let j = 0; j < O; j++) {
+    const l = opLane[j];
+    if (!(l >= 0 && l < L)) continue;
+    ids[start[l]++] = C + j;
+    lane[C + j] = l;
+    seq[C + j] = start[l] - first[l];
+  }
   shiftStarts(start);
   const time = (i: number) => (i < C ? begin[i] : opStart[i - C]);
   for (let l = 0; l < L; l++) {
     let sorted = true;
     for (let k = start[l] + 1; k < start[l + 1] && sorted; k++) sorted = time(ids[k - 1]) <= time(ids[k]);
-    if (!sorted) ids.subarray(start[l], start[l + 1]).sort((x, y) => time(x) - time(y) || x - y);
+    if (sorted) continue;
+    ids.subarray(start[l], start[l + 1]).sort((x, y) => time(x) - time(y) || x - y);
+    for (let k = start[l]; k < start[l + 1]; k++) seq[ids[k]] = k - start[l] + 1;
   }
-  return { ids, start };
+  return { ids, start, lane, seq };
 }
 
 /**
