@@ -53,16 +53,22 @@ function crossLaneEdges(
   const opCall = t.ops.call;
   const { kind: edgeKind, from: edgeFrom, to: edgeTo, count: E } = t.edges;
   const { eventFrom, eventTo, awaitStart, awaited } = bindings;
-  const most = O + E + eventFrom.length + awaited.length;
-  const src = new Int32Array(most);
-  const dst = new Int32Array(most);
+  let src: Int32Array = new Int32Array(1024);
+  let dst: Int32Array = new Int32Array(1024);
   const predStart = new Int32Array(N + 1);
   let n = 0;
-  const add = (a: number, b: number) => {
-    if (a < 0 || b < 0) return;
+  const crosses = (a: number, b: number) => {
+    if (a < 0 || b < 0) return false;
     const la = lane[a];
     const lb = lane[b];
-    if (la < 0 || lb < 0 || la === lb) return;
+    return !(la < 0 || lb < 0 || la === lb);
+  };
+  const add = (a: number, b: number) => {
+    if (!crosses(a, b)) return;
+    if (n === src.length) {
+      src = grown(src);
+      dst = grown(dst);
+    }
     src[n] = a;
     dst[n++] = b;
     predStart[b + 1]++;
@@ -79,7 +85,8 @@ function crossLaneEdges(
   const release = EDGE_KINDS.indexOf('release');
   const event = EDGE_KINDS.indexOf('event');
   const eventInto = new Int32Array(O).fill(-1);
-  for (let j = 0; j < O; j++) if (opCall[j] >= 0) add(opCall[j], C + j);
+  // Launches come first in their rows, straight from the ops: not kept apart like the others.
+  for (let j = 0; j < O; j++) if (crosses(opCall[j], C + j)) predStart[C + j + 1]++;
   for (let k = 0; k < E; k++) {
     const kind = edgeKind[k];
     if (kind === launch) {
@@ -95,11 +102,19 @@ function crossLaneEdges(
   for (let c = 0; c < C; c++) for (let q = awaitStart[c]; q < awaitStart[c + 1]; q++) opToCall(awaited[q], c);
 
   for (let i = 0; i < N; i++) predStart[i + 1] += predStart[i];
-  const pred = new Int32Array(n);
+  const pred = new Int32Array(predStart[N]);
   // Each row's start advances to the next row's as the row fills; moved back after.
+  for (let j = 0; j < O; j++) if (crosses(opCall[j], C + j)) pred[predStart[C + j]++] = opCall[j];
   for (let k = 0; k < n; k++) pred[predStart[dst[k]]++] = src[k];
   shiftStarts(predStart);
   return { predStart, pred };
+}
+
+/** A copy of `a` with twice the room. */
+function grown(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
 }
 
 /**
