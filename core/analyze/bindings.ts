@@ -69,6 +69,20 @@ export function timeOrderedCalls(t: Trace): Int32Array {
   return ids;
 }
 
+// Kinds read once: the replay compares them for every call.
+const {
+  deviceSync: deviceSyncKind,
+  elapsed: elapsedKind,
+  eventSync: eventSyncKind,
+  memcpy: memcpyKind,
+  memset: memsetKind,
+  query: queryKind,
+  record: recordKind,
+  streamSync: streamSyncKind,
+  streamWait: streamWaitKind,
+} = CK;
+const eventRecordOp = OK.eventRecord;
+
 /** The calls replayed in time order: the state each call sees, what it binds to and what it awaits. */
 export function bindEvents(t: Trace): Bindings {
   const c = t.calls;
@@ -94,20 +108,11 @@ export function bindEvents(t: Trace): Bindings {
   // Host waits as (call, op) pairs in replay order, grouped by call at the end.
   const awaitCall: number[] = [];
   const awaitOp: number[] = [];
-  // Kinds read once: the replay compares them for every call.
-  const {
-    deviceSync: deviceSyncKind,
-    elapsed: elapsedKind,
-    eventSync: eventSyncKind,
-    memcpy: memcpyKind,
-    memset: memsetKind,
-    query: queryKind,
-    record: recordKind,
-    streamSync: streamSyncKind,
-    streamWait: streamWaitKind,
-  } = CK;
-  const eventRecordOp = OK.eventRecord;
   const ready = ANSWERS.indexOf('ready');
+  const wait = (call: number, op: number) => {
+    awaitCall.push(call);
+    awaitOp.push(op);
+  };
   const bind = (ev: number): number => {
     const r = current[ev];
     if (r >= 0) consumers[r]++;
@@ -122,42 +127,19 @@ export function bindEvents(t: Trace): Bindings {
       const r = (bound[i] = bind(event[i]));
       const op = r >= 0 ? recordOp[r] : -1;
       if (op >= 0 && ki === streamWaitKind && stream[i] >= 0) pendingWaits[stream[i]].push(op);
-      if (op >= 0 && (ki === eventSyncKind || (ki === queryKind && answer[i] === ready))) {
-        awaitCall.push(i);
-        awaitOp.push(op);
-      }
+      if (op >= 0 && (ki === eventSyncKind || (ki === queryKind && answer[i] === ready))) wait(i, op);
     } else if (ki === elapsedKind) {
       bound[i] = bind(event[i]);
       bound2.set(i, bind(event2[i]));
     } else if (ki === streamSyncKind) {
       const s = stream[i];
-      if (s >= 0 && lastOp[s] >= 0) {
-        awaitCall.push(i);
-        awaitOp.push(lastOp[s]);
-      }
+      if (s >= 0 && lastOp[s] >= 0) wait(i, lastOp[s]);
     } else if (ki === deviceSyncKind) {
       // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
       const device = c.device[i] || (t.lanes[c.lane[i]]?.device ?? 0);
-      for (const s of streams)
-        if (s.device === device && lastOp[s.id] >= 0) {
-          awaitCall.push(i);
-          awaitOp.push(lastOp[s.id]);
-        }
+      for (const s of streams) if (s.device === device && lastOp[s.id] >= 0) wait(i, lastOp[s.id]);
     }
-    // Each op issued follows the stream waits pending on its stream (S8).
-    for (let q = opsStart[i]; q < opsStart[i + 1]; q++) {
-      const j = opsOf[q];
-      const lane = opLane[j];
-      const waits = pendingWaits[lane];
-      if (waits.length) {
-        for (const from of waits) {
-          eventFrom.push(from);
-          eventTo.push(j);
-        }
-        waits.length = 0;
-      }
-      lastOp[lane] = j;
-    }
+    issue(i, opsStart, opsOf, opLane, pendingWaits, lastOp, eventFrom, eventTo);
     // A record call: the op marking its captured point, and the record it replaced (S7).
     if (ki === recordKind && event[i]) {
       let op = -1;
@@ -176,10 +158,7 @@ export function bindEvents(t: Trace): Bindings {
       releasedBy[i] >= 0 &&
       opCall[releasedBy[i]] === i
     ) {
-      for (let q = opsStart[i]; q < opsStart[i + 1]; q++) {
-        awaitCall.push(i);
-        awaitOp.push(opsOf[q]);
-      }
+      for (let q = opsStart[i]; q < opsStart[i + 1]; q++) wait(i, opsOf[q]);
     }
   };
   for (let k = 0; k < timeOrder.length; k++) replay(timeOrder[k]);
@@ -198,6 +177,32 @@ export function bindEvents(t: Trace): Bindings {
     eventFrom,
     eventTo,
   };
+}
+
+/** The ops call `i` issued, each following the stream waits pending on its stream (S8). */
+function issue(
+  i: number,
+  opsStart: Int32Array,
+  opsOf: Int32Array,
+  opLane: ArrayLike<number>,
+  pendingWaits: number[][],
+  lastOp: Int32Array,
+  eventFrom: number[],
+  eventTo: number[],
+): void {
+  for (let q = opsStart[i]; q < opsStart[i + 1]; q++) {
+    const j = opsOf[q];
+    const lane = opLane[j];
+    const waits = pendingWaits[lane];
+    if (waits.length) {
+      for (const from of waits) {
+        eventFrom.push(from);
+        eventTo.push(j);
+      }
+      waits.length = 0;
+    }
+    lastOp[lane] = j;
+  }
 }
 
 /** Host waits grouped by call, each call's ops in the order it awaited them. */
