@@ -6,6 +6,7 @@ import { CK, OK } from '../trace/kinds';
 import { OP_KINDS, type Finding, type Trace } from '../trace/model';
 import { formatNs } from '../units';
 import type { Bindings } from './bindings';
+import type { BusyTimes } from './metrics';
 import { callSiteText, callTarget, laneName, opName } from './describe';
 import { shortKernelName } from '../trace/kernel-names';
 
@@ -46,7 +47,14 @@ export function busyIntervals(t: Trace, device: number): { start: Float64Array; 
     starts[k] = t.ops.start[j];
     ends[k++] = t.ops.end[j];
   }
-  return unionBySweep(starts, ends);
+  return unionOfSorted(starts.sort(), ends.sort());
+}
+
+/** busyIntervals from the busy times the metrics gathered, where they are one device's; else gathered again. */
+function sharedBusyIntervals(t: Trace, busy: BusyTimes | undefined, device: number): ReturnType<typeof busyIntervals> {
+  if (!busy || busy.device < 0) return busyIntervals(t, device);
+  if (busy.device !== device) return { start: new Float64Array(0), end: new Float64Array(0) };
+  return unionOfSorted(busy.starts, busy.ends);
 }
 
 /**
@@ -54,23 +62,23 @@ export function busyIntervals(t: Trace, device: number): { start: Float64Array; 
  * the same time, so that touching intervals join as they do in unionByStart. Sorting the plain
  * times is much cheaper than sorting the ops by start, and gives the same intervals.
  */
-function unionBySweep(starts: Float64Array, ends: Float64Array): { start: Float64Array; end: Float64Array } {
+function unionOfSorted(starts: Float64Array, ends: Float64Array): { start: Float64Array; end: Float64Array } {
   const n = starts.length;
-  starts.sort();
-  ends.sort();
-  const start: number[] = [];
-  const end: number[] = [];
+  const start = new Float64Array(n);
+  const end = new Float64Array(n);
+  let s = 0;
+  let e = 0;
   let running = 0;
   for (let a = 0, b = 0; b < n;) {
     if (a < n && starts[a] <= ends[b]) {
-      if (running++ === 0) start.push(starts[a]);
+      if (running++ === 0) start[s++] = starts[a];
       a++;
     } else {
-      if (--running === 0) end.push(ends[b]);
+      if (--running === 0) end[e++] = ends[b];
       b++;
     }
   }
-  return { start: Float64Array.from(start), end: Float64Array.from(end) };
+  return { start: start.slice(0, s), end: end.slice(0, e) };
 }
 
 /** The same for any times (an end before its start, a missing time): ops in start order, each joining the interval it touches. */
@@ -141,7 +149,8 @@ function placeKey(t: Trace, i: number, launched: string): string {
   return `${t.calls.lane[i]} ${t.calls.kind[i]} ${callTarget(t, i)} after ${launched}`;
 }
 
-export function loopSyncs(t: Trace, b: Bindings): Finding[] {
+/** `busy`: the metrics' busy times, when the caller has them, so that they are not gathered and sorted again. */
+export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
   const pos = new Int32Array(t.calls.count).fill(-1);
   for (let k = 0; k < b.timeOrder.length; k++) pos[b.timeOrder[k]] = k;
   // Kernel names repeat: shorten each distinct name (an op without one goes by its kind) once.
@@ -152,8 +161,8 @@ export function loopSyncs(t: Trace, b: Bindings): Finding[] {
     if (name === undefined) shortNames.set(key, (name = shortKernelName(opName(t, op))));
     return name;
   };
-  const busy = new Map<number, ReturnType<typeof busyIntervals>>();
-  const busyOf = (d: number) => busy.get(d) ?? busy.set(d, busyIntervals(t, d)).get(d)!;
+  const intervals = new Map<number, ReturnType<typeof busyIntervals>>();
+  const busyOf = (d: number) => intervals.get(d) ?? intervals.set(d, sharedBusyIntervals(t, busy, d)).get(d)!;
   const sinceWait = new Map<number, string[]>(); // lane -> names of the ops launched since its last wait
   const places = new Map<string, Place>();
   for (const i of b.timeOrder) {
