@@ -2,7 +2,7 @@
 // one they were meant for (S7), and queries whose answer was decided by timing (S10).
 import type { Program } from '../scenario/program';
 import { CK, isWait, OK } from '../trace/kinds';
-import { ANSWERS, Finding, Trace, callKind, str } from '../trace/model';
+import { ANSWERS, CALL_KINDS, Finding, Trace, callKind, str } from '../trace/model';
 import { formatNs } from '../units';
 import type { AccessIndex } from './accesses';
 import { NEVER_RECORDED, NOT_EVENT_CALL } from './bindings';
@@ -22,12 +22,22 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
   const b = g.bindings;
   const out = new FindingList();
   const firstRecord = new Map<number, number>();
-  for (const i of b.timeOrder)
-    if (c.kind[i] === CK.record && !firstRecord.has(c.event[i])) firstRecord.set(c.event[i], i);
+  const order = b.timeOrder;
+  const record = CK.record;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    if (c.kind[i] === record && !firstRecord.has(c.event[i])) firstRecord.set(c.event[i], i);
+  }
   const key = (kind: string, i: number) =>
     `${kind}|${placeKey(c.line[i], c.column[i], `${c.lane[i]} ${c.kind[i]} ${c.event[i]}`)}`;
 
-  for (const i of b.timeOrder) {
+  // Only these kinds are judged here: the rest are passed over without their names.
+  const judged = Uint8Array.from(CALL_KINDS, (k) =>
+    k === 'elapsed' || k === 'streamWait' || k === 'eventSync' || k === 'query' ? 1 : 0,
+  );
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    if (!judged[c.kind[i]]) continue;
     const kind = callKind(t, i);
     if (kind === 'elapsed') elapsedUnrecorded(t, b, i, firstRecord, out);
     if (kind !== 'streamWait' && kind !== 'eventSync' && kind !== 'query') continue;

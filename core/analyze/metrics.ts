@@ -31,11 +31,13 @@ export function busyTimes(t: Trace): BusyTimes {
   let n = 0;
   let device = 0;
   let devices = 0;
+  // A lane the trace does not list counts as device 0's.
+  const laneDevice = Array.from(t.lanes, (l) => l?.device ?? 0);
   for (let j = 0; j < t.ops.count; j++) {
     if (!BUSY[kind[j]]) continue;
     if (end[j] > start[j]) n++;
     else devices = 2;
-    const d = t.lanes[lane[j]]?.device ?? 0;
+    const d = laneDevice[lane[j]] ?? 0;
     if (devices === 0) devices = 1;
     else if (d !== device) devices = 2;
     device = d;

@@ -37,7 +37,7 @@ export function releaseDoubts(t: Trace): ReleaseDoubts {
         calls: [i],
         ops,
       });
-    } else if (isSuspectRelease(t, i, bound)) {
+    } else if (c.releasedBy[i] >= 0 && isSuspectRelease(t, i, bound)) {
       const r = c.releasedBy[i];
       findings.push({
         rule: 'S16',
