@@ -110,10 +110,10 @@ export function idleGapAt(busy: { start: Float64Array; end: Float64Array }, at: 
   return busy.start[lo] - busy.end[lo - 1];
 }
 
-/** Whether the host's next call after `i` on its lane (framework ranges aside) only queues GPU work. */
-function nextIsLaunch(t: Trace, b: Bindings, pos: Int32Array, i: number): boolean {
+/** Whether the host's next call after `i`, the `at`-th in time order, on its lane (framework ranges aside) only queues GPU work. */
+function nextIsLaunch(t: Trace, b: Bindings, at: number, i: number): boolean {
   const order = b.timeOrder;
-  for (let k = pos[i] + 1; k < order.length; k++) {
+  for (let k = at + 1; k < order.length; k++) {
     const c = order[k];
     if (t.calls.lane[c] !== t.calls.lane[i]) continue;
     const kind = t.calls.kind[c];
@@ -198,8 +198,6 @@ function placeKey(t: Trace, i: number, launched: string): string {
 
 /** `busy`: the metrics' busy times, when the caller has them, so that they are not gathered and sorted again. */
 export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
-  const pos = new Int32Array(t.calls.count).fill(-1);
-  for (let k = 0; k < b.timeOrder.length; k++) pos[b.timeOrder[k]] = k;
   // Kernel names repeat: shorten each distinct name (an op without one goes by its kind) once.
   const kinds = OP_KINDS.length;
   const shortNames = new Map<number, string>();
@@ -234,7 +232,7 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
     const place = places.get(key) ?? places.set(key, { first: i, calls: [], unused: 0, idleNs: 0, launched }).get(key)!;
     place.calls.push(i);
     // The last pass of a loop is followed by what comes after the loop: it recurs, but costs no launch gap.
-    if (!nextIsLaunch(t, b, pos, i)) continue;
+    if (!nextIsLaunch(t, b, k, i)) continue;
     place.unused++;
     place.idleNs += idleGapAt(busyOf(t.calls.device[i]), t.calls.end[i]);
   }

@@ -105,12 +105,19 @@ export function computeMetrics(t: Trace, hb: HappensBefore, busyOps: BusyTimes =
 function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
   const g = hb.graph;
   const C = g.calls;
-  // One array of finish times for calls and ops alike: the walk compares them constantly.
-  const finish = new Float64Array(g.nodes);
-  finish.set(t.calls.end, 0);
-  finish.set(t.ops.end, C);
+  // The finish times are read where they lie: a copy for calls and ops alike costs more than it saves.
+  const callEnd = t.calls.end;
+  const opEnd = t.ops.end;
   let x = -1;
-  for (let n = 0; n < g.nodes; n++) if (g.lane[n] >= 0 && (x < 0 || finish[n] > finish[x])) x = n;
+  let xEnd = 0;
+  for (let n = 0; n < g.nodes; n++) {
+    if (g.lane[n] < 0) continue;
+    const end = n < C ? callEnd[n] : opEnd[n - C];
+    if (x < 0 || end > xEnd) {
+      x = n;
+      xEnd = end;
+    }
+  }
   const nodes = new Int32Array(g.nodes);
   let count = 0;
   const seen = new Uint8Array(g.nodes);
@@ -118,9 +125,14 @@ function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
     seen[x] = 1;
     nodes[count++] = x;
     let best = g.seq[x] > 1 ? g.order[g.laneStart[g.lane[x]] + g.seq[x] - 2] : -1;
+    let bestEnd = best < 0 ? 0 : best < C ? callEnd[best] : opEnd[best - C];
     for (let k = g.predStart[x]; k < g.predStart[x + 1]; k++) {
       const p = g.pred[k];
-      if (best < 0 || finish[p] > finish[best]) best = p;
+      const end = p < C ? callEnd[p] : opEnd[p - C];
+      if (best < 0 || end > bestEnd) {
+        best = p;
+        bestEnd = end;
+      }
     }
     x = best;
   }
