@@ -125,8 +125,9 @@ function queueStalls(t: Trace, out: FindingList): void {
   let line = NaN;
   let column = NaN;
   let lane = NaN;
-  for (let i = 0; i < c.count; i++) {
-    if (c.kind[i] !== launch || !(c.blockedNs[i] > 0)) continue;
+  const { kind, blockedNs, count } = c;
+  for (let i = 0; i < count; i++) {
+    if (kind[i] !== launch || !(blockedNs[i] > 0)) continue;
     if (c.line[i] !== line || c.column[i] !== column || c.lane[i] !== lane) {
       line = c.line[i];
       column = c.column[i];

@@ -208,11 +208,11 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
   };
   const intervals = new Map<number, ReturnType<typeof busyIntervals>>();
   const busyOf = (d: number) => intervals.get(d) ?? intervals.set(d, sharedBusyIntervals(t, busy, d)).get(d)!;
+  const { kind, lane: laneOf, count } = t.calls;
   let lanes = t.lanes.length;
-  for (let i = 0; i < t.calls.count; i++) if (t.calls.lane[i] >= lanes) lanes = t.calls.lane[i] + 1;
+  for (let i = 0; i < count; i++) if (laneOf[i] >= lanes) lanes = laneOf[i] + 1;
   const sinceWait = new WorkSinceWait(lanes);
   const places = new Map<string, Place>();
-  const { kind, lane: laneOf } = t.calls;
   const order = b.timeOrder;
   for (let k = 0; k < order.length; k++) {
     const i = order[k];

@@ -62,7 +62,8 @@ export function computeMetrics(t: Trace, hb: HappensBefore, busyOps: BusyTimes =
   const threads = t.lanes.filter((l) => l.kind === 'thread').length || 1;
   let blocked = 0;
   const context = CK.context;
-  for (let i = 0; i < t.calls.count; i++) if (t.calls.kind[i] !== context) blocked += t.calls.blockedNs[i];
+  const { kind, blockedNs, count } = t.calls;
+  for (let i = 0; i < count; i++) if (kind[i] !== context) blocked += blockedNs[i];
 
   const { starts, ends, perLane } = busyOps;
   const n = starts.length;

@@ -24,15 +24,19 @@ export interface WaitFacts {
 const PENDING = 1;
 const NEVER_RECORDED_EVENT = 2;
 
-const isHostWait = (t: Trace, i: number) => t.calls.kind[i] !== CK.context && isWait(t, i);
-
 export function waitFacts(t: Trace, hb: HappensBefore, access: AccessIndex): WaitFacts {
   const c = t.calls;
   const b = hb.graph.bindings;
   const complete = holdsEveryCall(t);
   const all = new Int32Array(c.count);
   let n = 0;
-  for (let i = 0; i < c.count; i++) if (isHostWait(t, i)) all[n++] = i;
+  const { kind, blockedNs, count } = c;
+  const [context, eventSync, streamSync, deviceSync] = [CK.context, CK.eventSync, CK.streamSync, CK.deviceSync];
+  // The host waits (isWait, less the framework ranges), read from the columns at hand: this visits every call.
+  for (let i = 0; i < count; i++) {
+    const k = kind[i];
+    if (k !== context && (k === eventSync || k === streamSync || k === deviceSync || blockedNs[i] > 0)) all[n++] = i;
+  }
   const ids = all.slice(0, n);
   const flags = new Uint8Array(n);
   const narrower: WaitFacts['narrower'] = new Map();
