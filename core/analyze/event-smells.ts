@@ -24,9 +24,10 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
   const firstRecord = new Map<number, number>();
   const order = b.timeOrder;
   const record = CK.record;
+  const { kind: kindOf, event } = c;
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
-    if (c.kind[i] === record && !firstRecord.has(c.event[i])) firstRecord.set(c.event[i], i);
+    if (kindOf[i] === record && !firstRecord.has(event[i])) firstRecord.set(event[i], i);
   }
   const key = (kind: string, i: number) =>
     `${kind}|${placeKey(c.line[i], c.column[i], `${c.lane[i]} ${c.kind[i]} ${c.event[i]}`)}`;
@@ -37,14 +38,14 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
   );
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
-    if (!judged[c.kind[i]]) continue;
+    if (!judged[kindOf[i]]) continue;
     const kind = callKind(t, i);
     if (kind === 'elapsed') elapsedUnrecorded(t, b, i, firstRecord, out);
     if (kind !== 'streamWait' && kind !== 'eventSync' && kind !== 'query') continue;
-    const ev = str(t, c.event[i]);
-    const src = callSource(t, i);
     const r = b.bound[i];
     if (r === NEVER_RECORDED) {
+      const ev = str(t, c.event[i]);
+      const src = callSource(t, i);
       const later = firstRecord.get(c.event[i]);
       out.add(key('no-op-wait', i), {
         rule: 'S9',
@@ -70,6 +71,8 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
       const uncovered = oldOp >= 0 && newOp >= 0 && !hb.beforeNode(g.calls + oldOp, g.calls + newOp);
       const overWaits = !otherThread && !uncovered && usesOnlyOlder(t, hb, access, i, p, r);
       if (otherThread || uncovered || overWaits) {
+        const ev = str(t, c.event[i]);
+        const src = callSource(t, i);
         out.add(key('stale-wait', i), {
           rule: 'S7',
           kind: 'stale-wait',

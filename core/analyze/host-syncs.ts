@@ -41,9 +41,10 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
   const order = b.timeOrder;
   const memcpy = CK.memcpy;
   const streamSync = CK.streamSync;
+  const kindOf = c.kind;
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
-    const kind = c.kind[i];
+    const kind = kindOf[i];
     if (kind === memcpy && firstOp(i) >= 0 && t.ops.copy[firstOp(i)] === dtoh) lastCopy.set(c.lane[i], i);
     if (kind !== streamSync || !c.context[i]) continue;
     const context = str(t, c.context[i]);
@@ -86,8 +87,9 @@ function pageableCopies(
 ): void {
   const c = t.calls;
   const pageable = HOST_MEMORY.indexOf('pageable');
-  for (let j = 0; j < t.ops.count; j++) {
-    if (t.ops.hostMemory[j] !== pageable) continue;
+  const { hostMemory, count } = t.ops;
+  for (let j = 0; j < count; j++) {
+    if (hostMemory[j] !== pageable) continue;
     const call = t.ops.call[j];
     if (call < 0 || claimed.has(call) || c.kind[call] !== CK.memcpy) continue;
     const dir = COPY_KINDS[t.ops.copy[j]];

@@ -109,10 +109,11 @@ function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
   // The finish times are read where they lie: a copy for calls and ops alike costs more than it saves.
   const callEnd = t.calls.end;
   const opEnd = t.ops.end;
+  const { lane, seq, order, laneStart, predStart, pred } = g;
   let x = -1;
   let xEnd = 0;
   for (let n = 0; n < g.nodes; n++) {
-    if (g.lane[n] < 0) continue;
+    if (lane[n] < 0) continue;
     const end = n < C ? callEnd[n] : opEnd[n - C];
     if (x < 0 || end > xEnd) {
       x = n;
@@ -125,10 +126,10 @@ function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
   while (x >= 0 && !seen[x]) {
     seen[x] = 1;
     nodes[count++] = x;
-    let best = g.seq[x] > 1 ? g.order[g.laneStart[g.lane[x]] + g.seq[x] - 2] : -1;
+    let best = seq[x] > 1 ? order[laneStart[lane[x]] + seq[x] - 2] : -1;
     let bestEnd = best < 0 ? 0 : best < C ? callEnd[best] : opEnd[best - C];
-    for (let k = g.predStart[x]; k < g.predStart[x + 1]; k++) {
-      const p = g.pred[k];
+    for (let k = predStart[x]; k < predStart[x + 1]; k++) {
+      const p = pred[k];
       const end = p < C ? callEnd[p] : opEnd[p - C];
       if (best < 0 || end > bestEnd) {
         best = p;
