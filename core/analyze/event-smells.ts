@@ -2,7 +2,7 @@
 // one they were meant for (S7), and queries whose answer was decided by timing (S10).
 import type { Program } from '../scenario/program';
 import { CK, isWait, OK } from '../trace/kinds';
-import { ANSWERS, Finding, Trace, callKind, str } from '../trace/model';
+import { ANSWERS, CALL_KINDS, Finding, Trace, callKind, str } from '../trace/model';
 import { formatNs } from '../units';
 import type { AccessIndex } from './accesses';
 import { NEVER_RECORDED, NOT_EVENT_CALL } from './bindings';
@@ -22,19 +22,30 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
   const b = g.bindings;
   const out = new FindingList();
   const firstRecord = new Map<number, number>();
-  for (const i of b.timeOrder)
-    if (c.kind[i] === CK.record && !firstRecord.has(c.event[i])) firstRecord.set(c.event[i], i);
+  const order = b.timeOrder;
+  const record = CK.record;
+  const { kind: kindOf, event } = c;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    if (kindOf[i] === record && !firstRecord.has(event[i])) firstRecord.set(event[i], i);
+  }
   const key = (kind: string, i: number) =>
     `${kind}|${placeKey(c.line[i], c.column[i], `${c.lane[i]} ${c.kind[i]} ${c.event[i]}`)}`;
 
-  for (const i of b.timeOrder) {
+  // Only these kinds are judged here: the rest are passed over without their names.
+  const judged = Uint8Array.from(CALL_KINDS, (k) =>
+    k === 'elapsed' || k === 'streamWait' || k === 'eventSync' || k === 'query' ? 1 : 0,
+  );
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    if (!judged[kindOf[i]]) continue;
     const kind = callKind(t, i);
     if (kind === 'elapsed') elapsedUnrecorded(t, b, i, firstRecord, out);
     if (kind !== 'streamWait' && kind !== 'eventSync' && kind !== 'query') continue;
-    const ev = str(t, c.event[i]);
-    const src = callSource(t, i);
     const r = b.bound[i];
     if (r === NEVER_RECORDED) {
+      const ev = str(t, c.event[i]);
+      const src = callSource(t, i);
       const later = firstRecord.get(c.event[i]);
       out.add(key('no-op-wait', i), {
         rule: 'S9',
@@ -60,6 +71,8 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
       const uncovered = oldOp >= 0 && newOp >= 0 && !hb.beforeNode(g.calls + oldOp, g.calls + newOp);
       const overWaits = !otherThread && !uncovered && usesOnlyOlder(t, hb, access, i, p, r);
       if (otherThread || uncovered || overWaits) {
+        const ev = str(t, c.event[i]);
+        const src = callSource(t, i);
         out.add(key('stale-wait', i), {
           rule: 'S7',
           kind: 'stale-wait',

@@ -38,9 +38,15 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
   const lastCopy = new Map<number, number>(); // lane -> last device-to-host copy call
   const dtoh = COPY_KINDS.indexOf('DtoH');
   const firstOp = (call: number) => (b.opsStart[call + 1] > b.opsStart[call] ? b.opsOf[b.opsStart[call]] : -1);
-  for (const i of b.timeOrder) {
-    if (c.kind[i] === CK.memcpy && firstOp(i) >= 0 && t.ops.copy[firstOp(i)] === dtoh) lastCopy.set(c.lane[i], i);
-    if (c.kind[i] !== CK.streamSync || !c.context[i]) continue;
+  const order = b.timeOrder;
+  const memcpy = CK.memcpy;
+  const streamSync = CK.streamSync;
+  const kindOf = c.kind;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    const kind = kindOf[i];
+    if (kind === memcpy && firstOp(i) >= 0 && t.ops.copy[firstOp(i)] === dtoh) lastCopy.set(c.lane[i], i);
+    if (kind !== streamSync || !c.context[i]) continue;
     const context = str(t, c.context[i]);
     if (!context.includes('aten::')) continue;
     const op = frameworkOp(context);
@@ -81,9 +87,11 @@ function pageableCopies(
 ): void {
   const c = t.calls;
   const pageable = HOST_MEMORY.indexOf('pageable');
-  for (let j = 0; j < t.ops.count; j++) {
+  const { hostMemory, count } = t.ops;
+  for (let j = 0; j < count; j++) {
+    if (hostMemory[j] !== pageable) continue;
     const call = t.ops.call[j];
-    if (call < 0 || claimed.has(call) || t.ops.hostMemory[j] !== pageable || c.kind[call] !== CK.memcpy) continue;
+    if (call < 0 || claimed.has(call) || c.kind[call] !== CK.memcpy) continue;
     const dir = COPY_KINDS[t.ops.copy[j]];
     if ((dir !== 'HtoD' && dir !== 'DtoH') || !isAsyncCall(t, call, program)) continue;
     let buffer = '';
@@ -113,9 +121,21 @@ function pageableCopies(
 
 function queueStalls(t: Trace, out: FindingList): void {
   const c = t.calls;
-  for (let i = 0; i < c.count; i++) {
-    if (c.kind[i] !== CK.launch || !(c.blockedNs[i] > 0)) continue;
-    const key = `queue|${placeKey(c.line[i], c.column[i], c.lane[i])}`;
+  const launch = CK.launch;
+  // Stalls repeat at one place: its key is made again only where the place changes.
+  let key = '';
+  let line = NaN;
+  let column = NaN;
+  let lane = NaN;
+  const { kind, blockedNs, count } = c;
+  for (let i = 0; i < count; i++) {
+    if (kind[i] !== launch || !(blockedNs[i] > 0)) continue;
+    if (c.line[i] !== line || c.column[i] !== column || c.lane[i] !== lane) {
+      line = c.line[i];
+      column = c.column[i];
+      lane = c.lane[i];
+      key = `queue|${placeKey(line, column, lane)}`;
+    }
     out.addLazily(key, [i], [], c.blockedNs[i], () => {
       const src = callSource(t, i);
       return {

@@ -11,7 +11,7 @@ import { happensBefore } from './hb';
 import { findHazards } from './hazards';
 import { hostSyncSmells } from './host-syncs';
 import { loopSyncs } from './loop-syncs';
-import { computeMetrics } from './metrics';
+import { busyTimes, computeMetrics } from './metrics';
 import { hostFuncStalls, serializationSmells } from './serialization';
 import type { Analysis, Hazard, Metrics, WaitExplanation } from './types';
 import { waitSmells } from './wait-smells';
@@ -94,14 +94,15 @@ function withGraph(
   const { hazards, findings: races } = findHazards(trace, hb, access);
   // waitSmells reads only synchronizes: a few of the waits, made here and again with the rest.
   const syncs = explainWaits(trace, facts, program, (i) => SYNC_KINDS.has(trace.calls.kind[i]));
+  const busy = busyTimes(trace);
   const findings: Finding[] = [
     ...races,
     ...(complete ? eventSmells(trace, hb, access, program) : []),
     ...serializationSmells(trace, hb, program),
     ...hostFuncStalls(trace, hb),
     ...hostSyncSmells(trace, hb.graph.bindings, access, program),
-    ...loopSyncs(trace, hb.graph.bindings),
+    ...loopSyncs(trace, hb.graph.bindings, busy),
     ...waitSmells(trace, hb, syncs, complete),
   ];
-  return { facts, findings, hazards, metrics: computeMetrics(trace, hb) };
+  return { facts, findings, hazards, metrics: computeMetrics(trace, hb, busy) };
 }

@@ -6,6 +6,7 @@ import { CK, OK } from '../trace/kinds';
 import { OP_KINDS, type Finding, type Trace } from '../trace/model';
 import { formatNs } from '../units';
 import type { Bindings } from './bindings';
+import type { BusyTimes } from './metrics';
 import { callSiteText, callTarget, laneName, opName } from './describe';
 import { shortKernelName } from '../trace/kernel-names';
 
@@ -13,7 +14,6 @@ import { shortKernelName } from '../trace/kernel-names';
 export const MIN_LOOP_SYNCS = 3;
 const MAX_IDS = 50;
 
-const SYNC_KINDS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
 /** Calls that only queue GPU work: what the host does next when it did not need the result. */
 const ENQUEUES = new Set<number>([CK.launch, CK.record, CK.streamWait, CK.hostFunc]);
 const RULE: Record<number, string> = { [CK.eventSync]: 'S12', [CK.streamSync]: 'S13', [CK.deviceSync]: 'S14' };
@@ -46,7 +46,14 @@ export function busyIntervals(t: Trace, device: number): { start: Float64Array; 
     starts[k] = t.ops.start[j];
     ends[k++] = t.ops.end[j];
   }
-  return unionBySweep(starts, ends);
+  return unionOfSorted(starts.sort(), ends.sort());
+}
+
+/** busyIntervals from the busy times the metrics gathered, where they are one device's; else gathered again. */
+function sharedBusyIntervals(t: Trace, busy: BusyTimes | undefined, device: number): ReturnType<typeof busyIntervals> {
+  if (!busy || busy.device < 0) return busyIntervals(t, device);
+  if (busy.device !== device) return { start: new Float64Array(0), end: new Float64Array(0) };
+  return unionOfSorted(busy.starts, busy.ends);
 }
 
 /**
@@ -54,23 +61,23 @@ export function busyIntervals(t: Trace, device: number): { start: Float64Array; 
  * the same time, so that touching intervals join as they do in unionByStart. Sorting the plain
  * times is much cheaper than sorting the ops by start, and gives the same intervals.
  */
-function unionBySweep(starts: Float64Array, ends: Float64Array): { start: Float64Array; end: Float64Array } {
+function unionOfSorted(starts: Float64Array, ends: Float64Array): { start: Float64Array; end: Float64Array } {
   const n = starts.length;
-  starts.sort();
-  ends.sort();
-  const start: number[] = [];
-  const end: number[] = [];
+  const start = new Float64Array(n);
+  const end = new Float64Array(n);
+  let s = 0;
+  let e = 0;
   let running = 0;
   for (let a = 0, b = 0; b < n;) {
     if (a < n && starts[a] <= ends[b]) {
-      if (running++ === 0) start.push(starts[a]);
+      if (running++ === 0) start[s++] = starts[a];
       a++;
     } else {
-      if (--running === 0) end.push(ends[b]);
+      if (--running === 0) end[e++] = ends[b];
       b++;
     }
   }
-  return { start: Float64Array.from(start), end: Float64Array.from(end) };
+  return { start: start.slice(0, s), end: end.slice(0, e) };
 }
 
 /** The same for any times (an end before its start, a missing time): ops in start order, each joining the interval it touches. */
@@ -103,10 +110,10 @@ export function idleGapAt(busy: { start: Float64Array; end: Float64Array }, at: 
   return busy.start[lo] - busy.end[lo - 1];
 }
 
-/** Whether the host's next call after `i` on its lane (framework ranges aside) only queues GPU work. */
-function nextIsLaunch(t: Trace, b: Bindings, pos: Int32Array, i: number): boolean {
+/** Whether the host's next call after `i`, the `at`-th in time order, on its lane (framework ranges aside) only queues GPU work. */
+function nextIsLaunch(t: Trace, b: Bindings, at: number, i: number): boolean {
   const order = b.timeOrder;
-  for (let k = pos[i] + 1; k < order.length; k++) {
+  for (let k = at + 1; k < order.length; k++) {
     const c = order[k];
     if (t.calls.lane[c] !== t.calls.lane[i]) continue;
     const kind = t.calls.kind[c];
@@ -127,10 +134,58 @@ interface Place {
   launched: string;
 }
 
-/** The work a synchronize followed, in a few words: one or two kernel names, else a count and the last. */
-function workWords(names: string[]): string {
-  const distinct = [...new Set(names)];
-  return distinct.length <= 2 ? distinct.join(', ') : `${names.length} ops, the last ${names[names.length - 1]}`;
+/**
+ * The ops each lane launched since its last wait, kept as the work's words need them: their count,
+ * the first two distinct short names, whether a third followed, and the last name.
+ */
+class WorkSinceWait {
+  private readonly count: Float64Array;
+  private readonly lastKey: Float64Array;
+  private readonly more: Uint8Array;
+  private readonly first: string[];
+  private readonly second: (string | undefined)[];
+  private readonly last: string[];
+
+  constructor(lanes: number) {
+    this.count = new Float64Array(lanes);
+    this.lastKey = new Float64Array(lanes).fill(-1);
+    this.more = new Uint8Array(lanes);
+    this.first = new Array<string>(lanes).fill('');
+    this.second = new Array<string | undefined>(lanes).fill(undefined);
+    this.last = new Array<string>(lanes).fill('');
+  }
+
+  /** `key` names op's short name: equal keys, equal names. */
+  add(lane: number, key: number, op: number, nameOf: (key: number, op: number) => string): void {
+    const n = this.count[lane]++;
+    if (key === this.lastKey[lane]) return;
+    const name = nameOf(key, op);
+    this.lastKey[lane] = key;
+    this.last[lane] = name;
+    if (n === 0) this.first[lane] = name;
+    else if (this.more[lane] || name === this.first[lane]) return;
+    else if (this.second[lane] === undefined) this.second[lane] = name;
+    else if (name !== this.second[lane]) this.more[lane] = 1;
+  }
+
+  /** The work in a few words: one or two kernel names, else a count and the last; then forgotten. */
+  take(lane: number): string {
+    const n = this.count[lane];
+    const second = this.second[lane];
+    const words =
+      n === 0
+        ? ''
+        : this.more[lane]
+          ? `${n} ops, the last ${this.last[lane]}`
+          : second === undefined
+            ? this.first[lane]
+            : `${this.first[lane]}, ${second}`;
+    this.count[lane] = 0;
+    this.lastKey[lane] = -1;
+    this.more[lane] = 0;
+    this.second[lane] = undefined;
+    return words;
+  }
 }
 
 /** Where a synchronize was made: its source site, its framework op, else its kind, target and the work it followed. */
@@ -141,37 +196,43 @@ function placeKey(t: Trace, i: number, launched: string): string {
   return `${t.calls.lane[i]} ${t.calls.kind[i]} ${callTarget(t, i)} after ${launched}`;
 }
 
-export function loopSyncs(t: Trace, b: Bindings): Finding[] {
-  const pos = new Int32Array(t.calls.count).fill(-1);
-  for (let k = 0; k < b.timeOrder.length; k++) pos[b.timeOrder[k]] = k;
+/** `busy`: the metrics' busy times, when the caller has them, so that they are not gathered and sorted again. */
+export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
   // Kernel names repeat: shorten each distinct name (an op without one goes by its kind) once.
+  const kinds = OP_KINDS.length;
   const shortNames = new Map<number, string>();
-  const shortName = (op: number) => {
-    const key = t.ops.name[op] * OP_KINDS.length + t.ops.kind[op];
+  const shortName = (key: number, op: number) => {
     let name = shortNames.get(key);
     if (name === undefined) shortNames.set(key, (name = shortKernelName(opName(t, op))));
     return name;
   };
-  const busy = new Map<number, ReturnType<typeof busyIntervals>>();
-  const busyOf = (d: number) => busy.get(d) ?? busy.set(d, busyIntervals(t, d)).get(d)!;
-  const sinceWait = new Map<number, string[]>(); // lane -> names of the ops launched since its last wait
+  const intervals = new Map<number, ReturnType<typeof busyIntervals>>();
+  const busyOf = (d: number) => intervals.get(d) ?? intervals.set(d, sharedBusyIntervals(t, busy, d)).get(d)!;
+  const { kind, lane: laneOf, count } = t.calls;
+  let lanes = t.lanes.length;
+  for (let i = 0; i < count; i++) if (laneOf[i] >= lanes) lanes = laneOf[i] + 1;
+  const sinceWait = new WorkSinceWait(lanes);
   const places = new Map<string, Place>();
-  for (const i of b.timeOrder) {
-    const lane = t.calls.lane[i];
-    if (t.calls.kind[i] === CK.launch) {
-      const names = sinceWait.get(lane) ?? sinceWait.set(lane, []).get(lane)!;
+  const order = b.timeOrder;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    const lane = laneOf[i];
+    const ck = kind[i];
+    if (ck === CK.launch) {
       // Short kernel names: the message names them, and cuBLAS's full names run to a line each.
-      for (let k = b.opsStart[i]; k < b.opsStart[i + 1]; k++) names.push(shortName(b.opsOf[k]));
+      for (let q = b.opsStart[i]; q < b.opsStart[i + 1]; q++) {
+        const op = b.opsOf[q];
+        sinceWait.add(lane, t.ops.name[op] * kinds + t.ops.kind[op], op, shortName);
+      }
     }
-    if (!SYNC_KINDS.has(t.calls.kind[i])) continue;
-    const launched = workWords(sinceWait.get(lane) ?? []);
-    sinceWait.set(lane, []);
+    if (ck !== CK.eventSync && ck !== CK.streamSync && ck !== CK.deviceSync) continue;
+    const launched = sinceWait.take(lane);
     if (!(t.calls.blockedNs[i] > 0) || !launched) continue;
     const key = placeKey(t, i, launched);
     const place = places.get(key) ?? places.set(key, { first: i, calls: [], unused: 0, idleNs: 0, launched }).get(key)!;
     place.calls.push(i);
     // The last pass of a loop is followed by what comes after the loop: it recurs, but costs no launch gap.
-    if (!nextIsLaunch(t, b, pos, i)) continue;
+    if (!nextIsLaunch(t, b, k, i)) continue;
     place.unused++;
     place.idleNs += idleGapAt(busyOf(t.calls.device[i]), t.calls.end[i]);
   }

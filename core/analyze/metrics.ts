@@ -10,28 +10,63 @@ import type { Metrics } from './types';
 /** Op kinds that occupy the GPU (markers and host functions do not). */
 const BUSY = Uint8Array.from(OP_KINDS, (k) => (k === 'kernel' || k === 'memcpy' || k === 'memset' ? 1 : 0));
 
-export function computeMetrics(t: Trace, hb: HappensBefore): Metrics {
+/**
+ * The GPU-busy ops' start and end times (kernels, copies, memsets that took time), each sorted, and
+ * each lane's busy time: gathered and sorted once for the metrics and for the idle gaps of loopSyncs.
+ */
+export interface BusyTimes {
+  starts: Float64Array;
+  ends: Float64Array;
+  perLane: Float64Array;
+  /**
+   * The one device that ran every busy op when every busy op has well-formed, positive times, else
+   * -1: then these times are that device's busy intervals' too, and every other device's are empty.
+   */
+  device: number;
+}
+
+export function busyTimes(t: Trace): BusyTimes {
+  const perLane = new Float64Array(t.lanes.length);
+  const { kind, start, end, lane } = t.ops;
+  let n = 0;
+  let device = 0;
+  let devices = 0;
+  // A lane the trace does not list counts as device 0's.
+  const laneDevice = Array.from(t.lanes, (l) => l?.device ?? 0);
+  for (let j = 0; j < t.ops.count; j++) {
+    if (!BUSY[kind[j]]) continue;
+    if (end[j] > start[j]) n++;
+    else devices = 2;
+    const d = laneDevice[lane[j]] ?? 0;
+    if (devices === 0) devices = 1;
+    else if (d !== device) devices = 2;
+    device = d;
+  }
+  const starts = new Float64Array(n);
+  const ends = new Float64Array(n);
+  for (let j = 0, k = 0; j < t.ops.count; j++) {
+    if (!BUSY[kind[j]] || !(end[j] > start[j])) continue;
+    starts[k] = start[j];
+    ends[k++] = end[j];
+    perLane[lane[j]] += end[j] - start[j];
+  }
+  starts.sort();
+  ends.sort();
+  return { starts, ends, perLane, device: devices <= 1 ? device : -1 };
+}
+
+export function computeMetrics(t: Trace, hb: HappensBefore, busyOps: BusyTimes = busyTimes(t)): Metrics {
   const { start, end } = traceExtent(t);
   const wallNs = end - start;
   const pct = (ns: number) => (wallNs > 0 ? (100 * ns) / wallNs : 0);
   const threads = t.lanes.filter((l) => l.kind === 'thread').length || 1;
   let blocked = 0;
   const context = CK.context;
-  for (let i = 0; i < t.calls.count; i++) if (t.calls.kind[i] !== context) blocked += t.calls.blockedNs[i];
+  const { kind, blockedNs, count } = t.calls;
+  for (let i = 0; i < count; i++) if (kind[i] !== context) blocked += blockedNs[i];
 
-  const perLane = new Float64Array(t.lanes.length);
-  let n = 0;
-  for (let j = 0; j < t.ops.count; j++) if (BUSY[t.ops.kind[j]] && t.ops.end[j] > t.ops.start[j]) n++;
-  const starts = new Float64Array(n);
-  const ends = new Float64Array(n);
-  for (let j = 0, k = 0; j < t.ops.count; j++) {
-    if (!BUSY[t.ops.kind[j]] || !(t.ops.end[j] > t.ops.start[j])) continue;
-    starts[k] = t.ops.start[j];
-    ends[k++] = t.ops.end[j];
-    perLane[t.ops.lane[j]] += t.ops.end[j] - t.ops.start[j];
-  }
-  starts.sort();
-  ends.sort();
+  const { starts, ends, perLane } = busyOps;
+  const n = starts.length;
   // Sweep: time with at least one op running, and with two or more.
   let busy = 0;
   let overlap = 0;
@@ -71,25 +106,39 @@ export function computeMetrics(t: Trace, hb: HappensBefore): Metrics {
 function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
   const g = hb.graph;
   const C = g.calls;
-  // One array of finish times for calls and ops alike: the walk compares them constantly.
-  const finish = new Float64Array(g.nodes);
-  finish.set(t.calls.end, 0);
-  finish.set(t.ops.end, C);
+  // The finish times are read where they lie: a copy for calls and ops alike costs more than it saves.
+  const callEnd = t.calls.end;
+  const opEnd = t.ops.end;
+  const { lane, seq, order, laneStart, predStart, pred } = g;
   let x = -1;
-  for (let n = 0; n < g.nodes; n++) if (g.lane[n] >= 0 && (x < 0 || finish[n] > finish[x])) x = n;
-  const nodes: number[] = [];
+  let xEnd = 0;
+  for (let n = 0; n < g.nodes; n++) {
+    if (lane[n] < 0) continue;
+    const end = n < C ? callEnd[n] : opEnd[n - C];
+    if (x < 0 || end > xEnd) {
+      x = n;
+      xEnd = end;
+    }
+  }
+  const nodes = new Int32Array(g.nodes);
+  let count = 0;
   const seen = new Uint8Array(g.nodes);
   while (x >= 0 && !seen[x]) {
     seen[x] = 1;
-    nodes.push(x);
-    let best = g.seq[x] > 1 ? g.order[g.laneStart[g.lane[x]] + g.seq[x] - 2] : -1;
-    for (let k = g.predStart[x]; k < g.predStart[x + 1]; k++) {
-      const p = g.pred[k];
-      if (best < 0 || finish[p] > finish[best]) best = p;
+    nodes[count++] = x;
+    let best = seq[x] > 1 ? order[laneStart[lane[x]] + seq[x] - 2] : -1;
+    let bestEnd = best < 0 ? 0 : best < C ? callEnd[best] : opEnd[best - C];
+    for (let k = predStart[x]; k < predStart[x + 1]; k++) {
+      const p = pred[k];
+      const end = p < C ? callEnd[p] : opEnd[p - C];
+      if (best < 0 || end > bestEnd) {
+        best = p;
+        bestEnd = end;
+      }
     }
     x = best;
   }
-  return Int32Array.from(nodes);
+  return nodes.slice(0, count);
 }
 
 function pathEntries(t: Trace, C: number, nodes: Int32Array): Metrics['criticalPath'] {

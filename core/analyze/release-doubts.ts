@@ -21,10 +21,11 @@ export function releaseDoubts(t: Trace): ReleaseDoubts {
   const c = t.calls;
   const bound = releaseBound(t);
   let unknown = false;
-  for (let i = 0; i < c.count && !unknown; i++) unknown = c.releasedBy[i] === RELEASED_UNKNOWN;
+  const { releasedBy, count } = c;
+  for (let i = 0; i < count && !unknown; i++) unknown = releasedBy[i] === RELEASED_UNKNOWN;
   const index = unknown ? issueByTime(t) : undefined;
-  for (let i = 0; i < c.count; i++) {
-    if (index && c.releasedBy[i] === RELEASED_UNKNOWN) {
+  for (let i = 0; i < count; i++) {
+    if (index && releasedBy[i] === RELEASED_UNKNOWN) {
       const ops = ambiguousCandidates(t, index, i, bound.boundNs);
       if (!ops.length) continue;
       candidates.set(i, ops);
@@ -37,7 +38,7 @@ export function releaseDoubts(t: Trace): ReleaseDoubts {
         calls: [i],
         ops,
       });
-    } else if (isSuspectRelease(t, i, bound)) {
+    } else if (releasedBy[i] >= 0 && isSuspectRelease(t, i, bound)) {
       const r = c.releasedBy[i];
       findings.push({
         rule: 'S16',

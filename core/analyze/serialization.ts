@@ -18,12 +18,15 @@ export function serializationSmells(t: Trace, hb: HappensBefore, program?: Progr
   const C = g.calls;
   const legacy = EDGE_KINDS.indexOf('legacy');
   const byTarget = new Map<number, number[]>();
-  for (let k = 0; k < t.edges.count; k++) {
-    if (t.edges.kind[k] !== legacy) continue;
-    const list = byTarget.get(t.edges.to[k]) ?? [];
-    list.push(t.edges.from[k]);
-    byTarget.set(t.edges.to[k], list);
+  const { kind: edgeKind, from, to, count: edges } = t.edges;
+  for (let k = 0; k < edges; k++) {
+    if (edgeKind[k] !== legacy) continue;
+    const list = byTarget.get(to[k]) ?? [];
+    list.push(from[k]);
+    byTarget.set(to[k], list);
   }
+  // Most traces have no legacy edges: then there is nothing to judge, and no other edge to gather.
+  if (!byTarget.size) return [];
   const syncCopy = (op: number) => {
     const call = t.ops.call[op];
     const kind = call >= 0 ? CALL_KINDS[t.calls.kind[call]] : '';
@@ -37,10 +40,8 @@ export function serializationSmells(t: Trace, hb: HappensBefore, program?: Progr
   const addExplicit = (from: number, to: number) => {
     if (byTarget.has(to)) explicit.set(to, [...(explicit.get(to) ?? []), from]);
   };
-  for (let k = 0; k < t.edges.count; k++) {
-    const kind = EDGE_KINDS[t.edges.kind[k]];
-    if (kind === 'stream' || kind === 'event') addExplicit(t.edges.from[k], t.edges.to[k]);
-  }
+  const [stream, event] = [EDGE_KINDS.indexOf('stream'), EDGE_KINDS.indexOf('event')];
+  for (let k = 0; k < edges; k++) if (edgeKind[k] === stream || edgeKind[k] === event) addExplicit(from[k], to[k]);
   const b = g.bindings;
   for (let k = 0; k < b.eventFrom.length; k++) addExplicit(b.eventFrom[k], b.eventTo[k]);
 
@@ -97,8 +98,9 @@ export function hostFuncStalls(t: Trace, hb: HappensBefore): Finding[] {
   const g = hb.graph;
   const hostFunc = OK.hostFunc;
   const out = new FindingList();
-  for (let j = 0; j < t.ops.count; j++) {
-    if (t.ops.kind[j] !== hostFunc) continue;
+  const { kind, count } = t.ops;
+  for (let j = 0; j < count; j++) {
+    if (kind[j] !== hostFunc) continue;
     const next = laneNext(g, g.calls + j) - g.calls;
     const queued = next >= 0 && t.ops.call[next] >= 0 && t.calls.begin[t.ops.call[next]] < t.ops.end[j];
     if (!queued) continue;

@@ -24,26 +24,30 @@ export interface WaitFacts {
 const PENDING = 1;
 const NEVER_RECORDED_EVENT = 2;
 
-const isHostWait = (t: Trace, i: number) => t.calls.kind[i] !== CK.context && isWait(t, i);
-
 export function waitFacts(t: Trace, hb: HappensBefore, access: AccessIndex): WaitFacts {
   const c = t.calls;
   const b = hb.graph.bindings;
   const complete = holdsEveryCall(t);
+  const all = new Int32Array(c.count);
   let n = 0;
-  for (let i = 0; i < c.count; i++) if (isHostWait(t, i)) n++;
-  const ids = new Int32Array(n);
+  const { kind, blockedNs, count } = c;
+  const [context, eventSync, streamSync, deviceSync] = [CK.context, CK.eventSync, CK.streamSync, CK.deviceSync];
+  // The host waits (isWait, less the framework ranges), read from the columns at hand: this visits every call.
+  for (let i = 0; i < count; i++) {
+    const k = kind[i];
+    if (k !== context && (k === eventSync || k === streamSync || k === deviceSync || blockedNs[i] > 0)) all[n++] = i;
+  }
+  const ids = all.slice(0, n);
   const flags = new Uint8Array(n);
   const narrower: WaitFacts['narrower'] = new Map();
-  for (let i = 0, k = 0; i < c.count; i++) {
-    if (!isHostWait(t, i)) continue;
+  for (let k = 0; k < n; k++) {
+    const i = ids[k];
     const r = c.releasedBy[i];
     let pending = c.blockedNs[i] > 0 || (r >= 0 && t.ops.end[r] > c.begin[i]);
     for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++)
       if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
     const neverRecorded = c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete;
-    ids[k] = i;
-    flags[k++] = (pending ? PENDING : 0) | (neverRecorded ? NEVER_RECORDED_EVENT : 0);
+    flags[k] = (pending ? PENDING : 0) | (neverRecorded ? NEVER_RECORDED_EVENT : 0);
     if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
       const w = narrowerWait(t, hb, access, i);
       if (w) narrower.set(i, w);

@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze } from '../../core/analyze';
-import { busyIntervals, idleGapAt } from '../../core/analyze/loop-syncs';
+import { busyIntervals, idleGapAt, loopSyncs as findLoopSyncs } from '../../core/analyze/loop-syncs';
+import { busyTimes } from '../../core/analyze/metrics';
+import { happensBefore } from '../../core/analyze/hb';
 import { FINDING_KINDS } from '../../core/trace/kinds';
 import { TraceBuilder, type Trace } from '../../core/trace/model';
 import { loadTraceFile } from '../../node/trace-file';
@@ -117,4 +119,12 @@ test('sync_every_gemm capture: 40 synchronizes after the GEMMs, 39 followed by t
   assert.equal(t.ops.start[3] - t.ops.end[2], 756_348);
   assert.ok(f.savedNs! > 39 * 150_000 && f.savedNs! < 39 * 800_000, `${f.savedNs}`);
   assert.deepEqual(loopSyncs(await capture('sync_every_gemm.fix')), []);
+});
+
+test('the busy times the metrics gathered give the same loop-syncs as gathering them again', async () => {
+  const t = await capture('sync_every_gemm.plain');
+  const b = happensBefore(t).graph.bindings;
+  const found = findLoopSyncs(t, b);
+  assert.ok(found.length > 0 && found[0].savedNs! > 0);
+  assert.deepEqual(findLoopSyncs(t, b, busyTimes(t)), found);
 });
