@@ -6,7 +6,7 @@ import { Data, DataType, RecordBatchReader, type RecordBatch, type Schema } from
 import { ImportError } from '../import/scan';
 import { checkColumns } from './arrow-check';
 import { checkArrowFraming, FrameError } from './arrow-frame';
-import { COLUMNAR_VERSION, defaultOf, isArrowStream, KEY, TABLES, type TableSpec } from './columnar';
+import { COLUMNAR_VERSION, defaultOf, intRangeOf, isArrowStream, KEY, TABLES, type TableSpec } from './columnar';
 import { traceFromJson } from './json-read';
 import { TRACE_FORMAT, TRACE_VERSION, type CallSite, type Finding, type Trace, type TraceMeta } from './model';
 import type { ColumnCtor } from './table';
@@ -213,17 +213,6 @@ function readEnum(where: string, data: Data, dst: Column, row: number, names: re
   }
 }
 
-/** The values an integer typed array can hold; undefined for floats. */
-function rangeOf(a: ArrayLike<number>): readonly [number, number] | undefined {
-  if (a instanceof Int8Array) return [-(2 ** 7), 2 ** 7 - 1];
-  if (a instanceof Uint8Array) return [0, 2 ** 8 - 1];
-  if (a instanceof Int16Array) return [-(2 ** 15), 2 ** 15 - 1];
-  if (a instanceof Uint16Array) return [0, 2 ** 16 - 1];
-  if (a instanceof Int32Array) return [-(2 ** 31), 2 ** 31 - 1];
-  if (a instanceof Uint32Array) return [0, 2 ** 32 - 1];
-  return undefined;
-}
-
 /** Numbers into a column of another width: checked against its range, since set() would wrap in silence. */
 function readNumbers(where: string, data: Data, dst: Column, row: number): void {
   if (DataType.isDictionary(data.type)) bad(`${where} is a dictionary; expected numbers`);
@@ -231,12 +220,12 @@ function readNumbers(where: string, data: Data, dst: Column, row: number): void 
   const n = data.length;
   const isFloatDst = dst instanceof Float64Array;
   if (!isFloatDst) {
-    const [lo, hi] = rangeOf(dst)!;
+    const { min: lo, max: hi } = intRangeOf(dst)!;
     if (data.nullCount > 0) bad(`${where} has nulls; expected a value in every row`);
     const integral = DataType.isInt(data.type);
-    const from = rangeOf(src);
+    const from = intRangeOf(src);
     // Integers of a type that the column's type holds (what syncscope writes) need no check per row.
-    const fits = integral && from !== undefined && from[0] >= lo && from[1] <= hi;
+    const fits = integral && from !== undefined && from.min >= lo && from.max <= hi;
     for (let i = 0; i < (fits ? 0 : n); i++) {
       const v = src[i];
       if (!(v >= lo && v <= hi) || (!integral && !Number.isInteger(v)))

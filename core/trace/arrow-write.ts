@@ -30,6 +30,7 @@ import {
   BATCH_ROWS,
   COLUMNAR_VERSION,
   defaultOf,
+  INT_WIDTHS,
   IntWidth,
   KEY,
   narrowestInt,
@@ -49,14 +50,6 @@ const INT_TYPES: Record<IntWidth, () => DataType> = {
   Int32: () => new Int32(),
   Uint32: () => new Uint32(),
 };
-const INT_ARRAYS = {
-  Int8: Int8Array,
-  Uint8: Uint8Array,
-  Int16: Int16Array,
-  Uint16: Uint16Array,
-  Int32: Int32Array,
-  Uint32: Uint32Array,
-} as const;
 
 /** How one column goes to the file. */
 interface Plan {
@@ -153,7 +146,7 @@ function numberPlan(name: string, col: Numbers, count: number, dflt: number): Pl
   if (onlyDefault) return undefined;
   const width = integral && min <= max ? narrowestInt(min, max) : integral && min > max ? 'Int8' : undefined;
   const type = width ? INT_TYPES[width]() : new Float64();
-  const Values = width ? INT_ARRAYS[width] : Float64Array;
+  const Values = width ? INT_WIDTHS[width].array : Float64Array;
   const sameType = col.constructor === Values;
   return {
     name,

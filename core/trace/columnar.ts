@@ -74,14 +74,21 @@ export const isArrowStream = (head: Uint8Array): boolean =>
 export const tableOf = (t: Trace, name: TableName): { count: number } & Record<string, ArrayLike<number>> =>
   t[name] as unknown as { count: number } & Record<string, ArrayLike<number>>;
 
+/** Each integer width's typed array and the values it holds, narrowest first. */
+export const INT_WIDTHS = {
+  Int8: { array: Int8Array, min: -(2 ** 7), max: 2 ** 7 - 1 },
+  Uint8: { array: Uint8Array, min: 0, max: 2 ** 8 - 1 },
+  Int16: { array: Int16Array, min: -(2 ** 15), max: 2 ** 15 - 1 },
+  Uint16: { array: Uint16Array, min: 0, max: 2 ** 16 - 1 },
+  Int32: { array: Int32Array, min: -(2 ** 31), max: 2 ** 31 - 1 },
+  Uint32: { array: Uint32Array, min: 0, max: 2 ** 32 - 1 },
+} as const;
+export type IntWidth = keyof typeof INT_WIDTHS;
+
 /** The narrowest integer type that holds [min, max], or undefined when none of 32 bits does. */
-export type IntWidth = 'Int8' | 'Uint8' | 'Int16' | 'Uint16' | 'Int32' | 'Uint32';
-export function narrowestInt(min: number, max: number): IntWidth | undefined {
-  if (min >= -128 && max <= 127) return 'Int8';
-  if (min >= 0 && max <= 255) return 'Uint8';
-  if (min >= -32768 && max <= 32767) return 'Int16';
-  if (min >= 0 && max <= 65535) return 'Uint16';
-  if (min >= -(2 ** 31) && max <= 2 ** 31 - 1) return 'Int32';
-  if (min >= 0 && max <= 2 ** 32 - 1) return 'Uint32';
-  return undefined;
-}
+export const narrowestInt = (min: number, max: number): IntWidth | undefined =>
+  (Object.keys(INT_WIDTHS) as IntWidth[]).find((w) => min >= INT_WIDTHS[w].min && max <= INT_WIDTHS[w].max);
+
+/** The values an integer typed array can hold; undefined for floats. */
+export const intRangeOf = (a: ArrayLike<number>): { min: number; max: number } | undefined =>
+  Object.values(INT_WIDTHS).find((w) => a instanceof w.array);
