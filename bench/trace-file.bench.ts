@@ -66,24 +66,29 @@ function inChild(mode: string, path: string): Sample {
 }
 
 /**
- * The CLI as a user runs it (dist/cli.js, report to a pipe that is thrown away): wall time from
- * outside, CPU and peak RSS from the child's own process.resourceUsage() at exit.
+ * A process timed as a user sees it: wall time from outside (Node's start and the loading of its
+ * code included), CPU and peak RSS from the child's own process.resourceUsage() at exit. Its
+ * standard output goes to a pipe that is thrown away.
  */
-function cliRun(preload: string, args: string[], cwd: string): Sample {
+function fromOutside(preload: string, script: string, args: string[], cwd: string): Sample {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [...NODE_FLAGS, '--require', preload, repoPath('dist', 'cli.js'), ...args], {
+  const r = spawnSync(process.execPath, [...NODE_FLAGS, '--require', preload, script, ...args], {
     cwd,
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
     maxBuffer: 1 << 24,
   });
   const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`syncscope ${args.join(' ')} failed: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${script} ${args.join(' ')} failed: ${r.stderr}`);
   const usage = /syncscope-bench-usage (\{.*\})/.exec(r.stderr);
-  if (!usage) throw new Error(`no resource usage from syncscope ${args.join(' ')}: ${r.stderr}`);
+  if (!usage) throw new Error(`no resource usage from ${script} ${args.join(' ')}: ${r.stderr}`);
   const u = JSON.parse(usage[1]) as { cpuMs: number; maxRssMB: number };
   return { ms, cpuMs: u.cpuMs, maxRssMB: u.maxRssMB };
 }
+
+/** The CLI as a user runs it (dist/cli.js). */
+const cliRun = (preload: string, args: string[], cwd: string): Sample =>
+  fromOutside(preload, repoPath('dist', 'cli.js'), args, cwd);
 
 /** The child's CPU time and peak RSS, printed to stderr as it exits. */
 const PRELOAD = `process.on('exit', () => {
@@ -147,7 +152,7 @@ async function main(): Promise<void> {
   const add = (key: string, s: Sample) => (samples[key] ??= []).push(s);
   const outArrow = join(dir, 'cli.syncscope');
   for (let r = 0; r < rounds; r++) {
-    add('simulate', inChild('simulate', scenarioPath));
+    add('simulate', fromOutside(preload, __filename, ['child', 'simulate', scenarioPath], dir));
     add('cli', cliRun(preload, ['simulate', scenarioPath], dir));
     add('cli-out', cliRun(preload, ['simulate', scenarioPath, '--out', outArrow], dir));
     add('arrow', inChild('load', arrowPath));
@@ -220,9 +225,10 @@ async function main(): Promise<void> {
     .join(', ')}; ${rows.toLocaleString('en-US')} rows (calls + ops + edges).
 - Method: every timed row runs in its own process (\`node ${NODE_FLAGS.join(' ')}\`), ${rounds} rounds with the
   rows alternated; each figure is the best of its rounds (peak RSS the largest). Reload and parse times
-  include reading the file. The CLI rows are wall time from outside the process (Node's start included,
-  as it is in "simulation alone"), with the report written to a pipe that is thrown away; CPU and peak RSS
-  are the child's own process.resourceUsage() at exit.
+  are timed inside their process and include reading the file. "Simulation alone" and the CLI rows are
+  timed alike, as a user sees them: wall time from outside the process (Node's start and the loading of
+  its code included), with standard output going to a pipe that is thrown away; CPU and peak RSS are the
+  child's own process.resourceUsage() at exit.
 
 ${sizes}
 

@@ -28,7 +28,7 @@ const BATCH = 1 << 20;
 export const tempPathFor = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 
-/** Writes `chunks` to `path` atomically, waiting for the disk between batches. */
+/** Writes `chunks` to `path` atomically, one batch on its way to the disk while the next is gathered. */
 export async function writeFileAtomic(path: string, chunks: Iterable<Chunk> | AsyncIterable<Chunk>): Promise<void> {
   const target = await writableTarget(path);
   const temp = tempPathFor(target);
@@ -56,22 +56,39 @@ export async function writeFileAtomic(path: string, chunks: Iterable<Chunk> | As
 async function writeAll(fh: FileHandle, chunks: Iterable<Chunk> | AsyncIterable<Chunk>): Promise<void> {
   let pending: Buffer[] = [];
   let size = 0;
+  // One batch is written while the next is gathered, so that the encoder and the disk work at once.
+  let inFlight: Promise<void> = Promise.resolve();
+  let failed: { error: unknown } | undefined;
+  const lastWritten = async () => {
+    await inFlight;
+    if (failed) throw failed.error;
+  };
   const flush = async () => {
+    await lastWritten();
     if (!size) return;
     // One gathering write: the chunks are views of the caller's data, and copying them into one
     // buffer first would touch every byte of a large trace once more.
     const batch = pending;
     pending = [];
     size = 0;
-    await fh.writev(batch);
+    inFlight = fh.writev(batch).then(
+      () => undefined,
+      (error: unknown) => void (failed = { error }),
+    );
   };
-  for await (const chunk of chunks) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    pending.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    size += bytes.byteLength;
-    if (size >= BATCH) await flush();
+  try {
+    for await (const chunk of chunks) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      pending.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      size += bytes.byteLength;
+      if (size >= BATCH) await flush();
+    }
+    await flush();
+    await lastWritten();
+  } finally {
+    // The file is closed or removed only after its last write has returned.
+    await inFlight;
   }
-  await flush();
 }
 
 /**

@@ -4,6 +4,7 @@
 // analyses do not depend on which edges a producer chose to write.
 import { CK, OK } from '../trace/kinds';
 import { ANSWERS, Trace } from '../trace/model';
+import { groupByKey, IntList } from './csr';
 
 export const NOT_EVENT_CALL = -2;
 export const NEVER_RECORDED = -1;
@@ -28,27 +29,8 @@ export interface Bindings {
   awaitStart: Int32Array;
   awaited: Int32Array;
   /** Orderings that follow from the semantics: record op -> first op after a stream wait (S8). */
-  eventFrom: number[];
-  eventTo: number[];
-}
-
-/** Ops grouped by the call that issued them. */
-function groupOps(t: Trace): { start: Int32Array; ids: Int32Array } {
-  const C = t.calls.count;
-  const { call, count } = t.ops;
-  const start = new Int32Array(C + 1);
-  for (let j = 0; j < count; j++) {
-    const c = call[j];
-    if (c >= 0 && c < C) start[c + 1]++;
-  }
-  for (let c = 0; c < C; c++) start[c + 1] += start[c];
-  const fill = start.slice(0, C);
-  const ids = new Int32Array(start[C]);
-  for (let j = 0; j < count; j++) {
-    const c = call[j];
-    if (c >= 0 && c < C) ids[fill[c]++] = j;
-  }
-  return { start, ids };
+  eventFrom: Int32Array;
+  eventTo: Int32Array;
 }
 
 export function timeOrderedCalls(t: Trace): Int32Array {
@@ -89,15 +71,15 @@ export function bindEvents(t: Trace): Bindings {
   const C = c.count;
   const { kind, event, event2, stream, answer, blockedNs, releasedBy } = c;
   const { call: opCall, lane: opLane, kind: opKind } = t.ops;
-  const { start: opsStart, ids: opsOf } = groupOps(t);
+  const { start: opsStart, ids: opsOf } = groupByKey(t.ops.call, t.ops.count, C);
   const timeOrder = timeOrderedCalls(t);
   const bound = new Int32Array(C).fill(NOT_EVENT_CALL);
   const bound2 = new Map<number, number>();
   const recordOp = new Int32Array(C).fill(-1);
   const replaced = new Int32Array(C).fill(-1);
   const consumers = new Int32Array(C);
-  const eventFrom: number[] = [];
-  const eventTo: number[] = [];
+  const eventFrom = new IntList();
+  const eventTo = new IntList();
   const streams = t.lanes.filter((l) => l.kind === 'stream');
   const lastOp = new Int32Array(t.lanes.length).fill(-1);
   // Record ops that the next op issued to a stream must follow (stream waits not yet met by an op).
@@ -106,8 +88,8 @@ export function bindEvents(t: Trace): Bindings {
   for (let i = 0; i < C; i++) events = Math.max(events, event[i] + 1, event2[i] + 1);
   const current = new Int32Array(events).fill(NEVER_RECORDED); // event string id -> record call
   // Host waits as (call, op) pairs in replay order, grouped by call at the end.
-  const awaitCall: number[] = [];
-  const awaitOp: number[] = [];
+  const awaitCall = new IntList();
+  const awaitOp = new IntList();
   const ready = ANSWERS.indexOf('ready');
   const wait = (call: number, op: number) => {
     awaitCall.push(call);
@@ -162,7 +144,7 @@ export function bindEvents(t: Trace): Bindings {
     }
   };
   for (let k = 0; k < timeOrder.length; k++) replay(timeOrder[k]);
-  const { start: awaitStart, ids: awaited } = groupAwaits(C, awaitCall, awaitOp);
+  const { start: awaitStart, ids: awaited } = groupByKey(awaitCall.view(), awaitCall.length, C, awaitOp.view());
   return {
     timeOrder,
     opsStart,
@@ -174,8 +156,8 @@ export function bindEvents(t: Trace): Bindings {
     consumers,
     awaitStart,
     awaited,
-    eventFrom,
-    eventTo,
+    eventFrom: eventFrom.view(),
+    eventTo: eventTo.view(),
   };
 }
 
@@ -187,8 +169,8 @@ function issue(
   opLane: ArrayLike<number>,
   pendingWaits: number[][],
   lastOp: Int32Array,
-  eventFrom: number[],
-  eventTo: number[],
+  eventFrom: IntList,
+  eventTo: IntList,
 ): void {
   for (let q = opsStart[i]; q < opsStart[i + 1]; q++) {
     const j = opsOf[q];
@@ -203,15 +185,4 @@ function issue(
     }
     lastOp[lane] = j;
   }
-}
-
-/** Host waits grouped by call, each call's ops in the order it awaited them. */
-function groupAwaits(C: number, awaitCall: number[], awaitOp: number[]): { start: Int32Array; ids: Int32Array } {
-  const start = new Int32Array(C + 1);
-  for (const call of awaitCall) start[call + 1]++;
-  for (let i = 0; i < C; i++) start[i + 1] += start[i];
-  const fill = start.slice(0, C);
-  const ids = new Int32Array(awaitOp.length);
-  for (let k = 0; k < awaitOp.length; k++) ids[fill[awaitCall[k]]++] = awaitOp[k];
-  return { start, ids };
 }

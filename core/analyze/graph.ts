@@ -5,6 +5,7 @@
 import { CK } from '../trace/kinds';
 import { EDGE_KINDS, Trace } from '../trace/model';
 import { Bindings, bindEvents } from './bindings';
+import { IntList, shiftStarts } from './csr';
 
 export interface HbGraph {
   calls: number;
@@ -53,10 +54,9 @@ function crossLaneEdges(
   const opCall = t.ops.call;
   const { kind: edgeKind, from: edgeFrom, to: edgeTo, count: E } = t.edges;
   const { eventFrom, eventTo, awaitStart, awaited } = bindings;
-  let src: Int32Array = new Int32Array(1024);
-  let dst: Int32Array = new Int32Array(1024);
+  const src = new IntList(1024);
+  const dst = new IntList(1024);
   const predStart = new Int32Array(N + 1);
-  let n = 0;
   const crosses = (a: number, b: number) => {
     if (a < 0 || b < 0) return false;
     const la = lane[a];
@@ -65,12 +65,8 @@ function crossLaneEdges(
   };
   const add = (a: number, b: number) => {
     if (!crosses(a, b)) return;
-    if (n === src.length) {
-      src = grown(src);
-      dst = grown(dst);
-    }
-    src[n] = a;
-    dst[n++] = b;
+    src.push(a);
+    dst.push(b);
     predStart[b + 1]++;
   };
   // A call that waits for an op it issued itself (a blocking copy) orders that op before the
@@ -105,16 +101,11 @@ function crossLaneEdges(
   const pred = new Int32Array(predStart[N]);
   // Each row's start advances to the next row's as the row fills; moved back after.
   for (let j = 0; j < O; j++) if (crosses(opCall[j], C + j)) pred[predStart[C + j]++] = opCall[j];
-  for (let k = 0; k < n; k++) pred[predStart[dst[k]]++] = src[k];
+  const from = src.view();
+  const to = dst.view();
+  for (let k = 0; k < to.length; k++) pred[predStart[to[k]]++] = from[k];
   shiftStarts(predStart);
   return { predStart, pred };
-}
-
-/** A copy of `a` with twice the room. */
-function grown(a: Int32Array): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
 }
 
 /**
@@ -178,12 +169,6 @@ export function successors(g: HbGraph): { succStart: Int32Array; succ: Int32Arra
   for (let x = 0; x < N; x++) for (let k = predStart[x]; k < predStart[x + 1]; k++) succ[succStart[pred[k]]++] = x;
   shiftStarts(succStart);
   return { succStart, succ };
-}
-
-/** After a fill that advanced each row's start to the next row's, the starts moved back: no copy of them is needed. */
-function shiftStarts(start: Int32Array): void {
-  start.copyWithin(1, 0, start.length - 1);
-  start[0] = 0;
 }
 
 /** The node before `node` in its lane, or -1. */

@@ -151,8 +151,9 @@ function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int3
   for (let l = 0; l < L; l++)
     for (let k = laneStart[l]; k < laneStart[l + 1]; k++)
       if (!done[order[k]]) compute(order[k], k > laneStart[l] ? order[k - 1] : -1);
-  // Rows were counted for every node that might need one; keep those used.
-  return { rows: nextRow === rowCount ? rows : rows.slice(0, nextRow * L), rowOf };
+  // Rows were counted for every node that might need one; the view keeps those used. The rows
+  // never written were never touched, so no memory backs them; a copy would touch the rest again.
+  return { rows: rows.subarray(0, nextRow * L), rowOf };
 }
 
 /**

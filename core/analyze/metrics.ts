@@ -6,6 +6,8 @@ import { CALL_KINDS, OP_KINDS, Trace, str, traceExtent } from '../trace/model';
 import { laneName, opName } from './describe';
 import type { HappensBefore } from './hb';
 import type { Metrics } from './types';
+import { shiftStarts } from './csr';
+import { sortRuns } from './merge-runs';
 
 /** Op kinds that occupy the GPU (markers and host functions do not). */
 const BUSY = Uint8Array.from(OP_KINDS, (k) => (k === 'kernel' || k === 'memcpy' || k === 'memset' ? 1 : 0));
@@ -26,33 +28,41 @@ export interface BusyTimes {
 }
 
 export function busyTimes(t: Trace): BusyTimes {
-  const perLane = new Float64Array(t.lanes.length);
-  const { kind, start, end, lane } = t.ops;
-  let n = 0;
+  const L = t.lanes.length;
+  const perLane = new Float64Array(L);
+  const { kind, start, end, lane, count } = t.ops;
   let device = 0;
   let devices = 0;
-  // A lane the trace does not list counts as device 0's.
+  // A lane the trace does not list counts as device 0's; its ops form one run after the others.
   const laneDevice = Array.from(t.lanes, (l) => l?.device ?? 0);
-  for (let j = 0; j < t.ops.count; j++) {
+  const run = (l: number) => (l >= 0 && l < L ? l : L);
+  // Each lane's ops are one run of times, usually in order already: bounds[r] .. bounds[r + 1].
+  const bounds = new Int32Array(L + 2);
+  for (let j = 0; j < count; j++) {
     if (!BUSY[kind[j]]) continue;
-    if (end[j] > start[j]) n++;
+    if (end[j] > start[j]) bounds[run(lane[j]) + 1]++;
     else devices = 2;
     const d = laneDevice[lane[j]] ?? 0;
     if (devices === 0) devices = 1;
     else if (d !== device) devices = 2;
     device = d;
   }
+  for (let r = 0; r <= L; r++) bounds[r + 1] += bounds[r];
+  const n = bounds[L + 1];
   const starts = new Float64Array(n);
   const ends = new Float64Array(n);
-  for (let j = 0, k = 0; j < t.ops.count; j++) {
+  for (let j = 0; j < count; j++) {
     if (!BUSY[kind[j]] || !(end[j] > start[j])) continue;
+    const k = bounds[run(lane[j])]++;
     starts[k] = start[j];
-    ends[k++] = end[j];
+    ends[k] = end[j];
     perLane[lane[j]] += end[j] - start[j];
   }
-  starts.sort();
-  ends.sort();
-  return { starts, ends, perLane, device: devices <= 1 ? device : -1 };
+  shiftStarts(bounds);
+  const spare = new Float64Array(n);
+  const sortedStarts = sortRuns(starts, bounds, spare);
+  const sortedEnds = sortRuns(ends, bounds, sortedStarts === starts ? spare : starts);
+  return { starts: sortedStarts, ends: sortedEnds, perLane, device: devices <= 1 ? device : -1 };
 }
 
 export function computeMetrics(t: Trace, hb: HappensBefore, busyOps: BusyTimes = busyTimes(t)): Metrics {

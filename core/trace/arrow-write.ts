@@ -200,7 +200,25 @@ const isIntegerArray = (col: Numbers): boolean =>
   col instanceof Int32Array || col instanceof Uint32Array || col instanceof Uint8Array;
 
 /** An integer column holds no NaN and no fractions: only its range and whether it is all default. */
-function intRange(col: ArrayLike<number>, count: number, dflt: number): Range {
+function intRange(col: Numbers, count: number, dflt: number): Range {
+  // A loop that reads one element type runs faster than one that sees several: int32 columns, and
+  // uint32 ones below 2^31 (which read the same as int32), go through one loop; the two loops
+  // below are the same code on purpose.
+  let [min, max] =
+    col instanceof Uint8Array
+      ? anyRange(col, count)
+      : int32Range(col instanceof Int32Array ? col : asInt32(col), count);
+  if (min < 0 && col instanceof Uint32Array) [min, max] = anyRange(col, count);
+  const onlyDefault = count === 0 || (min === dflt && max === dflt);
+  return { min, max, integral: true, nulls: false, onlyDefault };
+}
+
+const asInt32 = (col: Numbers): Int32Array => {
+  const c = col as unknown as Uint32Array;
+  return new Int32Array(c.buffer, c.byteOffset, c.length);
+};
+
+function int32Range(col: Int32Array, count: number): [number, number] {
   let min = Infinity;
   let max = -Infinity;
   for (let i = 0; i < count; i++) {
@@ -208,8 +226,18 @@ function intRange(col: ArrayLike<number>, count: number, dflt: number): Range {
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  const onlyDefault = count === 0 || (min === dflt && max === dflt);
-  return { min, max, integral: true, nulls: false, onlyDefault };
+  return [min, max];
+}
+
+function anyRange(col: ArrayLike<number>, count: number): [number, number] {
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const v = col[i];
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return [min, max];
 }
 
 /** Arrow's validity bitmap: bit i set where value i is present (not NaN). */

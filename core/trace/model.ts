@@ -392,15 +392,20 @@ export const str = (t: Trace, id: number): string => t.strings[id] ?? '';
 
 /** Total time span covered by the trace's calls and ops. */
 export function traceExtent(t: Trace): { start: number; end: number } {
+  const [callStart, callEnd] = span(t.calls.begin, t.calls.end, t.calls.count);
+  const [opStart, opEnd] = span(t.ops.start, t.ops.end, t.ops.count);
+  const start = Math.min(callStart, opStart);
+  const end = Math.max(callEnd, opEnd);
+  return start <= end ? { start, end } : { start: 0, end: 0 };
+}
+
+/** The least of `starts` and the greatest of `ends` (NaN left out). */
+function span(starts: Float64Array, ends: Float64Array, n: number): [number, number] {
   let start = Infinity;
   let end = -Infinity;
-  for (let i = 0; i < t.calls.count; i++) {
-    if (t.calls.begin[i] < start) start = t.calls.begin[i];
-    if (t.calls.end[i] > end) end = t.calls.end[i];
+  for (let i = 0; i < n; i++) {
+    if (starts[i] < start) start = starts[i];
+    if (ends[i] > end) end = ends[i];
   }
-  for (let i = 0; i < t.ops.count; i++) {
-    if (t.ops.start[i] < start) start = t.ops.start[i];
-    if (t.ops.end[i] > end) end = t.ops.end[i];
-  }
-  return start <= end ? { start, end } : { start: 0, end: 0 };
+  return [start, end];
 }

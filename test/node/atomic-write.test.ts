@@ -25,6 +25,24 @@ test('a write replaces the file whole and leaves no temp file', async () => {
   assert.deepEqual(readdirSync(dir), ['out.json']);
 });
 
+test('chunks of many batches arrive in order while the producer runs ahead of the disk', async () => {
+  const dir = freshDir();
+  const file = join(dir, 'out.bin');
+  // 40 chunks of 256 KiB, each filled with its own index: about ten batches, each written while the next is made.
+  function* chunks() {
+    for (let k = 0; k < 40; k++) yield new Uint8Array(256 << 10).fill(k);
+  }
+  await writeFileAtomic(file, chunks());
+  const bytes = readFileSync(file);
+  assert.equal(bytes.length, 40 * (256 << 10));
+  for (let k = 0; k < 40; k++) {
+    const at = k * (256 << 10);
+    assert.equal(bytes[at], k);
+    assert.equal(bytes[at + (256 << 10) - 1], k);
+  }
+  assert.deepEqual(readdirSync(dir), ['out.bin']);
+});
+
 test('a replaced file keeps its permissions', async () => {
   const dir = freshDir();
   const file = join(dir, 'out.json');
