@@ -114,8 +114,10 @@ function* tableStream(t: Trace, spec: TableSpec, strings: Vector<Utf8>): Generat
   const fields = plans.map((p) => new Field(p.name, p.type, p.nullable));
   const schema = new Schema(fields, new Map([[KEY.table, spec.name]]));
   const struct = new Struct(fields);
+  // An empty table still gets one batch, of no rows: a stream of a schema alone is read by the
+  // Arrow library as part of the stream after it, which would then seem to be missing.
   function* batches(): Generator<RecordBatch> {
-    for (let a = 0; a < table.count; a += BATCH_ROWS) {
+    for (let a = 0; a < Math.max(table.count, 1); a += BATCH_ROWS) {
       const b = Math.min(table.count, a + BATCH_ROWS);
       const children = plans.map((p) => p.slice(a, b));
       yield new RecordBatch(schema, makeData({ type: struct, length: b - a, children }));
@@ -201,14 +203,12 @@ const isIntegerArray = (col: Numbers): boolean =>
 
 /** An integer column holds no NaN and no fractions: only its range and whether it is all default. */
 function intRange(col: Numbers, count: number, dflt: number): Range {
-  // A loop that reads one element type runs faster than one that sees several: int32 columns, and
-  // uint32 ones below 2^31 (which read the same as int32), go through one loop; the two loops
-  // below are the same code on purpose.
-  let [min, max] =
+  // A loop that reads one element type runs faster than one that sees several: int32 and uint32
+  // columns share the int32 loop, bytes have one of their own.
+  const [min, max] =
     col instanceof Uint8Array
-      ? anyRange(col, count)
-      : int32Range(col instanceof Int32Array ? col : asInt32(col), count);
-  if (min < 0 && col instanceof Uint32Array) [min, max] = anyRange(col, count);
+      ? byteRange(col, count)
+      : int32Range(col instanceof Int32Array ? col : asInt32(col), count, col instanceof Uint32Array);
   const onlyDefault = count === 0 || (min === dflt && max === dflt);
   return { min, max, integral: true, nulls: false, onlyDefault };
 }
@@ -218,7 +218,11 @@ const asInt32 = (col: Numbers): Int32Array => {
   return new Int32Array(c.buffer, c.byteOffset, c.length);
 };
 
-function int32Range(col: Int32Array, count: number): [number, number] {
+/**
+ * The range of an int32 column, or of a uint32 one read as int32 (`unsigned`): that reads a value
+ * of 2^31 and above as negative, and such a column needs all 32 bits whatever its other values.
+ */
+function int32Range(col: Int32Array, count: number, unsigned: boolean): [number, number] {
   let min = Infinity;
   let max = -Infinity;
   for (let i = 0; i < count; i++) {
@@ -226,18 +230,15 @@ function int32Range(col: Int32Array, count: number): [number, number] {
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  return [min, max];
+  return unsigned && min < 0 ? [0, 2 ** 32 - 1] : [min, max];
 }
 
-function anyRange(col: ArrayLike<number>, count: number): [number, number] {
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < count; i++) {
-    const v = col[i];
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  return [min, max];
+/** The range of a byte column, from which of the 256 values occur. */
+function byteRange(col: Uint8Array, count: number): [number, number] {
+  const seen = new Uint8Array(256);
+  for (let i = 0; i < count; i++) seen[col[i]] = 1;
+  const min = seen.indexOf(1);
+  return min < 0 ? [Infinity, -Infinity] : [min, seen.lastIndexOf(1)];
 }
 
 /** Arrow's validity bitmap: bit i set where value i is present (not NaN). */

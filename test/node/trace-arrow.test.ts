@@ -13,7 +13,8 @@ import { traceFromArrow } from '../../core/trace/arrow-read';
 import { traceArrowChunks } from '../../core/trace/arrow-write';
 import { defaultOf, TABLES, tableOf } from '../../core/trace/columnar';
 import { traceToJson } from '../../core/trace/json';
-import type { Trace } from '../../core/trace/model';
+import { TraceBuilder, type Trace } from '../../core/trace/model';
+import { RecordBatchReader } from 'apache-arrow';
 import { importTraceBytes, loadTraceFile, saveTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
@@ -61,6 +62,49 @@ test('save and load pick the form from the name and the content, not the extensi
   for (const f of ['a.syncscope', 'a.syncscope.json', 'arrow.json', 'json.syncscope'])
     assert.equal(traceToJson(await loadTraceFile(join(dir, f))), traceToJson(t), f);
   assert.equal(traceToJson(await importTraceBytes(arrow, 'x')), traceToJson(t));
+});
+
+test('each number column goes out in the narrowest type that holds its values, and reads back the same', () => {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 's', device: 0, nonBlocking: true });
+  const launch = b.call({ lane: host, kind: 'launch', begin: 0, end: 1, stream: s, depth: 200 });
+  b.call({ lane: host, kind: 'launch', begin: 1, end: 2, stream: -1, depth: 3 });
+  // A uint32 column with a value of 2^31 and above needs all 32 bits; one below 2^15 fits int16.
+  b.op({ lane: s, kind: 'kernel', name: 'k', start: 2, end: 3, call: launch, grid: 3_000_000_000, block: 1 });
+  b.op({ lane: s, kind: 'kernel', name: 'k', start: 3, end: 4, call: launch, grid: 7, block: 1024 });
+  const t = b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 });
+  const types = new Map<string, string>();
+  for (const reader of RecordBatchReader.readAll(arrowBytes(t))) {
+    for (const _ of reader);
+    const table = reader.schema.metadata.get('syncscope.table');
+    for (const f of reader.schema.fields) types.set(`${table}.${f.name}`, String(f.type));
+  }
+  assert.equal(types.get('ops.grid'), 'Uint32');
+  assert.equal(types.get('ops.block'), 'Int16');
+  assert.equal(types.get('ops.lane'), 'Int8');
+  assert.equal(types.get('calls.depth'), 'Uint8');
+  assert.equal(types.get('calls.stream'), 'Int8');
+  const back = traceFromArrow(arrowBytes(t), 't.syncscope');
+  assert.deepEqual([...back.ops.grid], [3_000_000_000, 7]);
+  assert.deepEqual([...back.calls.depth], [200, 3]);
+  assert.deepEqual([...back.calls.stream], [s, -1]);
+});
+
+test('a trace whose ops, edges or accesses are empty reads back whole', () => {
+  for (const ops of [0, 1, 2]) {
+    const b = new TraceBuilder();
+    const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+    const s = b.lane({ kind: 'stream', name: 's', device: 0, nonBlocking: true });
+    const launch = b.call({ lane: host, kind: 'launch', begin: 0, end: 1, stream: s });
+    // No ops; one op and so no edges; two ops, one stream edge. No accesses in any.
+    for (let k = 0; k < ops; k++) b.op({ lane: s, kind: 'kernel', name: 'k', start: 2 + k, end: 3 + k, call: launch });
+    if (ops === 2) b.edge('stream', 0, 1);
+    const t = b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 });
+    const back = traceFromArrow(arrowBytes(t), 't.syncscope');
+    assert.equal(traceToJson(back), traceToJson(t), `${ops} ops`);
+    assert.deepEqual([back.ops.count, back.edges.count, back.accesses.count], [ops, ops === 2 ? 1 : 0, 0]);
+  }
 });
 
 const pyarrow = spawnSync('python3', ['-c', 'import pyarrow'], { encoding: 'utf8' });
