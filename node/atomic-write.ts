@@ -28,7 +28,10 @@ const BATCH = 1 << 20;
 export const tempPathFor = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 
-/** Writes `chunks` to `path` atomically, one batch on its way to the disk while the next is gathered. */
+/**
+ * Writes `chunks` to `path` atomically, one batch on its way to the disk while the next is
+ * gathered: a chunk's bytes must stay as they are once it is handed over.
+ */
 export async function writeFileAtomic(path: string, chunks: Iterable<Chunk> | AsyncIterable<Chunk>): Promise<void> {
   const target = await writableTarget(path);
   const temp = tempPathFor(target);

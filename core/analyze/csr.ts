@@ -1,6 +1,6 @@
 // Compressed rows: items grouped by a key into one array, row k being ids[start[k] .. start[k + 1]).
-// The analysis builds several per trace, each as large as a column; these build them without a
-// second copy of the starts, since at a million ops every array is memory touched for the first time.
+// The analysis builds several per trace, each as large as a column, and each new array is memory
+// touched for the first time: these fill the rows through the starts themselves, with no copy of them.
 
 export interface Rows {
   start: Int32Array;

@@ -3,8 +3,8 @@
 // n log(runs) instead of a whole sort's n log(n).
 
 /**
- * Sorts `values`, whose runs are values[bounds[r] .. bounds[r + 1]), using `spare` (as long as
- * `values`) for the merges. Returns whichever of the two holds the sorted values; the other is
+ * Sorts `values` (no NaN), whose runs are values[bounds[r] .. bounds[r + 1]) from bounds[0] = 0,
+ * using `spare` (as long as `values`) for the merges. Returns whichever of the two holds the sorted values; the other is
  * left as scratch.
  */
 export function sortRuns(values: Float64Array, bounds: ArrayLike<number>, spare: Float64Array): Float64Array {
