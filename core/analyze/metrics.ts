@@ -4,6 +4,7 @@
 import { CK } from '../trace/kinds';
 import { CALL_KINDS, OP_KINDS, Trace, str, traceExtent } from '../trace/model';
 import { laneName, opName } from './describe';
+import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
 import type { Metrics } from './types';
 import { shiftStarts } from './csr';
@@ -119,7 +120,7 @@ function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
   // The finish times are read where they lie: a copy for calls and ops alike costs more than it saves.
   const callEnd = t.calls.end;
   const opEnd = t.ops.end;
-  const { lane, seq, order, laneStart, predStart, pred } = g;
+  const { lane, predStart, pred } = g;
   let x = -1;
   let xEnd = 0;
   for (let n = 0; n < g.nodes; n++) {
@@ -136,7 +137,7 @@ function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
   while (x >= 0 && !seen[x]) {
     seen[x] = 1;
     nodes[count++] = x;
-    let best = seq[x] > 1 ? order[laneStart[lane[x]] + seq[x] - 2] : -1;
+    let best = lanePrev(g, x);
     let bestEnd = best < 0 ? 0 : best < C ? callEnd[best] : opEnd[best - C];
     for (let k = predStart[x]; k < predStart[x + 1]; k++) {
       const p = pred[k];

@@ -30,13 +30,10 @@ export function waitFacts(t: Trace, hb: HappensBefore, access: AccessIndex): Wai
   const complete = holdsEveryCall(t);
   const all = new Int32Array(c.count);
   let n = 0;
-  const { kind, blockedNs, count } = c;
-  const [context, eventSync, streamSync, deviceSync] = [CK.context, CK.eventSync, CK.streamSync, CK.deviceSync];
-  // The host waits (isWait, less the framework ranges), read from the columns at hand: this visits every call.
-  for (let i = 0; i < count; i++) {
-    const k = kind[i];
-    if (k !== context && (k === eventSync || k === streamSync || k === deviceSync || blockedNs[i] > 0)) all[n++] = i;
-  }
+  const { kind, count } = c;
+  const context = CK.context;
+  // The host waits, less the framework ranges.
+  for (let i = 0; i < count; i++) if (kind[i] !== context && isWait(t, i)) all[n++] = i;
   const ids = all.slice(0, n);
   const flags = new Uint8Array(n);
   const narrower: WaitFacts['narrower'] = new Map();
