@@ -1,21 +1,20 @@
 // Our own `.syncscope.json` read in chunks: its calls, ops and edges stream through the event
 // scanner, so a saved trace larger than V8's largest string (512 MB) loads. Each batch of rows goes
-// straight into the Trace's columns (TraceRowReader), so no row object outlives its batch. The
-// chunks are kept to the end, for the checks that read bytes: nesting, root keys given twice, and,
-// when any check fails, a second reading that keeps every row and reports the first fault exactly
-// as parseTrace does (traceFromJson), at its line and column.
-import { checkTraceShape, TraceFormatError, traceFromJson, TraceRowReader } from '../trace/json';
+// straight into the Trace's columns (TraceRowReader), so no row object outlives its batch. Nesting
+// and root keys given twice are checked on the text around the rows, which the scanner keeps. The
+// chunks are kept to the end for when any check fails: a second reading keeps every row and reports
+// the first fault exactly as parseTrace does (traceFromJson), at its line and column.
+import { checkTraceShape, ROW_TABLES, TraceFormatError, traceFromJson, TraceRowReader } from '../trace/json';
 import type { Trace } from '../trace/model';
 import { createEventScanner, type Utf8Decoder } from './scan';
 import type { ImportOptions, TraceImporter } from './pytorch';
 
-const ROWS = ['calls', 'ops', 'edges'];
 const encoder = new TextEncoder();
 
 export function createSavedTraceReader(opts: ImportOptions = {}): TraceImporter {
   const rows = new TraceRowReader();
   let chunks: Uint8Array[] = [];
-  const scanner = createEventScanner((list, key) => rows.add(list, key), opts.onProgress, opts.decodeUtf8, ROWS);
+  const scanner = createEventScanner((list, key) => rows.add(list, key), opts.onProgress, opts.decodeUtf8, ROW_TABLES);
   return {
     push(chunk) {
       chunks.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
@@ -23,7 +22,7 @@ export function createSavedTraceReader(opts: ImportOptions = {}): TraceImporter 
     },
     finish() {
       const root = scanner.finish();
-      checkTraceShape(chunks, opts.file);
+      checkTraceShape(chunks, opts.file, scanner.rootText);
       try {
         return rows.finish(root) ?? readWhole(chunks, opts.decodeUtf8);
       } catch (e) {
@@ -38,7 +37,7 @@ export function createSavedTraceReader(opts: ImportOptions = {}): TraceImporter 
 
 /** Reads the document again keeping every row, for traceFromJson's exact first error. */
 function readWhole(chunks: readonly Uint8Array[], decode?: Utf8Decoder): Trace {
-  const rows = new Map<string, unknown[]>(ROWS.map((k) => [k, []]));
+  const rows = new Map<string, unknown[]>(ROW_TABLES.map((k) => [k, []]));
   const scanner = createEventScanner(
     (list, key) => {
       const into = rows.get(key)!;
@@ -46,7 +45,7 @@ function readWhole(chunks: readonly Uint8Array[], decode?: Utf8Decoder): Trace {
     },
     undefined,
     decode,
-    ROWS,
+    ROW_TABLES,
   );
   for (const chunk of chunks) scanner.push(chunk);
   const root = scanner.finish();

@@ -6,6 +6,7 @@
 import { printParseErrorCode, visit } from 'jsonc-parser/lib/esm/main.js';
 import type { ParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 import { MAX_NESTING, tooDeep } from '../scenario/nesting';
+import type { Piece } from '../trace/json-position';
 
 /**
  * A trace that cannot be read. Where the text has a position the message reads
@@ -46,6 +47,11 @@ export interface EventScanner {
   push(chunk: string | Uint8Array): void;
   /** Checks that the document ended properly; returns the root object without its events. */
   finish(): Record<string, unknown>;
+  /**
+   * The text around the events arrays, in the pieces it was kept in, each with its offset in the
+   * document: together they read as the root with each events array empty. None for a bare array.
+   */
+  readonly rootText: readonly Piece[];
   readonly bytes: number;
   readonly events: number;
 }
@@ -84,10 +90,7 @@ const MIB = `${MAX_EVENT_BYTES / (1 << 20)} MiB`;
  * Bytes at a known place in the file, with what is needed to turn an absolute offset in them into
  * a line and column: the newlines before them, and the offset of the last one.
  */
-interface Span {
-  bytes: Uint8Array;
-  /** Absolute offset of bytes[0]. */
-  at: number;
+interface Span extends Piece {
   linesBefore: number;
   lastNlBefore: number;
 }
@@ -129,8 +132,9 @@ export function createEventScanner(
  * per-byte loop in `scan` only dispatches on the mode, and allocates nothing per byte or event.
  * Each chunk is scanned where it lies and let go at its end. An event that goes on past its chunk
  * is kept as a list of pieces and joined once, when it ends, so that the cost stays linear in the
- * size of the file however large the event. Lines are counted once per chunk, natively, and an
- * error's line and column are worked out only when there is an error.
+ * size of the file however large the event. Newlines are counted once, as each chunk is read (in
+ * the text of each run parsed at once, in the bytes elsewhere), and an error's line and column are
+ * worked out only when there is an error.
  */
 class Scanner implements EventScanner {
   private buf: Uint8Array = EMPTY;
@@ -165,6 +169,10 @@ class Scanner implements EventScanner {
   private eventStart = -1;
   private rootFrom = -1;
   private bulkFailed = false;
+  // The newlines of buf[0, counted): how many, and the index of the last.
+  private counted = 0;
+  private chunkLines = 0;
+  private chunkLastNl = -1;
 
   constructor(
     private readonly onEvents: (events: unknown[], key: string) => void,
@@ -181,10 +189,13 @@ class Scanner implements EventScanner {
         : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (!bytes.length) return;
     this.buf = bytes;
+    this.counted = 0;
+    this.chunkLines = 0;
+    this.chunkLastNl = -1;
     this.scan();
-    const [lines, last] = countLines(bytes, bytes.length);
-    this.linesBefore += lines;
-    if (last >= 0) this.lastNlBefore = this.offset + last;
+    this.countLinesTo(bytes.length);
+    this.linesBefore += this.chunkLines;
+    if (this.chunkLastNl >= 0) this.lastNlBefore = this.offset + this.chunkLastNl;
     this.offset += bytes.length;
     this.buf = EMPTY;
     this.onProgress?.(this.offset);
@@ -217,6 +228,10 @@ class Scanner implements EventScanner {
 
   get bytes(): number {
     return this.offset + this.buf.length;
+  }
+
+  get rootText(): readonly Span[] {
+    return this.rest;
   }
 
   /** 1-based line and byte column of an offset in the current chunk, or in the event being joined. */
@@ -473,13 +488,7 @@ class Scanner implements EventScanner {
           `a trace's fields besides its events must be smaller than ${MIB}`,
         this.offset + from,
       );
-    const [lines, last] = countLines(b, from);
-    this.rest.push({
-      bytes: b.slice(from, to),
-      at: this.offset + from,
-      linesBefore: this.linesBefore + lines,
-      lastNlBefore: last >= 0 ? this.offset + last : this.lastNlBefore,
-    });
+    this.rest.push({ bytes: b.slice(from, to), ...this.placeOf(from) });
   }
 
   /** At the end of a chunk: parses the last run, and keeps what is still open, the text around the events or an event. */
@@ -497,14 +506,7 @@ class Scanner implements EventScanner {
     const from = Math.max(this.eventStart, 0);
     if (this.heldBytes + n - from > MAX_EVENT_BYTES)
       this.tooLarge(this.events, this.heldBytes ? this.heldStart.at : this.offset + from);
-    if (!this.heldBytes) {
-      const [lines, last] = countLines(b, from);
-      this.heldStart = {
-        at: this.offset + from,
-        linesBefore: this.linesBefore + lines,
-        lastNlBefore: last >= 0 ? this.offset + last : this.lastNlBefore,
-      };
-    }
+    if (!this.heldBytes) this.heldStart = this.placeOf(from);
     // A copy: the caller may reuse the chunk's memory once push returns.
     this.held.push(b.slice(from, n));
     this.heldBytes += n - from;
@@ -552,7 +554,45 @@ class Scanner implements EventScanner {
       return undefined;
     }
     for (const e of list) if (typeof e !== 'object' || e === null || Array.isArray(e)) return undefined;
+    this.countLinesTo(from);
+    this.countLinesIn(text, to);
     return list;
+  }
+
+  /** Where buf[i] lies in the document: its offset, and the newlines before it. */
+  private placeOf(i: number): Omit<Span, 'bytes'> {
+    // Counted on from where the count got to; a place before it (never, in file order) is counted afresh.
+    if (i >= this.counted) this.countLinesTo(i);
+    const [lines, last] = i === this.counted ? [this.chunkLines, this.chunkLastNl] : countLines(this.buf, i);
+    return {
+      at: this.offset + i,
+      linesBefore: this.linesBefore + lines,
+      lastNlBefore: last >= 0 ? this.offset + last : this.lastNlBefore,
+    };
+  }
+
+  /** Counts the newlines of buf[counted, to) from its bytes. */
+  private countLinesTo(to: number): void {
+    const b = this.buf;
+    for (let at = b.indexOf(LF, this.counted); at >= 0 && at < to; at = b.indexOf(LF, at + 1)) {
+      this.chunkLines++;
+      this.chunkLastNl = at;
+    }
+    this.counted = to;
+  }
+
+  /**
+   * Counts the newlines of buf[counted, to) from `text`, its decoded form: searching a string is
+   * far cheaper per line than searching bytes, and a newline is one byte and one character in UTF-8.
+   */
+  private countLinesIn(text: string, to: number): void {
+    let lines = 0;
+    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
+    if (lines) {
+      this.chunkLines += lines;
+      this.chunkLastNl = this.buf.lastIndexOf(LF, to - 1);
+    }
+    this.counted = to;
   }
 
   private parseRest(): Record<string, unknown> {

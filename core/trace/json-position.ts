@@ -29,13 +29,25 @@ SHAPE[0x7b] = SHAPE[0x5b] = S_OPEN;
 SHAPE[0x7d] = SHAPE[0x5d] = S_CLOSE;
 SHAPE[COMMA] = S_COMMA;
 
+/** Bytes of the document and the offset of their first byte in it. */
+export interface Piece {
+  bytes: Uint8Array;
+  at: number;
+}
+
 /**
- * The first place where the document nests deeper than `maxDepth` containers, or where the root
- * object names a key a second time. The document is already known to be valid JSON. It runs over
- * every byte of every load, so the loop outside strings looks each byte up once, and a string that
- * is not a root key is skipped in a loop of its own.
+ * The first place where the document nests deeper than `maxDepth` containers outside the root's
+ * arrays named in `rows`, or where the root object names a key a second time. The document is
+ * already known to be valid JSON. `pieces` are the document in order, whole or with parts cut out
+ * that hold no root key (a rows array's content); offsets are the pieces' own. It runs on every
+ * load, so the loop outside strings looks each byte up once, and a string that is not a root key
+ * is skipped in a loop of its own.
  */
-export function checkShape(chunks: readonly Uint8Array[], maxDepth: number): ShapeProblem | undefined {
+export function checkShape(
+  pieces: readonly Piece[],
+  maxDepth: number,
+  rows: ReadonlySet<string> = new Set(),
+): ShapeProblem | undefined {
   const seen = new Set<string>();
   let depth = 0;
   let inString = false;
@@ -43,8 +55,9 @@ export function checkShape(chunks: readonly Uint8Array[], maxDepth: number): Sha
   let keyNext = false; // the next string at depth 1 is a key of the root
   let key: number[] | undefined; // the root key being read
   let keyAt = 0;
-  let base = 0;
-  for (const b of chunks) {
+  let rowsNext = false; // the last root key names a rows array
+  let limit = maxDepth; // Infinity inside a rows array
+  for (const { bytes: b, at: base } of pieces) {
     const n = b.length;
     for (let i = 0; i < n; i++) {
       if (inString) {
@@ -74,6 +87,7 @@ export function checkShape(chunks: readonly Uint8Array[], maxDepth: number): Sha
           const name = keyText(key);
           if (seen.has(name)) return { kind: 'duplicate', key: name, offset: keyAt };
           seen.add(name);
+          rowsNext = rows.has(name);
           key = undefined;
         }
         continue;
@@ -88,12 +102,16 @@ export function checkShape(chunks: readonly Uint8Array[], maxDepth: number): Sha
           keyNext = false;
         }
       } else if (k === S_OPEN) {
-        if (++depth > maxDepth) return { kind: 'depth', offset: base + i };
+        if (++depth > limit) return { kind: 'depth', offset: base + i };
         keyNext = depth === 1 && b[i] === 0x7b;
-      } else if (k === S_CLOSE) depth--;
-      else if (depth === 1) keyNext = true;
+        if (depth === 2 && rowsNext && b[i] === 0x5b) limit = Infinity;
+      } else if (k === S_CLOSE) {
+        if (--depth === 1) limit = maxDepth;
+      } else if (depth === 1) {
+        keyNext = true;
+        rowsNext = false;
+      }
     }
-    base += n;
   }
   return undefined;
 }

@@ -22,10 +22,19 @@ import {
   TRACE_FORMAT,
   TRACE_VERSION,
 } from './model';
-import { checkShape, JsonPath, lineColumn, offsetOfPath } from './json-position';
+import { checkShape, JsonPath, lineColumn, offsetOfPath, type Piece } from './json-position';
 
-/** Containers nested deeper than this are refused: no trace of ours comes near, and every later walk stays shallow. */
+/**
+ * Containers nested deeper than this are refused where the trace keeps what it reads as values
+ * (meta, lanes, sites, findings): no trace of ours comes near, and every later walk stays shallow.
+ * Rows are read field by field into columns, so a row's other fields are never walked and may nest
+ * as deep as JSON.parse, which does not recurse, reads.
+ */
 export const MAX_NESTING = 100;
+
+/** The root's arrays of rows: read into columns, and streamed by the chunked reader. */
+export const ROW_TABLES: readonly string[] = ['calls', 'ops', 'edges'];
+const ROWS = new Set(ROW_TABLES);
 
 export class TraceFormatError extends Error {
   override name = 'TraceFormatError';
@@ -62,16 +71,31 @@ export class TraceFormatError extends Error {
 
 /**
  * Checks what JSON.parse cannot see: nesting and root keys given twice (which JSON.parse would
- * drop in silence). `chunks` hold the document's UTF-8 bytes.
+ * drop in silence). `chunks` hold the document's UTF-8 bytes; `pieces`, the parts of them to walk,
+ * which may leave out the content of the rows arrays (see checkShape).
  */
-export function checkTraceShape(chunks: readonly Uint8Array[], file?: string): void {
-  const p = checkShape(chunks, MAX_NESTING);
+export function checkTraceShape(
+  chunks: readonly Uint8Array[],
+  file?: string,
+  pieces: readonly Piece[] = wholeDocument(chunks),
+): void {
+  const p = checkShape(pieces, MAX_NESTING, ROWS);
   if (!p) return;
   const e =
     p.kind === 'depth'
       ? new TraceFormatError([], `nested deeper than ${MAX_NESTING} levels; expected at most ${MAX_NESTING}`)
       : new TraceFormatError([p.key], `"${p.key}" is given twice; expected each key once`);
   throw e.locate(file, chunks, p.offset);
+}
+
+function wholeDocument(chunks: readonly Uint8Array[]): Piece[] {
+  const pieces: Piece[] = [];
+  let at = 0;
+  for (const bytes of chunks) {
+    pieces.push({ bytes, at });
+    at += bytes.length;
+  }
+  return pieces;
 }
 
 type Json = Record<string, unknown>;
@@ -301,7 +325,7 @@ export class TraceRowReader {
     const root = obj(v, []);
     const meta = readRoot(root);
     const lanes = list(root, 'lanes', []);
-    for (const k of ['calls', 'ops', 'edges']) if (list(root, k, []).length) return undefined;
+    for (const k of ROW_TABLES) if (list(root, k, []).length) return undefined;
     for (let i = 0; i < lanes.length; i++) readLane(b, lanes[i], i, lanes.length);
     const findings = root.findings === undefined ? [] : list(root, 'findings', []);
     const sites = root.sites === undefined ? [] : list(root, 'sites', []);

@@ -18,7 +18,15 @@ import {
   str,
 } from './model';
 
-export { MAX_NESTING, TraceFormatError, TraceRowReader, checkTraceShape, parseTrace, traceFromJson } from './json-read';
+export {
+  MAX_NESTING,
+  ROW_TABLES,
+  TraceFormatError,
+  TraceRowReader,
+  checkTraceShape,
+  parseTrace,
+  traceFromJson,
+} from './json-read';
 
 type Json = Record<string, unknown>;
 

@@ -60,6 +60,20 @@ test('a truncated file names its last line and column, with long strings cut bet
   }
 });
 
+test('a newline inside events parsed as one run places what follows it', () => {
+  // Events of 20,051 bytes, each with one newline just before its closing brace. In 64 KiB chunks
+  // the first three are parsed as runs, and the fourth, cut by the chunk's end, has its newline
+  // in the next chunk: the last newline before the cut at 70,000 is the third event's, at 60,169.
+  const event = (i: number) => `{"ph":"X","cat":"cpu_op","name":"${'x'.repeat(20_000)}","ts":${i},"dur":1\n}`;
+  const text = '{"traceEvents":[' + Array.from({ length: 8 }, (_, i) => event(i)).join(',');
+  const cut = text.slice(0, 70_000);
+  assert.deepEqual(lineColumn(cut, cut.length), [4, 9831]);
+  for (const chunk of [1 << 30, 65536, 7]) {
+    const e = errorIn(bytesOf(cut), chunk);
+    assert.deepEqual([e.offset, e.line, e.column], [70_000, 4, 9831], `${chunk}-byte chunks`);
+  }
+});
+
 test('one large event in small chunks costs time linear in its size', () => {
   // 48 MiB of string in 16 KiB chunks: joining the event on every chunk would copy terabytes.
   const chunk = new Uint8Array(16 << 10).fill(0x61);

@@ -143,12 +143,31 @@ test('a root key given twice', () => {
   );
 });
 
-test('a deep unused field fails at its nesting limit, with no stack overflow', () => {
-  const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+test('nesting past the limit fails where the trace keeps the value, at the bracket that passes it', () => {
+  const deep = '['.repeat(200) + ']'.repeat(200);
+  // Root, meta, then the 99th bracket is level 101.
   assert.equal(
-    failure(edited('"name":"k","start"', `"name":"k","unused":${deep},"start"`)),
-    't.syncscope.json:9:151: $: nested deeper than 100 levels; expected at most 100',
+    failure(edited('"alignmentErrorNs":0},', `"alignmentErrorNs":0,"unused":${deep}},`)),
+    't.syncscope.json:2:178: $: nested deeper than 100 levels; expected at most 100',
   );
+  // A key inside meta named like a table of rows is no table of rows.
+  assert.equal(
+    failure(edited('"alignmentErrorNs":0},', `"alignmentErrorNs":0,"ops":${deep}},`)),
+    't.syncscope.json:2:175: $: nested deeper than 100 levels; expected at most 100',
+  );
+  // Root, findings, the finding, then the 98th bracket.
+  assert.equal(
+    failure(edited('"message":"m",', `"message":"m","unused":${deep},`)),
+    't.syncscope.json:12:174: $: nested deeper than 100 levels; expected at most 100',
+  );
+});
+
+test("a row's field that no column reads is never walked: it loads however deep it nests", () => {
+  const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+  const text = edited('"name":"k","start"', `"name":"k","unused":${deep},"start"`);
+  const expected = traceToJson(parseTrace(base, FILE));
+  assert.equal(traceToJson(parseTrace(text, FILE)), expected);
+  for (const size of [1 << 20, 13]) assert.equal(traceToJson(chunked(text, size)), expected);
 });
 
 test('every trace the simulator writes for the examples loads again, findings included', () => {
