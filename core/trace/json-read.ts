@@ -27,8 +27,8 @@ import { checkShape, JsonPath, lineColumn, offsetOfPath, type Piece } from './js
 /**
  * Containers nested deeper than this are refused where the trace keeps what it reads as values
  * (meta, lanes, sites, findings): no trace of ours comes near, and every later walk stays shallow.
- * Rows are read field by field into columns, so a row's other fields are never walked and may nest
- * as deep as JSON.parse, which does not recurse, reads.
+ * Rows are read field by field into columns, so a row's other fields are never walked: they may nest
+ * as deep as JSON.parse reads, and it does not recurse.
  */
 export const MAX_NESTING = 100;
 
