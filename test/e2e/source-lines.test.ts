@@ -2,8 +2,8 @@
 // without a GPU: a recorded trace whose waits carry call sites (test/fixtures/editor) is opened, then
 // the script. Each line where the host waited shows a CodeLens saying how long and what released
 // it, the findings go to the Problems panel on their lines, and a click on a lens reveals the wait
-// in the timeline. The trace names the script by the path it was recorded at; the workspace holds
-// it elsewhere, so it is found by its file name.
+// in the timeline; a finding's quick fix on its line simulates the fix. The trace names the script
+// by the path it was recorded at; the workspace holds it elsewhere, so it is found by its file name.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, utimesSync } from 'node:fs';
@@ -97,4 +97,26 @@ test('an edit to the script makes its lenses say the profile is stale', { skip, 
   await wb.page.locator('.codelens-decoration', { hasText: 'stale profile' }).first().waitFor({ timeout: 30_000 });
   await wb.shot('source-lines-04-stale');
   await wb.command('File: Revert File');
+});
+
+test("a finding's quick fix on its line simulates the fix beside the trace", { skip, timeout: 180_000 }, async () => {
+  await wb.page.locator('.tab', { hasText: SCRIPT }).first().click();
+  await wb.page.locator('.monaco-editor .view-line', { hasText: 'd.sum().item()' }).first().click();
+  await wb.page.keyboard.press('Control+.');
+  const fix = wb.page.locator('.action-widget .monaco-list-row', { hasText: 'Simulate this fix (F1 hidden-sync)' });
+  await fix.first().waitFor({ timeout: 30_000 });
+  // The menu takes keys, not clicks (a pointer block covers it): down to the fix, then Enter.
+  for (let i = 0; i < 5 && !/\bfocused\b/.test((await fix.first().getAttribute('class')) ?? ''); i++)
+    await wb.page.keyboard.press('ArrowDown');
+  await wb.shot('source-lines-05-quick-fix');
+  await wb.page.keyboard.press('Enter');
+  // As `syncscope whatif` reports for this trace: the moved synchronize waits as long at the next wait.
+  const afterTab = wb.page.locator('.tab', { hasText: 'What if F1 hidden-sync' }).first();
+  await afterTab.waitFor({ timeout: 60_000 });
+  const title = (await afterTab.getAttribute('aria-label')) ?? (await afterTab.innerText());
+  assert.match(title, /What if F1 hidden-sync: host 38\.3 ms -> 38\.3 ms \(saves 0 ns\)/);
+  await wb.page.locator('.tab', { hasText: 'Before F1 hidden-sync: replayed' }).first().waitFor({ timeout: 10_000 });
+  const fixed = await wb.webviewFrame('.toolbar', 30_000, /What if F1 hidden-sync/);
+  await fixed.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
+  await wb.shot('source-lines-06-fix-simulated');
 });
