@@ -22,6 +22,8 @@ export type ToWebview =
       range?: [number, number];
     }
   | { type: 'select'; call?: number; op?: number; reveal?: boolean }
+  /** Show this time range: a linked timeline's (the before and after of a fix), whose view this one follows. */
+  | { type: 'showRange'; range: [number, number] }
   | { type: 'status'; text: string; busy: boolean }
   | { type: 'error'; message: string };
 
@@ -33,6 +35,8 @@ export type FromWebview =
   /** Open a file of the user's program (an imported call's site) at a 1-based line (0: its top). */
   | { type: 'openSource'; file: string; line: number }
   | { type: 'selected'; call?: number; op?: number }
+  /** The time range now in view, after a pan, a zoom or a reveal (never after a showRange), for a linked timeline. */
+  | { type: 'viewed'; range: [number, number] }
   /** Simulate the fix of the finding at this index of the trace's findings. */
   | { type: 'simulateFix'; finding: number }
   /** Open what this timeline shows as an editable scenario. */

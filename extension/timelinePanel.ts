@@ -46,6 +46,9 @@ export class TimelinePanel implements vscode.Disposable {
   /** The call the editor asked to select, sent again whenever the page reloads, until the user selects another. */
   private wanted?: number;
   private ready = false;
+  /** The range of the linked timeline this one follows, sent again whenever the page reloads. */
+  private followed?: [number, number];
+  private disposed = false;
   private readonly webview: vscode.Webview;
   private readonly blank: BlankWatch;
   private readonly subscriptions: vscode.Disposable[];
@@ -59,6 +62,8 @@ export class TimelinePanel implements vscode.Disposable {
       selected?: (call?: number, op?: number) => void;
       simulateFix?: (finding: number) => void;
       openScenario?: () => void;
+      /** The page brought another time range into view. */
+      viewed?: (range: [number, number]) => void;
       /** Replaces the webview that stayed blank with a new one (whose view is `attempt` + 1). */
       reopen: () => void;
       log: vscode.LogOutputChannel;
@@ -94,6 +99,7 @@ export class TimelinePanel implements vscode.Disposable {
   handOver(to: TimelinePanel): void {
     if (this.shown) to.show(this.shown);
     if (this.failed) to.error(this.failed);
+    if (this.followed) to.follow(this.followed);
   }
 
   show(shown: Shown): void {
@@ -109,6 +115,13 @@ export class TimelinePanel implements vscode.Disposable {
       range: shown.range,
     });
     if (this.wanted !== undefined) this.post({ type: 'select', call: this.wanted, reveal: true });
+    if (this.followed) this.post({ type: 'showRange', range: this.followed });
+  }
+
+  /** Shows the time range of a linked timeline, now and whenever the page reloads. */
+  follow(range: [number, number]): void {
+    this.followed = range;
+    if (this.ready && this.shown) this.post({ type: 'showRange', range });
   }
 
   /**
@@ -134,7 +147,8 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private post(m: ToWebview): void {
-    void this.webview.postMessage(m);
+    // A linked timeline may outlive this one's panel.
+    if (!this.disposed) void this.webview.postMessage(m);
   }
 
   private receive(m: FromWebview): void {
@@ -168,6 +182,16 @@ export class TimelinePanel implements vscode.Disposable {
       case 'openScenario':
         this.handlers.openScenario?.();
         break;
+      case 'viewed':
+        // From the page: only two finite times in order are taken.
+        if (
+          Array.isArray(m.range) &&
+          Number.isFinite(m.range[0]) &&
+          Number.isFinite(m.range[1]) &&
+          m.range[0] < m.range[1]
+        )
+          this.handlers.viewed?.([m.range[0], m.range[1]]);
+        break;
       case 'log':
         // The level comes from the webview: only these three name a logging method.
         this.handlers.log[m.level === 'warn' || m.level === 'error' ? m.level : 'info'](`[timeline] ${m.message}`);
@@ -176,6 +200,7 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.blank.dispose();
     for (const s of this.subscriptions) s.dispose();
   }

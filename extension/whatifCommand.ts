@@ -94,16 +94,25 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
     }
     const range = sharedRange(r.before, r.after);
     const { scenario } = r;
+    // The two timelines show one time range: each follows the other's pans and zooms.
+    const pair: TimelinePanel[] = [];
+    const followedBy = (other: number) => (viewed: [number, number]) => pair[other]?.follow(viewed);
     // "Open as Scenario" opens the trace's scenario from the replayed timeline, the fixed one from the other.
-    open(beforeTitle(r), r.before, range, () => openScenario(t));
-    open(fixTitle(r), r.after, range, () =>
-      openScenario(t, scenario === undefined ? undefined : { text: scenario, name: scenarioFileName(t.name, id) }),
-    );
+    const openFixed = () =>
+      openScenario(t, scenario === undefined ? undefined : { text: scenario, name: scenarioFileName(t.name, id) });
+    pair.push(open(beforeTitle(r), r.before, range, () => openScenario(t), followedBy(1)));
+    pair.push(open(fixTitle(r), r.after, range, openFixed, followedBy(0)));
     d.log.info(fixTitle(r));
   }
 
   /** A timeline panel of a simulated trace, beside the active editor. */
-  function open(title: string, trace: Trace, range: [number, number], openAs: () => Promise<void>): void {
+  function open(
+    title: string,
+    trace: Trace,
+    range: [number, number],
+    openAs: () => Promise<void>,
+    viewed: (range: [number, number]) => void,
+  ): TimelinePanel {
     const panel = vscode.window.createWebviewPanel(
       WHATIF_VIEW_TYPE,
       title,
@@ -113,6 +122,7 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
     panel.iconPath = vscode.Uri.joinPath(d.context.extensionUri, 'media', 'timeline.svg');
     const view = new TimelinePanel(panel, d.context.extensionUri, {
       openScenario: () => void guard('Open as Scenario', openAs)(),
+      viewed,
       reopen: () => d.log.warn(`"${title}" stayed blank; close it and simulate the fix again`),
       log: d.log,
     });
@@ -122,6 +132,7 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
       view.dispose();
       panels.splice(panels.indexOf(panel), 1);
     });
+    return view;
   }
 
   /** Writes the scenario beside the trace under a name not yet taken, opens it and simulates it beside. */

@@ -45,6 +45,9 @@ export class TimelineApp {
   private key = '';
   /** The buttons the host offers for this trace. */
   private offers: Offer[] = [];
+  /** The range last told to the host or shown from a linked timeline; true while one is being shown. */
+  private told?: [number, number];
+  private following = false;
   private readonly ui = buildLayout();
   private readonly prefs: LayoutPrefs;
   readonly waits = new WaitsTable((call) => this.select({ table: 'calls', id: call }, true, true));
@@ -88,6 +91,9 @@ export class TimelineApp {
           false,
         );
         break;
+      case 'showRange':
+        this.follow(msg.range);
+        break;
       case 'status':
         this.ui.status.textContent = msg.text;
         this.ui.status.classList.toggle('busy', msg.busy);
@@ -117,7 +123,10 @@ export class TimelineApp {
     this.view = new TimelineView(trace, this.rows, this.ui.canvas, this.ui.axis, this.ui.scroller, {
       select: (item) => this.select(item, false, true),
       hover: (item, cx, cy) => this.hover(item, cx, cy),
-      viewChanged: () => this.save(),
+      viewChanged: () => {
+        this.save();
+        this.tellRange();
+      },
     });
     if (state) {
       Object.assign(this.view.arrows, state.arrows);
@@ -183,6 +192,27 @@ export class TimelineApp {
         ...(item ? (item.table === 'calls' ? { call: item.id } : { op: item.id }) : {}),
       });
     this.save();
+  }
+
+  /** Shows a linked timeline's range, without telling it back. */
+  private follow(range: [number, number]): void {
+    if (!this.view) return;
+    this.following = true;
+    try {
+      this.view.setViewport(range[0], range[1]);
+    } finally {
+      this.following = false;
+    }
+    this.told = this.view.visibleRange();
+  }
+
+  /** Tells the host the range in view when it moved, for a linked timeline to follow. */
+  private tellRange(): void {
+    if (this.following || !this.view) return;
+    const range = this.view.visibleRange();
+    if (this.told && range[0] === this.told[0] && range[1] === this.told[1]) return;
+    this.told = range;
+    this.host.postMessage({ type: 'viewed', range });
   }
 
   private saved(): Saved {

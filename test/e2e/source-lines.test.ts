@@ -119,4 +119,18 @@ test("a finding's quick fix on its line simulates the fix beside the trace", { s
   const fixed = await wb.webviewFrame('.toolbar', 30_000, /What if F1 hidden-sync/);
   await fixed.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
   await wb.shot('source-lines-06-fix-simulated');
+
+  // The two timelines show one time range: a zoom in the fixed one moves the replayed one's axis too.
+  const replayed = await wb.webviewFrame('.toolbar', 30_000, /Before F1 hidden-sync/);
+  const ticks = (f: typeof fixed) => f.locator('svg.axis .tick text').allTextContents();
+  const shared = await ticks(replayed);
+  await fixed.locator('canvas.plot-canvas').hover();
+  await wb.page.keyboard.press('w');
+  await wb.page.keyboard.press('w');
+  const zoomed = await ticks(fixed);
+  assert.notDeepEqual(zoomed, shared);
+  for (let i = 0; i < 100 && JSON.stringify(await ticks(replayed)) !== JSON.stringify(zoomed); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(await ticks(replayed), zoomed);
+  await wb.shot('source-lines-07-linked-zoom');
 });

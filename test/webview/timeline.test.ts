@@ -136,6 +136,37 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     assert.ok(Math.abs(r5[0] - r0[0]) < 1 && r5[1] - r5[0] < 1.01e6, `clamped to the start: ${r5}`);
   });
 
+  test("a linked timeline's range is shown and not told back; the user's zoom and pan are told", async () => {
+    const { page, errors } = await openTimeline(browser, trace, 'linked');
+    const told = () =>
+      inPage<[number, number][]>(
+        page,
+        "return window.syncscope.posted.filter((m) => m.type === 'viewed').map((m) => m.range);",
+      );
+    const range = () => inPage<[number, number]>(page, 'return view.visibleRange();');
+    const before = (await told()).length;
+    await page.evaluate(`window.postMessage({ type: 'showRange', range: [100000, 150000] }, '*')`);
+    const shown = 'window.syncscope.app.view.visibleRange()';
+    await until(page, `Math.abs(${shown}[0] - 100000) < 1 && Math.abs(${shown}[1] - 150000) < 1`);
+    assert.equal((await told()).length, before, 'the range a linked timeline sent is not sent back');
+    await page.locator('canvas.plot-canvas').hover();
+    await page.keyboard.press('w');
+    const zoomed = await range();
+    assert.ok(zoomed[1] - zoomed[0] < 50000, `zoomed in: ${zoomed}`);
+    assert.deepEqual((await told()).at(-1), zoomed);
+    await page.keyboard.press('d');
+    const panned = await range();
+    assert.ok(panned[0] > zoomed[0], `panned right: ${panned}`);
+    assert.deepEqual((await told()).at(-1), panned);
+    // Scrolling the rows keeps the range: nothing more is told.
+    const count = (await told()).length;
+    await inPage(page, 'document.querySelector(".scroller").dispatchEvent(new Event("scroll"));');
+    await nextFrame(page);
+    assert.equal((await told()).length, count);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('dragging pans, a group collapses and expands, and arrow kinds switch off', async () => {
     const { page } = await fresh();
     await inPage(page, 'view.setViewport(50000, 150000);');
