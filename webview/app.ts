@@ -45,8 +45,9 @@ export class TimelineApp {
   private key = '';
   /** The buttons the host offers for this trace. */
   private offers: Offer[] = [];
-  /** The range last told to the host or shown from a linked timeline; true while one is being shown. */
+  /** The range last told to the host, or shown from a linked timeline. */
   private told?: [number, number];
+  /** True while a linked timeline's range is being shown. */
   private following = false;
   private readonly ui = buildLayout();
   private readonly prefs: LayoutPrefs;
