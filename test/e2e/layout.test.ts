@@ -36,7 +36,7 @@ test(
   { skip, timeout: 180_000 },
   async () => {
     await wb.openFile(SCENARIO);
-    await wb.command('Syncscope: Simulate Scenario');
+    await wb.commandOnceListed('Syncscope: Simulate Scenario');
     await wb.page.locator('.tab', { hasText: `Simulated: ${SCENARIO}` }).waitFor({ timeout: 30_000 });
     const frame = await wb.webviewFrame('h1.title', 30_000, SCENARIO);
     await frame.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
