@@ -9,9 +9,14 @@ import { beforeTitle, fixId, fixTitle, scenarioFileName, sharedRange, simulatesF
 import { freeName } from './logic/examples';
 import { UserFacingError, type Runs } from './runs';
 import type { SourceLines } from './sourceLines';
-import { TimelinePanel, timelineOptions } from './timelinePanel';
+import { type Shown, TimelinePanel, timelineOptions } from './timelinePanel';
 import type { TraceEditorProvider } from './traceEditor';
 import { OPEN_AS_SCENARIO, SIMULATE_FIX } from './whatifIds';
+
+/** Where a what-if timeline is: the panel that replaced a blank one takes its place. */
+interface Slot {
+  view?: TimelinePanel;
+}
 
 /** Not restored after a reload (no serializer): a what-if is cheap to ask again. */
 const WHATIF_VIEW_TYPE = 'syncscope.whatif';
@@ -95,44 +100,66 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
     const range = sharedRange(r.before, r.after);
     const { scenario } = r;
     // The two timelines show one time range: each follows the other's pans and zooms.
-    const pair: TimelinePanel[] = [];
-    const followedBy = (other: number) => (viewed: [number, number]) => pair[other]?.follow(viewed);
+    const pair: Slot[] = [{}, {}];
+    const followedBy = (other: number) => (viewed: [number, number]) => pair[other].view?.follow(viewed);
+    const shown = (trace: Trace, title: string): Shown => ({
+      trace,
+      title,
+      origin: 'simulator',
+      offers: ['openScenario'],
+      range,
+    });
     // "Open as Scenario" opens the trace's scenario from the replayed timeline, the fixed one from the other.
     const openFixed = () =>
       openScenario(t, scenario === undefined ? undefined : { text: scenario, name: scenarioFileName(t.name, id) });
-    pair.push(open(beforeTitle(r), r.before, range, () => openScenario(t), followedBy(1)));
-    pair.push(open(fixTitle(r), r.after, range, openFixed, followedBy(0)));
+    open(pair[0], shown(r.before, beforeTitle(r)), () => openScenario(t), followedBy(1));
+    open(pair[1], shown(r.after, fixTitle(r)), openFixed, followedBy(0));
     d.log.info(fixTitle(r));
   }
 
-  /** A timeline panel of a simulated trace, beside the active editor. */
+  /**
+   * A timeline panel of a simulated trace, beside the active editor, held in `slot`. The two of a
+   * fix are made at once, and one webview may then never load (see logic/blankWatch.ts): a blank
+   * one is replaced by a new panel in its place, which takes over the slot.
+   */
   function open(
-    title: string,
-    trace: Trace,
-    range: [number, number],
+    slot: Slot,
+    shown: Shown,
     openAs: () => Promise<void>,
     viewed: (range: [number, number]) => void,
-  ): TimelinePanel {
+    column: vscode.ViewColumn = vscode.ViewColumn.Beside,
+    attempt = 0,
+  ): void {
     const panel = vscode.window.createWebviewPanel(
       WHATIF_VIEW_TYPE,
-      title,
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      shown.title,
+      { viewColumn: column, preserveFocus: attempt > 0 },
       { ...timelineOptions, enableFindWidget: false },
     );
     panel.iconPath = vscode.Uri.joinPath(d.context.extensionUri, 'media', 'timeline.svg');
-    const view = new TimelinePanel(panel, d.context.extensionUri, {
-      openScenario: () => void guard('Open as Scenario', openAs)(),
-      viewed,
-      reopen: () => d.log.warn(`"${title}" stayed blank; close it and simulate the fix again`),
-      log: d.log,
-    });
-    view.show({ trace, title, origin: 'simulator', offers: ['openScenario'], range });
+    const view = new TimelinePanel(
+      panel,
+      d.context.extensionUri,
+      {
+        openScenario: () => void guard('Open as Scenario', openAs)(),
+        viewed,
+        reopen: () => {
+          d.log.warn(`"${shown.title}" stayed blank; opening it in a new panel`);
+          open(slot, shown, openAs, viewed, panel.viewColumn ?? vscode.ViewColumn.Active, attempt + 1);
+          view.handOver(slot.view!);
+          panel.dispose();
+        },
+        log: d.log,
+      },
+      attempt,
+    );
+    view.show(shown);
+    slot.view = view;
     panels.push(panel);
     panel.onDidDispose(() => {
       view.dispose();
       panels.splice(panels.indexOf(panel), 1);
     });
-    return view;
   }
 
   /** Writes the scenario beside the trace under a name not yet taken, opens it and simulates it beside. */

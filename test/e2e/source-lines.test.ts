@@ -121,7 +121,9 @@ test("a finding's quick fix on its line simulates the fix beside the trace", { s
   await wb.shot('source-lines-06-fix-simulated');
 
   // The two timelines show one time range: a zoom in the fixed one moves the replayed one's axis too.
-  const replayed = await wb.webviewFrame('.toolbar', 30_000, /Before F1 hidden-sync/);
+  // Made at the same moment as the fixed one, its webview may be replaced once it stays blank.
+  const replayed = await wb.webviewFrame('.toolbar', 60_000, /Before F1 hidden-sync/);
+  await replayed.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
   const ticks = (f: typeof fixed) => f.locator('svg.axis .tick text').allTextContents();
   const shared = await ticks(replayed);
   await fixed.locator('canvas.plot-canvas').hover();
