@@ -71,12 +71,8 @@ function crossLaneEdges(
   };
   // A call that waits for an op it issued itself (a blocking copy) orders that op before the
   // calls after it, not before itself: the call is also the op's launch.
-  const opToCall = (op: number, call: number) => {
-    if (opCall[op] !== call) return add(C + op, call);
-    if (lane[call] < 0) return;
-    const k = laneStart[lane[call]] + seq[call];
-    add(C + op, k < laneStart[lane[call] + 1] ? order[k] : -1);
-  };
+  const lanes = { lane, seq, order, laneStart };
+  const opToCall = (op: number, call: number) => add(C + op, opCall[op] === call ? laneNext(lanes, call) : call);
   const launch = EDGE_KINDS.indexOf('launch');
   const release = EDGE_KINDS.indexOf('release');
   const event = EDGE_KINDS.indexOf('event');
@@ -171,13 +167,16 @@ export function successors(g: HbGraph): { succStart: Int32Array; succ: Int32Arra
   return { succStart, succ };
 }
 
+/** What a walk along the lanes reads of the graph. */
+type LaneOrder = Pick<HbGraph, 'lane' | 'seq' | 'order' | 'laneStart'>;
+
 /** The node before `node` in its lane, or -1. */
-export function lanePrev(g: HbGraph, node: number): number {
+export function lanePrev(g: LaneOrder, node: number): number {
   return g.seq[node] > 1 ? g.order[g.laneStart[g.lane[node]] + g.seq[node] - 2] : -1;
 }
 
 /** The node after `node` in its lane, or -1. */
-export function laneNext(g: HbGraph, node: number): number {
+export function laneNext(g: LaneOrder, node: number): number {
   if (g.lane[node] < 0) return -1;
   const k = g.laneStart[g.lane[node]] + g.seq[node];
   return k < g.laneStart[g.lane[node] + 1] ? g.order[k] : -1;

@@ -120,12 +120,13 @@ function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
   // The finish times are read where they lie: a copy for calls and ops alike costs more than it saves.
   const callEnd = t.calls.end;
   const opEnd = t.ops.end;
+  const finish = (n: number) => (n < C ? callEnd[n] : opEnd[n - C]);
   const { lane, predStart, pred } = g;
   let x = -1;
   let xEnd = 0;
   for (let n = 0; n < g.nodes; n++) {
     if (lane[n] < 0) continue;
-    const end = n < C ? callEnd[n] : opEnd[n - C];
+    const end = finish(n);
     if (x < 0 || end > xEnd) {
       x = n;
       xEnd = end;
@@ -138,10 +139,10 @@ function criticalNodes(t: Trace, hb: HappensBefore): Int32Array {
     seen[x] = 1;
     nodes[count++] = x;
     let best = lanePrev(g, x);
-    let bestEnd = best < 0 ? 0 : best < C ? callEnd[best] : opEnd[best - C];
+    let bestEnd = best < 0 ? 0 : finish(best);
     for (let k = predStart[x]; k < predStart[x + 1]; k++) {
       const p = pred[k];
-      const end = p < C ? callEnd[p] : opEnd[p - C];
+      const end = finish(p);
       if (best < 0 || end > bestEnd) {
         best = p;
         bestEnd = end;
