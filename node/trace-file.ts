@@ -9,7 +9,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { basename } from 'node:path';
-import { createImporter, ImportError, sniffFormat, SNIFF_BYTES, TraceImporter } from '../core/import';
+import { createImporter, ImportError, ReadAgain, sniffFormat, SNIFF_BYTES, TraceImporter } from '../core/import';
 import { traceJsonChunks } from '../core/trace/json';
 import { traceArrowChunks } from '../core/trace/arrow-write';
 import { traceFromArrow } from '../core/trace/arrow-read';
@@ -109,7 +109,8 @@ function checkDecompressed(name: string, size: number, limit: number): void {
  * Imports a trace from `input` (a file's bytes, gzipped when `gzip`), awaiting each chunk.
  * `onProgress(bytes)` counts the bytes taken from `input` (compressed bytes for gzip). An aborted
  * `signal` stops the read at the next chunk with its reason. `compressedBytes` (the size of a gzipped
- * input, when known) bounds the text it may expand to (`decompressedLimit`).
+ * input, when known) bounds the text it may expand to (`decompressedLimit`). `keepDocument`: see
+ * ImportOptions.
  */
 export async function importTraceStream(
   input: Readable,
@@ -118,6 +119,7 @@ export async function importTraceStream(
   onProgress?: (bytes: number) => void,
   signal?: AbortSignal,
   compressedBytes = Infinity,
+  keepDocument = true,
 ): Promise<Trace> {
   let taken = 0;
   let text = 0;
@@ -141,6 +143,7 @@ export async function importTraceStream(
         importer = createImporter(format, {
           decodeUtf8,
           file: name,
+          keepDocument,
           onProgress: (b) => onProgress?.(gzip ? taken : b),
         });
       }
@@ -177,14 +180,30 @@ export async function loadTraceFile(
     return traceFromArrow(bytes, basename(path));
   }
   const gzip = isGzip(start);
-  return importTraceStream(
-    createReadStream(path, { highWaterMark: CHUNK }),
-    basename(path),
-    gzip,
-    (bytes) => onProgress?.(bytes, total),
-    signal,
-    total,
+  return readingAgainOnFault((keepDocument) =>
+    importTraceStream(
+      createReadStream(path, { highWaterMark: CHUNK }),
+      basename(path),
+      gzip,
+      (bytes) => onProgress?.(bytes, total),
+      signal,
+      total,
+      keepDocument,
+    ),
   );
+}
+
+/**
+ * A saved trace's text is not kept for its errors: a trace that fails a check is read again,
+ * keeping it, only to place the fault at its line and column.
+ */
+async function readingAgainOnFault(read: (keepDocument: boolean) => Promise<Trace>): Promise<Trace> {
+  try {
+    return await read(false);
+  } catch (e) {
+    if (e instanceof ReadAgain) return read(true);
+    throw e;
+  }
 }
 
 /** The same for bytes already in memory (a file the extension can only read through VS Code). */
@@ -196,13 +215,16 @@ export const importTraceBytes = async (
 ): Promise<Trace> =>
   isArrowStream(bytes)
     ? traceFromArrow(bytes, name)
-    : importTraceStream(
-        Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
-        name,
-        isGzip(bytes),
-        (n) => onProgress?.(n, bytes.length),
-        signal,
-        bytes.length,
+    : readingAgainOnFault((keepDocument) =>
+        importTraceStream(
+          Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
+          name,
+          isGzip(bytes),
+          (n) => onProgress?.(n, bytes.length),
+          signal,
+          bytes.length,
+          keepDocument,
+        ),
       );
 
 function* slices(bytes: Buffer): Generator<Buffer> {

@@ -9,7 +9,7 @@ export { ImportError } from './scan';
 export { createPytorchImporter, importPytorch } from './pytorch';
 export type { ImportOptions, TraceImporter } from './pytorch';
 export { createChromeImporter, importChrome } from './chrome';
-export { createSavedTraceReader } from './saved';
+export { createSavedTraceReader, ReadAgain } from './saved';
 
 export type TraceFileFormat = 'syncscope' | 'chrome' | 'pytorch';
 

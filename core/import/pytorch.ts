@@ -29,6 +29,11 @@ export interface ImportOptions {
   decodeUtf8?: Utf8Decoder;
   /** The file's name, for error messages. */
   file?: string;
+  /**
+   * Saved traces only: false when the caller can read the document again. The reader then keeps
+   * none of it, and a document that fails a check throws ReadAgain (see saved.ts).
+   */
+  keepDocument?: boolean;
 }
 
 export interface TraceImporter {

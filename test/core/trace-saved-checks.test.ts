@@ -1,13 +1,18 @@
 // Hand-edited saved traces: each fault fails at load, naming the file, the line and the column of
-// the value at fault, and what would be valid. Both readers (whole text and chunks) agree.
+// the value at fault, and what would be valid. Both readers (whole text and chunks) agree. A chunked
+// reader that keeps no document (a file that can be read again) asks for a second reading instead.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { analyze } from '../../core/analyze';
-import { createSavedTraceReader } from '../../core/import';
+import { createSavedTraceReader, ReadAgain } from '../../core/import';
 import { compileScenario } from '../../core/scenario/parse';
 import { simulate } from '../../core/simulate';
 import { parseTrace, traceToJson } from '../../core/trace/json';
+import { importTraceBytes, loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
 const FILE = 't.syncscope.json';
@@ -28,9 +33,9 @@ const base = [
   '"findings":[{"rule":"r","kind":"r","severity":"info","message":"m","calls":[1],"ops":[0]}]}',
 ].join('\n');
 
-function chunked(text: string, size: number) {
+function chunked(text: string, size: number, keepDocument = true) {
   const bytes = new TextEncoder().encode(text);
-  const r = createSavedTraceReader({ file: FILE });
+  const r = createSavedTraceReader({ file: FILE, keepDocument });
   for (let at = 0; at < bytes.length; at += size) r.push(bytes.subarray(at, at + size));
   return r.finish();
 }
@@ -47,11 +52,13 @@ const messageOf = (f: () => unknown): string => {
 /** The message both readers give for `text`, checked to be the same. */
 function failure(text: string): string {
   const whole = messageOf(() => parseTrace(text, FILE));
-  for (const size of [1 << 20, 13])
+  for (const size of [1 << 20, 13]) {
     assert.equal(
       messageOf(() => chunked(text, size)),
       whole,
     );
+    assert.throws(() => chunked(text, size, false), ReadAgain);
+  }
   return whole;
 }
 
@@ -64,6 +71,7 @@ test('the hand-written trace loads', () => {
   const t = parseTrace(base, FILE);
   assert.deepEqual([t.calls.count, t.ops.count, t.edges.count, t.findings.length], [2, 1, 2, 1]);
   assert.equal(traceToJson(chunked(base, 7)), traceToJson(t));
+  assert.equal(traceToJson(chunked(base, 7, false)), traceToJson(t));
 });
 
 test('a finding that names a call that does not exist', () => {
@@ -167,7 +175,10 @@ test("a row's field that no column reads is never walked: it loads however deep 
   const text = edited('"name":"k","start"', `"name":"k","unused":${deep},"start"`);
   const expected = traceToJson(parseTrace(base, FILE));
   assert.equal(traceToJson(parseTrace(text, FILE)), expected);
-  for (const size of [1 << 20, 13]) assert.equal(traceToJson(chunked(text, size)), expected);
+  for (const size of [1 << 20, 13]) {
+    assert.equal(traceToJson(chunked(text, size)), expected);
+    assert.equal(traceToJson(chunked(text, size, false)), expected);
+  }
 });
 
 test('every trace the simulator writes for the examples loads again, findings included', () => {
@@ -268,4 +279,38 @@ test("rows in another order than the writer's load as the same trace", () => {
     '"ops":[{"id":0,"lane":1,"kind":"kernel","name":"k","start":10,"end":40,"call":0}],\n"calls":[',
   ).replace('"ops":[\n{"id":0,"lane":1,"kind":"kernel","name":"k","start":10,"end":40,"call":0}],\n', '');
   assert.equal(traceToJson(chunked(opsFirst, 7)), traceToJson(parseTrace(base, FILE)));
+});
+
+test('a file or bytes, plain or gzipped, that fail a check are read again for the place of the fault', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncscope-saved-'));
+  mkdirSync(join(dir, 'gz'));
+  const faults: [string, string][] = [
+    // Found in a row as it streams in.
+    [
+      edited('"launch","from":0,"to":0', '"launch","from":0,"to":3'),
+      't.syncscope.json:10:41: $.edges[0].to: no op 3; expected an op id from 0 to 0',
+    ],
+    // Found once every table is read.
+    [
+      edited('"releasedBy":[0]', '"releasedBy":[0,2]'),
+      't.syncscope.json:7:100: $.calls[1].releasedBy[1]: no op 2; expected an op id from 0 to 0',
+    ],
+    // Found in the text around the rows.
+    [
+      edited('"ops":[', '"calls":[],\n"ops":['),
+      't.syncscope.json:8:1: $.calls: "calls" is given twice; expected each key once',
+    ],
+  ];
+  for (const [text, message] of faults) {
+    const bytes = Buffer.from(text);
+    writeFileSync(join(dir, FILE), bytes);
+    writeFileSync(join(dir, 'gz', FILE), gzipSync(bytes));
+    await assert.rejects(loadTraceFile(join(dir, FILE)), { name: 'TraceFormatError', message });
+    await assert.rejects(loadTraceFile(join(dir, 'gz', FILE)), { name: 'TraceFormatError', message });
+    await assert.rejects(importTraceBytes(bytes, FILE), { name: 'TraceFormatError', message });
+    await assert.rejects(importTraceBytes(gzipSync(bytes), FILE), { name: 'TraceFormatError', message });
+  }
+  writeFileSync(join(dir, FILE), base);
+  assert.equal(traceToJson(await loadTraceFile(join(dir, FILE))), traceToJson(parseTrace(base, FILE)));
+  rmSync(dir, { recursive: true });
 });
