@@ -4,7 +4,7 @@
 // findings are instant events. Every slice carries its `*.syncscope.json` row in `args` (as `call` or
 // `op`), and the root carries meta and lanes, so core/import/chrome.ts rebuilds the same Trace from
 // the file through the trace format's own validation.
-import { accessesByOp, callJson, opJson } from '../trace/json';
+import { RowText } from '../trace/json';
 import { CALL_KINDS, EDGE_KINDS, OP_KINDS, Trace, str } from '../trace/model';
 
 export const CHROME_FORMAT = 'syncscope-chrome';
@@ -34,8 +34,10 @@ const mid = (a: number, b: number) => us(a + (b - a) / 2);
 class Chunks {
   private out: string[] = [];
   private first = true;
-  emit(e: Json): void {
-    this.out.push((this.first ? '' : ',\n') + JSON.stringify(e));
+  /** `row`: the slice's `*.syncscope.json` row, as `args: { [key]: row }` after e's own keys. */
+  emit(e: Json, row?: { key: string; text: string }): void {
+    const text = JSON.stringify(e);
+    this.out.push((this.first ? '' : ',\n') + (row ? `${text.slice(0, -1)},"args":{"${row.key}":${row.text}}}` : text));
     this.first = false;
   }
   take(): string {
@@ -55,8 +57,9 @@ export function* chromeTraceChunks(t: Trace): Generator<string> {
   const out = new Chunks();
   emitNames(t, out);
   yield out.take();
-  yield* emitCalls(t, out);
-  yield* emitOps(t, out);
+  const rows = new RowText(t);
+  yield* emitCalls(t, rows, out);
+  yield* emitOps(t, rows, out);
   yield* emitEdges(t, out);
   emitFindings(t, out);
   yield out.take() + '\n]}\n';
@@ -83,41 +86,60 @@ function emitNames(t: Trace, out: Chunks): void {
   }
 }
 
-function* emitCalls(t: Trace, out: Chunks): Generator<string> {
+function* emitCalls(t: Trace, rows: RowText, out: Chunks): Generator<string> {
   const c = t.calls;
   for (let i = 0; i < c.count; i++) {
-    const [pid, tid] = place(t, c.lane[i]);
-    out.emit({
-      ph: 'X',
-      cat: 'call,' + CALL_KINDS[c.kind[i]],
-      name: str(t, c.name[i]) || CALL_KINDS[c.kind[i]],
-      pid,
-      tid,
-      ts: us(c.begin[i]),
-      dur: us(c.end[i] - c.begin[i]),
-      args: { call: callJson(t, i) },
+    const kind = CALL_KINDS[c.kind[i]];
+    const name = str(t, c.name[i]);
+    emitSlice(t, out, {
+      what: 'call',
+      kind,
+      name,
+      lane: c.lane[i],
+      begin: c.begin[i],
+      end: c.end[i],
+      row: rows.call(i),
     });
     yield* out.flush();
   }
 }
 
-function* emitOps(t: Trace, out: Chunks): Generator<string> {
-  const access = accessesByOp(t);
+function* emitOps(t: Trace, rows: RowText, out: Chunks): Generator<string> {
   const p = t.ops;
   for (let i = 0; i < p.count; i++) {
-    const [pid, tid] = place(t, p.lane[i]);
-    out.emit({
-      ph: 'X',
-      cat: 'op,' + OP_KINDS[p.kind[i]],
-      name: str(t, p.name[i]) || OP_KINDS[p.kind[i]],
-      pid,
-      tid,
-      ts: us(p.start[i]),
-      dur: us(p.end[i] - p.start[i]),
-      args: { op: opJson(t, i, access.get(i)) },
-    });
+    const kind = OP_KINDS[p.kind[i]];
+    const name = str(t, p.name[i]);
+    emitSlice(t, out, { what: 'op', kind, name, lane: p.lane[i], begin: p.start[i], end: p.end[i], row: rows.op(i) });
     yield* out.flush();
   }
+}
+
+interface Slice {
+  what: 'call' | 'op';
+  kind: string;
+  name: string;
+  lane: number;
+  begin: number;
+  end: number;
+  /** Its `*.syncscope.json` row. */
+  row: string;
+}
+
+/** A call's or an op's complete slice, named by its kind where it has no name, carrying its row. */
+function emitSlice(t: Trace, out: Chunks, s: Slice): void {
+  const [pid, tid] = place(t, s.lane);
+  out.emit(
+    {
+      ph: 'X',
+      cat: `${s.what},${s.kind}`,
+      name: s.name || s.kind,
+      pid,
+      tid,
+      ts: us(s.begin),
+      dur: us(s.end - s.begin),
+    },
+    { key: s.what, text: s.row },
+  );
 }
 
 /** Where a flow starts or ends on a call or an op: [pid, tid, ts]. */

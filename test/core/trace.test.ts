@@ -100,3 +100,68 @@ test('a saved trace validates against the shipped JSON Schema', async () => {
   json.calls[0].kind = 'sleep';
   assert.deepEqual(validate(json, schema), ['$.calls[0].kind: "sleep" not in enum']);
 });
+
+test('each row is written as its JSON, every field in order, strings escaped as JSON escapes them', () => {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const copies = b.lane({ kind: 'stream', name: 'copies', device: 0 });
+  b.sites.push({ frame: { file: 'train.py', line: 3, function: 'step' }, precision: 'line', stack: [] });
+  b.call({
+    lane: host,
+    kind: 'query',
+    name: 'cudaEventQuery',
+    begin: 10,
+    end: 20.5,
+    stream: copies,
+    event: 'e"1',
+    event2: 'e\\2',
+    blockedNs: 3,
+    releasedBy: 0,
+    unblockNs: 1.25,
+    answer: 'notReady',
+    status: 'cudaErrorNotReady',
+    value: 0.5,
+    bytes: 4096,
+    step: 7,
+    line: 3,
+    column: 9,
+    context: 'aten::mm\n',
+    depth: 2,
+    device: 1,
+    how: 'deduced',
+    site: 0,
+  });
+  b.call({ lane: host, kind: 'eventSync', begin: 30, end: 40, releasedBy: RELEASED_UNKNOWN });
+  const op = b.op({
+    lane: copies,
+    kind: 'memcpy',
+    name: 'Memcpy \u0001 ü \ud800',
+    start: 12,
+    end: 18,
+    call: 0,
+    grid: 2,
+    block: 256,
+    bytes: 4096,
+    copy: 'DtoH',
+    hostMemory: 'pinned',
+    event: 'ev',
+    truthStart: 11,
+    truthEnd: 19,
+  });
+  b.access(op, 'a', false);
+  b.access(op, 'b', true);
+  b.edge('launch', 0, op);
+  const t = b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 });
+  const lines = traceToJson(t).split('\n');
+  const row = (start: string) => lines.slice(lines.indexOf(start) + 1);
+  assert.deepEqual(row('"calls":[').slice(0, 2), [
+    String.raw`{"id":0,"lane":0,"kind":"query","name":"cudaEventQuery","begin":10,"end":20.5,"stream":1,"event":"e\"1","event2":"e\\2","blockedNs":3,"releasedBy":[0],"unblockLatencyNs":1.25,"answer":"notReady","status":"cudaErrorNotReady","valueMs":0.5,"bytes":4096,"step":7,"source":{"line":3,"column":9},"context":"aten::mm\n","depth":2,"device":1,"how":"deduced","site":0},`,
+    '{"id":1,"lane":0,"kind":"eventSync","name":"","begin":30,"end":40,"releasedBy":null}],',
+  ]);
+  assert.equal(
+    row('"ops":[')[0],
+    String.raw`{"id":0,"lane":1,"kind":"memcpy","name":"Memcpy \u0001 ü \ud800","start":12,"end":18,"call":0,"grid":2,"block":256,"bytes":4096,"copy":"DtoH","hostMemory":"pinned","event":"ev","truth":[11,19],"reads":["a"],"writes":["b"]}],`,
+  );
+  assert.equal(row('"edges":[')[0], '{"kind":"launch","from":0,"to":0}],');
+  assert.equal(traceToJson(parseTrace(traceToJson(t))), traceToJson(t));
+});
