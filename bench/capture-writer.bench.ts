@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeRawCheck, writeRawCheckSkip } from '../test/helpers/write-raw-check';
+import { writeRawCheck, writeRawCheckSkip } from '../test/helpers/capture-check';
 
 function main(): void {
   const skip = writeRawCheckSkip();

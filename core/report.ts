@@ -1,6 +1,6 @@
 // `syncscope report`: every host wait, the findings and the metrics. The JSON shape is a stable,
 // documented interface (media/schema/report.schema.json); the text form is for people.
-import { candidatesText, releasedByLine, siteLabel } from './analyze/describe';
+import { candidatesText, releasedByLine, siteLabel, siteSource } from './analyze/describe';
 import { waitIndex } from './analyze';
 import type { Analysis, WaitExplanation } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
@@ -8,13 +8,9 @@ import { callKind, callSite, type CallSite, type Finding, type SourceFrame, type
 import { escapeControls } from './terminal';
 import { formatNs, formatPct } from './units';
 
-/** Where in the user's program a call was made (imported traces); a scenario's source is its step's line and column. */
-export interface SiteSource {
-  file: string;
-  line: number;
-  function: string;
-  precision: CallSite['precision'];
-}
+import type { SiteSource } from './analyze/types';
+
+export type { SiteSource };
 /** A scenario step's position, or an imported call's site with its stack (innermost first). */
 type Sourced<T extends { source?: unknown }> = Omit<T, 'source'> & {
   source?: T['source'] | SiteSource;
@@ -94,8 +90,7 @@ export const waitCount = (r: Report): number => waitView(r).count;
 /** An imported call's site in the report's shape; a scenario's own `source` is kept. */
 function withSite<T extends { source?: unknown }>(row: T, site: CallSite | undefined): Sourced<T> {
   if (!site || row.source) return row;
-  const { file, line, function: fn } = site.frame;
-  return { ...row, source: { file, line, function: fn, precision: site.precision }, stack: site.stack };
+  return { ...row, source: siteSource(site), stack: site.stack };
 }
 
 function firstSite(trace: Trace, calls: number[]): CallSite | undefined {

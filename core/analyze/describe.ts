@@ -5,7 +5,7 @@ import type { Program, Step } from '../scenario/program';
 import { CK, OK, type CallKind } from '../trace/kinds';
 import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, callSite, releaseHow, str, type CallSite } from '../trace/model';
 import { HbGraph, lanePrev } from './graph';
-import type { CandidateOp, ReleasingOp } from './types';
+import type { CandidateOp, ReleasingOp, SiteSource } from './types';
 
 /** Whether the trace holds every call of the program: imported profiler traces start mid-run. */
 export const holdsEveryCall = (t: Trace): boolean => t.meta.source === 'simulator' || t.meta.source === 'gpu';
@@ -123,7 +123,17 @@ export function callTarget(t: Trace, call: number): string {
 export function releasingOps(t: Trace, call: number): ReleasingOp[] | null {
   const r = t.calls.releasedBy[call];
   if (r === RELEASED_UNKNOWN) return null;
-  return r >= 0 ? [{ op: r, name: opName(t, r), stream: opStream(t, r), how: releaseHow(t, call) }] : [];
+  if (r < 0) return [];
+  const released: ReleasingOp = { op: r, name: opName(t, r), stream: opStream(t, r), how: releaseHow(t, call) };
+  const launch = t.ops.call[r];
+  const site = launch >= 0 ? callSite(t, launch) : undefined;
+  return [site ? { ...released, source: siteSource(site), stack: site.stack } : released];
+}
+
+/** A site in the shape the report and the releasing ops give it. */
+export function siteSource(site: CallSite): SiteSource {
+  const { file, line, function: fn } = site.frame;
+  return { file, line, function: fn, precision: site.precision };
 }
 
 export const candidateOp = (t: Trace, op: number): CandidateOp => ({
@@ -136,7 +146,15 @@ const opWords = (o: CandidateOp) => `op ${o.op} "${o.name}" on ${o.stream}`;
 
 /** An op as the released-by words give it: "likely ..." when inferred by timing, "... (deduced)" when the rules left only it. */
 export function releasingOpText(o: ReleasingOp): string {
-  return o.how === 'timing' ? `likely ${opWords(o)}` : o.how === 'deduced' ? `${opWords(o)} (deduced)` : opWords(o);
+  const words =
+    o.how === 'timing' ? `likely ${opWords(o)}` : o.how === 'deduced' ? `${opWords(o)} (deduced)` : opWords(o);
+  return o.source ? `${words}, ${launchedText(o.source)}` : words;
+}
+
+/** Where a releasing op was launched, in words: "launched at train.py:20 in step()", or "launched in step() (train.py:8)". */
+export function launchedText(s: SiteSource): string {
+  const label = siteLabel({ frame: s, precision: s.precision, stack: [] });
+  return s.precision === 'line' ? `launched at ${label}` : `launched ${label}`;
 }
 
 /** The ops that may have released a wait the data does not bind, in words. */

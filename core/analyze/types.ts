@@ -1,5 +1,13 @@
 // What core/analyze gives every consumer: the report, `check`, the timeline and the Problems panel.
-import type { Finding, ReleaseHow } from '../trace/model';
+import type { CallSite, Finding, ReleaseHow, SourceFrame } from '../trace/model';
+
+/** Where in the user's program a call was made (imported traces): its innermost user frame. */
+export interface SiteSource {
+  file: string;
+  line: number;
+  function: string;
+  precision: CallSite['precision'];
+}
 
 export interface ReleasingOp {
   op: number;
@@ -7,10 +15,14 @@ export interface ReleasingOp {
   stream: string;
   /** How the op was found: named by the data (`exact`), left by the rules (`deduced`), or by timing (`timing`, "likely"). */
   how: ReleaseHow;
+  /** Where the user's program launched the op: the site of the call that issued it, when the trace has one. */
+  source?: SiteSource;
+  /** That call's whole stack, innermost first. */
+  stack?: SourceFrame[];
 }
 
 /** An op that may have released a wait the data does not bind. */
-export type CandidateOp = Omit<ReleasingOp, 'how'>;
+export type CandidateOp = Omit<ReleasingOp, 'how' | 'source' | 'stack'>;
 
 /** One host wait, explained. The shape of `waits[]` in `syncscope report --json`. */
 export interface WaitExplanation {

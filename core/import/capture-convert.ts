@@ -18,6 +18,7 @@ import {
   type Trace,
 } from '../trace/model';
 import { ReleaseRule } from '../trace/release';
+import { CaptureSites } from './capture-sites';
 import { LaneOrder } from '../trace/lane-order';
 import { isAsyncApi } from './cuda-api';
 import { copyKindOf, hostMemoryOf, kernelName, NOT_READY, statusName } from './capture-names';
@@ -109,6 +110,7 @@ class Converter {
   private readonly b = new TraceBuilder();
   private readonly order = new LaneOrder(this.b);
   private readonly releases = new ReleaseRule(this.b);
+  private readonly sites: CaptureSites;
   private readonly byCorr = new Map<number, Activities>();
   private readonly calls: RawCall[];
   /** The lowest device that ran work: the trace's device, and the one for anything no record places. */
@@ -150,6 +152,7 @@ class Converter {
     private readonly raw: RawCapture,
     private readonly opts: CaptureOptions,
   ) {
+    this.sites = new CaptureSites(raw, this.b.sites);
     this.calls = [...raw.calls].sort(
       (a, b) => a.begin - b.begin || a.thread - b.thread || a.correlationId - b.correlationId,
     );
@@ -208,6 +211,7 @@ class Converter {
         `${raw.kernels.length} kernels, ${raw.memcpys.length} copies, ${raw.memsets.length} memsets`,
       'host and GPU times are CUPTI timestamps (one clock: CUPTI maps GPU times into it and states no error bound)',
       ...this.notes,
+      ...this.sites.notes(raw.calls.length),
     ];
     if (this.orphans)
       notes.push(
@@ -537,8 +541,10 @@ class Converter {
     const acts = this.byCorr.get(c.correlationId);
     const begin = this.t(c.begin);
     const end = this.t(c.end);
+    const site = this.sites.siteOf(c.pyStack);
     const add = (kind: CallKind, init: Partial<CallInit> = {}): number =>
       this.b.call({
+        site,
         lane: this.thread(c.thread),
         kind,
         name,

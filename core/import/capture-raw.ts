@@ -48,8 +48,15 @@ export const RECORD = {
   apiName: 9,
   device: 10,
   dropped: 11,
+  python: 12,
+  pyFrame: 13,
+  pyStack: 14,
   end: 99,
 } as const;
+
+/** What the capture library made of the process's Python (native/capture/src/python_stack.h's Status). */
+export const PYTHON_STATUS = ['notPython', 'reading', 'unsupported', 'switchedOff'] as const;
+export type PythonStatus = (typeof PYTHON_STATUS)[number];
 
 export interface RawThread {
   index: number;
@@ -79,6 +86,30 @@ export interface RawCall {
   copyDir: number;
   /** CUPTI's device id of the context current to the call; -1 when none was (or an older library wrote the file). */
   device: number;
+  /** The calling thread's Python stack: a key of RawCapture.pyStacks; 0 for none. */
+  pyStack: number;
+}
+export interface RawPyFrame {
+  file: string;
+  function: string;
+  /** 0 where the line could not be read. */
+  line: number;
+  firstLine: number;
+}
+export interface RawPyStack {
+  /** Frame ids, innermost first; 0 for a frame the library could not read. */
+  frames: number[];
+  /** The stack was deeper than the library keeps: its outermost frames are cut. */
+  truncated: boolean;
+}
+export interface RawPython {
+  status: PythonStatus;
+  /** PY_VERSION_HEX of the interpreter; 0 when not known. */
+  hexVersion: number;
+  /** Frames whose code object did not check (a layout the library misread). */
+  unreadable: number;
+  /** The interpreter, or why stacks were not read. */
+  text: string;
 }
 export interface RawKernel {
   correlationId: number;
@@ -153,6 +184,10 @@ export interface RawCapture {
   dropped: number;
   /** Calls still in progress when the stream was written (a snapshot taken during a blocking call). */
   incompleteCalls: number;
+  /** Absent in a stream from a library that did not read Python. */
+  python?: RawPython;
+  pyFrames: Map<number, RawPyFrame>;
+  pyStacks: Map<number, RawPyStack>;
 }
 
 const HEADER_BYTES = 40;
@@ -168,6 +203,9 @@ const BODY_BYTES: Record<number, number> = {
   [RECORD.apiName]: 4,
   [RECORD.device]: 16,
   [RECORD.dropped]: 8,
+  [RECORD.python]: 12,
+  [RECORD.pyFrame]: 16,
+  [RECORD.pyStack]: 8,
   [RECORD.end]: 32,
 };
 const TYPE_NAMES: Record<number, string> = Object.fromEntries(Object.entries(RECORD).map(([k, v]) => [v, k]));
@@ -197,6 +235,8 @@ export function decodeCapture(bytes: Uint8Array): RawCapture {
       devices: [],
       dropped: 0,
       incompleteCalls: 0,
+      pyFrames: new Map(),
+      pyStacks: new Map(),
     },
     activities: 0,
     end: undefined,
@@ -338,6 +378,36 @@ const HOST_DECODERS: Record<number, BodyDecoder<Decoding>> = {
   [RECORD.dropped]: (r, d, b) => {
     d.raw.dropped += r.u64(b);
   },
+  [RECORD.python]: (r, d, b, n) => {
+    const status = PYTHON_STATUS[r.u32(b)];
+    if (!status)
+      throw new ImportError(`raw capture corrupt: Python status ${r.u32(b)} at byte ${b} is not one of 0 to 3`, b);
+    d.raw.python = { status, hexVersion: r.u32(b + 4), unreadable: r.u32(b + 8), text: r.text(b + 12, n - 12) };
+  },
+  [RECORD.pyFrame]: (r, d, b, n) => {
+    const fileBytes = r.u32(b + 12);
+    if (fileBytes > n - 16)
+      throw new ImportError(
+        `raw capture corrupt: the Python frame at byte ${b} names a file of ${fileBytes} bytes in ${n - 16}`,
+        b,
+      );
+    d.raw.pyFrames.set(r.u32(b), {
+      line: r.u32(b + 4),
+      firstLine: r.u32(b + 8),
+      file: r.text(b + 16, fileBytes),
+      function: r.text(b + 16 + fileBytes, n - 16 - fileBytes),
+    });
+  },
+  [RECORD.pyStack]: (r, d, b, n) => {
+    if ((n - 8) % 4 !== 0)
+      throw new ImportError(
+        `raw capture corrupt: the Python stack at byte ${b} has ${n - 8} bytes of frame ids, not a multiple of 4`,
+        b,
+      );
+    const frames: number[] = [];
+    for (let o = b + 8; o < b + n; o += 4) frames.push(r.u32(o));
+    d.raw.pyStacks.set(r.u32(b), { frames, truncated: (r.u32(b + 4) & 1) === 1 });
+  },
   [RECORD.end]: (r, d, b) => {
     d.end = { calls: r.u64(b), activities: r.u64(b + 8), threads: r.u32(b + 24) };
     d.raw.incompleteCalls = r.u32(b + 28);
@@ -366,6 +436,7 @@ const decodeCall = (r: CaptureReader, b: number): RawCall => ({
   hostMemory: r.bytes[b + 96],
   copyDir: r.bytes[b + 97],
   device: r.bytes[b + 99] - 1,
+  pyStack: r.u32(b + 100),
 });
 
 const decodeKernel = (r: CaptureReader, b: number): RawKernel => ({
@@ -457,6 +528,17 @@ function checkTotals(d: Decoding, length: number, index: number): void {
     if (c.thread >= raw.threads.length)
       throw new ImportError(
         `raw capture corrupt: call ${c.correlationId} names thread ${c.thread}, but there are ${raw.threads.length}`,
+      );
+    if (c.pyStack !== 0 && !raw.pyStacks.has(c.pyStack))
+      throw new ImportError(
+        `raw capture corrupt: call ${c.correlationId} names Python stack ${c.pyStack}, which the stream does not hold`,
+      );
+  }
+  for (const [id, s] of raw.pyStacks) {
+    const missing = s.frames.find((f) => f !== 0 && !raw.pyFrames.has(f));
+    if (missing !== undefined)
+      throw new ImportError(
+        `raw capture corrupt: Python stack ${id} names frame ${missing}, which the stream does not hold`,
       );
   }
 }

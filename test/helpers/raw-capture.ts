@@ -26,7 +26,12 @@ export interface CallSpec {
   copyDir?: number;
   /** The device of the context current to the call; none by default, as when no context was current. */
   device?: number;
+  /** A stack from RawCaptureWriter.pyStack; none by default. */
+  pyStack?: number;
 }
+
+/** A Python frame as the capture library interns it: file, line, function. */
+export type PyFrameSpec = [file: string, line: number, fn: string];
 
 class Bytes {
   private buf = new Uint8Array(1 << 12);
@@ -101,6 +106,21 @@ export class RawCaptureWriter {
   private corr = 0;
   pid = 4242;
   dropped = 0;
+  /** What the library made of Python: status (python_stack.h), text, PY_VERSION_HEX; none written when unset. */
+  python: { status: number; text: string; hexVersion: number; unreadable?: number } | undefined;
+  private readonly pyFrames = new Map<string, number>();
+  private readonly pyStacks: { frames: number[]; truncated: boolean }[] = [];
+
+  /** Interns a Python stack, innermost frame first; its id, for CallSpec.pyStack. */
+  pyStack(frames: PyFrameSpec[], truncated = false): number {
+    const ids = frames.map((f) => {
+      const key = JSON.stringify(f);
+      if (!this.pyFrames.has(key)) this.pyFrames.set(key, this.pyFrames.size + 1);
+      return this.pyFrames.get(key)!;
+    });
+    this.pyStacks.push({ frames: ids, truncated });
+    return this.pyStacks.length;
+  }
 
   thread(name: string, osTid = this.pid + this.threads.length): number {
     this.threads.push({ osTid, name });
@@ -206,6 +226,31 @@ export class RawCaptureWriter {
     this.record(RECORD.device, new Bytes().u32(id).u32(sms).u32(9).u32(0).text(name));
   }
 
+  private pythonRecords(out: Bytes): void {
+    const put = (type: number, body: Uint8Array) => out.u16(type).u16(0).u32(body.length).concat(body);
+    const py = this.python;
+    if (py)
+      put(
+        RECORD.python,
+        new Bytes()
+          .u32(py.status)
+          .u32(py.hexVersion)
+          .u32(py.unreadable ?? 0)
+          .text(py.text)
+          .bytes(),
+      );
+    for (const [key, id] of this.pyFrames) {
+      const [file, line, fn] = JSON.parse(key) as PyFrameSpec;
+      const name = new TextEncoder().encode(file);
+      put(RECORD.pyFrame, new Bytes().u32(id).u32(line).u32(line).u32(name.length).concat(name).text(fn).bytes());
+    }
+    this.pyStacks.forEach((s, i) => {
+      const body = new Bytes().u32(i + 1).u32(s.truncated ? 1 : 0);
+      for (const f of s.frames) body.u32(f);
+      put(RECORD.pyStack, body.bytes());
+    });
+  }
+
   private record(type: number, body: Bytes): void {
     const b = body.bytes();
     this.activities.push(new Bytes().u16(type).u16(0).u32(b.length).concat(b));
@@ -252,10 +297,11 @@ export class RawCaptureWriter {
         .u8(c.copyDir ?? 0)
         .u8(1)
         .u8(c.device === undefined ? 0 : c.device + 1)
-        .u32(0)
+        .u32(c.pyStack ?? 0)
         .bytes();
       out.u16(RECORD.call).u16(0).u32(body.length).concat(body);
     }
+    this.pythonRecords(out);
     for (const [name, cbid] of this.cbids) {
       const body = new Bytes()
         .u8(name.startsWith('cuda') ? 2 : 1)

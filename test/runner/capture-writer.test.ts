@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeCapture, RECORD } from '../../core/import/capture-raw';
-import { writeRawCheck, writeRawCheckSkip } from '../helpers/write-raw-check';
+import { writeRawCheck, writeRawCheckSkip } from '../helpers/capture-check';
 
 const skip = writeRawCheckSkip();
 
@@ -72,10 +72,15 @@ test(
     );
     assert.equal(raw.strings.get(1), 'spin');
     assert.deepEqual([raw.cuptiApiVersion, raw.cudaDriverVersion], [7, 13000]);
-    // The order the reader relies on: threads, then calls, the API names, the activities, the end.
+    // A C++ program: the library says so, and its calls carry no stack.
+    assert.deepEqual(raw.python, { status: 'notPython', hexVersion: 0, unreadable: 0, text: 'not a Python process' });
+    assert.ok(raw.calls.every((c) => c.pyStack === 0));
+    // The order the reader relies on: threads, then calls, what the library read of Python (after
+    // the calls, so that every stack a call names is written), the API names, the activities, the end.
     assert.deepEqual(recordRuns(bytes), [
       [RECORD.thread, 3],
       [RECORD.call, 5 + SECOND - 1 + 3],
+      [RECORD.python, 1],
       [RECORD.apiName, 1],
       [RECORD.string, 1],
       [RECORD.kernel, 10],

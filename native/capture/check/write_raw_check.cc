@@ -18,6 +18,7 @@
 
 #include "activities.h"
 #include "raw_format.h"
+#include "python_stack.h"
 #include "raw_writer.h"
 #include "thread_log.h"
 
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   kernelCount = std::strtoull(argv[3], nullptr, 10);
+  py::init();  // as at injection: this program runs no Python, which the stream then says
   record("first", 5, 1, false);
   std::thread second(record, "second", std::strtoull(argv[2], nullptr, 10), 100, true);
   second.join();

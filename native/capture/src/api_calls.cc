@@ -7,6 +7,7 @@
 
 #include "api_table.h"
 #include "event_table.h"
+#include "python_stack.h"
 #include "raw_format.h"
 #include "thread_log.h"
 
@@ -108,6 +109,7 @@ void CUPTIAPI onApiCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId
   if (c->api == kStreamWait || c->api == kEventQuery || c->api == kEventSync || c->api == kElapsed)
     c->seq = events().latest(c->event);
   if (c->api == kElapsed) c->seq2 = events().latest(c->event2);
+  c->pyStack = py::currentStack(log);
   *cb->correlationData = reinterpret_cast<uint64_t>(c);
   // Last, so the tool's own work above is not counted as the call's time.
   c->begin = now();

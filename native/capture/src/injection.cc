@@ -17,6 +17,7 @@
 #include "api_table.h"
 #include "event_table.h"
 #include "probe.h"
+#include "python_stack.h"
 #include "raw_writer.h"
 
 namespace capture {
@@ -69,7 +70,8 @@ CUpti_SubscriberHandle subscriber = nullptr;
 // syncscope_capture_switch's bits.
 constexpr int kSwitchActivities = 1;
 constexpr int kSwitchCallbacks = 2;
-int switchedOn = kSwitchActivities | kSwitchCallbacks;
+constexpr int kSwitchStacks = 4;
+int switchedOn = kSwitchActivities | kSwitchCallbacks | kSwitchStacks;
 #endif
 
 void atExit() { write(true); }
@@ -120,6 +122,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   cuptiGetVersion(&version);
   info.cuptiApiVersion = version;
   resolveDriver();
+  py::init();
   const char* why = nullptr;
   if (!startActivities(&why)) {
     say(std::string(why) + " failed; nothing will be captured");
@@ -155,6 +158,7 @@ extern "C" __attribute__((visibility("default"))) void syncscope_capture_switch(
   const int changed = parts ^ switchedOn;
   if (changed & kSwitchActivities) switchActivities(parts & kSwitchActivities);
   if ((changed & kSwitchCallbacks) && subscriber) enableApiCallbacks(subscriber, (parts & kSwitchCallbacks) ? 1 : 0);
+  if (changed & kSwitchStacks) py::setEnabled(parts & kSwitchStacks);
   switchedOn = parts;
 }
 #endif

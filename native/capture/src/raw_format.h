@@ -41,6 +41,9 @@ enum RecordType : uint16_t {
   kApiName = 9,    // uint8 domain, uint8 0, uint16 cbid + UTF-8 bytes
   kDevice = 10,    // DeviceBody + name bytes
   kDropped = 11,   // uint64 activity records CUPTI dropped
+  kPython = 12,    // uint32 status, uint32 hex version, uint32 unreadable frames + UTF-8 text (python_stack.h)
+  kPyFrame = 13,   // uint32 id, line, first line, file bytes + file + function (UTF-8)
+  kPyStack = 14,   // uint32 id, flags (1: cut at its outermost frames) + uint32 frame ids, innermost first
   kEnd = 99,       // EndBody: present only when the file was written completely
 };
 
@@ -108,7 +111,7 @@ struct CallBody {
   uint8_t copyDir;     // CopyDir
   uint8_t complete;    // 0 while the call has not returned (a dump during a blocking call)
   uint8_t device;      // CUPTI's device id of the context current to the call, plus 1; 0: no context
-  uint8_t pad[4];
+  uint32_t pyStack;    // the calling thread's Python stack (a kPyStack id); 0: none
 };
 
 struct KernelBody {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "activities.h"
+#include "python_stack.h"
 #include "raw_format.h"
 #include "thread_log.h"
 
@@ -90,6 +91,10 @@ std::string writeRaw(const std::string& path, const WriteInfo& info) {
       c = c->next;
     }
   }
+  // After the calls: a stack met while they were written is interned by now.
+  std::vector<uint8_t> python;
+  py::appendRecords(python);
+  out.bytes(python.data(), python.size());
   for (const auto& [domain, cbid] : apis) {
     const char* name = nullptr;
     if (cuptiGetCallbackName(static_cast<CUpti_CallbackDomain>(domain), cbid, &name) != CUPTI_SUCCESS || !name)

@@ -11,6 +11,7 @@
 namespace capture {
 
 constexpr uint32_t kChunkCalls = 16384;
+constexpr uint32_t kStackCacheSlots = 1024;  // a power of two
 
 struct CallChunk {
   CallBody calls[kChunkCalls];
@@ -32,6 +33,10 @@ struct ThreadLog {
   // The context of this thread's last call and its CallBody::device: programs switch devices rarely.
   void* lastContext = nullptr;
   uint8_t lastDevice = 0;
+  // The Python stacks this thread met last, by the hash of their raw frames (python_stack.cc): a
+  // call from a known stack costs a walk of its frames and no lock.
+  uint64_t stackKeys[kStackCacheSlots] = {0};
+  uint32_t stackIds[kStackCacheSlots] = {0};
 };
 
 /** The calling thread's log, created on its first call. */

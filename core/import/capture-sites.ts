@@ -1,0 +1,63 @@
+// Where in the user's Python program each captured call was made. The capture library records the
+// calling thread's Python stack at every call it captures (native/capture/src/python_stack.cc), so
+// a call's site is its stack's innermost user frame, at the call's own line; the whole stack stays
+// with the site. The user-frame rule is the one the profiler import uses (python-sites.ts).
+import type { CallSite, SourceFrame } from '../trace/model';
+import type { RawCapture } from './capture-raw';
+import { isUserFile, MAX_STACK, SiteTable } from './python-sites';
+
+export class CaptureSites {
+  private readonly table: SiteTable;
+  /** Raw stack id -> site index, -1 where no frame is the user's. */
+  private readonly byStack = new Map<number, number>();
+  private withStack = 0;
+  private atUserLine = 0;
+
+  constructor(
+    private readonly raw: RawCapture,
+    sites: CallSite[],
+  ) {
+    this.table = new SiteTable(sites, () => '');
+  }
+
+  /** The site (an index into the trace's sites) of a call made with raw stack `id`; undefined for none. */
+  siteOf(id: number): number | undefined {
+    if (id === 0) return undefined;
+    this.withStack++;
+    let site = this.byStack.get(id);
+    if (site === undefined) {
+      site = this.table.add(this.frames(id), 'line');
+      this.byStack.set(id, site);
+    }
+    if (site < 0) return undefined;
+    this.atUserLine++;
+    return site;
+  }
+
+  /** The stack's readable frames, innermost first: at most MAX_STACK, or up to its innermost user frame if deeper. */
+  private frames(id: number): SourceFrame[] {
+    const frames: SourceFrame[] = [];
+    for (const f of this.raw.pyStacks.get(id)?.frames ?? []) {
+      const frame = this.raw.pyFrames.get(f);
+      if (frame) frames.push({ file: frame.file, line: frame.line, function: frame.function });
+    }
+    const user = frames.findIndex((f) => isUserFile(f.file));
+    return frames.slice(0, Math.max(MAX_STACK, user + 1));
+  }
+
+  /** What the trace says of Python: which interpreter, how many calls got a line, or why none did. */
+  notes(calls: number): string[] {
+    const py = this.raw.python;
+    if (!py || py.status === 'notPython') return [];
+    if (py.status !== 'reading') return [`Python stacks not read (${py.text}): calls have no source line`];
+    const notes = [
+      `Python stacks read from ${py.text}: ${this.withStack} of ${calls} calls were made from Python, ` +
+        `${this.atUserLine} of them at a line of the user's code`,
+    ];
+    if (py.unreadable)
+      notes.push(
+        `${py.unreadable} Python frames could not be read (an interpreter laid out otherwise); they are left out`,
+      );
+    return notes;
+  }
+}

@@ -1,0 +1,178 @@
+// A capture of a Python program: every call carries the calling thread's Python stack, so a wait
+// sits at the user's line and names the line that launched the op that released it. Raw streams
+// written here, with frames as a training loop's would be.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { importCapture } from '../../core/import/capture-convert';
+import { ImportError } from '../../core/import/scan';
+import { analyze } from '../../core/analyze';
+import { buildReport, formatReport } from '../../core/report';
+import { callSite, str, type Trace } from '../../core/trace/model';
+import { RawCaptureWriter, type PyFrameSpec } from '../helpers/raw-capture';
+
+const S = 0x7f00_0000_1000;
+const TRAIN = '/home/ada/proj/train.py';
+const SCALER = '/usr/lib/python3/dist-packages/torch/amp/grad_scaler.py';
+const ADAMW = '/opt/venv/lib/python3.12/site-packages/torch/optim/adamw.py';
+const MODULE: PyFrameSpec = [TRAIN, 40, '<module>'];
+const READING = { status: 1, text: 'CPython 3.12.3', hexVersion: 0x030c03f0 };
+
+const callsNamed = (t: Trace, name: string): number[] =>
+  [...Array(t.calls.count).keys()].filter((i) => str(t, t.calls.name[i]) === name);
+const where = (t: Trace, call: number): string | undefined => {
+  const s = callSite(t, call);
+  return s && `${s.frame.file.slice(s.frame.file.lastIndexOf('/') + 1)}:${s.frame.line} ${s.precision}`;
+};
+
+/**
+ * A step: the forward kernel launched at train.py:20, the AdamW kernel launched inside
+ * torch/optim/adamw.py from `opt.step()` at train.py:21, a backward kernel from a thread that runs
+ * no Python (the autograd engine's), then `scaler.step(opt)` at train.py:24 synchronizes inside
+ * grad_scaler.py.
+ */
+function trainingStep(): RawCaptureWriter {
+  const w = new RawCaptureWriter();
+  w.python = READING;
+  const engine = w.thread('pt_autograd_0', 5001);
+  w.call({ api: 'streamCreate', name: 'cudaStreamCreate', begin: 0, end: 500, stream: S, streamId: 13 });
+  const forward = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    begin: 1_000,
+    end: 3_000,
+    stream: S,
+    pyStack: w.pyStack([[TRAIN, 20, 'step'], MODULE]),
+  });
+  w.kernel(forward, 'ampere_sgemm_128x64_nn', 4_000, 50_000, 13);
+  const backward = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    thread: engine,
+    begin: 5_000,
+    end: 7_000,
+    stream: S,
+  });
+  w.kernel(backward, 'ampere_sgemm_128x64_tn', 50_500, 90_000, 13);
+  const adamw = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    begin: 8_000,
+    end: 10_000,
+    stream: S,
+    pyStack: w.pyStack([[ADAMW, 512, '_multi_tensor_adamw'], [ADAMW, 230, 'AdamW.step'], [TRAIN, 21, 'step'], MODULE]),
+  });
+  w.kernel(adamw, 'multi_tensor_apply_kernel', 90_500, 300_000, 13);
+  w.call({
+    api: 'streamSync',
+    name: 'cudaStreamSynchronize',
+    begin: 12_000,
+    end: 302_000,
+    stream: S,
+    pyStack: w.pyStack([
+      [SCALER, 380, 'GradScaler._maybe_opt_step'],
+      [SCALER, 455, 'GradScaler.step'],
+      [TRAIN, 24, 'step'],
+      MODULE,
+    ]),
+  });
+  return w;
+}
+
+test('a captured wait inside library code sits at the user line that called the library, with the library frames in its stack', () => {
+  const t = importCapture(trainingStep().bytes());
+  const [sync] = callsNamed(t, 'cudaStreamSynchronize');
+  assert.equal(where(t, sync), 'train.py:24 line');
+  assert.deepEqual(
+    callSite(t, sync)?.stack.map((f) => `${f.function}:${f.line}`),
+    ['GradScaler._maybe_opt_step:380', 'GradScaler.step:455', 'step:24', '<module>:40'],
+  );
+  const launches = callsNamed(t, 'cudaLaunchKernel');
+  assert.deepEqual(
+    launches.map((c) => where(t, c)),
+    ['train.py:20 line', undefined, 'train.py:21 line'],
+    'the engine thread runs no Python: its launch has no site',
+  );
+  assert.ok(
+    t.meta.notes?.includes(
+      "Python stacks read from CPython 3.12.3: 3 of 5 calls were made from Python, 3 of them at a line of the user's code",
+    ),
+  );
+});
+
+test("S16: the report names the releasing op's launch line, in words and in JSON", () => {
+  const t = importCapture(trainingStep().bytes());
+  const report = buildReport(t, analyze(t));
+  const wait = report.waits.find((w) => w.kind === 'streamSync');
+  assert.ok(wait);
+  assert.equal(wait.blockedNs, 290_000);
+  assert.deepEqual(wait.source, { file: TRAIN, line: 24, function: 'step', precision: 'line' });
+  assert.equal(wait.releasedBy?.length, 1);
+  const [by] = wait.releasedBy!;
+  assert.equal(by.name, 'multi_tensor_apply_kernel');
+  assert.equal(by.how, 'exact');
+  assert.deepEqual(by.source, { file: TRAIN, line: 21, function: 'step', precision: 'line' });
+  assert.deepEqual(
+    by.stack?.map((f) => f.line),
+    [512, 230, 21, 40],
+  );
+  const text = formatReport(report);
+  assert.match(
+    text,
+    /released by op \d+ "multi_tensor_apply_kernel" on stream 1, launched at \/home\/ada\/proj\/train\.py:21 in step\(\)/,
+  );
+  assert.match(text, /at \/home\/ada\/proj\/train\.py:24 in step\(\)/);
+});
+
+test('a wait released by an op that a thread without Python launched names the op and no launch line', () => {
+  const w = new RawCaptureWriter();
+  w.python = READING;
+  const engine = w.thread('pt_autograd_0', 5001);
+  w.call({ api: 'streamCreate', name: 'cudaStreamCreate', begin: 0, end: 500, stream: S, streamId: 13 });
+  const backward = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    thread: engine,
+    begin: 5_000,
+    end: 7_000,
+    stream: S,
+  });
+  w.kernel(backward, 'ampere_sgemm_128x64_tn', 8_000, 90_000, 13);
+  w.call({
+    api: 'streamSync',
+    name: 'cudaStreamSynchronize',
+    begin: 10_000,
+    end: 91_000,
+    stream: S,
+    pyStack: w.pyStack([[TRAIN, 22, 'step'], MODULE]),
+  });
+  const t = importCapture(w.bytes());
+  const [wait] = buildReport(t, analyze(t)).waits;
+  assert.deepEqual(wait.source, { file: TRAIN, line: 22, function: 'step', precision: 'line' });
+  assert.deepEqual(wait.releasedBy, [{ op: 0, name: 'ampere_sgemm_128x64_tn', stream: 'stream 1', how: 'exact' }]);
+});
+
+test('a capture whose Python could not be read says why in the trace, and its calls have no line', () => {
+  const w = new RawCaptureWriter();
+  w.python = { status: 2, text: 'CPython 3.14.0: stacks are read from CPython 3.10 to 3.13', hexVersion: 0x030e00f0 };
+  w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 0, end: 100 });
+  const t = importCapture(w.bytes());
+  assert.equal(callSite(t, 0), undefined);
+  assert.ok(
+    t.meta.notes?.includes(
+      'Python stacks not read (CPython 3.14.0: stacks are read from CPython 3.10 to 3.13): calls have no source line',
+    ),
+    String(t.meta.notes),
+  );
+});
+
+test('a call naming a Python stack the stream does not hold is a corrupt capture', () => {
+  const w = new RawCaptureWriter();
+  w.python = READING;
+  w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin: 0, end: 100, pyStack: 7 });
+  assert.throws(
+    () => importCapture(w.bytes()),
+    (e: unknown) =>
+      e instanceof ImportError &&
+      e.message === 'raw capture corrupt: call 1 names Python stack 7, which the stream does not hold',
+  );
+});
