@@ -96,6 +96,53 @@ function switchedRows(plainEnv: NodeJS.ProcessEnv, captured: NodeJS.ProcessEnv):
   ];
 }
 
+/** Processes of stack_cost.py, each alternating stacks on and off per batch for its rounds. */
+const STACK_RUNS = 3;
+const STACK_ROUNDS = 200;
+
+/**
+ * The Python stacks' cost with the process held fixed: stack_cost.py switches them on and off for
+ * alternate batches of launches and of synchronizes (syncscope_capture_switch), 24 frames deep.
+ */
+function stackRows(switchable: NodeJS.ProcessEnv): string[] {
+  if (noCaptureTorch) return ['## Python stacks', '', `skipped: ${noCaptureTorch}`, ''];
+  const rows: string[] = [];
+  const launch: number[] = [];
+  const sync: number[] = [];
+  for (let i = 0; i < STACK_RUNS; i++) {
+    const out = runStacks(switchable);
+    const m =
+      /stacks depth (\d+) launch_added_ns (-?[\d.]+) sync_added_ns (-?[\d.]+) launch_on_ns ([\d.]+) sync_on_ns ([\d.]+)/.exec(
+        out,
+      );
+    if (!m) throw new Error(`stack_cost.py printed no result: ${out}`);
+    launch.push(Number(m[2]));
+    sync.push(Number(m[3]));
+    rows.push(
+      `| ${i + 1} | ${m[1]} | ${us(Number(m[4]))} | ${sign(Number(m[2]))} | ${us(Number(m[5]))} | ${sign(Number(m[3]))} |`,
+    );
+  }
+  return [
+    '## Python stacks',
+    '',
+    `${STACK_RUNS} processes of test/gpu/capture/programs/stack_cost.py under the capture, each switching the Python stacks on and off (syncscope_capture_switch) for alternate batches of 256 launches (x.add_(1)) and of 256 synchronizes of an idle stream, ${STACK_ROUNDS} rounds, the calls made 24 Python frames deep. Added: the median over rounds of stacks on less stacks off, us per call.`,
+    '',
+    '| process | frames | per launch, stacks on | added | per synchronize, stacks on | added |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `Medians: the stacks add ${us(median(launch))} us per launch (target: at most 1) and ${us(median(sync))} us per synchronize (target: at most 3).`,
+    '',
+  ];
+}
+
+function runStacks(env: NodeJS.ProcessEnv): string {
+  const pinned = [...PIN, 'python3', programPath('stack_cost.py'), String(STACK_ROUNDS)];
+  const r = spawnSync(pinned[0], pinned.slice(1), { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`stack_cost.py failed (${r.status}): ${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
 const sign = (ns: number) => `${ns >= 0 ? '+' : ''}${us(ns)}`;
 
 /**
@@ -155,7 +202,9 @@ function main() {
   rows.push(row('C++ launch loop', cpp.plain, floor, "CUPTI's kernel records alone"));
   const own = `The library's own part, the capture less CUPTI's kernel records alone (medians of ${MAIN_RUNS} rounds): ${us(whole.added - floor.added)} us per launch.`;
   report(rows, own);
-  const switched = switchedRows(plainEnv, switchable);
+  const stacks = stackRows(switchable);
+  report(rows, own, stacks);
+  const switched = [...switchedRows(plainEnv, switchable), ...stacks];
   report(rows, own, switched);
   // Where the cost goes: the same capture with parts left out (SYNCSCOPE_CAPTURE_PROBE).
   for (const probe of process.env.SYNCSCOPE_BENCH_PROBES ? PROBES : []) {
