@@ -1,4 +1,5 @@
 import { UsageError } from './io';
+import { parseUserCode, type UserCode } from '../core/import/python-sites';
 import { SUMMARY_WAITS } from '../core/report';
 
 /** One option of a command. `value` names what it takes (`--out <file>`); without it the option is a bare flag. */
@@ -109,8 +110,22 @@ export const OPTIONS = {
     value: 'N',
     help: 'unroll a scenario to at most N steps (default: as many as the memory holds)',
   },
+  userCode: {
+    name: 'user-code',
+    value: '+path,-path',
+    help: "paths added to (+) or taken out of (-) the user's code, where a Python call's line is looked for",
+  },
   all: {
     name: 'all',
     help: `list every wait; above ${SUMMARY_ABOVE} waits the text report lists the ${SUMMARY_WAITS} longest and counts the rest`,
   },
 } satisfies Record<string, CliOption>;
+
+/** `--user-code`, parsed; a usage error that says what is wrong with it. */
+export function userCodeFlag(args: ParsedArgs): UserCode | undefined {
+  const text = flagString(args, 'user-code');
+  if (text === undefined) return undefined;
+  const parsed = parseUserCode(text);
+  if (typeof parsed === 'string') throw new UsageError(`--user-code: ${parsed}`);
+  return parsed;
+}

@@ -12,6 +12,7 @@ import { simulate } from '../core/simulate';
 import { loadProfile, ProfileError } from '../core/simulate/profile';
 import type { Trace } from '../core/trace/model';
 import { loadAnyTrace } from './load-trace';
+import type { UserCode } from '../core/import/python-sites';
 import { CliIo, UsageError } from './io';
 
 export interface Input {
@@ -76,13 +77,13 @@ export async function readProfile(spec: string | undefined, io: CliIo) {
 export async function loadInput(
   path: string,
   io: CliIo,
-  opts: { profile?: string; maxSteps?: string } = {},
+  opts: { profile?: string; maxSteps?: string; userCode?: UserCode } = {},
 ): Promise<Input> {
   if (isScenarioPath(path)) {
     const program = await readProgram(path, io, opts.maxSteps);
     return { trace: simulate(program, await readProfile(opts.profile, io)), program, file: path };
   }
-  return { trace: await loadAnyTrace(resolve(io.cwd, path)), file: path };
+  return { trace: await loadAnyTrace(resolve(io.cwd, path), undefined, opts.userCode), file: path };
 }
 
 export async function readText(path: string, io: CliIo): Promise<string> {

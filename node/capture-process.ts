@@ -1,5 +1,6 @@
 // Runs a program with the capture library injected (CUDA_INJECTION64_PATH) and collects the raw
 // streams it leaves: one per process that used CUDA (the library names them by process id).
+import type { UserCode } from '../core/import/python-sites';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,8 @@ export interface CaptureRequest {
   signal?: AbortSignal;
   /** Signals to pass on to the program's process group while it runs (Ctrl-C in a terminal). */
   forward?: NodeJS.Signals[];
+  /** Paths added to or taken out of the user's code, for the calls' lines. */
+  userCode?: UserCode;
 }
 
 /** How long a program has to exit after SIGTERM before the group gets SIGKILL. */
@@ -136,7 +139,7 @@ export async function captureTrace(req: CaptureRequest): Promise<CaptureResult> 
   const ended = outcome.signal ? `was ended by ${outcome.signal}` : `exited with code ${outcome.exitCode}`;
   const [main, ...others] = outcome.raws;
   if (!main) return { ok: false, reason: `nothing was captured: "${shown}" ${ended} without initialising CUDA` };
-  const trace = importCapture(main.bytes, { name: shown });
+  const trace = importCapture(main.bytes, { name: shown, userCode: req.userCode });
   if (others.length)
     trace.meta.notes?.push(
       `${others.length} other processes used CUDA too (pids ${others.map((r) => r.pid).join(', ')}); this trace is process ${main.pid}`,

@@ -3,6 +3,7 @@
 // largest string V8 can hold still load, and the caller's event loop runs between chunks. Writing
 // streams chunks too, so large traces never become one string.
 // Node-only, which is why it lives here and not in core/.
+import type { UserCode } from '../core/import/python-sites';
 import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
@@ -120,6 +121,7 @@ export async function importTraceStream(
   signal?: AbortSignal,
   compressedBytes = Infinity,
   keepDocument = true,
+  userCode?: UserCode,
 ): Promise<Trace> {
   let taken = 0;
   let text = 0;
@@ -144,6 +146,7 @@ export async function importTraceStream(
           decodeUtf8,
           file: name,
           keepDocument,
+          userCode,
           onProgress: (b) => onProgress?.(gzip ? taken : b),
         });
       }
@@ -170,6 +173,7 @@ export async function loadTraceFile(
   path: string,
   onProgress?: (bytes: number, total: number) => void,
   signal?: AbortSignal,
+  userCode?: UserCode,
 ): Promise<Trace> {
   const total = (await stat(path)).size;
   const start = await readStart(path, 4);
@@ -189,6 +193,7 @@ export async function loadTraceFile(
       signal,
       total,
       keepDocument,
+      userCode,
     ),
   );
 }

@@ -4,7 +4,7 @@ import { importCapture } from '../../core/import/capture-convert';
 import { writeFileAtomic } from '../../node/atomic-write';
 import { captureTrace, type CaptureResult } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
-import { CommandSpec, flagString, OPTIONS, parseArgs } from '../args';
+import { CommandSpec, flagString, OPTIONS, parseArgs, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { finishRun } from './simulate';
 
@@ -21,6 +21,7 @@ export const spec: CommandSpec = {
     OPTIONS.json,
     { name: 'keep-raw', value: 'file.raw', help: 'also keep the raw stream the capture library wrote' },
     { name: 'raw', value: 'file.raw', help: 'convert a raw stream written earlier instead of running a command' },
+    OPTIONS.userCode,
   ],
 };
 
@@ -33,12 +34,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   if (!args.flags.has('out')) args.flags.set('out', DEFAULT_OUT);
   const rawFile = flagString(args, 'raw');
+  const userCode = userCodeFlag(args);
   if (rawFile) {
     if (args.positional.length) throw new UsageError('--raw converts a raw capture; it takes no command');
     const bytes = await readFile(resolve(io.cwd, rawFile)).catch((e: NodeJS.ErrnoException) => {
       throw new UsageError(e.code === 'ENOENT' ? `no such file: ${rawFile}` : `cannot read ${rawFile}: ${e.message}`);
     });
-    return finishRun(importCapture(bytes, { name: basename(rawFile) }), undefined, rawFile, args, io);
+    return finishRun(importCapture(bytes, { name: basename(rawFile), userCode }), undefined, rawFile, args, io);
   }
   const command = args.positional;
   if (!command.length)
@@ -63,6 +65,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       stdio: 'inherit',
       signal: stop.signal,
       forward: ['SIGINT'],
+      userCode,
     });
   } finally {
     process.off('SIGTERM', terminate);

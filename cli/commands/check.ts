@@ -1,6 +1,6 @@
 import { analyze } from '../../core/analyze';
 import { escapeControls } from '../../core/terminal';
-import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, userCodeFlag } from '../args';
 import { CliIo, EXIT } from '../io';
 import { loadInput } from '../input';
 
@@ -8,7 +8,7 @@ export const spec: CommandSpec = {
   name: 'check',
   synopsis: ['<scenario|trace> [options]'],
   summary: 'print the findings; exit 1 if any is of error severity',
-  options: [OPTIONS.profile, OPTIONS.maxSteps],
+  options: [OPTIONS.profile, OPTIONS.maxSteps, OPTIONS.userCode],
 };
 
 /** `check <scenario|trace>`: for CI. Prints the findings; exits 1 if any is of error severity. */
@@ -18,6 +18,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const input = await loadInput(file, io, {
     profile: flagString(args, 'profile'),
     maxSteps: flagString(args, 'max-steps'),
+    userCode: userCodeFlag(args),
   });
   const { findings } = analyze(input.trace, { program: input.program });
   for (const f of findings) {

@@ -1,5 +1,5 @@
 import { analyze } from '../../core/analyze';
-import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput } from '../input';
 import { writeHtmlFile } from '../output';
@@ -12,6 +12,7 @@ export const spec: CommandSpec = {
     { name: 'out', short: 'o', value: 'timeline.html', help: 'where to write the page' },
     OPTIONS.profile,
     OPTIONS.maxSteps,
+    OPTIONS.userCode,
   ],
 };
 
@@ -24,6 +25,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const input = await loadInput(file, io, {
     profile: flagString(args, 'profile'),
     maxSteps: flagString(args, 'max-steps'),
+    userCode: userCodeFlag(args),
   });
   // A trace file may carry findings already; a fresh analysis adds them where it has none.
   if (!input.trace.findings.length) input.trace.findings = analyze(input.trace, { program: input.program }).findings;

@@ -3,7 +3,7 @@ import { releasingOps } from '../../core/analyze/describe';
 import { escapeControls } from '../../core/terminal';
 import { isWait } from '../../core/trace/kinds';
 import { callKind, Trace } from '../../core/trace/model';
-import { CommandSpec, onePositional, OPTIONS, parseArgs } from '../args';
+import { CommandSpec, onePositional, OPTIONS, parseArgs, userCodeFlag } from '../args';
 import { CliIo, EXIT } from '../io';
 import { loadAnyTrace } from '../load-trace';
 import { checkTraceOutputs, writeTraceOutputs } from '../output';
@@ -12,7 +12,7 @@ export const spec: CommandSpec = {
   name: 'import',
   synopsis: ['<pytorch-trace.json> [options]'],
   summary: 'convert a PyTorch profiler trace and print one summary line',
-  options: [{ ...OPTIONS.traceOut, help: 'write the converted trace' }, OPTIONS.parquet],
+  options: [{ ...OPTIONS.traceOut, help: 'write the converted trace' }, OPTIONS.parquet, OPTIONS.userCode],
 };
 
 /** `import <pytorch-trace.json> [--out x.syncscope.json]`: one summary line, and the trace if asked. */
@@ -20,7 +20,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
   checkTraceOutputs(args);
   const file = onePositional(args, 'PyTorch profiler trace');
-  const trace = await loadAnyTrace(resolve(io.cwd, file));
+  const trace = await loadAnyTrace(resolve(io.cwd, file), undefined, userCodeFlag(args));
   io.stdout(escapeControls(summary(file, trace)) + '\n');
   for (const path of await writeTraceOutputs(trace, args, io)) io.stdout(`wrote ${path}\n`);
   return EXIT.ok;

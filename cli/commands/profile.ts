@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { profileScript } from '../../node/profile-run';
-import { CommandSpec, flagString, OPTIONS, parseArgs } from '../args';
+import { CommandSpec, flagString, OPTIONS, parseArgs, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadAnyTrace } from '../load-trace';
 import { finishRun } from './simulate';
@@ -23,6 +23,7 @@ export const spec: CommandSpec = {
     { name: 'seconds', value: 'S', help: 'without an optimizer, record the run up to S seconds (default 60)' },
     OPTIONS.html,
     OPTIONS.json,
+    OPTIONS.userCode,
   ],
 };
 
@@ -65,7 +66,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`syncscope profile: ${result.error ?? 'no trace was written'}\n`);
     return EXIT.usage;
   }
-  const trace = await loadAnyTrace(result.trace);
+  const trace = await loadAnyTrace(result.trace, undefined, userCodeFlag(args));
   // --out names the profiler trace, which the launcher wrote: the report writes no second file.
   const reportArgs = { positional: args.positional, flags: new Map(args.flags) };
   reportArgs.flags.delete('out');

@@ -18,6 +18,7 @@ export const spec: CommandSpec = {
       value: WAIT_GROUPINGS.join('|'),
       help: 'also group the waits, with count, total and p50/p95 blocked time',
     },
+    OPTIONS.userCode,
     OPTIONS.json,
   ],
 };

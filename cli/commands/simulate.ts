@@ -1,6 +1,6 @@
 import { analyze } from '../../core/analyze';
 import { buildReport, reportJsonChunks, reportTextChunks, waitCount } from '../../core/report';
-import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE } from '../args';
+import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { Input, isScenarioPath, loadInput } from '../input';
 import { checkTraceOutputs, writeHtmlFile, writeTraceOutputs } from '../output';
@@ -32,7 +32,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 /** The input, a scenario simulated with the options `simulate` and `report` share. */
 export function loadAnalysisInput(file: string, io: CliIo, args: ReturnType<typeof parseArgs>): Promise<Input> {
-  return loadInput(file, io, { profile: flagString(args, 'profile'), maxSteps: flagString(args, 'max-steps') });
+  return loadInput(file, io, {
+    profile: flagString(args, 'profile'),
+    maxSteps: flagString(args, 'max-steps'),
+    userCode: userCodeFlag(args),
+  });
 }
 
 /** Shared by `simulate` and `run`: analyze, print, and write --out / --html. */

@@ -19,6 +19,7 @@ import {
 } from '../trace/model';
 import { ReleaseRule } from '../trace/release';
 import { CaptureSites } from './capture-sites';
+import type { UserCode } from './python-sites';
 import { LaneOrder } from '../trace/lane-order';
 import { isAsyncApi } from './cuda-api';
 import { copyKindOf, hostMemoryOf, kernelName, NOT_READY, statusName } from './capture-names';
@@ -41,6 +42,8 @@ import {
 export interface CaptureOptions {
   /** What was captured (the command line), for meta.scenario.name. */
   name?: string;
+  /** Paths added to or taken out of the user's code, for the calls' sites. */
+  userCode?: UserCode;
 }
 
 /** A slow launch waited for room in the launch queue (S19) only with this many ops still queued. */
@@ -152,7 +155,7 @@ class Converter {
     private readonly raw: RawCapture,
     private readonly opts: CaptureOptions,
   ) {
-    this.sites = new CaptureSites(raw, this.b.sites);
+    this.sites = new CaptureSites(raw, this.b.sites, opts.userCode);
     this.calls = [...raw.calls].sort(
       (a, b) => a.begin - b.begin || a.thread - b.thread || a.correlationId - b.correlationId,
     );

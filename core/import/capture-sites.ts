@@ -4,7 +4,7 @@
 // with the site. The user-frame rule is the one the profiler import uses (python-sites.ts).
 import type { CallSite, SourceFrame } from '../trace/model';
 import type { RawCapture } from './capture-raw';
-import { isUserFile, MAX_STACK, SiteTable } from './python-sites';
+import { isUserFile, MAX_STACK, SiteTable, type UserCode } from './python-sites';
 
 export class CaptureSites {
   private readonly table: SiteTable;
@@ -16,8 +16,9 @@ export class CaptureSites {
   constructor(
     private readonly raw: RawCapture,
     sites: CallSite[],
+    private readonly userCode?: UserCode,
   ) {
-    this.table = new SiteTable(sites, () => '');
+    this.table = new SiteTable(sites, () => '', userCode);
   }
 
   /** The site (an index into the trace's sites) of a call made with raw stack `id`; undefined for none. */
@@ -41,7 +42,7 @@ export class CaptureSites {
       const frame = this.raw.pyFrames.get(f);
       if (frame) frames.push({ file: frame.file, line: frame.line, function: frame.function });
     }
-    const user = frames.findIndex((f) => isUserFile(f.file));
+    const user = frames.findIndex((f) => isUserFile(f.file, this.userCode));
     return frames.slice(0, Math.max(MAX_STACK, user + 1));
   }
 

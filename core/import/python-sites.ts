@@ -32,12 +32,52 @@ const STDLIB = new Set(
 );
 
 /**
+ * Paths the user adds to their own code or takes out of it (`--user-code`, the
+ * `syncscope.userCode` setting): a file under one of them is the user's, or not, whatever the
+ * rule below says. The longest path that holds the file decides; on a tie, taking out wins.
+ */
+export interface UserCode {
+  add: readonly string[];
+  remove: readonly string[];
+}
+
+/**
+ * `+/srv/app/vendored_lib,-/srv/app/third_party`: paths to add (`+`, or no sign) and to take out
+ * (`-`), separated by commas; the reason it is not one, as a string.
+ */
+export function parseUserCode(text: string): UserCode | string {
+  const add: string[] = [];
+  const remove: string[] = [];
+  for (const part of text.split(',')) {
+    const path = part.trim().replace(/^[+-]/, '').trim();
+    if (!path) return `"${part}" names no path; expected paths, each with + to add it or - to take it out`;
+    (part.trim().startsWith('-') ? remove : add).push(path);
+  }
+  return { add, remove };
+}
+
+/** The length of the longest of `paths` that holds `file` (the path itself, or a folder above it); -1 for none. */
+function longestHolding(file: string, paths: readonly string[]): number {
+  let best = -1;
+  for (const raw of paths) {
+    const p = raw.replace(/\\/g, '/').replace(/\/+$/, '');
+    if ((file === p || file.startsWith(p + '/')) && p.length > best) best = p.length;
+  }
+  return best;
+}
+
+/**
  * The user-frame rule: a frame is the user's unless its file is under site-packages or
  * dist-packages, inside torch's own package, in Python's standard library, a `<frozen ...>` or
- * `<string>` pseudo-file, or the launcher.
+ * `<string>` pseudo-file, or the launcher; paths the user added or took out come first.
  */
-export function isUserFile(file: string): boolean {
+export function isUserFile(file: string, userCode?: UserCode): boolean {
   const f = file.replace(/\\/g, '/');
+  if (userCode) {
+    const add = longestHolding(f, userCode.add);
+    const remove = longestHolding(f, userCode.remove);
+    if (add >= 0 || remove >= 0) return add > remove;
+  }
   if (f === '' || f.startsWith('<')) return false;
   if (/(^|\/)(site|dist)-packages\//.test(f)) return false;
   if (/(^|\/)lib\/python\d+(\.\d+)?t?\//.test(f)) return false;
@@ -47,6 +87,27 @@ export function isUserFile(file: string): boolean {
   // Relative: Kineto stripped the sys.path entry, so the first component names the package.
   const first = f.split('/')[0].replace(/\.py$/, '');
   return first !== 'torch' && !STDLIB.has(first);
+}
+
+/**
+ * What a Kineto python_function frame is to the launcher that `syncscope profile` runs scripts under:
+ * - `chain`: the frames that run the user's script (the launcher's `<module>`, `main` and
+ *   `run_script`, and the `runpy` frames they call), and `exec`, the last of them, which runs the
+ *   script itself: hidden, and of what they enclose only the script is the user's program;
+ * - `wrapper`: the wrapper around a synchronizing method: hidden, and what it calls is the user's;
+ * - `own`: the launcher's own work (profiler control, call-site marks, learning lines): hidden with
+ *   every Python frame inside it;
+ * - undefined: not the launcher's. `runpy` and `exec` frames are the chain's only at the top of a
+ *   thread, before any Python frame that is shown: `topOfThread` says whether that is where `name` is.
+ */
+export type LauncherRole = 'chain' | 'exec' | 'wrapper' | 'own';
+export function launcherRole(name: string, topOfThread: boolean): LauncherRole | undefined {
+  if (topOfThread && name === '<built-in function exec>') return 'exec';
+  if (topOfThread && /^(<frozen runpy>|(.*\/)?runpy\.py)\(/.test(name)) return 'chain';
+  const m = /^(?:.*\/)?([^/]+)\(\d+\): (.*)$/.exec(name);
+  if (!m || m[1] !== LAUNCHER) return undefined;
+  if (m[2] === 'wrapper') return 'wrapper';
+  return m[2] === '<module>' || m[2] === 'main' || m[2] === 'run_script' ? 'chain' : 'own';
 }
 
 /** A Kineto python_function name, `file(line): function`; built-in calls (`<built-in method ...>`) are not frames. */
@@ -101,6 +162,7 @@ export class SiteTable {
   constructor(
     readonly sites: CallSite[],
     private readonly nameOf: (id: number) => string,
+    private readonly userCode?: UserCode,
   ) {}
 
   /** The node for `node`'s stack with the python_function named by string id `name` entered inside it. */
@@ -134,7 +196,7 @@ export class SiteTable {
 
   /** A site from a whole stack, innermost first; -1 when no frame of it is the user's. */
   add(stack: SourceFrame[], precision: CallSite['precision']): number {
-    const frame = stack.find((f) => isUserFile(f.file));
+    const frame = stack.find((f) => isUserFile(f.file, this.userCode));
     if (!frame) return -1;
     const key = precision + '\n' + stack.map((f) => `${f.file}\n${f.line}\n${f.function}`).join('\n');
     let i = this.byKey.get(key);

@@ -12,7 +12,7 @@ import { corrIndex } from './corr-index';
 import { resolveWaits, Sync } from './pytorch-waits';
 import { inferReleases } from './pytorch-infer';
 import { attachMarkers, Marker, SiteMarkers } from './pytorch-markers';
-import { SITE_MARKER, SiteTable } from './python-sites';
+import { launcherRole, SITE_MARKER, SiteTable, type LauncherRole, type UserCode } from './python-sites';
 
 /** A name or kind from the trace as text: only strings and numbers are names; an object (which may
  * carry its own `toString`) is not converted. */
@@ -29,6 +29,8 @@ export interface ImportOptions {
   decodeUtf8?: Utf8Decoder;
   /** The file's name, for error messages. */
   file?: string;
+  /** Paths added to or taken out of the user's code, for the calls' sites. */
+  userCode?: UserCode;
   /**
    * Saved traces only: false when the caller can read the document again. The reader then keeps
    * none of it, and a document that fails a check throws ReadAgain (see saved.ts).
@@ -123,7 +125,7 @@ export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
     push: (chunk) => scanner.push(chunk),
     finish() {
       const root = scanner.finish();
-      return build(staging.staged(root, scanner.events));
+      return build(staging.staged(root, scanner.events), opts.userCode);
     },
   };
 }
@@ -285,7 +287,7 @@ function sortedRows(count: number, cmp: (a: number, b: number) => number): numbe
   return order.sort((a, c) => cmp(a, c) || a - c);
 }
 
-function build(s: Staged): Trace {
+function build(s: Staged, userCode?: UserCode): Trace {
   const { host, gpu } = s;
   let apiCalls = 0;
   for (let i = 0; i < host.count; i++) apiCalls += host.context[i] === API ? 1 : 0;
@@ -305,7 +307,7 @@ function build(s: Staged): Trace {
     (op) => ops.lane[op],
     (op) => b.lanes[ops.lane[op]].device,
   );
-  const sites = new SiteTable(b.sites, (id) => b.strings.get(id));
+  const sites = new SiteTable(b.sites, (id) => b.strings.get(id), userCode);
   const { callCorr, callByCorr } = addCalls(b, host, lanes.laneMap, t0, maxCorr, sites);
 
   // Launch edges, then stream order.
@@ -401,6 +403,21 @@ function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: nu
 }
 
 /**
+ * Which Python frames inside a frame are shown: all (`shown`); none (`own`, the launcher's own
+ * work); inside the frames that run the user's script (`chain`), only the chain's next frames; and
+ * inside its `exec` (`exec`), the script.
+ */
+type LauncherMode = 'shown' | 'own' | 'chain' | 'exec';
+
+/** The mode of a Python frame with the launcher role `role` inside a frame of mode `mode`; undefined where it is shown. */
+function hiddenFrame(mode: LauncherMode, role: LauncherRole | undefined): LauncherMode | undefined {
+  if (mode === 'own' || role === 'own') return 'own';
+  if (role === 'wrapper') return mode;
+  if (role === 'chain' || role === 'exec') return role;
+  return mode === 'chain' ? 'own' : undefined;
+}
+
+/**
  * Calls in time order; on one thread an enclosing op comes before what it encloses. A call
  * inside a context (a profiler range) names it, joined with the contexts around it, and its site
  * is that of the Python frames around it.
@@ -420,7 +437,12 @@ function addCalls(
       Math.min(host.context[y], 1) - Math.min(host.context[x], 1) ||
       host.end[y] - host.end[x],
   );
-  const stacks = new Map<number, { end: number; joined: number; frames: number }[]>();
+  // `shown`: the calls on the stack that are in the trace (the launcher's hidden frames are not), of
+  // them `shownPython` Python frames; `python`: which Python frames inside are shown (LauncherMode).
+  const stacks = new Map<
+    number,
+    { end: number; joined: number; frames: number; shown: number; shownPython: number; python: LauncherMode }[]
+  >();
   const kindOfName = new Map<number, CallKind>();
   // "outer > name" string ids by (outer, name), so that each context is joined and interned once.
   const joined = new Map<number, number>();
@@ -434,6 +456,13 @@ function addCalls(
     }
     return id;
   };
+  // By name id, twice (at the top of a thread, and below a frame that is shown): what the frame is to the launcher.
+  const roles = new Map<number, LauncherRole | undefined>();
+  const roleOf = (name: number, topOfThread: boolean) => {
+    const key = name * 2 + (topOfThread ? 1 : 0);
+    if (!roles.has(key)) roles.set(key, launcherRole(b.strings.get(name), topOfThread));
+    return roles.get(key);
+  };
   const callByCorr = corrIndex(maxCorr, host.count);
   const callCorr = new Float64Array(host.count);
   for (const r of callOrder) {
@@ -441,17 +470,36 @@ function addCalls(
     let stack = stacks.get(laneId);
     if (!stack) stacks.set(laneId, (stack = []));
     while (stack.length && stack[stack.length - 1].end <= host.begin[r]) stack.pop();
-    const top = stack.length ? stack[stack.length - 1].joined : 0;
-    const frames = stack.length ? stack[stack.length - 1].frames : 0;
+    const outer = stack.length ? stack[stack.length - 1] : undefined;
+    const top = outer?.joined ?? 0;
+    const frames = outer?.frames ?? 0;
+    const shown = outer?.shown ?? 0;
+    const shownPython = outer?.shownPython ?? 0;
+    const python = host.context[r] === PYTHON;
+    const mode = outer?.python ?? 'shown';
+    const hidden = python ? hiddenFrame(mode, roleOf(host.name[r], shownPython === 0)) : undefined;
+    if (hidden) {
+      // The launcher's frames are nowhere in the trace: not on a lane, in a context or in a site.
+      stack.push({ end: host.end[r], joined: top, frames, shown, shownPython, python: hidden });
+      continue;
+    }
     const begin = host.begin[r] - t0;
     const end = host.end[r] - t0;
     let id: number;
     if (host.context[r]) {
-      id = b.call({ lane: laneId, kind: 'context', begin, end, depth: Math.min(stack.length, 255) });
+      id = b.call({ lane: laneId, kind: 'context', begin, end, depth: Math.min(shown, 255) });
       // Python frames make the call's site, not its context: a joined stack would grow with its depth.
-      const python = host.context[r] === PYTHON;
       const inner = python ? sites.enter(frames, host.name[r]) : frames;
-      stack.push({ end: host.end[r], joined: python ? top : join(top, host.name[r]), frames: inner });
+      stack.push({
+        end: host.end[r],
+        joined: python ? top : join(top, host.name[r]),
+        frames: inner,
+        shown: shown + 1,
+        shownPython: shownPython + (python ? 1 : 0),
+        // A range may begin inside the launcher's own work and outlast it (ProfilerStep#0 begins inside
+        // the profiler's start): inside it, the chain to the script is still followed.
+        python: python ? 'shown' : mode === 'own' ? 'chain' : mode,
+      });
     } else {
       let kind = kindOfName.get(host.name[r]);
       if (kind === undefined) kindOfName.set(host.name[r], (kind = callKindOf(b.strings.get(host.name[r]))));

@@ -60,7 +60,7 @@ test('an unknown option exits 2 with the message, then the usage line', async ()
   assert.equal(r.code, 2);
   assert.equal(
     r.stderr,
-    'syncscope report: unknown option --jsn (options: --profile, --max-steps, --group, --json)\nusage: syncscope report <scenario|trace> [options]\n',
+    'syncscope report: unknown option --jsn (options: --profile, --max-steps, --group, --user-code, --json)\nusage: syncscope report <scenario|trace> [options]\n',
   );
   const capture = await runCli(['capture', '--bogus', '--', 'true']);
   assert.equal(capture.code, 2);

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { importCapture } from '../../core/import/capture-convert';
 import { ImportError } from '../../core/import/scan';
+import { isUserFile, parseUserCode, type UserCode } from '../../core/import/python-sites';
 import { analyze } from '../../core/analyze';
 import { buildReport, formatReport } from '../../core/report';
 import { callSite, str, type Trace } from '../../core/trace/model';
@@ -174,5 +175,43 @@ test('a call naming a Python stack the stream does not hold is a corrupt capture
     (e: unknown) =>
       e instanceof ImportError &&
       e.message === 'raw capture corrupt: call 1 names Python stack 7, which the stream does not hold',
+  );
+});
+
+test("--user-code: a path added to the user's code holds the line, and a path taken out gives it up", () => {
+  const bytes = trainingStep().bytes();
+  const siteOfSync = (userCode?: UserCode) => {
+    const t = importCapture(bytes, { userCode });
+    return where(t, callsNamed(t, 'cudaStreamSynchronize')[0]);
+  };
+  assert.equal(siteOfSync(), 'train.py:24 line');
+  // The GradScaler's own folder made the user's: its innermost frame there is the line.
+  assert.equal(
+    siteOfSync({ add: ['/usr/lib/python3/dist-packages/torch/amp'], remove: [] }),
+    'grad_scaler.py:380 line',
+  );
+  // The project taken out: no frame is left that is the user's.
+  assert.equal(siteOfSync({ add: [], remove: ['/home/ada/proj/'] }), undefined);
+  // The longer path decides: torch/amp added inside a removed torch.
+  assert.equal(
+    siteOfSync({ add: ['/usr/lib/python3/dist-packages/torch/amp'], remove: ['/usr/lib/python3/dist-packages/torch'] }),
+    'grad_scaler.py:380 line',
+  );
+});
+
+test('parseUserCode reads + and - paths, and says what is wrong with an empty one', () => {
+  assert.deepEqual(parseUserCode('+/srv/app/vendored, -/srv/app/third_party,/opt/lib'), {
+    add: ['/srv/app/vendored', '/opt/lib'],
+    remove: ['/srv/app/third_party'],
+  });
+  assert.equal(
+    parseUserCode('/srv/app,,-/x'),
+    '"" names no path; expected paths, each with + to add it or - to take it out',
+  );
+  assert.equal(isUserFile('/srv/app/x.py', { add: [], remove: ['/srv/app'] }), false);
+  assert.equal(
+    isUserFile('/srv/application/x.py', { add: [], remove: ['/srv/app'] }),
+    true,
+    'a prefix is a folder, not a name',
   );
 });

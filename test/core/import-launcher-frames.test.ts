@@ -1,0 +1,63 @@
+// `syncscope profile` runs a script under its launcher (python/syncscope_profile.py), whose Python
+// frames Kineto records with the script's: the ones that run the script, the wrappers around
+// synchronizing methods and the launcher's own work. None of them is the user's: none may appear
+// on a lane, in a context or in a site's stack. Traces recorded on an H200 (test/fixtures/torch/profile).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { importPytorch } from '../../core/import/pytorch';
+import { launcherRole } from '../../core/import/python-sites';
+import { CK, str, type Trace } from '../../core/trace/model';
+import { repoPath } from '../helpers/paths';
+
+const DIR = repoPath('test', 'fixtures', 'torch', 'profile');
+const LAUNCHER_OR_RUNNER = /syncscope_profile\.py|runpy|<built-in function exec>/;
+const load = (file: string): Trace => importPytorch(gunzipSync(readFileSync(`${DIR}/${file}`)));
+
+test("the launcher's frames are on no lane, in no context and in no site of a profiled script", () => {
+  const files = readdirSync(DIR).filter((f) => f.endsWith('.profile.json.gz'));
+  assert.equal(files.length, 6);
+  for (const file of files) {
+    const t = load(file);
+    const calls = [...Array(t.calls.count).keys()].map((i) => str(t, t.calls.name[i]));
+    assert.deepEqual(
+      calls.filter((n) => LAUNCHER_OR_RUNNER.test(n)),
+      [],
+      file,
+    );
+    const frames = t.sites.flatMap((s) => s.stack.map((f) => f.file));
+    assert.deepEqual(
+      frames.filter((f) => LAUNCHER_OR_RUNNER.test(f)),
+      [],
+      file,
+    );
+  }
+});
+
+test("a profiled script's main thread starts with its own <module>, under the profiler's step", () => {
+  const t = load('train_step.profile.json.gz');
+  const c = t.calls;
+  const outer: string[] = [];
+  for (let i = 0; i < c.count && outer.length < 2; i++)
+    if (c.lane[i] === 0 && c.kind[i] === CK.context && c.depth[i] <= 1)
+      outer.push(`${c.depth[i]} ${str(t, c.name[i])}`);
+  assert.deepEqual(outer, ['0 ProfilerStep#0', '1 train_step.py(0): <module>']);
+});
+
+test("launcherRole: each launcher frame's part, read from a recorded trace's names", () => {
+  const L = '/home/dev/syncscope/dist/syncscope_profile.py';
+  assert.equal(launcherRole(`${L}(429): <module>`, true), 'chain');
+  assert.equal(launcherRole(`${L}(413): main`, true), 'chain');
+  assert.equal(launcherRole(`${L}(346): run_script`, true), 'chain');
+  assert.equal(launcherRole('<frozen runpy>(262): run_path', true), 'chain');
+  assert.equal(launcherRole('<built-in function exec>', true), 'exec');
+  assert.equal(launcherRole(`${L}(112): wrapper`, false), 'wrapper');
+  assert.equal(launcherRole(`${L}(96): mark`, false), 'own');
+  assert.equal(launcherRole(`${L}(279): start`, true), 'own');
+  // runpy and exec below a frame of the user's are the user's own calls.
+  assert.equal(launcherRole('<frozen runpy>(262): run_path', false), undefined);
+  assert.equal(launcherRole('<built-in function exec>', false), undefined);
+  assert.equal(launcherRole('train_step.py(0): <module>', true), undefined);
+  assert.equal(launcherRole('/srv/app/my_syncscope_profile.py(3): main', true), undefined);
+});
