@@ -38,6 +38,9 @@ from urllib.parse import quote
 
 PREFIX = "syncscope-profile: "
 MARKER = "syncscope.site:"
+# Emitted just after a call whose line was learned from its warning, once the op had returned: the
+# importer gives it to the wait just before it, so the first wait at that line has its line too.
+MARKER_AFTER = "syncscope.after:"
 MARKER_SAFE = "/:,[]{}<>()' "
 MAX_FRAMES = 32
 SYNC_WARNING = "called a synchronizing CUDA operation"
@@ -93,12 +96,12 @@ class Sites:
         self.local = threading.local()
         self.lines = LineEvents(self)
 
-    def mark(self, frame):
+    def mark(self, frame, prefix=MARKER):
         stack = stack_of(frame)
         if stack:
             # Kineto writes event names into its JSON without escaping them: the marker's JSON is
             # percent-encoded, so that no quote or backslash of a path or name reaches the trace.
-            name = MARKER + quote(json.dumps({"stack": stack}, separators=(",", ":")), safe=MARKER_SAFE)
+            name = prefix + quote(json.dumps({"stack": stack}, separators=(",", ":")), safe=MARKER_SAFE)
             with self.record_function(name):
                 pass
 
@@ -142,6 +145,7 @@ class Sites:
         lines = self.known.setdefault(frame.f_code, set())
         if frame.f_lineno not in lines:
             lines.add(frame.f_lineno)
+            self.mark(frame, MARKER_AFTER)  # this first wait: its line, after the fact
             self.lines.watch(frame)
 
 

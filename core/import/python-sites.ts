@@ -10,6 +10,16 @@ const LAUNCHER = 'syncscope_profile.py';
 export const MAX_STACK = 32;
 /** The record_function name prefix of a call-site marker, followed by compact JSON. */
 export const SITE_MARKER = 'syncscope.site:';
+/**
+ * The prefix of a marker emitted just after a synchronizing call, where the launcher learned its
+ * line from torch's sync-debug warning (which reaches Python once the op has returned): the first
+ * wait at a line that no marker could precede.
+ */
+export const SITE_AFTER_MARKER = 'syncscope.after:';
+
+/** Whether a record_function name is a call-site marker, and which: before its call, or after it. */
+export const markerKind = (name: string): 'before' | 'after' | undefined =>
+  name.startsWith(SITE_MARKER) ? 'before' : name.startsWith(SITE_AFTER_MARKER) ? 'after' : undefined;
 
 /**
  * Top-level modules and packages of Python's standard library. Kineto writes a file relative to
@@ -123,7 +133,7 @@ export function parseFrame(name: string): SourceFrame | undefined {
 export function parseMarker(name: string): SourceFrame[] | string {
   let v: unknown;
   try {
-    v = JSON.parse(decodeURIComponent(name.slice(SITE_MARKER.length)));
+    v = JSON.parse(decodeURIComponent(name.slice(name.indexOf(':') + 1)));
   } catch {
     return 'not percent-encoded JSON';
   }

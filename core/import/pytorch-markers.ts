@@ -2,7 +2,9 @@
 // `syncscope.site:{"stack":[["file",line,"function"],...]}`, emitted on the calling thread just
 // before a synchronizing call. Each names the line of the waits inside the first call after it on
 // its thread, before its next marker (the framework op, or the runtime call itself); the marker
-// itself is not a call.
+// itself is not a call. A marker named `syncscope.after:` is emitted just after a call instead,
+// where the launcher learned its line only once the op had returned: it names the line of the
+// last wait before it on its thread, since the marker before it, that has no line yet.
 import { isWait, TraceBuilder } from '../trace/model';
 import { parseFrame, parseMarker, SiteTable } from './python-sites';
 
@@ -13,6 +15,8 @@ export interface Marker {
   time: number;
   /** String id of the record_function name. */
   name: number;
+  /** Emitted after its call (SITE_AFTER_MARKER), not before it. */
+  after: boolean;
 }
 
 export interface SiteMarkers {
@@ -31,7 +35,7 @@ export function attachMarkers(
   const counts: SiteMarkers = { malformed: 0, unjoined: 0 };
   if (!markers.length) return counts;
   // Per lane, markers in time order, each with its site (-1: malformed or no user frame).
-  const byLane = new Map<number, { time: number; site: number }[]>();
+  const byLane = new Map<number, { time: number; site: number; after: boolean }[]>();
   for (const m of markers) {
     const stack = parseMarker(b.strings.get(m.name));
     if (typeof stack === 'string') counts.malformed++;
@@ -39,7 +43,7 @@ export function attachMarkers(
     const lane = laneMap[m.lane];
     let list = byLane.get(lane);
     if (!list) byLane.set(lane, (list = []));
-    list.push({ time: m.time - t0, site });
+    list.push({ time: m.time - t0, site, after: m.after });
   }
   for (const list of byLane.values()) list.sort((x, y) => x.time - y.time);
 
@@ -61,6 +65,10 @@ export function attachMarkers(
     let k = 0;
     for (let n = 0; n < list.length; n++) {
       const m = list[n];
+      if (m.after) {
+        if (!attachAfter(b, sites, calls, m, list[n - 1]?.time ?? -Infinity)) counts.unjoined++;
+        continue;
+      }
       while (k < calls.length && c.begin[calls[k]] < m.time) k++;
       let joinedAny = false;
       // A call after the lane's next marker is that marker's.
@@ -76,6 +84,31 @@ export function attachMarkers(
     }
   }
   return counts;
+}
+
+/**
+ * An after-marker's site goes to the wait on its lane that ended last before it, after the marker
+ * before it (`since`), among those without a line: the op that synchronized returned just before
+ * the launcher learned its line. Whether a wait took it.
+ */
+function attachAfter(
+  b: TraceBuilder,
+  sites: SiteTable,
+  calls: number[],
+  m: { time: number; site: number },
+  since: number,
+): boolean {
+  const c = b.calls.cols;
+  let last = -1;
+  for (const i of calls) {
+    if (c.begin[i] >= m.time) break;
+    if (c.end[i] > m.time || c.end[i] <= since || !isWait({ calls: c }, i)) continue;
+    if (c.site[i] > 0 && sites.sites[c.site[i] - 1].precision === 'line') continue;
+    if (last < 0 || c.end[i] >= c.end[last]) last = i;
+  }
+  if (last < 0) return false;
+  if (m.site >= 0) c.site[last] = m.site + 1;
+  return true;
 }
 
 /** String ids of Kineto python_function names: `file(line): function`, and built-in calls. */

@@ -12,7 +12,7 @@ import { corrIndex } from './corr-index';
 import { resolveWaits, Sync } from './pytorch-waits';
 import { inferReleases } from './pytorch-infer';
 import { attachMarkers, Marker, SiteMarkers } from './pytorch-markers';
-import { launcherRole, SITE_MARKER, SiteTable, type LauncherRole, type UserCode } from './python-sites';
+import { launcherRole, markerKind, SITE_MARKER, SiteTable, type LauncherRole, type UserCode } from './python-sites';
 
 /** A name or kind from the trace as text: only strings and numbers are names; an object (which may
  * carry its own `toString`) is not converted. */
@@ -188,8 +188,13 @@ class Staging {
     const name = this.strings.id(textOf(e.name));
     const corr = num(args.correlation, -1);
     if (cat === 'sync') this.sync(e, args, corr);
-    else if (cat === 'context' && this.strings.get(name).startsWith(SITE_MARKER))
-      this.markers.push({ lane: this.lane(true, num(e.pid, 0), num(e.tid, 0)), time: begin, name });
+    else if (cat === 'context' && markerKind(this.strings.get(name)))
+      this.markers.push({
+        lane: this.lane(true, num(e.pid, 0), num(e.tid, 0)),
+        time: begin,
+        name,
+        after: markerKind(this.strings.get(name)) === 'after',
+      });
     else if (cat === 'api' || cat === 'context' || cat === 'python')
       this.call(e, cat === 'api' ? API : cat === 'context' ? CONTEXT : PYTHON, begin, end, name, corr);
     else this.op(e, args, cat, begin, end, name, corr);

@@ -301,3 +301,42 @@ test("syncscope profile: train_step.py's per-step .item() waits are at line 25, 
   assert.equal(byLine.get('train_step.py:20')?.length, 9);
   assert.equal(byLine.get('train_step.py:12')?.length, 5);
 });
+
+const afterMarker = (line: number, ts: number) =>
+  ev('user_annotation', 'syncscope.after:' + JSON.stringify({ stack: [['/home/me/train.py', line, 'loop']] }), ts, 0);
+
+test('an after-marker gives its line to the last wait before it that has none: the first wait at a line learned from a warning', () => {
+  const t = importPytorch(
+    JSON.stringify({
+      traceEvents: [
+        ev('python_function', '/home/me/train.py(8): loop', 0, 200),
+        // Line 11's first run: torch's warning teaches the launcher its line once nonzero returned.
+        ev('cpu_op', 'aten::nonzero', 10, 30),
+        ev('cuda_runtime', 'cudaMemcpyAsync', 12, 5, { correlation: 1 }),
+        ev('cuda_runtime', 'cudaStreamSynchronize', 20, 10, { correlation: 2 }),
+        afterMarker(11, 41),
+        // Its second run: marked before.
+        marker(11, 49),
+        ev('cpu_op', 'aten::nonzero', 50, 30),
+        ev('cuda_runtime', 'cudaStreamSynchronize', 60, 10, { correlation: 3 }),
+        // A wait no warning follows, then line 13's first run.
+        ev('cuda_runtime', 'cudaDeviceSynchronize', 100, 5, { correlation: 4 }),
+        ev('cpu_op', 'aten::masked_select', 110, 30),
+        ev('cuda_runtime', 'cudaStreamSynchronize', 120, 10, { correlation: 5 }),
+        afterMarker(13, 150),
+      ],
+    }),
+  );
+  const waits: string[] = [];
+  for (let i = 0; i < t.calls.count; i++) {
+    if (!isWait(t, i)) continue;
+    const s = callSite(t, i);
+    waits.push(`${t.calls.begin[i] / 1000} ${str(t, t.calls.name[i])} ${s?.frame.line}:${s?.precision}`);
+  }
+  assert.deepEqual(waits, [
+    '20 cudaStreamSynchronize 11:line',
+    '60 cudaStreamSynchronize 11:line',
+    '100 cudaDeviceSynchronize 8:function',
+    '120 cudaStreamSynchronize 13:line',
+  ]);
+});
