@@ -545,9 +545,11 @@ class Converter {
     const begin = this.t(c.begin);
     const end = this.t(c.end);
     const site = this.sites.siteOf(c.pyStack);
+    const context = this.sites.contextOf(c.pyStack);
     const add = (kind: CallKind, init: Partial<CallInit> = {}): number =>
       this.b.call({
         site,
+        context,
         lane: this.thread(c.thread),
         kind,
         name,

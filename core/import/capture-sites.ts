@@ -8,8 +8,9 @@ import { isUserFile, MAX_STACK, SiteTable, type UserCode } from './python-sites'
 
 export class CaptureSites {
   private readonly table: SiteTable;
-  /** Raw stack id -> site index, -1 where no frame is the user's. */
+  /** Raw stack id -> site index, -1 where no frame is the user's; and the library calls inside its user frame. */
   private readonly byStack = new Map<number, number>();
+  private readonly apiByStack = new Map<number, string | undefined>();
   private withStack = 0;
   private atUserLine = 0;
 
@@ -33,6 +34,22 @@ export class CaptureSites {
     if (site < 0) return undefined;
     this.atUserLine++;
     return site;
+  }
+
+  /**
+   * The library API the user's line called, as the call's context: the frames inside the stack's
+   * innermost user frame, outermost first ("GradScaler.step > GradScaler._maybe_opt_step"); none
+   * where the user's frame is innermost (a C method such as Tensor.item has no Python frame).
+   */
+  contextOf(id: number): string | undefined {
+    if (id === 0) return undefined;
+    if (!this.apiByStack.has(id)) {
+      const frames = this.frames(id);
+      const user = frames.findIndex((f) => isUserFile(f.file, this.userCode));
+      const inside = user > 0 ? frames.slice(0, user).reverse() : [];
+      this.apiByStack.set(id, inside.length ? inside.map((f) => f.function).join(' > ') : undefined);
+    }
+    return this.apiByStack.get(id);
   }
 
   /** The stack's readable frames, innermost first: at most MAX_STACK, or up to its innermost user frame if deeper. */

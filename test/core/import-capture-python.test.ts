@@ -107,6 +107,8 @@ test("S16: the report names the releasing op's launch line, in words and in JSON
   assert.ok(wait);
   assert.equal(wait.blockedNs, 290_000);
   assert.deepEqual(wait.source, { file: TRAIN, line: 24, function: 'step', precision: 'line' });
+  // The library API the user's line called, outermost first.
+  assert.equal(wait.context, 'GradScaler.step > GradScaler._maybe_opt_step');
   assert.equal(wait.releasedBy?.length, 1);
   const [by] = wait.releasedBy!;
   assert.equal(by.name, 'multi_tensor_apply_kernel');
@@ -150,6 +152,7 @@ test('a wait released by an op that a thread without Python launched names the o
   const [wait] = buildReport(t, analyze(t)).waits;
   assert.deepEqual(wait.source, { file: TRAIN, line: 22, function: 'step', precision: 'line' });
   assert.deepEqual(wait.releasedBy, [{ op: 0, name: 'ampere_sgemm_128x64_tn', stream: 'stream 1', how: 'exact' }]);
+  assert.equal(wait.context, undefined, "a call from the user's own line (a C method, .item()) has no library API");
 });
 
 test('a capture whose Python could not be read says why in the trace, and its calls have no line', () => {
