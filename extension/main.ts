@@ -8,7 +8,7 @@ import { Gpu } from './gpu';
 import { TIMELINE_VIEW_TYPE, TimelinePanels } from './panels';
 import { Runs, UserFacingError } from './runs';
 import { ScenarioLenses, SCENARIO_SELECTOR, watchScenarios } from './scenarioFeatures';
-import { PYTHON_SELECTOR, SourceLines } from './sourceLines';
+import { profiledScript, PYTHON_SELECTOR, SourceLines } from './sourceLines';
 import { BackendStatus } from './statusBar';
 import { PROFILER_EDITOR, TRACE_EDITOR, TraceEditorProvider } from './traceEditor';
 import { registerWhatIf } from './whatifCommand';
@@ -29,7 +29,9 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
   const diagnostics = new ScenarioDiagnostics();
   const runs = new Runs(gpu, diagnostics, log);
   const panels = new TimelinePanels(context, runs, log, reportError);
-  const editors = new TraceEditorProvider(context.extensionUri, runs, log);
+  const editors = new TraceEditorProvider(context.extensionUri, runs, log, (trace) =>
+    profiledScript(context.workspaceState, trace.fsPath),
+  );
   const sourceLines = new SourceLines(context.workspaceState, runs, editors, log);
   const gpuAllowed = (): boolean => vscode.workspace.isTrusted && gpuState !== 'absent';
   let gpuState: 'unknown' | 'present' | 'absent' = 'unknown';

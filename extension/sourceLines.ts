@@ -45,6 +45,15 @@ interface Loaded {
 
 export const textHash = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+const profilesIn = (state: vscode.Memento): Record<string, ProfileRecord> =>
+  state.get<Record<string, ProfileRecord>>(PROFILES_KEY) ?? {};
+
+/** The script whose last profile is the trace file `trace`, if the editor profiled it. */
+export function profiledScript(state: vscode.Memento, trace: string): string | undefined {
+  const profiles = profilesIn(state);
+  return Object.keys(profiles).find((script) => profiles[script].trace === trace);
+}
+
 export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
   /** By trace URI, oldest first: the newest trace naming a file is the one shown for it. */
   private readonly loaded = new Map<string, Loaded>();
@@ -73,7 +82,7 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
   }
 
   private get profiles(): Record<string, ProfileRecord> {
-    return this.state.get<Record<string, ProfileRecord>>(PROFILES_KEY) ?? {};
+    return profilesIn(this.state);
   }
 
   /** Remembers a script's new profile (replacing its last one) and shows it. */

@@ -1,7 +1,8 @@
-// Opens a file of the user's program named by an imported trace (the details pane's Source link).
+// Opens a file of the user's program named by an imported trace (the details pane's Source link),
+// only inside the workspace folders or the profiled script's folder (logic/sourceFile.ts).
 import * as vscode from 'vscode';
 import { statSync } from 'node:fs';
-import { findSourceFile } from './logic/sourceFile';
+import { sourceToOpen } from './logic/sourceFile';
 
 const isFile = (path: string): boolean => {
   try {
@@ -11,19 +12,18 @@ const isFile = (path: string): boolean => {
   }
 };
 
-/** Opens `file` at a 1-based `line` (0: its top), or says why it cannot. */
-export async function openSource(file: string, line: number): Promise<void> {
+/** Opens `file` at a 1-based `line` (0: its top), or says why it does not; `scriptRoots`: folders besides the workspace's. */
+export async function openSource(file: string, line: number, scriptRoots: readonly string[] = []): Promise<void> {
   const roots = (vscode.workspace.workspaceFolders ?? [])
     .filter((f) => f.uri.scheme === 'file')
-    .map((f) => f.uri.fsPath);
-  const found = findSourceFile(file, roots, isFile);
-  if (!found) {
-    void vscode.window.showWarningMessage(
-      `Syncscope: ${file}: not found, neither at that path nor under the workspace folders; open the folder the profile was made in`,
-    );
+    .map((f) => f.uri.fsPath)
+    .concat(scriptRoots);
+  const choice = sourceToOpen(file, roots, isFile);
+  if ('refused' in choice) {
+    void vscode.window.showWarningMessage(`Syncscope: ${choice.refused}`);
     return;
   }
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(found));
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(choice.path));
   const pos = new vscode.Position(Math.min(Math.max(line - 1, 0), Math.max(doc.lineCount - 1, 0)), 0);
   const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false });
   editor.selection = new vscode.Selection(pos, pos);

@@ -62,6 +62,8 @@ export class TimelinePanel implements vscode.Disposable {
       selected?: (call?: number, op?: number) => void;
       simulateFix?: (finding: number) => void;
       openScenario?: () => void;
+      /** Folders besides the workspace's whose files the page's source links may open: the profiled script's. */
+      sourceRoots?: () => readonly string[];
       /** The page brought another time range into view. */
       viewed?: (range: [number, number]) => void;
       /** Replaces the webview that stayed blank with a new one (whose view is `attempt` + 1). */
@@ -166,7 +168,7 @@ export class TimelinePanel implements vscode.Disposable {
       case 'openSource':
         // From the page: only a string and a finite line are taken.
         if (typeof m.file === 'string' && Number.isFinite(m.line))
-          openSource(m.file, m.line).catch((e: unknown) =>
+          openSource(m.file, m.line, this.handlers.sourceRoots?.()).catch((e: unknown) =>
             this.handlers.log.warn(`could not open ${m.file}: ${e instanceof Error ? e.message : String(e)}`),
           );
         break;

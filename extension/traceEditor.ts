@@ -1,6 +1,7 @@
 // Read-only custom editors: saved Syncscope traces (`*.syncscope.json`, the default editor) and
 // profiler traces ("Open With…"). Viewing needs no trust: nothing is executed.
 import * as vscode from 'vscode';
+import { dirname } from 'node:path';
 import { isContainedRelativePath } from './logic/paths';
 import { revealSource } from './panels';
 import type { Runs } from './runs';
@@ -27,6 +28,8 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     private readonly extensionUri: vscode.Uri,
     private readonly runs: Runs,
     private readonly log: vscode.LogOutputChannel,
+    /** The script a trace file is the profile of, if the editor profiled it (sourceLines.ts). */
+    private readonly scriptOf: (trace: vscode.Uri) => string | undefined = () => undefined,
   ) {}
 
   openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
@@ -58,6 +61,10 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
           revealSource(vscode.Uri.joinPath(document.uri, '..', scenario), line, column).catch((e: unknown) =>
             this.log.warn(`cannot show ${scenario}: ${(e as Error).message}`),
           );
+        },
+        sourceRoots: () => {
+          const script = this.scriptOf(document.uri);
+          return script ? [dirname(script)] : [];
         },
         simulateFix: (finding) => void vscode.commands.executeCommand(SIMULATE_FIX, document.uri, finding),
         openScenario: () => void vscode.commands.executeCommand(OPEN_AS_SCENARIO, document.uri),

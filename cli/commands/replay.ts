@@ -1,4 +1,5 @@
 import { h200 } from '../../core/simulate/profile';
+import { escapeControlsKeepLines } from '../../core/terminal';
 import { formatNs } from '../../core/units';
 import {
   LONG_WAIT_NS,
@@ -48,7 +49,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(args, 'trace file');
   const { trace } = await loadInput(file, io);
   const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
-  const r = replay(trace, profile, windowOf(args, trace));
+  const r = replay(trace, profile, windowOf(args, trace, file, 'replay'));
   const lines = [`${file}: replayed with the ${profile.name} profile`, 'Host threads (span measured -> replayed):'];
   for (const s of r.spans)
     lines.push(
@@ -67,6 +68,6 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     );
   if (r.scenario.marked)
     lines.push(`${r.scenario.marked} steps were marked in the scenario (syncscope scenario shows why)`);
-  io.stdout(lines.join('\n') + '\n');
+  io.stdout(escapeControlsKeepLines(lines.join('\n')) + '\n');
   return EXIT.ok;
 }

@@ -1,5 +1,6 @@
 import { analyze } from '../../core/analyze';
 import { h200 } from '../../core/simulate/profile';
+import { escapeControlsKeepLines } from '../../core/terminal';
 import { formatNs } from '../../core/units';
 import { whatIf, type FixResult } from '../../core/whatif/fixes';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
@@ -53,7 +54,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--fix ${fix}: expected finding numbers as in F1,F3 (report lists the findings in order)`);
   const { trace } = await loadInput(file, io);
   const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
-  const results = whatIf(trace, profile, ids, windowOf(args, trace));
+  const results = whatIf(trace, profile, ids, windowOf(args, trace, file, 'simulate'));
   if (ids !== 'all') {
     const missing = ids.filter((id) => !results.some((r) => r.id === id));
     const n = analyze(trace).findings.length;
@@ -65,6 +66,6 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const lines = [`${file}: fixes simulated with the ${profile.name} profile`];
   if (!results.length) lines.push('no finding with a fix');
   for (const r of results) lines.push(...describe(r));
-  io.stdout(lines.join('\n') + '\n');
+  io.stdout(escapeControlsKeepLines(lines.join('\n')) + '\n');
   return EXIT.ok;
 }

@@ -2,6 +2,7 @@
 // a type, a length and a body (native/capture/src/raw_format.h, docs/capture.md). Every way the
 // bytes can be wrong is an ImportError that says what was wrong and at which byte.
 import { ImportError } from './scan';
+import { isFrameLine, MAX_SOURCE_LINE } from '../trace/model';
 
 export const RAW_MAGIC = 'SYNCCAP1';
 export const RAW_VERSION = 1;
@@ -380,19 +381,21 @@ const HOST_DECODERS: Record<number, BodyDecoder<Decoding>> = {
   },
   [RECORD.python]: (r, d, b, n) => {
     const status = PYTHON_STATUS[r.u32(b)];
-    if (!status)
-      throw new ImportError(`raw capture corrupt: Python status ${r.u32(b)} at byte ${b} is not one of 0 to 3`, b);
+    if (!status) throw new ImportError(`raw capture corrupt: Python status ${r.u32(b)} is not one of 0 to 3`, b);
     d.raw.python = { status, hexVersion: r.u32(b + 4), unreadable: r.u32(b + 8), text: r.text(b + 12, n - 12) };
   },
   [RECORD.pyFrame]: (r, d, b, n) => {
     const fileBytes = r.u32(b + 12);
     if (fileBytes > n - 16)
+      throw new ImportError(`raw capture corrupt: a Python frame names a file of ${fileBytes} bytes in ${n - 16}`, b);
+    const line = r.u32(b + 4);
+    if (!isFrameLine(line))
       throw new ImportError(
-        `raw capture corrupt: the Python frame at byte ${b} names a file of ${fileBytes} bytes in ${n - 16}`,
+        `raw capture corrupt: a Python frame is at line ${line}; expected 0 (unknown) to ${MAX_SOURCE_LINE}`,
         b,
       );
     d.raw.pyFrames.set(r.u32(b), {
-      line: r.u32(b + 4),
+      line,
       firstLine: r.u32(b + 8),
       file: r.text(b + 16, fileBytes),
       function: r.text(b + 16 + fileBytes, n - 16 - fileBytes),
@@ -401,7 +404,7 @@ const HOST_DECODERS: Record<number, BodyDecoder<Decoding>> = {
   [RECORD.pyStack]: (r, d, b, n) => {
     if ((n - 8) % 4 !== 0)
       throw new ImportError(
-        `raw capture corrupt: the Python stack at byte ${b} has ${n - 8} bytes of frame ids, not a multiple of 4`,
+        `raw capture corrupt: a Python stack has ${n - 8} bytes of frame ids, not a multiple of 4`,
         b,
       );
     const frames: number[] = [];

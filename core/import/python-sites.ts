@@ -2,7 +2,7 @@
 // both described in docs/import.md: the Kineto `python_function` events of a trace recorded with
 // with_stack (each names the line where a frame was entered, so the site is only a function), and
 // the call-site markers of `syncscope profile` (the call's own line).
-import type { CallSite, SourceFrame } from '../trace/model';
+import { isFrameLine, isSourceLine, MAX_SOURCE_LINE, type CallSite, type SourceFrame } from '../trace/model';
 
 /** The launcher that `syncscope profile` runs scripts under: its frames are never the user's. */
 const LAUNCHER = 'syncscope_profile.py';
@@ -120,10 +120,14 @@ export function launcherRole(name: string, topOfThread: boolean): LauncherRole |
   return m[2] === '<module>' || m[2] === 'main' || m[2] === 'run_script' ? 'chain' : 'own';
 }
 
-/** A Kineto python_function name, `file(line): function`; built-in calls (`<built-in method ...>`) are not frames. */
+/**
+ * A Kineto python_function name, `file(line): function`; built-in calls (`<built-in method ...>`)
+ * are not frames, nor is a name whose line is past any source line.
+ */
 export function parseFrame(name: string): SourceFrame | undefined {
   const m = /^(.+)\((\d+)\): (.*)$/.exec(name);
-  return m ? { file: m[1], line: Number(m[2]), function: m[3] } : undefined;
+  const line = m ? Number(m[2]) : NaN;
+  return m && isFrameLine(line) ? { file: m[1], line, function: m[3] } : undefined;
 }
 
 /**
@@ -141,14 +145,11 @@ export function parseMarker(name: string): SourceFrame[] | string {
   if (!Array.isArray(stack) || stack.length === 0) return 'no "stack" list';
   const frames: SourceFrame[] = [];
   for (const f of stack.slice(0, MAX_STACK)) {
-    if (
-      !Array.isArray(f) ||
-      typeof f[0] !== 'string' ||
-      !Number.isInteger(f[1]) ||
-      f[1] < 0 ||
-      typeof f[2] !== 'string'
-    )
+    if (!Array.isArray(f) || typeof f[0] !== 'string' || typeof f[2] !== 'string')
       return 'a frame is not ["file", line, "function"]';
+    // JSON numbers past 2^53 arrive rounded, so only the bound tells 2^53 + 1 from a line.
+    if (!isSourceLine(f[1]))
+      return `a frame's line ${typeof f[1] === 'number' ? `is ${f[1]}` : 'is not a number'}; expected an integer from 1 to ${MAX_SOURCE_LINE}`;
     frames.push({ file: f[0], line: f[1], function: f[2] });
   }
   return frames;

@@ -21,6 +21,8 @@ export interface Marker {
 
 export interface SiteMarkers {
   malformed: number;
+  /** Why the first malformed marker is not one (python-sites.ts parseMarker). */
+  firstFault?: string;
   unjoined: number;
 }
 
@@ -38,7 +40,7 @@ export function attachMarkers(
   const byLane = new Map<number, { time: number; site: number; after: boolean }[]>();
   for (const m of markers) {
     const stack = parseMarker(b.strings.get(m.name));
-    if (typeof stack === 'string') counts.malformed++;
+    if (typeof stack === 'string' && counts.malformed++ === 0) counts.firstFault = stack;
     const site = typeof stack === 'string' ? -1 : sites.add(stack, 'line');
     const lane = laneMap[m.lane];
     let list = byLane.get(lane);

@@ -527,7 +527,7 @@ function importNotes(counts: ReturnType<typeof resolveWaits>, markers: SiteMarke
   if (counts.timing) notes.push(`${counts.timing} host waits: releasing op inferred from timing, shown as "likely"`);
   if (markers.malformed)
     notes.push(
-      `ignored ${markers.malformed} call-site markers that are not ${SITE_MARKER}{"stack":[["file",line,"function"],...]}`,
+      `ignored ${markers.malformed} call-site markers that are not ${SITE_MARKER}{"stack":[["file",line,"function"],...]} (the first: ${markers.firstFault})`,
     );
   if (markers.unjoined) notes.push(`${markers.unjoined} call-site markers not followed by a host wait on their thread`);
   if (counts.unknown)

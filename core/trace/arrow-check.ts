@@ -1,7 +1,7 @@
 // The checks the JSON reader makes row by row (json-read.ts), made over whole columns for traces
 // read from a columnar file: every id in range, every lane of the right kind, every time finite.
 import { ImportError } from '../import/scan';
-import { EDGE_KINDS, RELEASED_UNKNOWN, type Trace } from './model';
+import { EDGE_KINDS, isFrameLine, RELEASED_UNKNOWN, type Trace } from './model';
 
 const fail = (detail: string): never => {
   throw new ImportError(detail);
@@ -110,7 +110,7 @@ function checkFinding(f: unknown, i: number, calls: number, ops: number): void {
 }
 
 const isFrame = (v: unknown): boolean =>
-  isObj(v) && typeof v.file === 'string' && Number.isInteger(v.line) && typeof v.function === 'string';
+  isObj(v) && typeof v.file === 'string' && isFrameLine(v.line) && typeof v.function === 'string';
 
 function checkSite(s: unknown, i: number): void {
   if (

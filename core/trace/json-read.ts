@@ -12,6 +12,7 @@ import {
   Finding,
   HOST_MEMORY,
   Lane,
+  MAX_SOURCE_LINE,
   OP_KINDS,
   RELEASED_NONE,
   RELEASED_UNKNOWN,
@@ -431,8 +432,8 @@ function readCall(b: TraceBuilder, x: unknown, i: number, refs: Refs): void {
   if (c.source !== undefined) {
     source = obj(c.source, at, 'source');
     // A scenario position is 1-based in both parts: a source with no position is left out.
-    int(source, 'line', [...at, 'source'], 1, INT32);
-    int(source, 'column', [...at, 'source'], 1, INT32);
+    int(source, 'line', [...at, 'source'], 1, MAX_SOURCE_LINE);
+    int(source, 'column', [...at, 'source'], 1, MAX_SOURCE_LINE);
   }
   b.call({
     lane: refs.lane(c, 'lane', at, ['thread']),
@@ -478,7 +479,11 @@ function readSite(x: unknown, i: number): CallSite {
 function readFrame(x: unknown, at: Where, key: string | number): SourceFrame {
   const f = obj(x, at, key);
   const where = [...at, key];
-  return { file: str(f, 'file', where), line: int(f, 'line', where, 0, INT32), function: str(f, 'function', where) };
+  return {
+    file: str(f, 'file', where),
+    line: int(f, 'line', where, 0, MAX_SOURCE_LINE),
+    function: str(f, 'function', where),
+  };
 }
 
 function releasedBy(rel: unknown, at: Where, refs: Refs): number {
@@ -544,8 +549,8 @@ function readFinding(b: TraceBuilder, f: unknown, i: number, callCount: number, 
   const ops = ids('ops', opCount, 'op');
   if (o.source !== undefined) {
     const s = obj(o.source, at, 'source');
-    int(s, 'line', [...at, 'source'], 1, INT32);
-    int(s, 'column', [...at, 'source'], 1, INT32);
+    int(s, 'line', [...at, 'source'], 1, MAX_SOURCE_LINE);
+    int(s, 'column', [...at, 'source'], 1, MAX_SOURCE_LINE);
   }
   optStr(o, 'fix', at);
   optAmount(o, 'savedNs', at);

@@ -53,6 +53,16 @@ export interface SourceFrame {
   function: string;
 }
 
+/** The largest source line or column: a trace keeps them as 32-bit integers, whichever codec wrote it. */
+export const MAX_SOURCE_LINE = 2 ** 31 - 1;
+
+/** A source line (or column) as every reader takes it: an integer from 1 to MAX_SOURCE_LINE. */
+export const isSourceLine = (v: unknown): v is number =>
+  Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_SOURCE_LINE;
+
+/** A frame's line: a source line, or 0 where the producer did not know it (a module's top level in Kineto's data). */
+export const isFrameLine = (v: unknown): v is number => v === 0 || isSourceLine(v);
+
 /**
  * Where in the user's program a call was made. `precision` says what `frame.line` is: `line`,
  * the call's own line; `function`, only the function the call ran in (the line where that

@@ -100,13 +100,15 @@ class Names {
   }
 }
 
+/** Whether call `i` is a host call (not a framework range) that begins in window `w`. */
+const hostCallIn = (t: Trace, i: number, w: ScenarioWindow): boolean =>
+  t.calls.kind[i] !== CK.context && t.calls.begin[i] >= (w.from ?? -Infinity) && t.calls.begin[i] < (w.to ?? Infinity);
+
 /** Calls of each host thread lane in begin order, inside the window, framework ranges left out. */
 function callsByThread(t: Trace, w: ScenarioWindow): Map<number, number[]> {
   const out = new Map<number, number[]>();
-  const from = w.from ?? -Infinity;
-  const to = w.to ?? Infinity;
   for (let i = 0; i < t.calls.count; i++) {
-    if (t.calls.kind[i] === CK.context || t.calls.begin[i] < from || t.calls.begin[i] >= to) continue;
+    if (!hostCallIn(t, i, w)) continue;
     const lane = t.calls.lane[i];
     (out.get(lane) ?? out.set(lane, []).get(lane)!).push(i);
   }
@@ -162,8 +164,30 @@ function orphansAfter(t: Trace, byThread: Map<number, number[]>, w: ScenarioWind
   return out;
 }
 
+/** The host calls that begin in window `w` (framework ranges are not calls): how many, and the first and last to begin. */
+export function hostCallsIn(t: Trace, w: ScenarioWindow = {}): { count: number; first: number; last: number } {
+  let count = 0;
+  let first = Infinity;
+  let last = -Infinity;
+  for (let i = 0; i < t.calls.count; i++) {
+    if (!hostCallIn(t, i, w)) continue;
+    count++;
+    first = Math.min(first, t.calls.begin[i]);
+    last = Math.max(last, t.calls.begin[i]);
+  }
+  return { count, first, last };
+}
+
+/**
+ * The trace's host calls in window `w` as a scenario. A scenario needs a thread, so a window (or a
+ * trace) without host calls has none to give, and says so: callers check the window first (hostCallsIn).
+ */
 export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWindow = {}): GeneratedScenario {
   const byThread = handOffs(t, callsByThread(t, w));
+  if (!byThread.size)
+    throw new Error(
+      `nothing to turn into a scenario: ${hostCallsIn(t).count ? 'no host call begins in the window' : 'the trace has no host calls'}`,
+    );
   const g = new Generator(t, profile, orphansAfter(t, byThread, w));
   const threads = new Map<string, GeneratedStep[]>();
   // Every scenario thread starts at once: a thread that began later in the trace first works that long.

@@ -66,11 +66,15 @@ const relErr = (sim: number, real: number): number => (real > 0 ? (sim - real) /
 
 /**
  * Compile the generated scenario (of `threads`, edited, or its own steps) from its values, not its text;
- * its errors would be a bug in the generator, so they are thrown as one.
+ * its errors would be a bug in the generator, so they are thrown as one. No file holds the scenario,
+ * so the error names no position in one.
  */
 export function compileGenerated(g: GeneratedScenario, threads = g.threads): Program {
   const { program, errors } = compileTree(g.tree(threads), GENERATED_FILE);
-  if (!program) throw new Error(`generated scenario does not compile: ${errors[0]?.message ?? ''}`);
+  if (!program)
+    throw new Error(
+      `the scenario made from the trace does not compile, which is a bug in Syncscope: ${errors[0]?.detail ?? 'no error given'}; please report it with the trace`,
+    );
   return program;
 }
 

@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { escapeControls, escapeControlsKeepLines } from '../../core/terminal';
+import { traceToJson } from '../../core/trace/json';
+import { TraceBuilder } from '../../core/trace/model';
 import { runCli } from '../helpers/cli';
 
 const RED = '\u001b[31m';
@@ -15,6 +17,60 @@ test('control characters are escaped; line breaks stay only where the text is se
   assert.equal(escapeControls(`${RED}k\r\n\t\u0000\u007f\u009b`), '\\x1b[31mk\\r\\n\\t\\x00\\x7f\\x9b');
   assert.equal(escapeControlsKeepLines(`a${RED}\nb\t\r`), 'a\\x1b[31m\nb\t\\r');
   assert.equal(escapeControls('plain ünïcode 名前 C:\\dir'), 'plain ünïcode 名前 C:\\dir');
+});
+
+// Format characters (Unicode category Cf) that reorder or hide text: a bidi override, marks, isolates, a BOM, a tag.
+const RLO = '\u202e';
+const RAW_FORMAT = /\p{Cf}/u;
+
+test('format characters are escaped as control characters are: bidi overrides, marks, isolates, BOM, tags', () => {
+  assert.equal(
+    escapeControls(`a${RLO}b\u200e\u200f\u2066\u2067\u2068\u2069\ufeff\u00ad\u{e0041}c`),
+    'a\\u202eb\\u200e\\u200f\\u2066\\u2067\\u2068\\u2069\\ufeff\\xad\\u{e0041}c',
+  );
+  assert.equal(escapeControlsKeepLines(`${RLO}\n\t`), '\\u202e\n\t');
+});
+
+test("a file name with U+202E reads as written: in a wait's site, in replay, and in an error", async () => {
+  // Shown raw, "/home/me/<RLO>yp.niart" reads as "/home/me/train.py": another file's name.
+  const file = `/home/me/${RLO}yp.niart`;
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 's', device: 0, handle: 7 });
+  const l = b.call({ lane: host, kind: 'launch', begin: 0, end: 10, stream: s, name: `cudaLaunch${RLO}Kernel` });
+  b.op({ lane: s, kind: 'kernel', start: 20, end: 100_000, call: l, name: `k${RLO}` });
+  b.call({
+    lane: host,
+    kind: 'streamSync',
+    begin: 20,
+    end: 100_010,
+    stream: s,
+    blockedNs: 99_990,
+    releasedBy: 0,
+    site: 0,
+    name: `cudaStream${RLO}Synchronize`,
+  });
+  b.sites.push({ frame: { file, line: 12, function: 'loop' }, precision: 'line', stack: [] });
+  const dir = mkdtempSync(join(tmpdir(), 'syncscope-bidi-'));
+  writeFileSync(
+    join(dir, 'bidi.syncscope.json'),
+    traceToJson(b.finish({ source: 'pytorch', clock: 'test', alignmentErrorNs: 0 })),
+  );
+  const report = await runCli(['report', 'bidi.syncscope.json'], dir);
+  assert.equal(report.code, 0, report.stderr);
+  assert.doesNotMatch(report.stdout, RAW_FORMAT);
+  assert.match(report.stdout, /at \/home\/me\/\\u202eyp\.niart:12 in loop\(\)/);
+  const replay = await runCli(['replay', 'bidi.syncscope.json'], dir);
+  assert.equal(replay.code, 0, replay.stderr);
+  assert.doesNotMatch(replay.stdout, RAW_FORMAT);
+  assert.match(replay.stdout, /call 1 cudaStream\\u202eSynchronize: blocked/);
+  const missing = await runCli(['report', `${RLO}gpj.syncscope.json`], dir);
+  assert.equal(missing.code, 2);
+  assert.doesNotMatch(missing.stderr, RAW_FORMAT);
+  assert.match(missing.stderr, /\\u202egpj\.syncscope\.json/);
+  // JSON keeps the name whole: it is data, and JSON readers do not act on it.
+  const json = await runCli(['report', 'bidi.syncscope.json', '--json'], dir);
+  assert.equal(JSON.parse(json.stdout).waits[0].source.file, file);
 });
 
 function hostileScenario(): string {

@@ -218,3 +218,21 @@ test('parseUserCode reads + and - paths, and says what is wrong with an empty on
     'a prefix is a folder, not a name',
   );
 });
+
+test('a Python frame past any source line is a corrupt capture', () => {
+  const w = new RawCaptureWriter();
+  w.python = READING;
+  w.call({
+    api: 'deviceSync',
+    name: 'cudaDeviceSynchronize',
+    begin: 0,
+    end: 100,
+    pyStack: w.pyStack([[TRAIN, 2 ** 31, 'step']]),
+  });
+  assert.throws(
+    () => importCapture(w.bytes()),
+    (e: unknown) =>
+      e instanceof ImportError &&
+      /a Python frame is at line 2147483648; expected 0 \(unknown\) to 2147483647 at byte \d+$/.test(e.message),
+  );
+});

@@ -187,6 +187,46 @@ test('a malformed marker is noted and ignored', () => {
   assert.ok(t.meta.notes?.some((n) => n.startsWith('ignored 1 call-site markers')));
 });
 
+test('a marker line is an integer from 1 to 2^31 - 1: 1e300 and 2^53 + 1 are refused with a reason', () => {
+  const stack = (line: string) =>
+    `syncscope.site:${encodeURIComponent(`{"stack":[["/home/me/train.py",${line},"loop"]]}`)}`;
+  const expected = 'expected an integer from 1 to 2147483647';
+  assert.equal(parseMarker(stack('1e300')), `a frame's line is 1e+300; ${expected}`);
+  // JSON rounds 2^53 + 1 to 2^53 on the way in: only the bound tells it from a line.
+  assert.equal(parseMarker(stack('9007199254740993')), `a frame's line is 9007199254740992; ${expected}`);
+  assert.equal(parseMarker(stack('2147483648')), `a frame's line is 2147483648; ${expected}`);
+  assert.equal(parseMarker(stack('0')), `a frame's line is 0; ${expected}`);
+  assert.equal(parseMarker(stack('-5')), `a frame's line is -5; ${expected}`);
+  assert.equal(parseMarker(stack('"12"')), `a frame's line is not a number; ${expected}`);
+  assert.deepEqual(parseMarker(stack('2147483647')), [
+    { file: '/home/me/train.py', line: 2147483647, function: 'loop' },
+  ]);
+  // Kineto's frames keep 0 (a module's top level) and lose a line past the bound.
+  assert.deepEqual(parseFrame('/a.py(0): <module>'), { file: '/a.py', line: 0, function: '<module>' });
+  assert.equal(parseFrame('/a.py(2147483648): f'), undefined);
+  assert.equal(parseFrame('/a.py(1' + '0'.repeat(300) + '): f'), undefined);
+});
+
+test('a marker with a line of 1e300 gives its wait no site, and the note says why; the report never shows it', () => {
+  const marked = (line: string) =>
+    ev('user_annotation', `syncscope.site:{"stack":[["/home/me/train.py",${line},"loop"]]}`, 0, 0);
+  const t = importPytorch(
+    JSON.stringify({
+      traceEvents: [marked('1e300'), ev('cuda_runtime', 'cudaDeviceSynchronize', 5, 5, { correlation: 1 })],
+    }),
+  );
+  assert.equal(t.calls.site[0], 0);
+  assert.equal(
+    t.meta.notes?.[0],
+    'ignored 1 call-site markers that are not syncscope.site:{"stack":[["file",line,"function"],...]} ' +
+      "(the first: a frame's line is 1e+300; expected an integer from 1 to 2147483647)",
+  );
+  const report = buildReport(t, analyze(t));
+  assert.equal(report.waits[0].source, undefined);
+  assert.doesNotMatch(JSON.stringify(report.waits), /1e\+?300/);
+  assert.doesNotMatch(formatReport(report), /train\.py:1e/);
+});
+
 test('deep stacks stay linear: each call at a distinct deep stack costs at most MAX_STACK frames', () => {
   // Every round's outermost frame differs, so no two calls share a stack node; a site worked out
   // from the whole stack would walk some 10^8 frames here.

@@ -207,14 +207,15 @@ test('steps that differ by a nanosecond, or only in their comment, stay unrolled
   assert.match(noted, /^ {4}\{"launch":"k","stream":"s7","ns":97400\}, \/\/ train\.py:12$/m);
 });
 
-test('a step the compiler rejects is reported at the line and column its printed text has it on', () => {
+test('a step the compiler rejects is reported as a bug in Syncscope, with no position in a file that does not exist', () => {
   const g = scenarioFromTrace(loop(), h200);
   const th = new Map([['main', g.threads.get('main')!.map((s) => ({ ...s, step: structuredClone(s.step) }))]]);
   delete th.get('main')![2].step.ns;
-  const line = g.render(th).split('\n').indexOf('    {"launch":"k","stream":"s7"}, // k') + 1;
-  assert.ok(line > 0);
   assert.throws(
     () => compileGenerated(g, th),
-    new RegExp(`^Error: generated scenario does not compile: ${GENERATED_FILE}:${line}:5: a launch needs its work`),
+    (e: Error) =>
+      /^the scenario made from the trace does not compile, which is a bug in Syncscope: a launch needs its work/.test(
+        e.message,
+      ) && !/:\d+:\d+/.test(e.message),
   );
 });
