@@ -1,6 +1,13 @@
 // `syncscope report`: every host wait, the findings and the metrics. The JSON shape is a stable,
 // documented interface (media/schema/report.schema.json); the text form is for people.
-import { candidatesText, releasedByLine, siteLabel, siteSource } from './analyze/describe';
+import {
+  candidatesText,
+  releasedByLine,
+  siteLabel,
+  siteSource,
+  waitSentence,
+  type SourceText,
+} from './analyze/describe';
 import { waitIndex } from './analyze';
 import type { Analysis, WaitExplanation } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
@@ -143,8 +150,15 @@ function splitOnce(text: string, marker: string): [string, string] {
 /** How many waits `summary` lists by name: the ones that blocked the host longest. */
 export const SUMMARY_WAITS = 20;
 
+export interface ReportTextOptions {
+  file?: string;
+  summary?: boolean;
+  /** The text of the user's lines, quoted in each wait's sentence where it can be read. */
+  code?: SourceText;
+}
+
 /** The report as a person reads it in a terminal, control characters in names escaped. */
-export function formatReport(r: Report, opts: { file?: string; summary?: boolean } = {}): string {
+export function formatReport(r: Report, opts: ReportTextOptions = {}): string {
   return [...reportTextChunks(r, opts)].join('');
 }
 
@@ -152,7 +166,7 @@ export function formatReport(r: Report, opts: { file?: string; summary?: boolean
  * The text report in chunks. With `summary`, the waits are counted by kind and only the
  * SUMMARY_WAITS longest are listed, so that a run of a million waits prints a screenful.
  */
-export function* reportTextChunks(r: Report, opts: { file?: string; summary?: boolean } = {}): Generator<string> {
+export function* reportTextChunks(r: Report, opts: ReportTextOptions = {}): Generator<string> {
   // Each entry is one line: a line break inside one came from a name, and is escaped with the rest.
   const text = (lines: string[]) => lines.map(escapeControls).join('\n') + '\n';
   const head = [`${r.name ?? opts.file ?? 'trace'} (${r.source})`, ''];
@@ -166,7 +180,7 @@ export function* reportTextChunks(r: Report, opts: { file?: string; summary?: bo
   } else head.push(`Host waits (${count}):`);
   let out = head;
   for (let i = 0; i < listed.length; i++) {
-    waitLines(listed[i], out);
+    waitLines(listed[i], out, opts.code);
     if ((i + 1) % CHUNK_WAITS === 0) {
       yield text(out);
       out = [];
@@ -186,13 +200,15 @@ export function* reportTextChunks(r: Report, opts: { file?: string; summary?: bo
   yield text(out);
 }
 
-function waitLines(w: Report['waits'][number], out: string[]): void {
+function waitLines(w: Report['waits'][number], out: string[], code?: SourceText): void {
   const resumed =
     w.releasedBy?.length && w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '';
   const released = releasedByLine(w.releasedBy) + resumed;
   out.push(
     `  #${w.id} ${w.kind}(${w.target}) on ${w.thread} at ${formatNs(w.beginNs)}: blocked ${formatNs(w.blockedNs)}`,
   );
+  const sentence = waitSentence(w, code);
+  if (sentence) out.push(`      ${sentence}`);
   out.push(`      ${released}`);
   if (w.candidates) out.push(`      ${candidatesText(w.candidates)}`);
   if (w.narrower)

@@ -5,6 +5,7 @@ import { escapeControlsKeepLines } from '../../core/terminal';
 import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadAnalysisInput } from './simulate';
+import { sourceTextReader } from '../source-text';
 
 export const spec: CommandSpec = {
   name: 'report',
@@ -33,7 +34,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (by) report.groups = groupWaits(report.waits, by);
   if (args.flags.has('json')) for (const chunk of reportJsonChunks(report)) io.stdout(chunk);
   else {
-    for (const chunk of reportTextChunks(report, { file })) io.stdout(chunk);
+    for (const chunk of reportTextChunks(report, { file, code: sourceTextReader(io.cwd) })) io.stdout(chunk);
     if (report.groups) io.stdout('\n' + escapeControlsKeepLines(formatWaitGroups(report.groups)));
   }
   return EXIT.ok;

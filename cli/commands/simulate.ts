@@ -1,5 +1,6 @@
 import { analyze } from '../../core/analyze';
 import { buildReport, reportJsonChunks, reportTextChunks, waitCount } from '../../core/report';
+import { sourceTextReader } from '../source-text';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { Input, isScenarioPath, loadInput } from '../input';
@@ -70,6 +71,8 @@ function printReport(
   trace.findings = analysis.findings;
   const report = buildReport(trace, analysis);
   const summary = waitCount(report) > SUMMARY_ABOVE && !args.flags.has('all');
-  const chunks = args.flags.has('json') ? reportJsonChunks(report) : reportTextChunks(report, { file, summary });
+  const chunks = args.flags.has('json')
+    ? reportJsonChunks(report)
+    : reportTextChunks(report, { file, summary, code: sourceTextReader(io.cwd) });
   for (const chunk of chunks) io.stdout(chunk);
 }

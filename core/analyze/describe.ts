@@ -6,6 +6,8 @@ import { CK, OK, type CallKind } from '../trace/kinds';
 import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, callSite, releaseHow, str, type CallSite } from '../trace/model';
 import { HbGraph, lanePrev } from './graph';
 import type { CandidateOp, ReleasingOp, SiteSource } from './types';
+import { shortKernelName } from '../trace/kernel-names';
+import { formatNs } from '../units';
 
 /** Whether the trace holds every call of the program: imported profiler traces start mid-run. */
 export const holdsEveryCall = (t: Trace): boolean => t.meta.source === 'simulator' || t.meta.source === 'gpu';
@@ -190,4 +192,41 @@ export function groupReleasedByText(t: Trace, calls: readonly number[]): string 
   if (!named.size) return releasedByLine(unknown ? null : []);
   const rest = unknown ? `; ${unknown} of ${calls.length} unknown` : '';
   return `released by ${[...named].join(', ')}${rest}`;
+}
+
+/** The text of a line of the user's program, where the caller can read it. */
+export type SourceText = (file: string, line: number) => string | undefined;
+
+/** A line of code as a sentence quotes it: trimmed, and cut at 60 characters. */
+function quoted(code: SourceText | undefined, s: SiteSource): string {
+  const text = code?.(s.file, s.line)?.trim();
+  if (!text) return '';
+  return ` (${text.length > 60 ? text.slice(0, 59) + '…' : text})`;
+}
+
+/**
+ * A wait at a user's line, in one sentence: `line 24 (scaler.step(opt)) waited 290 µs for
+ * "multi_tensor_apply_kernel" launched at line 21 (opt.step())`. A launch line in another file
+ * names its file. Undefined where the wait has no line of its own (a function only, or none).
+ */
+export function waitSentence(
+  w: { blockedNs: number; releasedBy: readonly ReleasingOp[] | null; source?: unknown },
+  code?: SourceText,
+): string | undefined {
+  const at = w.source as SiteSource | undefined;
+  if (!at || typeof at !== 'object' || !('file' in at) || at.precision !== 'line') return undefined;
+  const head = `line ${at.line}${quoted(code, at)}`;
+  if (w.releasedBy === null) return `${head} waited ${formatNs(w.blockedNs)}; the trace does not say for which op`;
+  const [by] = w.releasedBy;
+  if (!by) return `${head} returned at once: nothing was pending`;
+  const op = `"${shortKernelName(by.name)}"`;
+  const likely = by.how === 'timing' ? 'likely ' : '';
+  const l = by.source;
+  if (!l) return `${head} waited ${formatNs(w.blockedNs)} for ${likely}${op} on ${by.stream}`;
+  const where = l.precision === 'line' ? `at ${l.file === at.file ? '' : l.file + ':'}` : `in ${l.function}() (`;
+  const launched =
+    l.precision === 'line'
+      ? `launched ${where}${l.file === at.file ? 'line ' : ''}${l.line}${quoted(code, l)}`
+      : `launched ${where}${l.file}:${l.line})`;
+  return `${head} waited ${formatNs(w.blockedNs)} for ${likely}${op} ${launched}`;
 }

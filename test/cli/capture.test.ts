@@ -118,3 +118,46 @@ test('capture --raw converts a raw stream written earlier; a corrupt one fails w
     /^syncscope capture: raw capture truncated: the call record at byte \d+ needs 104 bytes, \d+ remain at byte \d+\n$/,
   );
 });
+
+test("capture --raw of a Python program: each wait's sentence quotes the user's lines, read from the script beside it", async () => {
+  const script = join(dir, 'train.py');
+  writeFileSync(
+    script,
+    ['import torch', '', 'x = torch.ones(4, device="cuda")', 'y = x * 2', 'print(y.sum().item())', ''].join('\n'),
+  );
+  const w = new RawCaptureWriter();
+  w.python = { status: 1, text: 'CPython 3.12.3', hexVersion: 0x030c03f0 };
+  const stream = 0x7f00_0000_1000;
+  w.call({ api: 'streamCreate', name: 'cudaStreamCreate', begin: 0, end: 500, stream, streamId: 13 });
+  const k = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    begin: 1000,
+    end: 2000,
+    stream,
+    pyStack: w.pyStack([[script, 4, '<module>']]),
+  });
+  w.kernel(
+    k,
+    'void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>(int, float*)',
+    3000,
+    53_000,
+    13,
+  );
+  w.call({
+    api: 'streamSync',
+    name: 'cudaStreamSynchronize',
+    begin: 4000,
+    end: 54_000,
+    stream,
+    pyStack: w.pyStack([[script, 5, '<module>']]),
+  });
+  const raw = join(dir, 'python.raw');
+  writeFileSync(raw, w.bytes());
+  const r = await runCli(['capture', '--raw', raw, '--out', join(dir, 'python.syncscope.json')], dir);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stdout,
+    /\n {6}line 5 \(print\(y\.sum\(\)\.item\(\)\)\) waited 50 µs for "\S+" launched at line 4 \(y = x \* 2\)\n/,
+  );
+});

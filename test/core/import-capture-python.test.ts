@@ -124,6 +124,19 @@ test("S16: the report names the releasing op's launch line, in words and in JSON
     /released by op \d+ "multi_tensor_apply_kernel" on stream 1, launched at \/home\/ada\/proj\/train\.py:21 in step\(\)/,
   );
   assert.match(text, /at \/home\/ada\/proj\/train\.py:24 in step\(\)/);
+  // One sentence per wait, with the lines' code where it can be read.
+  const code = new Map([
+    [21, '        opt.step()'],
+    [24, '        scaler.step(opt)  # unscales, checks for inf, steps'],
+  ]);
+  const spoken = formatReport(report, { code: (file, line) => (file === TRAIN ? code.get(line) : undefined) });
+  assert.ok(
+    spoken.includes(
+      '      line 24 (scaler.step(opt)  # unscales, checks for inf, steps) waited 290 µs for "multi_tensor_apply_kernel" launched at line 21 (opt.step())\n',
+    ),
+    spoken,
+  );
+  assert.ok(text.includes('      line 24 waited 290 µs for "multi_tensor_apply_kernel" launched at line 21\n'), text);
 });
 
 test('a wait released by an op that a thread without Python launched names the op and no launch line', () => {
