@@ -87,12 +87,12 @@ test('the Python stack reader reads each CPython from 3.10 to 3.13 at the lines 
     assert.equal(p.raw.python?.unreadable, 0, at);
     // 3.10 names a function by co_name, later versions by co_qualname.
     const method = minor === 10 ? 'forward' : 'Model.forward';
-    assert.deepEqual(probeFrames(p, 'module', 9), ['45 <module>'], at);
-    assert.deepEqual(probeFrames(p, 'first caller', 9), ['18 sync_helper', '46 <module>'], at);
-    assert.deepEqual(probeFrames(p, 'second caller', 9), ['18 sync_helper', '47 <module>'], at);
-    assert.deepEqual(probeFrames(p, 'method, GIL held', 9), [`23 ${method}`, '48 <module>'], at);
-    assert.deepEqual(probeFrames(p, 'non-ASCII function', 9), ['27 größe', '49 <module>'], at);
-    assert.deepEqual(probeFrames(p, 'thread', 2), ['18 sync_helper', '38 in_thread'], at);
+    assert.deepEqual(probeFrames(p, 'module', 9), ['46 <module>'], at);
+    assert.deepEqual(probeFrames(p, 'first caller', 9), ['19 sync_helper', '47 <module>'], at);
+    assert.deepEqual(probeFrames(p, 'second caller', 9), ['19 sync_helper', '48 <module>'], at);
+    assert.deepEqual(probeFrames(p, 'method, GIL held', 9), [`24 ${method}`, '49 <module>'], at);
+    assert.deepEqual(probeFrames(p, 'non-ASCII function', 9), ['28 größe', '50 <module>'], at);
+    assert.deepEqual(probeFrames(p, 'thread', 2), ['19 sync_helper', '39 in_thread'], at);
     assert.ok(
       probeFrames(p, 'thread', 9).every((f) => !f.endsWith('<module>')),
       `${at}: a thread's own stack`,
@@ -101,19 +101,25 @@ test('the Python stack reader reads each CPython from 3.10 to 3.13 at the lines 
     assert.deepEqual(
       probeFrames(p, 'comprehension', 9),
       minor === 10
-        ? ['42 <listcomp>', '42 values', '54 <module>']
+        ? ['43 <listcomp>', '43 values', '55 <module>']
         : minor === 11
-          ? ['42 values.<locals>.<listcomp>', '42 values', '54 <module>']
-          : ['42 values', '54 <module>'],
+          ? ['43 values.<locals>.<listcomp>', '43 values', '55 <module>']
+          : ['43 values', '55 <module>'],
       at,
     );
     const deep = p.raw.pyStacks.get(p.seen.deep)!;
     assert.equal(deep.truncated, true, `${at}: 200 calls deep is cut`);
     assert.equal(deep.frames.length, 128, `${at}: the innermost 128 frames are kept`);
-    assert.deepEqual(probeFrames(p, 'deep', 3), ['32 deep', '34 deep', '34 deep'], at);
+    assert.deepEqual(probeFrames(p, 'deep', 3), ['33 deep', '35 deep', '35 deep'], at);
     assert.equal(p.seen['switched off'], 0, `${at}: no stack while switched off`);
     assert.equal(p.seen['loop 0'], p.seen['loop 2'], `${at}: one stack from one line, interned once`);
-    assert.deepEqual(probeFrames(p, 'loop 1', 9), ['59 <module>'], at);
+    assert.deepEqual(probeFrames(p, 'loop 1', 9), ['60 <module>'], at);
+    // Code made and freed in turn, each at the address the one before had: each keeps its own lines.
+    for (const n of [0, 1, 2]) {
+      const [inner] = p.raw.pyStacks.get(p.seen[`dynamic ${n}`])!.frames;
+      const f = p.raw.pyFrames.get(inner);
+      assert.deepEqual([f?.file, f?.line, f?.function], ['<dynamic>', n + 2, 'dynamic'], `${at}: dynamic ${n}`);
+    }
     assert.equal(new Set(Object.values(p.seen).filter((id) => id > 0)).size, p.raw.pyStacks.size, at);
   }
 });

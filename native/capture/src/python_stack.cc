@@ -21,19 +21,19 @@ namespace {
 // through this table with every interpreter the machine has; docs/capture.md lists the fields.
 struct Layout {
   int minor;
-  int tstateFrame;     // PyThreadState: the innermost frame, or (cframeFrame >= 0) the _PyCFrame holding it
-  int cframeFrame;     // _PyCFrame: current_frame; -1 where the thread state holds the frame itself
-  bool frameObjects;   // 3.10: frames are PyFrameObjects and frameInstr is f_lasti, an int in code units
-  int frameCode;       // the frame's code object
-  int framePrevious;   // the calling frame
-  int frameInstr;      // the instruction in progress (3.11, 3.12: prev_instr; 3.13: instr_ptr)
-  int frameOwner;      // a char; FRAME_OWNED_BY_CSTACK (3) marks a shim frame; -1: none
-  int codeFilename;    // co_filename
-  int codeName;        // co_qualname (3.11+), co_name (3.10)
-  int codeFirstLine;   // co_firstlineno, an int
-  int codeBytecode;    // co_code_adaptive, where instruction pointers point; -1 for 3.10
-  int asciiSize;       // sizeof(PyASCIIObject): a compact ASCII string's characters follow it
-  int compactSize;     // sizeof(PyCompactUnicodeObject): other compact strings' characters follow it
+  int tstateFrame;    // PyThreadState: the innermost frame, or (cframeFrame >= 0) the _PyCFrame holding it
+  int cframeFrame;    // _PyCFrame: current_frame; -1 where the thread state holds the frame itself
+  bool frameObjects;  // 3.10: frames are PyFrameObjects and frameInstr is f_lasti, an int in code units
+  int frameCode;      // the frame's code object
+  int framePrevious;  // the calling frame
+  int frameInstr;     // the instruction in progress (3.11, 3.12: prev_instr; 3.13: instr_ptr)
+  int frameOwner;     // a char; FRAME_OWNED_BY_CSTACK (3) marks a shim frame; -1: none
+  int codeFilename;   // co_filename
+  int codeName;       // co_qualname (3.11+), co_name (3.10)
+  int codeFirstLine;  // co_firstlineno, an int
+  int codeBytecode;   // co_code_adaptive, where instruction pointers point; -1 for 3.10
+  int asciiSize;      // sizeof(PyASCIIObject): a compact ASCII string's characters follow it
+  int compactSize;    // sizeof(PyCompactUnicodeObject): other compact strings' characters follow it
 };
 
 constexpr Layout kLayouts[] = {
@@ -127,7 +127,7 @@ std::string readString(const char* s) {
   const char* data = s + l.compactSize;
   std::string out;
   for (size_t i = 0; i < n; i++) {
-    uint32_t c = kind == 1 ? static_cast<uint8_t>(data[i])
+    uint32_t c = kind == 1   ? static_cast<uint8_t>(data[i])
                  : kind == 2 ? at<uint16_t>(data, static_cast<int>(2 * i))
                  : kind == 4 ? at<uint32_t>(data, static_cast<int>(4 * i))
                              : '?';
@@ -143,9 +143,10 @@ uint32_t internFrame(Interned& t, const RawFrame& f) {
     t.unreadable++;
     return 0;
   }
-  int offset = l.frameObjects ? static_cast<int>(f.instr) * 2
-                              : static_cast<int>(static_cast<int64_t>(f.instr - reinterpret_cast<uint64_t>(f.code)) -
-                                                 l.codeBytecode);
+  int offset =
+      l.frameObjects
+          ? static_cast<int>(f.instr) * 2
+          : static_cast<int>(static_cast<int64_t>(f.instr - reinterpret_cast<uint64_t>(f.code)) - l.codeBytecode);
   int line = offset < 0 ? 0 : state.addr2line(const_cast<char*>(f.code), offset);
   std::string file = readString(at<const char*>(f.code, l.codeFilename));
   std::string function = readString(at<const char*>(f.code, l.codeName));
@@ -251,7 +252,10 @@ uint32_t currentStack(ThreadLog& log) {
         l.frameObjects ? static_cast<uint64_t>(at<int32_t>(f, l.frameInstr)) : at<uint64_t>(f, l.frameInstr);
     if (!code) continue;
     raw[depth++] = {code, instr};
+    // The code object's file and first line too: a freed code object's address may be reused by
+    // another, whose stack must not take the old one's lines.
     key = mix(mix(key, reinterpret_cast<uint64_t>(code)), instr);
+    key = mix(key, at<uint64_t>(code, l.codeFilename) ^ static_cast<uint64_t>(at<uint32_t>(code, l.codeFirstLine)));
   }
   if (depth == 0) return 0;
   key = mix(key, static_cast<uint64_t>(depth));

@@ -2,6 +2,7 @@
 # at lines that test/runner/python-stack.test.ts names by hand. ctypes.CDLL releases the GIL around
 # a call and ctypes.PyDLL keeps it: the reader must work either way, and in every thread.
 import ctypes
+import gc
 import json
 import sys
 import threading
@@ -57,6 +58,16 @@ seen["switched off"] = released.syncscope_stack_read()
 released.syncscope_stack_switch(1)
 for i in range(3):
     seen[f"loop {i}"] = released.syncscope_stack_read()
+
+# Code made and freed in turn: a new code object often takes a freed one's address, and must
+# not take its lines.
+for n in range(3):
+    scope = {"seen": seen, "released": released}
+    source = "\n" * n + "def dynamic(label):\n    seen[label] = released.syncscope_stack_read()\n"
+    exec(compile(source, "<dynamic>", "exec"), scope)
+    scope["dynamic"](f"dynamic {n}")
+    del scope
+    gc.collect()  # the function and its globals hold each other
 
 room = 1 << 20
 buf = ctypes.create_string_buffer(room)
