@@ -22,6 +22,8 @@ export type { SiteSource };
 type Sourced<T extends { source?: unknown }> = Omit<T, 'source'> & {
   source?: T['source'] | SiteSource;
   stack?: SourceFrame[];
+  /** A capture of a Python program: why the call has no line. */
+  noSource?: string;
 };
 export type ReportWait = Sourced<Analysis['waits'][number]>;
 export type ReportFinding = Sourced<Finding>;
@@ -40,7 +42,11 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
   const round = (n: number) => Math.round(n * 100) / 100;
   const index = waitIndex(analysis);
   let waits: ReportWait[] | undefined;
-  const reportWait = (w: WaitExplanation) => withSite(w, callSite(trace, w.id));
+  const reportWait = (w: WaitExplanation) => {
+    const site = callSite(trace, w.id);
+    const why = site ? undefined : noSourceReason(trace, w.id);
+    return why ? { ...w, noSource: why } : withSite(w, site);
+  };
   const report: Report = {
     source: trace.meta.source,
     name: trace.meta.scenario?.name,
@@ -98,6 +104,20 @@ export const waitCount = (r: Report): number => waitView(r).count;
 function withSite<T extends { source?: unknown }>(row: T, site: CallSite | undefined): Sourced<T> {
   if (!site || row.source) return row;
   return { ...row, source: siteSource(site), stack: site.stack };
+}
+
+/**
+ * Why a call of a capture of a Python program has no line: its stacks were not read (the reason the
+ * capture gave), its stack holds no frame of the user's code (the library frames are its context),
+ * or it was made where no Python ran.
+ */
+function noSourceReason(trace: Trace, call: number): string | undefined {
+  const py = trace.meta.python;
+  if (!py) return undefined;
+  if (!py.read) return `Python stacks were not read: ${py.text}`;
+  return trace.calls.context[call]
+    ? "no frame of its Python stack is in the user's code (--user-code adds paths)"
+    : 'no Python code ran where it was made (a thread of the runtime or of a library)';
 }
 
 function firstSite(trace: Trace, calls: number[]): CallSite | undefined {
@@ -216,6 +236,7 @@ function waitLines(w: Report['waits'][number], out: string[], code?: SourceText)
       `      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`,
     );
   if (w.context) out.push(`      in ${w.context}`);
+  if (w.noSource) out.push(`      no line: ${w.noSource}`);
   const loc = where(w.source);
   if (loc || w.rules.length) out.push(`      ${[loc, w.rules.join(' ')].filter(Boolean).join('  ')}`);
 }

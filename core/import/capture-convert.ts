@@ -258,6 +258,7 @@ class Converter {
       ...(devices ? { devices } : {}),
       clock: 'cupti',
       alignmentErrorNs: 0,
+      ...(this.sites.meta() ? { python: this.sites.meta() } : {}),
       scenario: this.opts.name ? { name: this.opts.name } : undefined,
       notes,
     });

@@ -46,7 +46,8 @@ export class CaptureSites {
     if (!this.apiByStack.has(id)) {
       const frames = this.frames(id);
       const user = frames.findIndex((f) => isUserFile(f.file, this.userCode));
-      const inside = user > 0 ? frames.slice(0, user).reverse() : [];
+      // No user frame: the whole stack is the library's, and says where the call was made.
+      const inside = user < 0 ? frames.slice().reverse() : frames.slice(0, user).reverse();
       this.apiByStack.set(id, inside.length ? inside.map((f) => f.function).join(' > ') : undefined);
     }
     return this.apiByStack.get(id);
@@ -61,6 +62,12 @@ export class CaptureSites {
     }
     const user = frames.findIndex((f) => isUserFile(f.file, this.userCode));
     return frames.slice(0, Math.max(MAX_STACK, user + 1));
+  }
+
+  /** What the trace's meta says of Python, for the waits without a line; none for a program that is not Python. */
+  meta(): { read: boolean; text: string } | undefined {
+    const py = this.raw.python;
+    return py && py.status !== 'notPython' ? { read: py.status === 'reading', text: py.text } : undefined;
   }
 
   /** What the trace says of Python: which interpreter, how many calls got a line, or why none did. */

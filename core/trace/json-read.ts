@@ -157,6 +157,10 @@ function optBool(o: Json, k: string, at: Where): void {
   const v = o[k];
   if (v !== undefined && typeof v !== 'boolean') fail(at, k, `got ${describe(v)}; expected true or false`);
 }
+function bool(o: Json, k: string, at: Where): void {
+  if (o[k] === undefined) fail(at, k, 'is missing; expected true or false');
+  optBool(o, k, at);
+}
 function oneOf<T extends string>(o: Json, k: string, at: Where, names: ReadonlySet<string>): T {
   const v = o[k];
   if (typeof v === 'string' && names.has(v)) return v as T;
@@ -391,6 +395,11 @@ function readMeta(m: Json): TraceMeta {
   optStr(m, 'profile', at);
   optStr(m, 'createdAt', at);
   strings(m, 'notes', at);
+  if (m.python !== undefined) {
+    const p = obj(m.python, at, 'python');
+    bool(p, 'read', ['meta', 'python']);
+    str(p, 'text', ['meta', 'python']);
+  }
   return m as unknown as TraceMeta;
 }
 

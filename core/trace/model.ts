@@ -201,6 +201,11 @@ export interface TraceMeta {
   createdAt?: string;
   /** Free-form provenance notes (importer counts, fallbacks used). */
   notes?: string[];
+  /**
+   * A capture of a Python program: whether its calls' Python stacks were read, and the interpreter
+   * (`CPython 3.12.3`) or why not; what a wait without a line says of itself.
+   */
+  python?: { read: boolean; text: string };
 }
 
 export type Severity = 'error' | 'warning' | 'info';

@@ -9,6 +9,7 @@ import { isUserFile, parseUserCode, type UserCode } from '../../core/import/pyth
 import { analyze } from '../../core/analyze';
 import { buildReport, formatReport } from '../../core/report';
 import { callSite, str, type Trace } from '../../core/trace/model';
+import { parseTrace, traceToJson } from '../../core/trace/json';
 import { RawCaptureWriter, type PyFrameSpec } from '../helpers/raw-capture';
 
 const S = 0x7f00_0000_1000;
@@ -248,4 +249,51 @@ test('a Python frame past any source line is a corrupt capture', () => {
       e instanceof ImportError &&
       /a Python frame is at line 2147483648; expected 0 \(unknown\) to 2147483647 at byte \d+$/.test(e.message),
   );
+});
+
+test('a captured wait without a line says why, and never guesses one', () => {
+  const w = new RawCaptureWriter();
+  w.python = READING;
+  const engine = w.thread('pt_autograd_0', 5001);
+  w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', thread: engine, begin: 0, end: 100 });
+  w.call({
+    api: 'deviceSync',
+    name: 'cudaDeviceSynchronize',
+    begin: 200,
+    end: 300,
+    pyStack: w.pyStack([
+      [SCALER, 380, 'GradScaler._maybe_opt_step'],
+      ['/usr/lib/python3.12/threading.py', 1010, 'Thread.run'],
+    ]),
+  });
+  const reasons = (bytes: Uint8Array) => {
+    const t = importCapture(bytes);
+    return buildReport(t, analyze(t)).waits.map((x) => [x.source, x.noSource, x.context]);
+  };
+  assert.deepEqual(reasons(w.bytes()), [
+    [undefined, 'no Python code ran where it was made (a thread of the runtime or of a library)', undefined],
+    [
+      undefined,
+      "no frame of its Python stack is in the user's code (--user-code adds paths)",
+      'Thread.run > GradScaler._maybe_opt_step',
+    ],
+  ]);
+  w.python = { status: 2, text: 'CPython 3.14.0: stacks are read from CPython 3.10 to 3.13', hexVersion: 0x030e00f0 };
+  assert.deepEqual(
+    reasons(w.bytes())[0][1],
+    'Python stacks were not read: CPython 3.14.0: stacks are read from CPython 3.10 to 3.13',
+  );
+  // A program that is not Python: nothing to say of lines.
+  w.python = { status: 0, text: 'not a Python process', hexVersion: 0 };
+  assert.deepEqual(reasons(w.bytes())[0][1], undefined);
+});
+
+test("a capture's Python meta survives a save and a reload, and is checked on the way in", () => {
+  const w = trainingStep();
+  const t = importCapture(w.bytes());
+  assert.deepEqual(t.meta.python, { read: true, text: 'CPython 3.12.3' });
+  const back = parseTrace(traceToJson(t));
+  assert.deepEqual(back.meta.python, { read: true, text: 'CPython 3.12.3' });
+  const bad = traceToJson(t).replace('"read":true', '"read":"yes"');
+  assert.throws(() => parseTrace(bad), /meta\.python\.read: got "yes"; expected true or false/);
 });
