@@ -6,13 +6,6 @@ import { saveTraceFile } from '../node/trace-file';
 import { timelineHtmlChunks } from './html-page';
 import { UsageError, type CliIo } from './io';
 
-/** Streams a trace to disk in chunks (large traces never become one string), atomically. */
-export async function writeTraceFile(trace: Trace, path: string, io: CliIo): Promise<string> {
-  const full = resolve(io.cwd, path);
-  await saveTraceFile(trace, full);
-  return full;
-}
-
 /** The Parquet directory written beside a trace by `--parquet`: its name with the trace suffix replaced. */
 export const parquetBeside = (out: string): string =>
   /\.parquet$/i.test(out) ? out : out.replace(/(\.syncscope(\.json)?|\.json)?$/i, '.parquet');
@@ -27,17 +20,20 @@ export function checkTraceOutputs(args: ParsedArgs): void {
 
 /**
  * Writes what `--out` (and `--parquet`, the Parquet directory beside it) ask for; returns the paths
- * written. `--out x.parquet` writes the Parquet directory instead of a trace file.
+ * written. `--out x.parquet` writes the Parquet directory instead of a trace file. The trace is
+ * streamed to disk in chunks (large traces never become one string); both outputs are written
+ * before either is renamed into place, and share one write id.
  */
 export async function writeTraceOutputs(trace: Trace, args: ParsedArgs, io: CliIo): Promise<string[]> {
   checkTraceOutputs(args);
   const out = flagString(args, 'out');
-  const parquet = args.flags.has('parquet');
   if (!out) return [];
-  const paths = [await writeTraceFile(trace, out, io)];
+  const paths = [out];
   const beside = parquetBeside(out);
-  if (parquet && beside !== out) paths.push(await writeTraceFile(trace, beside, io));
-  return paths;
+  if (args.flags.has('parquet') && beside !== out) paths.push(beside);
+  const full = paths.map((p) => resolve(io.cwd, p));
+  await saveTraceFile(trace, ...full);
+  return full;
 }
 
 export async function writeHtmlFile(trace: Trace, title: string, path: string, io: CliIo): Promise<string> {

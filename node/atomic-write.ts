@@ -2,11 +2,15 @@
 // in the target's directory, synced, and renamed over the target. A reader (or a crash, a kill, a
 // second writer) therefore sees the old file or the complete new one, never a torn one. Two writers
 // of one path each rename a complete file; the last rename wins. SIGINT and SIGTERM remove the temp
-// file; only SIGKILL can leave one behind, and then under a name no reader opens.
+// file; only SIGKILL can leave one behind, and the next write to the same target removes it
+// (temp-files.ts). A write is staged (its bytes on disk under the temp name) and then committed
+// (renamed), so that the outputs of one command are all staged before any is renamed, and then
+// renamed one after another with nothing in between (`writeTogether`).
 import { randomBytes } from 'node:crypto';
-import { existsSync, unlinkSync } from 'node:fs';
-import { lstat, open, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, renameSync } from 'node:fs';
+import { lstat, open, realpath, rm, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { holdTemp, isHeld, releaseTemp, removeStaleTemps, tempPathFor } from './temp-files';
 
 /** A file could not be written; the message names it, says why, and what would work. */
 export class WriteError extends Error {
@@ -19,40 +23,103 @@ export class WriteError extends Error {
   }
 }
 
-type Chunk = string | Uint8Array;
+export type Chunk = string | Uint8Array;
 
 /** Small chunks are gathered into writes of about this size: one system call per chunk is slow. */
 const BATCH = 1 << 20;
 
-/** `.name.PID.RANDOM.tmp` beside the target: same file system, so the rename is atomic. */
-export const tempPathFor = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+/** Output written under a temporary name, waiting to be renamed into place. */
+export interface Staged {
+  /**
+   * Puts the output in place. Synchronous: no signal handler runs between two commits, nor
+   * between the renames of one.
+   */
+  commit(): void;
+  /** Removes the temporary when the commit did not happen, or what the commit moved aside. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * An id for one write, the same in every output of it (`-o x.syncscope --parquet`): when it was
+ * made, by which process, and random digits, so that no two writes share one.
+ */
+export const newWriteId = (): string =>
+  `${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${process.pid}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * Stages every output in turn, then commits them one after another: a failure or a signal before
+ * the last is staged leaves every target as it was.
+ */
+export async function writeTogether(stagers: Iterable<() => Promise<Staged>>): Promise<void> {
+  const staged: Staged[] = [];
+  try {
+    for (const stage of stagers) staged.push(await stage());
+    for (const s of staged) s.commit();
+  } finally {
+    for (const s of staged) await s.cleanup();
+  }
+}
 
 /**
  * Writes `chunks` to `path` atomically, one batch on its way to the disk while the next is
  * gathered: a chunk's bytes must stay as they are once it is handed over.
  */
-export async function writeFileAtomic(path: string, chunks: Iterable<Chunk> | AsyncIterable<Chunk>): Promise<void> {
+export const writeFileAtomic = (path: string, chunks: Iterable<Chunk> | AsyncIterable<Chunk>): Promise<void> =>
+  writeTogether([() => stageFile(path, chunks)]);
+
+/** Writes `chunks` to a temp file beside `path`, to be renamed over it by the commit. */
+export async function stageFile(path: string, chunks: Iterable<Chunk> | AsyncIterable<Chunk>): Promise<Staged> {
   const target = await writableTarget(path);
+  await removeStaleTemps(target);
   const temp = tempPathFor(target);
-  let fh: FileHandle | undefined;
-  liveTemps.add(temp);
-  watchSignals();
+  holdTemp(temp);
+  let placed = false;
+  const staged: Staged = {
+    commit() {
+      checkNotCancelled(path, temp);
+      try {
+        renameSync(temp, target);
+      } catch (e) {
+        throw describeWriteError(path, e);
+      }
+      placed = true;
+    },
+    async cleanup() {
+      if (!placed) await rm(temp, { force: true }).catch(() => undefined);
+      releaseTemp(temp);
+    },
+  };
   try {
-    fh = await open(temp, 'wx');
-    await copyMode(target, fh);
+    await writeChunksTo(temp, chunks, target);
+  } catch (e) {
+    await staged.cleanup();
+    throw describeWriteError(path, e);
+  }
+  return staged;
+}
+
+/** A signal removed the temporary (and the process is still running, as something else handles it). */
+export function checkNotCancelled(path: string, temp: string): void {
+  if (!isHeld(temp))
+    throw new WriteError(`${path}: the write was interrupted by a signal; the old content is kept`, 'EINTR');
+}
+
+/**
+ * A new file `path` holding `chunks`, synced. `modeOf`: a file whose permissions it takes (the
+ * target it will replace); otherwise it gets the usual ones (0666 less the umask).
+ */
+export async function writeChunksTo(
+  path: string,
+  chunks: Iterable<Chunk> | AsyncIterable<Chunk>,
+  modeOf?: string,
+): Promise<void> {
+  const fh = await open(path, 'wx');
+  try {
+    if (modeOf) await copyMode(modeOf, fh);
     await writeAll(fh, chunks);
     await fh.sync();
-    await fh.close();
-    fh = undefined;
-    await rename(temp, target);
-  } catch (e) {
-    await fh?.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
-    throw describeWriteError(path, e);
   } finally {
-    liveTemps.delete(temp);
-    unwatchSignalsWhenIdle();
+    await fh.close();
   }
 }
 
@@ -99,11 +166,16 @@ async function writeAll(fh: FileHandle, chunks: Iterable<Chunk> | AsyncIterable<
  * directory is refused before anything is written.
  */
 async function writableTarget(path: string): Promise<string> {
-  const info = await lstat(path).catch(() => undefined);
-  const target = info?.isSymbolicLink() ? await realpath(path).catch(() => path) : path;
+  const target = await throughLink(path);
   if ((await stat(target).catch(() => undefined))?.isDirectory())
     throw new WriteError(`${path}: is a directory; give a file name to write, e.g. ${join(path, 'out')}`, 'EISDIR');
   return target;
+}
+
+/** What a write to `path` replaces: the path itself, or where it links to. */
+export async function throughLink(path: string): Promise<string> {
+  const info = await lstat(path).catch(() => undefined);
+  return info?.isSymbolicLink() ? await realpath(path).catch(() => path) : path;
 }
 
 /** A replaced file keeps its permissions; a new one gets the usual ones (0666 less the umask). */
@@ -112,7 +184,7 @@ async function copyMode(target: string, fh: FileHandle): Promise<void> {
   if (old?.isFile()) await fh.chmod(old.mode & 0o7777).catch(() => undefined);
 }
 
-function describeWriteError(path: string, e: unknown): Error {
+export function describeWriteError(path: string, e: unknown): Error {
   if (e instanceof WriteError) return e;
   const err = e as NodeJS.ErrnoException;
   const dir = dirname(path);
@@ -144,35 +216,4 @@ function describeWriteError(path: string, e: unknown): Error {
         ? new WriteError(`${path}: cannot write (${err.code}); choose another path`, err.code)
         : (e as Error);
   }
-}
-
-// Temp files being written now, removed if the process is told to stop.
-const liveTemps = new Set<string>();
-const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
-let watching = false;
-
-function onSignal(signal: NodeJS.Signals): void {
-  for (const temp of liveTemps) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Already renamed or removed.
-    }
-  }
-  liveTemps.clear();
-  unwatchSignalsWhenIdle();
-  // Where nothing else handles the signal, end the process as the signal would have.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-}
-
-function watchSignals(): void {
-  if (watching) return;
-  watching = true;
-  for (const s of SIGNALS) process.on(s, onSignal);
-}
-
-function unwatchSignalsWhenIdle(): void {
-  if (!watching || liveTemps.size) return;
-  watching = false;
-  for (const s of SIGNALS) process.off(s, onSignal);
 }

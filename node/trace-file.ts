@@ -15,9 +15,9 @@ import { traceJsonChunks } from '../core/trace/json';
 import { traceArrowChunks } from '../core/trace/arrow-write';
 import { traceFromArrow } from '../core/trace/arrow-read';
 import { isArrowStream } from '../core/trace/columnar';
-import { writeTraceParquet } from './trace-parquet';
+import { stageTraceParquet } from './trace-parquet';
 import type { Trace } from '../core/trace/model';
-import { writeFileAtomic } from './atomic-write';
+import { newWriteId, stageFile, writeTogether, type Staged } from './atomic-write';
 
 const CHUNK = 4 << 20;
 
@@ -241,11 +241,18 @@ export const traceFormatFor = (path: string): 'arrow' | 'parquet' | 'json' =>
   /\.syncscope$/i.test(path) ? 'arrow' : /\.parquet$/i.test(path) ? 'parquet' : 'json';
 
 /**
- * Saves a trace, atomically (see atomic-write.ts): `*.syncscope` as Arrow IPC, `*.parquet` as a
- * directory of Parquet files (trace-parquet.ts), any other name as `.syncscope.json`.
+ * Saves a trace atomically under each of `paths` (see atomic-write.ts): `*.syncscope` as Arrow IPC,
+ * `*.parquet` as a folder of Parquet files (trace-parquet.ts), any other name as `.syncscope.json`.
+ * All are written before any is renamed into place, and share one write id (in the Arrow file's
+ * metadata and in every Parquet row; the JSON form has no place for it).
  */
-export function saveTraceFile(trace: Trace, path: string): Promise<void> {
+export function saveTraceFile(trace: Trace, ...paths: string[]): Promise<void> {
+  const writeId = newWriteId();
+  return writeTogether(paths.map((path) => () => stageTraceFile(trace, path, writeId)));
+}
+
+function stageTraceFile(trace: Trace, path: string, writeId: string): Promise<Staged> {
   const format = traceFormatFor(path);
-  if (format === 'parquet') return writeTraceParquet(trace, path);
-  return writeFileAtomic(path, format === 'arrow' ? traceArrowChunks(trace) : traceJsonChunks(trace));
+  if (format === 'parquet') return stageTraceParquet(trace, path, writeId);
+  return stageFile(path, format === 'arrow' ? traceArrowChunks(trace, writeId) : traceJsonChunks(trace));
 }

@@ -60,14 +60,14 @@ interface Plan {
   slice(a: number, b: number): Data;
 }
 
-/** The byte chunks of the whole file, in order. */
-export function* traceArrowChunks(t: Trace): Generator<Uint8Array> {
-  yield* lanesStream(t);
+/** The byte chunks of the whole file, in order. `writeId`: the write's id, kept in the metadata. */
+export function* traceArrowChunks(t: Trace, writeId?: string): Generator<Uint8Array> {
+  yield* lanesStream(t, writeId);
   const dictionary = vectorFromArray(t.strings, new Utf8());
   for (const spec of TABLES) yield* tableStream(t, spec, dictionary);
 }
 
-function* lanesStream(t: Trace): Generator<Uint8Array> {
+function* lanesStream(t: Trace, writeId: string | undefined): Generator<Uint8Array> {
   const fields: Field[] = [];
   const children: Data[] = [];
   for (const key of LANE_FIELDS) {
@@ -86,6 +86,7 @@ function* lanesStream(t: Trace): Generator<Uint8Array> {
     [KEY.meta, JSON.stringify(t.meta)],
     [KEY.findings, JSON.stringify(t.findings)],
     [KEY.sites, JSON.stringify(t.sites)],
+    ...(writeId === undefined ? [] : [[KEY.writeId, writeId] as const]),
   ]);
   const schema = new Schema(fields, metadata);
   yield* stream(schema, [

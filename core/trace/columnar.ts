@@ -59,6 +59,8 @@ export const KEY = {
   meta: 'syncscope.meta',
   findings: 'syncscope.findings',
   sites: 'syncscope.sites',
+  /** The id of the write that made the file, shared by the outputs of one command. */
+  writeId: 'syncscope.writeId',
 } as const;
 
 /** Version of the columnar layout (independent of the JSON form's version). */

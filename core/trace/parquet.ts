@@ -2,8 +2,9 @@
 // fleet): one Parquet file per table (lanes, calls, ops, edges, accesses), which node/trace-parquet.ts
 // puts in a directory, as Spark and DuckDB lay out a dataset. Strings and names are resolved
 // (Parquet dictionary-encodes them itself), absent values are nulls, and every row carries `trace`
-// (the trace's name) and `id` (its row index), so tables of many traces join on (trace, id).
-// See docs/trace-file.md for a query.
+// (the trace's name), `writeId` (the id of the write that made the file, the same in every table of
+// one write) and `id` (its row index), so tables of many traces join on (trace, writeId, id) and rows
+// of two writes under one name never match. See docs/trace-file.md for a query.
 import { ByteWriter, ParquetWriter, schemaFromColumnData, type ColumnSource } from 'hyparquet-writer';
 import { defaultOf, KEY, TABLES, tableOf, type TableSpec } from './columnar';
 import { LANE_FIELDS } from './model';
@@ -17,18 +18,28 @@ export const ROW_GROUP_ROWS = 1 << 17;
 
 type KeyValue = { key: string; value: string };
 
+/** What every row of one write carries: the trace's name and the write's id. */
+export interface ParquetIds {
+  trace: string;
+  writeId: string;
+}
+
+/** The tables, in the order they are written: `${name}.parquet` each. */
+export const PARQUET_TABLES: readonly string[] = ['lanes', ...TABLES.map((t) => t.name)];
+
 /** Each table's file name and its bytes, in chunks of about one row group, one table at a time. */
 export function* traceParquetFiles(
   trace: Trace,
-  name: string,
+  ids: ParquetIds,
   groupRows = ROW_GROUP_ROWS,
 ): Generator<{ file: string; chunks: Iterable<Uint8Array> }> {
   const kv = (table: string): KeyValue[] => [
     { key: KEY.format, value: TRACE_FORMAT },
     { key: KEY.table, value: table },
+    { key: KEY.writeId, value: ids.writeId },
   ];
   const lanes = (): ColumnSource[] => {
-    const out: ColumnSource[] = [constant('trace', name, trace.lanes.length)];
+    const out: ColumnSource[] = idColumns(ids, trace.lanes.length);
     for (const key of LANE_FIELDS) {
       const data = trace.lanes.map((l) => (l as unknown as Record<string, unknown>)[key] ?? null);
       const sample = data.find((v) => v !== null);
@@ -51,7 +62,7 @@ export function* traceParquetFiles(
       file: `${spec.name}.parquet`,
       chunks: parquetChunks(
         tableOf(trace, spec.name).count,
-        (a, b) => tableColumns(trace, spec, name, a, b),
+        (a, b) => tableColumns(trace, spec, ids, a, b),
         kv(spec.name),
         groupRows,
       ),
@@ -88,13 +99,18 @@ const constant = (name: string, value: string, count: number): ColumnSource => (
   type: 'STRING',
 });
 
+const idColumns = (ids: ParquetIds, count: number): ColumnSource[] => [
+  constant('trace', ids.trace, count),
+  constant('writeId', ids.writeId, count),
+];
+
 /** Rows [a, b) of a table's columns, with strings and names resolved and absent values null. */
-function tableColumns(t: Trace, spec: TableSpec, traceName: string, a: number, b: number): ColumnSource[] {
+function tableColumns(t: Trace, spec: TableSpec, ids: ParquetIds, a: number, b: number): ColumnSource[] {
   const table = tableOf(t, spec.name);
   const n = b - a;
-  const ids = new Int32Array(n);
-  for (let i = 0; i < n; i++) ids[i] = a + i;
-  const out: ColumnSource[] = [constant('trace', traceName, n), { name: 'id', data: ids, type: 'INT32' }];
+  const rowIds = new Int32Array(n);
+  for (let i = 0; i < n; i++) rowIds[i] = a + i;
+  const out: ColumnSource[] = [...idColumns(ids, n), { name: 'id', data: rowIds, type: 'INT32' }];
   for (const [name, ctor] of Object.entries(spec.schema)) {
     const col = table[name];
     const names = spec.enums[name];

@@ -16,7 +16,7 @@ trace.findings = analyze(trace).findings;
 
 const files = (groupRows?: number) =>
   new Map(
-    [...traceParquetFiles(trace, 'run1', groupRows)].map(({ file, chunks }) => {
+    [...traceParquetFiles(trace, { trace: 'run1', writeId: 'w1' }, groupRows)].map(({ file, chunks }) => {
       const bytes = Buffer.concat([...chunks]);
       return [file, bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)];
     }),
@@ -41,9 +41,19 @@ test('each table is written in row groups of bounded size and reads back the sam
   assert.equal(calls.length, trace.calls.count);
   calls.forEach((row, i) => {
     assert.equal(row.trace, 'run1');
+    assert.equal(row.writeId, 'w1');
     assert.equal(row.id, i);
     assert.equal(row.name, trace.strings[trace.calls.name[i]]);
   });
+  for (const [name, buffer] of small) {
+    const kv = parquetMetadata(buffer).key_value_metadata ?? [];
+    assert.equal(kv.find((e) => e.key === 'syncscope.writeId')?.value, 'w1', name);
+    assert.deepEqual(
+      (await parquetReadObjects({ file: buffer, columns: ['writeId'] })).map((r) => r.writeId),
+      new Array(Number(parquetMetadata(buffer).num_rows)).fill('w1'),
+      name,
+    );
+  }
   const meta = parquetMetadata(small.get('lanes.parquet')!).key_value_metadata ?? [];
   assert.deepEqual(JSON.parse(meta.find((kv) => kv.key === 'syncscope.findings')!.value!), trace.findings);
 });
