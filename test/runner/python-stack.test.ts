@@ -6,35 +6,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { decodeCapture, RECORD, type RawCapture } from '../../core/import/capture-raw';
 import { captureCheck, captureCheckSkip } from '../helpers/capture-check';
 import { repoPath } from '../helpers/paths';
+import { interpreters } from '../helpers/pythons';
 
 const PROBE = repoPath('test', 'runner', 'python-stack', 'probe.py');
 const skip = captureCheckSkip('python_stack_check');
-
-/** One interpreter of each minor version from 3.9 to 3.13 on PATH or under pyenv's versions. */
-function interpreters(): Map<number, string> {
-  const found = new Map<number, string>();
-  const pyenv = join(process.env.PYENV_ROOT ?? join(homedir(), '.pyenv'), 'versions');
-  const versions = existsSync(pyenv) ? readdirSync(pyenv) : [];
-  for (let minor = 9; minor <= 13; minor++) {
-    const onPath = (process.env.PATH ?? '')
-      .split(delimiter)
-      .map((d) => join(d, `python3.${minor}`))
-      .find((p) => existsSync(p));
-    const underPyenv = versions
-      .filter((v) => v.startsWith(`3.${minor}.`))
-      .map((v) => join(pyenv, v, 'bin', `python3.${minor}`))
-      .find((p) => existsSync(p));
-    const python = underPyenv ?? onPath;
-    if (python) found.set(minor, python);
-  }
-  return found;
-}
 
 /** The reader's records inside a raw stream of no threads and no calls: a header, them, an end record. */
 function asRawStream(records: Uint8Array): Uint8Array {

@@ -253,9 +253,11 @@ uint32_t currentStack(ThreadLog& log) {
     if (!code) continue;
     raw[depth++] = {code, instr};
     // The code object's file and first line too: a freed code object's address may be reused by
-    // another, whose stack must not take the old one's lines.
-    key = mix(mix(key, reinterpret_cast<uint64_t>(code)), instr);
-    key = mix(key, at<uint64_t>(code, l.codeFilename) ^ static_cast<uint64_t>(at<uint32_t>(code, l.codeFirstLine)));
+    // another, whose stack must not take the old one's lines. One multiply per frame: the mix
+    // spreads every input bit before the next frame's are folded in.
+    const uint64_t file = at<uint64_t>(code, l.codeFilename);
+    const uint64_t first = static_cast<uint64_t>(at<uint32_t>(code, l.codeFirstLine));
+    key = mix(key, reinterpret_cast<uint64_t>(code) ^ (instr * 0x9e3779b97f4a7c15ULL) ^ (file << 7) ^ (first << 48));
   }
   if (depth == 0) return 0;
   key = mix(key, static_cast<uint64_t>(depth));
