@@ -4,7 +4,7 @@ import { isScenarioPath, SCENARIO_GLOB } from '../core/scenario/path';
 import type { Trace } from '../core/trace/model';
 import { writeFileAtomic } from '../node/atomic-write';
 import { captureCommand } from './captureCommand';
-import { profilePythonCommand } from './profileCommand';
+import { capturePythonCommand, profilePythonCommand } from './scriptCommand';
 import type { SourceLines } from './sourceLines';
 import { compareMarkdown, pairWaits } from './logic/compare';
 import { exampleCopyText, exampleInfo, freeName, orderExamples } from './logic/examples';
@@ -367,6 +367,7 @@ export function registerCommands(s: Services): vscode.Disposable[] {
     ['syncscope.selectBackend', () => selectBackend(s)],
     ['syncscope.capture', () => captureCommand(s.context, s.log)],
     ['syncscope.profilePython', (a) => profilePythonCommand(s.context, s.sourceLines, s.log, a)],
+    ['syncscope.capturePython', (a) => capturePythonCommand(s.context, s.sourceLines, s.log, a)],
   ];
   return table.map(([id, f]) => vscode.commands.registerCommand(id, guard(id, f)));
 }

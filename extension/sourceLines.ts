@@ -1,11 +1,13 @@
-// Python files with a profile: a CodeLens on each line where the host waited, the findings made
-// there in the Problems panel, and a click that reveals the wait in the timeline. The traces come
-// from the trace editors that show one, and from the last profile of each script (kept across
-// reloads). A lens says so when the file changed after its profile was recorded.
+// Python files with a profile or a capture: a CodeLens on each line where the host waited, the
+// findings made there in the Problems panel, and a click that reveals the wait in the timeline;
+// under it, a lens naming the op that released those waits, linked to the line that launched it.
+// The traces come from the trace editors that show one, and from the last profile or capture of
+// each script (kept across reloads). A lens says so when the file changed after the trace was
+// recorded.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
-import { basename, isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import {
   matchSiteFile,
@@ -17,16 +19,26 @@ import {
 } from '../core/analyze/site-lines';
 import type { Finding, Trace } from '../core/trace/model';
 import { SEVERITY } from './diagnostics';
+import {
+  isInsideAny,
+  LaunchLine,
+  launchesCoverLine,
+  launchLensTitle,
+  launchLensTooltip,
+  launchLines,
+} from './logic/launchLines';
 import { findingMessage } from './logic/problems';
 import type { Runs } from './runs';
+import { showLine } from './sourceLink';
 import type { TimelinePanel } from './timelinePanel';
 import type { TraceEditorProvider } from './traceEditor';
 
 export const PYTHON_SELECTOR: vscode.DocumentSelector = { language: 'python', scheme: 'file' };
 export const REVEAL_WAIT = 'syncscope.revealWait';
+export const OPEN_LAUNCH_LINE = 'syncscope.openLaunchLine';
 const PROFILES_KEY = 'syncscope.profiles';
 
-/** The last profile of a script: its trace, and the hash of the script's text when it was profiled. */
+/** The last profile or capture of a script: its trace, and the hash of the script's text when it was recorded. */
 export interface ProfileRecord {
   trace: string;
   viewType: string;
@@ -38,6 +50,8 @@ interface Loaded {
   viewType: string;
   trace: Trace;
   lines: SiteLine[];
+  /** Per line, where the ops that released its waits were launched. */
+  launches: Map<SiteLine, LaunchLine[]>;
   problems: SiteProblem[];
   /** Each site file -> the workspace file it names (absent: none). */
   files: Map<string, string | undefined>;
@@ -58,6 +72,8 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
   /** By trace URI, oldest first: the newest trace naming a file is the one shown for it. */
   private readonly loaded = new Map<string, Loaded>();
   private readonly loading = new Set<string>();
+  /** The files a launch lens links to: the only ones its command opens. */
+  private readonly linked = new Set<string>();
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('syncscope-profile');
   private readonly changedEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changedEmitter.event;
@@ -77,6 +93,7 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
       vscode.commands.registerCommand(REVEAL_WAIT, (uri: string, viewType: string, call: number) =>
         this.reveal(vscode.Uri.parse(uri), viewType, call),
       ),
+      vscode.commands.registerCommand(OPEN_LAUNCH_LINE, (file: unknown, line: unknown) => this.openLaunch(file, line)),
     ];
     for (const d of vscode.workspace.textDocuments) this.loadProfileOf(d);
   }
@@ -117,13 +134,15 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
   async add(uri: vscode.Uri, viewType: string, trace: Trace): Promise<void> {
     if (!trace.sites.length) return;
     const lines = siteLines(trace);
+    const launches = new Map(lines.map((l) => [l, launchLines(trace, l)]));
     const problems = siteProblems(trace);
     const files = new Map<string, string | undefined>();
-    for (const f of new Set([...lines.map((l) => l.file), ...problems.map((p) => p.file)]))
+    const launchFiles = [...launches.values()].flatMap((ls) => ls.map((l) => l.source.file));
+    for (const f of new Set([...lines.map((l) => l.file), ...problems.map((p) => p.file), ...launchFiles]))
       files.set(f, await workspaceFileOf(f));
     const key = uri.toString();
     this.loaded.delete(key);
-    this.loaded.set(key, { uri, viewType, trace, lines, problems, files });
+    this.loaded.set(key, { uri, viewType, trace, lines, launches, problems, files });
     this.refresh();
   }
 
@@ -178,17 +197,61 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
     const l = this.owners().get(doc.uri.fsPath);
     if (!l) return [];
     const stale = (await this.isStale(doc, l)) ? 'stale profile (the file changed since it was recorded): ' : '';
+    const roots = this.linkRoots(doc, l);
     return l.lines
       .filter((s) => l.files.get(s.file) === doc.uri.fsPath && s.line >= 1 && s.line <= doc.lineCount)
-      .map((s) => {
-        const line = doc.lineAt(s.line - 1);
-        return new vscode.CodeLens(line.range, {
-          title: stale + siteLineText(s),
+      .flatMap((s) => {
+        const range = doc.lineAt(s.line - 1).range;
+        const launches = l.launches.get(s) ?? [];
+        // "host blocked ...: deviceSync | released by <op>, launched at line 11": the releaser is
+        // said once, by the launch lenses where they name every wait's.
+        const wait = new vscode.CodeLens(range, {
+          title: stale + siteLineText(s, !launchesCoverLine(s, launches)),
           tooltip: 'Show this wait in the timeline',
           command: REVEAL_WAIT,
           arguments: [l.uri.toString(), l.viewType, s.longest],
         });
+        return [wait, ...launches.map((launch) => this.launchLens(range, doc, l, launch, roots))];
       });
+  }
+
+  /** "released by <op>, launched at line 20": a link to that line where its file is inside `roots`, plain text otherwise. */
+  private launchLens(
+    range: vscode.Range,
+    doc: vscode.TextDocument,
+    l: Loaded,
+    launch: LaunchLine,
+    roots: string[],
+  ): vscode.CodeLens {
+    const file = l.files.get(launch.source.file);
+    const linked = file !== undefined && isInsideAny(file, roots);
+    if (linked) this.linked.add(file);
+    return new vscode.CodeLens(range, {
+      title: launchLensTitle(launch, file === doc.uri.fsPath),
+      tooltip: launchLensTooltip(launch, linked),
+      command: linked ? OPEN_LAUNCH_LINE : '',
+      arguments: linked ? [file, launch.source.line] : undefined,
+    });
+  }
+
+  /** Where a launch lens may link: the workspace folders, the folder of the file shown, and that of each script recorded into this trace. */
+  private linkRoots(doc: vscode.TextDocument, l: Loaded): string[] {
+    const roots = (vscode.workspace.workspaceFolders ?? [])
+      .filter((f) => f.uri.scheme === 'file')
+      .map((f) => f.uri.fsPath);
+    roots.push(dirname(doc.uri.fsPath));
+    for (const [script, record] of Object.entries(this.profiles))
+      if (record.trace === l.uri.fsPath) roots.push(dirname(script));
+    return roots;
+  }
+
+  /** A launch lens's click: opens the line, for a file a lens linked to and nothing else (the command takes any arguments). */
+  private async openLaunch(file: unknown, line: unknown): Promise<void> {
+    if (typeof file !== 'string' || !this.linked.has(file) || typeof line !== 'number' || !Number.isInteger(line)) {
+      this.log.warn(`not opening ${String(file)}: no launch lens links to it`);
+      return;
+    }
+    await showLine(vscode.Uri.file(file), line, vscode.ViewColumn.Active);
   }
 
   /** Unsaved edits; else a text that is not the one profiled; else, for traces not made here, a file newer than the trace. */

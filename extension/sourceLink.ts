@@ -23,9 +23,14 @@ export async function openSource(file: string, line: number, scriptRoots: readon
     void vscode.window.showWarningMessage(`Syncscope: ${choice.refused}`);
     return;
   }
-  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(choice.path));
+  await showLine(vscode.Uri.file(choice.path), line, vscode.ViewColumn.One);
+}
+
+/** Shows a file with the cursor at the start of a 1-based `line` (0: its top), clamped to the file. */
+export async function showLine(uri: vscode.Uri, line: number, viewColumn: vscode.ViewColumn): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument(uri);
   const pos = new vscode.Position(Math.min(Math.max(line - 1, 0), Math.max(doc.lineCount - 1, 0)), 0);
-  const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false });
+  const editor = await vscode.window.showTextDocument(doc, { viewColumn, preserveFocus: false });
   editor.selection = new vscode.Selection(pos, pos);
   editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }

@@ -12,7 +12,8 @@ import { formatNs } from './format';
 import type { HostApi } from './host';
 import { dragToResize, LayoutPrefs, planLayout } from './layout';
 import { renderLegend } from './legend';
-import { buildRows, layoutRows, Rows } from './rows';
+import { releaseArrowLines } from './release-tip';
+import { buildRows, layoutRows, Row, Rows } from './rows';
 import { findMatches } from './search';
 import { watchTheme } from './theme';
 import { ArrowKind, Item, TimelineView } from './view';
@@ -27,6 +28,8 @@ interface TraceState {
   selection: Item | null;
   arrows: Record<ArrowKind, boolean>;
   collapsed: string[];
+  /** Host threads whose Python frames are all shown, by lane id. */
+  unfolded: number[];
 }
 
 /** The panel's state: the last trace's view, and the layout, which outlives traces. */
@@ -40,6 +43,7 @@ export class TimelineApp {
   view: TimelineView | null = null;
   rows: Rows | null = null;
   private cones: ConeFinder | null = null;
+  private unfolded = new Set<number>();
   private matches: Item[] = [];
   private matchIndex = -1;
   private key = '';
@@ -117,13 +121,15 @@ export class TimelineApp {
     this.key = `${title}|${trace.calls.count}|${trace.ops.count}`;
     const saved = this.saved();
     const state = saved.key === this.key ? (saved as TraceState) : undefined;
-    this.rows = buildRows(trace, new Set(state?.collapsed ?? []));
+    this.unfolded = new Set(state?.unfolded ?? []);
+    this.rows = buildRows(trace, new Set(state?.collapsed ?? []), this.unfolded);
     renderLegend(this.ui.legend, this.rows.groups.filter((g) => g.key !== 'host').length > 1);
     this.renderHeaders();
     this.view?.dispose();
     this.view = new TimelineView(trace, this.rows, this.ui.canvas, this.ui.axis, this.ui.scroller, {
       select: (item) => this.select(item, false, true),
       hover: (item, cx, cy) => this.hover(item, cx, cy),
+      hoverRelease: (edge, cx, cy) => this.hoverRelease(edge, cx, cy),
       viewChanged: () => {
         this.save();
         this.tellRange();
@@ -181,6 +187,8 @@ export class TimelineApp {
     const v = this.view;
     if (!t || !v) return;
     if (item && (item.id < 0 || item.id >= (item.table === 'calls' ? t.calls.count : t.ops.count))) item = null;
+    // A frame folded away (a search match, a restored selection) is shown by unfolding its thread.
+    if (item && v.trackOf(item).hidden) this.toggleFold(t.calls.lane[item.id]);
     v.setSelection(item, item && this.cones ? this.cones.of(item) : null);
     renderDetails(this.ui.details, t, item, this.actions);
     this.waits.setSelected(item?.table === 'calls' ? item.id : null);
@@ -236,6 +244,7 @@ export class TimelineApp {
       selection: v.selection,
       arrows: { ...v.arrows },
       collapsed: this.rows.groups.filter((g) => g.collapsed).map((g) => g.key),
+      unfolded: [...this.unfolded],
       layout: this.prefs,
     };
     this.host.setState(state);
@@ -316,11 +325,33 @@ export class TimelineApp {
       lines.push(`blocked ${formatNs(t.calls.blockedNs[item.id])}`);
     if (item.table === 'calls' && Number.isFinite(t.calls.unblockNs[item.id]))
       lines.push(`unblocked ${formatNs(t.calls.unblockNs[item.id])} after the releasing op ended`);
+    this.showTip(lines, cx, cy);
+  }
+
+  /** A release arrow under the pointer: the line that waited and the line that launched the op that released it. */
+  private hoverRelease(edge: number, cx: number, cy: number): void {
+    if (this.trace) this.showTip(releaseArrowLines(this.trace, edge), cx, cy);
+  }
+
+  private showTip(lines: string[], cx: number, cy: number): void {
+    const tip = this.ui.tooltip;
     tip.replaceChildren(...lines.map((l, k) => el('div', { class: k ? '' : 'tip-title' }, l)));
     tip.hidden = false;
     const w = tip.offsetWidth;
     tip.style.left = `${Math.min(cx + 14, window.innerWidth - w - 8)}px`;
     tip.style.top = `${cy + 16}px`;
+  }
+
+  /** Folds or unfolds a host thread's Python frames (fold.ts), keeping the time in view and the selection. */
+  private toggleFold(lane: number): void {
+    const t = this.trace;
+    const old = this.rows;
+    if (!t || !old || !this.view) return;
+    if (!this.unfolded.delete(lane)) this.unfolded.add(lane);
+    this.rows = buildRows(t, new Set(old.groups.filter((g) => g.collapsed).map((g) => g.key)), this.unfolded);
+    this.view.setRows(this.rows);
+    this.renderHeaders();
+    this.save();
   }
 
   private renderHeaders(): void {
@@ -355,6 +386,7 @@ export class TimelineApp {
         const h = el(
           'div',
           { class: `row-header ${r.lane.kind}` },
+          r.fold && this.foldButton(r.lane.id, r.fold),
           el('span', { class: 'row-title' }, r.title),
           ...r.flags.map((f) => el('span', { class: 'flag' }, f)),
         );
@@ -364,6 +396,25 @@ export class TimelineApp {
         box.append(h);
       }
     });
+  }
+
+  /** The row header's switch between the user's Python frames and the whole stack. */
+  private foldButton(lane: number, fold: NonNullable<Row['fold']>): HTMLButtonElement {
+    const b = el(
+      'button',
+      {
+        type: 'button',
+        class: 'fold-toggle',
+        'aria-expanded': String(!fold.folded),
+        'data-lane': String(lane),
+        title: fold.folded
+          ? `Python stack folded to your code${fold.saves > 0 ? ` (${fold.saves} rows of library and launcher frames hidden)` : ''}: click to show every frame`
+          : 'Every Python frame is shown: click to fold the stack to your code',
+      },
+      fold.folded ? (fold.saves > 0 ? `+${fold.saves}` : '+') : '−',
+    );
+    b.addEventListener('click', () => this.toggleFold(lane));
+    return b;
   }
 
   private wireToolbar(): void {

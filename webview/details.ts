@@ -118,6 +118,9 @@ function callDetails(box: HTMLElement, t: Trace, i: number, act: DetailsActions)
       'Released by',
       r >= 0 ? releasedByNode(t, i, link(t, { table: 'ops', id: r }, act)) : releasedByText(releasingOps(t, i)),
     ]);
+    // Where the user's program launched the releasing op: the other line of the wait.
+    const launch = r >= 0 && t.ops.call[r] >= 0 ? callSite(t, t.ops.call[r]) : undefined;
+    if (launch) f.push(['Launched at', siteField(launch.frame, launch.precision, act)]);
     f.push(['Unblock latency', Number.isFinite(c.unblockNs[i]) ? formatNs(c.unblockNs[i]) : '—']);
   }
   if (c.answer[i])

@@ -93,26 +93,58 @@ export function diamond(ctx: CanvasRenderingContext2D, x: number, y: number, siz
  * the names on the target's.
  */
 export function arrowPath(line: Path2D, head: Path2D, x0: number, y0: number, x1: number, y1: number): void {
-  const size = 7;
-  let angle: number;
-  let bx: number;
-  let by: number;
+  const a = arrowShape(x0, y0, x1, y1);
   line.moveTo(x0, y0);
-  if (Math.abs(y1 - y0) < 4) {
-    angle = x1 >= x0 ? 0 : Math.PI;
-    bx = x1 - Math.cos(angle) * size * 0.7;
-    by = y1;
-    line.lineTo(bx, by);
-  } else {
-    angle = y1 > y0 ? Math.PI / 2 : -Math.PI / 2;
-    bx = x1;
-    by = y1 - Math.sin(angle) * size * 0.7;
-    line.bezierCurveTo(x0 + (x1 - x0) * 0.6, y0, x1, y0 + (y1 - y0) * 0.4, bx, by);
-  }
+  if (a.c) line.bezierCurveTo(a.c[0], a.c[1], a.c[2], a.c[3], a.bx, a.by);
+  else line.lineTo(a.bx, a.by);
   head.moveTo(x1, y1);
-  head.lineTo(x1 - size * Math.cos(angle - 0.45), y1 - size * Math.sin(angle - 0.45));
-  head.lineTo(x1 - size * Math.cos(angle + 0.45), y1 - size * Math.sin(angle + 0.45));
+  head.lineTo(x1 - ARROW_HEAD * Math.cos(a.angle - 0.45), y1 - ARROW_HEAD * Math.sin(a.angle - 0.45));
+  head.lineTo(x1 - ARROW_HEAD * Math.cos(a.angle + 0.45), y1 - ARROW_HEAD * Math.sin(a.angle + 0.45));
   head.closePath();
+}
+
+const ARROW_HEAD = 7;
+
+/** An arrow's line: straight within a row, else a curve with control points `c`; it ends at (bx, by), where the head begins. */
+function arrowShape(x0: number, y0: number, x1: number, y1: number) {
+  if (Math.abs(y1 - y0) < 4) {
+    const angle = x1 >= x0 ? 0 : Math.PI;
+    return { angle, bx: x1 - Math.cos(angle) * ARROW_HEAD * 0.7, by: y1, c: undefined };
+  }
+  const angle = y1 > y0 ? Math.PI / 2 : -Math.PI / 2;
+  const c = [x0 + (x1 - x0) * 0.6, y0, x1, y0 + (y1 - y0) * 0.4] as const;
+  return { angle, bx: x1, by: y1 - Math.sin(angle) * ARROW_HEAD * 0.7, c };
+}
+
+/** How far (px) the point (px, py) is from the arrow arrowPath draws from (x0, y0) to (x1, y1), head included. */
+export function arrowDistance(px: number, py: number, x0: number, y0: number, x1: number, y1: number): number {
+  const a = arrowShape(x0, y0, x1, y1);
+  const points: [number, number][] = [];
+  const STEPS = 24;
+  for (let k = 0; k <= STEPS; k++) {
+    const u = k / STEPS;
+    const v = 1 - u;
+    points.push(
+      a.c
+        ? [
+            v * v * v * x0 + 3 * v * v * u * a.c[0] + 3 * v * u * u * a.c[2] + u * u * u * a.bx,
+            v * v * v * y0 + 3 * v * v * u * a.c[1] + 3 * v * u * u * a.c[3] + u * u * u * a.by,
+          ]
+        : [x0 + (a.bx - x0) * u, y0 + (a.by - y0) * u],
+    );
+  }
+  points.push([x1, y1]);
+  let best = Infinity;
+  for (let k = 1; k < points.length; k++) best = Math.min(best, segmentDistance(px, py, points[k - 1], points[k]));
+  return best;
+}
+
+function segmentDistance(px: number, py: number, [ax, ay]: [number, number], [bx, by]: [number, number]): number {
+  const dx = bx - ax;
+  const dy = by - ay;
+  const len2 = dx * dx + dy * dy;
+  const u = len2 ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / len2)) : 0;
+  return Math.hypot(px - (ax + u * dx), py - (ay + u * dy));
 }
 
 /** Text widths by string: labels repeat (kernel names), and measuring is the costly part of a label. */

@@ -1,6 +1,8 @@
-// What the timeline shows, row by row: host threads (one track per call nesting depth), then per
-// device its streams and copy engines. Each track carries its level-of-detail index.
+// What the timeline shows, row by row: host threads (one track per call nesting depth, a Python
+// stack folded to the user's frames by fold.ts), then per device its streams and copy engines.
+// Each track carries its level-of-detail index.
 import type { Lane, Trace } from '../core/trace/model';
+import { foldPythonStacks } from './fold';
 import { indexTracks, runningEnd, TrackIndex, TrackIndexes, trackOf, TrackOf } from './lod';
 
 export interface Track extends TrackIndex {
@@ -12,6 +14,8 @@ export interface Track extends TrackIndex {
   /** Layout: top of the track in content pixels, and its height. */
   y: number;
   h: number;
+  /** The track of a folded thread's hidden Python frames: never drawn. */
+  hidden?: boolean;
 }
 
 export interface Row {
@@ -23,6 +27,8 @@ export interface Row {
   group: number;
   y: number;
   h: number;
+  /** A host thread with Python frames of libraries or the launcher: whether they are folded away, and how many tracks that saves. */
+  fold?: { folded: boolean; saves: number };
 }
 
 export interface Group {
@@ -64,15 +70,16 @@ export function streamFlags(l: Lane, trace: Trace): string[] {
   return f;
 }
 
-export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
+/** `unfolded`: the lanes whose Python frames are all shown (fold.ts); the others fold theirs. */
+export function buildRows(
+  trace: Trace,
+  collapsed: ReadonlySet<string>,
+  unfolded: ReadonlySet<number> = new Set(),
+): Rows {
   const L = trace.lanes.length;
   const C = trace.calls.count;
   const O = trace.ops.count;
-  const maxDepth = new Int32Array(L).fill(-1);
-  for (let i = 0; i < C; i++) {
-    const l = trace.calls.lane[i];
-    if (trace.calls.depth[i] > maxDepth[l]) maxDepth[l] = trace.calls.depth[i];
-  }
+  const fold = foldPythonStacks(trace, unfolded);
   const hasOps = new Uint8Array(L);
   for (let i = 0; i < O; i++) hasOps[trace.ops.lane[i]] = 1;
 
@@ -82,10 +89,10 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
   let n = 0;
   for (let l = 0; l < L; l++) {
     callBase[l] = n;
-    n += maxDepth[l] + 1;
-    if (hasOps[l] || maxDepth[l] < 0) opSlot[l] = n++;
+    n += fold.tracks[l];
+    if (hasOps[l] || fold.tracks[l] === 0) opSlot[l] = n++;
   }
-  const callWhere: TrackOf = { lane: trace.calls.lane, depth: trace.calls.depth, base: callBase };
+  const callWhere: TrackOf = { lane: trace.calls.lane, depth: fold.slot, base: callBase };
   const opWhere: TrackOf = { lane: trace.ops.lane, depth: null, base: opSlot };
   const gc = indexTracks(callWhere, C, n, trace.calls.begin, trace.calls.end, trace.calls.kind);
   const go = indexTracks(opWhere, O, n, trace.ops.start, trace.ops.end, trace.ops.kind);
@@ -101,7 +108,8 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
     h: 0,
   }));
   for (let l = 0; l < L; l++) {
-    for (let d = 0; d <= maxDepth[l]; d++) {
+    if (fold.foldable[l]) rowOf[l].fold = { folded: fold.hiddenSlot[l] >= 0, saves: fold.saved[l] };
+    for (let d = 0; d < fold.tracks[l]; d++) {
       const t = callBase[l] + d;
       tracks[t] = {
         ...trackAt(gc, t),
@@ -111,6 +119,7 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
         y: 0,
         h: TRACK_H,
       };
+      if (d === fold.hiddenSlot[l]) tracks[t].hidden = true;
       rowOf[l].tracks.push(tracks[t]);
     }
     const t = opSlot[l];
@@ -167,7 +176,7 @@ export function buildRows(trace: Trace, collapsed: ReadonlySet<string>): Rows {
   return out;
 }
 
-/** Places groups, rows and tracks top to bottom; a collapsed group keeps only its header. */
+/** Places groups, rows and tracks top to bottom; a collapsed group keeps only its header, a hidden track takes no room. */
 export function layoutRows(r: Rows): void {
   let y = 0;
   for (const g of r.groups) {
@@ -175,11 +184,14 @@ export function layoutRows(r: Rows): void {
     y += GROUP_H;
     for (const row of g.rows) {
       row.y = y;
-      row.h = g.collapsed ? 0 : row.tracks.length * TRACK_H + 2 * ROW_PAD;
-      row.tracks.forEach((t, k) => {
+      let k = 0;
+      for (const t of row.tracks) {
         t.y = y + ROW_PAD + k * TRACK_H;
-        t.h = g.collapsed ? 0 : TRACK_H;
-      });
+        t.h = g.collapsed || t.hidden ? 0 : TRACK_H;
+        if (t.h) k++;
+      }
+      // A thread whose every frame is folded away keeps one track's height for its header.
+      row.h = g.collapsed ? 0 : Math.max(k, 1) * TRACK_H + 2 * ROW_PAD;
       y += row.h;
     }
   }

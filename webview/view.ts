@@ -14,6 +14,7 @@ import { buildEdgeIndex, edgeFromIsCall, edgeToIsCall, EdgeIndex, edgesOf } from
 import { formatNs, tickFormatter } from './format';
 import { hitTest, visitVisible, View } from './lod';
 import {
+  arrowDistance,
   arrowPath,
   callColor,
   diamond,
@@ -50,9 +51,14 @@ const EK = {
   release: EDGE_KINDS.indexOf('release'),
 };
 
+/** How close (px) the pointer must come to a release arrow to hover it rather than what lies under it. */
+const ARROW_HOVER_PX = 3;
+
 export interface ViewEvents {
   select(item: Item | null): void;
   hover(item: Item | null, clientX: number, clientY: number): void;
+  /** The pointer is on release arrow `edge` (an index into the trace's edges). */
+  hoverRelease(edge: number, clientX: number, clientY: number): void;
   viewChanged(): void;
 }
 
@@ -67,6 +73,8 @@ export class TimelineView {
   lastFrameMs = 0;
   /** Arrows between two GPUs' rows drawn in the last frame (S21). */
   lastCrossDeviceArrows = 0;
+  /** The release arrows of the last frame, in canvas pixels, for hovering. */
+  releaseArrows: { edge: number; x0: number; y0: number; x1: number; y1: number }[] = [];
 
   private readonly ctx: CanvasRenderingContext2D;
   private readonly zoomer: ZoomBehavior<HTMLCanvasElement, unknown>;
@@ -88,7 +96,7 @@ export class TimelineView {
 
   constructor(
     readonly trace: Trace,
-    readonly rows: Rows,
+    public rows: Rows,
     private readonly canvas: HTMLCanvasElement,
     private readonly axis: SVGSVGElement,
     private readonly scroller: HTMLElement,
@@ -222,6 +230,12 @@ export class TimelineView {
     this.request();
   }
 
+  /** New rows for the same trace (a thread's Python frames folded or shown): the time in view stays. */
+  setRows(rows: Rows): void {
+    this.rows = rows;
+    this.request();
+  }
+
   setSelection(item: Item | null, cone: Cone | null): void {
     this.selection = item;
     this.cone = cone;
@@ -263,7 +277,9 @@ export class TimelineView {
           return;
         }
         if (e.buttons) return;
-        this.events.hover(this.hit(e.offsetX, e.offsetY), e.clientX, e.clientY);
+        const edge = this.releaseAt(e.offsetX, e.offsetY);
+        if (edge >= 0) this.events.hoverRelease(edge, e.clientX, e.clientY);
+        else this.events.hover(this.hit(e.offsetX, e.offsetY), e.clientX, e.clientY);
       },
       { signal },
     );
@@ -326,6 +342,17 @@ export class TimelineView {
 
   get pointer(): number {
     return this.pointerX;
+  }
+
+  /** The release arrow drawn nearest canvas position (px, py), within ARROW_HOVER_PX; -1 for none. */
+  releaseAt(px: number, py: number): number {
+    let best = -1;
+    let bestD = ARROW_HOVER_PX;
+    for (const a of this.releaseArrows) {
+      const d = arrowDistance(px, py, a.x0, a.y0, a.x1, a.y1);
+      if (d <= bestD) [best, bestD] = [a.edge, d];
+    }
+    return best;
   }
 
   /** The item at canvas position (px, py), or null. */
@@ -675,6 +702,7 @@ export class TimelineView {
   private drawArrows(shown: Item[], x: (t: number) => number, top: number): () => void {
     const t = this.trace;
     this.lastCrossDeviceArrows = 0;
+    this.releaseArrows = [];
     if (!t.edges.count) return () => undefined;
     const wanted = (e: number) => {
       const k = t.edges.kind[e];
@@ -720,6 +748,7 @@ export class TimelineView {
         );
       const [x0, y0, x1, y1] = this.edgeEnds(e, x);
       arrowPath(path.line, path.head, x0, y0 - top, x1, y1 - top);
+      if (k === EK.release) this.releaseArrows.push({ edge: e, x0, y0: y0 - top, x1, y1: y1 - top });
     }
     const ctx = this.ctx;
     const stroke = (path: Paths) => {

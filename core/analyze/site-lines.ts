@@ -78,12 +78,14 @@ export function siteLines(t: Trace): SiteLine[] {
 
 /**
  * `host blocked 15 ms, 3 waits of up to 7.5 ms: eventSync, released by "gemm" on stream 13`: the
- * total first (what the line costs), then how it splits; a function-level site says so.
+ * total first (what the line costs), then how it splits; a function-level site says so. Without
+ * `releasedBy`, the words stop before the releaser, for a caller that names it otherwise.
  */
-export function siteLineText(s: SiteLine): string {
+export function siteLineText(s: SiteLine, releasedBy = true): string {
   const times = s.count > 1 ? `, ${s.count} waits of up to ${formatNs(s.maxBlockedNs)}` : '';
   const where = s.precision === 'function' ? ' in this function' : '';
-  return `host blocked ${formatNs(s.totalBlockedNs)}${where}${times}: ${s.kinds.join(', ')}, ${s.releasedBy}`;
+  const by = releasedBy ? `, ${s.releasedBy}` : '';
+  return `host blocked ${formatNs(s.totalBlockedNs)}${where}${times}: ${s.kinds.join(', ')}${by}`;
 }
 
 /** The findings that name a call with a site, each on the site of its first such call. */

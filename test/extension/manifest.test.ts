@@ -15,7 +15,13 @@ test('every command is in the Syncscope category and every menu entry names a re
 });
 
 test('GPU work is hidden and disabled without workspace trust', () => {
-  for (const id of ['syncscope.runOnGpu', 'syncscope.calibrate', 'syncscope.profilePython']) {
+  for (const id of [
+    'syncscope.runOnGpu',
+    'syncscope.calibrate',
+    'syncscope.profilePython',
+    'syncscope.capture',
+    'syncscope.capturePython',
+  ]) {
     assert.match(c.commands.find((x: { command: string }) => x.command === id).enablement, /isWorkspaceTrusted/, id);
     for (const entries of Object.values(c.menus as Record<string, { command: string; when?: string }[]>)) {
       for (const e of entries.filter((x) => x.command === id)) assert.match(e.when ?? '', /isWorkspaceTrusted/, id);
@@ -24,6 +30,22 @@ test('GPU work is hidden and disabled without workspace trust', () => {
   assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
   for (const key of m.capabilities.untrustedWorkspaces.restrictedConfigurations)
     assert.ok(c.configuration.properties[key], key);
+});
+
+test('Capture Python Script is offered on Python files wherever Profile is, and only where the capture library is built', () => {
+  const menus = c.menus as Record<string, { command: string; when?: string }[]>;
+  for (const [menu, entries] of Object.entries(menus)) {
+    const profile = entries.find((e) => e.command === 'syncscope.profilePython');
+    const capture = entries.find((e) => e.command === 'syncscope.capturePython');
+    if (!profile) continue;
+    assert.ok(capture, `${menu} offers capture beside profile`);
+    assert.equal(
+      capture.when,
+      `${profile.when?.replace('isWorkspaceTrusted', 'isWorkspaceTrusted && !syncscope.captureMissing')}`,
+      menu,
+    );
+  }
+  assert.equal(menus.commandPalette.find((e) => e.command === 'syncscope.openLaunchLine')?.when, 'false');
 });
 
 test('files the manifest points at exist', () => {
