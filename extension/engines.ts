@@ -1,5 +1,6 @@
 // The one place the extension reaches into core's executors, analyses and converters, so the rest
 // of extension/ speaks in Traces and Problems only.
+import type { UserCode } from '../core/import/python-sites';
 import { analyze } from '../core/analyze';
 import type { Analysis } from '../core/analyze/types';
 import { parseScenario } from '../core/scenario/parse';
@@ -38,7 +39,8 @@ export const loadTrace = (
   path: string,
   onProgress?: (bytes: number, total: number) => void,
   signal?: AbortSignal,
-): Promise<Trace> => loadTraceFile(path, onProgress, signal);
+  userCode?: UserCode,
+): Promise<Trace> => loadTraceFile(path, onProgress, signal, userCode);
 
 /** For files the extension host cannot open by path (a virtual file system): the bytes, read by VS Code. */
 export const loadTraceBytes = (
@@ -46,7 +48,8 @@ export const loadTraceBytes = (
   name: string,
   onProgress?: (bytes: number, total: number) => void,
   signal?: AbortSignal,
-): Promise<Trace> => importTraceBytes(bytes, name, onProgress, signal);
+  userCode?: UserCode,
+): Promise<Trace> => importTraceBytes(bytes, name, onProgress, signal, userCode);
 
 /** The format core would read the file as, from its first bytes (decompressed when gzipped). */
 export const sniffTraceFile = async (path: string): Promise<TraceFileFormat | undefined> =>

@@ -1,5 +1,6 @@
 // Turns a scenario or a trace file into a Trace, with progress, cancellation, the log, and the
 // Problems panel kept in step. Every timeline (panel, custom editor, restored panel) comes here.
+import { userCodeSetting } from './userCode';
 import * as vscode from 'vscode';
 import type { Analysis } from '../core/analyze/types';
 import type { Program } from '../core/scenario/program';
@@ -222,8 +223,8 @@ export class Runs {
       // Local files stream from disk; other schemes (virtual file systems) can only be read whole through VS Code.
       const args =
         uri.scheme === 'file'
-          ? { path: uri.fsPath, name: fileName(uri) }
-          : { bytes: await vscode.workspace.fs.readFile(uri), name: fileName(uri) };
+          ? { path: uri.fsPath, name: fileName(uri), userCode: userCodeSetting() }
+          : { bytes: await vscode.workspace.fs.readFile(uri), name: fileName(uri), userCode: userCodeSetting() };
       const size = args.bytes?.byteLength ?? (await vscode.workspace.fs.stat(uri)).size;
       loaded = await this.engine('loadTrace', args, {
         subject: fileName(uri),

@@ -3,6 +3,7 @@
 // torch.profiler (as `syncscope profile`, node/profile-run.ts), with progress and cancellation;
 // then open the trace's timeline beside the script and show the waits on its lines
 // (sourceLines.ts). Both go through one path: only how the trace is recorded differs.
+import { userCodeSetting } from './userCode';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
@@ -95,6 +96,7 @@ async function capture(r: RunRequest): Promise<RunOutcome> {
     stdio: 'pipe',
     onOutput: (text) => text.split('\n').forEach(r.onLine),
     signal: r.signal,
+    userCode: userCodeSetting(),
   });
   if (!result.ok) return { error: result.reason };
   const report = await engines().saveAnalyzedTrace(result.trace, r.out, command.join(' '));

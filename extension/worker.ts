@@ -31,11 +31,11 @@ const handlers: Handlers = {
   async analyze({ trace, program }) {
     return engines.analyzeTrace(trace, program);
   },
-  async loadTrace({ path, bytes, name }, id) {
+  async loadTrace({ path, bytes, name, userCode }, id) {
     const trace =
       path !== undefined
-        ? await engines.loadTrace(path, progress(id))
-        : await engines.loadTraceBytes(bytes ?? new Uint8Array(), name, progress(id));
+        ? await engines.loadTrace(path, progress(id), undefined, userCode)
+        : await engines.loadTraceBytes(bytes ?? new Uint8Array(), name, progress(id), undefined, userCode);
     try {
       const analysis = engines.analyzeTrace(trace);
       trace.findings = analysis.findings;

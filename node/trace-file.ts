@@ -217,6 +217,7 @@ export const importTraceBytes = async (
   name: string,
   onProgress?: (bytes: number, total: number) => void,
   signal?: AbortSignal,
+  userCode?: UserCode,
 ): Promise<Trace> =>
   isArrowStream(bytes)
     ? traceFromArrow(bytes, name)
@@ -229,6 +230,7 @@ export const importTraceBytes = async (
           signal,
           bytes.length,
           keepDocument,
+          userCode,
         ),
       );
 

@@ -22,9 +22,9 @@ export const markerKind = (name: string): 'before' | 'after' | undefined =>
   name.startsWith(SITE_MARKER) ? 'before' : name.startsWith(SITE_AFTER_MARKER) ? 'after' : undefined;
 
 /**
- * Top-level modules and packages of Python's standard library. Kineto writes a file relative to
- * the sys.path entry it is under (`pkgutil.py`, `ctypes/__init__.py`), so a relative path is
- * recognized by its first component. Names that scripts are often given (code, profile, test,
+ * Top-level modules and packages of Python's standard library, and a few that torch depends on.
+ * Kineto writes a file relative to the sys.path entry it is under (`pkgutil.py`,
+ * `ctypes/__init__.py`), so a relative path is recognized by its first component. Names that scripts are often given (code, profile, test,
  * trace, token) are left out: taking a user's script for the library would hide its frames.
  */
 const STDLIB = new Set(
@@ -37,7 +37,10 @@ const STDLIB = new Set(
     'queue random re reprlib runpy sched secrets selectors shelve shlex shutil signal site socket socketserver ' +
     'sre_compile sre_constants sre_parse ssl stat statistics string struct subprocess sysconfig tarfile tempfile ' +
     'textwrap threading timeit tokenize traceback tracemalloc types typing unittest urllib uuid warnings weakref ' +
-    'zipfile zipimport zoneinfo'
+    'zipfile zipimport zoneinfo ' +
+    // Private modules of the standard library, and packages torch itself depends on.
+    '_collections_abc _compat_pickle _weakrefset _threading_local _strptime _sitebuiltins ' +
+    'typing_extensions sympy filelock fsspec jinja2 networkx triton numpy'
   ).split(' '),
 );
 
@@ -56,9 +59,14 @@ export interface UserCode {
  * (`-`), separated by commas; the reason it is not one, as a string.
  */
 export function parseUserCode(text: string): UserCode | string {
+  return userCodeOf(text.split(','));
+}
+
+/** The same from a list, one path to an entry (the `syncscope.userCode` setting): a path may hold a comma. */
+export function userCodeOf(entries: readonly string[]): UserCode | string {
   const add: string[] = [];
   const remove: string[] = [];
-  for (const part of text.split(',')) {
+  for (const part of entries) {
     const path = part.trim().replace(/^[+-]/, '').trim();
     if (!path) return `"${part}" names no path; expected paths, each with + to add it or - to take it out`;
     (part.trim().startsWith('-') ? remove : add).push(path);

@@ -1,4 +1,5 @@
 // The requests the extension sends to its worker thread (worker.ts), and what each answers.
+import type { UserCode } from '../../core/import/python-sites';
 import type { Analysis } from '../../core/analyze/types';
 import { HOSTILE_BUDGET } from '../../core/scenario/kinds';
 import type { TraceFileFormat } from '../../core/import';
@@ -41,7 +42,7 @@ export interface EngineOps {
   analyze: { args: { trace: Trace; program?: Program }; result: Analysis };
   /** A trace file by path, or its bytes (a virtual file system), imported and analysed. */
   loadTrace: {
-    args: { path?: string; bytes?: Uint8Array; name: string };
+    args: { path?: string; bytes?: Uint8Array; name: string; userCode?: UserCode };
     result: { trace: Trace; analysis?: Analysis; analysisError?: string };
   };
   sniff: { args: { path?: string; bytes?: Uint8Array }; result: TraceFileFormat | undefined };

@@ -87,6 +87,32 @@ test(
   },
 );
 
+test(
+  "the worker reads a trace with the syncscope.userCode setting: a folder taken out of the user's code gives up its lines",
+  {
+    skip: !existsSync(workerBundle) && 'npm run build first',
+  },
+  async () => {
+    const client = new EngineClient(workerBundle, { memoryMb: 1024, concurrency: 1 });
+    try {
+      const path = repoPath('test', 'fixtures', 'torch', 'profile', 'train_step.profile.json.gz');
+      const script = '/home/dev/syncscope/test/gpu/torch/programs/train_step.py';
+      const atScript = async (userCode?: { add: string[]; remove: string[] }) => {
+        const got = await client.request<EngineOps['loadTrace']['result']>(
+          'loadTrace',
+          { path, name: 'train_step.profile.json.gz', userCode },
+          opts('train_step.profile.json.gz', 60_000),
+        );
+        return got.trace.sites.filter((s) => s.frame.file === script).length;
+      };
+      assert.ok((await atScript()) > 0, 'the script holds the lines');
+      assert.equal(await atScript({ add: [], remove: ['/home/dev/syncscope/test/gpu/torch/programs'] }), 0);
+    } finally {
+      client.dispose();
+    }
+  },
+);
+
 test('a request that never ends is terminated at its time limit, and the next one gets a fresh worker', async () => {
   const client = new EngineClient(misbehaving, limits);
   try {
