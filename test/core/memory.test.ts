@@ -26,10 +26,10 @@ const UNDER_ULIMIT: MemoryLimits = {
   physical: 64 * GiB,
 };
 
-test('the address-space limit, less what is mapped and a 512 MiB reserve, sets the room', () => {
+test('the address-space limit, less what is mapped and a 256 MiB reserve, sets the room', () => {
   const m = memoryBudget(UNDER_ULIMIT, 'x.scenario.json');
-  // 4096 - 1024 - 512 MiB; half the machine would leave 32768 - 64 - 512 MiB.
-  assert.equal(m.total.bytes, 2560 * MiB);
+  // 4096 - 1024 - 256 MiB; half the machine would leave 32768 - 64 - 256 MiB.
+  assert.equal(m.total.bytes, 2816 * MiB);
   assert.equal(m.total.limit, 'the address-space limit (ulimit -v 4 GiB, 1 GiB of it mapped)');
   assert.equal(m.total.raise, 'raise it with ulimit -v');
   assert.equal(m.heap.bytes, 4000 * MiB);
@@ -37,15 +37,15 @@ test('the address-space limit, less what is mapped and a 512 MiB reserve, sets t
 });
 
 test('the step budget is the room over 640 bytes a step, or the heap over 400, whichever is less', () => {
-  // 2560 MiB / 640 = 4,194,304 steps; the heap would hold 4000 MiB / 400 = 10,485,760.
+  // 2816 MiB = 2,952,790,016 bytes / 640 = 4,613,734.4 steps; the heap would hold 4000 MiB / 400 = 10,485,760.
   assert.deepEqual(stepBudget(memoryBudget(UNDER_ULIMIT)), {
-    steps: 4_194_304,
-    work: 8_388_608,
+    steps: 4_613_734,
+    work: 9_227_468,
     raise:
-      'that many steps of 640 bytes fill the 2.5 GiB left under the address-space limit (ulimit -v 4 GiB, 1 GiB of it mapped); raise it with ulimit -v',
+      'that many steps of 640 bytes fill the 2.75 GiB left under the address-space limit (ulimit -v 4 GiB, 1 GiB of it mapped); raise it with ulimit -v',
   });
   // No address-space limit and a 512 MiB heap: 536,870,912 / 400 = 1,342,177 steps, fewer than
-  // half of 64 GiB holds at 640 bytes (32192 MiB / 640 = 52,743,372).
+  // half of 64 GiB holds at 640 bytes (32448 MiB / 640 = 53,163,622).
   const heapBound = stepBudget(
     memoryBudget({ ...UNDER_ULIMIT, addressSpace: undefined, heapLimit: 512 * MiB, heapUsed: 0 }),
   );
@@ -58,11 +58,11 @@ test('the step budget is the room over 640 bytes a step, or the heap over 400, w
 
 test('a cgroup limit below the others sets the room, less what the process holds', () => {
   const m = memoryBudget({ ...UNDER_ULIMIT, cgroup: 2 * GiB });
-  // 2048 - 64 - 512 MiB = 1472 MiB, below the address space's 2560 MiB.
-  assert.equal(m.total.bytes, 1472 * MiB);
+  // 2048 - 64 - 256 MiB = 1728 MiB, below the address space's 2816 MiB.
+  assert.equal(m.total.bytes, 1728 * MiB);
   assert.equal(m.total.raise, "raise the container's memory limit");
-  // 1,543,503,872 bytes / 640 = 2,411,724.8 steps.
-  assert.equal(stepBudget(m).steps, 2_411_724);
+  // 1,811,939,328 bytes / 640 = 2,831,155.2 steps.
+  assert.equal(stepBudget(m).steps, 2_831_155);
 });
 
 test('a limit already spent leaves no room, never a negative one', () => {
@@ -73,24 +73,24 @@ test('a limit already spent leaves no room, never a negative one', () => {
 
 test("the simulator's rows are checked against the room before they are made", () => {
   const m = memoryBudget(UNDER_ULIMIT, 'x.scenario.json');
-  // 4,194,304 calls of 640 bytes fill the 2560 MiB exactly; 4 edges a call come with them.
-  const full = { calls: 4_194_304, ops: 4_194_304, edges: 4 * 4_194_304, accesses: 0 };
+  // 4,613,734 calls of 640 bytes (2,952,789,760) fit in 2,952,790,016; 4 edges a call come with them.
+  const full = { calls: 4_613_734, ops: 4_613_734, edges: 4 * 4_613_734, accesses: 0 };
   checkTraceRows(m, full, 8);
   assert.throws(() => checkTraceRows(m, { ...full, calls: full.calls + 1 }, 8), MemoryBudgetError);
-  // A fifth edge a call costs 24 bytes more each: 4,194,304 * 24 = 96 MiB over, 2656 MiB in all.
+  // A fifth edge a call costs 24 bytes more each: 4,613,734 * 24 = 110,729,616 more, 2.85 GiB in all.
   assert.throws(
     () => checkTraceRows(m, { ...full, edges: 5 * full.calls }, 8),
-    /about 2\.59 GiB, more than the 2\.5 GiB/,
+    /about 2\.85 GiB, more than the 2\.75 GiB/,
   );
-  // Buffer accesses cost 16 bytes each beyond their step: 10^6 calls (640,000,000 bytes) and
-  // 10^8 accesses (1,600,000,000) fit in 2,684,354,560 bytes; 1.3 * 10^8 (2,080,000,000: 2.53 GiB in all) do not.
+  // Buffer accesses cost 16 bytes each beyond their step: 10^6 calls (640,000,000 bytes) and 10^8
+  // accesses (1,600,000,000) fit in 2,952,790,016 bytes; 1.5 * 10^8 (2,400,000,000: 2.83 GiB in all) do not.
   checkTraceRows(m, { calls: 1e6, ops: 1e6, edges: 2e6, accesses: 1e8 }, 8);
   assert.throws(
-    () => checkTraceRows(m, { calls: 1e6, ops: 1e6, edges: 2e6, accesses: 1.3e8 }, 8),
+    () => checkTraceRows(m, { calls: 1e6, ops: 1e6, edges: 2e6, accesses: 1.5e8 }, 8),
     (e: Error) =>
       e.message ===
-      'x.scenario.json: the simulated trace of 1000000 calls, 130000000 buffer accesses and 8 lanes (host threads and streams), with its analysis, ' +
-        'would take about 2.53 GiB, more than the 2.5 GiB left under the address-space limit (ulimit -v 4 GiB, 1 GiB of it mapped); ' +
+      'x.scenario.json: the simulated trace of 1000000 calls, 150000000 buffer accesses and 8 lanes (host threads and streams), with its analysis, ' +
+        'would take about 2.83 GiB, more than the 2.75 GiB left under the address-space limit (ulimit -v 4 GiB, 1 GiB of it mapped); ' +
         'raise it with ulimit -v, or use fewer steps, buffer accesses, host threads or streams',
   );
 });
@@ -102,7 +102,7 @@ test('lanes beyond 8 cost a 4-byte clock component for every call and op', () =>
   assert.throws(
     () => checkTraceRows(m, { calls: 1.5e6, ops: 1.5e6, edges: 3e6, accesses: 0 }, 1501),
     (e: Error) =>
-      /^many\.scenario\.json: .* 1501 lanes .* would take about 17\.6 GiB, more than the 2\.5 GiB left under the address-space limit/.test(
+      /^many\.scenario\.json: .* 1501 lanes .* would take about 17\.6 GiB, more than the 2\.75 GiB left under the address-space limit/.test(
         e.message,
       ),
   );
@@ -113,11 +113,11 @@ test('lanes beyond 8 cost a 4-byte clock component for every call and op', () =>
       e instanceof MemoryBudgetError &&
       e.message ===
         'many.scenario.json: the happens-before clocks of 1501 lanes (host threads and streams) over 3000000 nodes, with the rest of the analysis, ' +
-          'would take about 17.6 GiB, more than the 2.5 GiB left under the address-space limit (ulimit -v 4 GiB, 1 GiB of it mapped); ' +
+          'would take about 17.6 GiB, more than the 2.75 GiB left under the address-space limit (ulimit -v 4 GiB, 1 GiB of it mapped); ' +
           'raise it with ulimit -v, or use fewer host threads or streams',
   );
   // Up to 8 lanes, the clocks are part of a step's 640 bytes.
-  checkClockRoom(m, { rows: 4_194_304, lanes: 8, calls: 4_194_304 });
+  checkClockRoom(m, { rows: 4_613_734, lanes: 8, calls: 4_613_734 });
 });
 
 test('the heap is checked as well: 400 bytes of each call are on it', () => {
