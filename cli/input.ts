@@ -41,7 +41,7 @@ export async function readProgram(
  * whatever file is open, on every edit. Either way the simulator checks the trace's rows against
  * the memory before it makes them.
  */
-export function scenarioBudget(maxSteps: string | undefined, memory: MemoryBudget): ScenarioBudget {
+export function scenarioBudget(maxSteps?: string, memory = processMemoryBudget()): ScenarioBudget {
   if (maxSteps !== undefined) {
     const n = Number(maxSteps);
     if (!Number.isSafeInteger(n) || n < 1)
