@@ -1,16 +1,16 @@
 // Turns whatever the user points a command at into a Trace: a scenario is compiled and simulated
 // (or run on the GPU by `run`), a trace file is loaded whatever its format.
 import { readFile } from 'node:fs/promises';
-import { totalmem } from 'node:os';
-import { getHeapStatistics } from 'node:v8';
 import { basename, resolve } from 'node:path';
 import type { Program } from '../core/scenario/program';
-import { HOSTILE_BUDGET, type ScenarioBudget } from '../core/scenario/kinds';
+import { stepBudget, type MemoryBudget } from '../core/memory';
+import type { ScenarioBudget } from '../core/scenario/kinds';
 import { compileScenario } from '../core/scenario/parse';
 import { isScenarioPath } from '../core/scenario/path';
 import { simulate } from '../core/simulate';
 import { loadProfile, ProfileError } from '../core/simulate/profile';
 import type { Trace } from '../core/trace/model';
+import { processMemoryBudget } from '../node/memory-limits';
 import { loadAnyTrace } from './load-trace';
 import type { UserCode } from '../core/import/python-sites';
 import { CliIo, UsageError } from './io';
@@ -20,37 +20,36 @@ export interface Input {
   /** Present when the input was a scenario. */
   program?: Program;
   file: string;
+  /** What the command may allocate for it, taken before the input was read: pass it on to analyze. */
+  memory: MemoryBudget;
 }
 
 export { isScenarioPath } from '../core/scenario/path';
 
-export async function readProgram(path: string, io: CliIo, maxSteps?: string): Promise<Program> {
+export async function readProgram(
+  path: string,
+  io: CliIo,
+  maxSteps?: string,
+  memory = processMemoryBudget(path),
+): Promise<Program> {
   const text = await readText(path, io);
-  return compileScenario(text, basename(path), scenarioBudget(maxSteps));
+  return compileScenario(text, basename(path), scenarioBudget(maxSteps, memory));
 }
 
 /**
- * Heap that one compiled step and its trace rows and analysis take at most, about: the CLI's
- * budget gives each step this much of the heap it may use, so that a scenario that compiles also
- * simulates, saves and reports within it.
+ * The CLI's scenario budget: `--max-steps N` (work twice that), else as many steps as the memory
+ * the process may still use holds (core/memory.ts). The editor keeps HOSTILE_BUDGET: it parses
+ * whatever file is open, on every edit. Either way the simulator checks the trace's rows against
+ * the memory before it makes them.
  */
-const HEAP_BYTES_PER_STEP = 300;
-
-/**
- * The CLI's scenario budget: `--max-steps N` (work twice that), else as many steps as the heap
- * holds, and never fewer than the editor allows. The editor keeps HOSTILE_BUDGET: it parses
- * whatever file is open, on every edit.
- */
-export function scenarioBudget(maxSteps?: string): ScenarioBudget {
+export function scenarioBudget(maxSteps?: string, memory = processMemoryBudget()): ScenarioBudget {
   if (maxSteps !== undefined) {
     const n = Number(maxSteps);
     if (!Number.isSafeInteger(n) || n < 1)
       throw new UsageError(`--max-steps takes a whole number from 1, not "${maxSteps}"`);
-    return { steps: n, work: 2 * n };
+    return { steps: n, work: 2 * n, raise: 'raise it with --max-steps' };
   }
-  const heap = Math.min(getHeapStatistics().heap_size_limit, totalmem() / 2);
-  const steps = Math.max(HOSTILE_BUDGET.steps, Math.floor(heap / HEAP_BYTES_PER_STEP));
-  return { steps, work: Math.max(HOSTILE_BUDGET.work, 2 * steps) };
+  return stepBudget(memory);
 }
 
 /** `--profile h200` or `--profile my-gpu.json`: the simulator's cost model. */
@@ -79,11 +78,12 @@ export async function loadInput(
   io: CliIo,
   opts: { profile?: string; maxSteps?: string; userCode?: UserCode } = {},
 ): Promise<Input> {
+  const memory = processMemoryBudget(path);
   if (isScenarioPath(path)) {
-    const program = await readProgram(path, io, opts.maxSteps);
-    return { trace: simulate(program, await readProfile(opts.profile, io)), program, file: path };
+    const program = await readProgram(path, io, opts.maxSteps, memory);
+    return { trace: simulate(program, await readProfile(opts.profile, io), memory), program, file: path, memory };
   }
-  return { trace: await loadAnyTrace(resolve(io.cwd, path), undefined, opts.userCode), file: path };
+  return { trace: await loadAnyTrace(resolve(io.cwd, path), undefined, opts.userCode), file: path, memory };
 }
 
 export async function readText(path: string, io: CliIo): Promise<string> {

@@ -84,5 +84,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 
 /** Errors about the user's input, as opposed to bugs. Both exit 2; only bugs may print a stack. */
 const isInputError = (e: Error) =>
-  ['UsageError', 'ScenarioError', 'TraceFormatError', 'ImportError', 'ProfileError', 'WriteError'].includes(e.name) ||
-  'code' in e;
+  [
+    'UsageError',
+    'ScenarioError',
+    'TraceFormatError',
+    'ImportError',
+    'ProfileError',
+    'WriteError',
+    'MemoryBudgetError',
+  ].includes(e.name) || 'code' in e;

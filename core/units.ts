@@ -23,3 +23,9 @@ export function formatNs(ns: number): string {
 }
 
 export const formatPct = (p: number): string => `${p.toFixed(1)}%`;
+
+/** 2 ** 31 -> "2 GiB", 2.534 * 2 ** 30 -> "2.53 GiB", 914.3 * 2 ** 20 -> "914 MiB": three significant digits at most. */
+export function formatBytes(bytes: number): string {
+  const [v, unit] = bytes >= 2 ** 30 ? [bytes / 2 ** 30, 'GiB'] : [bytes / 2 ** 20, 'MiB'];
+  return `${Number(v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2))} ${unit}`;
+}

@@ -9,6 +9,7 @@ import { loadProfile, simulate, type SimProfile } from '../core/simulate';
 import { sniffFormat, type TraceFileFormat } from '../core/import';
 import { importTraceBytes, loadTraceFile, readTraceHead, saveTraceFile, traceHeadOfBytes } from '../node/trace-file';
 import { captureTrace, type CaptureRequest, type CaptureResult } from '../node/capture-process';
+import { processMemoryBudget } from '../node/memory-limits';
 import { buildReport, formatReport } from '../core/report';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
@@ -26,13 +27,16 @@ export interface Parsed {
 export const parseScenarioText = (text: string, file: string): Parsed =>
   parseScenario(text, file, WORKER_LIMITS.scenario);
 
-export const simulateProgram = (program: Program, profile: SimProfile): Trace => simulate(program, profile);
+// The worker checks what it allocates against what its process may still use, as the CLI does.
+export const simulateProgram = (program: Program, profile: SimProfile): Trace =>
+  simulate(program, profile, processMemoryBudget());
 
 /** A profile JSON (already parsed) or a built-in profile's name, checked by the simulator. */
 export const loadSimulatorProfile = (spec: unknown): SimProfile => loadProfile(spec);
 export type { SimProfile };
 
-export const analyzeTrace = (trace: Trace, program?: Program): Analysis => analyze(trace, { program });
+export const analyzeTrace = (trace: Trace, program?: Program): Analysis =>
+  analyze(trace, { program, memory: processMemoryBudget() });
 
 /** Streams a trace file (any format core reads, gzipped or not) through its importer. */
 export const loadTrace = (

@@ -18,6 +18,7 @@ import { isArrowStream } from '../core/trace/columnar';
 import { stageTraceParquet } from './trace-parquet';
 import type { Trace } from '../core/trace/model';
 import { newWriteId, stageFile, writeTogether, type Staged } from './atomic-write';
+import { formatBytes } from '../core/units';
 
 const CHUNK = 4 << 20;
 
@@ -94,15 +95,12 @@ export const decompressedLimit = (compressedBytes: number): number =>
 const isZlibError = (e: unknown): e is Error =>
   e instanceof Error && /^Z_/.test(String((e as { code?: unknown }).code));
 
-const sizeText = (bytes: number): string =>
-  bytes >= 2 ** 30 ? `${+(bytes / 2 ** 30).toFixed(1)} GiB` : `${+(bytes / 2 ** 20).toFixed(1)} MiB`;
-
 /** Counts the text that comes out of gunzip, and stops it past `limit`. */
 function checkDecompressed(name: string, size: number, limit: number): void {
   if (size > limit)
     throw new ImportError(
-      `${name}: decompressed size over ${sizeText(limit)}; a gzipped trace may expand to ${GZIP_RATIO} times ` +
-        `its size (at least ${sizeText(MIN_DECOMPRESSED)}, at most ${sizeText(MAX_DECOMPRESSED)})`,
+      `${name}: decompressed size over ${formatBytes(limit)}; a gzipped trace may expand to ${GZIP_RATIO} times ` +
+        `its size (at least ${formatBytes(MIN_DECOMPRESSED)}, at most ${formatBytes(MAX_DECOMPRESSED)})`,
     );
 }
 

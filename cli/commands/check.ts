@@ -20,7 +20,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     maxSteps: flagString(args, 'max-steps'),
     userCode: userCodeFlag(args),
   });
-  const { findings } = analyze(input.trace, { program: input.program });
+  const { findings } = analyze(input.trace, { program: input.program, memory: input.memory });
   for (const f of findings) {
     const at = f.source ? `${file}:${f.source.line}:${f.source.column}` : file;
     io.stdout(escapeControls(`${at}: ${f.severity} ${f.rule} ${f.kind}: ${f.message}`) + '\n');

@@ -23,12 +23,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(args, 'scenario or trace file');
   const chrome = flagString(args, 'chrome');
   if (!chrome) throw new UsageError('say where to write: --chrome out.json');
-  const { trace, program } = await loadInput(file, io, {
+  const { trace, program, memory } = await loadInput(file, io, {
     profile: flagString(args, 'profile'),
     maxSteps: flagString(args, 'max-steps'),
   });
   // Findings become instant events; a trace saved without them gets them now.
-  if (!trace.findings.length) trace.findings.push(...analyze(trace, { program }).findings);
+  if (!trace.findings.length) trace.findings.push(...analyze(trace, { program, memory }).findings);
   const full = resolve(io.cwd, chrome);
   await writeFileAtomic(full, chromeTraceChunks(trace));
   io.stdout(

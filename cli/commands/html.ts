@@ -28,7 +28,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     userCode: userCodeFlag(args),
   });
   // A trace file may carry findings already; a fresh analysis adds them where it has none.
-  if (!input.trace.findings.length) input.trace.findings = analyze(input.trace, { program: input.program }).findings;
+  if (!input.trace.findings.length)
+    input.trace.findings = analyze(input.trace, { program: input.program, memory: input.memory }).findings;
   const title = input.trace.meta.scenario?.name ?? input.file;
   io.stderr(`timeline written to ${await writeHtmlFile(input.trace, title, out, io)}\n`);
   return EXIT.ok;

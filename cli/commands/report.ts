@@ -30,7 +30,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(args, 'scenario or trace file');
   const by = grouping(flagString(args, 'group'));
   const input = await loadAnalysisInput(file, io, args);
-  const report = buildReport(input.trace, analyze(input.trace, { program: input.program }));
+  const report = buildReport(input.trace, analyze(input.trace, { program: input.program, memory: input.memory }));
   if (by) report.groups = groupWaits(report.waits, by);
   if (args.flags.has('json')) for (const chunk of reportJsonChunks(report)) io.stdout(chunk);
   else {

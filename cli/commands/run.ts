@@ -1,5 +1,6 @@
 import { simulate } from '../../core/simulate';
 import type { Trace } from '../../core/trace/model';
+import { processMemoryBudget } from '../../node/memory-limits';
 import { RunnerError, runInRunner } from '../../runner/client';
 import { checkTraceOutputs } from '../output';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
@@ -45,8 +46,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const timeout = flagString(args, 'timeout');
   const timeoutMs = timeout === undefined ? undefined : Number(timeout) * 1000;
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError(`--timeout takes seconds, got "${timeout}"`);
-  const program = await readProgram(file, io, flagString(args, 'max-steps'));
-  const simulated = async () => simulate(program, await readProfile(flagString(args, 'profile'), io));
+  const memory = processMemoryBudget(file);
+  const program = await readProgram(file, io, flagString(args, 'max-steps'), memory);
+  const simulated = async () => simulate(program, await readProfile(flagString(args, 'profile'), io), memory);
 
   let trace: Trace;
   if (backend === 'sim') trace = await simulated();
@@ -59,5 +61,5 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       trace = await simulated();
     }
   }
-  return finishRun(trace, program, file, args, io);
+  return finishRun(trace, program, file, args, io, memory);
 }

@@ -1,4 +1,6 @@
 import { analyze } from '../../core/analyze';
+import type { MemoryBudget } from '../../core/memory';
+import { processMemoryBudget } from '../../node/memory-limits';
 import { buildReport, reportJsonChunks, reportTextChunks, waitCount } from '../../core/report';
 import { sourceTextReader } from '../source-text';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE, userCodeFlag } from '../args';
@@ -28,7 +30,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(args, 'scenario file');
   if (!isScenarioPath(file)) throw new UsageError(`expected a *.scenario.json file, got ${file}`);
   const input = await loadAnalysisInput(file, io, args);
-  return finishRun(input.trace, input.program, file, args, io);
+  return finishRun(input.trace, input.program, file, args, io, input.memory);
 }
 
 /** The input, a scenario simulated with the options `simulate` and `report` share. */
@@ -40,15 +42,19 @@ export function loadAnalysisInput(file: string, io: CliIo, args: ReturnType<type
   });
 }
 
-/** Shared by `simulate` and `run`: analyze, print, and write --out / --html. */
+/**
+ * Shared by `simulate`, `run`, `capture` and `profile`: analyze, print, and write --out / --html.
+ * `memory`: what the analysis may allocate, taken before the input was read where the caller did.
+ */
 export async function finishRun(
   trace: import('../../core/trace/model').Trace,
   program: import('../../core/scenario/program').Program | undefined,
   file: string,
   args: ReturnType<typeof parseArgs>,
   io: CliIo,
+  memory: MemoryBudget = processMemoryBudget(file),
 ): Promise<number> {
-  printReport(trace, program, file, args, io);
+  printReport(trace, program, memory, file, args, io);
   for (const path of await writeTraceOutputs(trace, args, io)) io.stderr(`trace written to ${path}\n`);
   const html = flagString(args, 'html');
   if (html)
@@ -63,11 +69,12 @@ export async function finishRun(
 function printReport(
   trace: import('../../core/trace/model').Trace,
   program: import('../../core/scenario/program').Program | undefined,
+  memory: MemoryBudget,
   file: string,
   args: ReturnType<typeof parseArgs>,
   io: CliIo,
 ): void {
-  const analysis = analyze(trace, { program });
+  const analysis = analyze(trace, { program, memory });
   trace.findings = analysis.findings;
   const report = buildReport(trace, analysis);
   const summary = waitCount(report) > SUMMARY_ABOVE && !args.flags.has('all');

@@ -52,9 +52,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const ids = fix === undefined ? 'all' : fix.split(',').map((s) => s.trim().toUpperCase());
   if (ids !== 'all' && ids.some((id) => !/^F\d+$/.test(id)))
     throw new UsageError(`--fix ${fix}: expected finding numbers as in F1,F3 (report lists the findings in order)`);
-  const { trace } = await loadInput(file, io);
+  const { trace, memory } = await loadInput(file, io);
   const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
-  const results = whatIf(trace, profile, ids, windowOf(args, trace, file, 'simulate'));
+  const results = whatIf(trace, profile, ids, windowOf(args, trace, file, 'simulate'), memory);
   if (ids !== 'all') {
     const missing = ids.filter((id) => !results.some((r) => r.id === id));
     const n = analyze(trace).findings.length;

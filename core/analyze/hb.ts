@@ -5,6 +5,7 @@
 // Clocks change only where a cross-lane edge arrives; every other node shares the row of the node
 // before it in its lane (its own component is its position, kept apart). Calls rarely receive
 // edges, so a trace of a million launches stores about one row per op.
+import { checkClockRoom, type MemoryBudget } from '../memory';
 import type { Trace } from '../trace/model';
 import { buildGraph, HbGraph } from './graph';
 
@@ -32,11 +33,12 @@ export interface HappensBefore {
 
 export const nodeId = (g: HbGraph, r: NodeRef): number => (r.kind === 'call' ? r.id : g.calls + r.id);
 
-export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t)): HappensBefore {
+/** `memory`: the clocks are checked against it before they are made (they grow with lanes x nodes). */
+export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t), memory?: MemoryBudget): HappensBefore {
   const g = graph;
   const { lane, seq, lanes: L } = g;
   const launcher = launcherOf(t, g);
-  const { rows, rowOf } = vectorClocks(g, launcher);
+  const { rows, rowOf } = vectorClocks(g, launcher, memory);
   const clock = (x: number, d: number): number => {
     if (lane[x] === d) return seq[x];
     if (lane[x] < 0) return 0;
@@ -78,7 +80,11 @@ function launcherOf(t: Trace, g: HbGraph): (x: number) => number {
  * Every node's clock: `rows` holds the distinct rows, L components each, and `rowOf` each node's
  * row; a node's own component and its launcher's position (launcherOf) are kept apart from it.
  */
-function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int32Array; rowOf: Int32Array } {
+function vectorClocks(
+  g: HbGraph,
+  launcher: (x: number) => number,
+  memory: MemoryBudget | undefined,
+): { rows: Int32Array; rowOf: Int32Array } {
   const { lane, seq, nodes: N, lanes: L, order, laneStart, predStart, pred } = g;
   // Whether x's launcher `c` stands for its lane predecessor p's launcher too (same thread, later).
   const covers = (p: number, c: number) => {
@@ -93,6 +99,7 @@ function vectorClocks(g: HbGraph, launcher: (x: number) => number): { rows: Int3
       const x = order[k];
       if (predStart[x + 1] > predStart[x] || (k > laneStart[l] && launcher(order[k - 1]) >= 0)) rowCount++;
     }
+  if (memory) checkClockRoom(memory, { rows: rowCount, lanes: L, calls: g.calls });
   const rows = new Int32Array(rowCount * L);
   const rowOf = new Int32Array(N);
   const done = new Uint8Array(N);

@@ -1,6 +1,7 @@
 // The stream-ordering debugger: every host wait explained, happens-before, hazards on declared
 // buffers, ordering smells and metrics, from one Trace (SEMANTICS.md, "What debugging stream
 // ordering checks").
+import type { MemoryBudget } from '../memory';
 import type { Program } from '../scenario/program';
 import { CK } from '../trace/kinds';
 import type { Finding, Trace } from '../trace/model';
@@ -24,14 +25,15 @@ export type { Analysis, Hazard, HazardAccess, Metrics, WaitExplanation, Releasin
 
 const SEVERITY = { error: 0, warning: 1, info: 2 };
 
-export function analyze(trace: Trace, opts: { program?: Program } = {}): Analysis {
+/** `memory`: what the analysis may allocate; its largest tables are checked against it before they are made. */
+export function analyze(trace: Trace, opts: { program?: Program; memory?: MemoryBudget } = {}): Analysis {
   const program = opts.program;
   const access = accessIndex(trace);
   // Imported traces start mid-run and may miss records and launches: judge event use and
   // redundancy only where the trace holds every call of the program.
   const complete = holdsEveryCall(trace);
   const doubts = releaseDoubts(trace);
-  const graphed = withGraph(trace, access, complete, program);
+  const graphed = withGraph(trace, access, complete, program, opts.memory);
   // The happens-before graph is gone by now: the waits, one object each, never share the memory with it.
   const explained = waitExplainer(trace, graphed.facts, program);
   const explain = (k: number) => {
@@ -88,10 +90,11 @@ function withGraph(
   access: AccessIndex,
   complete: boolean,
   program: Program | undefined,
+  memory: MemoryBudget | undefined,
 ): { facts: WaitFacts; findings: Finding[]; hazards: Hazard[]; metrics: Metrics } {
-  const hb = happensBefore(trace);
+  const hb = happensBefore(trace, undefined, memory);
   const facts = waitFacts(trace, hb, access);
-  const { hazards, findings: races } = findHazards(trace, hb, access);
+  const { hazards, findings: races } = findHazards(trace, hb, access, memory);
   // waitSmells reads only synchronizes: a few of the waits, made here and again with the rest.
   const syncs = explainWaits(trace, facts, program, (i) => SYNC_KINDS.has(trace.calls.kind[i]));
   const busy = busyTimes(trace);

@@ -485,7 +485,7 @@ function withinBudget(c: Ctx, count: number, steps: number, work: number): boole
   if (total > scope.budget.steps) {
     scope.read.report.node(
       kind.value,
-      `runaway repeat: ${count} x ${steps} steps make ${total} steps in all, over the limit of ${scope.budget.steps}`,
+      `runaway repeat: ${count} x ${steps} steps make ${total} steps in all, over the limit of ${scope.budget.steps}${scope.budget.raise ? `; ${scope.budget.raise}` : ''}`,
     );
     return false;
   }

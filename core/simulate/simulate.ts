@@ -7,6 +7,7 @@
 // are written straight into the trace's columns (a fresh column is already zero, so only what is
 // not zero is written), names are interned once per distinct name, and the agenda and the device
 // keep their state in typed arrays.
+import { checkTraceRows, type MemoryBudget } from '../memory';
 import type { Program, Step, ThreadDecl } from '../scenario/program';
 import { CK, OK } from '../trace/kinds';
 import {
@@ -48,8 +49,9 @@ interface Thread {
   afterCold: number;
 }
 
-export function simulate(program: Program, profile: SimProfile = h200): Trace {
-  return new Simulation(program, profile).run();
+/** `memory`: the trace's rows, with what the analysis makes of them, are checked against it before they are allocated. */
+export function simulate(program: Program, profile: SimProfile = h200, memory?: MemoryBudget): Trace {
+  return new Simulation(program, profile, memory).run();
 }
 
 const ns = (x: number): number => Math.max(0, Math.round(x));
@@ -129,8 +131,10 @@ class Simulation implements HostSide {
   constructor(
     private readonly program: Program,
     private readonly p: SimProfile,
+    memory: MemoryBudget | undefined,
   ) {
     const rows = expectedRows(program, p);
+    if (memory) checkTraceRows(memory, rows, program.threads.length + program.streams.length);
     this.b = new TraceBuilder(undefined, rows);
     this.releases = new ReleaseRule(this.b);
     const threadLane = program.threads.map((t) => this.b.lane({ kind: 'thread', name: t.name, device: 0 }));

@@ -2,6 +2,7 @@
 // the trace; the simulator runs the edited scenario, and the difference from the unedited one is the
 // fix's predicted effect. A fix that cannot apply says why instead.
 import { analyze } from '../analyze';
+import type { MemoryBudget } from '../memory';
 import type { Analysis } from '../analyze/types';
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
@@ -214,9 +215,18 @@ function blockedByCall(threads: Threads, sim: Trace): Map<number, number> {
 const copyThreads = (th: Threads): Threads =>
   new Map([...th].map(([n, steps]) => [n, steps.map((s) => ({ ...s, step: structuredClone(s.step) }))]));
 
-/** The fixes of `ids` (F1, F2, ... in the order of the trace's findings), or of every finding with a fix. */
-export function whatIf(t: Trace, profile: SimProfile, ids: string[] | 'all', window: ScenarioWindow = {}): FixResult[] {
-  const a = analyze(t);
+/**
+ * The fixes of `ids` (F1, F2, ... in the order of the trace's findings), or of every finding with a
+ * fix. `memory`: what the trace's analysis may allocate (see analyze).
+ */
+export function whatIf(
+  t: Trace,
+  profile: SimProfile,
+  ids: string[] | 'all',
+  window: ScenarioWindow = {},
+  memory?: MemoryBudget,
+): FixResult[] {
+  const a = analyze(t, { memory });
   const base = scenarioFromTrace(t, profile, window);
   const baseSim = simulate(compileGenerated(base), profile);
   const before = outcome(baseSim);

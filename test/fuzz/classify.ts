@@ -34,12 +34,13 @@ const INTERNAL = [
   /Cannot convert object to primitive value/,
   /Invalid string length/,
   /Invalid array length/,
+  /Invalid typed array length/,
   /internal error/i,
   /is not a function/,
   /is not iterable/,
   /undefined is not/,
 ];
-const OOM = /heap out of memory|Reached heap limit|Allocation failed|Out of memory|FATAL ERROR/i;
+const OOM = /heap out of memory|Reached heap limit|Allocation failed|Out of memory|FATAL ERROR|Fatal process OOM/i;
 
 let reportSchema: Record<string, unknown> | undefined;
 const schema = () =>

@@ -1,6 +1,7 @@
 // The fuzz suite's short run, in every `npm test`: a few hundred hostile scenarios, PyTorch traces
 // and saved traces through the built CLI. Each must end in exit 0/1 with a report that meets its
-// schema, or exit 2 with a positioned message, within 20 s and 4 GB. The long run is `npm run fuzz`.
+// schema, or exit 2 with a positioned message, within 20 s and a 4 GiB address space. The long run
+// is `npm run fuzz`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { failureLines, fuzz, table } from './runner';

@@ -146,7 +146,7 @@ function scenarioMutation(r: Rng, root: Value, opts: GenerateOptions): string | 
   const streams = isObj(root.streams) ? Object.keys(root.streams) : [];
   const stream = streams.length ? r.pick(streams) : 's';
   const budget = Math.floor(opts.maxBytes / 2);
-  switch (r.int(8)) {
+  switch (r.int(9)) {
     case 0: {
       const depth = Math.min(r.pick([10, 100, 5000, 20_000]), Math.floor(budget / 30));
       const inner = JSON.stringify({ launch: 'k', stream, us: 1 });
@@ -202,6 +202,16 @@ function scenarioMutation(r: Rng, root: Value, opts: GenerateOptions): string | 
         () => deepValue(r, opts.maxBytes),
       ])();
       return `step key ${key} replaced`;
+    }
+    case 7: {
+      // Host threads times their calls: what the happens-before clocks grow with.
+      const n = Math.min(r.pick([100, 1000, 3000]), Math.floor(budget / 80));
+      const each = r.pick([10, 1000, 100_000]);
+      const threads: Obj = {};
+      for (let i = 0; i < n; i++) threads[`t${i}`] = [{ repeat: each, steps: [{ launch: 'k', stream, us: 1 }] }];
+      delete root.steps;
+      root.threads = threads;
+      return `${n} threads of ${each} launches`;
     }
     default: {
       const n = Math.min(r.pick([100, 1000, 10_000]), Math.floor(budget / 40));

@@ -1,5 +1,5 @@
-// Runs fuzz inputs through the built CLI, each command in its own child process with a time and a
-// memory budget, as many at once as there are cores, and classifies every outcome.
+// Runs fuzz inputs through the built CLI, each command in its own child process with a time budget
+// and an address-space limit, as many at once as there are cores, and classifies every outcome.
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -16,7 +16,12 @@ export const TIME_BUDGET_MS = 20_000;
  * per wait: a million of them is what fits MAX_OUTPUT and the time budget on a loaded machine.
  */
 export const FUZZ_MAX_STEPS = HOSTILE_BUDGET.steps / 2;
-export const HEAP_BUDGET_MB = 4096;
+/**
+ * The address space each child may map, in KiB for `ulimit -v`: 4 GiB, as a shared machine or a
+ * container allows. It holds everything the CLI maps, off the heap as well as on it, which a heap
+ * cap alone would not.
+ */
+export const ADDRESS_SPACE_KIB = 4_194_304;
 /** More output than this is cut; a report that large would not parse and counts as a schema break. */
 const MAX_OUTPUT = 256 << 20;
 
@@ -109,7 +114,7 @@ function countLines(bytes: Buffer): number {
 let outputs = 0;
 
 /**
- * `node --max-old-space-size=4096 dist/cli.js <argv>`, killed at the time budget. Its output goes to
+ * `node dist/cli.js <argv>` under `ulimit -v 4194304`, killed at the time budget. Its output goes to
  * files, read once it exits: through pipes, a child writing a large report would wait for this
  * process to drain them while it checks other reports, and that wait would count against its budget.
  */
@@ -118,9 +123,10 @@ export function runCli(argv: string[], cwd: string): Promise<RunResult> {
   const paths = [join(cwd, `.stdout-${n}`), join(cwd, `.stderr-${n}`)];
   const fds = paths.map((p) => openSync(p, 'w'));
   return new Promise((resolve) => {
+    // bash sets the limit and becomes node (exec), so that the kill reaches node itself.
     const child = spawn(
-      process.execPath,
-      [`--max-old-space-size=${HEAP_BUDGET_MB}`, repoPath('dist/cli.js'), ...argv],
+      'bash',
+      ['-c', `ulimit -v ${ADDRESS_SPACE_KIB} && exec "$@"`, 'bash', process.execPath, repoPath('dist/cli.js'), ...argv],
       { cwd, stdio: ['ignore', fds[0], fds[1]], env: { ...process.env, SYNCSCOPE_DEBUG: '' } },
     );
     fds.forEach((fd) => closeSync(fd));
