@@ -92,10 +92,10 @@ function nextTable(streams: Streams, index: number, table: string): { schema: Sc
   const md = schema.metadata;
   if (index === 0) checkHead(md);
   const name = md.get(KEY.table);
-  if (name !== table)
-    bad(
-      `not a Syncscope trace file: its ${ordinal} table ${name === undefined ? 'names no table' : `is ${describe(name)}`}; expected ${table}; ${VALID}`,
-    );
+  if (name !== table) {
+    const found = name === undefined ? 'names no table' : `is ${describe(name)}`;
+    bad(`not a Syncscope trace file: its ${ordinal} table ${found}; expected ${table}; ${VALID}`);
+  }
   return { schema, batches: library(table, () => [...next.value] as RecordBatch[]) };
 }
 
@@ -136,8 +136,8 @@ function decode(bytes: Uint8Array): Trace {
 const encoder = new TextEncoder();
 
 /**
- * A metadata value holding JSON (`syncscope.meta`, `.sites`, `.findings`): checked as the JSON form
- * checks it there, at the same depth (its nesting), then parsed.
+ * A metadata value holding JSON (`syncscope.meta`, `.sites`, `.findings`), parsed, then checked for
+ * nesting as the JSON form checks it there, counted from the same depth.
  */
 function metaJson(text: string | undefined, key: 'meta' | 'sites' | 'findings', what: string): unknown {
   if (text === undefined) return bad(`the metadata lacks syncscope.${key}; expected ${what} as JSON`);
