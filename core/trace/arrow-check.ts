@@ -1,124 +1,87 @@
-// The checks the JSON reader makes row by row (json-read.ts), made over whole columns for traces
-// read from a columnar file: every id in range, every lane of the right kind, every time finite.
-import { ImportError } from '../import/scan';
-import { EDGE_KINDS, isFrameLine, RELEASED_UNKNOWN, type Trace } from './model';
+// The rules of content-rules.ts, which the JSON reader applies field by field, applied over whole
+// columns for traces read from a columnar file. A column holds a row's value as the Trace does:
+// -1 (or NaN, or 0 for a source position and a site) where the JSON form leaves the field out, and a
+// call's first releasing op. A fault is a TraceFormatError at [table, row, column].
+import {
+  amountFault,
+  blockedFault,
+  endFault,
+  finiteFault,
+  INT32,
+  intFault,
+  DEVICE_QUEUE,
+  laneFault,
+  laneKinds,
+  positionFault,
+  refFault,
+  STREAM,
+  THREAD,
+  truthFault,
+} from './content-rules';
+import { TraceFormatError } from './json-read';
+import { EDGE_KINDS, RELEASED_NONE, RELEASED_UNKNOWN, type Trace } from './model';
 
-const fail = (detail: string): never => {
-  throw new ImportError(detail);
-};
-
-const MAX = Number.MAX_SAFE_INTEGER;
-/** A time or size: finite, not negative, exact as a double. */
-const isAmount = (v: number): boolean => v >= 0 && v <= MAX;
 const LAUNCH = EDGE_KINDS.indexOf('launch');
 const RELEASE = EDGE_KINDS.indexOf('release');
 
+function check(fault: string | undefined, table: string, row: number, column: string): void {
+  if (fault !== undefined) throw new TraceFormatError([table, row, column], fault);
+}
+
 export function checkColumns(t: Trace): void {
-  const lanes = t.lanes.length;
-  const isThread = t.lanes.map((l) => l.kind === 'thread');
-  const isStream = t.lanes.map((l) => l.kind === 'stream');
+  checkCalls(t);
+  checkOps(t);
+  const { calls, ops, edges, accesses } = t;
+  for (let i = 0; i < edges.count; i++) {
+    // A launch goes from a call, a release to one; every other edge is between ops.
+    const launch = edges.kind[i] === LAUNCH;
+    const release = edges.kind[i] === RELEASE;
+    check(refFault(edges.from[i], launch ? calls.count : ops.count, launch ? 'call' : 'op'), 'edges', i, 'from');
+    check(refFault(edges.to[i], release ? calls.count : ops.count, release ? 'call' : 'op'), 'edges', i, 'to');
+  }
+  for (let i = 0; i < accesses.count; i++) check(refFault(accesses.op[i], ops.count, 'op'), 'accesses', i, 'op');
+}
+
+function checkCalls(t: Trace): void {
   const c = t.calls;
-  const o = t.ops;
-  const at = (table: string, i: number, col: string) => `${table} row ${i}, ${col}`;
+  const thread = laneKinds(t.lanes, THREAD);
+  const stream = laneKinds(t.lanes, STREAM);
   for (let i = 0; i < c.count; i++) {
-    if (!(c.lane[i] < lanes && isThread[c.lane[i]]))
-      fail(`${at('calls', i, 'lane')}: ${c.lane[i]}; expected the id of a thread lane (0 to ${lanes - 1})`);
+    check(laneFault(c.lane[i], thread), 'calls', i, 'lane');
     const begin = c.begin[i];
     const end = c.end[i];
-    if (!isAmount(begin)) fail(`${at('calls', i, 'begin')}: ${begin}; expected a time from 0 to 2^53 - 1`);
-    if (!isAmount(end) || end < begin)
-      fail(`${at('calls', i, 'end')}: ${end}; expected a time from begin (${begin}) to 2^53 - 1`);
-    const blocked = c.blockedNs[i];
-    if (!(isAmount(blocked) && blocked <= end - begin))
-      fail(`${at('calls', i, 'blockedNs')}: ${blocked}; expected 0 to the call's length (${end - begin})`);
-    const s = c.stream[i];
-    if (s !== -1 && !(s >= 0 && s < lanes && isStream[s]))
-      fail(`${at('calls', i, 'stream')}: ${s}; expected -1 or the id of a stream lane`);
+    check(amountFault(begin), 'calls', i, 'begin');
+    check(amountFault(end) ?? endFault('begin', begin, end), 'calls', i, 'end');
+    check(amountFault(c.blockedNs[i]) ?? blockedFault(c.blockedNs[i], begin, end), 'calls', i, 'blockedNs');
+    if (c.stream[i] !== -1) check(laneFault(c.stream[i], stream), 'calls', i, 'stream');
     const r = c.releasedBy[i];
-    if (!(r >= RELEASED_UNKNOWN && r < o.count))
-      fail(`${at('calls', i, 'releasedBy')}: ${r}; expected -2, -1 or an op id from 0 to ${o.count - 1}`);
-    const u = c.unblockNs[i];
-    if (u === u && !isAmount(u)) fail(`${at('calls', i, 'unblockNs')}: ${u}; expected null or 0 to 2^53 - 1`);
-    if (!(c.value[i] !== Infinity && c.value[i] !== -Infinity))
-      fail(`${at('calls', i, 'value')}: ${c.value[i]}; expected null or a finite number`);
-    if (!isAmount(c.bytes[i])) fail(`${at('calls', i, 'bytes')}: ${c.bytes[i]}; expected 0 to 2^53 - 1`);
-    if (c.step[i] < -1) fail(`${at('calls', i, 'step')}: ${c.step[i]}; expected -1 or a step index`);
-    if (c.line[i] < 0 || c.column[i] < 0)
-      fail(`${at('calls', i, 'line')}: ${c.line[i]}:${c.column[i]}; expected a line and column of 0 or more`);
-    if (!(c.site[i] >= 0 && c.site[i] <= t.sites.length))
-      fail(`${at('calls', i, 'site')}: ${c.site[i]}; expected 0 (none) to ${t.sites.length}, the number of call sites`);
+    if (r !== RELEASED_NONE && r !== RELEASED_UNKNOWN) check(refFault(r, t.ops.count, 'op'), 'calls', i, 'releasedBy');
+    if (c.unblockNs[i] === c.unblockNs[i]) check(amountFault(c.unblockNs[i]), 'calls', i, 'unblockNs');
+    if (c.value[i] === c.value[i]) check(finiteFault(c.value[i]), 'calls', i, 'value');
+    check(amountFault(c.bytes[i]), 'calls', i, 'bytes');
+    if (c.step[i] !== -1) check(intFault(c.step[i], 0, INT32), 'calls', i, 'step');
+    if (c.line[i] !== 0 || c.column[i] !== 0) {
+      check(positionFault(c.line[i]), 'calls', i, 'line');
+      check(positionFault(c.column[i]), 'calls', i, 'column');
+    }
+    // The column holds 1 + the site's index; the fault names the index, as the JSON form holds it.
+    if (c.site[i] !== 0) check(refFault(c.site[i] - 1, t.sites.length, 'site'), 'calls', i, 'site');
   }
+}
+
+function checkOps(t: Trace): void {
+  const o = t.ops;
+  const queue = laneKinds(t.lanes, DEVICE_QUEUE);
   for (let i = 0; i < o.count; i++) {
-    const lane = t.lanes[o.lane[i]];
-    if (!lane || lane.kind === 'thread')
-      fail(
-        `${at('ops', i, 'lane')}: ${o.lane[i]}; expected the id of a stream or copy engine lane (0 to ${lanes - 1})`,
-      );
+    check(laneFault(o.lane[i], queue), 'ops', i, 'lane');
     const start = o.start[i];
     const end = o.end[i];
-    if (!isAmount(start)) fail(`${at('ops', i, 'start')}: ${start}; expected a time from 0 to 2^53 - 1`);
-    if (!isAmount(end) || end < start)
-      fail(`${at('ops', i, 'end')}: ${end}; expected a time from start (${start}) to 2^53 - 1`);
-    if (!(o.call[i] >= -1 && o.call[i] < c.count))
-      fail(`${at('ops', i, 'call')}: ${o.call[i]}; expected -1 or a call id from 0 to ${c.count - 1}`);
-    if (!isAmount(o.bytes[i])) fail(`${at('ops', i, 'bytes')}: ${o.bytes[i]}; expected 0 to 2^53 - 1`);
+    check(amountFault(start), 'ops', i, 'start');
+    check(amountFault(end) ?? endFault('start', start, end), 'ops', i, 'end');
+    if (o.call[i] !== -1) check(refFault(o.call[i], t.calls.count, 'call'), 'ops', i, 'call');
+    check(amountFault(o.bytes[i]), 'ops', i, 'bytes');
     const ts = o.truthStart[i];
     const te = o.truthEnd[i];
-    if (ts === ts ? !(Number.isFinite(ts) && Number.isFinite(te)) : te === te)
-      fail(`${at('ops', i, 'truthStart')}: ${ts}, ${te}; expected both null or both finite`);
+    if (ts === ts || te === te) check(truthFault([ts, te]), 'ops', i, 'truthStart');
   }
-  const e = t.edges;
-  for (let i = 0; i < e.count; i++) {
-    const k = e.kind[i];
-    const fromCount = k === LAUNCH ? c.count : o.count;
-    const toCount = k === RELEASE ? c.count : o.count;
-    if (!(e.from[i] >= 0 && e.from[i] < fromCount))
-      fail(
-        `${at('edges', i, 'from')}: ${e.from[i]}; expected a ${k === LAUNCH ? 'call' : 'op'} id from 0 to ${fromCount - 1}`,
-      );
-    if (!(e.to[i] >= 0 && e.to[i] < toCount))
-      fail(
-        `${at('edges', i, 'to')}: ${e.to[i]}; expected a ${k === RELEASE ? 'call' : 'op'} id from 0 to ${toCount - 1}`,
-      );
-  }
-  const a = t.accesses;
-  for (let i = 0; i < a.count; i++)
-    if (!(a.op[i] >= 0 && a.op[i] < o.count))
-      fail(`${at('accesses', i, 'op')}: ${a.op[i]}; expected an op id from 0 to ${o.count - 1}`);
-  t.findings.forEach((f, i) => checkFinding(f, i, c.count, o.count));
-  t.sites.forEach(checkSite);
-}
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const SEVERITIES = ['error', 'warning', 'info'];
-
-function checkFinding(f: unknown, i: number, calls: number, ops: number): void {
-  const where = `finding ${i}`;
-  if (!isObj(f)) return fail(`${where}: not an object; expected a finding`);
-  if (typeof f.rule !== 'string' || typeof f.message !== 'string' || !SEVERITIES.includes(f.severity as string))
-    fail(`${where}: expected a rule and a message (strings) and a severity (${SEVERITIES.join(', ')})`);
-  if (typeof f.kind !== 'string') f.kind = f.rule;
-  for (const [key, count] of [
-    ['calls', calls],
-    ['ops', ops],
-  ] as const) {
-    const ids = f[key] ?? [];
-    if (!Array.isArray(ids) || ids.some((v) => !(Number.isInteger(v) && v >= 0 && v < count)))
-      fail(`${where}, ${key}: expected an array of ids from 0 to ${count - 1}`);
-    f[key] = ids;
-  }
-}
-
-const isFrame = (v: unknown): boolean =>
-  isObj(v) && typeof v.file === 'string' && isFrameLine(v.line) && typeof v.function === 'string';
-
-function checkSite(s: unknown, i: number): void {
-  if (
-    !isObj(s) ||
-    !isFrame(s.frame) ||
-    (s.precision !== 'line' && s.precision !== 'function') ||
-    !Array.isArray(s.stack) ||
-    !s.stack.every(isFrame)
-  )
-    fail(`call site ${i}: expected {frame: {file, line, function}, precision: "line" or "function", stack: [frames]}`);
 }

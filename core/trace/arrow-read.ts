@@ -1,18 +1,49 @@
 // Reads a `.syncscope` file (arrow-write.ts) straight into the Trace's typed columns: no object per
-// row. Every reference is checked as the JSON reader checks it (arrow-check.ts), and a file that is
-// cut short, corrupt or built to hurt gives `file: what is wrong; what would be valid`. The work
-// is bounded by the file's size: row counts are checked against it before anything is allocated.
+// row. Its content goes through the same rules as the JSON form's (content-rules.ts): the meta,
+// lanes, call sites and findings through the JSON reader's own functions, the columns through
+// arrow-check.ts; so the same content gives the same error text. A file that is cut short, corrupt
+// or built to hurt gives `file: what is wrong; what would be valid`, never the Arrow library's own
+// words. The memory is bounded by the file's size: the structure is checked before the library
+// decodes it (arrow-frame.ts), and each table's rows against the bytes its columns carry before the
+// reader allocates them.
 import { Data, DataType, RecordBatchReader, type RecordBatch, type Schema } from 'apache-arrow';
 import { ImportError } from '../import/scan';
 import { checkColumns } from './arrow-check';
 import { checkArrowFraming, FrameError } from './arrow-frame';
-import { COLUMNAR_VERSION, defaultOf, intRangeOf, isArrowStream, KEY, TABLES, type TableSpec } from './columnar';
-import { traceFromJson } from './json-read';
-import { TRACE_FORMAT, TRACE_VERSION, type CallSite, type Finding, type Trace, type TraceMeta } from './model';
+import {
+  COLUMNAR_VERSION,
+  defaultOf,
+  intRangeOf,
+  isArrowStream,
+  KEY,
+  TABLES,
+  type TableName,
+  type TableSpec,
+} from './columnar';
+import { describe, intFault, oneOfFault } from './content-rules';
+import {
+  checkTraceShape,
+  optionalList,
+  readFinding,
+  readLane,
+  readMeta,
+  readSite,
+  TraceFormatError,
+} from './json-read';
+import { LANE_FIELDS, TRACE_FORMAT, TraceBuilder, type Trace } from './model';
 import type { ColumnCtor } from './table';
 
 const VALID =
-  'a .syncscope file is Arrow IPC streams of lanes, calls, ops, edges and accesses, as syncscope writes them';
+  'a .syncscope file holds the tables lanes, calls, ops, edges and accesses, each an Arrow IPC stream, as syncscope writes them';
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth'];
+
+/**
+ * The most memory a table's columns may take, per byte its columns carry in the file. A row of
+ * calls takes 101 bytes in memory and at least 8 in a file syncscope writes (its names and strings);
+ * a file that carries less per row than 1/64 of what its rows take is refused before they are
+ * allocated, so that reading a file of N bytes allocates about 64·N bytes at most.
+ */
+export const MEMORY_PER_FILE_BYTE = 64;
 
 const bad = (detail: string): never => {
   throw new ImportError(detail);
@@ -24,112 +55,151 @@ export function traceFromArrow(bytes: Uint8Array, file: string): Trace {
     return decode(bytes);
   } catch (e) {
     if (e instanceof ImportError) throw e.inFile(file);
+    if (e instanceof TraceFormatError) throw new ImportError(`${place(e)}: ${e.detail}`).inFile(file);
     if (e instanceof FrameError) throw new ImportError(`${e.message}; ${VALID}`).inFile(file);
-    // The Arrow library's own complaint about a broken stream, without its stack.
-    throw new ImportError(
-      `not a complete Arrow IPC stream (${String((e as Error)?.message ?? e).slice(0, 200)}); ${VALID}`,
-    ).inFile(file);
+    throw e;
   }
+}
+
+/** Where a content fault lies: a table's row and column, or the JSON path in the metadata. */
+function place(e: TraceFormatError): string {
+  const [table, row, column] = e.segments;
+  if (typeof row !== 'number' || !(table === 'lanes' || TABLES.some((t) => t.name === table))) return e.path;
+  return `${table} row ${row}${column === undefined ? '' : `, ${column}`}`;
+}
+
+/**
+ * Runs a step of the Arrow library over the `table` stream. The structure was checked before, so a
+ * failure here is a corruption no check names: it is told in plain words, never the library's.
+ */
+function library<T>(table: string, step: () => T): T {
+  try {
+    return step();
+  } catch (e) {
+    if (e instanceof ImportError) throw e;
+    return bad(`the Arrow data of its ${table} table cannot be decoded; the file is corrupt`);
+  }
+}
+
+type Streams = IterableIterator<RecordBatchReader>;
+
+/** The `index`th stream, which must hold `table`, and its batches. */
+function nextTable(streams: Streams, index: number, table: string): { schema: Schema; batches: RecordBatch[] } {
+  const next = library(table, () => streams.next());
+  const ordinal = ORDINALS[index];
+  if (next.done) bad(`not a Syncscope trace file: its ${ordinal} table (${table}) is missing; ${VALID}`);
+  const schema = next.value.schema as Schema;
+  const md = schema.metadata;
+  if (index === 0) checkHead(md);
+  const name = md.get(KEY.table);
+  if (name !== table) {
+    const found = name === undefined ? 'names no table' : `is ${describe(name)}`;
+    bad(`not a Syncscope trace file: its ${ordinal} table ${found}; expected ${table}; ${VALID}`);
+  }
+  return { schema, batches: library(table, () => [...next.value] as RecordBatch[]) };
+}
+
+/** The first stream's metadata says what the file is. */
+function checkHead(md: Map<string, string>): void {
+  if (md.get(KEY.format) !== TRACE_FORMAT)
+    bad(`the first stream's metadata lacks ${KEY.format}="${TRACE_FORMAT}"; this Arrow file is not a Syncscope trace`);
+  const version = md.get(KEY.version);
+  if (version === undefined) bad(`the first stream's metadata lacks ${KEY.version}; expected ${COLUMNAR_VERSION}`);
+  if (version !== String(COLUMNAR_VERSION))
+    bad(`${KEY.version} is ${describe(version)}; expected ${COLUMNAR_VERSION}, the version this build reads`);
 }
 
 function decode(bytes: Uint8Array): Trace {
   if (!isArrowStream(bytes)) bad(`does not start with the Arrow IPC continuation marker; ${VALID}`);
   checkArrowFraming(bytes);
-  const readers = RecordBatchReader.readAll(bytes);
-  const first = readers.next();
-  if (first.done) bad(`holds no Arrow stream; ${VALID}`);
-  const lanesReader = first.value;
-  const head = lanesReader.schema as Schema;
-  const md = head.metadata;
-  if (md.get(KEY.format) !== TRACE_FORMAT)
-    bad(`the first stream's metadata lacks ${KEY.format}="${TRACE_FORMAT}"; this Arrow file is not a Syncscope trace`);
-  if (md.get(KEY.version) !== String(COLUMNAR_VERSION))
-    bad(
-      `${KEY.version} is ${JSON.stringify(md.get(KEY.version))}; expected ${COLUMNAR_VERSION}, the version this build reads`,
-    );
-  if (md.get(KEY.table) !== 'lanes') bad(`the first stream is not the lanes table; ${VALID}`);
-  const laneRows = readLanes([...lanesReader] as RecordBatch[], bytes.length);
-  const meta = metaJson<TraceMeta>(md.get(KEY.meta), KEY.meta, 'an object');
-  const findings = metaJson<Finding[]>(md.get(KEY.findings) ?? '[]', KEY.findings, 'an array');
-  const sites = metaJson<CallSite[]>(md.get(KEY.sites) ?? '[]', KEY.sites, 'an array');
-  if (!Array.isArray(findings)) bad(`${KEY.findings} is not an array; expected the findings as a JSON array`);
-  if (!Array.isArray(sites)) bad(`${KEY.sites} is not an array; expected the call sites as a JSON array`);
-  // The JSON reader checks the meta and the lanes; they are small.
-  let base: Trace;
-  try {
-    base = traceFromJson({
-      format: TRACE_FORMAT,
-      version: TRACE_VERSION,
-      meta,
-      lanes: laneRows,
-      calls: [],
-      ops: [],
-      edges: [],
-    });
-  } catch (e) {
-    return bad(`in the meta or the lanes: ${(e as Error).message}`);
-  }
-  const trace: Trace = { ...base, findings, sites, strings: [''] };
+  const streams = library('lanes', () => RecordBatchReader.readAll(bytes));
+  const lanes = nextTable(streams, 0, 'lanes');
+  const md = lanes.schema.metadata;
+  const meta = readMeta(metaJson(md.get(KEY.meta), 'meta', 'an object'));
+  const b = new TraceBuilder();
+  readLanes(lanes.batches, b);
+  const sitesJson = metaJson(md.get(KEY.sites) ?? '[]', 'sites', 'an array');
+  const findingsJson = metaJson(md.get(KEY.findings) ?? '[]', 'findings', 'an array');
   const state = { strings: undefined as string[] | undefined };
-  for (const spec of TABLES) {
-    const next = readers.next();
-    if (next.done) bad(`ends before the ${spec.name} table; ${VALID}`);
-    const name = (next.value.schema as Schema).metadata.get(KEY.table);
-    if (name !== spec.name) bad(`found the ${JSON.stringify(name)} table where ${spec.name} was expected; ${VALID}`);
-    (trace as unknown as Record<string, unknown>)[spec.name] = readTable(
-      spec,
-      [...next.value] as RecordBatch[],
-      bytes.length,
-      state,
-    );
-  }
-  trace.strings = state.strings ?? [''];
+  const tables = {} as Record<TableName, Record<string, unknown>>;
+  TABLES.forEach((spec, k) => {
+    tables[spec.name] = readTable(spec, nextTable(streams, k + 1, spec.name).batches, state);
+  });
+  const trace = { ...b.finish(meta), ...tables, strings: state.strings ?? [''] } as unknown as Trace;
+  trace.sites = optionalList(sitesJson, 'sites').map(readSite);
+  const findings = optionalList(findingsJson, 'findings');
+  trace.findings = findings.map((f, i) => readFinding(f, i, trace.calls.count, trace.ops.count));
   checkColumns(trace);
   return trace;
 }
 
-function metaJson<T>(text: string | undefined, key: string, what: string): T {
-  if (text === undefined) return bad(`the metadata lacks ${key}; expected ${what} as JSON`);
+const encoder = new TextEncoder();
+
+/**
+ * A metadata value holding JSON (`syncscope.meta`, `.sites`, `.findings`), parsed, then checked for
+ * nesting as the JSON form checks it there, counted from the same depth.
+ */
+function metaJson(text: string | undefined, key: 'meta' | 'sites' | 'findings', what: string): unknown {
+  if (text === undefined) return bad(`the metadata lacks syncscope.${key}; expected ${what} as JSON`);
+  let value: unknown;
   try {
-    return JSON.parse(text) as T;
+    value = JSON.parse(text);
   } catch {
-    return bad(`${key} is not valid JSON; expected ${what}`);
+    return bad(`syncscope.${key} is not valid JSON; expected ${what}`);
   }
+  try {
+    checkTraceShape([encoder.encode(`{"${key}":`), encoder.encode(text), encoder.encode('}')]);
+  } catch (e) {
+    // The JSON form places it at its line and column; here the key names it.
+    if (e instanceof TraceFormatError) throw new TraceFormatError([key], e.detail);
+    throw e;
+  }
+  return value;
 }
 
-function readLanes(batches: RecordBatch[], fileBytes: number): Record<string, unknown>[] {
-  const rows: Record<string, unknown>[] = [];
+/** Each lane is checked as it is read, so that a file of lanes that are not lanes fails at the first. */
+function readLanes(batches: RecordBatch[], b: TraceBuilder): void {
+  let count = 0;
+  for (const batch of batches) count += batch.numRows;
   for (const batch of batches) {
-    if (!batch.numRows) continue; // a stream with no batches reads as one empty placeholder
-    if (rows.length + batch.numRows > fileBytes) bad(`the lanes table declares more rows than the file can hold`);
-    for (let i = 0; i < batch.numRows; i++) rows.push({});
-    const base = rows.length - batch.numRows;
-    for (const field of batch.schema.fields) {
-      const column = batch.getChild(field.name)!;
-      if (column.length !== batch.numRows)
-        bad(`lanes column ${field.name} has ${column.length} rows; expected ${batch.numRows}, as the table has`);
-      for (let i = 0; i < batch.numRows; i++) {
+    // Columns of no lane field are left out, as the JSON form would keep no such value.
+    const fields = batch.schema.fields.flatMap((f, j) =>
+      (LANE_FIELDS as readonly string[]).includes(f.name) ? [[f.name, batch.getChildAt(j)!] as const] : [],
+    );
+    for (let i = 0; i < batch.numRows; i++) {
+      const lane: Record<string, unknown> = {};
+      for (const [name, column] of fields) {
         const v: unknown = column.get(i);
-        if (v !== null && v !== undefined) rows[base + i][field.name] = v;
+        if (v !== null && v !== undefined) lane[name] = v;
       }
+      readLane(b, lane, b.lanes.length, count);
     }
   }
-  return rows;
 }
 
 type Column = Float64Array | Int32Array | Uint32Array | Uint8Array;
 
-function readTable(
-  spec: TableSpec,
-  batches: RecordBatch[],
-  fileBytes: number,
-  state: { strings?: string[] },
-): Record<string, unknown> {
+/** The bytes a row of `spec` takes in memory. */
+const rowBytes = (spec: TableSpec): number =>
+  Object.values(spec.schema).reduce((n, ctor: ColumnCtor) => n + ctor.BYTES_PER_ELEMENT, 0);
+
+function readTable(spec: TableSpec, batches: RecordBatch[], state: { strings?: string[] }): Record<string, unknown> {
+  // First the columns' types and the bytes they carry, then the budget, and only then the columns.
   let count = 0;
-  for (const b of batches) count += b.numRows;
-  // Every written row costs at least one byte (the kind or string index), so more rows than bytes is a lie.
-  if (count > fileBytes)
-    bad(`the ${spec.name} table declares ${count} rows, more than the file's ${fileBytes} bytes can hold`);
+  let carried = 0;
+  for (const batch of batches) {
+    count += batch.numRows;
+    eachColumn(spec, batch, (name, where, data) => {
+      carried += batch.numRows * (valuesOf(spec, name, where, data) as Column).BYTES_PER_ELEMENT;
+    });
+  }
+  const perRow = rowBytes(spec);
+  if (count * perRow > MEMORY_PER_FILE_BYTE * carried)
+    bad(
+      `the ${spec.name} table declares ${count} rows but its columns carry ${carried} bytes, too few for them: ` +
+        `a row takes ${perRow} bytes in memory, and a file must carry at least 1 byte for every ` +
+        `${MEMORY_PER_FILE_BYTE} the reader allocates; the file is corrupt or built to exhaust memory`,
+    );
   const out: Record<string, unknown> = { count };
   for (const [name, ctor] of Object.entries(spec.schema)) {
     const col = new (ctor as ColumnCtor)(count);
@@ -139,19 +209,8 @@ function readTable(
   }
   let row = 0;
   for (const batch of batches) {
-    if (!batch.numRows) continue; // a stream with no batches reads as one empty placeholder
-    const seen = new Set<string>();
-    const children = batch.data.children;
-    batch.schema.fields.forEach((field, j) => {
-      const name = field.name;
-      const where = `${spec.name} column ${name}`;
-      if (seen.has(name)) bad(`${where} is given twice; expected each column once`);
-      seen.add(name);
-      const dst = out[name] as Column | undefined;
-      if (!dst || name === 'count') return; // a column this build does not know: skipped
-      const data = children[j] as Data;
-      if (!data || data.length !== batch.numRows || data.offset !== 0)
-        bad(`${where} has ${data?.length ?? 0} rows in a batch of ${batch.numRows}; expected as many as the table`);
+    eachColumn(spec, batch, (name, where, data) => {
+      const dst = out[name] as Column;
       if (spec.strings.has(name)) readStrings(where, data, dst, row, state);
       else if (spec.enums[name]) readEnum(where, data, dst, row, spec.enums[name]);
       else readNumbers(where, data, dst, row);
@@ -161,28 +220,42 @@ function readTable(
   return out;
 }
 
-function indices(where: string, data: Data): ArrayLike<number> {
-  const type = data.type as DataType;
-  if (!DataType.isDictionary(type) || !DataType.isUtf8(type.dictionary) || !data.dictionary)
-    bad(`${where} is ${String(type)}; expected a dictionary of strings`);
-  if (data.nullCount > 0) bad(`${where} has nulls; expected a value in every row`);
-  return values(where, data);
+/** Each column of `batch` that this build knows, once; a column it does not know is skipped. */
+function eachColumn(
+  spec: TableSpec,
+  batch: RecordBatch,
+  visit: (name: string, where: string, data: Data) => void,
+): void {
+  if (!batch.numRows) return; // a stream with no batches reads as one empty placeholder
+  const seen = new Set<string>();
+  const children = batch.data.children;
+  batch.schema.fields.forEach((field, j) => {
+    const name = field.name;
+    const where = `${spec.name} column ${name}`;
+    if (seen.has(name)) bad(`${where} is given twice; expected each column once`);
+    seen.add(name);
+    if (name !== 'count' && Object.hasOwn(spec.schema, name)) visit(name, where, children[j] as Data);
+  });
 }
 
-function values(where: string, data: Data): ArrayLike<number> {
-  const v = data.values as ArrayLike<number> | undefined;
+/** A column's values (or indices), once its type is one its column can be read from. */
+function valuesOf(spec: TableSpec, name: string, where: string, data: Data): ArrayLike<number> {
   const type = data.type as DataType;
+  if (spec.strings.has(name) || spec.enums[name]) {
+    if (!DataType.isDictionary(type) || !DataType.isUtf8(type.dictionary) || !data.dictionary)
+      bad(`${where} is ${String(type)}; expected a dictionary of strings`);
+    if (data.nullCount > 0) bad(`${where} has nulls; expected a value in every row`);
+  } else if (DataType.isDictionary(type)) bad(`${where} is a dictionary; expected numbers`);
+  const v = data.values as ArrayLike<number> | undefined;
   const idx = DataType.isDictionary(type) ? type.indices : type;
   const ok = (DataType.isInt(idx) && idx.bitWidth <= 32) || (DataType.isFloat(idx) && idx.precision !== 0);
   if (!ok || !v || typeof (v as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT !== 'number')
     bad(`${where} is ${String(type)}; expected integers of at most 32 bits or floats`);
-  if (v!.length < data.length)
-    bad(`${where} holds ${v!.length} values for ${data.length} rows; the file is cut short or corrupt`);
   return v!;
 }
 
 function readStrings(where: string, data: Data, dst: Column, row: number, state: { strings?: string[] }): void {
-  const idx = indices(where, data);
+  const idx = data.values as ArrayLike<number>;
   const dict = data.dictionary!;
   if (!state.strings) state.strings = dict.toArray() as string[];
   else if (dict.length !== state.strings.length)
@@ -198,13 +271,11 @@ function readStrings(where: string, data: Data, dst: Column, row: number, state:
 }
 
 function readEnum(where: string, data: Data, dst: Column, row: number, names: readonly string[]): void {
-  const idx = indices(where, data);
+  const idx = data.values as ArrayLike<number>;
   const dict = data.dictionary!.toArray() as string[];
   const map = dict.map((s) => {
-    const k = names.indexOf(s);
-    return k >= 0
-      ? k
-      : bad(`${where}: unknown value ${JSON.stringify(s)}; expected one of ${names.filter(Boolean).join(', ')}`);
+    const fault = oneOfFault(s, names);
+    return fault ? bad(`${where}: ${fault}`) : names.indexOf(s);
   });
   for (let i = 0; i < data.length; i++) {
     const k = map[idx[i]];
@@ -215,27 +286,22 @@ function readEnum(where: string, data: Data, dst: Column, row: number, names: re
 
 /** Numbers into a column of another width: checked against its range, since set() would wrap in silence. */
 function readNumbers(where: string, data: Data, dst: Column, row: number): void {
-  if (DataType.isDictionary(data.type)) bad(`${where} is a dictionary; expected numbers`);
-  const src = values(where, data);
+  const src = data.values as ArrayLike<number>;
   const n = data.length;
-  const isFloatDst = dst instanceof Float64Array;
-  if (!isFloatDst) {
+  if (!(dst instanceof Float64Array)) {
     const { min: lo, max: hi } = intRangeOf(dst)!;
     if (data.nullCount > 0) bad(`${where} has nulls; expected a value in every row`);
-    const integral = DataType.isInt(data.type);
     const from = intRangeOf(src);
     // Integers of a type that the column's type holds (what syncscope writes) need no check per row.
-    const fits = integral && from !== undefined && from.min >= lo && from.max <= hi;
+    const fits = from !== undefined && from.min >= lo && from.max <= hi;
     for (let i = 0; i < (fits ? 0 : n); i++) {
-      const v = src[i];
-      if (!(v >= lo && v <= hi) || (!integral && !Number.isInteger(v)))
-        bad(`${where}, row ${row + i}: ${v}; expected an integer from ${lo} to ${hi}`);
+      const fault = intFault(src[i], lo, hi);
+      if (fault) bad(`${where}, row ${row + i}: ${fault}`);
     }
   }
   dst.set((src as Float64Array).subarray(0, n), row);
   if (data.nullCount > 0) {
-    const bits = data.nullBitmap;
-    if (!bits || bits.length < (n + 7) >> 3) bad(`${where}: the validity bitmap is cut short; the file is corrupt`);
-    for (let i = 0; i < n; i++) if (!(bits![i >> 3] & (1 << (i & 7)))) dst[row + i] = NaN;
+    const bits = data.nullBitmap!;
+    for (let i = 0; i < n; i++) if (!(bits[i >> 3] & (1 << (i & 7)))) dst[row + i] = NaN;
   }
 }

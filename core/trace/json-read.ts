@@ -24,6 +24,26 @@ import {
   TRACE_VERSION,
 } from './model';
 import { checkShape, JsonPath, lineColumn, offsetOfPath, type Piece } from './json-position';
+import {
+  amountFault,
+  blockedFault,
+  describe,
+  endFault,
+  finiteFault,
+  INT32,
+  intFault,
+  DEVICE_QUEUE,
+  laneFault,
+  laneKinds,
+  type LaneKinds,
+  oneOfFault,
+  positionFault,
+  refFault,
+  STREAM,
+  THREAD,
+  truthFault,
+  UINT32,
+} from './content-rules';
 
 /**
  * Containers nested deeper than this are refused where the trace keeps what it reads as values
@@ -108,40 +128,29 @@ function fail(at: Where, key: string | number | undefined, detail: string): neve
   throw new TraceFormatError(key === undefined ? at : [...at, key], detail);
 }
 
-/** A value as an error message shows it: short, and never a walk over a whole object. */
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  if (Array.isArray(v)) return 'an array';
-  if (isObj(v)) return 'an object';
-  const s = typeof v === 'string' ? JSON.stringify(v.length > 40 ? v.slice(0, 37) + '...' : v) : String(v);
-  return s;
+/** Fails at `at`.`key` when `fault` names what is wrong (a rule of content-rules.ts). */
+function check(fault: string | undefined, at: Where, key: string | number): void {
+  if (fault !== undefined) fail(at, key, fault);
 }
 
-const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isInt = (v: unknown, min: number, max: number): v is number =>
-  Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
-const INT32 = 2 ** 31 - 1;
-const UINT32 = 2 ** 32 - 1;
-
 function num(o: Json, k: string, at: Where): number {
-  const v = o[k];
-  return isNum(v) ? v : fail(at, k, `got ${describe(v)}; expected a finite number`);
+  check(finiteFault(o[k]), at, k);
+  return o[k] as number;
 }
 function optNum(o: Json, k: string, at: Where): number | undefined {
   return o[k] === undefined ? undefined : num(o, k, at);
 }
 /** A time or size: finite, not negative, and exact as a double (times are integer ns; 2^53 ns is 104 days). */
 function amount(o: Json, k: string, at: Where): number {
-  const v = num(o, k, at);
-  if (v < 0) fail(at, k, `${v} is negative; expected 0 or more`);
-  return v <= Number.MAX_SAFE_INTEGER ? v : fail(at, k, `${v} is too large; expected at most 2^53 - 1`);
+  check(amountFault(o[k]), at, k);
+  return o[k] as number;
 }
 function optAmount(o: Json, k: string, at: Where): number | undefined {
   return o[k] === undefined ? undefined : amount(o, k, at);
 }
 function int(o: Json, k: string, at: Where, min: number, max: number): number {
-  const v = o[k];
-  return isInt(v, min, max) ? v : fail(at, k, `got ${describe(v)}; expected an integer from ${min} to ${max}`);
+  check(intFault(o[k], min, max), at, k);
+  return o[k] as number;
 }
 function optInt(o: Json, k: string, at: Where, min: number, max: number): number | undefined {
   return o[k] === undefined ? undefined : int(o, k, at, min, max);
@@ -162,9 +171,8 @@ function bool(o: Json, k: string, at: Where): void {
   optBool(o, k, at);
 }
 function oneOf<T extends string>(o: Json, k: string, at: Where, names: ReadonlySet<string>): T {
-  const v = o[k];
-  if (typeof v === 'string' && names.has(v)) return v as T;
-  return fail(at, k, `got ${describe(v)}; expected one of ${[...names].filter(Boolean).join(', ')}`);
+  check(oneOfFault(o[k], names), at, k);
+  return o[k] as T;
 }
 function optOneOf<T extends string>(o: Json, k: string, at: Where, names: ReadonlySet<string>): T | undefined {
   return o[k] === undefined ? undefined : oneOf<T>(o, k, at, names);
@@ -176,6 +184,11 @@ function list(o: Json, k: string, at: Where): unknown[] {
   const v = o[k];
   return Array.isArray(v) ? v : fail(at, k, `got ${describe(v)}; expected an array`);
 }
+/** A root array that may be left out: `sites`, `findings`. */
+export function optionalList(v: unknown, key: string): unknown[] {
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : fail([], key, `got ${describe(v)}; expected an array`);
+}
 function strings(o: Json, k: string, at: Where): string[] | undefined {
   if (o[k] === undefined) return undefined;
   const names = list(o, k, at);
@@ -185,14 +198,8 @@ function strings(o: Json, k: string, at: Where): string[] | undefined {
 }
 /** An id into a table of `count` rows. */
 function ref(v: unknown, at: Where, key: string | number, count: number, what: string): number {
-  if (isInt(v, 0, count - 1)) return v;
-  return fail(
-    at,
-    key,
-    count
-      ? `no ${what} ${describe(v)}; expected ${what === 'op' ? 'an' : 'a'} ${what} id from 0 to ${count - 1}`
-      : `no ${what} ${describe(v)}; there are no ${what}s`,
-  );
+  check(refFault(v, count, what), at, key);
+  return v as number;
 }
 
 const set = (names: readonly string[]): ReadonlySet<string> => new Set(names);
@@ -227,6 +234,13 @@ class Refs {
     readonly lanes?: readonly Lane[],
   ) {}
 
+  private readonly kinds = new Map<readonly string[], LaneKinds>();
+  private laneKinds(kinds: readonly string[]): LaneKinds {
+    let to = this.kinds.get(kinds);
+    if (!to) this.kinds.set(kinds, (to = laneKinds(this.lanes!, kinds)));
+    return to;
+  }
+
   call(v: unknown, at: Where, key: string | number): number {
     const id = ref(v, at, key, this.calls, 'call');
     if (id > this.maxCall) this.maxCall = id;
@@ -246,10 +260,8 @@ class Refs {
   lane(o: Json, k: string, at: Where, kinds: readonly string[]): number {
     const { lanes } = this;
     const id = ref(o[k], at, k, lanes ? lanes.length : UNKNOWN_COUNT, 'lane');
+    if (lanes) check(laneFault(id, this.laneKinds(kinds)), at, k);
     if (id > this.maxLane) this.maxLane = id;
-    if (!lanes) return id;
-    const kind = lanes[id].kind;
-    if (!kinds.includes(kind)) fail(at, k, `lane ${id} is a ${kind}; expected a ${kinds.join(' or ')} lane`);
     return id;
   }
 }
@@ -268,14 +280,14 @@ export function traceFromJson(v: unknown): Trace {
   const calls = list(root, 'calls', []);
   const ops = list(root, 'ops', []);
   const edges = list(root, 'edges', []);
-  const findings = root.findings === undefined ? [] : list(root, 'findings', []);
-  const sites = root.sites === undefined ? [] : list(root, 'sites', []);
+  const findings = optionalList(root.findings, 'findings');
+  const sites = optionalList(root.sites, 'sites');
   for (let i = 0; i < sites.length; i++) b.sites.push(readSite(sites[i], i));
   const refs = new Refs(calls.length, ops.length, sites.length, b.lanes);
   for (let i = 0; i < calls.length; i++) readCall(b, calls[i], i, refs);
   for (let i = 0; i < ops.length; i++) readOp(b, ops[i], i, refs);
   for (let i = 0; i < edges.length; i++) readEdge(b, edges[i], i, refs);
-  for (let i = 0; i < findings.length; i++) readFinding(b, findings[i], i, calls.length, ops.length);
+  for (let i = 0; i < findings.length; i++) b.findings.push(readFinding(findings[i], i, calls.length, ops.length));
   return b.finish(meta);
 }
 
@@ -285,7 +297,7 @@ function readRoot(root: Json): TraceMeta {
     fail([], 'format', `got ${describe(root.format)}; expected "${TRACE_FORMAT}": this is not a Syncscope trace`);
   if (root.version !== TRACE_VERSION)
     fail([], 'version', `got ${describe(root.version)}; expected ${TRACE_VERSION}, the version this build reads`);
-  return readMeta(obj(root.meta, [], 'meta'));
+  return readMeta(root.meta);
 }
 
 /**
@@ -332,14 +344,14 @@ export class TraceRowReader {
     const lanes = list(root, 'lanes', []);
     for (const k of ROW_TABLES) if (list(root, k, []).length) return undefined;
     for (let i = 0; i < lanes.length; i++) readLane(b, lanes[i], i, lanes.length);
-    const findings = root.findings === undefined ? [] : list(root, 'findings', []);
-    const sites = root.sites === undefined ? [] : list(root, 'sites', []);
+    const findings = optionalList(root.findings, 'findings');
+    const sites = optionalList(root.sites, 'sites');
     for (let i = 0; i < sites.length; i++) b.sites.push(readSite(sites[i], i));
     const calls = b.calls.count;
     const ops = b.ops.count;
     if (refs.maxCall >= calls || refs.maxOp >= ops || refs.maxSite >= sites.length) return undefined;
     if (refs.maxLane >= b.lanes.length || !this.laneKindsHold()) return undefined;
-    for (let i = 0; i < findings.length; i++) readFinding(b, findings[i], i, calls, ops);
+    for (let i = 0; i < findings.length; i++) b.findings.push(readFinding(findings[i], i, calls, ops));
     return b.finish(meta);
   }
 
@@ -362,7 +374,9 @@ export class TraceRowReader {
   }
 }
 
-function readMeta(m: Json): TraceMeta {
+/** The root's `meta`. */
+export function readMeta(v: unknown): TraceMeta {
+  const m = obj(v, [], 'meta');
   const at = ['meta'];
   oneOf(m, 'source', at, SOURCES);
   str(m, 'clock', at);
@@ -403,7 +417,7 @@ function readMeta(m: Json): TraceMeta {
   return m as unknown as TraceMeta;
 }
 
-function readLane(b: TraceBuilder, l: unknown, i: number, count: number): void {
+export function readLane(b: TraceBuilder, l: unknown, i: number, count: number): void {
   const at = ['lanes', i];
   const lane = obj(l, ['lanes'], i);
   if (lane.id !== i) fail(at, 'id', `got ${describe(lane.id)}; expected ${i}: lanes are listed in id order`);
@@ -424,7 +438,7 @@ function readLane(b: TraceBuilder, l: unknown, i: number, count: number): void {
 function span(o: Json, from: string, at: Where): [number, number] {
   const a = amount(o, from, at);
   const z = amount(o, 'end', at);
-  if (z < a) fail(at, 'end', `end ${z} is before ${from} ${a}; expected end >= ${from}`);
+  check(endFault(from, a, z), at, 'end');
   return [a, z];
 }
 
@@ -435,22 +449,21 @@ function readCall(b: TraceBuilder, x: unknown, i: number, refs: Refs): void {
     fail(at, 'id', `got ${describe(c.id)}; expected ${i}: calls are listed in id order`);
   const [begin, end] = span(c, 'begin', at);
   const blockedNs = optAmount(c, 'blockedNs', at);
-  if (blockedNs !== undefined && blockedNs > end - begin)
-    fail(at, 'blockedNs', `${blockedNs} is longer than the call (${end - begin}); expected at most end - begin`);
+  if (blockedNs !== undefined) check(blockedFault(blockedNs, begin, end), at, 'blockedNs');
   let source: Json | undefined;
   if (c.source !== undefined) {
     source = obj(c.source, at, 'source');
     // A scenario position is 1-based in both parts: a source with no position is left out.
-    int(source, 'line', [...at, 'source'], 1, MAX_SOURCE_LINE);
-    int(source, 'column', [...at, 'source'], 1, MAX_SOURCE_LINE);
+    check(positionFault(source.line), [...at, 'source'], 'line');
+    check(positionFault(source.column), [...at, 'source'], 'column');
   }
   b.call({
-    lane: refs.lane(c, 'lane', at, ['thread']),
+    lane: refs.lane(c, 'lane', at, THREAD),
     kind: oneOf(c, 'kind', at, CALL_KIND),
     name: optStr(c, 'name', at),
     begin,
     end,
-    stream: c.stream === undefined ? undefined : refs.lane(c, 'stream', at, ['stream']),
+    stream: c.stream === undefined ? undefined : refs.lane(c, 'stream', at, STREAM),
     event: optStr(c, 'event', at),
     event2: optStr(c, 'event2', at),
     blockedNs,
@@ -474,7 +487,7 @@ function readCall(b: TraceBuilder, x: unknown, i: number, refs: Refs): void {
 const PRECISIONS = set(['line', 'function']);
 
 /** One of the top-level `sites`: where in the user's program calls were made. */
-function readSite(x: unknown, i: number): CallSite {
+export function readSite(x: unknown, i: number): CallSite {
   const at = ['sites', i];
   const o = obj(x, ['sites'], i);
   const stack = list(o, 'stack', at);
@@ -509,11 +522,10 @@ function readOp(b: TraceBuilder, x: unknown, i: number, refs: Refs): void {
   if (o.id !== undefined && o.id !== i)
     fail(at, 'id', `got ${describe(o.id)}; expected ${i}: ops are listed in id order`);
   const truth = o.truth;
-  if (truth !== undefined && !(Array.isArray(truth) && truth.length === 2 && isNum(truth[0]) && isNum(truth[1])))
-    fail(at, 'truth', `got ${describe(truth)}; expected [start, end], two finite numbers`);
+  if (truth !== undefined) check(truthFault(truth), at, 'truth');
   const [start, end] = span(o, 'start', at);
   const id = b.op({
-    lane: refs.lane(o, 'lane', at, ['stream', 'copyEngine']),
+    lane: refs.lane(o, 'lane', at, DEVICE_QUEUE),
     kind: oneOf(o, 'kind', at, OP_KIND),
     name: optStr(o, 'name', at),
     start,
@@ -541,7 +553,8 @@ function readEdge(b: TraceBuilder, x: unknown, i: number, refs: Refs): void {
   b.edge(kind, from, to);
 }
 
-function readFinding(b: TraceBuilder, f: unknown, i: number, callCount: number, opCount: number): void {
+/** One of the top-level `findings`, its call and op ids checked against those tables' sizes. */
+export function readFinding(f: unknown, i: number, callCount: number, opCount: number): Finding {
   const at = ['findings', i];
   const o = obj(f, ['findings'], i);
   oneOf(o, 'severity', at, SEVERITIES);
@@ -558,12 +571,12 @@ function readFinding(b: TraceBuilder, f: unknown, i: number, callCount: number, 
   const ops = ids('ops', opCount, 'op');
   if (o.source !== undefined) {
     const s = obj(o.source, at, 'source');
-    int(s, 'line', [...at, 'source'], 1, MAX_SOURCE_LINE);
-    int(s, 'column', [...at, 'source'], 1, MAX_SOURCE_LINE);
+    check(positionFault(s.line), [...at, 'source'], 'line');
+    check(positionFault(s.column), [...at, 'source'], 'column');
   }
   optStr(o, 'fix', at);
   optAmount(o, 'savedNs', at);
-  b.findings.push({ ...(o as unknown as Finding), kind: kind ?? rule, calls, ops });
+  return { ...(o as unknown as Finding), kind: kind ?? rule, calls, ops };
 }
 
 const encoder = new TextEncoder();

@@ -39,6 +39,11 @@ const INTERNAL = [
   /is not a function/,
   /is not iterable/,
   /undefined is not/,
+  // The Arrow library's words for a file it cannot read.
+  /\bundefined\b/,
+  /Cannot destructure/,
+  /intermediate value/,
+  /Unrecognized type/,
 ];
 const OOM = /heap out of memory|Reached heap limit|Allocation failed|Out of memory|FATAL ERROR|Fatal process OOM/i;
 

@@ -1,5 +1,5 @@
 // Seeded, deterministic inputs for the fuzz suite: scenarios, PyTorch profiler traces and saved
-// traces, each a valid file of the repository mutated the way hostile or careless users would.
+// traces (JSON and Arrow), each a valid file of the repository mutated the way hostile or careless users would.
 // The same (kind, seed, maxBytes) always gives the same bytes, so a failure reproduces from its seed.
 import { readdirSync, readFileSync } from 'node:fs';
 import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
@@ -9,6 +9,7 @@ import { simulate } from '../../core/simulate';
 import { traceToJson } from '../../core/trace/json';
 import { repoPath } from '../helpers/paths';
 import { seededRandom } from '../helpers/random';
+import { mutateArrow } from './arrow';
 import { clone, Raw, stringify, type Value } from './json-tree';
 import {
   deepValue,
@@ -24,7 +25,7 @@ import {
   type Rng,
 } from './mutate';
 
-export const KINDS = ['scenario', 'pytorch', 'saved'] as const;
+export const KINDS = ['scenario', 'pytorch', 'saved', 'arrow'] as const;
 export type Kind = (typeof KINDS)[number];
 
 export interface FuzzInput {
@@ -74,6 +75,7 @@ const GENERATORS: Record<Kind, (r: Rng, opts: GenerateOptions) => Made> = {
   scenario: generateScenario,
   pytorch: generatePytorch,
   saved: generateSaved,
+  arrow: generateArrow,
 };
 
 // ---- seeds -------------------------------------------------------------------------------------
@@ -355,6 +357,12 @@ function savedMutation(r: Rng, root: Value, opts: GenerateOptions): string | und
       return 'format or version changed';
     }
   }
+}
+
+function generateArrow(r: Rng, opts: GenerateOptions): Made {
+  const seed = r.pick(savedTraces());
+  const { bytes, mutations } = mutateArrow(r, seed.text, opts.maxBytes);
+  return { bytes, mutations, suffix: '.syncscope', origin: `simulate examples/${seed.name} --out` };
 }
 
 /** Sometimes gzipped (whole, cut short or with a bad check); the name says .gz when it is. */

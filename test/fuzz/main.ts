@@ -1,4 +1,4 @@
-// `npm run fuzz -- --count 10000 [--seed N] [--kind scenario|pytorch|saved] [--max-bytes N] [--light] [--failures DIR]`:
+// `npm run fuzz -- --count 10000 [--seed N] [--kind scenario|pytorch|saved|arrow] [--max-bytes N] [--light] [--failures DIR]`:
 // the long fuzz run. Prints counts by kind and outcome, and writes each failing input and what it
 // printed to the failures folder, so that it reproduces by hand. `--light` leaves out the shapes
 // that are slow to build (gzip bombs), as the CI run does.

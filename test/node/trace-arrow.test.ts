@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyze } from '../../core/analyze';
@@ -14,8 +14,9 @@ import { traceArrowChunks } from '../../core/trace/arrow-write';
 import { defaultOf, TABLES, tableOf } from '../../core/trace/columnar';
 import { traceToJson } from '../../core/trace/json';
 import { TraceBuilder, type Trace } from '../../core/trace/model';
-import { RecordBatchReader } from 'apache-arrow';
+import { Dictionary, Field, Int32, makeData, RecordBatch, RecordBatchReader, Schema, Struct } from 'apache-arrow';
 import { importTraceBytes, loadTraceFile, saveTraceFile } from '../../node/trace-file';
+import { schemaMessage, streamBytes, streamsOf, tableWithoutColumns, withStream } from '../helpers/arrow-streams';
 import { repoPath } from '../helpers/paths';
 
 const arrowBytes = (t: Trace): Uint8Array => Buffer.concat([...traceArrowChunks(t)]);
@@ -185,25 +186,31 @@ test('a cut, corrupt or hostile file is an error that names the file and what is
   const good = arrowBytes(simulated('pipeline-buggy.scenario.json'));
   rejects(
     new Uint8Array(0),
-    /^bad\.syncscope: does not start with the Arrow IPC continuation marker; a \.syncscope file is/,
+    /^bad\.syncscope: does not start with the Arrow IPC continuation marker; a \.syncscope file holds/,
   );
   rejects(Buffer.from('{"format":"syncscope-trace"}'), /^bad\.syncscope: does not start with the Arrow/);
   // Cut at many points: every one is refused, none crashes.
   for (let k = 1; k < 40; k++) rejects(good.subarray(0, Math.floor((good.length * k) / 40)), /^bad\.syncscope: /);
-  // Flip bytes anywhere: an error or a trace, never a crash or a hang.
-  // Every byte of the first schema (the counts the Arrow library trusts) and bytes spread over the rest.
-  const positions = [...Array(2048).keys(), ...Array.from({ length: 300 }, (_, k) => (k * 7919) % good.length)];
-  for (const p of positions) {
+  // Change bytes anywhere: an error in plain words or a trace, never a crash, a hang or the Arrow
+  // library's own words. Every byte of the first schema (the counts the library trusts) and bytes
+  // spread over the rest, each flipped in some bits or set to a type id no Arrow type has.
+  const positions = [...Array(2048).keys(), ...Array.from({ length: 600 }, (_, k) => (k * 7919) % good.length)];
+  const changes: ((v: number) => number)[] = [(v) => v ^ 0x5a, (v) => v ^ 0x01, () => 127];
+  positions.forEach((p, k) => {
     const b = Uint8Array.from(good);
-    b[p] ^= 0x5a;
+    b[p] = changes[k % changes.length](b[p]);
     try {
       traceFromArrow(b, 'bad.syncscope');
     } catch (e) {
       assert.equal((e as Error).name, 'ImportError', String((e as Error).stack));
       assert.match((e as Error).message, /^bad\.syncscope: /);
+      assert.doesNotMatch((e as Error).message, INTERNALS, `byte ${p} changed`);
     }
-  }
+  });
 });
+
+/** Words that only the Arrow library or the engine would print. */
+const INTERNALS = /undefined|Cannot|intermediate value|\b(Type|Range|Reference|Syntax)?Error\b|Unrecognized/;
 
 test('ids out of range, columns that disagree and huge declared lengths are refused', () => {
   const t = simulated('pipeline-buggy.scenario.json');
@@ -212,21 +219,21 @@ test('ids out of range, columns that disagree and huge declared lengths are refu
     change(copy);
     rejects(arrowBytes(copy), message);
   };
-  bad((c) => (c.ops.call[0] = c.calls.count + 5), /ops row 0, call: \d+; expected -1 or a call id from 0 to/);
-  bad((c) => (c.calls.releasedBy[0] = 1e6), /calls row 0, releasedBy: 1000000; expected -2, -1 or an op id/);
-  bad((c) => (c.edges.to[2] = -7), /edges row 2, to: -7; expected/);
-  bad((c) => (c.calls.lane[1] = 99), /calls row 1, lane: 99; expected the id of a thread lane/);
-  bad((c) => (c.ops.end[0] = c.ops.start[0] - 1), /ops row 0, end: .*expected a time from start/);
-  bad((c) => (c.calls.site[0] = 3), /calls row 0, site: 3; expected 0 \(none\) to 0/);
+  bad((c) => (c.ops.call[0] = c.calls.count + 5), /ops row 0, call: no call \d+; expected a call id from 0 to/);
+  bad((c) => (c.calls.releasedBy[0] = 1e6), /calls row 0, releasedBy: no op 1000000; expected an op id from 0 to/);
+  bad((c) => (c.edges.to[2] = -7), /edges row 2, to: no (op|call) -7; expected/);
+  bad((c) => (c.calls.lane[1] = 99), /calls row 1, lane: no lane 99; expected a lane id from 0 to/);
+  bad((c) => (c.ops.end[0] = c.ops.start[0] - 1), /ops row 0, end: end \d+ is before start \d+; expected end >= start/);
+  bad((c) => (c.calls.site[0] = 3), /calls row 0, site: no site 2; there are no sites/);
   // Values that the column's own type cannot hold: unsigned 32-bit integers and fractions.
   const stepsOf = (c: Trace, first: number) => {
     const steps = Float64Array.from(c.calls.step, (v) => Math.max(v, 0));
     steps[0] = first;
     (c.calls as unknown as { step: Float64Array }).step = steps;
   };
-  bad((c) => stepsOf(c, 2 ** 31), /calls column step, row 0: 2147483648; expected an integer from -2147483648 to/);
-  bad((c) => stepsOf(c, 1.5), /calls column step, row 0: 1.5; expected an integer from -2147483648 to/);
-  // A record batch whose declared row count is huge: the count is checked against the file's size.
+  bad((c) => stepsOf(c, 2 ** 31), /calls column step, row 0: got 2147483648; expected an integer from -2147483648 to/);
+  bad((c) => stepsOf(c, 1.5), /calls column step, row 0: got 1.5; expected an integer from -2147483648 to/);
+  // A record batch whose declared row count is huge: the count is checked against the bytes its columns carry.
   const good = arrowBytes(t);
   const hostile = Uint8Array.from(good);
   const view = new DataView(hostile.buffer);
@@ -242,4 +249,151 @@ test('ids out of range, columns that disagree and huge declared lengths are refu
   } catch (e) {
     assert.equal((e as Error).name, 'ImportError');
   }
+});
+
+// ---- Files built to hurt, and errors in plain words ---------------------------------------------
+
+const messageOf = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    assert.equal((e as Error).name, 'ImportError', String((e as Error).stack));
+    return (e as Error).message;
+  }
+  return assert.fail('expected an error');
+};
+
+const VALID =
+  'a .syncscope file holds the tables lanes, calls, ops, edges and accesses, each an Arrow IPC stream, as syncscope writes them';
+
+test('rewriting a file stream by stream with the Arrow library gives the same bytes (what the cases below build on)', () => {
+  const good = arrowBytes(simulated('pipeline-buggy.scenario.json'));
+  assert.equal(Buffer.compare(Buffer.concat(streamsOf(good).map((s) => streamBytes(s.batches))), good), 0);
+});
+
+test('a batch that declares rows but no columns, or columns too short, is refused before anything is allocated', () => {
+  const good = arrowBytes(simulated('pipeline-buggy.scenario.json'));
+  // A million rows with no columns, in a file of a few kilobytes.
+  assert.equal(
+    messageOf(() => traceFromArrow(withStream(good, 1, tableWithoutColumns('calls', 1 << 20)), 'x.syncscope')),
+    `x.syncscope: a batch of the calls table declares 1048576 rows but holds no columns; ${VALID}`,
+  );
+  // A column whose values buffer holds 10 of the 1000 rows it declares (40 bytes of the 4000 needed).
+  const lane = new Field('lane', new Int32(), false);
+  const short = new Schema([lane], new Map([['syncscope.table', 'calls']]));
+  const data = makeData({ type: new Int32(), length: 1000, data: new Int32Array(10) });
+  const shortCalls = streamBytes([
+    new RecordBatch(short, makeData({ type: new Struct([lane]), length: 1000, children: [data] })),
+  ]);
+  assert.equal(
+    messageOf(() => traceFromArrow(withStream(good, 1, shortCalls), 'x.syncscope')),
+    `x.syncscope: the calls table's column lane declares 1000 rows, whose values take 4000 bytes, but its buffer holds 40; ${VALID}`,
+  );
+  // Columns long enough, but carrying too little for the rows they declare: one byte a row (the kind
+  // alone) for a row of 101 bytes in memory (the sum of CALL_COLUMNS' widths), more than 64 times as much.
+  const [, calls] = streamsOf(good);
+  const kind = calls.schema.fields.find((f) => f.name === 'kind')!;
+  const kindOnly = new Schema([kind], calls.schema.metadata);
+  const rows = 100_000;
+  const kinds = makeData({
+    type: kind.type as Dictionary,
+    length: rows,
+    data: new Int8Array(rows),
+    dictionary: calls.batches[0].getChild('kind')!.data[0].dictionary,
+  });
+  const kindCalls = streamBytes([
+    new RecordBatch(kindOnly, makeData({ type: new Struct([kind]), length: rows, children: [kinds] })),
+  ]);
+  assert.equal(
+    messageOf(() => traceFromArrow(withStream(good, 1, kindCalls), 'x.syncscope')),
+    'x.syncscope: the calls table declares 100000 rows but its columns carry 100000 bytes, too few for them: ' +
+      'a row takes 101 bytes in memory, and a file must carry at least 1 byte for every 64 the reader allocates; ' +
+      'the file is corrupt or built to exhaust memory',
+  );
+});
+
+test("the Arrow library's own errors never reach the user: each case is told in plain words", () => {
+  const good = arrowBytes(simulated('pipeline-buggy.scenario.json'));
+  const streams = streamsOf(good);
+  // A calls stream whose schema names no table (was: "found the undefined table where calls was expected").
+  const unnamed = new Schema(streams[1].schema.fields, new Map());
+  const unnamedCalls = streamBytes(streams[1].batches.map((b) => new RecordBatch(unnamed, b.data)));
+  assert.equal(
+    messageOf(() => traceFromArrow(withStream(good, 1, unnamedCalls), 'x.syncscope')),
+    `x.syncscope: not a Syncscope trace file: its second table names no table; expected calls; ${VALID}`,
+  );
+  // Only the lanes table (was: "found the undefined table" too).
+  const lanesOnly = streamBytes(streams[0].batches);
+  assert.equal(
+    messageOf(() => traceFromArrow(lanesOnly, 'x.syncscope')),
+    `x.syncscope: not a Syncscope trace file: its second table (calls) is missing; ${VALID}`,
+  );
+  // The calls schema with its columns, then a batch that gives none of them (was: "Cannot destructure
+  // property 'length' of '(intermediate value)...'").
+  const empty = tableWithoutColumns('calls', 7);
+  const callsSchema = schemaMessage(streamBytes(streams[1].batches));
+  const nodeless = Buffer.concat([callsSchema, empty.subarray(schemaMessage(empty).length)]);
+  assert.equal(
+    messageOf(() => traceFromArrow(withStream(good, 1, nodeless), 'x.syncscope')),
+    `x.syncscope: a batch of the calls table declares 7 rows but holds no columns; ${VALID}`,
+  );
+  // A column type id that names no Arrow type (was: 'Unrecognized type: "undefined" (127)'). Two
+  // traces that differ only in one lane field's type, boolean or string, differ in their first
+  // schema only in that field's type id.
+  const withNonBlocking = (v: unknown): Uint8Array => {
+    const b = new TraceBuilder();
+    b.lane({ kind: 'thread', name: 'main', device: 0 });
+    b.lane({ kind: 'stream', name: 's', device: 0, nonBlocking: v as boolean });
+    return arrowBytes(b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 }));
+  };
+  const bool = withNonBlocking(true);
+  const text = withNonBlocking('yes');
+  const differ = [...schemaMessage(bool).keys()].filter((i) => bool[i] !== text[i]);
+  assert.deepEqual(
+    differ.map((i) => [bool[i], text[i]]),
+    [[6, 5]],
+  );
+  bool[differ[0]] = 127;
+  assert.equal(
+    messageOf(() => traceFromArrow(bool, 'x.syncscope')),
+    "x.syncscope: the lanes table's column nonBlocking is of Arrow type 127, which a .syncscope file does not use; " +
+      `expected integers, floats, strings or booleans; ${VALID}`,
+  );
+});
+
+test('reading a file whose batch declares N rows and no columns stays under 64·N bytes and a constant', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncscope-arrow-'));
+  const good = arrowBytes(simulated('pipeline-buggy.scenario.json'));
+  // N rows in a file of about N bytes: the file's length alone allowed as many rows as it has bytes.
+  const rows = 8 << 20;
+  const hostile = withStream(good, 1, tableWithoutColumns('calls', rows, rows));
+  writeFileSync(join(dir, 'hostile.syncscope'), hostile);
+  writeFileSync(join(dir, 'good.syncscope'), good);
+  const preload = join(dir, 'usage.js');
+  writeFileSync(
+    preload,
+    "process.on('exit', () => process.stderr.write('\\nmaxRSS ' + process.resourceUsage().maxRSS * 1024 + '\\n'));",
+  );
+  const run = (file: string) => {
+    const started = Date.now();
+    const r = spawnSync(process.execPath, ['--require', preload, repoPath('dist/cli.js'), 'report', file], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    const rss = Number(/maxRSS (\d+)/.exec(r.stderr)?.[1]);
+    return { code: r.status, stderr: r.stderr.split('\n')[0], rss, ms: Date.now() - started };
+  };
+  const base = run('good.syncscope');
+  const bad = run('hostile.syncscope');
+  t.diagnostic(
+    `file ${hostile.length} bytes, ${rows} rows declared; peak RSS ${(bad.rss / 2 ** 20).toFixed(0)} MiB ` +
+      `(a valid trace: ${(base.rss / 2 ** 20).toFixed(0)} MiB), refused in ${bad.ms} ms`,
+  );
+  assert.equal(base.code, 0, base.stderr);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /hostile\.syncscope: a batch of the calls table declares 8388608 rows but holds no columns/);
+  assert.ok(bad.rss < base.rss + 64 * hostile.length, `peak RSS ${bad.rss} bytes`);
+  // The file itself is read whole; nothing is allocated by the rows it declares.
+  assert.ok(bad.rss < base.rss + 4 * hostile.length, `peak RSS ${bad.rss} bytes`);
+  rmSync(dir, { recursive: true });
 });
