@@ -56,3 +56,15 @@ test('no input is larger than its bound', () => {
   for (let seed = 1; seed <= 60; seed++)
     assert.ok(generate(KINDS[seed % KINDS.length], seed, { maxBytes: 65536 }).bytes.length <= 65536);
 });
+
+test('a usage error about an option value names the option instead of a file', () => {
+  assert.equal(
+    positionProblem(
+      'syncscope replay: --steps 3:1: the first step is after the last; expected a:b with a <= b',
+      'x.json',
+    ),
+    undefined,
+  );
+  assert.equal(positionProblem('syncscope whatif: --from 1000 --to 500: the window is empty', 'x.json'), undefined);
+  assert.equal(positionProblem('syncscope replay: the window is empty', 'x.json'), 'does not start with the file name');
+});

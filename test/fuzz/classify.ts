@@ -83,10 +83,12 @@ export function classify(run: RunResult, opts: { file: string; json: boolean; li
 
 /**
  * The first line must be `file:line:column: message` or `file: message` (after the
- * `syncscope <command>: ` prefix), with line and column from 1 and the line inside the file.
+ * `syncscope <command>: ` prefix), with line and column from 1 and the line inside the file; or,
+ * where an option's value is at fault (a window), `--option value...: message`.
  */
 export function positionProblem(line: string, file: string, lines?: number): string | undefined {
   const message = line.replace(/^syncscope [a-z-]+: /, '');
+  if (/^--[a-z-]+(?: [^ ]+)*?: \S/.test(message)) return undefined;
   const names = [file, file.replace(/^.*[\\/]/, '')];
   const name = names.find((n) => message.startsWith(n + ':'));
   if (!name) return 'does not start with the file name';

@@ -245,7 +245,30 @@ function pytorchMutation(r: Rng, root: Value, opts: GenerateOptions): string | u
   const events = root.traceEvents;
   const ev = events[r.int(events.length)];
   if (!isObj(ev)) return undefined;
-  switch (r.int(6)) {
+  switch (r.int(7)) {
+    case 6: {
+      // A call-site marker of `syncscope profile`, before or after its call, with a hostile stack.
+      const frame = (): Value =>
+        r.pick<() => Value>([
+          () => [hostileString(r, 256), hostileNumber(r, 12), hostileString(r, 256)],
+          () => ['/home/me/train.py', hostileNumber(r, 12), 'loop'],
+          () => ['/home/me/train.py', 12, 'loop'],
+          () => wrongType(r, null),
+        ])();
+      const stack = r.chance(0.1) ? objectForString(r) : Array.from({ length: r.int(40) }, frame);
+      const json = JSON.stringify({ stack });
+      const name = r.pick(['syncscope.site:', 'syncscope.after:']) + (r.chance(0.7) ? encodeURIComponent(json) : json);
+      events.splice(r.int(events.length + 1), 0, {
+        ph: 'X',
+        cat: 'user_annotation',
+        name,
+        pid: ev.pid ?? 1,
+        tid: ev.tid ?? 1,
+        ts: typeof ev.ts === 'number' ? ev.ts : 0,
+        dur: 0,
+      });
+      return 'a hostile call-site marker';
+    }
     case 0: {
       const key = r.pick(['ts', 'dur', 'pid', 'tid']);
       ev[key] = hostileNumber(r, typeof ev[key] === 'number' ? ev[key] : 0);

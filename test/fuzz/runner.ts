@@ -42,7 +42,7 @@ export interface InputResult {
  * Scenarios also go through `simulate` and `check`; with `short`, through one of them by seed, to fit the CI budget.
  */
 export function commandsFor(input: FuzzInput, short = false): string[][] {
-  if (input.kind !== 'scenario') return [['report', input.name, '--json']];
+  if (input.kind !== 'scenario') return [['report', input.name, '--json'], traceCommand(input)];
   const budget = ['--max-steps', String(FUZZ_MAX_STEPS)];
   const report = ['report', input.name, '--json', ...budget];
   const more = [
@@ -50,6 +50,38 @@ export function commandsFor(input: FuzzInput, short = false): string[][] {
     ['check', input.name, ...budget],
   ];
   return short ? [report, more[input.seed % 2]] : [report, ...more];
+}
+
+/** Windows for `scenario`, `replay` and `whatif`: empty, reversed, outside, not whole, past 2^53. */
+const WINDOWS: string[][] = [
+  ['--from', '1000', '--to', '500'],
+  ['--from', '0', '--to', '0'],
+  ['--from', '9007199254740993', '--to', '9007199254740995'],
+  ['--from', '-5', '--to', '1e300'],
+  ['--from', '1.5', '--to', 'abc'],
+  ['--steps', '3:1'],
+  ['--steps', '0:0'],
+  ['--steps', 'x:'],
+  ['--from', '0', '--to', '1000000'],
+  [],
+];
+
+/**
+ * One more command for a trace, by seed: a window turned into a scenario, replayed or simulated,
+ * or the trace written as Parquet, where each must give a result or a clean error.
+ */
+function traceCommand(input: FuzzInput): string[] {
+  const window = WINDOWS[Math.floor(input.seed / 4) % WINDOWS.length];
+  switch (input.seed % 4) {
+    case 0:
+      return ['scenario', input.name, '-o', `${input.name}.scenario.json`, ...window];
+    case 1:
+      return ['replay', input.name, ...window];
+    case 2:
+      return ['whatif', input.name, '--all', ...window];
+    default:
+      return ['import', input.name, '-o', `${input.name}.parquet`];
+  }
 }
 
 export interface FuzzOptions extends GenerateOptions {
