@@ -15,6 +15,18 @@ export class UsageError extends Error {
 
 export const EXIT = { ok: 0, findings: 1, usage: 2 } as const;
 
+/** Errors about the user's input, as opposed to bugs. Both exit 2; only bugs may print a stack. */
+export const isInputError = (e: Error): boolean =>
+  [
+    'UsageError',
+    'ScenarioError',
+    'TraceFormatError',
+    'ImportError',
+    'ProfileError',
+    'WriteError',
+    'MemoryBudgetError',
+  ].includes(e.name) || 'code' in e;
+
 // stderr carries only text for people, so control characters from inputs are escaped there on the way
 // out; stdout may carry JSON, which escapes them itself, so each text output escapes its own.
 export const processIo = (): CliIo => ({

@@ -10,6 +10,7 @@ import * as devices from './commands/devices';
 import * as exportCommand from './commands/export';
 import * as html from './commands/html';
 import * as importCommand from './commands/import';
+import * as mcp from './commands/mcp';
 import * as profile from './commands/profile';
 import * as replay from './commands/replay';
 import * as whatif from './commands/whatif';
@@ -19,7 +20,7 @@ import * as scenario from './commands/scenario';
 import * as simulate from './commands/simulate';
 import { commandHelp, overview, usageText } from './help';
 import { escapeControls, escapeControlsKeepLines } from '../core/terminal';
-import { CliIo, EXIT, UsageError } from './io';
+import { CliIo, EXIT, isInputError, UsageError } from './io';
 
 type Command = { spec: CommandSpec; run(argv: string[], io: CliIo): Promise<number> };
 
@@ -39,6 +40,7 @@ export const COMMANDS: Command[] = [
   scenario,
   replay,
   whatif,
+  mcp,
 ];
 
 const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === name);
@@ -81,15 +83,3 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
 }
-
-/** Errors about the user's input, as opposed to bugs. Both exit 2; only bugs may print a stack. */
-const isInputError = (e: Error) =>
-  [
-    'UsageError',
-    'ScenarioError',
-    'TraceFormatError',
-    'ImportError',
-    'ProfileError',
-    'WriteError',
-    'MemoryBudgetError',
-  ].includes(e.name) || 'code' in e;

@@ -42,11 +42,7 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
   const round = (n: number) => Math.round(n * 100) / 100;
   const index = waitIndex(analysis);
   let waits: ReportWait[] | undefined;
-  const reportWait = (w: WaitExplanation) => {
-    const site = callSite(trace, w.id);
-    const why = site ? undefined : noSourceReason(trace, w.id);
-    return why ? { ...w, noSource: why } : withSite(w, site);
-  };
+  const reportWait = (w: WaitExplanation) => reportWaitOf(trace, w);
   const report: Report = {
     source: trace.meta.source,
     name: trace.meta.scenario?.name,
@@ -100,6 +96,13 @@ function waitView(r: Report): WaitView {
 /** How many waits a report holds, without making them. */
 export const waitCount = (r: Report): number => waitView(r).count;
 
+/** One wait in the report's shape: an imported call's site and stack added. */
+export const reportWaitOf = (trace: Trace, w: WaitExplanation): ReportWait => {
+  const site = callSite(trace, w.id);
+  const why = site ? undefined : noSourceReason(trace, w.id);
+  return why ? { ...w, noSource: why } : withSite(w, site);
+};
+
 /** An imported call's site in the report's shape; a scenario's own `source` is kept. */
 function withSite<T extends { source?: unknown }>(row: T, site: CallSite | undefined): Sourced<T> {
   if (!site || row.source) return row;
@@ -129,7 +132,7 @@ function firstSite(trace: Trace, calls: number[]): CallSite | undefined {
 }
 
 /** "line 3:5" for a scenario step; "at train.py:42 in loop()" or "in loop() (train.py:8)" for an imported call. */
-function where(s?: { line: number; column: number } | SiteSource): string {
+export function where(s?: { line: number; column: number } | SiteSource): string {
   if (!s) return '';
   if (!('file' in s)) return `line ${s.line}:${s.column}`;
   const label = siteLabel({ frame: s, precision: s.precision, stack: [] });
@@ -220,7 +223,8 @@ export function* reportTextChunks(r: Report, opts: ReportTextOptions = {}): Gene
   yield text(out);
 }
 
-function waitLines(w: Report['waits'][number], out: string[], code?: SourceText): void {
+/** One wait as the text report prints it, line by line (names not yet escaped). */
+export function waitLines(w: Report['waits'][number], out: string[], code?: SourceText): void {
   const resumed =
     w.releasedBy?.length && w.unblockLatencyNs !== null ? `, host resumed ${formatNs(w.unblockLatencyNs)} later` : '';
   const released = releasedByLine(w.releasedBy) + resumed;

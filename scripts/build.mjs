@@ -40,7 +40,7 @@ const builds = testArg
       },
       {
         ...common,
-        entryPoints: { cli: 'cli/bin.ts', runner: 'runner/child.ts' },
+        entryPoints: { cli: 'cli/bin.ts', runner: 'runner/child.ts', mcp: 'cli/mcp/server.ts' },
         outdir: 'dist',
         platform: 'node',
         format: 'cjs',

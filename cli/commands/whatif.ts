@@ -2,7 +2,7 @@ import { analyze } from '../../core/analyze';
 import { h200 } from '../../core/simulate/profile';
 import { escapeControlsKeepLines } from '../../core/terminal';
 import { formatNs } from '../../core/units';
-import { whatIf, type FixResult } from '../../core/whatif/fixes';
+import { savedNs, whatIf, type FixResult } from '../../core/whatif/fixes';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput, readProfile } from '../input';
@@ -23,10 +23,11 @@ export const spec: CommandSpec = {
 const change = (a: number, b: number) =>
   `${formatNs(a)} -> ${formatNs(b)} (${b <= a ? '-' : '+'}${formatNs(Math.abs(b - a))})`;
 
-function describe(r: FixResult): string[] {
+/** One fix's prediction as `whatif` prints it (the MCP server's `whatif` tool too). */
+export function describeFix(r: FixResult): string[] {
   const head = `${r.id} ${r.finding.kind}: ${r.finding.message.slice(0, 160)}`;
-  if (!r.applied || !r.after) return [head, `    ${r.edit}`];
-  const saved = r.before.hostNs - r.after.hostNs;
+  const saved = savedNs(r);
+  if (!r.after || saved === undefined) return [head, `    ${r.edit}`];
   const lines = [
     head,
     `    edit: ${r.edit}`,
@@ -54,7 +55,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--fix ${fix}: expected finding numbers as in F1,F3 (report lists the findings in order)`);
   const { trace, memory } = await loadInput(file, io);
   const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
-  const results = whatIf(trace, profile, ids, windowOf(args, trace, file, 'simulate'), memory);
+  const results = whatIf(trace, profile, ids, windowOf(args, trace, file, 'simulate'), undefined, memory);
   if (ids !== 'all') {
     const missing = ids.filter((id) => !results.some((r) => r.id === id));
     const n = analyze(trace).findings.length;
@@ -65,7 +66,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const lines = [`${file}: fixes simulated with the ${profile.name} profile`];
   if (!results.length) lines.push('no finding with a fix');
-  for (const r of results) lines.push(...describe(r));
+  for (const r of results) lines.push(...describeFix(r));
   io.stdout(escapeControlsKeepLines(lines.join('\n')) + '\n');
   return EXIT.ok;
 }

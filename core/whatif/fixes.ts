@@ -215,18 +215,23 @@ function blockedByCall(threads: Threads, sim: Trace): Map<number, number> {
 const copyThreads = (th: Threads): Threads =>
   new Map([...th].map(([n, steps]) => [n, steps.map((s) => ({ ...s, step: structuredClone(s.step) }))]));
 
+/** Host time a fix saves; negative where it costs time (a race fix adds a wait); undefined where it could not apply. */
+export const savedNs = (r: FixResult): number | undefined => (r.after ? r.before.hostNs - r.after.hostNs : undefined);
+
 /**
- * The fixes of `ids` (F1, F2, ... in the order of the trace's findings), or of every finding with a
- * fix. `memory`: what the trace's analysis may allocate (see analyze).
+ * The fixes of `ids` (F1, F2, ... in the order of the analysis's findings), or of every finding with
+ * a fix. `a` is the trace's analysis, given where the caller has one (with a scenario's program), so
+ * that the numbers are those of the findings the caller lists.
  */
 export function whatIf(
   t: Trace,
   profile: SimProfile,
   ids: string[] | 'all',
   window: ScenarioWindow = {},
+  a?: Analysis,
   memory?: MemoryBudget,
 ): FixResult[] {
-  const a = analyze(t, { memory });
+  a ??= analyze(t, { memory });
   const base = scenarioFromTrace(t, profile, window);
   const baseSim = simulate(compileGenerated(base), profile);
   const before = outcome(baseSim);

@@ -1,0 +1,121 @@
+// The tools of `syncscope mcp` that run a program: `profile` (a Python script under torch.profiler)
+// and `capture` (any command under the capture library), through the same runners as the CLI. A
+// client may call tools on its own, so they run only when the server was started with --allow-run.
+// The program's output is kept (its end goes into the answer) and never reaches the server's
+// stdout, which carries the protocol.
+import { saveTraceFile } from '../../node/trace-file';
+import { resolve } from 'node:path';
+import { captureTrace } from '../../node/capture-process';
+import { findCaptureLibrary } from '../../node/capture-library';
+import { profileScript } from '../../node/profile-run';
+import { waitCount } from '../../core/report';
+import { UsageError } from '../io';
+import { clip, textOf, type Answer } from './answer';
+import { loadForTool } from './load';
+import type * as z from 'zod';
+import type { INPUTS, OUTPUTS } from './schemas';
+
+type RunOut = z.infer<typeof OUTPUTS.run>;
+
+/** What a run is given besides its arguments. */
+export interface RunContext {
+  cwd: string;
+  /** Whether the server was started with --allow-run. */
+  allowed: boolean;
+  /** Aborted when the client cancels the call or the server stops: the program is stopped, what it recorded kept. */
+  signal: AbortSignal;
+  /** A line of progress (the launcher's "step 2/5"), for a client that asked for progress. */
+  progress(line: string): void;
+}
+
+/** How much of the program's output the answer keeps: its end, where errors are. */
+const OUTPUT_TAIL = 4000;
+
+function outputKeeper() {
+  let kept = '';
+  return {
+    add: (text: string) => void (kept = (kept + text).slice(-2 * OUTPUT_TAIL)),
+    get text() {
+      return kept.length > OUTPUT_TAIL ? '…' + kept.slice(-OUTPUT_TAIL) : kept;
+    },
+  };
+}
+
+export function refuseUnlessAllowed(tool: string, ctx: RunContext): void {
+  if (!ctx.allowed)
+    throw new UsageError(
+      `${tool} runs a program, and this server was started without --allow-run; to let it run programs, ` +
+        `start it as "syncscope mcp --allow-run" (add "--allow-run" to the server's args in the client's configuration)`,
+    );
+}
+
+export async function profileAnswer(args: z.infer<typeof INPUTS.profile>, ctx: RunContext): Promise<Answer<RunOut>> {
+  refuseUnlessAllowed('profile', ctx);
+  const output = outputKeeper();
+  const result = await profileScript({
+    python: args.python,
+    script: args.script,
+    args: args.args ?? [],
+    out: args.out ?? 'profile.json.gz',
+    steps: args.steps,
+    seconds: args.seconds,
+    cwd: ctx.cwd,
+    signal: ctx.signal,
+    onProgress: ctx.progress,
+    onOutput: output.add,
+  });
+  if (!result.trace) throw new RunError(result.error ?? 'no trace was written', output.text);
+  return answer(resolve(ctx.cwd, result.trace), result.error, output.text, ctx.cwd);
+}
+
+export async function captureAnswer(args: z.infer<typeof INPUTS.capture>, ctx: RunContext): Promise<Answer<RunOut>> {
+  refuseUnlessAllowed('capture', ctx);
+  const library = findCaptureLibrary();
+  if (!library.ok) throw new UsageError(library.reason);
+  const output = outputKeeper();
+  ctx.progress(`running ${args.command.join(' ')}`);
+  const result = await captureTrace({
+    library,
+    command: args.command,
+    cwd: ctx.cwd,
+    stdio: 'pipe',
+    onOutput: output.add,
+    signal: ctx.signal,
+  });
+  if (!result.ok) throw new RunError(result.reason, output.text);
+  const trace = resolve(ctx.cwd, args.out ?? 'capture.syncscope.json');
+  await saveTraceFile(result.trace, trace);
+  return answer(trace, result.failure, output.text, ctx.cwd);
+}
+
+/** A run that left no trace: its reason, and the end of the program's output. */
+export class RunError extends UsageError {
+  constructor(reason: string, output: string) {
+    super(output ? `${reason}\nthe end of the program's output:\n${output}` : reason);
+  }
+}
+
+async function answer(
+  trace: string,
+  failure: string | undefined,
+  output: string,
+  cwd: string,
+): Promise<Answer<RunOut>> {
+  const { report } = await loadForTool(trace, cwd);
+  const data: RunOut = {
+    trace,
+    failure: failure === undefined ? undefined : clip(failure, 2000),
+    output,
+    metrics: report.metrics,
+    waits: waitCount(report),
+    findings: report.findings.length,
+  };
+  const text = [
+    `trace written to ${trace}: ${count(data.waits, 'host wait')}, ${count(data.findings, 'finding')} (the waits, findings and report tools take this path)`,
+    ...(failure ? [failure] : []),
+    ...(output ? ["the end of the program's output:", ...output.trimEnd().split('\n')] : []),
+  ];
+  return { text: textOf(text), data };
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;

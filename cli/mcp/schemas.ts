@@ -1,0 +1,204 @@
+// What each tool of `syncscope mcp` takes and gives back, as zod schemas: the SDK checks every call's
+// arguments against the first (a wrong type or an unknown name is an error that names it) and
+// publishes the second as the tool's output schema, which clients check the structured answer against.
+import * as z from 'zod';
+import { CALL_KINDS } from '../../core/trace/kinds';
+
+/** At most this many items in one answer (waits, findings, changed waits). */
+export const MAX_ITEMS = 100;
+
+const path = z
+  .string()
+  .min(1)
+  .describe(
+    "a trace (*.syncscope.json, *.syncscope, a PyTorch profiler trace *.json or *.json.gz, a Chrome trace) or a *.scenario.json file, relative to the server's working directory",
+  );
+const limit = (fallback: number) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_ITEMS)
+    .optional()
+    .describe(`how many to list (default ${fallback}, at most ${MAX_ITEMS})`);
+const findingId = z
+  .string()
+  .regex(/^[Ff]\d{1,6}$/, 'expected a finding id as the findings tool gives it, as in F2')
+  .describe('the finding, as the findings tool numbers it (F1, F2, ...)');
+
+export const INPUTS = {
+  waits: z.strictObject({
+    path,
+    file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "only waits at this source file (a path, or its end: train.py); a scenario's waits are in the scenario",
+      ),
+    line: z.number().int().min(1).optional().describe('only waits at this line (of any frame of the call stack)'),
+    kind: z
+      .enum(CALL_KINDS)
+      .optional()
+      .describe('only waits of this kind (streamSync, deviceSync, eventSync, memcpy, ...)'),
+    limit: limit(10),
+  }),
+  findings: z.strictObject({ path, limit: limit(20) }),
+  whatif: z.strictObject({
+    path,
+    id: findingId,
+    steps: z
+      .string()
+      .regex(/^\d{1,9}:\d{1,9}$/, 'expected two ProfilerStep numbers, as in 3:5')
+      .optional()
+      .describe('simulate only ProfilerStep#a to #b of a PyTorch trace, as in 3:5'),
+  }),
+  report: z.strictObject({
+    path,
+    top: z.number().int().min(0).max(20).optional().describe('how many of the longest waits to list (default 5)'),
+  }),
+  profile: z.strictObject({
+    python: z.string().min(1).describe('the Python interpreter, as in python3 or .venv/bin/python'),
+    script: z.string().min(1).describe('the script to profile, relative to the working directory'),
+    args: z.array(z.string()).max(1000).optional().describe("the script's arguments"),
+    out: z.string().min(1).optional().describe('where to write the profiler trace (default profile.json.gz)'),
+    steps: z
+      .number()
+      .int()
+      .min(1)
+      .max(10000)
+      .optional()
+      .describe('optimizer steps to record after a warm-up (default 5)'),
+    seconds: z
+      .number()
+      .positive()
+      .max(86400)
+      .optional()
+      .describe('without an optimizer, record up to this many seconds (default 60)'),
+  }),
+  capture: z.strictObject({
+    command: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(1000)
+      .describe('the program and its arguments, as in ["python3", "train.py"]'),
+    out: z.string().min(1).optional().describe('where to write the trace (default capture.syncscope.json)'),
+  }),
+};
+
+const frame = z.object({ file: z.string(), line: z.number(), function: z.string() });
+const siteSource = z.object({
+  file: z.string(),
+  line: z.number(),
+  function: z.string(),
+  precision: z.enum(['line', 'function']),
+});
+/** A scenario step's position, or an imported call's innermost user frame. */
+const source = z.union([z.object({ line: z.number(), column: z.number() }), siteSource]);
+const op = { op: z.number(), name: z.string(), stream: z.string() };
+
+export const waitItem = z.object({
+  id: z.number().describe('the call id of the wait'),
+  kind: z.string(),
+  thread: z.string(),
+  target: z.string().describe('the event or stream waited on ("device" for a device-wide wait)'),
+  beginNs: z.number(),
+  blockedNs: z.number(),
+  releasedBy: z
+    .array(
+      z.object({
+        ...op,
+        how: z.enum(['exact', 'deduced', 'timing']),
+        source: siteSource.optional().describe("the line of the user's code that launched the op"),
+      }),
+    )
+    .nullable()
+    .describe('the GPU ops that released the wait; empty when nothing was pending, null when the trace cannot tell'),
+  unblockLatencyNs: z.number().nullable(),
+  candidates: z.array(z.object(op)).optional(),
+  narrower: z.object({ kind: z.literal('eventSync'), savedNs: z.number(), op: z.number() }).optional(),
+  context: z.string().optional().describe('enclosing framework ops, outermost first'),
+  source: source.optional().describe("where the user's code waited"),
+  stack: z.array(frame).optional().describe('the call stack, innermost first'),
+  stackLeftOut: z.number().optional(),
+});
+
+const kindCounts = z.record(z.string(), z.number());
+const metrics = z.object({ hostBlockedPct: z.number(), gpuBusyPct: z.number(), overlapPct: z.number() });
+const outcome = z.object({ hostNs: z.number(), gpuBusyNs: z.number() });
+
+export const OUTPUTS = {
+  waits: z.object({
+    file: z.string(),
+    totalWaits: z.number(),
+    byKind: kindCounts.describe('every wait of the trace, counted by kind'),
+    matched: z.number().describe('waits that pass the filters'),
+    leftOut: z.number().describe('matching waits not listed (the limit, or the size of the answer)'),
+    waits: z.array(waitItem).describe('largest blocked time first'),
+    linesWithWaits: z
+      .array(z.object({ file: z.string(), line: z.number(), waits: z.number(), blockedNs: z.number() }))
+      .optional()
+      .describe('where no wait matched a file or line: the lines that do wait, most blocked first'),
+  }),
+  findings: z.object({
+    file: z.string(),
+    profile: z.string().describe('the simulator profile of the predictions'),
+    total: z.number(),
+    leftOut: z.number(),
+    findings: z
+      .array(
+        z.object({
+          id: z.string().describe('the id the whatif tool takes'),
+          rule: z.string(),
+          kind: z.string(),
+          severity: z.string(),
+          message: z.string(),
+          fix: z.string().optional(),
+          source: source.optional(),
+          stack: z.array(frame).optional(),
+          calls: z.array(z.number()).describe('the first calls the finding names (wait ids among them)'),
+          callCount: z.number(),
+          predictedSavingNs: z
+            .number()
+            .optional()
+            .describe("host time the simulated fix saves; negative where the fix costs time (a race's added wait)"),
+          prediction: z.string().describe('the simulated edit, or why there is no fix to simulate'),
+        }),
+      )
+      .describe('largest predicted saving first; findings without one after, in report order'),
+  }),
+  whatif: z.object({
+    file: z.string(),
+    id: z.string(),
+    kind: z.string(),
+    message: z.string(),
+    profile: z.string(),
+    applied: z.boolean(),
+    edit: z.string().describe('what the simulated edit does, or why it cannot apply'),
+    before: outcome,
+    after: outcome.optional(),
+    savingNs: z.number().optional().describe('host time saved; negative where the fix costs time'),
+    waits: z
+      .array(z.object({ call: z.number(), name: z.string(), beforeNs: z.number(), afterNs: z.number().optional() }))
+      .describe('waits that disappear (no afterNs) or shrink'),
+    waitsLeftOut: z.number(),
+  }),
+  report: z.object({
+    file: z.string(),
+    source: z.string().describe('what made the trace: simulator, gpu, capture, pytorch, chrome'),
+    name: z.string().optional(),
+    metrics,
+    waits: z.number(),
+    byKind: kindCounts,
+    findings: z.number(),
+    topWaits: z.array(waitItem).describe('the waits that blocked longest, largest first'),
+  }),
+  run: z.object({
+    trace: z.string().describe('the absolute path of the trace written; the other tools take it'),
+    failure: z.string().optional().describe('what went wrong; the trace holds what was recorded until then'),
+    output: z.string().describe("the end of the program's own output"),
+    metrics,
+    waits: z.number(),
+    findings: z.number(),
+  }),
+};
