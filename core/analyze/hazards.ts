@@ -11,6 +11,22 @@ import { atLine, callSource, opName, opStream } from './describe';
 import type { HappensBefore } from './hb';
 import type { Hazard, HazardAccess } from './types';
 
+/** Each buffer's index, in the order of its first access; the room for its per-lane reads checked first. */
+function indexBuffers(t: Trace, lanes: number, memory?: MemoryBudget): Map<number, number> {
+  const a = t.accesses;
+  const index = new Map<number, number>();
+  for (let i = 0; i < a.count; i++) if (!index.has(a.buffer[i])) index.set(a.buffer[i], index.size);
+  const B = index.size;
+  if (memory)
+    checkRoom(
+      memory,
+      `the hazard check of ${B} buffers on ${lanes} lanes`,
+      'use fewer buffers or lanes',
+      4 * B * lanes,
+    );
+  return index;
+}
+
 export function findHazards(
   t: Trace,
   hb: HappensBefore,
@@ -27,11 +43,8 @@ export function findHazards(
   for (let k = 1; k < ops.length && sorted; k++) sorted = t.ops.start[ops[k - 1]] <= t.ops.start[ops[k]];
   if (!sorted) ops.sort((x, y) => t.ops.start[x] - t.ops.start[y] || x - y);
 
-  const bufferIndex = new Map<number, number>();
-  for (let i = 0; i < a.count; i++) if (!bufferIndex.has(a.buffer[i])) bufferIndex.set(a.buffer[i], bufferIndex.size);
+  const bufferIndex = indexBuffers(t, L, memory);
   const B = bufferIndex.size;
-  if (memory)
-    checkRoom(memory, `the hazard check of ${B} buffers on ${L} lanes`, 'use fewer buffers or lanes', 4 * B * L);
   const lastWrite = new Int32Array(B).fill(-1);
   const reads = new Int32Array(B * L).fill(-1);
 
