@@ -2,7 +2,7 @@
 // happens-before between them (S2: streams are unordered unless a rule orders them). Accesses are
 // taken in time order, keeping per buffer the last write and, per lane, the last read since it,
 // as a race detector does: a later access need only be compared with those.
-import { checkRoom, type MemoryBudget } from '../memory';
+import { checkHazardRoom, type MemoryBudget } from '../memory';
 import type { Finding, Trace } from '../trace/model';
 import { str } from '../trace/model';
 import type { AccessIndex } from './accesses';
@@ -30,8 +30,7 @@ export function findHazards(
   const bufferIndex = new Map<number, number>();
   for (let i = 0; i < a.count; i++) if (!bufferIndex.has(a.buffer[i])) bufferIndex.set(a.buffer[i], bufferIndex.size);
   const B = bufferIndex.size;
-  if (memory)
-    checkRoom(memory, `the hazard check of ${B} buffers on ${L} lanes`, 'use fewer buffers or lanes', 4 * B * L);
+  if (memory) checkHazardRoom(memory, B, L);
   const lastWrite = new Int32Array(B).fill(-1);
   const reads = new Int32Array(B * L).fill(-1);
 
