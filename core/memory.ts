@@ -145,6 +145,15 @@ export function checkTraceRows(
   );
 }
 
+/** Checked before the hazard check makes its table of the last read of each buffer on each lane. */
+export const checkHazardRoom = (m: MemoryBudget, buffers: number, lanes: number): void =>
+  checkRoom(
+    m,
+    `the hazard check of ${buffers} buffers on ${lanes} lanes`,
+    'use fewer buffers or lanes',
+    4 * buffers * lanes,
+  );
+
 /** BYTES_PER_STEP holds a clock row of this many lanes per step; each lane more costs 4 bytes a row. */
 export const CLOCK_LANES_PER_STEP = 8;
 

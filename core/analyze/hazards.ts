@@ -2,7 +2,7 @@
 // happens-before between them (S2: streams are unordered unless a rule orders them). Accesses are
 // taken in time order, keeping per buffer the last write and, per lane, the last read since it,
 // as a race detector does: a later access need only be compared with those.
-import { checkRoom, type MemoryBudget } from '../memory';
+import { checkHazardRoom, type MemoryBudget } from '../memory';
 import type { Finding, Trace } from '../trace/model';
 import { str } from '../trace/model';
 import type { AccessIndex } from './accesses';
@@ -16,14 +16,7 @@ function indexBuffers(t: Trace, lanes: number, memory?: MemoryBudget): Map<numbe
   const a = t.accesses;
   const index = new Map<number, number>();
   for (let i = 0; i < a.count; i++) if (!index.has(a.buffer[i])) index.set(a.buffer[i], index.size);
-  const B = index.size;
-  if (memory)
-    checkRoom(
-      memory,
-      `the hazard check of ${B} buffers on ${lanes} lanes`,
-      'use fewer buffers or lanes',
-      4 * B * lanes,
-    );
+  if (memory) checkHazardRoom(memory, index.size, lanes);
   return index;
 }
 

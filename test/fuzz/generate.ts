@@ -206,9 +206,15 @@ function scenarioMutation(r: Rng, root: Value, opts: GenerateOptions): string | 
       return `step key ${key} replaced`;
     }
     case 7: {
-      // Host threads times their calls: what the happens-before clocks grow with.
-      const n = Math.min(r.pick([100, 1000, 3000]), Math.floor(budget / 80));
-      const each = r.pick([10, 1000, 100_000]);
+      // Host threads times their calls, what the happens-before clocks grow with: past the memory
+      // or the step budget, or many threads that fit, each cheap to run.
+      const [count, each] = r.pick([
+        [1000, 10],
+        [1000, 1000],
+        [3000, 1000],
+        [100, 100_000],
+      ]);
+      const n = Math.min(count, Math.floor(budget / 80));
       const threads: Obj = {};
       for (let i = 0; i < n; i++) threads[`t${i}`] = [{ repeat: each, steps: [{ launch: 'k', stream, us: 1 }] }];
       delete root.steps;
