@@ -25,18 +25,21 @@ function nested(depth: number): unknown[] {
 export function mutateArrow(r: Rng, text: string, maxBytes: number): { bytes: Buffer; mutations: string[] } {
   let bytes = arrowOf(parseTrace(text));
   const mutations: string[] = [];
-  const count = 1 + r.int(3);
-  for (let i = 0; i < count; i++) {
-    const kind = r.int(3);
-    // Content first: it needs a file that still reads.
-    const made = kind === 0 ? corruptContent(r, bytes) : kind === 1 ? rebuildTable(r, bytes, maxBytes) : undefined;
+  // Content and tables first, bytes last: the first two take the file apart with the Arrow library,
+  // which trusts the structure, so they run on files of a sound structure only (as the reader does).
+  const kinds = Array.from({ length: 1 + r.int(3) }, () => r.int(3)).sort();
+  let sound = true;
+  for (const kind of kinds) {
+    const apart = kind === 0 ? corruptContent : kind === 1 ? rebuildTable : undefined;
+    const made = sound && apart ? apart(r, bytes, maxBytes) : undefined;
     if (made) {
       bytes = made.bytes;
       mutations.push(made.what);
     } else {
-      const b = changeBytes(r, bytes);
+      const b = changeBytes(r, bytes, sound);
       bytes = b.bytes;
       mutations.push(b.what);
+      sound = false;
     }
   }
   return { bytes, mutations };
@@ -134,8 +137,8 @@ function rebuildTable(r: Rng, bytes: Buffer, maxBytes: number): { bytes: Buffer;
   return { bytes: Buffer.from(withStream(bytes, index, stream)), what: `${table}: ${length} rows over a short buffer` };
 }
 
-/** Bytes flipped, set, cut short, or whole streams dropped, repeated or swapped. */
-function changeBytes(r: Rng, bytes: Buffer): { bytes: Buffer; what: string } {
+/** Bytes flipped, set, cut short, or (in a file of sound structure) whole streams dropped, repeated or swapped. */
+function changeBytes(r: Rng, bytes: Buffer, sound: boolean): { bytes: Buffer; what: string } {
   const out = Buffer.from(bytes);
   // Half the time within the first schema: the counts and offsets the Arrow library trusts.
   const at = () => (r.chance(0.5) ? r.int(Math.min(out.length, 2048)) : r.int(out.length));
@@ -157,7 +160,7 @@ function changeBytes(r: Rng, bytes: Buffer): { bytes: Buffer; what: string } {
     () => {
       let streams: Uint8Array[] = [];
       try {
-        streams = streamsOf(bytes).map((s) => streamBytes(s.batches));
+        if (sound) streams = streamsOf(bytes).map((s) => streamBytes(s.batches));
       } catch {
         // No streams to move about: cut instead.
       }
