@@ -5,7 +5,6 @@
 // queue; only event waits and peer copies join them. A peer copy holds the source GPU's outbound
 // (device-to-host) engine and the destination's inbound (host-to-device) one for its whole span.
 import type { StreamDecl } from '../scenario/program';
-import { OK } from '../trace/kinds';
 import { EDGE_KINDS, type TraceBuilder } from '../trace/model';
 import { Agenda, GPU } from './queue';
 import type { SimProfile } from './profile';
@@ -58,8 +57,6 @@ const STREAM_EDGE = EDGE_KINDS.indexOf('stream');
 const LEGACY_EDGE = EDGE_KINDS.indexOf('legacy');
 const EVENT_EDGE = EDGE_KINDS.indexOf('event');
 const LAUNCH_EDGE = EDGE_KINDS.indexOf('launch');
-const RECORD = OK.eventRecord;
-const WAIT = OK.waitEvent;
 
 export class Device {
   /** The last op issued to each stream, or -1. */
@@ -74,13 +71,6 @@ export class Device {
 
   /** Per op, its slot while it is in flight. */
   private readonly slotOf: Int32Array;
-  /**
-   * Per marker (eventRecord, waitEvent), 1 + the real op behind it that ended last (later issued on
-   * a tie), through its ordering edges and the markers behind them; 0 while none is. It is what the
-   * release rule's walk back from the marker finds, kept up as ops complete, so naming the op that
-   * freed the launch queue (S19) costs no walk.
-   */
-  private readonly workBehind: Int32Array;
   private f: Float64Array = new Float64Array(64 * F);
   private i: Int32Array = new Int32Array(64 * I);
   /** Free slots, as a stack. */
@@ -147,7 +137,6 @@ export class Device {
     this.kernels = Array.from({ length: gpus }, () => []);
     this.engineBusy = new Uint8Array(2 * gpus);
     this.slotOf = new Int32Array(Math.max(1, maxOps));
-    this.workBehind = new Int32Array(Math.max(1, maxOps));
   }
 
   isDone(op: number): boolean {
@@ -157,12 +146,6 @@ export class Device {
 
   end(op: number): number {
     return this.b.ops.cols.end[op];
-  }
-
-  /** The op that a wait on the completed `op` names, whenever the wait began (S16, S19): a marker stands for the work behind it. */
-  releaser(op: number): number {
-    const behind = this.workBehind[op];
-    return behind > 0 && isMarker(this.b.ops.cols.kind[op]) ? behind - 1 : op;
   }
 
   /**
@@ -305,22 +288,10 @@ export class Device {
     if (this.isDone(dep)) {
       const g = slot * F + GATE;
       this.f[g] = Math.max(this.f[g], this.end(dep));
-      this.passWorkBehind(dep, op);
     } else {
       this.i[slot * I + WAITS]++;
       this.link(dep, op);
     }
-  }
-
-  /** `op` is ordered after the completed `dep`: if `op` is a marker, the work behind `dep` is behind it too. */
-  private passWorkBehind(dep: number, op: number): void {
-    const kind = this.b.ops.cols.kind;
-    if (!isMarker(kind[op])) return;
-    const w = isMarker(kind[dep]) ? this.workBehind[dep] - 1 : dep;
-    if (w < 0) return;
-    const best = this.workBehind[op] - 1;
-    const end = this.b.ops.cols.end;
-    if (best < 0 || end[w] > end[best] || (end[w] === end[best] && w > best)) this.workBehind[op] = w + 1;
   }
 
   /** S3, on the stream's own GPU: its legacy stream waits for every blocking stream, and blocking streams wait for it. */
@@ -457,7 +428,6 @@ export class Device {
         this.host.released(-1 - t, now);
         continue;
       }
-      this.passWorkBehind(op, t);
       const ts = this.slotOf[t];
       const g = ts * F + GATE;
       if (now > this.f[g]) this.f[g] = now;
@@ -472,9 +442,6 @@ function removeAt(list: number[], at: number): void {
   for (let k = at + 1; k < list.length; k++) list[k - 1] = list[k];
   list.length--;
 }
-
-/** Markers only stand for the work they capture (see core/trace/release.ts). */
-const isMarker = (kind: number): boolean => kind === RECORD || kind === WAIT;
 
 function grownF(a: Float64Array, size: number): Float64Array {
   const out = new Float64Array(size);

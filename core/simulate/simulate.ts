@@ -651,14 +651,11 @@ class Simulation implements HostSide {
     if (since < 0) return c;
     cols.end[c] = now + ns(cost);
     cols.blockedNs[c] = now - since;
-    if (t.roomCause >= 0) {
-      // S19 names the op that completed last before room freed, even one that completed before
-      // this call began to wait; a marker stands for the work behind it.
-      const op = this.device.releaser(t.roomCause);
-      cols.releasedBy[c] = op;
-      cols.unblockNs[c] = cols.end[c] - this.b.ops.cols.end[op];
-      this.b.edge('release', op, c);
-    }
+    // S19 names the op that completed last before room freed, even one that completed before this
+    // call began to wait. A marker stands for the work that completed with it, by the rule every
+    // wait follows, as for a wait that began just before it completed (times are whole ns).
+    const cause = t.roomCause;
+    if (cause >= 0) this.releases.settle(c, this.releases.named(cause, this.b.ops.cols.end[cause] - 1));
     t.queueSince = -1;
     t.roomCause = -1;
     return c;

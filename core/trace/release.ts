@@ -70,8 +70,16 @@ export class ReleaseRule {
       if (!this.pending(o, since)) continue;
       if (best < 0 || end[o] > end[best] || (end[o] === end[best] && later(o, best, kind))) best = o;
     }
-    if (best < 0) return RELEASED_NONE;
-    return isMarker(kind[best]) ? this.workBehind(best, since) : best;
+    return best < 0 ? RELEASED_NONE : this.named(best, since);
+  }
+
+  /**
+   * The op that a wait which began at `since` names for `op`, an op it waited for: `op` itself, or
+   * for a marker the latest-ending real op behind it still pending at `since` (the later-issued on a
+   * tie), or the marker when there is none.
+   */
+  named(op: number, since: number): number {
+    return isMarker(this.b.ops.cols.kind[op]) ? this.workBehind(op, since) : op;
   }
 
   /**
@@ -85,8 +93,16 @@ export class ReleaseRule {
     count = awaited.length,
     since = this.b.calls.cols.begin[call],
   ): number {
+    return this.settle(call, this.releasingOp(awaited, since, count));
+  }
+
+  /**
+   * Records `op` as what released `call`, whose end must be final: releasedBy, the unblock latency
+   * (return time minus the op's end) and the `release` edge; for RELEASED_NONE, no edge and a NaN
+   * latency. Returns `op`.
+   */
+  settle(call: number, op: number): number {
     const c = this.b.calls.cols;
-    const op = this.releasingOp(awaited, since, count);
     c.releasedBy[call] = op;
     if (op < 0) {
       c.unblockNs[call] = NaN;
@@ -168,9 +184,19 @@ export class ReleaseRule {
     const n = this.b.edges.count;
     const { kind, to } = this.b.edges.cols;
     // The first launch edge to `op` or a later op. Searching from any index, the first launch edge
-    // at or after it goes to a later op the further on the index is: so that is monotone.
+    // at or after it goes to a later op the further on the index is: so that is monotone. Producers
+    // mostly ask about ops issued lately, so the search gallops back from the end, then halves.
     let lo = 0;
     let hi = n;
+    for (let step = 1; step < n; step *= 2) {
+      let e = n - step;
+      while (e < hi && kind[e] !== LAUNCH) e++;
+      if (e < hi && to[e] < op) {
+        lo = e + 1;
+        break;
+      }
+      hi = n - step;
+    }
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       let e = mid;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze } from '../../core/analyze';
-import { RELEASED_UNKNOWN, TraceBuilder } from '../../core/trace/model';
+import { RELEASED_NONE, RELEASED_UNKNOWN, TraceBuilder } from '../../core/trace/model';
 import { lineOf, opNamed, run, type ScenarioSpec } from './analyze-scenario';
 
 const streams: ScenarioSpec['streams'] = { s1: { nonBlocking: true }, s2: { nonBlocking: true } };
@@ -138,6 +138,38 @@ test('imported waits: an unknown releasing op is null, and the enclosing framewo
         [{ op: k, name: 'k', stream: 'stream 7', how: 'exact' }],
       ],
       ['deviceSync', undefined, null],
+    ],
+  );
+});
+
+test('S13 S16 a wait that blocked the host was pending, even when the trace holds none of the work it waited for', () => {
+  // An imported trace cut off at its start: the kernel the synchronize waited for is not in it. The
+  // only kernel, k, ended at 50 µs, before either wait began at 100 µs.
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'python', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'stream 7', device: 0 });
+  const launch = b.call({ lane: host, kind: 'launch', name: 'cudaLaunchKernel', begin: 0, end: 5_000, stream: s });
+  const k = b.op({ lane: s, kind: 'kernel', name: 'k', start: 10_000, end: 50_000, call: launch });
+  b.edge('launch', launch, k);
+  const sync = (begin: number, end: number, blockedNs: number) =>
+    b.call({
+      lane: host,
+      kind: 'streamSync',
+      name: 'cudaStreamSynchronize',
+      begin,
+      end,
+      stream: s,
+      blockedNs,
+      releasedBy: blockedNs > 0 ? RELEASED_UNKNOWN : RELEASED_NONE,
+    });
+  sync(100_000, 600_000, 500_000); // the host waited 500 µs for something
+  sync(700_000, 701_500, 0); // returned at once
+  const a = analyze(b.finish({ source: 'pytorch', clock: 'host', alignmentErrorNs: 1000 }));
+  assert.deepEqual(
+    a.waits.map((w) => [w.beginNs, w.blockedNs, w.releasedBy, w.pending]),
+    [
+      [100_000, 500_000, null, true],
+      [700_000, 0, [], false],
     ],
   );
 });

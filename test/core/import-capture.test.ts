@@ -90,6 +90,29 @@ test('a re-recorded event: each wait gets an event edge from the record it bound
   assert.deepEqual(opNamed(t, 'produce<1>').length, 1);
 });
 
+test('S16: a synchronize on a record behind a stream wait is released by the work that ended last, through the wait and the record it bound to', () => {
+  const E2 = 0x7f00_0000_a000;
+  const w = new RawCaptureWriter();
+  withStreams(w);
+  w.call({ api: 'eventCreate', name: 'cudaEventCreate', begin: 2200, end: 2300, event: E2, seq: 0 });
+  const a = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 10_000, end: 14_000, stream: S1 });
+  w.kernel(a, 'long', 15_000, 500_000, 13);
+  const b = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 15_000, end: 18_000, stream: S2 });
+  w.kernel(b, 'short', 19_000, 100_000, 14);
+  // On stream 2, behind "short": a wait for the record after "long", then a record of E2.
+  w.call({ api: 'record', name: 'cudaEventRecord', begin: 18_500, end: 19_000, stream: S1, event: E, seq: 1 });
+  w.call({ api: 'streamWait', name: 'cudaStreamWaitEvent', begin: 19_500, end: 20_000, stream: S2, event: E, seq: 1 });
+  w.call({ api: 'record', name: 'cudaEventRecord', begin: 20_500, end: 21_000, stream: S2, event: E2, seq: 1 });
+  w.call({ api: 'eventSync', name: 'cudaEventSynchronize', begin: 22_000, end: 503_000, event: E2, seq: 1 });
+  const t = importCapture(w.bytes());
+  const [sync] = callsNamed(t, 'cudaEventSynchronize');
+  // Behind the record of E2: "short" (ended at 100 us) by stream order, and "long" (500 us) through
+  // the wait and the record of E it bound to.
+  assert.equal(released(t, sync), 'long');
+  assert.equal(t.calls.unblockNs[sync], 503_000 - 500_000);
+  assert.equal(t.calls.blockedNs[sync], 503_000 - 22_000);
+});
+
 test('lanes: host threads by first call, the legacy and per-thread default streams, created streams with flags and priority', () => {
   const w = new RawCaptureWriter();
   const worker = w.thread('worker', 5001);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { importPytorch } from '../../core/import';
-import { callKind, RELEASED_NONE, RELEASED_UNKNOWN, str, Trace } from '../../core/trace/model';
+import { callKind, RELEASE_HOW, RELEASED_NONE, RELEASED_UNKNOWN, str, Trace } from '../../core/trace/model';
 
 const api = (name: string, ts: number, dur: number, correlation: number, tid = 9) => ({
   ph: 'X',
@@ -75,6 +75,58 @@ test("a device sync is released by its own GPU's work, not another GPU's", () =>
   assert.equal(t.calls.releasedBy[call], opNamed(t, 'gpu0'));
   assert.equal(t.calls.blockedNs[call], 100_000 - 12_000);
   assert.equal(t.calls.unblockNs[call], 112_000 - 100_000);
+});
+
+test("S21 a GPU op's device is the one its args name, not its pid", () => {
+  // The kernel event's pid (4242) is not its device: args.device says GPU 1. It ran from 10 to
+  // 100 µs, and the device sync of GPU 1, from 20 to 120 µs, waited for it.
+  const t = load([
+    api('cudaLaunchKernel', 0, 5, 1),
+    { ...kernel('k', 1, 7, 10, 90, 1), pid: 4242 },
+    api('cudaDeviceSynchronize', 20, 100, 2),
+    sync('Device Synchronize', 20, 100, { correlation: 2, device: 1, stream: -1 }),
+  ]);
+  assert.deepEqual(
+    t.lanes.filter((l) => l.kind === 'stream').map((l) => [l.name, l.device]),
+    [['stream 7', 1]],
+  );
+  const [call] = callsOf(t, 'deviceSync');
+  assert.equal(t.calls.releasedBy[call], opNamed(t, 'k'));
+  assert.equal(t.calls.blockedNs[call], 100_000 - 20_000);
+  assert.equal(t.calls.unblockNs[call], 120_000 - 100_000);
+});
+
+test('S16 a kernel that ended exactly when the stream sync began was not pending: nothing released the wait', () => {
+  // k ran on stream 7 from 10 to 100 µs; the synchronize of stream 7 ran from 100 to 102 µs.
+  const t = load([
+    api('cudaLaunchKernel', 0, 5, 1),
+    kernel('k', 0, 7, 10, 90, 1),
+    api('cudaStreamSynchronize', 100, 2, 2),
+    sync('Stream Sync', 100, 2, { correlation: 2, device: 0, stream: 7 }),
+  ]);
+  const [call] = callsOf(t, 'streamSync');
+  assert.equal(t.calls.releasedBy[call], RELEASED_NONE);
+  assert.equal(t.calls.blockedNs[call], 0);
+  assert.ok(Number.isNaN(t.calls.unblockNs[call]));
+});
+
+test('S13 S16 an unnamed stream sync: a stream whose last kernel ended exactly as it began offers nothing, so the other stream released it', () => {
+  // k7 (stream 7) ran from 10 to 100 µs, k8 (stream 8) from 12 to 110 µs; a stream sync with no
+  // cuda_sync event ran from 100 to 112 µs. Stream 7 had nothing pending, so the sync was either
+  // of stream 7 (nothing) or of stream 8 (k8): k8 ended 2 µs before the host resumed, within the
+  // default bound of 50 µs (the trace has no exact waits), and k7 was no candidate: k8, by timing.
+  const t = load([
+    api('cudaLaunchKernel', 0, 5, 1),
+    kernel('k7', 0, 7, 10, 90, 1),
+    api('cudaLaunchKernel', 5, 1, 2),
+    kernel('k8', 0, 8, 12, 98, 2),
+    api('cudaStreamSynchronize', 100, 12, 3),
+  ]);
+  const [call] = callsOf(t, 'streamSync');
+  assert.equal(t.calls.releasedBy[call], opNamed(t, 'k8'));
+  assert.equal(RELEASE_HOW[t.calls.how[call]], 'timing');
+  assert.equal(t.calls.blockedNs[call], 110_000 - 100_000);
+  assert.equal(t.calls.unblockNs[call], 112_000 - 110_000);
 });
 
 test('a call that starts with its enclosing op, at the same ts, keeps that context', () => {

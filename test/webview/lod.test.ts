@@ -89,6 +89,17 @@ test('hit-testing prefers a nearby marker over the long item around it, else the
   assert.equal(hitTest(index, start, end, 3000, 40), -1, 'nothing within the slop');
 });
 
+test('of nested items under the pointer, the hit test picks the shortest: the call, not the framework op around it', () => {
+  // A host lane: aten::item 0..10000 ns holds cudaMemcpyAsync 2000..5000, which holds
+  // cudaStreamSynchronize 3000..4000.
+  const start = Float64Array.from([0, 2000, 3000]);
+  const end = Float64Array.from([10_000, 5000, 4000]);
+  const index = trackIndex(Int32Array.from([0, 1, 2]), end);
+  assert.equal(hitTest(index, start, end, 3500, 40), 2, 'inside all three');
+  assert.equal(hitTest(index, start, end, 2500, 40), 1, 'inside the copy and aten::item');
+  assert.equal(hitTest(index, start, end, 8000, 40), 0, 'inside aten::item only');
+});
+
 test('a wide item that starts in the same pixel column as a marker is not swallowed by it', () => {
   const start = Float64Array.from([1000, 1000]);
   const end = Float64Array.from([1000, 9000]);
