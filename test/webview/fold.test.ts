@@ -80,17 +80,18 @@ test("the folded thread's row has its shown tracks only; the hidden one takes no
   assert.equal(all.rows[0].h, 6 * TRACK_H + 2 * ROW_PAD);
 });
 
-test('a profile of a training step: its main thread folds from 32 tracks to the user code, and its GPU stream comes up', () => {
+test('a profile of a training step: its main thread folds from 20 tracks to the user code, and its GPU stream comes up', () => {
   const text = gunzipSync(readFileSync(repoPath('test/fixtures/torch/profile/train_step.profile.json.gz'))).toString();
   const t = importPytorch(text);
   const unfolded = buildRows(t, new Set(), new Set(t.lanes.map((l) => l.id)));
   const folded = buildRows(t, new Set());
   const main = (r: typeof folded) => r.rows.find((row) => row.lane.name === 'thread 922 (python3)')!;
   const visible = (r: typeof folded) => main(r).tracks.filter((tr) => tr.h > 0).length;
-  assert.equal(visible(unfolded), 32);
+  // The launcher's frames are not in the trace at all (core/import/pytorch.ts): 20 tracks, of them 12 library frames.
+  assert.equal(visible(unfolded), 20);
   assert.ok(visible(folded) < 12, `folded to ${visible(folded)} tracks`);
   const stream = (r: typeof folded) => r.rows.find((row) => row.lane.kind === 'stream')!.y;
   // A panel's timeline shows some 500 px: the stream is within them only folded.
   assert.ok(stream(folded) < 500, `stream at ${stream(folded)} px`);
-  assert.ok(stream(unfolded) > 700, `stream at ${stream(unfolded)} px`);
+  assert.ok(stream(unfolded) > stream(folded) + 200, `stream at ${stream(unfolded)} px`);
 });
