@@ -223,10 +223,9 @@ export function waitSentence(
   const likely = by.how === 'timing' ? 'likely ' : '';
   const l = by.source;
   if (!l) return `${head} waited ${formatNs(w.blockedNs)} for ${likely}${op} on ${by.stream}`;
-  const where = l.precision === 'line' ? `at ${l.file === at.file ? '' : l.file + ':'}` : `in ${l.function}() (`;
   const launched =
     l.precision === 'line'
-      ? `launched ${where}${l.file === at.file ? 'line ' : ''}${l.line}${quoted(code, l)}`
-      : `launched ${where}${l.file}:${l.line})`;
+      ? `launched at ${l.file === at.file ? 'line ' : l.file + ':'}${l.line}${quoted(code, l)}`
+      : launchedText(l);
   return `${head} waited ${formatNs(w.blockedNs)} for ${likely}${op} ${launched}`;
 }
