@@ -152,7 +152,10 @@ test("waits at a line of a profile: largest first, each with its releasing op, t
   assert.deepEqual(top.stack, [{ file, line: 25, function: '<module>' }]);
   assert.equal(top.context, 'ProfilerStep#0 > aten::item > aten::_local_scalar_dense');
   assert.match(r.text, /29 host waits \(26 streamSync, 2 deviceSync, 1 memcpy\); 10 at file train_step\.py, line 25/);
-  assert.match(r.text, /\n {6}line 25 waited 4\.08 ms for "Memcpy DtoH \(Device -> Pinned\)" launched in <module>\(\)/);
+  assert.match(
+    r.text,
+    /\n {6}line 25 waited 4\.08 ms for "Memcpy DtoH \(Device -> Pinned\)" launched in <module> \(train_step\.py\)\n/,
+  );
   assert.match(r.text, /\n7 more matching waits left out \(limit 3\)$/);
   // The whole path matches as its end does; a file that no wait is at matches nothing.
   assert.equal((await ok('waits', { path: PROFILE, file, line: 25 })).data.matched, 10);
