@@ -1,10 +1,11 @@
 // Call-site markers of `syncscope profile`: a zero-length record_function named
 // `syncscope.site:{"stack":[["file",line,"function"],...]}`, emitted on the calling thread just
-// before a synchronizing call. Each names the line of the waits inside the first call after it on
-// its thread, before its next marker (the framework op, or the runtime call itself); the marker
-// itself is not a call. A marker named `syncscope.after:` is emitted just after a call instead,
-// where the launcher learned its line only once the op had returned: it names the line of the
-// last wait before it on its thread, since the marker before it, that has no line yet.
+// before a synchronizing call. Each names the line of the first call after it on its thread, and
+// of every call inside that one, before its next marker (the framework op, or the runtime call
+// itself); the marker itself is not a call. A marker named `syncscope.after:` is emitted just
+// after a call instead, where the launcher learned its line only once the op had returned: it
+// names the line of the last wait before it on its thread, since the marker before it, that has
+// no line yet.
 import { isWait, TraceBuilder } from '../trace/model';
 import { parseFrame, parseMarker, SiteTable } from './python-sites';
 
@@ -49,9 +50,9 @@ export function attachMarkers(
   }
   for (const list of byLane.values()) list.sort((x, y) => x.time - y.time);
 
-  // A marker is emitted just before the user's call: its site goes to the waits inside the first
-  // call that begins after it on its lane (aten::item's copy and stream sync, or the bare
-  // cudaDeviceSynchronize of torch.cuda.synchronize()), and to no wait after that call ends.
+  // A marker is emitted just before the user's call: its site goes to the first call that begins
+  // after it on its lane and to every call inside it (aten::item's copy and stream sync, or the
+  // bare cudaDeviceSynchronize of torch.cuda.synchronize()), and to no call after that one ends.
   const c = b.calls.cols;
   const callsByLane = new Map<number, number[]>();
   const python = pythonFrameNames(b);
@@ -78,9 +79,10 @@ export function attachMarkers(
       const end = own ? c.end[calls[k]] : -Infinity;
       for (let j = k; j < calls.length && c.begin[calls[j]] <= end; j++) {
         const i = calls[j];
-        if (!isWait({ calls: c }, i)) continue;
-        joinedAny = true;
+        // Every call inside the marked one was made by the marked line: the copy that `.item()`
+        // launches as well as the stream sync that waits for it.
         if (m.site >= 0) c.site[i] = m.site + 1;
+        if (isWait({ calls: c }, i)) joinedAny = true;
       }
       if (!joinedAny && m.site >= 0) counts.unjoined++;
     }

@@ -345,6 +345,21 @@ test("syncscope profile: train_step.py's per-step .item() waits are at line 25, 
   assert.equal(byLine.get('train_step.py:12')?.length, 5);
 });
 
+test("syncscope profile: the copy that train_step.py's .item() launches is launched at line 25, the line that waits for it", () => {
+  const t = profiled('train_step');
+  const report = buildReport(t, analyze(t));
+  // Read by hand: each .item() at line 25 launches a DtoH copy into pinned memory (ten in the
+  // trace, one per step) and waits for it; the copy's cudaMemcpyAsync runs inside that aten::item.
+  const launched = report.waits
+    .filter((w) => w.releasedBy?.[0]?.name === 'Memcpy DtoH (Device -> Pinned)')
+    .map((w) => {
+      const s = w.releasedBy![0].source;
+      return s && `${s.file.split('/').pop()}:${s.line} ${s.precision}`;
+    });
+  assert.equal(launched.length, 10);
+  assert.deepEqual(new Set(launched), new Set(['train_step.py:25 line']));
+});
+
 const afterMarker = (line: number, ts: number) =>
   ev('user_annotation', 'syncscope.after:' + JSON.stringify({ stack: [['/home/me/train.py', line, 'loop']] }), ts, 0);
 
