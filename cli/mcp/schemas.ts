@@ -110,6 +110,16 @@ export const waitItem = z.object({
         ...op,
         how: z.enum(['exact', 'deduced', 'timing']),
         source: siteSource.optional().describe("the line of the user's code that launched the op"),
+        queuedBehind: z
+          .object({
+            op: z.number(),
+            name: z.string(),
+            source: siteSource.optional(),
+            ops: z.number().describe('how many ops of the stream ended while the host waited, this one the last'),
+            busyNs: z.number().describe('their GPU time within the wait'),
+          })
+          .optional()
+          .describe('the op it queued behind on its stream, where that work was most of the wait'),
       }),
     )
     .nullable()

@@ -52,8 +52,7 @@ function waitItemOf(w: ReportWait): WaitItem {
     target: w.target,
     beginNs: w.beginNs,
     blockedNs: w.blockedNs,
-    releasedBy:
-      w.releasedBy && w.releasedBy.map(({ op, name, stream, how, source }) => ({ op, name, stream, how, source })),
+    releasedBy: w.releasedBy && w.releasedBy.map(({ stack: _stack, ...released }) => released),
     unblockLatencyNs: w.unblockLatencyNs,
     candidates: w.candidates,
     narrower: w.narrower,

@@ -5,7 +5,8 @@ import type { Program, Step } from '../scenario/program';
 import { CK, OK, type CallKind } from '../trace/kinds';
 import { OP_KINDS, RELEASED_UNKNOWN, Trace, callKind, callSite, releaseHow, str, type CallSite } from '../trace/model';
 import { HbGraph, lanePrev } from './graph';
-import type { CandidateOp, ReleasingOp, SiteSource } from './types';
+import type { CandidateOp, QueuedOp, ReleasingOp, SiteSource } from './types';
+import { queuedBehind } from './queued-behind';
 import { shortKernelName } from '../trace/kernel-names';
 import { formatNs } from '../units';
 
@@ -127,9 +128,19 @@ export function releasingOps(t: Trace, call: number): ReleasingOp[] | null {
   if (r === RELEASED_UNKNOWN) return null;
   if (r < 0) return [];
   const released: ReleasingOp = { op: r, name: opName(t, r), stream: opStream(t, r), how: releaseHow(t, call) };
-  const launch = t.ops.call[r];
-  const site = launch >= 0 ? callSite(t, launch) : undefined;
-  return [site ? { ...released, source: siteSource(site), stack: site.stack } : released];
+  const site = launchSite(t, r);
+  if (site) Object.assign(released, { source: siteSource(site), stack: site.stack });
+  const queue = queuedBehind(t, r, t.calls.begin[call]);
+  if (queue) {
+    const behind = launchSite(t, queue.op);
+    released.queuedBehind = { ...queue, name: opName(t, queue.op), ...(behind && { source: siteSource(behind) }) };
+  }
+  return [released];
+}
+
+function launchSite(t: Trace, op: number): CallSite | undefined {
+  const launch = t.ops.call[op];
+  return launch >= 0 && launch < t.calls.count ? callSite(t, launch) : undefined;
 }
 
 /** A site in the shape the report and the releasing ops give it. */
@@ -150,7 +161,19 @@ const opWords = (o: CandidateOp) => `op ${o.op} "${o.name}" on ${o.stream}`;
 export function releasingOpText(o: ReleasingOp): string {
   const words =
     o.how === 'timing' ? `likely ${opWords(o)}` : o.how === 'deduced' ? `${opWords(o)} (deduced)` : opWords(o);
-  return o.source ? `${words}, ${launchedText(o.source)}` : words;
+  const launched = o.source ? `${words}, ${launchedText(o.source)}` : words;
+  return o.queuedBehind ? `${launched}; it ${queuedText(o.queuedBehind, o.stream, launchedText)}` : launched;
+}
+
+/**
+ * `queued behind 48 ops of stream 7 (3.2 ms of GPU time), the last "multi_tensor_apply_kernel",
+ * launched at train.py:22 in step()`: what the host waited for behind the op that released it.
+ */
+function queuedText(q: QueuedOp, stream: string, launched: (s: SiteSource) => string): string {
+  const op = `"${shortKernelName(q.name)}"`;
+  const where = q.source ? `, ${launched(q.source)}` : '';
+  const many = q.ops > 1 ? `${q.ops} ops of ${stream} (${formatNs(q.busyNs)} of GPU time), the last ` : '';
+  return `queued behind ${many}${op}${where}`;
 }
 
 /** Where a releasing op was launched, in words: "launched at train.py:20 in step()", or "launched in step() (train.py:8)". */
@@ -221,11 +244,11 @@ export function waitSentence(
   if (!by) return `${head} returned at once: nothing was pending`;
   const op = `"${shortKernelName(by.name)}"`;
   const likely = by.how === 'timing' ? 'likely ' : '';
-  const l = by.source;
-  if (!l) return `${head} waited ${formatNs(w.blockedNs)} for ${likely}${op} on ${by.stream}`;
-  const launched =
-    l.precision === 'line'
-      ? `launched at ${l.file === at.file ? 'line ' : l.file + ':'}${l.line}${quoted(code, l)}`
-      : launchedText(l);
-  return `${head} waited ${formatNs(w.blockedNs)} for ${likely}${op} ${launched}`;
+  const launchedAt = (s: SiteSource) =>
+    s.precision === 'line'
+      ? `launched at ${s.file === at.file ? 'line ' : s.file + ':'}${s.line}${quoted(code, s)}`
+      : launchedText(s);
+  const launched = by.source ? launchedAt(by.source) : `on ${by.stream}`;
+  const queue = by.queuedBehind ? `, ${queuedText(by.queuedBehind, by.stream, launchedAt)}` : '';
+  return `${head} waited ${formatNs(w.blockedNs)} for ${likely}${op} ${launched}${queue}`;
 }

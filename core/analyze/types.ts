@@ -19,6 +19,20 @@ export interface ReleasingOp {
   source?: SiteSource;
   /** That call's whole stack, innermost first. */
   stack?: SourceFrame[];
+  /** The op it queued behind on its stream, where it did (queued-behind.ts): what the host really waited for. */
+  queuedBehind?: QueuedOp;
+}
+
+/** The op a releasing op queued behind, and the stream's work while the host waited. */
+export interface QueuedOp {
+  op: number;
+  name: string;
+  /** Where the user's program launched it, when the trace has it. */
+  source?: SiteSource;
+  /** How many ops of the stream ended while the host waited, this one the last. */
+  ops: number;
+  /** Their GPU time within the wait. */
+  busyNs: number;
 }
 
 /** An op that may have released a wait the data does not bind. */

@@ -139,20 +139,32 @@ test("waits at a line of a profile: largest first, each with its releasing op, t
   assert.equal(top.kind, 'streamSync');
   assert.equal(top.blockedNs, 4078062);
   assert.equal(top.target, 'stream 7');
-  assert.deepEqual(top.releasedBy, [
-    {
-      op: 223,
-      name: 'Memcpy DtoH (Device -> Pinned)',
-      stream: 'stream 7',
-      how: 'exact',
-      source: { file, line: 25, function: '<module>', precision: 'line' },
-    },
-  ]);
+  // Read by hand: the copy queued behind the 27 ops of stream 7 that ran in the wait's 4.08 ms,
+  // 4.04 ms of GPU time, the last AdamW's multi_tensor_apply_kernel.
+  const { queuedBehind, ...released } = top.releasedBy[0];
+  assert.equal(queuedBehind.ops, 27);
+  assert.equal(Math.round(queuedBehind.busyNs / 1e4), 404);
+  assert.match(queuedBehind.name, /multi_tensor_apply_kernel</);
+  assert.deepEqual(
+    [released],
+    [
+      {
+        op: 223,
+        name: 'Memcpy DtoH (Device -> Pinned)',
+        stream: 'stream 7',
+        how: 'exact',
+        source: { file, line: 25, function: '<module>', precision: 'line' },
+      },
+    ],
+  );
   assert.deepEqual(top.source, { file, line: 25, function: '<module>', precision: 'line' });
   assert.deepEqual(top.stack, [{ file, line: 25, function: '<module>' }]);
   assert.equal(top.context, 'ProfilerStep#0 > aten::item > aten::_local_scalar_dense');
   assert.match(r.text, /29 host waits \(26 streamSync, 2 deviceSync, 1 memcpy\); 10 at file train_step\.py, line 25/);
-  assert.match(r.text, /\n {6}line 25 waited 4\.08 ms for "Memcpy DtoH \(Device -> Pinned\)" launched at line 25\n/);
+  assert.match(
+    r.text,
+    /\n {6}line 25 waited 4\.08 ms for "Memcpy DtoH \(Device -> Pinned\)" launched at line 25, queued behind 27 ops of stream 7 \(4\.04 ms of GPU time\), the last "multi_tensor_apply_kernel<TensorListMetadata>", launched in <module> \(train_step\.py\)\n/,
+  );
   assert.match(r.text, /\n7 more matching waits left out \(limit 3\)$/);
   // The whole path matches as its end does; a file that no wait is at matches nothing.
   assert.equal((await ok('waits', { path: PROFILE, file, line: 25 })).data.matched, 10);
@@ -173,9 +185,10 @@ test('waits of one kind, and a line without waits answers with the lines that wa
   assert.equal(capture.data.matched, 26);
   assert.equal(capture.data.waits[0].id, 380);
   assert.equal(capture.data.waits[0].blockedNs, 4146599);
-  assert.deepEqual(capture.data.waits[0].releasedBy, [
-    { op: 316, name: 'DtoH 4 B (pinned)', stream: 'legacy default', how: 'exact' },
-  ]);
+  // The capture of the same program: its copy queued behind the step's 27 ops, as in the profile.
+  const { queuedBehind, ...released } = capture.data.waits[0].releasedBy[0];
+  assert.deepEqual([released], [{ op: 316, name: 'DtoH 4 B (pinned)', stream: 'legacy default', how: 'exact' }]);
+  assert.deepEqual([queuedBehind.op, queuedBehind.ops], [315, 27]);
   const none = await ok('waits', { path: SCENARIO, line: 3 });
   assert.equal(none.data.matched, 0);
   assert.deepEqual(none.data.linesWithWaits, [
