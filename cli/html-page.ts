@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { Overview } from '../core/overview/types';
 import { pageDataChunks } from '../core/page-data';
 import type { Trace } from '../core/trace/model';
 import { timelineCsp, timelinePageChunks } from '../core/page';
@@ -20,12 +21,16 @@ function bundleDir(): string {
   }
 }
 
+export interface PageOptions {
+  /** What to fix first: the page opens on it. */
+  overview?: Overview;
+  /** The CSP nonce; fresh random bytes unless a test fixes it. */
+  nonce?: string;
+}
+
 /** The standalone page in chunks, the trace's columns streamed: no chunk holds the whole trace. */
-export function timelineHtmlChunks(
-  trace: Trace,
-  title: string,
-  nonce = randomBytes(18).toString('base64'),
-): Iterable<string> {
+export function timelineHtmlChunks(trace: Trace, title: string, opts: PageOptions = {}): Iterable<string> {
+  const nonce = opts.nonce ?? randomBytes(18).toString('base64');
   const dir = bundleDir();
   const js = readFileSync(join(dir, 'webview.js'), 'utf8');
   const css = existsSync(join(dir, 'webview.css')) ? readFileSync(join(dir, 'webview.css'), 'utf8') : '';
@@ -37,10 +42,10 @@ export function timelineHtmlChunks(
     title: `${title} · Syncscope`,
     script: js,
     styles: css ? [css] : [],
-    data: pageDataChunks(trace, title, toBase64),
+    data: pageDataChunks(trace, title, toBase64, opts.overview),
   });
 }
 
 /** The same page as one string, for tests and small traces. */
-export const writeTimelineHtml = (trace: Trace, title: string): string =>
-  [...timelineHtmlChunks(trace, title)].join('');
+export const writeTimelineHtml = (trace: Trace, title: string, opts: PageOptions = {}): string =>
+  [...timelineHtmlChunks(trace, title, opts)].join('');

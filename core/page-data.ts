@@ -1,7 +1,9 @@
 // The standalone page's embedded trace as JSON chunks: the same text as
-// `JSON.stringify({ title, trace: packTrace(trace) })` with every "<" escaped, but never one string,
-// so a trace of any size that loads can be written. Each column's base64 is cut at a multiple of
-// three bytes, where base64 of the pieces joins into base64 of the whole.
+// `JSON.stringify({ title, trace: packTrace(trace), overview })` with every "<" escaped, but never one
+// string, so a trace of any size that loads can be written. Each column's base64 is cut at a multiple
+// of three bytes, where base64 of the pieces joins into base64 of the whole. The overview is small
+// (a few lines, findings and iterations) and goes as one chunk.
+import type { Overview } from './overview/types';
 import { SCHEMAS } from './protocol';
 import type { Trace } from './trace/model';
 
@@ -14,11 +16,12 @@ const ITEMS = 4096;
 const escapeLt = (json: string): string => json.replace(/</g, '\\u003c');
 const json = (v: unknown): string => escapeLt(JSON.stringify(v) ?? 'null');
 
-/** The embedded-data JSON for `trace`, in chunks; `toBase64` as for packTrace. */
+/** The embedded-data JSON for `trace` and its overview, in chunks; `toBase64` as for packTrace. */
 export function* pageDataChunks(
   trace: Trace,
   title: string,
   toBase64: (bytes: Uint8Array) => string,
+  overview?: Overview,
 ): Generator<string> {
   yield `{"title":${json(title)},"trace":{"meta":${json(trace.meta)},"lanes":`;
   yield* arrayChunks(trace.lanes);
@@ -46,7 +49,9 @@ export function* pageDataChunks(
     }
     yield '}}';
   }
-  yield '}}}';
+  yield '}}';
+  if (overview) yield `,"overview":${json(overview)}`;
+  yield '}';
 }
 
 function* arrayChunks(items: readonly unknown[]): Generator<string> {

@@ -1,12 +1,16 @@
 // The one message protocol between the extension (or the standalone page) and the timeline
 // webview. Both sides import this module. A Trace is posted as it is: its columns are typed
 // arrays, which structured clone copies as whole buffers rather than an object per op.
+import type { Overview } from './overview/types';
 import { ACCESS_COLUMNS, CALL_COLUMNS, EDGE_COLUMNS, OP_COLUMNS } from './trace/model';
 import type { CallSite, Finding, Lane, Trace, TraceMeta } from './trace/model';
 import { tableFrom, type ColumnSchema, type Table } from './trace/table';
 
-/** "Simulate this fix" on findings; "Open as Scenario" in the toolbar. */
-export type Offer = 'simulateFix' | 'openScenario';
+/**
+ * "Simulate this fix" on findings; "Open as Scenario" in the toolbar; `openSource`: an editor opens
+ * the user's files, so the overview's file:line are links (without it, text).
+ */
+export type Offer = 'simulateFix' | 'openScenario' | 'openSource';
 
 /** What the host side sends to the webview. */
 export type ToWebview =
@@ -20,7 +24,11 @@ export type ToWebview =
       offers?: Offer[];
       /** The time range to show first (before and after of a fix share one); else the whole trace. */
       range?: [number, number];
+      /** What to fix first (docs/timeline.md, "The overview"): the page opens on it. Absent: the timeline alone. */
+      overview?: Overview;
     }
+  /** The shown trace's overview, made after the trace was sent (its predictions take longer), or made again. */
+  | { type: 'overview'; overview: Overview }
   | { type: 'select'; call?: number; op?: number; reveal?: boolean }
   /** Show this time range: a linked timeline's (the before and after of a fix), whose view this one follows. */
   | { type: 'showRange'; range: [number, number] }

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import type { Overview } from '../core/overview/types';
 import type { FromWebview, Offer, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { BlankWatch } from './logic/blankWatch';
@@ -19,6 +20,8 @@ export interface Shown {
   offers?: Offer[];
   /** The time range shown first. */
   range?: [number, number];
+  /** What to fix first: the page opens on it (showOverview sends one made later). */
+  overview?: Overview;
 }
 
 /** The page loads nothing from disk: the bundle is inlined (see logic/webviewHtml.ts). */
@@ -113,11 +116,24 @@ export class TimelinePanel implements vscode.Disposable {
       trace: shown.trace,
       title: shown.title,
       origin: shown.origin,
-      offers: shown.offers,
+      // receive() opens every source link the page asks for.
+      offers: [...(shown.offers ?? []), 'openSource'],
       range: shown.range,
+      overview: shown.overview,
     });
     if (this.wanted !== undefined) this.post({ type: 'select', call: this.wanted, reveal: true });
     if (this.followed) this.post({ type: 'showRange', range: this.followed });
+  }
+
+  /**
+   * Shows the overview of `trace`, made after it was shown (its predictions take longer than the
+   * timeline), now and whenever the page reloads. Ignored unless `trace` is the one shown: another
+   * may have replaced it while the overview was made.
+   */
+  showOverview(trace: Trace, overview: Overview): void {
+    if (!this.shown || this.shown.trace !== trace) return;
+    this.shown = { ...this.shown, overview };
+    if (this.ready) this.post({ type: 'overview', overview });
   }
 
   /** Shows the time range of a linked timeline, now and whenever the page reloads. */

@@ -2,6 +2,7 @@
 // through the protocol messages. State that should survive a reload (viewport, selection, toggles)
 // goes through the host's getState/setState.
 import { waitRows } from '../core/analyze/wait-groups';
+import type { Overview } from '../core/overview/types';
 import type { Offer, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { ConeFinder } from './cone';
@@ -14,7 +15,9 @@ import { dragToResize, LayoutPrefs, planLayout } from './layout';
 import { renderLegend } from './legend';
 import { releaseArrowLines } from './release-tip';
 import { buildRows, layoutRows, Row, Rows } from './rows';
+import { OverviewActions, OverviewPanel } from './overview';
 import { findMatches } from './search';
+import { TabName, Tabs } from './tabs';
 import { watchTheme } from './theme';
 import { ArrowKind, Item, TimelineView } from './view';
 import { WaitsTable } from './waits-table';
@@ -30,6 +33,8 @@ interface TraceState {
   collapsed: string[];
   /** Host threads whose Python frames are all shown, by lane id. */
   unfolded: number[];
+  /** The tab in front, where the trace has an overview. */
+  tab?: TabName;
 }
 
 /** The panel's state: the last trace's view, and the layout, which outlives traces. */
@@ -55,6 +60,12 @@ export class TimelineApp {
   private following = false;
   private readonly ui = buildLayout();
   private readonly prefs: LayoutPrefs;
+  /** What to fix first, where the host sent it for this trace. */
+  overview: Overview | null = null;
+  readonly overviewPanel = new OverviewPanel();
+  readonly tabs: Tabs;
+  /** The user has worked in the timeline since the trace came: an overview sent later does not take its place. */
+  private touched = false;
   readonly waits = new WaitsTable((call) => this.select({ table: 'calls', id: call }, true, true));
   /** True once the waits of the trace last loaded are listed (they follow its first frame). */
   waitsReady = false;
@@ -64,6 +75,13 @@ export class TimelineApp {
     private readonly host: HostApi,
   ) {
     this.prefs = { ...(this.saved().layout ?? {}) };
+    this.tabs = new Tabs({ overview: this.ui.overviewBox, timeline: this.ui.main }, (tab, byUser) =>
+      this.tabShown(tab, byUser),
+    );
+    this.ui.tools.before(this.tabs.root);
+    this.ui.overviewBox.append(this.overviewPanel.root);
+    this.tabs.visible = false;
+    this.tabs.show('timeline');
     root.replaceChildren(this.ui.root);
     this.ui.waitsBox.append(this.waits.root);
     this.wireToolbar();
@@ -76,6 +94,11 @@ export class TimelineApp {
     new ResizeObserver(() => this.applyLayout()).observe(this.ui.root);
     watchTheme(() => this.view?.themeChanged());
     window.addEventListener('keydown', (e) => this.onKey(e));
+    const touch = () => (this.touched = true);
+    for (const box of [this.ui.main, this.ui.tools]) {
+      box.addEventListener('pointerdown', touch, true);
+      box.addEventListener('keydown', touch, true);
+    }
   }
 
   receive(msg: ToWebview): void {
@@ -83,7 +106,10 @@ export class TimelineApp {
       case 'trace':
         this.offers = msg.offers ?? [];
         this.ui.openScenario.hidden = !this.offers.includes('openScenario');
-        this.load(msg.trace, msg.title, msg.origin, msg.range);
+        this.load(msg.trace, msg.title, msg.origin, msg.range, msg.overview);
+        break;
+      case 'overview':
+        if (this.trace) this.showOverview(msg.overview);
         break;
       case 'select':
         this.select(
@@ -111,8 +137,11 @@ export class TimelineApp {
     }
   }
 
-  load(trace: Trace, title: string, origin?: string, range?: [number, number]): void {
+  load(trace: Trace, title: string, origin?: string, range?: [number, number], overview?: Overview): void {
     this.trace = trace;
+    this.touched = false;
+    this.overview = null;
+    this.overviewPanel.clear();
     this.cones = new ConeFinder(trace);
     this.ui.error.hidden = true;
     this.clearStatus();
@@ -149,6 +178,11 @@ export class TimelineApp {
     this.waits.load(trace, []);
     this.ui.waitsCount.textContent = '';
     this.select(state?.selection ?? null, false, false);
+    if (overview) this.showOverview(overview, state?.tab ?? 'overview');
+    else {
+      this.tabs.visible = false;
+      this.tabs.show('timeline');
+    }
     this.view.draw();
     // The timeline draws first: at 10^7 ops the waits table's rows take seconds to build, and the
     // first frame does not need them. They are listed in a task after that frame is painted.
@@ -163,6 +197,52 @@ export class TimelineApp {
     const selected = this.view?.selection;
     this.waits.setSelected(selected?.table === 'calls' ? selected.id : null);
     this.waitsReady = true;
+  }
+
+  /**
+   * Draws the overview and shows the tabs. `tab`: the tab to bring to front; else the overview comes
+   * to front the first time, unless the user has worked in the timeline meanwhile, and an overview
+   * made again replaces the old one where it is.
+   */
+  private showOverview(overview: Overview, tab?: TabName): void {
+    const t = this.trace;
+    if (!t) return;
+    const first = !this.overview;
+    this.overview = overview;
+    this.tabs.visible = true;
+    this.overviewPanel.show(overview, t, this.overviewActions);
+    if (tab) this.tabs.show(tab);
+    else if (first && !this.touched) this.tabs.show('overview');
+  }
+
+  private get overviewActions(): OverviewActions {
+    return {
+      showCall: (call) => {
+        this.tabs.show('timeline', true);
+        this.select({ table: 'calls', id: call }, 'zoom', true);
+      },
+      showIterations: (first, count) => {
+        const its = this.overview?.iterations ?? [];
+        const a = its[first];
+        const b = its[first + count - 1] ?? a;
+        if (!a) return;
+        this.tabs.show('timeline', true);
+        this.view?.setViewport(a.beginNs, b.endNs);
+      },
+      openSource: this.offers.includes('openSource') ? this.actions.openSource : undefined,
+      simulateFix: this.actions.simulateFix,
+    };
+  }
+
+  /** After a tab comes to front: the timeline fits its canvas to the box it had none of while hidden. */
+  private tabShown(tab: TabName, byUser: boolean): void {
+    this.ui.tools.hidden = tab !== 'timeline';
+    this.ui.tooltip.hidden = true;
+    if (tab === 'timeline') {
+      this.applyLayout();
+      this.view?.resize();
+    } else this.overviewPanel.drawChart();
+    if (byUser) this.save();
   }
 
   /** A busy status belongs to the work whose trace or error has now arrived. */
@@ -245,6 +325,7 @@ export class TimelineApp {
       arrows: { ...v.arrows },
       collapsed: this.rows.groups.filter((g) => g.collapsed).map((g) => g.key),
       unfolded: [...this.unfolded],
+      tab: this.overview ? this.tabs.current : undefined,
       layout: this.prefs,
     };
     this.host.setState(state);
@@ -466,7 +547,7 @@ export class TimelineApp {
 
   private onKey(e: KeyboardEvent): void {
     const v = this.view;
-    if (!v || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (!v || e.ctrlKey || e.metaKey || e.altKey || this.tabs.current !== 'timeline') return;
     const target = e.target as HTMLElement | null;
     if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA')) return;
     const key = e.key.toLowerCase();
@@ -529,30 +610,26 @@ function buildLayout() {
     arrowBoxes[k].checked = true;
     return el('label', { class: `toggle toggle-${k}`, title: `Show ${k} arrows` }, arrowBoxes[k], k);
   });
-  const status = el('span', { class: 'status' });
+  const status = el('span', { class: 'status', 'aria-live': 'polite' });
   const error = el('div', { class: 'error', role: 'alert' });
   error.hidden = true;
-  const toolbar = el(
-    'header',
-    { class: 'toolbar' },
-    el('div', { class: 'heading' }, title, origin),
-    el(
-      'div',
-      { class: 'tools' },
-      search,
-      prev,
-      next,
-      matchCount,
-      fit,
-      zoomSel,
-      ruler,
-      el('span', { class: 'arrows', title: 'Arrows' }, ...arrowLabels),
-      drawerToggle,
-      openScenario,
-      status,
-      el('span', { class: 'help', title: HELP, tabindex: '0' }, '?'),
-    ),
+  // The timeline's own tools, hidden while the overview is in front; the status serves both.
+  const tools = el(
+    'div',
+    { class: 'tools' },
+    search,
+    prev,
+    next,
+    matchCount,
+    fit,
+    zoomSel,
+    ruler,
+    el('span', { class: 'arrows', title: 'Arrows' }, ...arrowLabels),
+    drawerToggle,
+    openScenario,
+    el('span', { class: 'help', title: HELP, tabindex: '0' }, '?'),
   );
+  const toolbar = el('header', { class: 'toolbar' }, el('div', { class: 'heading' }, title, origin), tools, status);
   const axis = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   axis.classList.add('axis');
   axis.setAttribute('height', '24');
@@ -597,10 +674,13 @@ function buildLayout() {
   const tooltip = el('div', { class: 'tooltip', role: 'tooltip' });
   tooltip.hidden = true;
   const main = el('div', { class: 'main' }, timeline, splitter, drawer);
-  const root = el('div', { class: 'app' }, toolbar, error, main, tooltip);
+  const overviewBox = el('div', { class: 'overview-panel', tabindex: '-1' });
+  const root = el('div', { class: 'app' }, toolbar, error, overviewBox, main, tooltip);
   return {
     root,
     main,
+    overviewBox,
+    tools,
     title,
     origin,
     search,

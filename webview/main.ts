@@ -1,6 +1,7 @@
 // Entry of the webview bundle. Inside VS Code the extension posts the trace after `ready`; in a
 // standalone page the trace is embedded in the page and handed over the same way.
 import './timeline.css';
+import type { Overview } from '../core/overview/types';
 import type { FromWebview, PackedTrace, ToWebview } from '../core/protocol';
 import { unpackTrace } from '../core/protocol';
 import { TimelineApp } from './app';
@@ -24,8 +25,19 @@ function fromBase64(text: string): Uint8Array {
 function embedded(): ToWebview | null {
   const node = document.getElementById('syncscope-data');
   if (!node?.textContent) return null;
-  const data = JSON.parse(node.textContent) as { title: string; origin?: string; trace: PackedTrace };
-  return { type: 'trace', title: data.title, origin: data.origin, trace: unpackTrace(data.trace, fromBase64) };
+  const data = JSON.parse(node.textContent) as {
+    title: string;
+    origin?: string;
+    trace: PackedTrace;
+    overview?: Overview;
+  };
+  return {
+    type: 'trace',
+    title: data.title,
+    origin: data.origin,
+    trace: unpackTrace(data.trace, fromBase64),
+    overview: data.overview,
+  };
 }
 
 function standaloneTheme(): void {

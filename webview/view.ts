@@ -195,11 +195,18 @@ export class TimelineView {
     this.request();
   }
 
+  /**
+   * Fits the canvas to its box. A hidden timeline (the overview's tab in front) has a box of no size:
+   * it keeps the size it had, and the range in view, until it is shown and resized again.
+   */
   resize(): void {
-    const [t0, t1] = this.width > 1 ? this.visibleRange() : this.base.domain();
+    const width = this.canvas.parentElement?.clientWidth ?? 0;
+    const height = this.scroller.clientHeight;
+    if (!width || !height) return;
+    const [t0, t1] = this.visibleRange();
     this.dpr = window.devicePixelRatio || 1;
-    this.width = Math.max(1, this.canvas.parentElement?.clientWidth ?? 1);
-    this.height = Math.max(1, this.scroller.clientHeight);
+    this.width = width;
+    this.height = height;
     this.canvas.style.width = `${this.width}px`;
     this.canvas.style.height = `${this.height}px`;
     this.canvas.width = Math.round(this.width * this.dpr);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { timelineHtmlChunks } from '../../cli/html-page';
 import { analyze } from '../../core/analyze';
+import type { Overview } from '../../core/overview/types';
 import { timelineCsp, timelinePageHtml } from '../../core/page';
 import { pageDataChunks } from '../../core/page-data';
 import { packTrace } from '../../core/protocol';
@@ -47,7 +48,7 @@ function onePageString(trace: Trace, title: string, nonce: string): string {
 test('the streamed page equals the one-string page byte for byte', () => {
   const { trace } = hostileTrace();
   const title = `a <title> ${HOSTILE}`;
-  const streamed = [...timelineHtmlChunks(trace, title, 'fixed-nonce')].join('');
+  const streamed = [...timelineHtmlChunks(trace, title, { nonce: 'fixed-nonce' })].join('');
   assert.equal(streamed, onePageString(trace, title, 'fixed-nonce'));
   assert.equal(streamed.match(/<\/script>/g)?.length, 2, 'no name closes a script element');
 });
@@ -59,7 +60,7 @@ test('the data block comes in pieces, none holding the whole trace', () => {
   assert.equal(whole, JSON.stringify({ title: 't', trace: packTrace(trace, b64) }).replace(/</g, '\\u003c'));
   const longest = Math.max(...chunks.map((c) => c.length));
   assert.ok(longest * 8 < whole.length, `the longest chunk is ${longest} of ${whole.length} characters`);
-  const page = [...timelineHtmlChunks(trace, 't', 'n')];
+  const page = [...timelineHtmlChunks(trace, 't', { nonce: 'n' })];
   assert.ok(page.length > chunks.length, 'the page passes the data chunks on as they are');
 });
 
@@ -72,4 +73,31 @@ test('html -o writes the same data block as the one-string page', async () => {
   const html = readFileSync(join(dir, 'page.html'), 'utf8');
   const nonce = /script-src 'nonce-([^']+)'/.exec(html)?.[1] ?? '';
   assert.equal(html, onePageString(trace, `big ${HOSTILE}`, nonce));
+});
+
+test('an overview goes into the data block after the trace, and its strings cannot close the block', () => {
+  const { trace } = hostileTrace();
+  const overview: Overview = {
+    window: { detectedBy: 'none', labels: [], leftOut: [], beginNs: 0, endNs: 4000, text: `no steps ${HOSTILE}` },
+    iterations: [],
+    lines: [
+      {
+        where: { context: `aten::item ${HOSTILE}` },
+        blockedNs: 4000,
+        share: 1,
+        waits: 1,
+        longest: 0,
+        releasedByText: 'unknown (the trace does not say)',
+      },
+    ],
+    findings: [],
+    profile: 'h200',
+  };
+  const chunks = [...pageDataChunks(trace, 't', b64, overview)];
+  assert.equal(
+    chunks.join(''),
+    JSON.stringify({ title: 't', trace: packTrace(trace, b64), overview }).replace(/</g, '\\u003c'),
+  );
+  const page = [...timelineHtmlChunks(trace, 't', { nonce: 'n', overview })].join('');
+  assert.equal(page.match(/<\/script>/g)?.length, 2, 'no string of the overview closes a script element');
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { writeTimelineHtml } from '../../cli/html-page';
+import type { Overview } from '../../core/overview/types';
 import type { Trace } from '../../core/trace/model';
 import { repoPath } from '../helpers/paths';
 
@@ -69,16 +70,16 @@ export interface Opened {
   dialogs: string[];
 }
 
-/** Writes the standalone page for `trace` and opens it; console errors and dialogs are collected. */
+/** Writes the standalone page for `trace` (and its overview) and opens it; console errors and dialogs are collected. */
 export async function openTimeline(
   browser: Browser,
   trace: Trace,
   name: string,
-  opts: { theme?: 'light' | 'dark'; width?: number; height?: number; scale?: number } = {},
+  opts: { theme?: 'light' | 'dark'; width?: number; height?: number; scale?: number; overview?: Overview } = {},
 ): Promise<Opened> {
   ensureWebviewBundle();
   const file = join(resultsDir(), `${name}.html`);
-  writeFileSync(file, writeTimelineHtml(trace, name));
+  writeFileSync(file, writeTimelineHtml(trace, name, { overview: opts.overview }));
   const page = await browser.newPage({
     viewport: { width: opts.width ?? 1400, height: opts.height ?? 700 },
     deviceScaleFactor: opts.scale ?? 1,
