@@ -35,12 +35,15 @@ export interface SiteProblem {
 
 const keyOf = (s: CallSite): string => `${s.frame.line}\n${s.frame.file}`;
 
-/** Every line of user code where the host waited, in order of first wait. Waits without a site are left out. */
-export function siteLines(t: Trace): SiteLine[] {
+/**
+ * Every line of user code where the host waited, in order of first wait; with `keep`, only the waits
+ * it keeps (those of a window). Waits without a site are left out.
+ */
+export function siteLines(t: Trace, keep?: (call: number) => boolean): SiteLine[] {
   const byKey = new Map<string, SiteLine>();
   const c = t.calls;
   for (let i = 0; i < c.count; i++) {
-    if (c.kind[i] === CK.context || !isWait(t, i)) continue;
+    if (c.kind[i] === CK.context || !isWait(t, i) || (keep && !keep(i))) continue;
     const site = callSite(t, i);
     if (!site) continue;
     const key = keyOf(site);
