@@ -13,7 +13,7 @@ import type { Analysis, WaitExplanation } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
 import { callKind, callSite, type CallSite, type Finding, type SourceFrame, type Trace } from './trace/model';
 import type { FindingPrediction, ReportPredictions } from './overview/predict';
-import { rankFindings } from './overview/rank';
+import { rankFindings, savingText } from './overview/rank';
 import { contextOf } from './overview/where';
 import { escapeControls } from './terminal';
 import { formatNs, formatPct } from './units';
@@ -36,6 +36,8 @@ export type ReportFinding = Sourced<Finding> & {
   predictedSavingNs?: number;
   /** The same over each iteration of the window, where iterations were found. */
   predictedSavingPerIterationNs?: number;
+  /** Why no saving is predicted: no fix to simulate, the reason it cannot apply, or that it was not simulated. */
+  noPrediction?: string;
 };
 
 export interface Report {
@@ -145,6 +147,7 @@ function reportFinding(trace: Trace, f: Finding, p: FindingPrediction | undefine
   }
   if (p?.predictedSavingNs !== undefined) out.predictedSavingNs = Math.round(p.predictedSavingNs);
   if (p?.perIterationNs !== undefined) out.predictedSavingPerIterationNs = Math.round(p.perIterationNs);
+  if (p?.noSaving !== undefined) out.noPrediction = p.noSaving;
   return out;
 }
 
@@ -243,12 +246,6 @@ export function* reportTextChunks(r: Report, opts: ReportTextOptions = {}): Gene
   yield text(out);
 }
 
-/** `predicted saving 14.4 ms (1.6 ms per iteration)`; a negative saving is the fix's cost. */
-export function savingText(ns: number, perIterationNs?: number): string {
-  const each = perIterationNs === undefined ? '' : ` (${formatNs(Math.abs(perIterationNs))} per iteration)`;
-  return ns >= 0 ? `predicted saving ${formatNs(ns)}${each}` : `the fix costs ${formatNs(-ns)} more host time${each}`;
-}
-
 /**
  * The findings as the text report prints them: ranked by predicted saving (core/overview/rank.ts),
  * each with its id F1..Fn, the analysis order that `whatif --fix` takes.
@@ -269,6 +266,7 @@ function findingLines(r: Report, out: string[]): void {
     out.push(`  F${f.index + 1} ${f.severity} ${f.rule} ${f.kind}${place ? ' ' + place : ''}: ${f.message}`);
     if (f.predictedSavingNs !== undefined)
       out.push(`      ${savingText(f.predictedSavingNs, f.predictedSavingPerIterationNs)}`);
+    else if (f.noPrediction) out.push(`      no prediction: ${f.noPrediction}`);
     if (f.fix) out.push(`      fix: ${f.fix}`);
   }
 }

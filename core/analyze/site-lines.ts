@@ -5,6 +5,7 @@ import type { CallKind } from '../trace/kinds';
 import { CK, isWait } from '../trace/kinds';
 import { CallSite, Finding, Severity, Trace, callKind, callSite } from '../trace/model';
 import { formatNs } from '../units';
+import { rankFindings, type Rankable } from '../overview/rank';
 import { groupReleasedByText } from './describe';
 
 export interface SiteLine {
@@ -31,6 +32,10 @@ export interface SiteProblem {
   precision: CallSite['precision'];
   severity: Severity;
   finding: Finding;
+  /** The finding's index in the trace's findings: F(index + 1). */
+  index: number;
+  /** Host time its fix is predicted to save (core/overview/predict.ts), where known. */
+  predictedSavingNs?: number;
 }
 
 const keyOf = (s: CallSite): string => `${s.frame.line}\n${s.frame.file}`;
@@ -91,10 +96,18 @@ export function siteLineText(s: SiteLine, releasedBy = true): string {
   return `host blocked ${formatNs(s.totalBlockedNs)}${where}${times}: ${s.kinds.join(', ')}${by}`;
 }
 
-/** The findings that name a call with a site, each on the site of its first such call. */
-export function siteProblems(t: Trace): SiteProblem[] {
+/**
+ * The findings that name a call with a site, each on the site of its first such call, in the ranked
+ * order (core/overview/rank.ts): by the predictions of `ranked` (the overview's findings, by index)
+ * where given, else by severity.
+ */
+export function siteProblems(t: Trace, ranked?: readonly Rankable[]): SiteProblem[] {
+  const order: readonly Rankable[] =
+    ranked ?? rankFindings(t.findings.map((f, index) => ({ index, severity: f.severity })));
   const out: SiteProblem[] = [];
-  for (const finding of t.findings) {
+  for (const { index, predictedSavingNs } of order) {
+    const finding = t.findings[index];
+    if (!finding) continue;
     const site = finding.calls.map((i) => callSite(t, i)).find((s) => s !== undefined);
     if (site)
       out.push({
@@ -103,6 +116,8 @@ export function siteProblems(t: Trace): SiteProblem[] {
         precision: site.precision,
         severity: finding.severity,
         finding,
+        index,
+        ...(predictedSavingNs !== undefined ? { predictedSavingNs } : {}),
       });
   }
   return out;

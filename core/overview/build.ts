@@ -54,11 +54,11 @@ export function buildOverview(
   opts: OverviewOptions = {},
 ): Overview {
   const rw = opts.window ?? recordedWindow(trace);
-  const iterations = rw.window.detectedBy === 'none' ? undefined : rw.spans.length;
+  const iterations = rw.summary.detectedBy === 'none' ? undefined : rw.spans.length;
   const counted = (call: number) => spanAt(rw.spans, trace.calls.begin[call]) >= 0;
   const predictions = opts.predictions ?? predictSavings(trace, analysis, profile, rw, opts.memory);
   return {
-    window: rw.window,
+    window: rw.summary,
     iterations: rw.thread >= 0 ? iterationTimes(trace, rw.thread, rw.spans) : [],
     lines: overviewLines(trace, counted, iterations),
     findings: rankFindings(analysis.findings.map((f, k) => overviewFinding(trace, f, k, predictions[k], counted))),

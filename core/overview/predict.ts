@@ -36,14 +36,14 @@ const formatCount = (n: number): string => n.toLocaleString('en-US');
 
 /** The window's part of the trace that whatIf simulates: all of it where no iterations were found. */
 export const scenarioWindowOf = (rw: RecordedWindow): ScenarioWindow =>
-  rw.window.detectedBy === 'none' ? {} : { from: rw.window.beginNs, to: rw.window.endNs };
+  rw.summary.detectedBy === 'none' ? {} : { from: rw.summary.beginNs, to: rw.summary.endNs };
 
 /** The findings' predictions and what they were predicted over: what the report prints. */
 export interface ReportPredictions {
   /** By finding index. */
   list: FindingPrediction[];
   profile: string;
-  /** The recorded window's sentence (core/overview/window.ts). */
+  /** The recorded window's sentence (recordedWindow). */
   window: string;
 }
 
@@ -55,7 +55,7 @@ export function windowPredictions(
   memory?: MemoryBudget,
   rw: RecordedWindow = recordedWindow(t),
 ): ReportPredictions {
-  return { list: predictSavings(t, analysis, profile, rw, memory), profile: profile.name, window: rw.window.text };
+  return { list: predictSavings(t, analysis, profile, rw, memory), profile: profile.name, window: rw.summary.text };
 }
 
 /** Each finding's prediction, by its index in the analysis. */
@@ -91,7 +91,7 @@ export function predictSavings(
   } catch (e) {
     return skip(`not simulated: ${(e as Error).message}`);
   }
-  const shared = rw.window.detectedBy === 'none' ? 0 : rw.inWindow;
+  const shared = rw.summary.detectedBy === 'none' ? 0 : rw.inWindow;
   for (const r of results) {
     const p = out[Number(r.id.slice(1)) - 1];
     const saved = savedNs(r);

@@ -2,6 +2,7 @@
 // the overview, the report's text, the Problems panel, the timeline's findings list and the MCP
 // server's `findings` tool all list findings in this order. Their ids stay F1..Fn, the analysis order.
 import type { Severity } from '../trace/model';
+import { formatNs } from '../units';
 
 const BY_SEVERITY: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -27,4 +28,10 @@ export function rankFindings<T extends Rankable>(items: readonly T[]): T[] {
     if (x === undefined && a.severity !== b.severity) return BY_SEVERITY[a.severity] - BY_SEVERITY[b.severity];
     return a.index - b.index;
   });
+}
+
+/** `predicted saving 14.4 ms (1.6 ms per iteration)`; a negative saving is the fix's cost. */
+export function savingText(ns: number, perIterationNs?: number): string {
+  const each = perIterationNs === undefined ? '' : ` (${formatNs(Math.abs(perIterationNs))} per iteration)`;
+  return ns >= 0 ? `predicted saving ${formatNs(ns)}${each}` : `the fix costs ${formatNs(-ns)} more host time${each}`;
 }

@@ -15,10 +15,11 @@ export interface IterationSpan {
 }
 
 export interface RecordedWindow {
-  window: OverviewWindow;
+  /** The window as the overview gives it. */
+  summary: OverviewWindow;
   /** The main host thread's lane: the one whose recorded calls span longest; -1 where the trace has none. */
   thread: number;
-  /** The counted iterations in time order (window.labels); one span of the whole trace where none were found. */
+  /** The counted iterations in time order (summary.labels); one span of the whole trace where none were found. */
   spans: IterationSpan[];
   /** Iterations, counted or left out, that lie within [beginNs, endNs]: what a saving over the window is shared by. */
   inWindow: number;
@@ -189,7 +190,7 @@ export function recordedWindow(t: Trace): RecordedWindow {
     const why = thread >= 0 ? 'neither step markers nor a run of calls that repeats' : 'the trace has no host calls';
     const spans = [{ label: 'whole trace', beginNs: start, endNs: end }];
     return {
-      window: {
+      summary: {
         detectedBy: 'none',
         labels: ['whole trace'],
         leftOut: [],
@@ -215,7 +216,7 @@ export function recordedWindow(t: Trace): RecordedWindow {
     ...leftOut.map((l) => `${l.label} left out: ${l.why}`),
   ].join('; ');
   return {
-    window: { detectedBy: found.from, labels: counted.map((s) => s.label), leftOut, beginNs, endNs, text },
+    summary: { detectedBy: found.from, labels: counted.map((s) => s.label), leftOut, beginNs, endNs, text },
     thread,
     spans: counted,
     inWindow: found.spans.filter((s) => s.beginNs >= beginNs && s.endNs <= endNs).length,
