@@ -3,6 +3,7 @@
 // arrays, which structured clone copies as whole buffers rather than an object per op.
 import { ACCESS_COLUMNS, CALL_COLUMNS, EDGE_COLUMNS, OP_COLUMNS } from './trace/model';
 import type { CallSite, Finding, Lane, Trace, TraceMeta } from './trace/model';
+import type { Overview } from './overview/types';
 import { tableFrom, type ColumnSchema, type Table } from './trace/table';
 
 /** "Simulate this fix" on findings; "Open as Scenario" in the toolbar. */
@@ -21,6 +22,8 @@ export type ToWebview =
       /** The time range to show first (before and after of a fix share one); else the whole trace. */
       range?: [number, number];
     }
+  /** The shown trace's overview (core/overview/build.ts), made after the trace is shown: its findings ranked by predicted saving. */
+  | { type: 'overview'; overview: Overview }
   | { type: 'select'; call?: number; op?: number; reveal?: boolean }
   /** Show this time range: a linked timeline's (the before and after of a fix), whose view this one follows. */
   | { type: 'showRange'; range: [number, number] }

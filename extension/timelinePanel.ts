@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import type { Overview } from '../core/overview/types';
 import type { FromWebview, Offer, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { BlankWatch } from './logic/blankWatch';
@@ -42,6 +43,8 @@ function webviewBundle(extensionPath: string): { script: string; styles: string[
 
 export class TimelinePanel implements vscode.Disposable {
   private shown?: Shown;
+  /** The shown trace's overview, once made; sent after the trace each time the page is ready. */
+  private overviewShown?: Overview;
   private failed?: string;
   /** The call the editor asked to select, sent again whenever the page reloads, until the user selects another. */
   private wanted?: number;
@@ -100,11 +103,13 @@ export class TimelinePanel implements vscode.Disposable {
   /** Gives what this view shows (or the error it shows) to the view that replaces it. */
   handOver(to: TimelinePanel): void {
     if (this.shown) to.show(this.shown);
+    if (this.overviewShown) to.showOverview(this.overviewShown);
     if (this.failed) to.error(this.failed);
     if (this.followed) to.follow(this.followed);
   }
 
   show(shown: Shown): void {
+    if (this.shown?.trace !== shown.trace) this.overviewShown = undefined;
     this.shown = shown;
     this.failed = undefined;
     if (!this.ready) return;
@@ -116,8 +121,19 @@ export class TimelinePanel implements vscode.Disposable {
       offers: shown.offers,
       range: shown.range,
     });
+    if (this.overviewShown) this.post({ type: 'overview', overview: this.overviewShown });
     if (this.wanted !== undefined) this.post({ type: 'select', call: this.wanted, reveal: true });
     if (this.followed) this.post({ type: 'showRange', range: this.followed });
+  }
+
+  /** The shown trace's overview: its findings ranked by predicted saving. */
+  showOverview(overview: Overview): void {
+    this.overviewShown = overview;
+    if (this.ready && this.shown) this.post({ type: 'overview', overview });
+  }
+
+  get overview(): Overview | undefined {
+    return this.overviewShown;
   }
 
   /** Shows the time range of a linked timeline, now and whenever the page reloads. */

@@ -2,6 +2,7 @@
 // through the protocol messages. State that should survive a reload (viewport, selection, toggles)
 // goes through the host's getState/setState.
 import { waitRows } from '../core/analyze/wait-groups';
+import type { Overview } from '../core/overview/types';
 import type { Offer, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { ConeFinder } from './cone';
@@ -49,6 +50,8 @@ export class TimelineApp {
   private key = '';
   /** The buttons the host offers for this trace. */
   private offers: Offer[] = [];
+  /** The shown trace's overview, once the host sent it. */
+  private overview: Overview | undefined;
   /** The range last told to the host, or shown from a linked timeline. */
   private told?: [number, number];
   /** True while a linked timeline's range is being shown. */
@@ -84,6 +87,10 @@ export class TimelineApp {
         this.offers = msg.offers ?? [];
         this.ui.openScenario.hidden = !this.offers.includes('openScenario');
         this.load(msg.trace, msg.title, msg.origin, msg.range);
+        break;
+      case 'overview':
+        this.overview = msg.overview;
+        if (this.trace) this.listFindings(this.trace);
         break;
       case 'select':
         this.select(
@@ -142,8 +149,8 @@ export class TimelineApp {
       this.view.setViewport(state.t0, state.t1);
       this.ui.scroller.scrollTop = state.scrollTop;
     } else if (range) this.view.setViewport(range[0], range[1]);
-    renderFindings(this.ui.findings, trace, (item) => this.select(item, 'zoom', true), this.actions.simulateFix);
-    this.ui.findingsCount.textContent = String(trace.findings.length);
+    this.overview = undefined;
+    this.listFindings(trace);
     // The previous trace's waits go now; this one's are listed after the first frame.
     this.waitsReady = false;
     this.waits.load(trace, []);
@@ -153,6 +160,13 @@ export class TimelineApp {
     // The timeline draws first: at 10^7 ops the waits table's rows take seconds to build, and the
     // first frame does not need them. They are listed in a task after that frame is painted.
     requestAnimationFrame(() => setTimeout(() => this.listWaits(trace)));
+  }
+
+  /** The findings list, ranked by the overview's predicted savings once it came. */
+  private listFindings(trace: Trace): void {
+    const pick = (item: Item) => this.select(item, 'zoom', true);
+    renderFindings(this.ui.findings, trace, pick, this.actions.simulateFix, this.overview?.findings);
+    this.ui.findingsCount.textContent = String(trace.findings.length);
   }
 
   private listWaits(trace: Trace): void {
