@@ -9,12 +9,14 @@ type LineWhere = Exclude<OverviewWhere, { context: string }>;
 /** The profiler's step range, which differs in every step and says nothing of where. */
 const STEP_RANGE = /^ProfilerStep#\d+$/;
 
-/** A call's framework context, outermost first, without the profiler's step range; '' for none. */
+/** A call's framework context, outermost first, without the profiler's step ranges; '' for none. */
 export function contextOf(t: Trace, call: number): string {
   const id = t.calls.context[call];
   if (!id) return '';
-  const parts = str(t, id).split(' > ');
-  return (STEP_RANGE.test(parts[0]) ? parts.slice(1) : parts).join(' > ');
+  return str(t, id)
+    .split(' > ')
+    .filter((p) => !STEP_RANGE.test(p))
+    .join(' > ');
 }
 
 /** A call's line: its site in the user's code, else its scenario step's line (in the scenario's file, where known). */
