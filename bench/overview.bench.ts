@@ -35,6 +35,9 @@ function generated(steps: number): Trace {
 
 const s = (x: number) => `${x.toFixed(2)} s`;
 
+/** CPU time per simulated host call, of the largest prediction run that was simulated. */
+let perCall: { calls: number; cpuS: number } | undefined;
+
 function row(name: string, t: Trace): string {
   const analysis = analyze(t);
   const w = timed(() => recordedWindow(t));
@@ -45,6 +48,7 @@ function row(name: string, t: Trace): string {
   const p = timed(() => predictSavings(t, analysis, h200, rw));
   const rest = timed(() => buildOverview(t, analysis, h200, { window: rw, predictions: p.value }));
   const skipped = p.value.some((x) => x.noSaving?.startsWith('not simulated'));
+  if (!skipped && simulated > (perCall?.calls ?? 0)) perCall = { calls: simulated, cpuS: p.cpuS };
   return (
     `| ${name} | ${t.calls.count} calls, ${t.ops.count} ops | ${rw.summary.labels.length} (${rw.summary.detectedBy}) | ` +
     `${s(w.cpuS)} | ${s(rest.cpuS)} | ${calls} x ${fixable + 1} = ${simulated} | ` +
@@ -78,6 +82,11 @@ async function main(): Promise<void> {
     '| trace | size | iterations counted | window | iterations and lines | host calls x simulations | predictions |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
+    '',
+    perCall
+      ? `The largest run simulated took ${((perCall.cpuS / perCall.calls) * 1e6).toFixed(1)} µs of CPU per simulated host call: ` +
+        `at the budget, predictions take about ${s((perCall.cpuS / perCall.calls) * PREDICTION_BUDGET_CALLS)} of CPU.`
+      : '',
     '',
   ].join('\n');
   writeFileSync(repoPath('bench/results/overview.md'), text);
