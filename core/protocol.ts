@@ -27,7 +27,7 @@ export type ToWebview =
       /** What to fix first (docs/timeline.md, "The overview"): the page opens on it. Absent: the timeline alone. */
       overview?: Overview;
     }
-  /** The shown trace's overview, made after the trace was sent (its predictions take longer), or made again. */
+  /** The shown trace's overview (core/overview/build.ts), made after the trace was sent: its predictions take longer. */
   | { type: 'overview'; overview: Overview }
   | { type: 'select'; call?: number; op?: number; reveal?: boolean }
   /** Show this time range: a linked timeline's (the before and after of a fix), whose view this one follows. */

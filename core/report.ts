@@ -12,6 +12,9 @@ import { waitIndex } from './analyze';
 import type { Analysis, WaitExplanation } from './analyze/types';
 import type { WaitGroups } from './analyze/wait-groups';
 import { callKind, callSite, type CallSite, type Finding, type SourceFrame, type Trace } from './trace/model';
+import type { FindingPrediction, ReportPredictions } from './overview/predict';
+import { rankFindings, savingText } from './overview/rank';
+import { contextOf } from './overview/where';
 import { escapeControls } from './terminal';
 import { formatNs, formatPct } from './units';
 
@@ -26,7 +29,16 @@ type Sourced<T extends { source?: unknown }> = Omit<T, 'source'> & {
   noSource?: string;
 };
 export type ReportWait = Sourced<Analysis['waits'][number]>;
-export type ReportFinding = Sourced<Finding>;
+export type ReportFinding = Sourced<Finding> & {
+  /** The context of its first call that has one, where none of its calls has a line (imported traces). */
+  context?: string;
+  /** Host time its fix is predicted to save over the recorded window (docs/overview.md); negative: a cost. */
+  predictedSavingNs?: number;
+  /** The same over each iteration of the window, where iterations were found. */
+  predictedSavingPerIterationNs?: number;
+  /** Why no saving is predicted: no fix to simulate, the reason it cannot apply, or that it was not simulated. */
+  noPrediction?: string;
+};
 
 export interface Report {
   source: string;
@@ -36,9 +48,11 @@ export interface Report {
   metrics: { hostBlockedPct: number; gpuBusyPct: number; overlapPct: number };
   /** The waits grouped, when asked for (`report --group`). */
   groups?: WaitGroups;
+  /** Where the findings carry predicted savings: the profile and the window they were simulated over. */
+  predictedOver?: { profile: string; window: string };
 }
 
-export function buildReport(trace: Trace, analysis: Analysis): Report {
+export function buildReport(trace: Trace, analysis: Analysis, predictions?: ReportPredictions): Report {
   const round = (n: number) => Math.round(n * 100) / 100;
   const index = waitIndex(analysis);
   let waits: ReportWait[] | undefined;
@@ -50,13 +64,14 @@ export function buildReport(trace: Trace, analysis: Analysis): Report {
     get waits() {
       return (waits ??= analysis.waits.map(reportWait));
     },
-    findings: analysis.findings.map((f) => withSite(f, firstSite(trace, f.calls))),
+    findings: analysis.findings.map((f, k) => reportFinding(trace, f, predictions?.list[k])),
     metrics: {
       hostBlockedPct: round(analysis.metrics.hostBlockedPct),
       gpuBusyPct: round(analysis.metrics.gpuBusyPct),
       overlapPct: round(analysis.metrics.overlapPct),
     },
   };
+  if (predictions) report.predictedOver = { profile: predictions.profile, window: predictions.window };
   if (index) {
     const blocked = trace.calls.blockedNs;
     unreadWaits.set(report, {
@@ -121,6 +136,19 @@ function noSourceReason(trace: Trace, call: number): string | undefined {
   return trace.calls.context[call]
     ? "no frame of its Python stack is in the user's code (--user-code adds paths)"
     : 'no Python code ran where it was made (a thread of the runtime or of a library)';
+}
+
+/** A finding in the report's shape: its site, else its context; its predicted saving where there is one. */
+function reportFinding(trace: Trace, f: Finding, p: FindingPrediction | undefined): ReportFinding {
+  const out: ReportFinding = withSite(f, firstSite(trace, f.calls));
+  if (!out.source) {
+    const call = f.calls.find((c) => c < trace.calls.count && contextOf(trace, c));
+    if (call !== undefined) out.context = contextOf(trace, call);
+  }
+  if (p?.predictedSavingNs !== undefined) out.predictedSavingNs = Math.round(p.predictedSavingNs);
+  if (p?.perIterationNs !== undefined) out.predictedSavingPerIterationNs = Math.round(p.perIterationNs);
+  if (p?.noSaving !== undefined) out.noPrediction = p.noSaving;
+  return out;
 }
 
 function firstSite(trace: Trace, calls: number[]): CallSite | undefined {
@@ -210,17 +238,37 @@ export function* reportTextChunks(r: Report, opts: ReportTextOptions = {}): Gene
     }
   }
   out.push('');
-  out.push(r.findings.length ? `Findings (${r.findings.length}):` : 'Findings: none');
-  for (const f of r.findings) {
-    const at = f.source && !('file' in f.source) ? 'at ' + where(f.source) : where(f.source);
-    out.push(`  ${f.severity} ${f.rule} ${f.kind}${at ? ' ' + at : ''}: ${f.message}`);
-    if (f.fix) out.push(`      fix: ${f.fix}`);
-  }
+  findingLines(r, out);
   out.push('');
   out.push(
     `Metrics: host blocked ${formatPct(r.metrics.hostBlockedPct)}, GPU busy ${formatPct(r.metrics.gpuBusyPct)}, overlap ${formatPct(r.metrics.overlapPct)}`,
   );
   yield text(out);
+}
+
+/**
+ * The findings as the text report prints them: ranked by predicted saving (core/overview/rank.ts),
+ * each with its id F1..Fn, the analysis order that `whatif --fix` takes.
+ */
+function findingLines(r: Report, out: string[]): void {
+  if (!r.findings.length) {
+    out.push('Findings: none');
+    return;
+  }
+  const by = r.predictedOver
+    ? `, largest predicted saving first (fixes simulated with the ${r.predictedOver.profile} profile over ${r.predictedOver.window})`
+    : '';
+  out.push(`Findings (${r.findings.length})${by}:`);
+  const ranked = rankFindings(r.findings.map((f, index) => ({ ...f, index })));
+  for (const f of ranked) {
+    const at = f.source && !('file' in f.source) ? 'at ' + where(f.source) : where(f.source);
+    const place = at || (f.context ? `in ${f.context}` : '');
+    out.push(`  F${f.index + 1} ${f.severity} ${f.rule} ${f.kind}${place ? ' ' + place : ''}: ${f.message}`);
+    if (f.predictedSavingNs !== undefined)
+      out.push(`      ${savingText(f.predictedSavingNs, f.predictedSavingPerIterationNs)}`);
+    else if (f.noPrediction) out.push(`      no prediction: ${f.noPrediction}`);
+    if (f.fix) out.push(`      fix: ${f.fix}`);
+  }
 }
 
 /** One wait as the text report prints it, line by line (names not yet escaped). */

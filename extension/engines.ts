@@ -10,6 +10,8 @@ import { sniffFormat, type TraceFileFormat } from '../core/import';
 import { importTraceBytes, loadTraceFile, readTraceHead, saveTraceFile, traceHeadOfBytes } from '../node/trace-file';
 import { captureTrace, type CaptureRequest, type CaptureResult } from '../node/capture-process';
 import { processMemoryBudget } from '../node/memory-limits';
+import { buildOverview } from '../core/overview/build';
+import type { Overview } from '../core/overview/types';
 import { buildReport, formatReport } from '../core/report';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
@@ -76,6 +78,12 @@ export async function saveAnalyzedTrace(trace: Trace, path: string, name: string
 
 /** The trace as a scenario (core/whatif/from-trace.ts), as `syncscope scenario` writes it. */
 export const scenarioOfTrace = (trace: Trace, profile: SimProfile): string => scenarioFromTrace(trace, profile).text;
+
+/** The trace's overview, its findings those its analysis finds now (as the timeline lists them). */
+export function overviewOf(trace: Trace, profile: SimProfile): Overview {
+  const memory = processMemoryBudget();
+  return buildOverview(trace, analyze(trace, { memory }), profile, { memory });
+}
 
 /** A simulated trace with its findings, as the timeline of a scenario shows it. */
 function analysed(trace: Trace): Trace {

@@ -139,6 +139,12 @@ export class Runs {
     return this.engine('whatIf', { trace, profile, finding }, { subject: title, timeoutMs: workerTimeoutMs() });
   }
 
+  /** The trace's overview, made in the worker: every finding's fix simulated there. */
+  async overview(trace: Trace, title: string): Promise<EngineOps['overview']['result']> {
+    const profile = await this.profile();
+    return this.engine('overview', { trace, profile }, { subject: title, timeoutMs: workerTimeoutMs() });
+  }
+
   /** The trace written as a scenario, in the worker. */
   async scenarioText(trace: Trace, title: string): Promise<string> {
     const profile = await this.profile();

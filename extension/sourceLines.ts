@@ -17,6 +17,8 @@ import {
   SiteProblem,
   siteProblems,
 } from '../core/analyze/site-lines';
+import { savingText } from '../core/overview/rank';
+import type { OverviewFinding } from '../core/overview/types';
 import type { Finding, Trace } from '../core/trace/model';
 import { SEVERITY } from './diagnostics';
 import {
@@ -86,7 +88,9 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
   ) {
     this.subscriptions = [
-      editors.changed((e) => (e.view?.trace ? void this.add(e.uri, e.viewType, e.view.trace) : undefined)),
+      editors.changed((e) =>
+        e.view?.trace ? void this.add(e.uri, e.viewType, e.view.trace, e.view.overview?.findings) : undefined,
+      ),
       vscode.workspace.onDidOpenTextDocument((d) => this.loadProfileOf(d)),
       vscode.workspace.onDidChangeTextDocument((e) => e.document.languageId === 'python' && this.changedEmitter.fire()),
       vscode.workspace.onDidSaveTextDocument((d) => d.languageId === 'python' && this.changedEmitter.fire()),
@@ -130,12 +134,15 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
       .finally(() => this.loading.delete(key));
   }
 
-  /** A trace to show on the lines it names; one that names none is not kept. */
-  async add(uri: vscode.Uri, viewType: string, trace: Trace): Promise<void> {
+  /**
+   * A trace to show on the lines it names; one that names none is not kept. `ranked`: its overview's
+   * findings, whose predicted savings order and annotate its Problems entries.
+   */
+  async add(uri: vscode.Uri, viewType: string, trace: Trace, ranked?: readonly OverviewFinding[]): Promise<void> {
     if (!trace.sites.length) return;
     const lines = siteLines(trace);
     const launches = new Map(lines.map((l) => [l, launchLines(trace, l)]));
-    const problems = siteProblems(trace);
+    const problems = siteProblems(trace, ranked);
     const files = new Map<string, string | undefined>();
     const launchFiles = [...launches.values()].flatMap((ls) => ls.map((l) => l.source.file));
     for (const f of new Set([...lines.map((l) => l.file), ...problems.map((p) => p.file), ...launchFiles]))
@@ -164,9 +171,11 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
         .filter((p) => l.files.get(p.file) === file)
         .map((p) => {
           const line = Math.max(p.line - 1, 0);
+          const saving =
+            p.predictedSavingNs === undefined ? '' : ` (F${p.index + 1}: ${savingText(p.predictedSavingNs)})`;
           const d = new vscode.Diagnostic(
             new vscode.Range(line, 0, line, 1000),
-            findingMessage(p.finding),
+            findingMessage(p.finding) + saving,
             SEVERITY[p.severity],
           );
           d.source = 'syncscope';

@@ -136,6 +136,11 @@ export class TimelinePanel implements vscode.Disposable {
     if (this.ready) this.post({ type: 'overview', overview });
   }
 
+  /** The shown trace's overview, once made. */
+  get overview(): Overview | undefined {
+    return this.shown?.overview;
+  }
+
   /** Shows the time range of a linked timeline, now and whenever the page reloads. */
   follow(range: [number, number]): void {
     this.followed = range;

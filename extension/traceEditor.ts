@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { dirname } from 'node:path';
 import { isContainedRelativePath } from './logic/paths';
 import { revealSource } from './panels';
+import type { Trace } from '../core/trace/model';
 import type { Runs } from './runs';
 import { TimelinePanel } from './timelinePanel';
 import { OPEN_AS_SCENARIO, SIMULATE_FIX } from './whatifIds';
@@ -98,6 +99,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
         offers: ['simulateFix', 'openScenario'],
       });
       this.changedEmitter.fire({ uri: document.uri, viewType: panel.viewType, view });
+      this.overviewOf(document.uri, panel.viewType, view, result.trace, result.title);
     } catch (e) {
       if (e instanceof vscode.CancellationError) {
         this.log.info(`stopped reading ${document.uri.path.split('/').pop()}: its editor closed`);
@@ -109,6 +111,21 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     } finally {
       resolveCancelled.dispose();
     }
+  }
+
+  /**
+   * The trace's overview, made in the worker after the timeline is shown (every finding's fix is
+   * simulated for it): the findings list and the Problems panel then rank by predicted saving.
+   */
+  private overviewOf(uri: vscode.Uri, viewType: string, view: TimelinePanel, trace: Trace, title: string): void {
+    this.runs.overview(trace, title).then(
+      (overview) => {
+        if (this.shown.get(uri.toString()) !== view || view.trace !== trace) return;
+        view.showOverview(trace, overview);
+        this.changedEmitter.fire({ uri, viewType, view });
+      },
+      (e: unknown) => this.log.warn(`no overview of ${title}: ${(e as Error).message}`),
+    );
   }
 
   /**

@@ -171,8 +171,7 @@ export class TimelineApp {
       this.view.setViewport(state.t0, state.t1);
       this.ui.scroller.scrollTop = state.scrollTop;
     } else if (range) this.view.setViewport(range[0], range[1]);
-    renderFindings(this.ui.findings, trace, (item) => this.select(item, 'zoom', true), this.actions.simulateFix);
-    this.ui.findingsCount.textContent = String(trace.findings.length);
+    this.listFindings(trace);
     // The previous trace's waits go now; this one's are listed after the first frame.
     this.waitsReady = false;
     this.waits.load(trace, []);
@@ -187,6 +186,13 @@ export class TimelineApp {
     // The timeline draws first: at 10^7 ops the waits table's rows take seconds to build, and the
     // first frame does not need them. They are listed in a task after that frame is painted.
     requestAnimationFrame(() => setTimeout(() => this.listWaits(trace)));
+  }
+
+  /** The findings list, ranked by the overview's predicted savings once it came. */
+  private listFindings(trace: Trace): void {
+    const pick = (item: Item) => this.select(item, 'zoom', true);
+    renderFindings(this.ui.findings, trace, pick, this.actions.simulateFix, this.overview?.findings);
+    this.ui.findingsCount.textContent = String(trace.findings.length);
   }
 
   private listWaits(trace: Trace): void {
@@ -211,6 +217,7 @@ export class TimelineApp {
     this.overview = overview;
     this.tabs.visible = true;
     this.overviewPanel.show(overview, t, this.overviewActions);
+    this.listFindings(t);
     if (tab) this.tabs.show(tab);
     else if (first && !this.touched) this.tabs.show('overview');
   }

@@ -1,9 +1,12 @@
 import { analyze } from '../../core/analyze';
 import { formatWaitGroups, groupWaits, WAIT_GROUPINGS, WaitGrouping } from '../../core/analyze/wait-groups';
+import { windowPredictions } from '../../core/overview/predict';
 import { buildReport, reportJsonChunks, reportTextChunks } from '../../core/report';
+import { h200 } from '../../core/simulate/profile';
 import { escapeControlsKeepLines } from '../../core/terminal';
 import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
+import { readProfile } from '../input';
 import { loadAnalysisInput } from './simulate';
 import { sourceTextReader } from '../source-text';
 
@@ -30,7 +33,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(args, 'scenario or trace file');
   const by = grouping(flagString(args, 'group'));
   const input = await loadAnalysisInput(file, io, args);
-  const report = buildReport(input.trace, analyze(input.trace, { program: input.program, memory: input.memory }));
+  const analysis = analyze(input.trace, { program: input.program, memory: input.memory });
+  const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
+  const report = buildReport(input.trace, analysis, windowPredictions(input.trace, analysis, profile, input.memory));
   if (by) report.groups = groupWaits(report.waits, by);
   if (args.flags.has('json')) for (const chunk of reportJsonChunks(report)) io.stdout(chunk);
   else {

@@ -9,8 +9,7 @@ import { buildReport, type Report } from '../../core/report';
 import type { Program } from '../../core/scenario/program';
 import { h200 } from '../../core/simulate/profile';
 import type { Trace } from '../../core/trace/model';
-import { hostCallsIn } from '../../core/whatif/from-trace';
-import { whatIf, type FixResult } from '../../core/whatif/fixes';
+import { windowPredictions, type ReportPredictions } from '../../core/overview/predict';
 import { loadInput } from '../input';
 import { UsageError, type CliIo } from '../io';
 
@@ -19,8 +18,8 @@ export interface Loaded {
   program?: Program;
   analysis: Analysis;
   report: Report;
-  /** Every finding's fix simulated, made on first read. */
-  readonly fixes: FixResult[];
+  /** Every finding's fix simulated over the trace's recorded window (docs/overview.md), made on first read. */
+  readonly predictions: ReportPredictions;
 }
 
 /** The simulator profile of every prediction: the built-in one, as `syncscope whatif` uses by default. */
@@ -42,14 +41,14 @@ export async function loadForTool(file: string, cwd: string): Promise<Loaded> {
   const io: CliIo = { stdout: () => {}, stderr: () => {}, cwd };
   const { trace, program } = await loadInput(file, io);
   const analysis = analyze(trace, { program });
-  let fixes: FixResult[] | undefined;
+  let predictions: ReportPredictions | undefined;
   const loaded: Loaded = {
     trace,
     program,
     analysis,
     report: buildReport(trace, analysis),
-    get fixes() {
-      return (fixes ??= hostCallsIn(trace).count ? whatIf(trace, PROFILE, 'all', {}, analysis) : []);
+    get predictions() {
+      return (predictions ??= windowPredictions(trace, analysis, PROFILE));
     },
   };
   last = { key, loaded };

@@ -153,6 +153,9 @@ export const OUTPUTS = {
   findings: z.object({
     file: z.string(),
     profile: z.string().describe('the simulator profile of the predictions'),
+    window: z
+      .string()
+      .describe('the recorded window the fixes were simulated over: its iterations, how found, those left out and why'),
     total: z.number(),
     leftOut: z.number(),
     findings: z
@@ -165,17 +168,24 @@ export const OUTPUTS = {
           message: z.string(),
           fix: z.string().optional(),
           source: source.optional(),
+          context: z.string().optional().describe('where no call of the finding has a line: the op context of one'),
           stack: z.array(frame).optional(),
           calls: z.array(z.number()).describe('the first calls the finding names (wait ids among them)'),
           callCount: z.number(),
           predictedSavingNs: z
             .number()
             .optional()
-            .describe("host time the simulated fix saves; negative where the fix costs time (a race's added wait)"),
+            .describe(
+              "host time the simulated fix saves over the window; negative where the fix costs time (a race's added wait)",
+            ),
+          predictedSavingPerIterationNs: z
+            .number()
+            .optional()
+            .describe('the same per iteration of the window, where iterations were found'),
           prediction: z.string().describe('the simulated edit, or why there is no fix to simulate'),
         }),
       )
-      .describe('largest predicted saving first; findings without one after, in report order'),
+      .describe('largest predicted saving first; findings without one after, errors first, then in report order'),
   }),
   whatif: z.object({
     file: z.string(),

@@ -3,10 +3,12 @@
 import { waitIndex } from '../../core/analyze';
 import { callSource, type SourceText } from '../../core/analyze/describe';
 import type { WaitExplanation } from '../../core/analyze/types';
+import { NO_FIX, type FindingPrediction } from '../../core/overview/predict';
+import { rankFindings, savingText } from '../../core/overview/rank';
 import { reportWaitOf, waitLines, where, type ReportFinding, type ReportWait } from '../../core/report';
 import { callKind, callSite, type SourceFrame } from '../../core/trace/model';
 import { formatNs, formatPct } from '../../core/units';
-import { savedNs, whatIf, type FixResult } from '../../core/whatif/fixes';
+import { savedNs, whatIf } from '../../core/whatif/fixes';
 import type { ParsedArgs } from '../args';
 import { describeFix } from '../commands/whatif';
 import { windowOf } from '../commands/scenario';
@@ -171,36 +173,41 @@ export function waitsAnswer(l: Loaded, args: In<'waits'>, code: SourceText): Ans
 
 type FindingOut = Out<'findings'>['findings'][number];
 
-function findingItem(f: ReportFinding, id: string, fix: FixResult | undefined): FindingOut {
-  const saving = fix && savedNs(fix);
-  const prediction = saving !== undefined ? fix!.edit : `no fix to simulate${fix ? ` (${fix.edit})` : ''}`;
+/** What the prediction says: the simulated edit, or why there is none. */
+function predictionText(p: FindingPrediction): string {
+  if (p.predictedSavingNs !== undefined) return p.edit ?? '';
+  if (p.noSaving === NO_FIX || p.noSaving === undefined) return NO_FIX;
+  return p.noSaving.startsWith('cannot') ? `${NO_FIX} (${p.noSaving})` : p.noSaving;
+}
+
+function findingItem(f: ReportFinding, index: number, p: FindingPrediction): FindingOut {
   return clipStrings({
-    id,
+    id: `F${index + 1}`,
     rule: f.rule,
     kind: f.kind,
     severity: f.severity,
     message: f.message,
     fix: f.fix,
     source: f.source,
+    context: f.context,
     stack: framesOf(f.stack).stack,
     calls: f.calls.slice(0, 20),
     callCount: f.calls.length,
-    predictedSavingNs: saving,
-    prediction,
+    predictedSavingNs: p.predictedSavingNs,
+    predictedSavingPerIterationNs: p.perIterationNs,
+    prediction: predictionText(p),
   });
 }
 
 export function findingsAnswer(l: Loaded, args: In<'findings'>): Answer<Out<'findings'>> {
-  const fixes = new Map(l.fixes.map((r) => [r.id, r]));
-  const all = l.report.findings.map((f, i) => findingItem(f, `F${i + 1}`, fixes.get(`F${i + 1}`)));
-  const ranked = all
-    .map((f, i) => ({ f, i }))
-    .sort((a, b) => (b.f.predictedSavingNs ?? -Infinity) - (a.f.predictedSavingNs ?? -Infinity) || a.i - b.i)
-    .map(({ f }) => f);
+  const { list, window } = l.predictions;
+  const all = l.report.findings.map((f, i) => ({ index: i, severity: f.severity, ...list[i] }));
+  const ranked = rankFindings(all).map((r) => findingItem(l.report.findings[r.index], r.index, list[r.index]));
   const limit = args.limit ?? 20;
   const data: Out<'findings'> = {
     file: args.path,
     profile: PROFILE.name,
+    window,
     total: all.length,
     leftOut: 0,
     findings: ranked.slice(0, limit),
@@ -209,7 +216,7 @@ export function findingsAnswer(l: Loaded, args: In<'findings'>): Answer<Out<'fin
   data.leftOut = all.length - data.findings.length + fitList(data, 'findings', blocks);
   const text = [
     all.length
-      ? `${args.path}: ${all.length} findings, largest predicted saving first (fixes simulated with the ${PROFILE.name} profile):`
+      ? `${args.path}: ${all.length} findings, largest predicted saving first (fixes simulated with the ${PROFILE.name} profile over ${window}):`
       : `${args.path}: no findings`,
     ...blocks.flat(),
   ];
@@ -218,17 +225,19 @@ export function findingsAnswer(l: Loaded, args: In<'findings'>): Answer<Out<'fin
 }
 
 function findingLines(f: FindingOut): string[] {
-  const at = f.source ? ` ${'file' in f.source ? where(f.source) : 'at ' + where(f.source)}` : '';
-  const saving = f.predictedSavingNs === undefined ? '' : `${savingText(f.predictedSavingNs)}: `;
+  const at = f.source
+    ? ` ${'file' in f.source ? where(f.source) : 'at ' + where(f.source)}`
+    : f.context
+      ? ` in ${f.context}`
+      : '';
+  const saving =
+    f.predictedSavingNs === undefined ? '' : `${savingText(f.predictedSavingNs, f.predictedSavingPerIterationNs)}: `;
   return [
     `${f.id} ${f.severity} ${f.rule} ${f.kind}${at}: ${f.message}`,
     `    ${saving}${f.prediction}`,
     ...(f.fix ? [`    fix: ${f.fix}`] : []),
   ];
 }
-
-const savingText = (ns: number) =>
-  ns >= 0 ? `predicted saving ${formatNs(ns)}` : `the fix costs ${formatNs(-ns)} more host time`;
 
 export function whatifAnswer(l: Loaded, args: In<'whatif'>): Answer<Out<'whatif'>> {
   const id = args.id.toUpperCase();

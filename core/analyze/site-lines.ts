@@ -5,6 +5,7 @@ import type { CallKind } from '../trace/kinds';
 import { CK, isWait } from '../trace/kinds';
 import { CallSite, Finding, Severity, Trace, callKind, callSite } from '../trace/model';
 import { formatNs } from '../units';
+import { rankFindings, type Rankable } from '../overview/rank';
 import { groupReleasedByText } from './describe';
 
 export interface SiteLine {
@@ -31,16 +32,23 @@ export interface SiteProblem {
   precision: CallSite['precision'];
   severity: Severity;
   finding: Finding;
+  /** The finding's index in the trace's findings: F(index + 1). */
+  index: number;
+  /** Host time its fix is predicted to save (core/overview/predict.ts), where known. */
+  predictedSavingNs?: number;
 }
 
 const keyOf = (s: CallSite): string => `${s.frame.line}\n${s.frame.file}`;
 
-/** Every line of user code where the host waited, in order of first wait. Waits without a site are left out. */
-export function siteLines(t: Trace): SiteLine[] {
+/**
+ * Every line of user code where the host waited, in order of first wait; with `keep`, only the waits
+ * it keeps (those of a window). Waits without a site are left out.
+ */
+export function siteLines(t: Trace, keep?: (call: number) => boolean): SiteLine[] {
   const byKey = new Map<string, SiteLine>();
   const c = t.calls;
   for (let i = 0; i < c.count; i++) {
-    if (c.kind[i] === CK.context || !isWait(t, i)) continue;
+    if (c.kind[i] === CK.context || !isWait(t, i) || (keep && !keep(i))) continue;
     const site = callSite(t, i);
     if (!site) continue;
     const key = keyOf(site);
@@ -88,10 +96,18 @@ export function siteLineText(s: SiteLine, releasedBy = true): string {
   return `host blocked ${formatNs(s.totalBlockedNs)}${where}${times}: ${s.kinds.join(', ')}${by}`;
 }
 
-/** The findings that name a call with a site, each on the site of its first such call. */
-export function siteProblems(t: Trace): SiteProblem[] {
+/**
+ * The findings that name a call with a site, each on the site of its first such call, in the ranked
+ * order (core/overview/rank.ts): by the predictions of `ranked` (the overview's findings, by index)
+ * where given, else by severity.
+ */
+export function siteProblems(t: Trace, ranked?: readonly Rankable[]): SiteProblem[] {
+  const order: readonly Rankable[] =
+    ranked ?? rankFindings(t.findings.map((f, index) => ({ index, severity: f.severity })));
   const out: SiteProblem[] = [];
-  for (const finding of t.findings) {
+  for (const { index, predictedSavingNs } of order) {
+    const finding = t.findings[index];
+    if (!finding) continue;
     const site = finding.calls.map((i) => callSite(t, i)).find((s) => s !== undefined);
     if (site)
       out.push({
@@ -100,6 +116,8 @@ export function siteProblems(t: Trace): SiteProblem[] {
         precision: site.precision,
         severity: finding.severity,
         finding,
+        index,
+        ...(predictedSavingNs !== undefined ? { predictedSavingNs } : {}),
       });
   }
   return out;

@@ -23,7 +23,7 @@ const STARTS_TRIED = 64;
 const MAX_PERIOD = 20_000;
 
 /** The ProfilerStep#N ranges of the trace, in time order. */
-function profilerSteps(t: Trace): { label: string; begin: number; end: number }[] {
+export function profilerSteps(t: Trace): { label: string; begin: number; end: number }[] {
   const out: { label: string; begin: number; end: number }[] = [];
   for (let i = 0; i < t.calls.count; i++) {
     if (t.calls.kind[i] !== CK.context) continue;

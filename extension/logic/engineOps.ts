@@ -4,6 +4,7 @@ import type { Analysis } from '../../core/analyze/types';
 import { HOSTILE_BUDGET } from '../../core/scenario/kinds';
 import type { TraceFileFormat } from '../../core/import';
 import type { Program } from '../../core/scenario/program';
+import type { Overview } from '../../core/overview/types';
 import type { Trace } from '../../core/trace/model';
 import type { PositionedError } from './problems';
 
@@ -49,6 +50,8 @@ export interface EngineOps {
   chrome: { args: { trace: Trace }; result: string };
   /** Simulates the fix of the finding at `finding` of the trace's findings (docs/whatif.md). */
   whatIf: { args: { trace: Trace; profile: unknown; finding: number }; result: WhatIfResult };
+  /** The trace's overview (docs/overview.md): its window, host and GPU time, lines and findings ranked by predicted saving. */
+  overview: { args: { trace: Trace; profile: unknown }; result: Overview };
   /** The trace written as a scenario. */
   scenarioText: { args: { trace: Trace; profile: unknown }; result: string };
 }

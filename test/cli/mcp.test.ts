@@ -212,19 +212,33 @@ test('waits of one kind, and a line without waits answers with the lines that wa
 });
 
 test('findings, ranked by predicted saving, with "no fix to simulate" where there is none', async () => {
-  // `syncscope whatif` on this capture predicts F6 17 ms, F3 6.77 ms, F1 3.42 ms, F7 764 µs, F4 5.63 µs, F2 3.1 µs, F5 736 ns.
+  // The capture's recorded window is its loop's iterations 2 to 10 (the first is warm-up):
+  // `syncscope whatif --from 4221778710 --to 4294290426` on it predicts F6 15.3 ms (9 copies) and F7
+  // 4.8 ms; F1 to F5 copy before the window, so their fixes cannot apply there.
   const capture = await ok('findings', { path: CAPTURE });
   assert.equal(capture.data.total, 7);
+  assert.match(
+    capture.data.window,
+    /^9 iterations, iteration 2 to iteration 10, from a run of calls that repeats; iteration 1 left out: warm-up/,
+  );
   assert.deepEqual(
     capture.data.findings.map((f: { id: string }) => f.id),
-    ['F6', 'F3', 'F1', 'F7', 'F4', 'F2', 'F5'],
+    ['F6', 'F7', 'F1', 'F2', 'F3', 'F4', 'F5'],
   );
   const [first] = capture.data.findings;
   assert.equal(first.kind, 'pageable-async-copy');
-  assert.equal(Math.round(first.predictedSavingNs / 1e5), 170);
-  assert.equal(first.prediction, 'copy from pinned host memory, asynchronously, in 10 copies');
+  assert.equal(Math.round(first.predictedSavingNs / 1e5), 153);
+  assert.equal(Math.round(first.predictedSavingPerIterationNs / 1e4), 170);
+  assert.equal(first.prediction, 'copy from pinned host memory, asynchronously, in 9 copies');
   assert.equal(first.callCount, 10);
-  assert.match(capture.text, /\nF6 warning S17 pageable-async-copy: .*\n {4}predicted saving 17 ms: copy from pinned/);
+  assert.equal(
+    capture.data.findings[2].prediction,
+    'no fix to simulate (cannot apply: its copies are not in the scenario (left out or outside the window))',
+  );
+  assert.match(
+    capture.text,
+    /\nF6 warning S17 pageable-async-copy: .*\n {4}predicted saving 15\.3 ms \(1\.7 ms per iteration\): copy from pinned/,
+  );
   // F2 has no fix the simulator can run: last, though it is second in report order (F3 7 µs, F1 705 ns).
   const query = await ok('findings', { path: 'examples/seed-query-before-after.scenario.json' });
   assert.deepEqual(

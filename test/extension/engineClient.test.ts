@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyze } from '../../core/analyze';
 import { compileScenario } from '../../core/scenario/parse';
-import { simulate } from '../../core/simulate';
+import { buildOverview } from '../../core/overview/build';
+import { h200, simulate } from '../../core/simulate';
 import { loadTraceFile } from '../../node/trace-file';
 import { EngineClient, RequestCancelledError, WorkerLimitError } from '../../extension/logic/engineClient';
 import type { EngineOps } from '../../extension/logic/engineOps';
@@ -107,6 +108,34 @@ test(
       };
       assert.ok((await atScript()) > 0, 'the script holds the lines');
       assert.equal(await atScript({ add: [], remove: ['/home/dev/syncscope/test/gpu/torch/programs'] }), 0);
+    } finally {
+      client.dispose();
+    }
+  },
+);
+
+test(
+  "the worker makes a trace's overview as core does in-process: train_step's findings ranked by predicted saving",
+  {
+    skip: !existsSync(workerBundle) && 'npm run build first',
+  },
+  async () => {
+    const client = new EngineClient(workerBundle, { memoryMb: 1024, concurrency: 1 });
+    try {
+      const trace = await loadTraceFile(repoPath('test', 'fixtures', 'torch', 'profile', 'train_step.profile.json.gz'));
+      const analysis = analyze(trace);
+      trace.findings = analysis.findings;
+      const got = await client.request<EngineOps['overview']['result']>(
+        'overview',
+        { trace, profile: 'h200' },
+        opts('train_step.profile.json.gz', 60_000),
+      );
+      assert.deepEqual(got, buildOverview(trace, analysis, h200));
+      // test/core/overview.test.ts reads these from `syncscope whatif` over the same window.
+      assert.deepEqual(
+        got.findings.map((f) => f.id),
+        ['F1', 'F3', 'F2'],
+      );
     } finally {
       client.dispose();
     }

@@ -1,0 +1,96 @@
+// The cost of the overview (core/overview/build.ts): on the largest recorded trace and on generated
+// Kineto-like traces of growing size, the CPU time of the window, the iterations' time and lines,
+// and the predictions (each finding's fix simulated once), with the simulated host calls that the
+// prediction budget counts. Writes bench/results/overview.md.
+import { execSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus, hostname, loadavg } from 'node:os';
+import { analyze } from '../core/analyze';
+import { createPytorchImporter } from '../core/import';
+import { buildOverview } from '../core/overview/build';
+import { PREDICTION_BUDGET_CALLS, predictSavings, scenarioWindowOf } from '../core/overview/predict';
+import { recordedWindow } from '../core/overview/window';
+import { h200 } from '../core/simulate/profile';
+import type { Trace } from '../core/trace/model';
+import { hostCallsIn } from '../core/whatif/from-trace';
+import { loadTraceFile } from '../node/trace-file';
+import { repoPath } from '../test/helpers/paths';
+import { generateKineto } from './import.generate';
+
+/** CPU time of this process (the measure a shared machine does not skew), with the wall time. */
+function timed<T>(f: () => T): { value: T; cpuS: number; wallS: number } {
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  const value = f();
+  const used = process.cpuUsage(cpu);
+  return { value, cpuS: (used.user + used.system) / 1e6, wallS: (performance.now() - start) / 1000 };
+}
+
+function generated(steps: number): Trace {
+  const importer = createPytorchImporter();
+  const encoder = new TextEncoder();
+  for (const piece of generateKineto({ steps, syncEvery: 10 })) importer.push(encoder.encode(piece));
+  return importer.finish();
+}
+
+const s = (x: number) => `${x.toFixed(2)} s`;
+
+/** CPU time per simulated host call, of the largest prediction run that was simulated. */
+let perCall: { calls: number; cpuS: number } | undefined;
+
+function row(name: string, t: Trace): string {
+  const analysis = analyze(t);
+  const w = timed(() => recordedWindow(t));
+  const rw = w.value;
+  const fixable = analysis.findings.filter((f) => f.fix).length;
+  const calls = hostCallsIn(t, scenarioWindowOf(rw)).count;
+  const simulated = calls * (fixable + 1);
+  const p = timed(() => predictSavings(t, analysis, h200, rw));
+  const rest = timed(() => buildOverview(t, analysis, h200, { window: rw, predictions: p.value }));
+  const skipped = p.value.some((x) => x.noSaving?.startsWith('not simulated'));
+  if (!skipped && simulated > (perCall?.calls ?? 0)) perCall = { calls: simulated, cpuS: p.cpuS };
+  return (
+    `| ${name} | ${t.calls.count} calls, ${t.ops.count} ops | ${rw.summary.labels.length} (${rw.summary.detectedBy}) | ` +
+    `${s(w.cpuS)} | ${s(rest.cpuS)} | ${calls} x ${fixable + 1} = ${simulated} | ` +
+    `${skipped ? 'skipped (over the budget)' : `${s(p.cpuS)} (wall ${s(p.wallS)})`} |`
+  );
+}
+
+async function main(): Promise<void> {
+  const rows: string[] = [];
+  for (const f of [
+    'test/fixtures/torch/programs/train_step.sync.json.gz',
+    'test/fixtures/torch/profile/train_step.profile.json.gz',
+  ])
+    rows.push(row(f.split('/').pop()!, await loadTraceFile(repoPath(f))));
+  for (const steps of [1000, 10_000, 30_000, 100_000]) rows.push(row(`generated, ${steps} steps`, generated(steps)));
+  const commit = execSync('git rev-parse --short HEAD', { cwd: repoPath('.') })
+    .toString()
+    .trim();
+  const date = new Date().toISOString().slice(0, 10);
+  const text = [
+    '# The overview: what it costs',
+    '',
+    `${date}, ${hostname()}, commit ${commit}, load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores.`,
+    '`node scripts/build.mjs --no-native --tests=bench/overview && node out/bench/overview.bench.js`.',
+    'CPU time of this process. The window: recordedWindow. Iterations and lines: the rest of buildOverview',
+    'with the predictions given. Predictions: every finding with a fix simulated once over the window',
+    `(core/whatif/fixes.ts); skipped where the window's host calls times the simulations exceed`,
+    `PREDICTION_BUDGET_CALLS (${PREDICTION_BUDGET_CALLS}). Generated traces: bench/import.generate.ts, a`,
+    'launch per step and a pageable copy and a stream synchronize every 10 steps.',
+    '',
+    '| trace | size | iterations counted | window | iterations and lines | host calls x simulations | predictions |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    perCall
+      ? `The largest run simulated took ${((perCall.cpuS / perCall.calls) * 1e6).toFixed(1)} µs of CPU per simulated host call: ` +
+        `at the budget, predictions take about ${s((perCall.cpuS / perCall.calls) * PREDICTION_BUDGET_CALLS)} of CPU.`
+      : '',
+    '',
+  ].join('\n');
+  writeFileSync(repoPath('bench/results/overview.md'), text);
+  process.stdout.write(text);
+}
+
+void main();

@@ -1,0 +1,208 @@
+// The overview's lines and ranked findings (core/overview/build.ts), and the one ranking that the
+// report, the MCP server, the Problems panel and the findings list share (core/overview/rank.ts),
+// on the H200 recordings of test/gpu/torch/programs/train_step.py:
+//   20  x = batch.to("cuda", non_blocking=fix)        (a pageable copy each step)
+//   25  losses.append(... loss.item())               (a stream synchronize each step)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { analyze } from '../../core/analyze';
+import { siteProblems } from '../../core/analyze/site-lines';
+import { buildOverview } from '../../core/overview/build';
+import { predictSavings, windowPredictions } from '../../core/overview/predict';
+import { rankFindings } from '../../core/overview/rank';
+import { contextOf } from '../../core/overview/where';
+import { recordedWindow } from '../../core/overview/window';
+import { buildReport, formatReport } from '../../core/report';
+import { h200 } from '../../core/simulate';
+import { CK, str } from '../../core/trace/model';
+import { loadTraceFile } from '../../node/trace-file';
+import { validate } from '../helpers/json-schema';
+import { repoPath } from '../helpers/paths';
+
+const SCRIPT = '/home/dev/syncscope/test/gpu/torch/programs/train_step.py';
+const load = async (path: string) => {
+  const trace = await loadTraceFile(repoPath(path));
+  const analysis = analyze(trace);
+  trace.findings = analysis.findings;
+  return { trace, analysis };
+};
+const PROFILED = 'test/fixtures/torch/profile/train_step.profile.json.gz';
+const TRACED = 'test/fixtures/torch/programs/train_step.default.json.gz';
+const CAPTURED = 'test/fixtures/capture/programs/train_step.plain.syncscope.json.gz';
+
+test("the line that blocks longest is loss.item()'s, released by the loss's copy to the host", async () => {
+  const { trace, analysis } = await load(PROFILED);
+  const o = buildOverview(trace, analysis, h200);
+  const [item, copy] = o.lines;
+  assert.deepEqual(item.where, { file: SCRIPT, line: 25, function: '<module>', precision: 'line' });
+  // One cudaStreamSynchronize per counted iteration (2 to 10).
+  assert.equal(item.waits, 9);
+  assert.equal(item.perIterationNs, item.blockedNs / 9);
+  assert.deepEqual(item.releasedBy, {
+    name: 'Memcpy DtoH (Device -> Pinned)',
+    shortName: 'Memcpy DtoH (Device -> Pinned)',
+    stream: 'stream 7',
+    how: 'exact',
+    // The copy's cudaMemcpyAsync has only its function's site in Kineto's python_function events.
+    launch: { file: 'train_step.py', line: 0, function: '<module>' },
+  });
+  assert.equal(item.releasedByText, 'released by "Memcpy DtoH (Device -> Pinned)" on stream 7');
+  assert.ok(item.share > 0.99, `${item.share}`);
+  assert.deepEqual(copy.where, { file: SCRIPT, line: 20, function: '<module>', precision: 'line' });
+  assert.equal(copy.releasedBy?.name, 'Memcpy HtoD (Pageable -> Device)');
+  assert.ok(Math.abs(o.lines.reduce((n, l) => n + l.share, 0) - 1) < 1e-9);
+  // The longest wait is one of the line's: the one "show in timeline" selects.
+  assert.equal(trace.calls.kind[item.longest], CK.streamSync);
+});
+
+test("waits without a line group by their op context, without the profiler's step range", async () => {
+  const { trace, analysis } = await load(TRACED);
+  const o = buildOverview(trace, analysis, h200);
+  assert.deepEqual(
+    o.lines.map((l) => [l.where, l.waits]),
+    [
+      [{ context: 'aten::item > aten::_local_scalar_dense' }, 9],
+      [{ context: 'aten::to > aten::_to_copy > aten::copy_' }, 9],
+    ],
+  );
+  const profiled = await loadTraceFile(repoPath(PROFILED));
+  const item = [...Array(profiled.calls.count).keys()].find(
+    (i) => profiled.calls.kind[i] === CK.streamSync && str(profiled, profiled.calls.context[i]).includes('aten::item'),
+  )!;
+  assert.equal(str(profiled, profiled.calls.context[item]), 'ProfilerStep#0 > aten::item > aten::_local_scalar_dense');
+  assert.equal(contextOf(profiled, item), 'aten::item > aten::_local_scalar_dense');
+});
+
+test('the first-ranked finding is the one whatif predicts the largest saving for', async () => {
+  // `syncscope whatif train_step.profile.json.gz --from 810651722 --to 882846869` (the recorded window:
+  // iterations 2 to 10): F1 pageable-async-copy 14.4 ms (9 copies), F3 loop-sync 5.52 ms, F2 hidden-sync 1.45 ms.
+  const { trace, analysis } = await load(PROFILED);
+  const o = buildOverview(trace, analysis, h200);
+  assert.deepEqual(
+    o.findings.map((f) => [f.id, f.kind]),
+    [
+      ['F1', 'pageable-async-copy'],
+      ['F3', 'loop-sync'],
+      ['F2', 'hidden-sync'],
+    ],
+  );
+  assert.deepEqual(
+    o.findings.map((f) => Math.round(f.predictedSavingNs! / 1e4)),
+    [1444, 552, 145],
+  );
+  for (const f of o.findings) {
+    assert.equal(f.perIterationNs, f.predictedSavingNs! / 9);
+    assert.equal(f.isCost, false);
+    assert.equal(f.noSaving, undefined);
+  }
+  assert.equal(o.profile, 'h200');
+  // F1's copies in the window have only their function's site; its first call in the window is shown.
+  assert.deepEqual(o.findings[0].where, {
+    file: 'train_step.py',
+    line: 0,
+    function: '<module>',
+    precision: 'function',
+  });
+  assert.ok(trace.calls.begin[o.findings[0].call!] >= o.window.beginNs);
+  assert.deepEqual(o.findings[1].where, { file: SCRIPT, line: 25, function: '<module>', precision: 'line' });
+});
+
+test('a pageable-copy finding of an imported trace without stacks names its op context', async () => {
+  const { trace, analysis } = await load(TRACED);
+  const o = buildOverview(trace, analysis, h200);
+  const copy = o.findings.find((f) => f.kind === 'pageable-async-copy')!;
+  assert.equal(copy.id, 'F1');
+  assert.deepEqual(copy.where, { context: 'aten::to > aten::_to_copy > aten::copy_' });
+  const report = buildReport(trace, analysis, windowPredictions(trace, analysis, h200));
+  assert.equal(report.findings[0].source, undefined);
+  assert.equal(report.findings[0].context, 'aten::to > aten::_to_copy > aten::copy_');
+  assert.match(
+    formatReport(report),
+    /\n {2}F1 warning S17 pageable-async-copy in aten::to > aten::_to_copy > aten::copy_: asynchronous HtoD copy/,
+  );
+});
+
+test("a capture's findings outside the window cannot apply there, and say so; they rank after the savings", async () => {
+  const { trace, analysis } = await load(CAPTURED);
+  const o = buildOverview(trace, analysis, h200);
+  assert.deepEqual(
+    o.findings.map((f) => f.id),
+    ['F6', 'F7', 'F1', 'F2', 'F3', 'F4', 'F5'],
+  );
+  // F1 to F5: the model's weights copied before the loop began.
+  for (const f of o.findings.slice(2)) {
+    assert.equal(f.predictedSavingNs, undefined);
+    assert.equal(f.noSaving, 'cannot apply: its copies are not in the scenario (left out or outside the window)');
+  }
+  // The capture of a program run without Python stacks: its waits have neither a line nor a context.
+  assert.deepEqual(o.lines[0].where, { context: 'cudaStreamSynchronize on main' });
+  assert.equal(o.lines[0].waits, 18);
+});
+
+test('above the budget no fix is simulated, and every finding says why', async () => {
+  const { trace, analysis } = await load(PROFILED);
+  // 332 host calls in the window, simulated unfixed and once per finding with a fix (3): 1,328.
+  const p = predictSavings(trace, analysis, h200, recordedWindow(trace), undefined, 1000);
+  for (const x of p) {
+    assert.equal(x.predictedSavingNs, undefined);
+    assert.equal(
+      x.noSaving,
+      "not simulated: 4 simulations of the window's 332 host calls exceed the budget of 1,000 simulated calls (syncscope whatif --fix simulates one)",
+    );
+  }
+});
+
+test('report --json carries the predictions, and meets the schema', async () => {
+  const { trace, analysis } = await load(PROFILED);
+  const report = buildReport(trace, analysis, windowPredictions(trace, analysis, h200));
+  const json = JSON.parse(JSON.stringify(report));
+  const schema = JSON.parse(readFileSync(repoPath('media/schema/report.schema.json'), 'utf8'));
+  assert.deepEqual(validate(json, schema), []);
+  assert.deepEqual(
+    json.findings.map((f: { predictedSavingNs: number }) => Math.round(f.predictedSavingNs / 1e4)),
+    [1444, 145, 552],
+  );
+  assert.equal(json.findings[0].predictedSavingPerIterationNs, Math.round(json.findings[0].predictedSavingNs / 9));
+  assert.match(json.predictedOver.window, /^9 iterations, iteration 2 to iteration 10/);
+  // The text lists them by saving, each with the id whatif takes.
+  const text = formatReport(report);
+  const ids = [...text.matchAll(/\n {2}(F\d+) warning/g)].map((m) => m[1]);
+  assert.deepEqual(ids, ['F1', 'F3', 'F2']);
+  assert.match(text, /\n {6}predicted saving 14\.4 ms \(1\.6 ms per iteration\)\n/);
+});
+
+test('ranking: savings largest first, a cost after them, then the rest by severity; ties keep the analysis order', () => {
+  const ranked = rankFindings([
+    { index: 0, severity: 'info' },
+    { index: 1, severity: 'warning', predictedSavingNs: 5 },
+    { index: 2, severity: 'error' },
+    { index: 3, severity: 'error', predictedSavingNs: -40 },
+    { index: 4, severity: 'info', predictedSavingNs: 90 },
+    { index: 5, severity: 'warning' },
+    { index: 6, severity: 'error' },
+    { index: 7, severity: 'warning', predictedSavingNs: 5 },
+  ]);
+  assert.deepEqual(
+    ranked.map((r) => r.index),
+    [4, 1, 7, 3, 2, 6, 5, 0],
+  );
+});
+
+test("the Problems entries of a profiled script follow the overview's ranking", async () => {
+  const { trace, analysis } = await load(PROFILED);
+  const o = buildOverview(trace, analysis, h200);
+  assert.deepEqual(
+    siteProblems(trace, o.findings).map((p) => [p.index, Math.round(p.predictedSavingNs! / 1e4)]),
+    [
+      [0, 1444],
+      [2, 552],
+      [1, 145],
+    ],
+  );
+  // Without predictions: by severity, then in the analysis order.
+  assert.deepEqual(
+    siteProblems(trace).map((p) => p.index),
+    [0, 1, 2],
+  );
+});
