@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { flagString, type ParsedArgs } from './args';
 import type { Trace } from '../core/trace/model';
+import { analyze } from '../core/analyze';
+import type { MemoryBudget } from '../core/memory';
+import { buildOverview } from '../core/overview/build';
+import type { Program } from '../core/scenario/program';
+import type { SimProfile } from '../core/simulate/profile';
 import { writeFileAtomic } from '../node/atomic-write';
 import { saveTraceFile } from '../node/trace-file';
 import { timelineHtmlChunks } from './html-page';
@@ -36,8 +41,23 @@ export async function writeTraceOutputs(trace: Trace, args: ParsedArgs, io: CliI
   return full;
 }
 
-export async function writeHtmlFile(trace: Trace, title: string, path: string, io: CliIo): Promise<string> {
+/**
+ * Writes a self-contained timeline page that opens on the trace's overview. The trace's findings are
+ * the analysis's where it has none yet; the overview ranks them by the savings `profile` predicts.
+ */
+export async function writeHtmlFile(
+  trace: Trace,
+  title: string,
+  path: string,
+  io: CliIo,
+  made: { profile: SimProfile; program?: Program; memory?: MemoryBudget },
+): Promise<string> {
+  const analysis = analyze(trace, { program: made.program, memory: made.memory });
+  // A trace file may carry findings already: the page's finding numbers are those.
+  if (trace.findings.length) analysis.findings = trace.findings;
+  else trace.findings = analysis.findings;
+  const overview = buildOverview(trace, analysis, made.profile, { memory: made.memory });
   const full = resolve(io.cwd, path);
-  await writeFileAtomic(full, timelineHtmlChunks(trace, title));
+  await writeFileAtomic(full, timelineHtmlChunks(trace, title, { overview }));
   return full;
 }

@@ -1,7 +1,7 @@
-import { analyze } from '../../core/analyze';
+import { h200 } from '../../core/simulate/profile';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
-import { loadInput } from '../input';
+import { loadInput, readProfile } from '../input';
 import { writeHtmlFile } from '../output';
 
 export const spec: CommandSpec = {
@@ -27,10 +27,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     maxSteps: flagString(args, 'max-steps'),
     userCode: userCodeFlag(args),
   });
-  // A trace file may carry findings already; a fresh analysis adds them where it has none.
-  if (!input.trace.findings.length)
-    input.trace.findings = analyze(input.trace, { program: input.program, memory: input.memory }).findings;
   const title = input.trace.meta.scenario?.name ?? input.file;
-  io.stderr(`timeline written to ${await writeHtmlFile(input.trace, title, out, io)}\n`);
+  const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
+  const { program, memory } = input;
+  const page = await writeHtmlFile(input.trace, title, out, io, { profile, program, memory });
+  io.stderr(`timeline written to ${page}\n`);
   return EXIT.ok;
 }

@@ -5,7 +5,8 @@ import { buildReport, reportJsonChunks, reportTextChunks, waitCount } from '../.
 import { sourceTextReader } from '../source-text';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
-import { Input, isScenarioPath, loadInput } from '../input';
+import { Input, isScenarioPath, loadInput, readProfile } from '../input';
+import { h200 } from '../../core/simulate/profile';
 import { checkTraceOutputs, writeHtmlFile, writeTraceOutputs } from '../output';
 
 export const spec: CommandSpec = {
@@ -57,8 +58,11 @@ export async function finishRun(
   printReport(trace, program, memory, file, args, io);
   for (const path of await writeTraceOutputs(trace, args, io)) io.stderr(`trace written to ${path}\n`);
   const html = flagString(args, 'html');
-  if (html)
-    io.stderr(`timeline written to ${await writeHtmlFile(trace, trace.meta.scenario?.name ?? file, html, io)}\n`);
+  if (html) {
+    const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
+    const title = trace.meta.scenario?.name ?? file;
+    io.stderr(`timeline written to ${await writeHtmlFile(trace, title, html, io, { profile, program, memory })}\n`);
+  }
   return EXIT.ok;
 }
 
