@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { timelineHtmlChunks } from '../../cli/html-page';
 import { analyze } from '../../core/analyze';
+import { buildOverview } from '../../core/overview/build';
 import type { Overview } from '../../core/overview/types';
+import { h200 } from '../../core/simulate/profile';
 import { timelineCsp, timelinePageHtml } from '../../core/page';
 import { pageDataChunks } from '../../core/page-data';
 import { packTrace } from '../../core/protocol';
@@ -31,10 +33,13 @@ function hostileTrace(): { trace: Trace; scenario: string } {
 }
 
 /** The page as it was built before streaming: the whole data block as one JSON string. */
-function onePageString(trace: Trace, title: string, nonce: string): string {
+function onePageString(trace: Trace, title: string, nonce: string, overview?: Overview): string {
   const js = readFileSync(repoPath('dist/webview.js'), 'utf8');
   const css = readFileSync(repoPath('dist/webview.css'), 'utf8');
-  const data = JSON.stringify({ title, origin: undefined, trace: packTrace(trace, b64) }).replace(/</g, '\\u003c');
+  const data = JSON.stringify({ title, origin: undefined, trace: packTrace(trace, b64), overview }).replace(
+    /</g,
+    '\\u003c',
+  );
   return timelinePageHtml({
     csp: timelineCsp(nonce),
     nonce,
@@ -72,7 +77,9 @@ test('html -o writes the same data block as the one-string page', async () => {
   assert.equal(r.code, 0, r.stderr);
   const html = readFileSync(join(dir, 'page.html'), 'utf8');
   const nonce = /script-src 'nonce-([^']+)'/.exec(html)?.[1] ?? '';
-  assert.equal(html, onePageString(trace, `big ${HOSTILE}`, nonce));
+  // The page opens on the overview, made with the default profile.
+  const overview = buildOverview(trace, analyze(trace), h200);
+  assert.equal(html, onePageString(trace, `big ${HOSTILE}`, nonce, overview));
 });
 
 test('an overview goes into the data block after the trace, and its strings cannot close the block', () => {
