@@ -4,7 +4,14 @@
 // one click to its wait in the timeline, its line in the editor or the simulation of its fix.
 import { launchedText, siteLabel } from '../core/analyze/describe';
 import { RELEASE_BASIS_LABEL } from '../core/analyze/wait-groups';
-import type { Overview, OverviewFinding, OverviewLine, OverviewWhere } from '../core/overview/types';
+import type {
+  Overview,
+  OverviewFinding,
+  OverviewLaunch,
+  OverviewLine,
+  OverviewRelease,
+  OverviewWhere,
+} from '../core/overview/types';
 import type { Trace } from '../core/trace/model';
 import { el } from './dom';
 import { simulateFixButton } from './findings';
@@ -109,6 +116,17 @@ function windowSection(o: Overview): HTMLElement {
   );
 }
 
+/** `, queued behind 27 ops, the last multi_tensor_apply_kernel, launched at train.py:22`. */
+function queuedNode(q: NonNullable<OverviewRelease['queuedBehind']>, open: OverviewActions['openSource']): HTMLElement {
+  return el(
+    'span',
+    {},
+    q.ops > 1 ? `, queued behind ${q.ops} ops, the last ` : ', queued behind ',
+    el('span', { class: 'ov-op', title: q.name }, q.shortName),
+    q.launch ? el('span', {}, ', ', launchNode(q.launch, open)) : null,
+  );
+}
+
 function lineRow(l: OverviewLine, rank: number, actions: OverviewActions): HTMLElement {
   const [main, sub] = figure(l.blockedNs, l.perIterationNs);
   const r = l.releasedBy;
@@ -120,6 +138,7 @@ function lineRow(l: OverviewLine, rank: number, actions: OverviewActions): HTMLE
         el('span', { class: 'ov-op', title: r.name }, r.shortName),
         ` on ${r.stream}`,
         r.launch ? el('span', {}, ', ', launchNode(r.launch, actions.openSource)) : null,
+        r.queuedBehind ? queuedNode(r.queuedBehind, actions.openSource) : null,
         ' ',
         el(
           'span',
@@ -160,11 +179,9 @@ function lineRow(l: OverviewLine, rank: number, actions: OverviewActions): HTMLE
 }
 
 /** "launched at train.py:20 in step()", the file:line a link where an editor opens it. */
-function launchNode(
-  launch: { file: string; line: number; function: string },
-  open?: (file: string, line: number) => void,
-): HTMLElement {
-  return withFileLine(launchedText({ ...launch, precision: 'line' }), launch.file, launch.line, open, 'ov-launch');
+function launchNode(launch: OverviewLaunch, open?: (file: string, line: number) => void): HTMLElement {
+  const precision = launch.precision ?? 'line';
+  return withFileLine(launchedText({ ...launch, precision }), launch.file, launch.line, open, 'ov-launch');
 }
 
 function savingNode(f: OverviewFinding): HTMLElement {

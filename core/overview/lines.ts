@@ -4,6 +4,7 @@
 // was launched.
 import { groupReleasedByText, releasingOps } from '../analyze/describe';
 import { siteLines } from '../analyze/site-lines';
+import type { SiteSource } from '../analyze/types';
 import { shortKernelName } from '../trace/kernel-names';
 import { CK, isWait } from '../trace/kinds';
 import type { Trace } from '../trace/model';
@@ -40,9 +41,16 @@ function mainRelease(t: Trace, calls: number[]): OverviewRelease | undefined {
     stream: op.stream,
     how: op.how,
   };
-  if (op.source) release.launch = { file: op.source.file, line: op.source.line, function: op.source.function };
+  if (op.source) release.launch = launchOf(op.source);
+  const q = op.queuedBehind;
+  if (q) {
+    release.queuedBehind = { name: q.name, shortName: shortKernelName(q.name), ops: q.ops };
+    if (q.source) release.queuedBehind.launch = launchOf(q.source);
+  }
   return release;
 }
+
+const launchOf = (s: SiteSource) => ({ file: s.file, line: s.line, function: s.function, precision: s.precision });
 
 /** The waits (calls that blocked) that `counted` keeps, by line or context, largest blocked time first. */
 export function overviewLines(t: Trace, counted: (call: number) => boolean, iterations?: number): OverviewLine[] {

@@ -37,6 +37,14 @@ export interface OverviewIteration {
   gpu: { stream: string; busyNs: number; idleNs: number }[];
 }
 
+/** Where an op was launched: a line, or only the function it ran in (`precision: 'function'`). */
+export interface OverviewLaunch {
+  file: string;
+  line: number;
+  function: string;
+  precision?: CallSite['precision'];
+}
+
 export interface OverviewRelease {
   name: string;
   /** The name the lanes show (core/trace/kernel-names.ts). */
@@ -44,7 +52,15 @@ export interface OverviewRelease {
   stream: string;
   how: ReleaseHow;
   /** The line that launched it, where the trace has it. */
-  launch?: { file: string; line: number; function: string };
+  launch?: OverviewLaunch;
+  /** The work it queued behind on its stream, where that was most of the wait (ReleasingOp.queuedBehind). */
+  queuedBehind?: {
+    name: string;
+    shortName: string;
+    /** How many ops of the stream ran while the host waited, this one the last. */
+    ops: number;
+    launch?: OverviewLaunch;
+  };
 }
 
 export interface OverviewLine {
