@@ -125,3 +125,51 @@ function same(sig: Int32Array, x: number, y: number, len: number): boolean {
   for (let k = 0; k < len; k++) if (sig[x + k] !== sig[y + k]) return false;
   return true;
 }
+
+/** Calls that issue or wait for GPU work: attribute queries and framework ranges repeat in set-up, not in the loop. */
+const NOT_GPU_WORK = new Set<number>([CK.context, CK.api, CK.hostWork]);
+
+/** The GPU work calls of the host thread that made the most of them, in time order: the thread whose loop is the program's. */
+function mainThreadCalls(t: Trace): number[] {
+  const byLane = new Map<number, number[]>();
+  for (let i = 0; i < t.calls.count; i++) {
+    if (NOT_GPU_WORK.has(t.calls.kind[i])) continue;
+    const lane = t.calls.lane[i];
+    (byLane.get(lane) ?? byLane.set(lane, []).get(lane)!).push(i);
+  }
+  let main: number[] = [];
+  for (const calls of byLane.values()) if (calls.length > main.length) main = calls;
+  return main.sort((a, b) => t.calls.begin[a] - t.calls.begin[b] || a - b);
+}
+
+/** The iterations a trace holds, as one window of host time: from the first one's first call to the last one's last. */
+export interface IterationWindow {
+  count: number;
+  from: Iterations['from'];
+  beginNs: number;
+  endNs: number;
+}
+
+/**
+ * The trace's iterations, for figures given per step: those iterationsOf finds among the main host
+ * thread's GPU work calls; undefined where it finds no loop. Every per-step figure of the editor
+ * counts steps here, so a better detection of the recorded window replaces this one function.
+ */
+export function iterationWindow(t: Trace): IterationWindow | undefined {
+  const calls = mainThreadCalls(t);
+  if (calls.length < 2) return undefined;
+  const opsOf = new Map<number, number[]>();
+  for (let j = 0; j < t.ops.count; j++) {
+    const c = t.ops.call[j];
+    if (c >= 0) (opsOf.get(c) ?? opsOf.set(c, []).get(c)!).push(j);
+  }
+  const found = iterationsOf(t, calls, opsOf);
+  if (!found) return undefined;
+  const { list } = found;
+  const beginNs = t.calls.begin[calls[list[0].first]];
+  const endNs = t.calls.end[calls[list[list.length - 1].last]];
+  return { count: list.length, from: found.from, beginNs, endNs };
+}
+
+/** How many iterations the trace holds (iterationWindow), or undefined. */
+export const iterationCount = (t: Trace): number | undefined => iterationWindow(t)?.count;
