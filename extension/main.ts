@@ -8,6 +8,7 @@ import { Gpu } from './gpu';
 import { TIMELINE_VIEW_TYPE, TimelinePanels } from './panels';
 import { Runs, UserFacingError } from './runs';
 import { ScenarioLenses, SCENARIO_SELECTOR, watchScenarios } from './scenarioFeatures';
+import { LineHeatDecorations } from './lineHeat';
 import { profiledScript, PYTHON_SELECTOR, SourceLines } from './sourceLines';
 import { BackendStatus } from './statusBar';
 import { PROFILER_EDITOR, TRACE_EDITOR, TraceEditorProvider } from './traceEditor';
@@ -52,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     diagnostics,
     panels,
     sourceLines,
+    new LineHeatDecorations(sourceLines),
     ...registerCommands({ context, runs, panels, editors, gpu, status, log, reportError, sourceLines }),
     ...registerWhatIf({ context, runs, editors, sourceLines, log, reportError }),
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, panels),

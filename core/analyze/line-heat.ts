@@ -17,6 +17,8 @@ export const HEAT_LEVELS = 5;
 /** The op that released the most of a line's blocked time, by its short name, stream and launch place. */
 export interface LineReleaser {
   name: string;
+  /** The op's whole name (a kernel's, as the driver gives it). */
+  fullName: string;
   stream: string;
   /** Found by timing only: said "likely". */
   likely: boolean;
@@ -59,7 +61,7 @@ export function lineReleaser(t: Trace, s: SiteLine): LineReleaser | undefined {
       const name = opShortName(t, o.op);
       const likely = o.how === 'timing';
       const key = [name, o.stream, likely, o.source?.file, o.source?.line].join('\n');
-      const r = byOp.get(key) ?? { name, stream: o.stream, likely, launch: o.source, blockedNs: 0 };
+      const r = byOp.get(key) ?? { name, fullName: o.name, stream: o.stream, likely, launch: o.source, blockedNs: 0 };
       r.blockedNs += t.calls.blockedNs[call];
       byOp.set(key, r);
     }

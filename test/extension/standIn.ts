@@ -42,9 +42,14 @@ function standIn(reg: Registered) {
     DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
     ViewColumn: { One: 1, Two: 2, Three: 3, Beside: -2 },
     CodeActionKind: { QuickFix: { value: 'quickfix' } },
+    OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
+    ThemeColor: class {
+      constructor(readonly id: string) {}
+    },
     Uri: {
       joinPath: (u: { path: string }, ...p: string[]) => ({ path: [u.path, ...p].join('/') }),
       file: (p: string) => ({ path: p }),
+      parse: (p: string) => ({ path: p }),
     },
     window: {
       createOutputChannel: () => channel,
@@ -52,6 +57,8 @@ function standIn(reg: Registered) {
       registerWebviewPanelSerializer: (id: string) => (reg.serializers.push(id), disposable),
       registerCustomEditorProvider: (id: string) => (reg.editors.push(id), disposable),
       visibleTextEditors: [],
+      onDidChangeVisibleTextEditors: event,
+      createTextEditorDecorationType: () => ({ dispose() {} }),
     },
     commands: {
       registerCommand: (id: string) => (reg.commands.push(id), disposable),
