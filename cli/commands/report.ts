@@ -5,7 +5,7 @@ import { escapeControlsKeepLines } from '../../core/terminal';
 import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadAnalysisInput } from './simulate';
-import { sourceTextReader } from '../source-text';
+import { sourceTextReader } from '../../node/source-text';
 
 export const spec: CommandSpec = {
   name: 'report',
