@@ -1,6 +1,7 @@
 // Activation: register everything, compute nothing. Runs, GPU probes and analyses start on first
 // use, so opening a workspace with scenarios costs a few milliseconds.
 import * as vscode from 'vscode';
+import { registerAgentTools } from './agentTools';
 import { captureAvailable } from './captureCommand';
 import { registerCommands } from './commands';
 import { ScenarioDiagnostics } from './diagnostics';
@@ -56,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     new LineHeatDecorations(sourceLines),
     ...registerCommands({ context, runs, panels, editors, gpu, status, log, reportError, sourceLines }),
     ...registerWhatIf({ context, runs, editors, sourceLines, log, reportError }),
+    ...registerAgentTools({ runs, editors, sourceLines, log }),
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, panels),
     vscode.window.registerCustomEditorProvider(TRACE_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),
     vscode.window.registerCustomEditorProvider(PROFILER_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),

@@ -199,6 +199,12 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
     return l ? l.heats.filter((h) => l.files.get(h.site.file) === file) : [];
   }
 
+  /** The trace shown on a workspace file's lines: its file and the trace. */
+  ownerOf(file: string): { uri: vscode.Uri; trace: Trace } | undefined {
+    const l = this.owners().get(file);
+    return l && { uri: l.uri, trace: l.trace };
+  }
+
   /** A loaded profile's trace, by its URI. */
   traceOf(uri: vscode.Uri): Trace | undefined {
     return this.loaded.get(uri.toString())?.trace;
