@@ -25,6 +25,8 @@ export const isInputError = (e: Error): boolean =>
     'ProfileError',
     'WriteError',
     'MemoryBudgetError',
+    'WindowError',
+    'ToolError',
   ].includes(e.name) || 'code' in e;
 
 // stderr carries only text for people, so control characters from inputs are escaped there on the way

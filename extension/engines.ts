@@ -18,6 +18,13 @@ import type { Trace } from '../core/trace/model';
 import { whatIf } from '../core/whatif/fixes';
 import { fixId } from '../core/whatif/fix-view';
 import { scenarioFromTrace } from '../core/whatif/from-trace';
+import type { Answer } from '../core/agent/answer';
+import { parseToolInput, ToolError } from '../core/agent/input';
+import { runAnswer } from '../core/agent/runs';
+import { EDITOR_INPUTS, READ_TOOLS, type ReadToolName, type ToolName } from '../core/agent/schemas';
+import { toolSubject } from '../core/agent/subject';
+import { readToolAnswer } from '../core/agent/tools';
+import { sourceTextReader } from '../node/source-text';
 import type { PositionedError } from './logic/problems';
 import { WORKER_LIMITS, type WhatIfResult } from './logic/engineOps';
 
@@ -117,4 +124,39 @@ export function simulateFix(trace: Trace, profile: SimProfile, index: number): W
     after: analysed(r.simulated.after),
     scenario: r.scenario,
   };
+}
+
+const isTool = (name: string): name is ToolName => Object.hasOwn(EDITOR_INPUTS, name);
+const isReadTool = (name: string): name is ReadToolName => (READ_TOOLS as readonly string[]).includes(name);
+
+/** A language-model tool's arguments as its schema reads them, or a ToolError naming each wrong one. */
+export function checkToolInput(tool: string, input: unknown): Record<string, unknown> {
+  if (!isTool(tool)) throw new ToolError(`no tool "${tool}"; the tools are ${Object.keys(EDITOR_INPUTS).join(', ')}`);
+  return parseToolInput(tool, EDITOR_INPUTS[tool], input);
+}
+
+/** The answer of a tool that reads a trace (core/agent/tools.ts), as `syncscope mcp` gives it. */
+export function answerReadTool(
+  tool: string,
+  input: unknown,
+  path: string,
+  trace: Trace,
+  analysis?: Analysis,
+  root?: string,
+): Answer {
+  if (!isReadTool(tool)) throw new ToolError(`${tool} does not read a trace`);
+  const args = { ...parseToolInput(tool, EDITOR_INPUTS[tool], input), path };
+  const code = sourceTextReader(root ?? process.cwd());
+  return readToolAnswer(tool, toolSubject(trace, undefined, analysis ?? analyze(trace)), args, code);
+}
+
+/** What a tool that ran a program answers about the trace it wrote. */
+export function answerRun(
+  trace: Trace,
+  path: string,
+  failure: string | undefined,
+  output: string,
+  analysis?: Analysis,
+): Answer {
+  return runAnswer(path, buildReport(trace, analysis ?? analyze(trace)), failure, output);
 }

@@ -1,6 +1,7 @@
 // Activation: register everything, compute nothing. Runs, GPU probes and analyses start on first
 // use, so opening a workspace with scenarios costs a few milliseconds.
 import * as vscode from 'vscode';
+import { registerAgentTools } from './agentTools';
 import { captureAvailable } from './captureCommand';
 import { registerCommands } from './commands';
 import { ScenarioDiagnostics } from './diagnostics';
@@ -8,6 +9,7 @@ import { Gpu } from './gpu';
 import { TIMELINE_VIEW_TYPE, TimelinePanels } from './panels';
 import { Runs, UserFacingError } from './runs';
 import { ScenarioLenses, SCENARIO_SELECTOR, watchScenarios } from './scenarioFeatures';
+import { LineHeatDecorations } from './lineHeat';
 import { profiledScript, PYTHON_SELECTOR, SourceLines } from './sourceLines';
 import { BackendStatus } from './statusBar';
 import { PROFILER_EDITOR, TRACE_EDITOR, TraceEditorProvider } from './traceEditor';
@@ -52,8 +54,10 @@ export function activate(context: vscode.ExtensionContext): { activationMs: numb
     diagnostics,
     panels,
     sourceLines,
+    new LineHeatDecorations(sourceLines),
     ...registerCommands({ context, runs, panels, editors, gpu, status, log, reportError, sourceLines }),
     ...registerWhatIf({ context, runs, editors, sourceLines, log, reportError }),
+    ...registerAgentTools({ runs, editors, sourceLines, log }),
     vscode.window.registerWebviewPanelSerializer(TIMELINE_VIEW_TYPE, panels),
     vscode.window.registerCustomEditorProvider(TRACE_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),
     vscode.window.registerCustomEditorProvider(PROFILER_EDITOR, editors, { supportsMultipleEditorsPerDocument: true }),

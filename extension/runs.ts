@@ -151,6 +151,34 @@ export class Runs {
     return this.engine('scenarioText', { trace, profile }, { subject: title, timeoutMs: workerTimeoutMs() });
   }
 
+  /** A language-model tool's arguments, checked in the worker against the tool's schema; a wrong one is said plainly. */
+  async agentCheck(tool: string, input: unknown): Promise<Record<string, unknown>> {
+    return this.agentCall('agentCheck', { tool, input }, tool);
+  }
+
+  /** A language-model tool that reads a trace, answered in the worker as `syncscope mcp` answers it. */
+  agentAnswer(args: EngineOps['agentAnswer']['args']): Promise<EngineOps['agentAnswer']['result']> {
+    return this.agentCall('agentAnswer', args, args.tool);
+  }
+
+  /** What a language-model tool that ran a program says of the trace it wrote. */
+  agentRunAnswer(args: EngineOps['agentRunAnswer']['args']): Promise<EngineOps['agentRunAnswer']['result']> {
+    return this.agentCall('agentRunAnswer', args, args.path);
+  }
+
+  /** A worker request whose failure is the agent's input or the trace's: its message, without a stack. */
+  private async agentCall<K extends 'agentCheck' | 'agentAnswer' | 'agentRunAnswer'>(
+    op: K,
+    args: EngineOps[K]['args'],
+    subject: string,
+  ): Promise<EngineOps[K]['result']> {
+    try {
+      return await this.engine(op, args, { subject, timeoutMs: workerTimeoutMs() });
+    } catch (e) {
+      throw e instanceof vscode.CancellationError ? e : new UserFacingError((e as Error).message);
+    }
+  }
+
   /** The format core would read the file as, from its first bytes (decompressed when gzipped). */
   async sniff(uri: vscode.Uri): Promise<Awaited<EngineOps['sniff']['result']>> {
     // Other schemes (virtual file systems) can only be read whole through VS Code.

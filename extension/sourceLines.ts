@@ -3,7 +3,7 @@
 // under it, a lens naming the op that released those waits, linked to the line that launched it.
 // The traces come from the trace editors that show one, and from the last profile or capture of
 // each script (kept across reloads). A lens says so when the file changed after the trace was
-// recorded.
+// recorded. Each line's heat is made here too, with the lines, and drawn by lineHeat.ts.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
@@ -19,6 +19,8 @@ import {
 } from '../core/analyze/site-lines';
 import { savingText } from '../core/overview/rank';
 import type { OverviewFinding } from '../core/overview/types';
+import { lineHeats, type LineHeat } from '../core/analyze/line-heat';
+import { iterationWindow } from '../core/overview/window';
 import type { Finding, Trace } from '../core/trace/model';
 import { SEVERITY } from './diagnostics';
 import {
@@ -55,6 +57,8 @@ interface Loaded {
   /** Per line, where the ops that released its waits were launched. */
   launches: Map<SiteLine, LaunchLine[]>;
   problems: SiteProblem[];
+  /** The lines that blocked the host, with their heat (lineHeat.ts draws it). */
+  heats: LineHeat[];
   /** Each site file -> the workspace file it names (absent: none). */
   files: Map<string, string | undefined>;
 }
@@ -143,13 +147,14 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
     const lines = siteLines(trace);
     const launches = new Map(lines.map((l) => [l, launchLines(trace, l)]));
     const problems = siteProblems(trace, ranked);
+    const heats = lineHeats(trace, lines, iterationWindow(trace));
     const files = new Map<string, string | undefined>();
     const launchFiles = [...launches.values()].flatMap((ls) => ls.map((l) => l.source.file));
     for (const f of new Set([...lines.map((l) => l.file), ...problems.map((p) => p.file), ...launchFiles]))
       files.set(f, await workspaceFileOf(f));
     const key = uri.toString();
     this.loaded.delete(key);
-    this.loaded.set(key, { uri, viewType, trace, lines, launches, problems, files });
+    this.loaded.set(key, { uri, viewType, trace, lines, launches, problems, heats, files });
     this.refresh();
   }
 
@@ -195,6 +200,18 @@ export class SourceLines implements vscode.CodeLensProvider, vscode.Disposable {
       .filter((p) => l.files.get(p.file) === file.fsPath && Math.max(p.line - 1, 0) === line)
       .map((p) => ({ trace: l.uri, index: l.trace.findings.indexOf(p.finding), finding: p.finding }))
       .filter((f) => f.index >= 0);
+  }
+
+  /** The heat of a workspace file's lines, from the newest trace naming it. */
+  heatsOf(file: string): LineHeat[] {
+    const l = this.owners().get(file);
+    return l ? l.heats.filter((h) => l.files.get(h.site.file) === file) : [];
+  }
+
+  /** The trace shown on a workspace file's lines: its file and the trace. */
+  ownerOf(file: string): { uri: vscode.Uri; trace: Trace } | undefined {
+    const l = this.owners().get(file);
+    return l && { uri: l.uri, trace: l.trace };
   }
 
   /** A loaded profile's trace, by its URI. */

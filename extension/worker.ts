@@ -59,6 +59,15 @@ const handlers: Handlers = {
   async scenarioText({ trace, profile }) {
     return engines.scenarioOfTrace(trace, engines.loadSimulatorProfile(profile));
   },
+  async agentCheck({ tool, input }) {
+    return engines.checkToolInput(tool, input);
+  },
+  async agentAnswer({ tool, input, path, trace, analysis, root }) {
+    return engines.answerReadTool(tool, input, path, trace, analysis, root);
+  },
+  async agentRunAnswer({ trace, analysis, path, failure, output }) {
+    return engines.answerRun(trace, path, failure, output, analysis);
+  },
 };
 
 /** The column buffers of every trace in a result: moved to the host rather than copied. */

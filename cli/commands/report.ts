@@ -8,7 +8,7 @@ import { CommandSpec, onePositional, OPTIONS, parseArgs, flagString } from '../a
 import { CliIo, EXIT, UsageError } from '../io';
 import { readProfile } from '../input';
 import { loadAnalysisInput } from './simulate';
-import { sourceTextReader } from '../source-text';
+import { sourceTextReader } from '../../node/source-text';
 
 export const spec: CommandSpec = {
   name: 'report',

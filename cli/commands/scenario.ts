@@ -1,13 +1,8 @@
 import { resolve } from 'node:path';
 import { h200 } from '../../core/simulate/profile';
-import {
-  hostCallsIn,
-  profilerStepWindow,
-  scenarioFromTrace,
-  windowFromTraceStart,
-  type ScenarioWindow,
-} from '../../core/whatif/from-trace';
-import { traceExtent, type Trace } from '../../core/trace/model';
+import { scenarioFromTrace, type ScenarioWindow } from '../../core/whatif/from-trace';
+import { traceWindow, WindowError } from '../../core/whatif/window';
+import type { Trace } from '../../core/trace/model';
 import { writeFileAtomic } from '../../node/atomic-write';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, type ParsedArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
@@ -40,52 +35,18 @@ const nsFlag = (args: ParsedArgs, name: string): number | undefined => {
   return n;
 };
 
-/** 2345678 -> "2,345,678". */
-const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+$)/g, ',');
-
 /**
  * The window asked for on the command line: --from/--to, or --steps a:b of the trace's ProfilerStep
- * ranges. A scenario is made of host calls, so the trace must have some, and the window must begin
- * before it ends, lie within the trace and hold at least one; otherwise the error names the trace's
- * range. `nothing` says what the command would have done, for a trace without host calls.
+ * ranges, checked by core (traceWindow); a window the trace does not have is a usage error.
+ * `nothing` says what the command would have done, for a trace without host calls.
  */
 export function windowOf(args: ParsedArgs, t: Trace, file: string, nothing: string): ScenarioWindow {
-  const all = hostCallsIn(t);
-  if (!all.count) throw new UsageError(`${file}: the trace has no host calls, so there is nothing to ${nothing}`);
-  const { start, end } = traceExtent(t);
-  const length = Math.ceil(end - start);
-  const spans = `this trace spans 0 to ${grouped(length)} ns`;
-  const steps = flagString(args, 'steps');
-  const from = nsFlag(args, 'from');
-  const to = nsFlag(args, 'to');
-  let asked: string;
-  let w: ScenarioWindow;
-  if (steps !== undefined) {
-    if (from !== undefined || to !== undefined) throw new UsageError('--steps and --from/--to: give one of them');
-    const m = /^(\d{1,9}):(\d{1,9})$/.exec(steps);
-    if (!m) throw new UsageError(`--steps ${steps}: expected two ProfilerStep numbers, as in 3:5`);
-    if (+m[1] > +m[2])
-      throw new UsageError(`--steps ${steps}: the first step is after the last; expected a:b with a <= b`);
-    const found = profilerStepWindow(t, +m[1], +m[2]);
-    if (!found)
-      throw new UsageError(`--steps ${steps}: the trace has no ProfilerStep#${m[1]} to #${m[2]}; use --from/--to`);
-    [asked, w] = [`--steps ${steps}`, found];
-  } else {
-    if (from === undefined && to === undefined) return {};
-    asked = [from !== undefined ? `--from ${from}` : '', to !== undefined ? `--to ${to}` : '']
-      .filter(Boolean)
-      .join(' ');
-    if ((from ?? 0) >= (to ?? Infinity)) throw new UsageError(`${asked}: the window is empty; ${spans}`);
-    if ((from ?? 0) >= length) throw new UsageError(`${asked}: the window begins after the trace ends; ${spans}`);
-    if ((to ?? 0) > length) throw new UsageError(`${asked}: the window ends after the trace does; ${spans}`);
-    w = windowFromTraceStart(t, from, to);
+  const asked = { steps: flagString(args, 'steps'), from: nsFlag(args, 'from'), to: nsFlag(args, 'to') };
+  try {
+    return traceWindow(t, file, nothing, asked);
+  } catch (e) {
+    throw e instanceof WindowError ? new UsageError(e.message) : e;
   }
-  if (!hostCallsIn(t, w).count)
-    throw new UsageError(
-      `${asked}: no host call begins in the window; ${spans}, its host calls beginning from ` +
-        `${grouped(Math.floor(all.first - start))} to ${grouped(Math.floor(all.last - start))} ns`,
-    );
-  return w;
 }
 
 /** `scenario <trace> -o x.scenario.json`: the trace as a scenario. */

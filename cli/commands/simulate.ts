@@ -2,7 +2,7 @@ import { analyze } from '../../core/analyze';
 import type { MemoryBudget } from '../../core/memory';
 import { processMemoryBudget } from '../../node/memory-limits';
 import { buildReport, reportJsonChunks, reportTextChunks, waitCount } from '../../core/report';
-import { sourceTextReader } from '../source-text';
+import { sourceTextReader } from '../../node/source-text';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, SUMMARY_ABOVE, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { Input, isScenarioPath, loadInput, readProfile } from '../input';

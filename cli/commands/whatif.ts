@@ -1,12 +1,12 @@
 import { analyze } from '../../core/analyze';
 import { h200 } from '../../core/simulate/profile';
 import { escapeControlsKeepLines } from '../../core/terminal';
-import { formatNs } from '../../core/units';
-import { savedNs, whatIf, type FixResult } from '../../core/whatif/fixes';
+import { whatIf } from '../../core/whatif/fixes';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput, readProfile } from '../input';
 import { windowOf, WINDOW_OPTIONS } from './scenario';
+import { describeFix } from '../../core/whatif/fix-text';
 
 export const spec: CommandSpec = {
   name: 'whatif',
@@ -19,30 +19,6 @@ export const spec: CommandSpec = {
     OPTIONS.profile,
   ],
 };
-
-const change = (a: number, b: number) =>
-  `${formatNs(a)} -> ${formatNs(b)} (${b <= a ? '-' : '+'}${formatNs(Math.abs(b - a))})`;
-
-/** One fix's prediction as `whatif` prints it (the MCP server's `whatif` tool too). */
-export function describeFix(r: FixResult): string[] {
-  const head = `${r.id} ${r.finding.kind}: ${r.finding.message.slice(0, 160)}`;
-  const saved = savedNs(r);
-  if (!r.after || saved === undefined) return [head, `    ${r.edit}`];
-  const lines = [
-    head,
-    `    edit: ${r.edit}`,
-    `    host time ${change(r.before.hostNs, r.after.hostNs)}; GPU busy ${change(r.before.gpuBusyNs, r.after.gpuBusyNs)}`,
-    r.isCost
-      ? `    cost of the fix: ${formatNs(Math.max(0, -saved))} more host time`
-      : `    predicted saving: ${saved >= 0 ? formatNs(saved) : `none (${formatNs(-saved)} longer)`}`,
-  ];
-  for (const w of r.waits.slice(0, 8))
-    lines.push(
-      `    call ${w.call} ${w.name}: blocked ${formatNs(w.beforeNs)} -> ${w.afterNs === undefined ? 'gone' : formatNs(w.afterNs)}`,
-    );
-  if (r.waits.length > 8) lines.push(`    ... and ${r.waits.length - 8} more waits`);
-  return lines;
-}
 
 /** `whatif <trace>`: what fixing each finding would save, simulated. */
 export async function run(argv: string[], io: CliIo): Promise<number> {

@@ -8,14 +8,12 @@ import { resolve } from 'node:path';
 import { captureTrace } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
 import { profileScript } from '../../node/profile-run';
-import { waitCount } from '../../core/report';
+import type { Answer } from '../../core/agent/answer';
+import { outputKeeper, RunError, runAnswer, type RunOut } from '../../core/agent/runs';
+import type { INPUTS } from '../../core/agent/schemas';
 import { UsageError } from '../io';
-import { clip, textOf, type Answer } from './answer';
 import { loadForTool } from './load';
 import type * as z from 'zod';
-import type { INPUTS, OUTPUTS } from './schemas';
-
-type RunOut = z.infer<typeof OUTPUTS.run>;
 
 /** What a run is given besides its arguments. */
 export interface RunContext {
@@ -26,19 +24,6 @@ export interface RunContext {
   signal: AbortSignal;
   /** A line of progress (the launcher's "step 2/5"), for a client that asked for progress. */
   progress(line: string): void;
-}
-
-/** How much of the program's output the answer keeps: its end, where errors are. */
-const OUTPUT_TAIL = 4000;
-
-function outputKeeper() {
-  let kept = '';
-  return {
-    add: (text: string) => void (kept = (kept + text).slice(-2 * OUTPUT_TAIL)),
-    get text() {
-      return kept.length > OUTPUT_TAIL ? '…' + kept.slice(-OUTPUT_TAIL) : kept;
-    },
-  };
 }
 
 export function refuseUnlessAllowed(tool: string, ctx: RunContext): void {
@@ -88,13 +73,6 @@ export async function captureAnswer(args: z.infer<typeof INPUTS.capture>, ctx: R
   return answer(trace, result.failure, output.text, ctx.cwd);
 }
 
-/** A run that left no trace: its reason, and the end of the program's output. */
-export class RunError extends UsageError {
-  constructor(reason: string, output: string) {
-    super(output ? `${reason}\nthe end of the program's output:\n${output}` : reason);
-  }
-}
-
 async function answer(
   trace: string,
   failure: string | undefined,
@@ -102,20 +80,5 @@ async function answer(
   cwd: string,
 ): Promise<Answer<RunOut>> {
   const { report } = await loadForTool(trace, cwd);
-  const data: RunOut = {
-    trace,
-    failure: failure === undefined ? undefined : clip(failure, 2000),
-    output,
-    metrics: report.metrics,
-    waits: waitCount(report),
-    findings: report.findings.length,
-  };
-  const text = [
-    `trace written to ${trace}: ${count(data.waits, 'host wait')}, ${count(data.findings, 'finding')} (the waits, findings and report tools take this path)`,
-    ...(failure ? [failure] : []),
-    ...(output ? ["the end of the program's output:", ...output.trimEnd().split('\n')] : []),
-  ];
-  return { text: textOf(text), data };
+  return runAnswer(trace, report, failure, output);
 }
-
-const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;

@@ -16,6 +16,9 @@ export const holdsEveryCall = (t: Trace): boolean => t.meta.source === 'simulato
 export const opName = (t: Trace, op: number): string => str(t, t.ops.name[op]) || OP_KINDS[t.ops.kind[op]];
 export const laneName = (t: Trace, lane: number): string => t.lanes[lane]?.name ?? `lane ${lane}`;
 export const opStream = (t: Trace, op: number): string => laneName(t, t.ops.lane[op]);
+/** An op by the name the timeline's lanes give it: a kernel's short form (kernel-names.ts), any other op's own name. */
+export const opShortName = (t: Trace, op: number): string =>
+  t.ops.kind[op] === OK.kernel ? shortKernelName(opName(t, op)) : opName(t, op);
 
 export function callSource(t: Trace, call: number): { line: number; column: number } | undefined {
   return call >= 0 && t.calls.line[call] > 0 ? { line: t.calls.line[call], column: t.calls.column[call] } : undefined;
@@ -199,8 +202,9 @@ export function releasedByLine(released: readonly ReleasingOp[] | null): string 
 }
 
 /**
- * Who released a group of waits (the repeats of one line of code): each releasing op by its name and
- * stream, since op ids differ between repeats; "likely" where the answer was inferred from timing.
+ * Who released a group of waits (the repeats of one line of code): each releasing op by the name the
+ * lanes give it and its stream, since op ids differ between repeats; "likely" where the answer was
+ * inferred from timing.
  * A group where no wait names an op says so in releasedByText's words.
  */
 export function groupReleasedByText(t: Trace, calls: readonly number[]): string {
@@ -210,7 +214,7 @@ export function groupReleasedByText(t: Trace, calls: readonly number[]): string 
     const released = releasingOps(t, c);
     if (released === null) unknown++;
     const likely = releaseHow(t, c) === 'timing' ? 'likely ' : '';
-    for (const o of released ?? []) named.add(`${likely}"${o.name}" on ${o.stream}`);
+    for (const o of released ?? []) named.add(`${likely}"${opShortName(t, o.op)}" on ${o.stream}`);
   }
   if (!named.size) return releasedByLine(unknown ? null : []);
   const rest = unknown ? `; ${unknown} of ${calls.length} unknown` : '';

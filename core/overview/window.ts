@@ -4,7 +4,7 @@ import { median } from '../stats';
 import { CK } from '../trace/kinds';
 import { str, traceExtent, type Trace } from '../trace/model';
 import { formatNs } from '../units';
-import { iterationsOf, profilerSteps } from '../whatif/iterations';
+import { iterationsOf, profilerSteps, type IterationWindow } from '../whatif/iterations';
 import type { OverviewWindow } from './types';
 
 /** An iteration's time on the host clock: [beginNs, endNs). */
@@ -222,3 +222,16 @@ export function recordedWindow(t: Trace): RecordedWindow {
     inWindow: found.spans.filter((s) => s.beginNs >= beginNs && s.endNs <= endNs).length,
   };
 }
+
+/**
+ * The counted iterations as one window of host time, for figures given per step (the editor's heat
+ * on lines): from the first one's begin to the last one's end. Undefined where no loop was found.
+ */
+export function iterationWindow(t: Trace, rw: RecordedWindow = recordedWindow(t)): IterationWindow | undefined {
+  const { detectedBy } = rw.summary;
+  if (detectedBy === 'none' || !rw.spans.length) return undefined;
+  return { count: rw.spans.length, from: detectedBy, beginNs: rw.spans[0].beginNs, endNs: rw.spans.at(-1)!.endNs };
+}
+
+/** How many iterations the figures per step count (iterationWindow), or undefined. */
+export const iterationCount = (t: Trace): number | undefined => iterationWindow(t)?.count;

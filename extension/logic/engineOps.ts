@@ -7,6 +7,7 @@ import type { Program } from '../../core/scenario/program';
 import type { Overview } from '../../core/overview/types';
 import type { Trace } from '../../core/trace/model';
 import type { PositionedError } from './problems';
+import type { Answer } from '../../core/agent/answer';
 
 export interface ScenarioResult {
   errors: PositionedError[];
@@ -54,6 +55,18 @@ export interface EngineOps {
   overview: { args: { trace: Trace; profile: unknown }; result: Overview };
   /** The trace written as a scenario. */
   scenarioText: { args: { trace: Trace; profile: unknown }; result: string };
+  /** A language-model tool's arguments checked against its input schema (core/agent/schemas.ts): as the schema reads them. */
+  agentCheck: { args: { tool: string; input: unknown }; result: Record<string, unknown> };
+  /** A tool that reads a trace, answered over `trace` (core/agent/tools.ts); `path` names it, `root` is where its source lines are read. */
+  agentAnswer: {
+    args: { tool: string; input: unknown; path: string; trace: Trace; analysis?: Analysis; root?: string };
+    result: Answer;
+  };
+  /** What a tool that ran a program answers about the trace it wrote, at `path`. */
+  agentRunAnswer: {
+    args: { trace: Trace; analysis?: Analysis; path: string; failure?: string; output: string };
+    result: Answer;
+  };
 }
 export type OpName = keyof EngineOps;
 

@@ -4,11 +4,9 @@
 // data, and its paths are not a way to open arbitrary files. Free of `vscode`, so it is
 // unit-tested under node.
 import { isAbsolute, relative, sep } from 'node:path';
-import { releasingOps } from '../../core/analyze/describe';
+import { opShortName, releasingOps } from '../../core/analyze/describe';
 import type { SiteLine } from '../../core/analyze/site-lines';
 import type { SiteSource } from '../../core/analyze/types';
-import { shortKernelName } from '../../core/trace/kernel-names';
-import { OK } from '../../core/trace/kinds';
 import type { Trace } from '../../core/trace/model';
 import { formatNs } from '../../core/units';
 
@@ -40,8 +38,7 @@ export function launchLines(t: Trace, s: SiteLine): LaunchLine[] {
       const key = `${o.name}\n${o.source.file}\n${o.source.line}`;
       let g = byPlace.get(key);
       if (!g) {
-        const name = t.ops.kind[o.op] === OK.kernel ? shortKernelName(o.name) : o.name;
-        g = { name, fullName: o.name, source: o.source, count: 0, blockedNs: 0 };
+        g = { name: opShortName(t, o.op), fullName: o.name, source: o.source, count: 0, blockedNs: 0 };
         byPlace.set(key, g);
       }
       g.count++;

@@ -5,6 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { matchSiteFile, sharedTail, siteLines, siteLineText, siteProblems } from '../../core/analyze/site-lines';
 import { RELEASED_UNKNOWN, Trace, TraceBuilder } from '../../core/trace/model';
+import { parseTrace } from '../../core/trace/json';
+import { readFileSync } from 'node:fs';
+import { repoPath } from '../helpers/paths';
 
 const SCRIPT = '/home/u/proj/side_stream_sync.py';
 
@@ -106,4 +109,14 @@ test('a releaser inferred from timing reads "likely"; waits the trace cannot exp
   b.call({ lane: host, kind: 'streamSync', begin: 100, end: 110, blockedNs: 9, releasedBy: RELEASED_UNKNOWN, site: 0 });
   const [line] = siteLines(b.finish({ source: 'pytorch', clock: 'host', alignmentErrorNs: 0 }));
   assert.equal(line.releasedBy, 'released by likely "k" on stream 7; 1 of 2 unknown');
+});
+
+test("a lens names a cuBLAS kernel by the short name the lanes give it, not CUPTI's whole name", () => {
+  const t = parseTrace(readFileSync(repoPath('test/fixtures/editor/side_stream_sync.syncscope.json'), 'utf8'));
+  const sync = siteLines(t).find((l) => l.line === 18);
+  assert.ok(sync);
+  assert.equal(
+    siteLineText(sync),
+    'host blocked 10.3 ms, 3 waits of up to 5.28 ms: eventSync, released by "xmma_gemm f32 nn" on stream 13',
+  );
 });

@@ -58,8 +58,10 @@ test(
     const wait = siteLines(trace).find((s) => s.line === 18);
     assert.ok(wait, 'the trace has waits on line 18');
     const text = siteLineText(wait);
-    assert.match(text, /^host blocked 10\.3 ms, 3 waits of up to 5\.28 ms: eventSync, released by "sm80_xmma_gemm/);
-    assert.match(text, /on stream 13$/);
+    assert.match(
+      text,
+      /^host blocked 10\.3 ms, 3 waits of up to 5\.28 ms: eventSync, released by "xmma_gemm f32 nn" on stream 13$/,
+    );
     await lensAbove(text, 18);
     await lensAbove('streamSync', 19);
     assert.equal(await wb.page.locator('.codelens-decoration', { hasText: 'stale' }).count(), 0);

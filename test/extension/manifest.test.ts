@@ -69,6 +69,8 @@ test('settings have the documented defaults', () => {
     ['auto', ['auto', 'gpu', 'simulator']],
   );
   assert.equal(p['syncscope.simulatorProfile'].default, 'h200');
+  assert.equal(p['syncscope.lineHeat'].default, true);
+  assert.ok(ids.has('syncscope.toggleLineHeat'));
   assert.equal(typeof p['syncscope.runnerTimeoutSeconds'].default, 'number');
   assert.deepEqual(m.extensionKind, ['workspace']);
 });

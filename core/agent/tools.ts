@@ -1,26 +1,28 @@
-// The read-only tools of `syncscope mcp`: each answers one question about a loaded trace with the
-// core calls and the words of the CLI (`report`, `whatif`), as text for the model and as JSON.
-import { waitIndex } from '../../core/analyze';
-import { callSource, type SourceText } from '../../core/analyze/describe';
-import type { WaitExplanation } from '../../core/analyze/types';
-import { NO_FIX, type FindingPrediction } from '../../core/overview/predict';
-import { rankFindings, savingText } from '../../core/overview/rank';
-import { reportWaitOf, waitLines, where, type ReportFinding, type ReportWait } from '../../core/report';
-import { callKind, callSite, type SourceFrame } from '../../core/trace/model';
-import { formatNs, formatPct } from '../../core/units';
-import { savedNs, whatIf } from '../../core/whatif/fixes';
-import type { ParsedArgs } from '../args';
-import { describeFix } from '../commands/whatif';
-import { windowOf } from '../commands/scenario';
-import { UsageError } from '../io';
+// The tools for coding agents that read a trace, shared by `syncscope mcp` and the editor's
+// language-model tools: each answers one question about a loaded trace with the core calls and the
+// words of the CLI (`report`, `whatif`), as text for the model and as JSON. `path` is the file's
+// name as the agent gave it (or the editor's for the trace it shows).
+import { waitIndex } from '../analyze';
+import { callSource, type SourceText } from '../analyze/describe';
+import type { WaitExplanation } from '../analyze/types';
+import { reportWaitOf, waitLines, where, type ReportFinding, type ReportWait } from '../report';
+import { callKind, callSite, type SourceFrame } from '../trace/model';
+import { formatNs, formatPct } from '../units';
+import { describeFix } from '../whatif/fix-text';
+import { NO_FIX, type FindingPrediction } from '../overview/predict';
+import { rankFindings, savingText } from '../overview/rank';
+import { savedNs, whatIf } from '../whatif/fixes';
+import { traceWindow } from '../whatif/window';
 import { clip, clipStrings, fitList, MAX_FRAMES, MAX_STRING, textOf, type Answer } from './answer';
-import { PROFILE, type Loaded } from './load';
+import { ToolError } from './input';
+import { PROFILE, type ToolSubject as Loaded } from './subject';
 import type * as z from 'zod';
-import type { INPUTS, OUTPUTS, waitItem } from './schemas';
+import type { INPUTS, OUTPUTS, ReadToolName, waitItem } from './schemas';
 
 type WaitItem = z.infer<typeof waitItem>;
 type Out<K extends keyof typeof OUTPUTS> = z.infer<(typeof OUTPUTS)[K]>;
-type In<K extends keyof typeof INPUTS> = z.infer<(typeof INPUTS)[K]>;
+/** A tool's arguments, with the file's name as `path` whichever way the adapter found it. */
+type In<K extends keyof typeof INPUTS> = z.infer<(typeof INPUTS)[K]> & { path: string };
 
 /** The analysis's waits by position: each one's call, explained only when listed. */
 function waitsOf(l: Loaded): { calls: ArrayLike<number>; explain(k: number): WaitExplanation } {
@@ -243,11 +245,11 @@ export function whatifAnswer(l: Loaded, args: In<'whatif'>): Answer<Out<'whatif'
   const id = args.id.toUpperCase();
   const n = l.analysis.findings.length;
   if (Number(id.slice(1)) < 1 || Number(id.slice(1)) > n)
-    throw new UsageError(
+    throw new ToolError(
       `${args.path}: no finding ${id}; the trace has ${n > 1 ? `F1 to F${n}` : n ? 'F1 only' : 'no findings'} (the findings tool lists them)`,
     );
-  const window: ParsedArgs = { positional: [], flags: new Map(args.steps ? [['steps', args.steps]] : []) };
-  const [r] = whatIf(l.trace, PROFILE, [id], windowOf(window, l.trace, args.path, 'simulate'), l.analysis);
+  const window = traceWindow(l.trace, args.path, 'simulate', { steps: args.steps });
+  const [r] = whatIf(l.trace, PROFILE, [id], window, l.analysis);
   const data: Out<'whatif'> = clipStrings({
     file: args.path,
     id,
@@ -295,4 +297,18 @@ export function reportAnswer(l: Loaded, args: In<'report'>, code: SourceText): A
       : 'Findings: none',
   ];
   return { text: textOf(text), data };
+}
+
+/** The answer of a tool that reads a trace, by its name: what both adapters call once the arguments are checked. */
+export function readToolAnswer<K extends ReadToolName>(tool: K, l: Loaded, args: In<K>, code: SourceText): Answer {
+  switch (tool) {
+    case 'report':
+      return reportAnswer(l, args as In<'report'>, code);
+    case 'waits':
+      return waitsAnswer(l, args as In<'waits'>, code);
+    case 'findings':
+      return findingsAnswer(l, args as In<'findings'>);
+    default:
+      return whatifAnswer(l, args as In<'whatif'>);
+  }
 }

@@ -1,18 +1,25 @@
-// What each tool of `syncscope mcp` takes and gives back, as zod schemas: the SDK checks every call's
-// arguments against the first (a wrong type or an unknown name is an error that names it) and
-// publishes the second as the tool's output schema, which clients check the structured answer against.
+// What each tool for coding agents takes and gives back, as zod schemas, for both of its adapters:
+// `syncscope mcp` (cli/mcp/), whose SDK checks every call's arguments against the first and publishes
+// the second as the tool's output schema, and the editor's language-model tools (extension/), whose
+// manifest carries the first as JSON Schema (test/extension/agentTools.test.ts keeps them equal) and
+// which check a call's arguments with parseToolInput. A wrong type or an unknown name is an error
+// that names it.
 import * as z from 'zod';
-import { CALL_KINDS } from '../../core/trace/kinds';
+import { CALL_KINDS } from '../trace/kinds';
 
 /** At most this many items in one answer (waits, findings, changed waits). */
 export const MAX_ITEMS = 100;
 
-const path = z
+const FILES =
+  'a trace (*.syncscope.json, *.syncscope, a PyTorch profiler trace *.json or *.json.gz, a Chrome trace) or a *.scenario.json file';
+/** The MCP server's: a file, relative to its working directory. */
+const serverPath = z.string().min(1).describe(`${FILES}, relative to the server's working directory`);
+/** The editor's: a file relative to the workspace folder, or none for the trace open in the editor. */
+const editorPath = z
   .string()
   .min(1)
-  .describe(
-    "a trace (*.syncscope.json, *.syncscope, a PyTorch profiler trace *.json or *.json.gz, a Chrome trace) or a *.scenario.json file, relative to the server's working directory",
-  );
+  .optional()
+  .describe(`${FILES}, relative to the workspace folder; leave it out for the trace open in the editor`);
 const limit = (fallback: number) =>
   z
     .number()
@@ -26,7 +33,8 @@ const findingId = z
   .regex(/^[Ff]\d{1,6}$/, 'expected a finding id as the findings tool gives it, as in F2')
   .describe('the finding, as the findings tool numbers it (F1, F2, ...)');
 
-export const INPUTS = {
+/** The inputs of every tool, with `path` as the adapter takes it. */
+const inputs = <P extends z.ZodType>(path: P) => ({
   waits: z.strictObject({
     path,
     file: z
@@ -84,7 +92,16 @@ export const INPUTS = {
       .describe('the program and its arguments, as in ["python3", "train.py"]'),
     out: z.string().min(1).optional().describe('where to write the trace (default capture.syncscope.json)'),
   }),
-};
+});
+
+/** The MCP server's inputs: every tool that reads a file names it. */
+export const INPUTS = inputs(serverPath);
+/** The editor's: a tool that reads a trace may leave `path` out, for the one open in the editor. */
+export const EDITOR_INPUTS = inputs(editorPath);
+export type ToolName = keyof typeof INPUTS;
+/** The tools that read a trace; the others run a program. */
+export const READ_TOOLS = ['report', 'waits', 'findings', 'whatif'] as const satisfies readonly ToolName[];
+export type ReadToolName = (typeof READ_TOOLS)[number];
 
 const frame = z.object({ file: z.string(), line: z.number(), function: z.string() });
 const siteSource = z.object({

@@ -1,0 +1,116 @@
+// Heat on a Python script's lines in a real VS Code (code-server) with the packaged .vsix, without a
+// GPU: the recorded trace of test/fixtures/editor is opened, then the script. The event.synchronize
+// line, which holds nearly all of the trace's blocked host time, gets the hottest shade and a gutter
+// mark, and ends with what it costs per step and what it waits for, in core's words; Toggle Line
+// Heat takes it all away and brings it back. Screenshots in dark, light and both high-contrast themes.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { lineHeats } from '../../core/analyze/line-heat';
+import { siteLines } from '../../core/analyze/site-lines';
+import { parseTrace } from '../../core/trace/json';
+import { iterationWindow } from '../../core/overview/window';
+import { repoPath } from '../helpers/paths';
+import { skipReason, Workbench } from './workbench';
+
+const skip = skipReason();
+const SCRIPT = 'side_stream_sync.py';
+const TRACE = 'side_stream_sync.syncscope.json';
+const traceText = readFileSync(repoPath('test', 'fixtures', 'editor', TRACE), 'utf8');
+const scriptText = readFileSync(repoPath('test', 'gpu', 'torch', 'programs', SCRIPT), 'utf8');
+const DARK = 'Default Dark Modern';
+
+let wb: Workbench;
+before(
+  async () => {
+    if (skip) return;
+    wb = await Workbench.start({ [SCRIPT]: scriptText, [TRACE]: traceText }, { 'workbench.colorTheme': DARK });
+    const before = new Date(Date.parse(JSON.parse(traceText).meta.createdAt) - 3600_000);
+    utimesSync(join(wb.workspace, SCRIPT), before, before);
+  },
+  { timeout: 240_000 },
+);
+after(async () => {
+  await wb?.close();
+});
+
+/** The figures at the lines' ends: decorations' `::after` content, as the page computes it. Page code as a string (no DOM types here). */
+const lineEnds = (): Promise<string[]> =>
+  wb.page.evaluate(`[...document.querySelectorAll('.monaco-editor .view-line span')]
+      .map((s) => getComputedStyle(s, '::after').content)
+      .filter((c) => c && c !== 'none' && c !== 'normal')
+      .map((c) => JSON.parse(c))`) as Promise<string[]>;
+
+async function waitFor(what: string, ok: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await ok());) {
+    if (Date.now() > deadline) throw new Error(`${what} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Picks a colour theme as a user does: Ctrl+K Ctrl+T, its name as the picker lists it, Enter. */
+async function setTheme(theme: string): Promise<void> {
+  await wb.page.locator('.monaco-editor .view-lines').first().click();
+  await wb.page.keyboard.press('Control+K');
+  await wb.page.keyboard.press('Control+T');
+  const input = wb.page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(theme);
+  await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 15_000 });
+  await wb.page.keyboard.press('Enter');
+}
+
+test(
+  "a traced script's lines show their heat, and the toggle hides and shows it",
+  { skip, timeout: 240_000 },
+  async () => {
+    await wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: TRACE }).waitFor({ timeout: 60_000 });
+    await wb.openFile(TRACE);
+    await wb.webviewFrame('canvas.plot-canvas', 60_000);
+    await wb.openFile(SCRIPT);
+
+    // What core says of the event.synchronize line: the editor shows exactly that.
+    const trace = parseTrace(traceText, TRACE);
+    const heats = lineHeats(trace, siteLines(trace), iterationWindow(trace));
+    const sync = heats.find((h) => h.site.line === 18);
+    assert.equal(sync?.text, 'blocked 3.45 ms/step, waits for xmma_gemm f32 nn on stream 13');
+    assert.equal(sync?.level, 5);
+    await waitFor(
+      'the figure at the end of line 18',
+      async () => (await lineEnds()).includes(sync!.text),
+      90_000,
+    ).catch(async (e: Error) => {
+      await wb.shot('line-heat-00-failed');
+      throw new Error(`${e.message}; the lines end with ${JSON.stringify(await lineEnds())}\n${wb.extensionLog()}`);
+    });
+    const ends = await lineEnds();
+    for (const h of heats) assert.ok(ends.includes(h.text), `${h.text} in ${JSON.stringify(ends)}`);
+    // A gutter mark and a whole-line shade for each line with heat.
+    const gutter = wb.page.locator('.monaco-editor .margin .cgmr');
+    const shades = wb.page.locator('.monaco-editor .view-overlays .cdr');
+    assert.equal(await gutter.count(), heats.length);
+    assert.ok((await shades.count()) >= heats.length);
+    await wb.shot('line-heat-01-dark');
+
+    // The other kinds of theme: each shade, mark and figure in the colours the manifest gives them.
+    for (const [theme, kind, shot] of [
+      ['Light Modern', 'vs', 'light'],
+      ['Dark High Contrast', 'hc-black', 'high-contrast'],
+      ['Light High Contrast', 'hc-light', 'high-contrast-light'],
+      ['Dark Modern', 'vs-dark', ''],
+    ]) {
+      await setTheme(theme);
+      const kindClass = new RegExp(`(^|\\s)${kind}(\\s|$)`);
+      await waitFor(theme, async () =>
+        kindClass.test((await wb.page.locator('.monaco-workbench').getAttribute('class')) ?? ''),
+      );
+      if (shot) await wb.shot(`line-heat-02-${shot}`);
+    }
+    await wb.command('Syncscope: Toggle Line Heat');
+    await waitFor('no heat after the toggle', async () => !(await lineEnds()).length && !(await gutter.count()));
+    await wb.shot('line-heat-03-toggled-off');
+    await wb.command('Syncscope: Toggle Line Heat');
+    await waitFor('the heat back', async () => (await lineEnds()).includes(sync!.text));
+  },
+);
