@@ -26,6 +26,10 @@ export interface LineReleaser {
   launch?: SiteSource;
   /** How long the line's waits that it released blocked, together. */
   blockedNs: number;
+  /** The work it queued behind in the longest of those waits, where that was most of the wait (ReleasingOp.queuedBehind). */
+  queuedBehind?: { name: string; ops: number; launch?: SiteSource };
+  /** That longest wait's blocked time. */
+  longestNs: number;
 }
 
 export interface LineHeat {
@@ -61,8 +65,21 @@ export function lineReleaser(t: Trace, s: SiteLine): LineReleaser | undefined {
       const name = opShortName(t, o.op);
       const likely = o.how === 'timing';
       const key = [name, o.stream, likely, o.source?.file, o.source?.line].join('\n');
-      const r = byOp.get(key) ?? { name, fullName: o.name, stream: o.stream, likely, launch: o.source, blockedNs: 0 };
+      const r = byOp.get(key) ?? {
+        name,
+        fullName: o.name,
+        stream: o.stream,
+        likely,
+        launch: o.source,
+        blockedNs: 0,
+        longestNs: -1,
+      };
       r.blockedNs += t.calls.blockedNs[call];
+      if (t.calls.blockedNs[call] > r.longestNs) {
+        r.longestNs = t.calls.blockedNs[call];
+        const q = o.queuedBehind;
+        r.queuedBehind = q && { name: opShortName(t, q.op), ops: q.ops, launch: q.source };
+      }
       byOp.set(key, r);
     }
   }
@@ -74,14 +91,27 @@ export function lineReleaser(t: Trace, s: SiteLine): LineReleaser | undefined {
 const fnName = (f: string): string => (f.startsWith('<') ? f : `${f}()`);
 const baseName = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 
-/** `waits for X (line 11)`, `(train.py:11)` from another file, `(in step())` where only the function is known, `its own X` where the line launched it. */
+/** ` (line 11)`, ` (train.py:11)` from another file, ` (launched in step())` where only the function is known; '' for none. */
+function launchWords(s: SiteLine, l: SiteSource | undefined): string {
+  if (!l) return '';
+  if (l.precision === 'function') return ` (launched in ${fnName(l.function)})`;
+  return ` (${l.file === s.file ? 'line ' : baseName(l.file) + ':'}${l.line})`;
+}
+
+/**
+ * `waits for X (line 11)`, `its own X` where the line launched it; where X queued behind its
+ * stream's work for most of the wait, that work first: `waits for 27 queued ops, the last Y (line
+ * 11), then its own X`.
+ */
 function releaserWords(s: SiteLine, r: LineReleaser): string {
   const op = `${r.likely ? 'likely ' : ''}${r.name}`;
   const l = r.launch;
-  if (!l) return `waits for ${op} on ${r.stream}`;
-  if (l.file === s.file && l.line === s.line) return `waits for its own ${op}`;
-  if (l.precision === 'function') return `waits for ${op} (launched in ${fnName(l.function)})`;
-  return `waits for ${op} (${l.file === s.file ? 'line ' : baseName(l.file) + ':'}${l.line})`;
+  const own = l && l.file === s.file && l.line === s.line && l.precision === 'line';
+  const released = own ? `its own ${op}` : l ? `${op}${launchWords(s, l)}` : `${op} on ${r.stream}`;
+  const q = r.queuedBehind;
+  if (!q) return `waits for ${released}`;
+  const ahead = q.ops > 1 ? `${q.ops} queued ops, the last ${q.name}` : q.name;
+  return `waits for ${ahead}${launchWords(s, q.launch)}, then ${released}`;
 }
 
 /** What the line waited for where no wait names an op: nothing, or what the trace cannot say. */

@@ -41,25 +41,30 @@ test('the capture of train.py: the synchronize is hottest, waiting 573 µs a ste
 
 test('side_stream_sync: the cuBLAS GEMM by its short name, and waits whose releaser the trace does not name', () => {
   const t = editorTrace();
-  assert.equal(iterationCount(t), 3);
+  // Three iterations; the first, with the set-up before the loop, is left out as warm-up.
+  assert.equal(iterationCount(t), 2);
   const [sync, item, cpu] = lineHeats(t, siteLines(t), iterationWindow(t));
-  // (11.365 + 5049.682 + 5277.406) µs over three steps.
-  assert.equal(sync.text, 'blocked 3.45 ms/step, waits for xmma_gemm f32 nn on stream 13');
+  // (5049.682 + 5277.406) µs over the two steps counted.
+  assert.equal(sync.text, 'blocked 5.16 ms/step, waits for xmma_gemm f32 nn on stream 13');
   assert.equal(sync.level, 5);
-  assert.deepEqual(
-    [item.site.line, item.level, item.text],
-    [19, 1, 'blocked 8.83 µs/step, the trace does not say for which op'],
-  );
+  assert.deepEqual([item.site.line, item.level], [19, 1]);
+  assert.match(item.text, /\/step, the trace does not say for which op$/);
   assert.equal(cpu.site.line, 20);
 });
 
-test('a profile of ten batches: ten steps, though attribute queries repeat twenty times in its set-up', () => {
+test('a profile of ten batches: nine steps after the warm-up, though attribute queries repeat twenty times in its set-up', () => {
   const t = trainStepProfile();
-  assert.equal(iterationCount(t), 10);
+  // Ten batches; the first, 29.9 times the median, is left out as warm-up.
+  assert.equal(iterationCount(t), 9);
   const item = lineHeats(t, siteLines(t), iterationWindow(t)).find((h) => h.site.line === 25);
   assert.ok(item, 'loss.item() at line 25 waits');
   assert.equal(item.level, 5);
-  assert.equal(item.text, 'blocked 3.45 ms/step, waits for Memcpy DtoH (Device -> Pinned) (launched in <module>)');
+  // 34.5 ms over the nine steps counted. The copy that .item() launched waits behind the step's 27
+  // ops, the last AdamW's kernel, launched where Kineto gives only the function.
+  assert.equal(
+    item.text,
+    'blocked 3.83 ms/step, waits for 27 queued ops, the last multi_tensor_apply_kernel<TensorListMetadata> (launched in <module>), then its own Memcpy DtoH (Device -> Pinned)',
+  );
 });
 
 test('without iterations the figure is the total', () => {

@@ -44,8 +44,16 @@ test("the line that blocks longest is loss.item()'s, released by the loss's copy
     shortName: 'Memcpy DtoH (Device -> Pinned)',
     stream: 'stream 7',
     how: 'exact',
-    // The copy's cudaMemcpyAsync has only its function's site in Kineto's python_function events.
-    launch: { file: 'train_step.py', line: 0, function: '<module>' },
+    // The copy's cudaMemcpyAsync runs inside the .item() the launcher marked at line 25.
+    launch: { file: SCRIPT, line: 25, function: '<module>', precision: 'line' },
+    // Read by hand: 27 ops of stream 7 ran while the host waited, the last AdamW's kernel, whose
+    // launch has only its function's site in Kineto's python_function events.
+    queuedBehind: {
+      name: item.releasedBy!.queuedBehind!.name,
+      shortName: 'multi_tensor_apply_kernel<TensorListMetadata>',
+      ops: 27,
+      launch: { file: 'train_step.py', line: 0, function: '<module>', precision: 'function' },
+    },
   });
   assert.equal(item.releasedByText, 'released by "Memcpy DtoH (Device -> Pinned)" on stream 7');
   assert.ok(item.share > 0.99, `${item.share}`);
@@ -97,13 +105,9 @@ test('the first-ranked finding is the one whatif predicts the largest saving for
     assert.equal(f.noSaving, undefined);
   }
   assert.equal(o.profile, 'h200');
-  // F1's copies in the window have only their function's site; its first call in the window is shown.
-  assert.deepEqual(o.findings[0].where, {
-    file: 'train_step.py',
-    line: 0,
-    function: '<module>',
-    precision: 'function',
-  });
+  // F1's copies in the window are the uploads the launcher marked at line 20; its first call in the
+  // window is shown.
+  assert.deepEqual(o.findings[0].where, { file: SCRIPT, line: 20, function: '<module>', precision: 'line' });
   assert.ok(trace.calls.begin[o.findings[0].call!] >= o.window.beginNs);
   assert.deepEqual(o.findings[1].where, { file: SCRIPT, line: 25, function: '<module>', precision: 'line' });
 });

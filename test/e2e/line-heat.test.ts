@@ -74,7 +74,7 @@ test(
     const trace = parseTrace(traceText, TRACE);
     const heats = lineHeats(trace, siteLines(trace), iterationWindow(trace));
     const sync = heats.find((h) => h.site.line === 18);
-    assert.equal(sync?.text, 'blocked 3.45 ms/step, waits for xmma_gemm f32 nn on stream 13');
+    assert.equal(sync?.text, 'blocked 5.16 ms/step, waits for xmma_gemm f32 nn on stream 13');
     assert.equal(sync?.level, 5);
     await waitFor(
       'the figure at the end of line 18',
