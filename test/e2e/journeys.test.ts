@@ -248,41 +248,9 @@ test(
 );
 
 test('a PyTorch profiler trace imports into the timeline editor', { skip, timeout: 90_000 }, async () => {
-  await wb.command('Syncscope: Import PyTorch Profiler Trace…');
+  await wb.commandOnceListed('Syncscope: Import PyTorch Profiler Trace…');
   // The web workbench asks for the file in its own path box.
-  const input = wb.page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  // The dialog first fills in the folder it starts from, then lists it; a path typed before the
-  // listing may be overwritten. So wait for the listing, and type again if the box lost the path.
-  await wb.page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 30_000 });
-  const path = join(wb.workspace, TORCH);
-  const holdsPath = `document.querySelector('.quick-input-widget input')?.value === ${JSON.stringify(path)}`;
-  for (let attempt = 1; ; attempt++) {
-    assert.ok(
-      attempt <= 3,
-      `the file dialog did not take ${path}; it holds "${await input.inputValue().catch(() => '?')}"`,
-    );
-    await input.fill(path);
-    if (
-      !(await wb.page.waitForFunction(holdsPath, null, { timeout: 5_000 }).then(
-        () => true,
-        () => false,
-      ))
-    )
-      continue;
-    await wb.page.keyboard.press('Enter');
-    // Accepted, the dialog closes (the editor may take a while to open); refused, it stays.
-    if (
-      await wb.page
-        .locator('.quick-input-widget')
-        .waitFor({ state: 'hidden', timeout: 10_000 })
-        .then(
-          () => true,
-          () => false,
-        )
-    )
-      break;
-  }
+  await wb.pickPath(join(wb.workspace, TORCH));
   await wb.page.locator('.tab.active', { hasText: TORCH }).waitFor({ timeout: 30_000 });
   const imported = importPytorch(readFileSync(repoPath('test', 'fixtures', 'torch', 'sync_seeds.json'), 'utf8'));
   const frame = await wb.webviewFrame('.row-header .row-title', 30_000, imported.lanes[0].name);

@@ -35,32 +35,6 @@ after(async () => {
   await wb?.close();
 });
 
-/** The figures at the lines' ends: decorations' `::after` content, as the page computes it. Page code as a string (no DOM types here). */
-const lineEnds = (): Promise<string[]> =>
-  wb.page.evaluate(`[...document.querySelectorAll('.monaco-editor .view-line span')]
-      .map((s) => getComputedStyle(s, '::after').content)
-      .filter((c) => c && c !== 'none' && c !== 'normal')
-      .map((c) => JSON.parse(c))`) as Promise<string[]>;
-
-async function waitFor(what: string, ok: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await ok());) {
-    if (Date.now() > deadline) throw new Error(`${what} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** Picks a colour theme as a user does: Ctrl+K Ctrl+T, its name as the picker lists it, Enter. */
-async function setTheme(theme: string): Promise<void> {
-  await wb.page.locator('.monaco-editor .view-lines').first().click();
-  await wb.page.keyboard.press('Control+K');
-  await wb.page.keyboard.press('Control+T');
-  const input = wb.page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
-  await input.fill(theme);
-  await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 15_000 });
-  await wb.page.keyboard.press('Enter');
-}
-
 test(
   "a traced script's lines show their heat, and the toggle hides and shows it",
   { skip, timeout: 240_000 },
@@ -76,15 +50,15 @@ test(
     const sync = heats.find((h) => h.site.line === 18);
     assert.equal(sync?.text, 'blocked 5.16 ms/step, waits for xmma_gemm f32 nn on stream 13');
     assert.equal(sync?.level, 5);
-    await waitFor(
-      'the figure at the end of line 18',
-      async () => (await lineEnds()).includes(sync!.text),
-      90_000,
-    ).catch(async (e: Error) => {
-      await wb.shot('line-heat-00-failed');
-      throw new Error(`${e.message}; the lines end with ${JSON.stringify(await lineEnds())}\n${wb.extensionLog()}`);
-    });
-    const ends = await lineEnds();
+    await wb
+      .waitUntil('the figure at the end of line 18', async () => (await wb.lineEnds()).includes(sync!.text), 90_000)
+      .catch(async (e: Error) => {
+        await wb.shot('line-heat-00-failed');
+        throw new Error(
+          `${e.message}; the lines end with ${JSON.stringify(await wb.lineEnds())}\n${wb.extensionLog()}`,
+        );
+      });
+    const ends = await wb.lineEnds();
     for (const h of heats) assert.ok(ends.includes(h.text), `${h.text} in ${JSON.stringify(ends)}`);
     // A gutter mark and a whole-line shade for each line with heat.
     const gutter = wb.page.locator('.monaco-editor .margin .cgmr');
@@ -99,18 +73,17 @@ test(
       ['Dark High Contrast', 'hc-black', 'high-contrast'],
       ['Light High Contrast', 'hc-light', 'high-contrast-light'],
       ['Dark Modern', 'vs-dark', ''],
-    ]) {
-      await setTheme(theme);
-      const kindClass = new RegExp(`(^|\\s)${kind}(\\s|$)`);
-      await waitFor(theme, async () =>
-        kindClass.test((await wb.page.locator('.monaco-workbench').getAttribute('class')) ?? ''),
-      );
+    ] as const) {
+      await wb.setTheme(theme, kind);
       if (shot) await wb.shot(`line-heat-02-${shot}`);
     }
     await wb.command('Syncscope: Toggle Line Heat');
-    await waitFor('no heat after the toggle', async () => !(await lineEnds()).length && !(await gutter.count()));
+    await wb.waitUntil(
+      'no heat after the toggle',
+      async () => !(await wb.lineEnds()).length && !(await gutter.count()),
+    );
     await wb.shot('line-heat-03-toggled-off');
     await wb.command('Syncscope: Toggle Line Heat');
-    await waitFor('the heat back', async () => (await lineEnds()).includes(sync!.text));
+    await wb.waitUntil('the heat back', async () => (await wb.lineEnds()).includes(sync!.text));
   },
 );

@@ -84,7 +84,10 @@ export class Workbench {
 
   /** Installs the .vsix into a fresh profile, starts the server and opens the workbench. */
   /** Fails, rather than skips, when `npm run test:e2e` lacks what it needs here (unmet). */
-  static async start(files: Record<string, string>, settings: Record<string, unknown> = {}): Promise<Workbench> {
+  static async start(
+    files: Record<string, string | Uint8Array>,
+    settings: Record<string, unknown> = {},
+  ): Promise<Workbench> {
     const lacking = unmet();
     if (lacking) throw new Error(lacking);
     const root = mkdtempSync(join(tmpdir(), 'syncscope-e2e-'));
@@ -260,6 +263,82 @@ export class Workbench {
     await p.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
     await p.keyboard.press('Enter');
     await p.locator(`.tab[aria-label*="${name}"]`).first().waitFor({ timeout: 15_000 });
+  }
+
+  /**
+   * Gives `path` to the web workbench's file dialog (its path box), once it is open. The dialog first
+   * fills in the folder it starts from, then lists it; a path typed before the listing may be
+   * overwritten. So it waits for the listing, and types again if the box lost the path.
+   */
+  async pickPath(path: string): Promise<void> {
+    const p = this.page;
+    const input = p.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    await p.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 30_000 });
+    const holdsPath = `document.querySelector('.quick-input-widget input')?.value === ${JSON.stringify(path)}`;
+    for (let attempt = 1; ; attempt++) {
+      if (attempt > 3)
+        throw new Error(
+          `the file dialog did not take ${path}; it holds "${await input.inputValue().catch(() => '?')}"`,
+        );
+      await input.fill(path);
+      if (
+        !(await p.waitForFunction(holdsPath, null, { timeout: 5_000 }).then(
+          () => true,
+          () => false,
+        ))
+      )
+        continue;
+      await p.keyboard.press('Enter');
+      // Accepted, the dialog closes (the editor may take a while to open); refused, it stays.
+      if (
+        await p
+          .locator('.quick-input-widget')
+          .waitFor({ state: 'hidden', timeout: 10_000 })
+          .then(
+            () => true,
+            () => false,
+          )
+      )
+        return;
+    }
+  }
+
+  /** Picks a colour theme as a user does: Ctrl+K Ctrl+T, its name as the picker lists it, Enter; resolves once the workbench wears it. */
+  async setTheme(theme: string, kind: 'vs' | 'vs-dark' | 'hc-black' | 'hc-light'): Promise<void> {
+    const p = this.page;
+    // The keys go to the workbench, not to a focused webview: a click on the activity bar's empty part first.
+    await p
+      .locator('.monaco-workbench')
+      .click({ position: { x: 5, y: 450 }, force: true })
+      .catch(() => undefined);
+    await p.keyboard.press('Control+K');
+    await p.keyboard.press('Control+T');
+    const input = p.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(theme);
+    await p.locator('.quick-input-list .monaco-list-row', { hasText: theme }).first().waitFor({ timeout: 15_000 });
+    await p.keyboard.press('Enter');
+    const kindClass = new RegExp(`(^|\\s)${kind}(\\s|$)`);
+    await this.waitUntil(theme, async () =>
+      kindClass.test((await p.locator('.monaco-workbench').getAttribute('class')) ?? ''),
+    );
+  }
+
+  /** Polls `ok` until it holds; fails saying `what` did not come. */
+  async waitUntil(what: string, ok: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+    for (const deadline = Date.now() + timeoutMs; !(await ok());) {
+      if (Date.now() > deadline) throw new Error(`${what} after ${timeoutMs} ms`);
+      await sleep(250);
+    }
+  }
+
+  /** The figures at the ends of the editor's lines: decorations' `::after` content, as the page computes it. Page code as a string (no DOM types here). */
+  lineEnds(): Promise<string[]> {
+    return this.page.evaluate(`[...document.querySelectorAll('.monaco-editor .view-line span')]
+      .map((s) => getComputedStyle(s, '::after').content)
+      .filter((c) => c && c !== 'none' && c !== 'normal')
+      .map((c) => JSON.parse(c))`) as Promise<string[]>;
   }
 
   /** The innermost frame of a webview whose document has `selector` (holding `hasText`, if given). */
