@@ -99,20 +99,13 @@ function clickable(row: HTMLElement, call: number | undefined, actions: Overview
   return row;
 }
 
+/** The window's sentence names each iteration left out and why: nothing else lists them. */
 function windowSection(o: Overview): HTMLElement {
-  const left = o.window.leftOut;
   return el(
     'section',
     { class: 'ov-section ov-window' },
     el('h2', { class: 'ov-title' }, 'Recorded window'),
     el('p', { class: 'ov-sentence' }, o.window.text),
-    left.length
-      ? el(
-          'ul',
-          { class: 'ov-left-out', 'aria-label': 'Iterations left out' },
-          ...left.map((l) => el('li', {}, el('span', { class: 'ov-label' }, l.label), ` left out: ${l.why}`)),
-        )
-      : null,
   );
 }
 

@@ -259,7 +259,7 @@ export function loopOverview(s: LoopSample): Overview {
       leftOut: [{ label: 'ProfilerStep#1', why: 'warm-up, the first step the profiler recorded' }],
       beginNs: iterations[0].beginNs,
       endNs: iterations[4].endNs,
-      text: '5 steps, ProfilerStep#2 to ProfilerStep#6, found by the profiler’s step markers; ProfilerStep#1 is left out.',
+      text: "5 steps, ProfilerStep#2 to ProfilerStep#6, from the profiler's step markers; ProfilerStep#1 left out: warm-up, the first step the profiler recorded",
     },
     iterations,
     lines: [
