@@ -6,6 +6,8 @@ import { CK, isWait } from '../trace/kinds';
 import { CallSite, Finding, Severity, Trace, callKind, callSite } from '../trace/model';
 import { formatNs } from '../units';
 import { rankFindings, type Rankable } from '../overview/rank';
+import type { OverviewWhere } from '../overview/types';
+import { findingWhere } from '../overview/where';
 import { groupReleasedByText } from './describe';
 
 export interface SiteLine {
@@ -101,19 +103,21 @@ export function siteLineText(s: SiteLine, releasedBy = true): string {
  * order (core/overview/rank.ts): by the predictions of `ranked` (the overview's findings, by index)
  * where given, else by severity.
  */
-export function siteProblems(t: Trace, ranked?: readonly Rankable[]): SiteProblem[] {
-  const order: readonly Rankable[] =
+export function siteProblems(t: Trace, ranked?: readonly (Rankable & { where?: OverviewWhere })[]): SiteProblem[] {
+  const order: readonly (Rankable & { where?: OverviewWhere })[] =
     ranked ?? rankFindings(t.findings.map((f, index) => ({ index, severity: f.severity })));
   const out: SiteProblem[] = [];
-  for (const { index, predictedSavingNs } of order) {
+  for (const { index, predictedSavingNs, where: given } of order) {
     const finding = t.findings[index];
     if (!finding) continue;
-    const site = finding.calls.map((i) => callSite(t, i)).find((s) => s !== undefined);
-    if (site)
+    // The overview's place where it gave one (a line in the recorded window), else the finding's
+    // first line of its own, before one known only by its function.
+    const where = given ?? findingWhere(t, finding);
+    if (where && 'file' in where)
       out.push({
-        file: site.frame.file,
-        line: site.frame.line,
-        precision: site.precision,
+        file: where.file,
+        line: where.line,
+        precision: where.precision,
         severity: finding.severity,
         finding,
         index,

@@ -7,6 +7,11 @@ import { matchSiteFile, sharedTail, siteLines, siteLineText, siteProblems } from
 import { RELEASED_UNKNOWN, Trace, TraceBuilder } from '../../core/trace/model';
 import { parseTrace } from '../../core/trace/json';
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { analyze } from '../../core/analyze';
+import { importPytorch } from '../../core/import/pytorch';
+import { buildOverview } from '../../core/overview/build';
+import { h200 } from '../../core/simulate/profile';
 import { repoPath } from '../helpers/paths';
 
 const SCRIPT = '/home/u/proj/side_stream_sync.py';
@@ -119,4 +124,18 @@ test("a lens names a cuBLAS kernel by the short name the lanes give it, not CUPT
     siteLineText(sync),
     'host blocked 10.3 ms, 3 waits of up to 5.28 ms: eventSync, released by "xmma_gemm f32 nn" on stream 13',
   );
+});
+
+test("a profile's pageable-copy finding goes on its first line of its own, or on the overview's line in the window", () => {
+  const t = importPytorch(
+    gunzipSync(readFileSync(repoPath('test/fixtures/torch/profile/train_step.profile.json.gz'))).toString(),
+  );
+  const analysis = analyze(t);
+  t.findings = analysis.findings;
+  // Read by hand: the first pageable copy is model.cuda()'s first run, known only by its function
+  // (line 0); model.cuda()'s later copies are marked at line 12, the batch uploads in the loop at 20.
+  const problems = siteProblems(t).map((p) => [p.finding.kind, p.line, p.precision]);
+  assert.deepEqual(problems[0], ['pageable-async-copy', 12, 'line']);
+  const ranked = siteProblems(t, buildOverview(t, analysis, h200).findings);
+  assert.deepEqual([ranked[0].finding.kind, ranked[0].line, ranked[0].precision], ['pageable-async-copy', 20, 'line']);
 });
