@@ -5,7 +5,7 @@ import type { Program } from '../scenario/program';
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
-import { isWait, str, type Trace } from '../trace/model';
+import { isWait, RELEASED_NONE, str, type Trace } from '../trace/model';
 import { iterationsOf } from './iterations';
 import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
 
@@ -50,6 +50,10 @@ export interface WaitReplay {
   sameReleaser: boolean;
   /** Why the replay differs, when it does beyond the bounds. */
   why?: string;
+  /** The scenario has no step for this wait: the comment it left instead. */
+  leftOut?: string;
+  /** The scenario's step for this wait stands on a binding the import inferred, by deduction or by timing. */
+  inferred?: 'deduced' | 'timing';
 }
 
 export interface Replay {
@@ -111,10 +115,12 @@ function compare(
 ): Pick<Replay, 'spans' | 'waits' | 'iterations' | 'iterationsFrom'> {
   const maps = stepMaps(scenario, sim);
   // The first trace call whose step the scenario had to leave out: waits after it miss that work.
+  // Only work and stream order count: a record left out matters only to a wait on it, itself left out or inferred.
   let firstLeftOut = Infinity;
   for (const steps of scenario.threads.values())
     for (const s of steps)
-      if (s.note?.startsWith('left out') && s.call >= 0) firstLeftOut = Math.min(firstLeftOut, s.call);
+      if (s.note?.startsWith('left out') && s.call >= 0 && ORDERS_WORK.has(t.calls.kind[s.call]))
+        firstLeftOut = Math.min(firstLeftOut, s.call);
   const simToOriginal = new Map<number, number>();
   // A simulated call that launched an op no trace call issued (a graph's node) stands for that op.
   const simToOp = new Map<number, number>();
@@ -135,7 +141,7 @@ function compare(
   const reasons = new Map<string, (it: IterationSpan, to: number) => string | undefined>();
   let iterationsFrom: Replay['iterationsFrom'];
   for (const [name, m] of maps) {
-    const found = iterationSpans(t, sim, name, m);
+    const found = iterationSpans(t, sim, name, scenario.threads.get(name) ?? [], m);
     iterations.push(...found.list);
     found.until.forEach((u, k) => until.set(found.list[k], u));
     iterationsFrom ??= found.from;
@@ -151,18 +157,26 @@ function compare(
     const replayedNs = last > first ? last - first : 0;
     spans.push({ thread: name, measuredNs, replayedNs, error: relErr(replayedNs, measuredNs) });
     const seen = new Set<number>();
-    m.original.forEach((call, step) => {
-      if (call < 0 || seen.has(call) || t.calls.kind[call] === CK.launch || !isWait(t, call)) return;
+    let compiled = 0;
+    for (const st of scenario.threads.get(name) ?? []) {
+      const step = Object.keys(st.step).length ? compiled++ : -1;
+      const call = st.call;
+      if (call < 0 || seen.has(call) || t.calls.kind[call] === CK.launch || !isWait(t, call)) continue;
+      const s = step >= 0 ? m.simulated.get(step) : undefined;
+      // A wait the scenario left out is listed too, as not replayed: it is never dropped silently.
+      if (s === undefined && !st.note?.startsWith('left out')) continue;
       seen.add(call);
-      const s = m.simulated.get(step);
-      if (s === undefined) return;
-      const w = waitReplay(t, sim, call, s, { simToOriginal, simToOp, lastOpOf });
+      const w =
+        s === undefined
+          ? leftOutWait(t, call, st.note!)
+          : waitReplay(t, sim, call, s, { simToOriginal, simToOp, lastOpOf });
+      if (st.inferred) w.inferred = st.inferred;
       // Work left out makes the replay wait less; a wait that blocked as long is not explained by it.
       const waitedLess = w.replayedNs < w.measuredNs * (1 - WAIT_TOLERANCE);
-      if (w.why && waitedLess && t.calls.begin[call] > (t.calls.begin[firstLeftOut] ?? Infinity))
+      if (s !== undefined && w.why && waitedLess && t.calls.begin[call] > (t.calls.begin[firstLeftOut] ?? Infinity))
         w.why = `work before this wait was left out of the scenario (${str(t, t.calls.name[firstLeftOut])} had no op in the trace), so the replay does not wait for it`;
       waits.push(w);
-    });
+    }
   }
   for (const it of iterations) if (Math.abs(it.error) > SPAN_TOLERANCE) it.why = missWhy(it.thread)(it, until.get(it)!);
   return { spans, waits, iterations, ...(iterationsFrom ? { iterationsFrom } : {}) };
@@ -214,28 +228,38 @@ function iterationMiss(
   };
 }
 
-/** The thread's iterations measured and replayed: each from its first call's begin to the next one's, the last to its last call's end. */
+/**
+ * The thread's iterations measured and replayed: each from its first call's begin to the next one's,
+ * the last to its last call's end. The loop is found in the trace's calls, those the scenario left out
+ * too; a boundary on a left-out call moves to the next call that has a step (the last end to the
+ * previous one), on both sides alike.
+ */
 function iterationSpans(
   t: Trace,
   sim: Trace,
   thread: string,
-  m: { original: number[]; simulated: Map<number, number> },
+  steps: GeneratedStep[],
+  m: { simulated: Map<number, number> },
 ): { list: IterationSpan[]; until: number[]; from?: 'ProfilerStep' | 'loop' } {
-  // The thread's trace calls that became steps, each with the simulated calls of its first and last step.
+  // The thread's trace calls in order, each with the simulated calls of its first and last step (-1: left out).
   const calls: number[] = [];
   const firstSim: number[] = [];
   const lastSim: number[] = [];
-  m.original.forEach((call, step) => {
-    const s = m.simulated.get(step);
-    if (call < 0 || s === undefined) return;
-    if (calls[calls.length - 1] === call) {
-      lastSim[lastSim.length - 1] = s;
-      return;
+  let compiled = 0;
+  for (const s of steps) {
+    const sim = Object.keys(s.step).length ? (m.simulated.get(compiled++) ?? -1) : -1;
+    if (s.call < 0) continue;
+    if (calls[calls.length - 1] === s.call) {
+      if (sim >= 0) {
+        lastSim[lastSim.length - 1] = sim;
+        if (firstSim[firstSim.length - 1] < 0) firstSim[firstSim.length - 1] = sim;
+      }
+      continue;
     }
-    calls.push(call);
-    firstSim.push(s);
-    lastSim.push(s);
-  });
+    calls.push(s.call);
+    firstSim.push(sim);
+    lastSim.push(sim);
+  }
   const opsOf = new Map<number, number[]>();
   for (let j = 0; j < t.ops.count; j++) {
     const c = t.ops.call[j];
@@ -243,28 +267,61 @@ function iterationSpans(
   }
   const found = iterationsOf(t, calls, opsOf);
   if (!found) return { list: [], until: [] };
-  const list = found.list.map((it, k) => {
-    const next = found.list[k + 1]?.first;
-    const measuredNs =
-      (next !== undefined ? t.calls.begin[calls[next]] : t.calls.end[calls[it.last]]) - t.calls.begin[calls[it.first]];
+  const forward = (k: number) => {
+    while (k < calls.length && firstSim[k] < 0) k++;
+    return k;
+  };
+  const backward = (k: number) => {
+    while (k >= 0 && lastSim[k] < 0) k--;
+    return k;
+  };
+  const list: IterationSpan[] = [];
+  const until: number[] = [];
+  found.list.forEach((it, k) => {
+    const first = forward(it.first);
+    const next = found.list[k + 1] ? forward(found.list[k + 1].first) : undefined;
+    const last = backward(it.last);
+    if (first >= calls.length || last < first) return;
+    const ends = next !== undefined && next < calls.length;
+    const measuredNs = (ends ? t.calls.begin[calls[next]] : t.calls.end[calls[last]]) - t.calls.begin[calls[first]];
     const replayedNs =
-      (next !== undefined ? sim.calls.begin[firstSim[next]] : sim.calls.end[lastSim[it.last]]) -
-      sim.calls.begin[firstSim[it.first]];
-    return {
+      (ends ? sim.calls.begin[firstSim[next]] : sim.calls.end[lastSim[last]]) - sim.calls.begin[firstSim[first]];
+    list.push({
       thread,
       label: it.label,
-      firstCall: calls[it.first],
-      lastCall: calls[it.last],
+      firstCall: calls[first],
+      lastCall: calls[last],
       measuredNs,
       replayedNs,
       error: relErr(replayedNs, measuredNs),
-    };
-  });
-  const until = found.list.map((it, k) => {
-    const next = found.list[k + 1]?.first ?? it.last + 1;
-    return next < calls.length ? t.calls.begin[calls[next]] : Infinity;
+    });
+    const after = found.list[k + 1]?.first ?? it.last + 1;
+    until.push(after < calls.length ? t.calls.begin[calls[after]] : Infinity);
   });
   return { list, until, from: found.from };
+}
+
+/** Calls whose step, left out, would have issued work or ordered streams. */
+const ORDERS_WORK = new Set<number>([CK.launch, CK.memcpy, CK.memset, CK.hostFunc, CK.streamWait]);
+
+/** A wait the scenario has no step for: the replay does not wait there. */
+function leftOutWait(t: Trace, call: number, note: string): WaitReplay {
+  const measuredNs = t.calls.blockedNs[call];
+  const measuredBy = t.calls.releasedBy[call];
+  const w: WaitReplay = {
+    call,
+    name: str(t, t.calls.name[call]),
+    measuredNs,
+    replayedNs: 0,
+    error: relErr(0, measuredNs),
+    measuredBy,
+    replayedBy: RELEASED_NONE,
+    sameReleaser: measuredBy === RELEASED_NONE,
+    leftOut: note.replace(/^left out: /, ''),
+  };
+  if (measuredNs > LONG_WAIT_NS)
+    w.why = `the scenario left this wait out (${w.leftOut}), so the replay does not block where the host waited for the GPU`;
+  return w;
 }
 
 function waitReplay(
