@@ -4,7 +4,7 @@ import { compileTree } from '../scenario/parse';
 import type { Program } from '../scenario/program';
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
-import { CK } from '../trace/kinds';
+import { CK, OK } from '../trace/kinds';
 import { isWait, RELEASED_NONE, str, type Trace } from '../trace/model';
 import { iterationsOf } from './iterations';
 import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
@@ -54,6 +54,8 @@ export interface WaitReplay {
   leftOut?: string;
   /** The scenario's step for this wait stands on a binding the import inferred, by deduction or by timing. */
   inferred?: 'deduced' | 'timing';
+  /** A blocking copy's replay, read by the rule its trace was read by (copyReadByTraceRule). */
+  readAs?: 'copy';
 }
 
 export interface Replay {
@@ -332,14 +334,15 @@ function waitReplay(
   m: { simToOriginal: Map<number, number>; simToOp: Map<number, number>; lastOpOf: Map<number, number> },
 ): WaitReplay {
   const measuredNs = t.calls.blockedNs[call];
-  const replayedNs = sim.calls.blockedNs[s];
   const measuredBy = t.calls.releasedBy[call];
-  const simOp = sim.calls.releasedBy[s];
-  // The simulated releaser as a trace op: the (last) op issued by the same trace call.
-  let replayedBy = simOp;
-  if (simOp >= 0)
-    replayedBy =
-      m.simToOp.get(sim.ops.call[simOp]) ?? m.lastOpOf.get(m.simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2;
+  // The simulated releaser as a trace op: the op its step stands for, else the (last) op of the same trace call.
+  const asTraceOp = (simOp: number) =>
+    simOp < 0
+      ? simOp
+      : (m.simToOp.get(sim.ops.call[simOp]) ?? m.lastOpOf.get(m.simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2);
+  const staged = copyReadByTraceRule(t, sim, call, s);
+  const replayedNs = staged?.blockedNs ?? sim.calls.blockedNs[s];
+  const replayedBy = asTraceOp(staged?.op ?? sim.calls.releasedBy[s]);
   const sameReleaser = measuredBy === replayedBy || (measuredBy < 0 && replayedBy < 0 && measuredNs < LONG_WAIT_NS);
   const error = relErr(replayedNs, measuredNs);
   const w: WaitReplay = {
@@ -351,11 +354,60 @@ function waitReplay(
     measuredBy,
     replayedBy,
     sameReleaser,
+    ...(staged ? { readAs: 'copy' as const } : {}),
   };
   const long = measuredNs > LONG_WAIT_NS;
   if (long && (Math.abs(error) > WAIT_TOLERANCE || !sameReleaser)) w.why = explainMiss(t, w);
   return w;
 }
+
+/**
+ * A blocking copy's replay read by the rule its trace was read by. S17: pageable host-to-device data
+ * is staged by the host, and the call returns once it is, the last of it still in flight, so the trace
+ * can only name the op the copy was ordered after; the simulator returns the call at its copy's end
+ * and names the copy, so the replay's releaser is taken to be the op its copy was ordered after. A
+ * torch.profiler trace counts a copy's call as blocked until its releasing op ended, the rest being the
+ * call's own work (draining pageable staging buffers, which the scenario adds to the copy's duration,
+ * core/whatif/from-trace.ts); a capture counts the whole call. The replay's blocked time is counted alike.
+ */
+function copyReadByTraceRule(
+  t: Trace,
+  sim: Trace,
+  call: number,
+  s: number,
+): { op: number; blockedNs: number } | undefined {
+  const measuredBy = t.calls.releasedBy[call];
+  const simBy = sim.calls.releasedBy[s];
+  if (t.calls.kind[call] !== CK.memcpy || measuredBy < 0 || simBy < 0 || sim.ops.call[simBy] !== s) return undefined;
+  const own = ownOp(t, call, measuredBy);
+  if (own < 0) return undefined;
+  const staged = measuredBy !== own && t.ops.end[own] > t.calls.end[call];
+  const op = staged ? opBefore(sim, simBy) : simBy;
+  if (op < 0) return undefined;
+  const begin = t.calls.begin[call];
+  const untilOp = Math.min(t.ops.end[measuredBy], t.calls.end[call]) - begin;
+  const partly = Math.abs(t.calls.blockedNs[call] - untilOp) < 1 && untilOp < t.calls.end[call] - begin - 1;
+  if (!partly) return { op, blockedNs: sim.calls.blockedNs[s] };
+  // The part of the copy's duration that the scenario added for the host's draining, after its op ended.
+  const drained = op === simBy ? Math.max(0, t.calls.end[call] - t.ops.end[own]) : 0;
+  return { op, blockedNs: Math.max(0, Math.min(sim.ops.end[op] - drained, sim.calls.end[s]) - sim.calls.begin[s]) };
+}
+
+/** The copy op the trace's call issued, searched from `near` (an op issued about then). */
+function ownOp(t: Trace, call: number, near: number): number {
+  if (t.ops.call[near] === call) return near;
+  for (let j = near + 1; j < t.ops.count; j++) if (t.ops.call[j] === call) return j;
+  return -1;
+}
+
+/** The work op issued before `op` on its stream in a simulated trace (ops are numbered in issue order). */
+function opBefore(sim: Trace, op: number): number {
+  for (let j = op - 1; j >= 0; j--) if (sim.ops.lane[j] === sim.ops.lane[op] && WORK.has(sim.ops.kind[j])) return j;
+  return -1;
+}
+
+/** Ops that are work, not an event's marker. */
+const WORK = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
 
 /** The likeliest reason a replayed wait differs: what the simulator does not model, or a rule it applied differently. */
 function explainMiss(t: Trace, w: WaitReplay): string {
