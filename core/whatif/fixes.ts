@@ -9,6 +9,7 @@ import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
 import { str, type Finding, type Trace } from '../trace/model';
 import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
+import { withOrigins } from './origins';
 import { compileGenerated } from './replay';
 
 type Threads = Map<string, GeneratedStep[]>;
@@ -236,6 +237,7 @@ export function whatIf(
   const baseSim = simulate(compileGenerated(base), profile);
   const before = outcome(baseSim);
   const baseBlocked = blockedByCall(base.threads, baseSim);
+  withOrigins(t, base, baseSim);
   const chosen = a.findings
     .map((f, k) => ({ f, id: `F${k + 1}` }))
     .filter(({ f, id }) => (ids === 'all' ? !!f.fix : ids.includes(id)));
@@ -257,6 +259,7 @@ export function whatIf(
     if (said.startsWith('cannot')) return result;
     const sim = simulate(compileGenerated(g, th), profile);
     const after = blockedByCall(th, sim);
+    withOrigins(t, g, sim, th);
     for (const [call, was] of baseBlocked) {
       const now = after.get(call);
       if (was > 1000 && (now === undefined || was - now > 1000))

@@ -58,6 +58,8 @@ export interface GeneratedScenario {
   tree(threads?: Map<string, GeneratedStep[]>, o?: EmitOptions): Node;
   /** The scenario's name for a trace stream lane. */
   streamName(lane: number): string;
+  /** The trace lane a scenario thread or stream stands for (`default`: the legacy default stream). */
+  laneOf(kind: 'thread' | 'stream', name: string): number | undefined;
 }
 
 /** A launch step's block size when it gives none (core/scenario/steps.ts). */
@@ -98,6 +100,8 @@ function modelledCallNs(kind: number, p: SimProfile): number {
 
 class Names {
   private readonly byKey = new Map<string, string>();
+  /** The key a name was given for. */
+  readonly keyOf = new Map<string, string>();
   private readonly used = new Set<string>(['default', 'legacy']);
   get(key: string, wanted: string): string {
     const known = this.byKey.get(key);
@@ -106,6 +110,7 @@ class Names {
     for (let k = 2; this.used.has(name); k++) name = `${identifier(wanted)}_${k}`;
     this.used.add(name);
     this.byKey.set(key, name);
+    this.keyOf.set(name, key);
     return name;
   }
 }
@@ -225,6 +230,7 @@ export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWind
     render: (th, o) => scenarioText(g.parts(th), o),
     tree: (th = threads, o) => scenarioTree(g.parts(th), o),
     streamName: (lane) => g.stream(lane),
+    laneOf: (kind, name) => g.laneOf(kind, name),
   };
 }
 
@@ -283,6 +289,15 @@ class Generator {
 
   private opsOf(call: number): number[] {
     return this.opsByCall.get(call) ?? [];
+  }
+
+  /** The trace lane a scenario thread or stream name stands for. */
+  laneOf(kind: 'thread' | 'stream', name: string): number | undefined {
+    if (kind === 'stream' && name === 'default')
+      return this.t.lanes.find((l) => l.kind === 'stream' && l.legacyDefault)?.id;
+    const key = (kind === 'stream' ? this.names : this.threadNames).keyOf.get(name);
+    const m = key === undefined ? null : (kind === 'stream' ? /^s(\d+)$/ : /^(\d+)$/).exec(key);
+    return m ? Number(m[1]) : undefined;
   }
 
   threadName(lane: number): string {

@@ -7,6 +7,7 @@ import type { SimProfile } from '../simulate/profile';
 import { CK, OK } from '../trace/kinds';
 import { isWait, RELEASED_NONE, str, type Trace } from '../trace/model';
 import { iterationsOf } from './iterations';
+import { withOrigins } from './origins';
 import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
 
 /** Waits shorter than this are compared but not held to the blocked-time bound. */
@@ -87,7 +88,8 @@ export function compileGenerated(g: GeneratedScenario, threads = g.threads): Pro
 export function replay(t: Trace, profile: SimProfile, window: ScenarioWindow = {}): Replay {
   const scenario = scenarioFromTrace(t, profile, window);
   const simulated = simulate(compileGenerated(scenario), profile);
-  return { scenario, simulated, ...compare(t, scenario, simulated) };
+  const compared = compare(t, scenario, simulated);
+  return { scenario, simulated: withOrigins(t, scenario, simulated), ...compared };
 }
 
 /** For each thread: the trace call behind each compiled step index, and the simulated call of each index. */
