@@ -2,7 +2,9 @@ import { analyze } from '../../core/analyze';
 import { h200 } from '../../core/simulate/profile';
 import { escapeControlsKeepLines } from '../../core/terminal';
 import { formatNs } from '../../core/units';
-import { savedNs, whatIf, type FixResult } from '../../core/whatif/fixes';
+import { rankedBySaving, savedNs, savedPerIterationNs, whatIf, type FixResult } from '../../core/whatif/fixes';
+import { overheadText } from '../../core/whatif/overhead';
+import { whatIfJson } from '../../core/whatif/whatif-json';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput, readProfile } from '../input';
@@ -17,6 +19,7 @@ export const spec: CommandSpec = {
     { name: 'all', help: 'every finding that has a fix (the default)' },
     ...WINDOW_OPTIONS,
     OPTIONS.profile,
+    { name: 'json', help: 'print the predictions as JSON (media/schema/whatif.schema.json)' },
   ],
 };
 
@@ -28,13 +31,16 @@ export function describeFix(r: FixResult): string[] {
   const head = `${r.id} ${r.finding.kind}: ${r.finding.message.slice(0, 160)}`;
   const saved = savedNs(r);
   if (!r.after || saved === undefined) return [head, `    ${r.edit}`];
+  const each = savedPerIterationNs(r);
+  const perIteration = each !== undefined && saved > 0 ? `, ${formatNs(each)} per iteration (${r.iterations})` : '';
   const lines = [
     head,
     `    edit: ${r.edit}`,
     `    host time ${change(r.before.hostNs, r.after.hostNs)}; GPU busy ${change(r.before.gpuBusyNs, r.after.gpuBusyNs)}`,
     r.isCost
       ? `    cost of the fix: ${formatNs(Math.max(0, -saved))} more host time`
-      : `    predicted saving: ${saved >= 0 ? formatNs(saved) : `none (${formatNs(-saved)} longer)`}`,
+      : `    predicted saving: ${saved >= 0 ? `${formatNs(saved)}${perIteration}` : `none (${formatNs(-saved)} longer)`}`,
+    `    ${overheadText(r.overhead)}`,
   ];
   for (const w of r.waits.slice(0, 8))
     lines.push(
@@ -64,9 +70,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         `${file}: no finding ${missing.join(', ')}; the trace has ${n ? `F1 to F${n}` : 'no findings'} (syncscope report lists them)`,
       );
   }
-  const lines = [`${file}: fixes simulated with the ${profile.name} profile`];
+  if (args.flags.has('json')) {
+    io.stdout(JSON.stringify(whatIfJson(results, { file, profile: profile.name })) + '\n');
+    return EXIT.ok;
+  }
+  const lines = [`${file}: fixes simulated with the ${profile.name} profile, largest predicted saving first`];
   if (!results.length) lines.push('no finding with a fix');
-  for (const r of results) lines.push(...describeFix(r));
+  for (const r of rankedBySaving(results)) lines.push(...describeFix(r));
   io.stdout(escapeControlsKeepLines(lines.join('\n')) + '\n');
   return EXIT.ok;
 }

@@ -9,7 +9,9 @@ import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
 import { str, type Finding, type Trace } from '../trace/model';
 import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
+import { iterationsOf } from './iterations';
 import { withOrigins } from './origins';
+import type { OverheadUsed } from './overhead';
 import { compileGenerated } from './replay';
 
 type Threads = Map<string, GeneratedStep[]>;
@@ -45,6 +47,10 @@ export interface FixResult {
   scenario?: string;
   /** The simulated traces of the scenario before and after the edit, for showing them side by side. */
   simulated?: { before: Trace; after: Trace };
+  /** The recorder's cost taken out of the trace's host gaps before simulating (none measured, unless the profile has a model). */
+  overhead: OverheadUsed;
+  /** The iterations of the loop the window holds (core/whatif/iterations.ts), over which a saving is shared; 0 where no loop was found. */
+  iterations: number;
 }
 
 /** An edit on a copy of the threads; returns what it did, or a string starting "cannot" saying why not. */
@@ -219,6 +225,39 @@ const copyThreads = (th: Threads): Threads =>
 /** Host time a fix saves; negative where it costs time (a race fix adds a wait); undefined where it could not apply. */
 export const savedNs = (r: FixResult): number | undefined => (r.after ? r.before.hostNs - r.after.hostNs : undefined);
 
+/** The saving shared over the window's loop iterations; undefined where the fix could not apply or no loop was found. */
+export const savedPerIterationNs = (r: FixResult): number | undefined => {
+  const saved = savedNs(r);
+  return saved === undefined || !r.iterations ? undefined : saved / r.iterations;
+};
+
+/**
+ * Fixes ranked by predicted saving, largest first; a fix that costs time after those that save, and
+ * those that cannot apply last, each group in the analysis order (their ids).
+ */
+export function rankedBySaving<T extends FixResult>(results: T[]): T[] {
+  const key = (r: FixResult) => savedNs(r) ?? -Infinity;
+  return results
+    .map((r, k) => ({ r, k }))
+    .sort((x, y) => key(y.r) - key(x.r) || x.k - y.k)
+    .map(({ r }) => r);
+}
+
+/** How many iterations of its loop the longest host thread of the scenario runs (0: no loop found). */
+function loopIterations(t: Trace, g: GeneratedScenario): number {
+  let longest: number[] = [];
+  for (const steps of g.threads.values()) {
+    const calls = [...new Set(steps.filter((s) => s.call >= 0).map((s) => s.call))];
+    if (calls.length > longest.length) longest = calls;
+  }
+  const opsOf = new Map<number, number[]>();
+  for (let j = 0; j < t.ops.count; j++) {
+    const c = t.ops.call[j];
+    if (c >= 0) (opsOf.get(c) ?? opsOf.set(c, []).get(c)!).push(j);
+  }
+  return iterationsOf(t, longest, opsOf)?.list.length ?? 0;
+}
+
 /**
  * The fixes of `ids` (F1, F2, ... in the order of the analysis's findings), or of every finding with
  * a fix. `a` is the trace's analysis, given where the caller has one (with a scenario's program), so
@@ -233,7 +272,9 @@ export function whatIf(
   memory?: MemoryBudget,
 ): FixResult[] {
   a ??= analyze(t, { memory });
-  const base = scenarioFromTrace(t, profile, window);
+  const made = { overhead: profile.traceOverhead };
+  const base = scenarioFromTrace(t, profile, window, made);
+  const iterations = loopIterations(t, base);
   const baseSim = simulate(compileGenerated(base), profile);
   const before = outcome(baseSim);
   const baseBlocked = blockedByCall(base.threads, baseSim);
@@ -243,7 +284,7 @@ export function whatIf(
     .filter(({ f, id }) => (ids === 'all' ? !!f.fix : ids.includes(id)));
   return chosen.map(({ f, id }) => {
     // Each fix edits a fresh scenario, so fixes do not add up.
-    const g = scenarioFromTrace(t, profile, window);
+    const g = scenarioFromTrace(t, profile, window, made);
     const th = copyThreads(g.threads);
     const edit = editFor(f);
     const said = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
@@ -255,6 +296,8 @@ export function whatIf(
       before,
       waits: [],
       isCost: f.kind === 'race',
+      overhead: base.overhead,
+      iterations,
     };
     if (said.startsWith('cannot')) return result;
     const sim = simulate(compileGenerated(g, th), profile);

@@ -22,6 +22,8 @@ import {
 } from '../trace/model';
 import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from './emit';
 import { inferredRelease, nonBlockingByOverlap } from './inferred';
+import { gapOverhead, overheadFor, overheadUsed, type OverheadUsed } from './overhead';
+import type { TraceOverhead, TraceOverheadCost } from '../simulate/trace-overhead';
 
 export interface ScenarioWindow {
   /** Absolute trace times in ns; calls that begin outside [from, to) are left out. */
@@ -48,6 +50,8 @@ export interface GeneratedScenario {
   marked: number;
   /** Steps and declarations inferred from the trace's data, each marked so in the text. */
   inferred: number;
+  /** The recorder's cost taken out of the host gaps (none unless asked for and measured). */
+  overhead: OverheadUsed;
   /** The declarations the steps use; an edit may add to them (a pinned buffer, a stream's flag, an event). */
   streams: Map<string, { nonBlocking?: boolean; priority?: number }>;
   events: Set<string>;
@@ -197,13 +201,19 @@ export function hostCallsIn(t: Trace, w: ScenarioWindow = {}): { count: number; 
  * The trace's host calls in window `w` as a scenario. A scenario needs a thread, so a window (or a
  * trace) without host calls has none to give, and says so: callers check the window first (hostCallsIn).
  */
-export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWindow = {}): GeneratedScenario {
+export function scenarioFromTrace(
+  t: Trace,
+  profile: SimProfile,
+  w: ScenarioWindow = {},
+  /** `overhead`: take the recorder's own cost out of the host gaps, by this model (the what-if's prediction). */
+  o: { overhead?: TraceOverhead } = {},
+): GeneratedScenario {
   const byThread = handOffs(t, callsByThread(t, w));
   if (!byThread.size)
     throw new Error(
       `nothing to turn into a scenario: ${hostCallsIn(t).count ? 'no host call begins in the window' : 'the trace has no host calls'}`,
     );
-  const g = new Generator(t, profile, orphansAfter(t, byThread, w), byThread);
+  const g = new Generator(t, profile, orphansAfter(t, byThread, w), byThread, overheadFor(t, o.overhead));
   const threads = new Map<string, GeneratedStep[]>();
   // Every scenario thread starts at once: a thread that began later in the trace first works that long.
   let start = Infinity;
@@ -224,6 +234,7 @@ export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWind
     threads,
     marked: g.marked,
     inferred: g.inferred,
+    overhead: overheadUsed(t, o.overhead, g.subtractedNs),
     streams: g.streams,
     events: g.events,
     buffers: g.buffers,
@@ -242,6 +253,7 @@ class Generator {
   private readonly threadNames = new Names();
   marked = 0;
   inferred = 0;
+  subtractedNs = 0;
   /** What the declarations hold that the trace did not state, as header comments. */
   private readonly notes: string[] = [];
   /** Stream lanes the trace gives no flag for whose work overlapped the legacy default stream's. */
@@ -271,6 +283,8 @@ class Generator {
     private readonly orphans: Map<number, number[]> = new Map(),
     /** The calls that become steps, per host thread lane. */
     byThread: Map<number, number[]> = new Map(),
+    /** The recorder's cost to take out of the host gaps, where the profile measured it for this kind of trace. */
+    private readonly overhead?: TraceOverheadCost,
   ) {
     for (let j = 0; j < t.ops.count; j++) {
       const c = t.ops.call[j];
@@ -340,6 +354,7 @@ class Generator {
   thread(calls: number[]): GeneratedStep[] {
     const t = this.t;
     const out: GeneratedStep[] = [];
+    const recorder = this.overhead ? gapOverhead(t, calls, this.overhead) : undefined;
     for (let k = 0; k < calls.length; k++) {
       const i = calls[k];
       const steps = this.steps(i);
@@ -354,7 +369,10 @@ class Generator {
       const own = steps.some((s) => !s.note?.startsWith('left out'))
         ? (this.heldOwn.get(i) ?? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p) - records))
         : took;
-      const work = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
+      const gap = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
+      const taken = recorder ? Math.min(Math.max(0, gap), Math.round(recorder[k])) : 0;
+      this.subtractedNs += taken;
+      const work = gap - taken;
       const orphans = this.orphans.get(i);
       if (orphans) this.orphanLaunches(out, i, orphans, work);
       else this.hostWork(out, work);
@@ -656,7 +674,12 @@ class Generator {
       events: this.events,
       buffers: this.buffers,
       threads,
-      notes: this.notes,
+      notes: this.overhead
+        ? [
+            ...this.notes,
+            `host gaps less the recorder's own cost: ${this.overhead.perCudaCallNs} ns per CUDA call, ${this.overhead.perRecordFunctionNs} ns per record_function (${this.subtractedNs} ns in all)`,
+          ]
+        : this.notes,
     };
   }
 }

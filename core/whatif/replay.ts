@@ -144,8 +144,13 @@ function compare(
   const until = new Map<IterationSpan, number>();
   const reasons = new Map<string, (it: IterationSpan, to: number) => string | undefined>();
   let iterationsFrom: Replay['iterationsFrom'];
+  // Threads are named as in the trace; their steps are found by the scenario's name.
+  const scenarioName = new Map<string, string>();
   for (const [name, m] of maps) {
-    const found = iterationSpans(t, sim, name, scenario.threads.get(name) ?? [], m);
+    const lane = scenario.laneOf('thread', name);
+    const shown = lane !== undefined && t.lanes[lane] ? t.lanes[lane].name : name;
+    scenarioName.set(shown, name);
+    const found = iterationSpans(t, sim, shown, scenario.threads.get(name) ?? [], m);
     iterations.push(...found.list);
     found.until.forEach((u, k) => until.set(found.list[k], u));
     iterationsFrom ??= found.from;
@@ -159,7 +164,7 @@ function compare(
       last = Math.max(last, sim.calls.end[c]);
     }
     const replayedNs = last > first ? last - first : 0;
-    spans.push({ thread: name, measuredNs, replayedNs, error: relErr(replayedNs, measuredNs) });
+    spans.push({ thread: shown, measuredNs, replayedNs, error: relErr(replayedNs, measuredNs) });
     const seen = new Set<number>();
     let compiled = 0;
     for (const st of scenario.threads.get(name) ?? []) {
@@ -189,7 +194,7 @@ function compare(
   function missWhy(thread: string): (it: IterationSpan, to: number) => string | undefined {
     const known = reasons.get(thread);
     if (known) return known;
-    const made = iterationMiss(t, scenario.threads.get(thread) ?? [], waits);
+    const made = iterationMiss(t, scenario.threads.get(scenarioName.get(thread) ?? thread) ?? [], waits);
     reasons.set(thread, made);
     return made;
   }
