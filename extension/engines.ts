@@ -13,8 +13,8 @@ import { processMemoryBudget } from '../node/memory-limits';
 import { buildReport, formatReport } from '../core/report';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
-import { whatIf } from '../core/whatif/fixes';
-import { fixId } from '../core/whatif/fix-view';
+import { rankedBySaving, savedNs, whatIf } from '../core/whatif/fixes';
+import { fixId, type FixSavingView } from '../core/whatif/fix-view';
 import { scenarioFromTrace } from '../core/whatif/from-trace';
 import type { PositionedError } from './logic/problems';
 import { WORKER_LIMITS, type WhatIfResult } from './logic/engineOps';
@@ -109,4 +109,13 @@ export function simulateFix(trace: Trace, profile: SimProfile, index: number): W
     after: analysed(r.simulated.after),
     scenario: r.scenario,
   };
+}
+
+/** Each finding's fix simulated over the whole trace, largest predicted saving first (ids: the findings' order). */
+export function fixSavings(trace: Trace, profile: SimProfile): FixSavingView[] {
+  return rankedBySaving(whatIf(trace, profile, 'all')).map((r) => ({
+    index: Number(r.id.slice(1)) - 1,
+    ...(savedNs(r) !== undefined ? { savedNs: savedNs(r) } : {}),
+    isCost: r.isCost,
+  }));
 }

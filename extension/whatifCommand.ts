@@ -5,7 +5,15 @@
 // takes over. Neither needs workspace trust: nothing runs but the simulator.
 import * as vscode from 'vscode';
 import type { Trace } from '../core/trace/model';
-import { beforeTitle, fixId, fixTitle, scenarioFileName, sharedRange, simulatesFix } from '../core/whatif/fix-view';
+import {
+  beforeTitle,
+  fixId,
+  fixTitle,
+  rankedFixItems,
+  scenarioFileName,
+  sharedRange,
+  simulatesFix,
+} from '../core/whatif/fix-view';
 import { freeName } from './logic/examples';
 import { UserFacingError, type Runs } from './runs';
 import type { SourceLines } from './sourceLines';
@@ -73,17 +81,28 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
     return { trace: loaded.trace, name: baseName(uri), folder };
   }
 
+  /** The findings whose fix the simulator runs, largest predicted saving first (their ids keep the analysis order). */
   async function pickFinding(t: Target): Promise<number | undefined> {
-    const items = t.trace.findings
-      .map((f, index) => ({ f, index }))
-      .filter(({ f }) => simulatesFix(f))
-      .map(({ f, index }) => ({ label: `${fixId(index)} ${f.kind}`, detail: f.message, index }));
-    if (!items.length) {
+    if (!t.trace.findings.some(simulatesFix)) {
       void vscode.window.showInformationMessage(`${t.name} has no finding with a fix the simulator can run.`);
       return undefined;
     }
-    return (await vscode.window.showQuickPick(items, { placeHolder: 'Simulate which fix?', matchOnDetail: true }))
-      ?.index;
+    const savings = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Simulating the fixes of ${t.name}` },
+      () => d.runs.fixSavings(t.trace, t.name),
+    );
+    const items = rankedFixItems(t.trace.findings, savings).map((it) => ({
+      label: it.label,
+      description: it.description,
+      detail: it.detail,
+      index: it.index,
+    }));
+    return (
+      await vscode.window.showQuickPick(items, {
+        placeHolder: 'Simulate which fix? (largest predicted saving first)',
+        matchOnDetail: true,
+      })
+    )?.index;
   }
 
   async function simulateFix(t: Target, finding: number): Promise<void> {

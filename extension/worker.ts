@@ -53,6 +53,9 @@ const handlers: Handlers = {
   async whatIf({ trace, profile, finding }) {
     return engines.simulateFix(trace, engines.loadSimulatorProfile(profile), finding);
   },
+  async fixSavings({ trace, profile }) {
+    return engines.fixSavings(trace, engines.loadSimulatorProfile(profile));
+  },
   async scenarioText({ trace, profile }) {
     return engines.scenarioOfTrace(trace, engines.loadSimulatorProfile(profile));
   },

@@ -5,6 +5,7 @@ import { HOSTILE_BUDGET } from '../../core/scenario/kinds';
 import type { TraceFileFormat } from '../../core/import';
 import type { Program } from '../../core/scenario/program';
 import type { Trace } from '../../core/trace/model';
+import type { FixSavingView } from '../../core/whatif/fix-view';
 import type { PositionedError } from './problems';
 
 export interface ScenarioResult {
@@ -49,6 +50,8 @@ export interface EngineOps {
   chrome: { args: { trace: Trace }; result: string };
   /** Simulates the fix of the finding at `finding` of the trace's findings (docs/whatif.md). */
   whatIf: { args: { trace: Trace; profile: unknown; finding: number }; result: WhatIfResult };
+  /** Every fix the simulator can run, simulated: each finding's predicted saving, for ranking them (docs/whatif.md). */
+  fixSavings: { args: { trace: Trace; profile: unknown }; result: FixSavingView[] };
   /** The trace written as a scenario. */
   scenarioText: { args: { trace: Trace; profile: unknown }; result: string };
 }
