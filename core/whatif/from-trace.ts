@@ -40,6 +40,11 @@ export interface GeneratedStep {
   op?: number;
   /** A step the trace's data implies without stating it (a synchronize's target the import bound by deduction or timing). */
   inferred?: 'deduced' | 'timing';
+  /**
+   * A blocking copy's host time inside its call before its op started with its stream free: the
+   * simulator holds the call only for the wait and the copy, so this time is host work after it.
+   */
+  heldOwnNs?: number;
 }
 
 export interface GeneratedScenario {
@@ -657,11 +662,13 @@ class Generator {
     const drained = hostMemory === 'pageable' ? t.calls.end[i] : t.ops.end[op];
     const took = Math.round(Math.max(t.ops.end[op], drained) - t.ops.start[op]);
     const step = { copy: pair[0](), to: pair[1](), bytes, ...(async ? { async: true, ...stream } : {}) };
+    let heldOwnNs: number | undefined;
     if (copyBlocksHost(dir as CopyKind, async, hostMemory as HostMemory)) {
       const free = Math.max(c.begin[i], this.prevEnd[op]);
-      this.heldOwn.set(i, Math.max(0, Math.round(t.ops.start[op] - free - this.p.copyCallNs)));
+      heldOwnNs = Math.max(0, Math.round(t.ops.start[op] - free - this.p.copyCallNs));
+      this.heldOwn.set(i, heldOwnNs);
     }
-    return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, op, note }];
+    return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, op, note, ...(heldOwnNs ? { heldOwnNs } : {}) }];
   }
 
   /** The scenario's parts for emitting (./emit.ts): the declarations as they stand, which an edit may have added to. */

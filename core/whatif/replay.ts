@@ -24,7 +24,7 @@ export interface ThreadSpan {
   error: number;
 }
 
-/** One iteration of a host thread's loop (core/whatif/iterations.ts): from its first call to the next iteration's first, or to its own last call's end. */
+/** One iteration of a host thread's loop (core/whatif/iterations.ts): from its first call to the next iteration's first (the last: to the thread's next call, else its own last call's end). */
 export interface IterationSpan {
   thread: string;
   label: string;
@@ -178,7 +178,7 @@ function compare(
       const w =
         s === undefined
           ? leftOutWait(t, call, st.note!)
-          : waitReplay(t, sim, call, s, { simToOriginal, simToOp, lastOpOf });
+          : waitReplay(t, sim, call, s, st.heldOwnNs ?? 0, { simToOriginal, simToOp, lastOpOf });
       if (st.inferred) w.inferred = st.inferred;
       // Work left out makes the replay wait less; a wait that blocked as long is not explained by it.
       const waitedLess = w.replayedNs < w.measuredNs * (1 - WAIT_TOLERANCE);
@@ -239,7 +239,8 @@ function iterationMiss(
 
 /**
  * The thread's iterations measured and replayed: each from its first call's begin to the next one's,
- * the last to its last call's end. The loop is found in the trace's calls, those the scenario left out
+ * the last to the begin of the thread's next call after the loop, or where it has none to its last
+ * call's end. The loop is found in the trace's calls, those the scenario left out
  * too; a boundary on a left-out call moves to the next call that has a step (the last end to the
  * previous one), on both sides alike.
  */
@@ -288,10 +289,12 @@ function iterationSpans(
   const until: number[] = [];
   found.list.forEach((it, k) => {
     const first = forward(it.first);
-    const next = found.list[k + 1] ? forward(found.list[k + 1].first) : undefined;
+    // The last iteration runs to the thread's next call after the loop, where it has one: a call's own
+    // length is the profile's in the replay (the rest of it is host work after it), its begin is exact.
+    const next = forward(found.list[k + 1]?.first ?? it.last + 1);
     const last = backward(it.last);
     if (first >= calls.length || last < first) return;
-    const ends = next !== undefined && next < calls.length;
+    const ends = next < calls.length;
     const measuredNs = (ends ? t.calls.begin[calls[next]] : t.calls.end[calls[last]]) - t.calls.begin[calls[first]];
     const replayedNs =
       (ends ? sim.calls.begin[firstSim[next]] : sim.calls.end[lastSim[last]]) - sim.calls.begin[firstSim[first]];
@@ -338,6 +341,7 @@ function waitReplay(
   sim: Trace,
   call: number,
   s: number,
+  heldOwnNs: number,
   m: { simToOriginal: Map<number, number>; simToOp: Map<number, number>; lastOpOf: Map<number, number> },
 ): WaitReplay {
   const measuredNs = t.calls.blockedNs[call];
@@ -347,7 +351,7 @@ function waitReplay(
     simOp < 0
       ? simOp
       : (m.simToOp.get(sim.ops.call[simOp]) ?? m.lastOpOf.get(m.simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2);
-  const staged = copyReadByTraceRule(t, sim, call, s);
+  const staged = copyReadByTraceRule(t, sim, call, s, heldOwnNs);
   const replayedNs = staged?.blockedNs ?? sim.calls.blockedNs[s];
   const replayedBy = asTraceOp(staged?.op ?? sim.calls.releasedBy[s]);
   const sameReleaser = measuredBy === replayedBy || (measuredBy < 0 && replayedBy < 0 && measuredNs < LONG_WAIT_NS);
@@ -382,6 +386,7 @@ function copyReadByTraceRule(
   sim: Trace,
   call: number,
   s: number,
+  heldOwnNs: number,
 ): { op: number; blockedNs: number } | undefined {
   const measuredBy = t.calls.releasedBy[call];
   const simBy = sim.calls.releasedBy[s];
@@ -394,10 +399,12 @@ function copyReadByTraceRule(
   const begin = t.calls.begin[call];
   const untilOp = Math.min(t.ops.end[measuredBy], t.calls.end[call]) - begin;
   const partly = Math.abs(t.calls.blockedNs[call] - untilOp) < 1 && untilOp < t.calls.end[call] - begin - 1;
-  if (!partly) return { op, blockedNs: sim.calls.blockedNs[s] };
+  // Both count the call's own time before its op started, which the scenario made host work after the call.
+  if (!partly) return { op, blockedNs: sim.calls.blockedNs[s] + heldOwnNs };
   // The part of the copy's duration that the scenario added for the host's draining, after its op ended.
   const drained = op === simBy ? Math.max(0, t.calls.end[call] - t.ops.end[own]) : 0;
-  return { op, blockedNs: Math.max(0, Math.min(sim.ops.end[op] - drained, sim.calls.end[s]) - sim.calls.begin[s]) };
+  const until = Math.min(sim.ops.end[op] - drained, sim.calls.end[s]);
+  return { op, blockedNs: Math.max(0, until - sim.calls.begin[s]) + heldOwnNs };
 }
 
 /** The copy op the trace's call issued, searched from `near` (an op issued about then). */
