@@ -12,7 +12,8 @@ import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type Sce
 import { iterationsOf } from './iterations';
 import { withOrigins } from './origins';
 import type { OverheadUsed } from './overhead';
-import { compileGenerated } from './replay';
+import { compileGenerated } from './compile';
+import { applyFitted, replayableScenario } from './fit';
 
 type Threads = Map<string, GeneratedStep[]>;
 
@@ -273,9 +274,8 @@ export function whatIf(
 ): FixResult[] {
   a ??= analyze(t, { memory });
   const made = { overhead: profile.traceOverhead };
-  const base = scenarioFromTrace(t, profile, window, made);
+  const { scenario: base, simulated: baseSim, fitted } = replayableScenario(t, profile, window, made);
   const iterations = loopIterations(t, base);
-  const baseSim = simulate(compileGenerated(base), profile);
   const before = outcome(baseSim);
   const baseBlocked = blockedByCall(base.threads, baseSim);
   withOrigins(t, base, baseSim);
@@ -285,6 +285,7 @@ export function whatIf(
   return chosen.map(({ f, id }) => {
     // Each fix edits a fresh scenario, so fixes do not add up.
     const g = scenarioFromTrace(t, profile, window, made);
+    applyFitted(g, fitted);
     const th = copyThreads(g.threads);
     const edit = editFor(f);
     const said = typeof edit === 'string' ? edit : edit(g, th, f, a, t);

@@ -22,6 +22,7 @@ import {
 } from '../trace/model';
 import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from './emit';
 import { inferredRelease, nonBlockingByOverlap } from './inferred';
+import { kernelSignature, occupancyFromQueueing } from './occupancy';
 import { gapOverhead, overheadFor, overheadUsed, type OverheadUsed } from './overhead';
 import type { TraceOverhead, TraceOverheadCost } from '../simulate/trace-overhead';
 
@@ -57,6 +58,8 @@ export interface GeneratedScenario {
   inferred: number;
   /** The recorder's cost taken out of the host gaps (none unless asked for and measured). */
   overhead: OverheadUsed;
+  /** Header comments of the text: what the scenario holds that the trace did not state; one may be added. */
+  notes: string[];
   /** The declarations the steps use; an edit may add to them (a pinned buffer, a stream's flag, an event). */
   streams: Map<string, { nonBlocking?: boolean; priority?: number }>;
   events: Set<string>;
@@ -240,6 +243,7 @@ export function scenarioFromTrace(
     marked: g.marked,
     inferred: g.inferred,
     overhead: overheadUsed(t, o.overhead, g.subtractedNs),
+    notes: g.notes,
     streams: g.streams,
     events: g.events,
     buffers: g.buffers,
@@ -260,9 +264,11 @@ class Generator {
   inferred = 0;
   subtractedNs = 0;
   /** What the declarations hold that the trace did not state, as header comments. */
-  private readonly notes: string[] = [];
+  readonly notes: string[] = [];
   /** Stream lanes the trace gives no flag for whose work overlapped the legacy default stream's. */
   private readonly nonBlocking: Set<number>;
+  /** Blocks per SM of the kernels whose launches the trace shows waiting for SMs (./occupancy.ts). */
+  private readonly occupancy: Map<string, number>;
   /**
    * Ops that event synchronizes without an event in the trace were bound to (by deduction or timing),
    * with the event the scenario records after each and how the binding was found.
@@ -296,6 +302,7 @@ class Generator {
       if (c >= 0) (this.opsByCall.get(c) ?? this.opsByCall.set(c, []).get(c)!).push(j);
     }
     this.nonBlocking = nonBlockingByOverlap(t);
+    this.occupancy = occupancyFromQueueing(t, t.meta.device?.sms ?? p.sms);
     this.planInferredRecords(byThread);
     this.prevEnd = new Float64Array(t.ops.count).fill(-Infinity);
     const order = [...Array(t.ops.count).keys()].sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
@@ -427,12 +434,7 @@ class Generator {
   /** A launch step of op `j` with its measured duration; a copy or memset the graph ran is a kernel of that duration here. */
   private kernelStep(j: number): Record<string, unknown> {
     const t = this.t;
-    return {
-      launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
-      ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j))),
-      ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
-      ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
-    };
+    return { launch: identifier(str(t, t.ops.name[j]) || 'kernel'), ...this.kernelShape(j) };
   }
 
   /**
@@ -530,16 +532,12 @@ class Generator {
         const kernels = ops.filter((j) => t.ops.kind[j] === OK.kernel || t.ops.kind[j] === OK.hostFunc);
         if (!kernels.length)
           return [this.mark(i, `${str(t, c.name[i]) || 'launch'} has no kernel in the trace, so no duration`)];
-        // With its grid and block the kernel shares SMs with other streams' kernels as it did; the
-        // simulator's duration is one wave's, so the measured one is split over the waves it took.
         return kernels.flatMap((j) => {
           const launch: GeneratedStep = {
             step: {
               launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
               ...(t.ops.lane[j] !== c.stream[i] || stream === undefined ? this.onLane(t.ops.lane[j]) : on),
-              ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j))),
-              ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
-              ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
+              ...this.kernelShape(j),
             },
             call: i,
             op: j,
@@ -600,13 +598,29 @@ class Generator {
     }
   }
 
+  /**
+   * A kernel step's duration, grid, block and, where the trace shows it, blocks per SM. With them the
+   * kernel shares SMs with other streams' kernels as it did; the simulator's duration is one wave's,
+   * so the measured one is split over the waves it took.
+   */
+  private kernelShape(j: number): Record<string, number> {
+    const t = this.t;
+    const perSm = this.occupancy.get(kernelSignature(t, j));
+    return {
+      ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j, perSm))),
+      ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
+      ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
+      ...(perSm ? { blocksPerSm: perSm } : {}),
+    };
+  }
+
   /** How many waves of the GPU's block slots the kernel's grid takes (as the simulator places blocks). */
-  private waves(op: number): number {
+  private waves(op: number, blocksPerSm?: number): number {
     const p = this.p;
     const grid = this.t.ops.grid[op];
     if (!(grid > 0)) return 1;
     const block = Math.max(1, Math.min(this.t.ops.block[op] || DEFAULT_BLOCK, LIMITS.block));
-    const perSm = Math.max(1, Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / block)));
+    const perSm = Math.max(1, Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / block), blocksPerSm ?? Infinity));
     const atOnce = Math.max(1, Math.floor((p.sms * p.blocksPerSm) / Math.ceil(p.blocksPerSm / perSm)));
     return Math.ceil(grid / atOnce);
   }

@@ -1,21 +1,18 @@
 // Replay: simulate the scenario made from a trace and compare it with the trace: each host thread's
 // span, each wait's blocked time and the op that released it (docs/whatif.md).
-import { compileTree } from '../scenario/parse';
-import type { Program } from '../scenario/program';
-import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import { CK, OK } from '../trace/kinds';
 import { isWait, RELEASED_NONE, str, type Trace } from '../trace/model';
 import { iterationsOf } from './iterations';
+import { replayableScenario } from './fit';
 import { withOrigins } from './origins';
-import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
+import type { GeneratedScenario, GeneratedStep, ScenarioWindow } from './from-trace';
 
 /** Waits shorter than this are compared but not held to the blocked-time bound. */
 export const LONG_WAIT_NS = 50_000;
 export const SPAN_TOLERANCE = 0.05;
 export const WAIT_TOLERANCE = 0.15;
-/** The file name a generated scenario's program and errors carry. */
-export const GENERATED_FILE = 'generated.scenario.json';
+export { compileGenerated, GENERATED_FILE } from './compile';
 
 export interface ThreadSpan {
   thread: string;
@@ -71,23 +68,8 @@ export interface Replay {
 
 const relErr = (sim: number, real: number): number => (real > 0 ? (sim - real) / real : sim > 0 ? Infinity : 0);
 
-/**
- * Compile the generated scenario (of `threads`, edited, or its own steps) from its values, not its text;
- * its errors would be a bug in the generator, so they are thrown as one. No file holds the scenario,
- * so the error names no position in one.
- */
-export function compileGenerated(g: GeneratedScenario, threads = g.threads): Program {
-  const { program, errors } = compileTree(g.tree(threads), GENERATED_FILE);
-  if (!program)
-    throw new Error(
-      `the scenario made from the trace does not compile, which is a bug in Syncscope: ${errors[0]?.detail ?? 'no error given'}; please report it with the trace`,
-    );
-  return program;
-}
-
 export function replay(t: Trace, profile: SimProfile, window: ScenarioWindow = {}): Replay {
-  const scenario = scenarioFromTrace(t, profile, window);
-  const simulated = simulate(compileGenerated(scenario), profile);
+  const { scenario, simulated } = replayableScenario(t, profile, window);
   const compared = compare(t, scenario, simulated);
   return { scenario, simulated: withOrigins(t, scenario, simulated), ...compared };
 }
