@@ -15,7 +15,7 @@ import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
 import { rankedBySaving, savedNs, whatIf } from '../core/whatif/fixes';
 import { fixId, type FixSavingView } from '../core/whatif/fix-view';
-import { scenarioFromTrace } from '../core/whatif/from-trace';
+import { replayableScenario } from '../core/whatif/fit';
 import type { PositionedError } from './logic/problems';
 import { WORKER_LIMITS, type WhatIfResult } from './logic/engineOps';
 
@@ -75,7 +75,8 @@ export async function saveAnalyzedTrace(trace: Trace, path: string, name: string
 }
 
 /** The trace as a scenario (core/whatif/from-trace.ts), as `syncscope scenario` writes it. */
-export const scenarioOfTrace = (trace: Trace, profile: SimProfile): string => scenarioFromTrace(trace, profile).text;
+export const scenarioOfTrace = (trace: Trace, profile: SimProfile): string =>
+  replayableScenario(trace, profile).scenario.text;
 
 /** A simulated trace with its findings, as the timeline of a scenario shows it. */
 function analysed(trace: Trace): Trace {

@@ -32,14 +32,16 @@ export function describeFix(r: FixResult): string[] {
   const saved = savedNs(r);
   if (!r.after || saved === undefined) return [head, `    ${r.edit}`];
   const each = savedPerIterationNs(r);
-  const perIteration = each !== undefined && saved > 0 ? `, ${formatNs(each)} per iteration (${r.iterations})` : '';
   const lines = [
     head,
     `    edit: ${r.edit}`,
     `    host time ${change(r.before.hostNs, r.after.hostNs)}; GPU busy ${change(r.before.gpuBusyNs, r.after.gpuBusyNs)}`,
     r.isCost
       ? `    cost of the fix: ${formatNs(Math.max(0, -saved))} more host time`
-      : `    predicted saving: ${saved >= 0 ? `${formatNs(saved)}${perIteration}` : `none (${formatNs(-saved)} longer)`}`,
+      : `    predicted saving: ${saved >= 0 ? formatNs(saved) : `none (${formatNs(-saved)} longer)`}`,
+    ...(each !== undefined && saved > 0 && !r.isCost
+      ? [`    per iteration: ${formatNs(each)} (${r.iterations} iterations)`]
+      : []),
     `    ${overheadText(r.overhead)}`,
   ];
   for (const w of r.waits.slice(0, 8))
