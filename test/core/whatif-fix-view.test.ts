@@ -9,11 +9,12 @@ import {
   FIX_EDIT_KINDS,
   fixId,
   fixTitle,
+  rankedFixItems,
   scenarioFileName,
   sharedRange,
   simulatesFix,
 } from '../../core/whatif/fix-view';
-import { EDITS, whatIf } from '../../core/whatif/fixes';
+import { EDITS, rankedBySaving, savedNs, whatIf } from '../../core/whatif/fixes';
 import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
@@ -64,6 +65,41 @@ test('the after title gives the host span before and after and the saving; a rac
   assert.equal(fixTitle({ ...race, afterHostNs: 2_000_000 }), 'What if F1 race: host 2 ms -> 2 ms (costs 0 ns)');
   const slower = { ...fix, afterHostNs: 110_650_000 };
   assert.equal(fixTitle(slower), 'What if F2 loop-sync: host 111 ms -> 111 ms (costs 50 µs)');
+});
+
+test('"Simulate a Fix..." lists the fixes largest predicted saving first, each saying what it saves or why not', async () => {
+  const t = await capture('train_step.plain');
+  const savings = rankedBySaving(whatIf(t, h200, 'all')).map((r) => ({
+    index: Number(r.id.slice(1)) - 1,
+    savedNs: savedNs(r),
+    isCost: r.isCost,
+  }));
+  const items = rankedFixItems(t.findings, savings);
+  // `syncscope whatif` ranks this capture's fixes F6, F3, F1, F7, F4, F2, F5 (test/cli/replay-whatif-json.test.ts).
+  assert.deepEqual(
+    items.map((i) => i.label.split(' ')[0]),
+    ['F6', 'F3', 'F1', 'F7', 'F4', 'F2', 'F5'],
+  );
+  assert.match(items[0].label, /^F6 pageable-async-copy$/);
+  assert.match(items[0].description, /^saves \d/);
+  assert.equal(items[0].detail, t.findings[5].message);
+  const f = (kind: string): Finding => ({ rule: 'S1', kind, severity: 'info', message: kind, calls: [], ops: [] });
+  const made = rankedFixItems(
+    [f('loop-sync'), f('race'), f('hidden-sync'), f('legacy-default-stream'), f('stale-wait')],
+    [
+      { index: 1, savedNs: -150_000, isCost: true },
+      { index: 2, isCost: false },
+    ],
+  );
+  assert.deepEqual(
+    made.map((i) => [i.label, i.description]),
+    [
+      ['F2 race', 'costs 150 µs'],
+      ['F3 hidden-sync', 'cannot apply'],
+      ['F1 loop-sync', 'not simulated'],
+      ['F5 stale-wait', 'not simulated'],
+    ],
+  );
 });
 
 test("the scenario is named after the trace's file, with the fix's id when it is the fixed one", () => {
