@@ -20,7 +20,7 @@ import { windowOf, WINDOW_OPTIONS } from './scenario';
 export const spec: CommandSpec = {
   name: 'replay',
   synopsis: ['<trace> [--from ns --to ns | --steps a:b]'],
-  summary: 'simulate the scenario made from a trace and compare: host spans, waits, releasing ops',
+  summary: 'simulate the scenario made from a trace and compare: host spans, iterations, waits, releasing ops',
   options: [
     ...WINDOW_OPTIONS,
     OPTIONS.profile,

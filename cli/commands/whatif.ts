@@ -13,7 +13,8 @@ import { windowOf, WINDOW_OPTIONS } from './scenario';
 export const spec: CommandSpec = {
   name: 'whatif',
   synopsis: ['<trace> [--fix F1,F2,... | --all] [--from ns --to ns | --steps a:b]'],
-  summary: "simulate each finding's fix on the trace's scenario: predicted host and GPU time before and after",
+  summary:
+    "simulate each finding's fix on the trace's scenario, largest predicted saving first: host and GPU time before and after",
   options: [
     { name: 'fix', value: 'F1,F2', help: 'the findings to fix, numbered in the order report lists them' },
     { name: 'all', help: 'every finding that has a fix (the default)' },
