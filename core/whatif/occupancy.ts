@@ -17,6 +17,21 @@ const QUEUED_NS = 20_000;
 /** How close the waves must come to a whole number for the start to be a wave boundary. */
 const WAVE_FIT = 0.1;
 
+/** How many kernels that started before a queued one was ready are looked at: only the last few of each stream can still be running. */
+const SCANNED = 256;
+
+/** The index of the last kernel (sorted by start) that started before `time`, or -1. */
+function lastBefore(sorted: number[], start: Float64Array, time: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (start[sorted[mid]] < time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
 /** What makes two launches the same kernel with the same resources. */
 export const kernelSignature = (t: Trace, j: number): string =>
   `${str(t, t.ops.name[j])}\u0000${t.ops.grid[j]}\u0000${t.ops.block[j]}`;
@@ -28,11 +43,15 @@ export function occupancyFromQueueing(t: Trace, sms: number): Map<string, number
   for (let j = 0; j < o.count; j++)
     if (o.kind[j] === OK.kernel && o.grid[j] > 0 && o.end[j] > o.start[j]) kernels.push(j);
   const ready = readyTimes(t);
+  kernels.sort((a, b) => o.start[a] - o.start[b] || a - b);
   const found = new Map<string, Set<number>>();
   for (const k of kernels) {
     if (!(o.start[k] - ready[k] > QUEUED_NS)) continue;
-    for (const j of kernels) {
-      if (o.lane[j] === o.lane[k] || !(o.start[j] < ready[k] && o.end[j] > o.start[k])) continue;
+    // The kernels that started last before it was ready: those still running hold its SMs.
+    let at = lastBefore(kernels, o.start, ready[k]);
+    for (let seen = 0; at >= 0 && seen < SCANNED; at--, seen++) {
+      const j = kernels[at];
+      if (o.lane[j] === o.lane[k] || !(o.end[j] > o.start[k])) continue;
       const perSm = blocksPerSm(o.grid[j], o.end[j] - o.start[j], o.end[j] - o.start[k], sms);
       if (perSm === undefined) continue;
       const sig = kernelSignature(t, j);
