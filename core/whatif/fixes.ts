@@ -223,6 +223,14 @@ function blockedByCall(threads: Threads, sim: Trace): Map<number, number> {
 const copyThreads = (th: Threads): Threads =>
   new Map([...th].map(([n, steps]) => [n, steps.map((s) => ({ ...s, step: structuredClone(s.step) }))]));
 
+/** Why a finding's calls have no step to edit: the first one the scenario left out, and why, or the window. */
+function missingSteps(th: Threads, calls: number[]): string {
+  const all = [...th.values()].flat();
+  const left = all.find((s) => calls.includes(s.call) && s.note?.startsWith('left out'));
+  if (left) return ` (call ${left.call} was ${left.note!.replace(/^left out: /, 'left out: ')})`;
+  return calls.some((c) => all.some((s) => s.call === c)) ? '' : ' (its calls are outside the window)';
+}
+
 /** Host time a fix saves; negative where it costs time (a race fix adds a wait); undefined where it could not apply. */
 export const savedNs = (r: FixResult): number | undefined => (r.after ? r.before.hostNs - r.after.hostNs : undefined);
 
@@ -288,7 +296,8 @@ export function whatIf(
     applyFitted(g, fitted);
     const th = copyThreads(g.threads);
     const edit = editFor(f);
-    const said = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
+    const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
+    const said = tried.startsWith('cannot') && typeof edit !== 'string' ? tried + missingSteps(th, f.calls) : tried;
     const result: FixResult = {
       id,
       finding: f,
