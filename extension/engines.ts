@@ -14,6 +14,7 @@ import { buildReport, formatReport } from '../core/report';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
 import { rankedBySaving, savedNs, whatIf } from '../core/whatif/fixes';
+import { beforeAndAfter } from '../core/whatif/before-after';
 import { fixId, type FixSavingView } from '../core/whatif/fix-view';
 import { replayableScenario } from '../core/whatif/fit';
 import type { PositionedError } from './logic/problems';
@@ -86,7 +87,8 @@ function analysed(trace: Trace): Trace {
 
 /**
  * The fix of the trace's finding at `index` (docs/whatif.md): the replayed scenario and the fixed
- * one, both simulated over the whole trace; a fix that cannot apply comes back with its reason only.
+ * one, both simulated over the whole trace, as one trace on one time axis with the saved time marked;
+ * a fix that cannot apply comes back with its reason only.
  */
 export function simulateFix(trace: Trace, profile: SimProfile, index: number): WhatIfResult {
   const expected = trace.findings[index];
@@ -106,8 +108,7 @@ export function simulateFix(trace: Trace, profile: SimProfile, index: number): W
   if (!r.applied || !r.scenario || !r.simulated) return summary;
   return {
     ...summary,
-    before: analysed(r.simulated.before),
-    after: analysed(r.simulated.after),
+    both: analysed(beforeAndAfter(r.simulated.before, r.simulated.after, r.id)),
     scenario: r.scenario,
   };
 }

@@ -75,10 +75,6 @@ export function fixTitle(r: FixSummary): string {
   return `What if ${r.id} ${r.kind}: host ${formatNs(r.beforeHostNs)} -> ${formatNs(r.afterHostNs)} (${effect})`;
 }
 
-/** The replayed, unfixed scenario's title. */
-export const beforeTitle = (r: FixSummary): string =>
-  `Before ${r.id} ${r.kind}: replayed, host ${formatNs(r.beforeHostNs)}`;
-
 /** `run.syncscope.json.gz` -> `run.scenario.json`; with a fix id, `run.F2.scenario.json`. */
 export function scenarioFileName(traceFile: string, id?: string): string {
   const base = traceFile
@@ -88,11 +84,11 @@ export function scenarioFileName(traceFile: string, id?: string): string {
   return `${base || 'trace'}${id ? `.${id}` : ''}.scenario.json`;
 }
 
-/** The time range that holds both traces, so that before and after share one time axis. */
-export function sharedRange(a: Trace, b: Trace): [number, number] {
+/** The time range that holds every call and op of the traces. */
+export function sharedRange(...traces: Trace[]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const t of [a, b]) {
+  for (const t of traces) {
     for (let i = 0; i < t.calls.count; i++) {
       lo = Math.min(lo, t.calls.begin[i]);
       hi = Math.max(hi, t.calls.end[i]);

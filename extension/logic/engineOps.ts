@@ -17,7 +17,7 @@ export interface ScenarioResult {
   analysis?: Analysis;
 }
 
-/** One fix simulated: the replayed (unfixed) trace and the fixed one, or why it cannot apply. */
+/** One fix simulated: the replayed (unfixed) trace and the fixed one as one trace, or why it cannot apply. */
 export interface WhatIfResult {
   id: string;
   kind: string;
@@ -27,8 +27,8 @@ export interface WhatIfResult {
   isCost: boolean;
   beforeHostNs: number;
   afterHostNs: number;
-  before?: Trace;
-  after?: Trace;
+  /** Both simulations on one time axis, each lane beside its twin, the saved time marked (core/whatif/before-after.ts). */
+  both?: Trace;
   /** The fixed scenario's text. */
   scenario?: string;
 }
