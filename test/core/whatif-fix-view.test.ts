@@ -139,8 +139,8 @@ test('before and after in one timeline: lanes beside their twins, each half whol
   assert.equal(both.lanes[both.calls.lane[mark]].name, 'saved by F1');
   assert.equal(both.calls.begin[mark], hostEnd(after));
   assert.equal(both.calls.end[mark], hostEnd(before));
-  assert.equal(both.calls.end[mark] - both.calls.begin[mark], r.before.hostNs - r.after.hostNs);
-  assert.equal(str(both, both.calls.name[mark]), `saves ${formatNs(r.before.hostNs - r.after.hostNs)}`);
+  assert.equal(both.calls.end[mark] - both.calls.begin[mark], r.before.hostNs - r.after!.hostNs);
+  assert.equal(str(both, both.calls.name[mark]), `saves ${formatNs(r.before.hostNs - r.after!.hostNs)}`);
   // Every reference stays in its half: a wait's releasing op, a launch's op, an op's call.
   const half = (lane: number) => both.lanes[lane].name.split(' ')[0];
   for (let i = 0; i < both.calls.count; i++) {
