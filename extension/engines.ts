@@ -106,11 +106,9 @@ export function simulateFix(trace: Trace, profile: SimProfile, index: number): W
     afterHostNs: r.after?.hostNs ?? r.before.hostNs,
   };
   if (!r.applied || !r.scenario || !r.simulated) return summary;
-  return {
-    ...summary,
-    both: analysed(beforeAndAfter(r.simulated.before, r.simulated.after, r.id)),
-    scenario: r.scenario,
-  };
+  // Each run is analysed alone: together, their ops would look unordered against each other.
+  const both = beforeAndAfter(analysed(r.simulated.before), analysed(r.simulated.after), r.id);
+  return { ...summary, both, scenario: r.scenario };
 }
 
 /** Each finding's fix simulated over the whole trace, largest predicted saving first (ids: the findings' order). */

@@ -1,7 +1,8 @@
 // "Simulate this fix" in one timeline (docs/whatif.md, "In VS Code"): the replayed trace and the fixed
 // one as one trace on one time axis, each lane of the one beside the same lane of the other, and a
-// lane on top that marks the host time the fix saves (or costs). Both simulations start at 0, so
-// their times need no shifting. Pure, so that the extension and the tests build the same trace.
+// lane on top that marks the host time the fix saves (or costs), and the findings of each run as it
+// was analysed alone. Both simulations start at 0, so their times need no shifting. Pure, so that the
+// extension and the tests build the same trace.
 import { formatNs } from '../units';
 import {
   CALL_COLUMNS,
@@ -11,6 +12,7 @@ import {
   OP_COLUMNS,
   ACCESS_COLUMNS,
   type CallSite,
+  type Finding,
   type Lane,
   type Trace,
 } from '../trace/model';
@@ -42,6 +44,7 @@ const CALL_REFS = {
  * runs from where the fixed host is done to where the replayed one was (its name says how much).
  */
 export function beforeAndAfter(before: Trace, after: Trace, id: string): Trace {
+  // Each half's findings are its own: analysing the two together would pair ops of different runs.
   const strings = new StringTable();
   const lanes: Lane[] = [];
   const laneOf = [new Map<number, number>(), new Map<number, number>()];
@@ -120,9 +123,19 @@ export function beforeAndAfter(before: Trace, after: Trace, id: string): Trace {
     ops,
     edges,
     accesses,
-    findings: [],
+    findings: [...halfFindings(before, BEFORE, 0, 0), ...halfFindings(after, AFTER, callBase[1], opBase[1])],
     sites,
   };
+}
+
+/** A half's findings with its calls and ops renumbered, each message saying which run it is of. */
+function halfFindings(t: Trace, half: string, calls: number, ops: number): Finding[] {
+  return t.findings.map((f) => ({
+    ...f,
+    message: `${half}: ${f.message}`,
+    calls: f.calls.map((c) => c + calls),
+    ops: f.ops.map((o) => o + ops),
+  }));
 }
 
 /** Both tables' rows, each value through `map` (half 0: `a`, 1: `b`), and `extra` empty rows after. */

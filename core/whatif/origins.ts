@@ -76,7 +76,13 @@ export function withOrigins(
     if (!WORK.has(sim.ops.kind[j])) continue;
     const call = sim.ops.call[j];
     const op = call >= 0 ? stepsOf.get(c.lane[call])?.[c.step[call]]?.op : undefined;
-    if (op !== undefined && t.ops.name[op]) sim.ops.name[j] = id(str(t, t.ops.name[op]));
+    // An edited copy (pinned where the trace's was pageable) is no longer the trace's op: it keeps its own name.
+    const same =
+      op !== undefined &&
+      sim.ops.kind[j] === t.ops.kind[op] &&
+      sim.ops.copy[j] === t.ops.copy[op] &&
+      (sim.ops.kind[j] !== OK.memcpy || sim.ops.hostMemory[j] === t.ops.hostMemory[op] || !t.ops.hostMemory[op]);
+    if (same && t.ops.name[op]) sim.ops.name[j] = id(str(t, t.ops.name[op]));
   }
   return sim;
 }
