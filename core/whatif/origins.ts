@@ -77,11 +77,12 @@ export function withOrigins(
     const call = sim.ops.call[j];
     const op = call >= 0 ? stepsOf.get(c.lane[call])?.[c.step[call]]?.op : undefined;
     // An edited copy (pinned where the trace's was pageable) is no longer the trace's op: it keeps its own name.
-    const same =
+    const edited =
       op !== undefined &&
-      sim.ops.kind[j] === t.ops.kind[op] &&
-      sim.ops.copy[j] === t.ops.copy[op] &&
-      (sim.ops.kind[j] !== OK.memcpy || sim.ops.hostMemory[j] === t.ops.hostMemory[op] || !t.ops.hostMemory[op]);
+      sim.ops.kind[j] === OK.memcpy &&
+      t.ops.hostMemory[op] !== 0 &&
+      sim.ops.hostMemory[j] !== t.ops.hostMemory[op];
+    const same = op !== undefined && !edited;
     if (same && t.ops.name[op]) sim.ops.name[j] = id(str(t, t.ops.name[op]));
   }
   return sim;
