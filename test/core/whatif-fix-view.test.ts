@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze } from '../../core/analyze';
 import { h200 } from '../../core/simulate';
-import { str, TraceBuilder, type Finding } from '../../core/trace/model';
+import { str, TraceBuilder, type Finding, type Trace } from '../../core/trace/model';
 import { formatNs } from '../../core/units';
 import { beforeAndAfter, hostEnd } from '../../core/whatif/before-after';
 import {
@@ -157,4 +157,15 @@ test('before and after in one timeline: lanes beside their twins, each half whol
     [...Array(both.calls.count).keys()].filter((i) => half(both.calls.lane[i]) === h && both.calls.blockedNs[i] > 1e6);
   assert.equal(waits('before').length, 40);
   assert.equal(waits('after').length, 1);
+});
+
+test('a copy the fix pins is not named as the pageable copy of the trace; the ops it leaves keep their names', async () => {
+  const t = await capture('pageable_copy.plain');
+  const [r] = whatIf(t, h200, ['F1']);
+  assert.equal(r.finding.kind, 'pageable-async-copy');
+  const names = (s: Trace) => [...Array(s.ops.count).keys()].map((j) => str(s, s.ops.name[j]));
+  // The capture names its four uploads "HtoD 67108864 B (pageable)"; the fix makes them pinned.
+  assert.equal(names(r.simulated!.before).filter((n) => n === 'HtoD 67108864 B (pageable)').length, 4);
+  assert.equal(names(r.simulated!.after).filter((n) => n === 'HtoD 67108864 B (pageable)').length, 0);
+  assert.equal(names(r.simulated!.after).filter((n) => n.startsWith('sm80_xmma_gemm')).length, 8);
 });
