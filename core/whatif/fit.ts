@@ -68,12 +68,11 @@ function fitPass(t: Trace, g: GeneratedScenario, sim: Trace, p: SimProfile, fitt
     if (op === undefined || !('launch' in st!.step) || t.ops.kind[op] !== OK.kernel) continue;
     const measured = t.ops.end[op] - t.ops.start[op];
     const replayed = sim.ops.end[j] - sim.ops.start[j];
+    if (!Number.isFinite(measured) || !Number.isFinite(replayed)) continue;
     if (Math.abs(replayed - measured) <= Math.max(WITHIN_NS, WITHIN * measured)) continue;
     const wave = st!.step.ns as number;
-    const ns = Math.max(
-      1,
-      Math.round((wave * (measured - p.kernelOverheadNs)) / Math.max(1, replayed - p.kernelOverheadNs)),
-    );
+    const scaled = (wave * (measured - p.kernelOverheadNs)) / Math.max(1, replayed - p.kernelOverheadNs);
+    const ns = Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, Math.round(scaled)));
     if (ns === wave) continue;
     st!.step.ns = ns;
     fitted.set(op, ns);

@@ -6,6 +6,7 @@
 // time from then to its end is its number of waves, and its grid over the waves and the SMs is how
 // many of its blocks an SM held. A kernel of the same name, grid and block runs the same code with
 // the same resources, so the answer holds for each of its launches.
+import { LIMITS } from '../scenario/kinds';
 import { OK } from '../trace/kinds';
 import { EDGE_KINDS, str, type Trace } from '../trace/model';
 
@@ -72,8 +73,8 @@ function blocksPerSm(grid: number, duration: number, lastWave: number, sms: numb
   const waves = Math.round(w);
   if (waves < 2 || Math.abs(w - waves) > WAVE_FIT) return undefined;
   const perSm = Math.ceil(grid / (waves * sms));
-  // With that many per SM, one wave fewer must not have held the grid.
-  return grid > (waves - 1) * sms * perSm ? perSm : undefined;
+  // With that many per SM, one wave fewer must not have held the grid; no GPU holds more than LIMITS' blocks per SM.
+  return grid > (waves - 1) * sms * perSm && perSm <= LIMITS.blocksPerSm ? perSm : undefined;
 }
 
 /** When each op could have started: its issuing call's end, and the end of the op before it on its stream and of every op an edge orders it after. */
