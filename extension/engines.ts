@@ -15,9 +15,10 @@ import type { Overview } from '../core/overview/types';
 import { buildReport, formatReport } from '../core/report';
 import { traceToChrome } from '../core/export/chrome';
 import type { Trace } from '../core/trace/model';
-import { whatIf } from '../core/whatif/fixes';
-import { fixId } from '../core/whatif/fix-view';
-import { scenarioFromTrace } from '../core/whatif/from-trace';
+import { rankedBySaving, savedNs, whatIf } from '../core/whatif/fixes';
+import { beforeAndAfter } from '../core/whatif/before-after';
+import { fixId, type FixSavingView } from '../core/whatif/fix-view';
+import { replayableScenario } from '../core/whatif/fit';
 import type { Answer } from '../core/agent/answer';
 import { parseToolInput, ToolError } from '../core/agent/input';
 import { runAnswer } from '../core/agent/runs';
@@ -84,7 +85,8 @@ export async function saveAnalyzedTrace(trace: Trace, path: string, name: string
 }
 
 /** The trace as a scenario (core/whatif/from-trace.ts), as `syncscope scenario` writes it. */
-export const scenarioOfTrace = (trace: Trace, profile: SimProfile): string => scenarioFromTrace(trace, profile).text;
+export const scenarioOfTrace = (trace: Trace, profile: SimProfile): string =>
+  replayableScenario(trace, profile).scenario.text;
 
 /** The trace's overview, its findings those its analysis finds now (as the timeline lists them). */
 export function overviewOf(trace: Trace, profile: SimProfile): Overview {
@@ -100,7 +102,8 @@ function analysed(trace: Trace): Trace {
 
 /**
  * The fix of the trace's finding at `index` (docs/whatif.md): the replayed scenario and the fixed
- * one, both simulated over the whole trace; a fix that cannot apply comes back with its reason only.
+ * one, both simulated over the whole trace, as one trace on one time axis with the saved time marked;
+ * a fix that cannot apply comes back with its reason only.
  */
 export function simulateFix(trace: Trace, profile: SimProfile, index: number): WhatIfResult {
   const expected = trace.findings[index];
@@ -118,12 +121,18 @@ export function simulateFix(trace: Trace, profile: SimProfile, index: number): W
     afterHostNs: r.after?.hostNs ?? r.before.hostNs,
   };
   if (!r.applied || !r.scenario || !r.simulated) return summary;
-  return {
-    ...summary,
-    before: analysed(r.simulated.before),
-    after: analysed(r.simulated.after),
-    scenario: r.scenario,
-  };
+  // Each run is analysed alone: together, their ops would look unordered against each other.
+  const both = beforeAndAfter(analysed(r.simulated.before), analysed(r.simulated.after), r.id);
+  return { ...summary, both, scenario: r.scenario };
+}
+
+/** Each finding's fix simulated over the whole trace, largest predicted saving first (ids: the findings' order). */
+export function fixSavings(trace: Trace, profile: SimProfile): FixSavingView[] {
+  return rankedBySaving(whatIf(trace, profile, 'all')).map((r) => ({
+    index: Number(r.id.slice(1)) - 1,
+    ...(savedNs(r) !== undefined ? { savedNs: savedNs(r) } : {}),
+    isCost: r.isCost,
+  }));
 }
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(EDITOR_INPUTS, name);

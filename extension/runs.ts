@@ -145,6 +145,12 @@ export class Runs {
     return this.engine('overview', { trace, profile }, { subject: title, timeoutMs: workerTimeoutMs() });
   }
 
+  /** Every fix of a trace simulated in the worker, largest predicted saving first. */
+  async fixSavings(trace: Trace, title: string): Promise<EngineOps['fixSavings']['result']> {
+    const profile = await this.profile();
+    return this.engine('fixSavings', { trace, profile }, { subject: title, timeoutMs: workerTimeoutMs() });
+  }
+
   /** The trace written as a scenario, in the worker. */
   async scenarioText(trace: Trace, title: string): Promise<string> {
     const profile = await this.profile();

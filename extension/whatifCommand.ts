@@ -1,11 +1,12 @@
 // "Simulate this fix" and "Open as Scenario" (docs/whatif.md, "In VS Code"). A finding's fix is
-// simulated in the worker; the replayed trace and the fixed one open side by side on one time
-// range, the title saying what the fix saves (or, for a race, costs). "Open as Scenario" writes
+// simulated in the worker; the replayed trace and the fixed one open as one timeline on one time
+// axis, each lane beside its twin and the saved time marked, the title saying what the fix saves
+// (or, for a race, costs). "Open as Scenario" writes
 // the trace's scenario beside it, so the scenario editor (checks while typing, timeline on save)
 // takes over. Neither needs workspace trust: nothing runs but the simulator.
 import * as vscode from 'vscode';
 import type { Trace } from '../core/trace/model';
-import { beforeTitle, fixId, fixTitle, scenarioFileName, sharedRange, simulatesFix } from '../core/whatif/fix-view';
+import { fixId, fixTitle, rankedFixItems, scenarioFileName, sharedRange, simulatesFix } from '../core/whatif/fix-view';
 import { freeName } from './logic/examples';
 import { UserFacingError, type Runs } from './runs';
 import type { SourceLines } from './sourceLines';
@@ -73,17 +74,28 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
     return { trace: loaded.trace, name: baseName(uri), folder };
   }
 
+  /** The findings whose fix the simulator runs, largest predicted saving first (their ids keep the analysis order). */
   async function pickFinding(t: Target): Promise<number | undefined> {
-    const items = t.trace.findings
-      .map((f, index) => ({ f, index }))
-      .filter(({ f }) => simulatesFix(f))
-      .map(({ f, index }) => ({ label: `${fixId(index)} ${f.kind}`, detail: f.message, index }));
-    if (!items.length) {
+    if (!t.trace.findings.some(simulatesFix)) {
       void vscode.window.showInformationMessage(`${t.name} has no finding with a fix the simulator can run.`);
       return undefined;
     }
-    return (await vscode.window.showQuickPick(items, { placeHolder: 'Simulate which fix?', matchOnDetail: true }))
-      ?.index;
+    const savings = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Simulating the fixes of ${t.name}` },
+      () => d.runs.fixSavings(t.trace, t.name),
+    );
+    const items = rankedFixItems(t.trace.findings, savings).map((it) => ({
+      label: it.label,
+      description: it.description,
+      detail: it.detail,
+      index: it.index,
+    }));
+    return (
+      await vscode.window.showQuickPick(items, {
+        placeHolder: 'Simulate which fix? (largest predicted saving first)',
+        matchOnDetail: true,
+      })
+    )?.index;
   }
 
   async function simulateFix(t: Target, finding: number): Promise<void> {
@@ -93,34 +105,29 @@ export function registerWhatIf(d: Deps): vscode.Disposable[] {
       () => d.runs.whatIf(t.trace, finding, t.name),
     );
     d.log.info(`what if ${id} ${r.kind} of ${t.name}: ${r.edit}`);
-    if (!r.applied || !r.before || !r.after) {
+    if (!r.applied || !r.both) {
       void vscode.window.showInformationMessage(`${id} ${r.kind}: ${r.edit}`);
       return;
     }
-    const range = sharedRange(r.before, r.after);
     const { scenario } = r;
-    // The two timelines show one time range: each follows the other's pans and zooms.
-    const pair: Slot[] = [{}, {}];
-    const followedBy = (other: number) => (viewed: [number, number]) => pair[other].view?.follow(viewed);
-    const shown = (trace: Trace, title: string): Shown => ({
-      trace,
-      title,
+    const shown: Shown = {
+      trace: r.both,
+      title: fixTitle(r),
       origin: 'simulator',
       offers: ['openScenario'],
-      range,
-    });
-    // "Open as Scenario" opens the trace's scenario from the replayed timeline, the fixed one from the other.
+      range: sharedRange(r.both),
+    };
+    // "Open as Scenario" opens the fixed scenario; the trace's own opens from the trace's timeline.
     const openFixed = () =>
       openScenario(t, scenario === undefined ? undefined : { text: scenario, name: scenarioFileName(t.name, id) });
-    open(pair[0], shown(r.before, beforeTitle(r)), () => openScenario(t), followedBy(1));
-    open(pair[1], shown(r.after, fixTitle(r)), openFixed, followedBy(0));
+    open({}, shown, openFixed, () => undefined);
     d.log.info(fixTitle(r));
   }
 
   /**
-   * A timeline panel of a simulated trace, beside the active editor, held in `slot`. The two of a
-   * fix are made at once, and one webview may then never load (see logic/blankWatch.ts): a blank
-   * one is replaced by a new panel in its place, which takes over the slot.
+   * A timeline panel of a simulated trace, beside the active editor, held in `slot`. A webview may
+   * never load (see logic/blankWatch.ts): a blank one is replaced by a new panel in its place, which
+   * takes over the slot.
    */
   function open(
     slot: Slot,

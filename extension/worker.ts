@@ -56,6 +56,9 @@ const handlers: Handlers = {
   async overview({ trace, profile }) {
     return engines.overviewOf(trace, engines.loadSimulatorProfile(profile));
   },
+  async fixSavings({ trace, profile }) {
+    return engines.fixSavings(trace, engines.loadSimulatorProfile(profile));
+  },
   async scenarioText({ trace, profile }) {
     return engines.scenarioOfTrace(trace, engines.loadSimulatorProfile(profile));
   },

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import { h200 } from '../../core/simulate/profile';
-import { scenarioFromTrace, type ScenarioWindow } from '../../core/whatif/from-trace';
+import type { ScenarioWindow } from '../../core/whatif/from-trace';
 import { traceWindow, WindowError } from '../../core/whatif/window';
 import type { Trace } from '../../core/trace/model';
 import { writeFileAtomic } from '../../node/atomic-write';
+import { replayableScenario } from '../../core/whatif/fit';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs, type ParsedArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput, readProfile } from '../input';
@@ -57,12 +58,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   if (!out) throw new UsageError('say where to write: -o out.scenario.json');
   const { trace } = await loadInput(file, io);
   const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
-  const g = scenarioFromTrace(trace, profile, windowOf(args, trace, file, 'turn into a scenario'));
+  // Its kernel durations fitted as the replay fits them, so that simulating it reproduces the trace.
+  const g = replayableScenario(trace, profile, windowOf(args, trace, file, 'turn into a scenario')).scenario;
   const full = resolve(io.cwd, out);
   await writeFileAtomic(full, [g.text]);
   const steps = [...g.threads.values()].reduce((n, s) => n + s.length, 0);
   io.stdout(
-    `wrote ${full}: ${g.threads.size} host threads, ${steps} steps${g.marked ? `, ${g.marked} marked (see the comments)` : ''}\n`,
+    `wrote ${full}: ${g.threads.size} host threads, ${steps} steps${g.marked ? `, ${g.marked} marked` : ''}${g.inferred ? `, ${g.inferred} inferred` : ''}${g.marked || g.inferred ? ' (see the comments)' : ''}\n`,
   );
   return EXIT.ok;
 }

@@ -1,22 +1,25 @@
 import { analyze } from '../../core/analyze';
 import { h200 } from '../../core/simulate/profile';
 import { escapeControlsKeepLines } from '../../core/terminal';
-import { whatIf } from '../../core/whatif/fixes';
+import { describeFix } from '../../core/whatif/fix-text';
+import { rankedBySaving, whatIf } from '../../core/whatif/fixes';
+import { whatIfJson } from '../../core/whatif/whatif-json';
 import { CommandSpec, flagString, onePositional, OPTIONS, parseArgs } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadInput, readProfile } from '../input';
 import { windowOf, WINDOW_OPTIONS } from './scenario';
-import { describeFix } from '../../core/whatif/fix-text';
 
 export const spec: CommandSpec = {
   name: 'whatif',
   synopsis: ['<trace> [--fix F1,F2,... | --all] [--from ns --to ns | --steps a:b]'],
-  summary: "simulate each finding's fix on the trace's scenario: predicted host and GPU time before and after",
+  summary:
+    "simulate each finding's fix on the trace's scenario, largest predicted saving first: host and GPU time before and after",
   options: [
     { name: 'fix', value: 'F1,F2', help: 'the findings to fix, numbered in the order report lists them' },
     { name: 'all', help: 'every finding that has a fix (the default)' },
     ...WINDOW_OPTIONS,
     OPTIONS.profile,
+    { name: 'json', help: 'print the predictions as JSON (media/schema/whatif.schema.json)' },
   ],
 };
 
@@ -40,9 +43,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         `${file}: no finding ${missing.join(', ')}; the trace has ${n ? `F1 to F${n}` : 'no findings'} (syncscope report lists them)`,
       );
   }
-  const lines = [`${file}: fixes simulated with the ${profile.name} profile`];
+  if (args.flags.has('json')) {
+    io.stdout(JSON.stringify(whatIfJson(results, { file, profile: profile.name })) + '\n');
+    return EXIT.ok;
+  }
+  const lines = [`${file}: fixes simulated with the ${profile.name} profile, largest predicted saving first`];
   if (!results.length) lines.push('no finding with a fix');
-  for (const r of results) lines.push(...describeFix(r));
+  for (const r of rankedBySaving(results)) lines.push(...describeFix(r));
   io.stdout(escapeControlsKeepLines(lines.join('\n')) + '\n');
   return EXIT.ok;
 }

@@ -3,7 +3,7 @@
 
 /** Each step kind and the keys a step of that kind may have besides its kind key. */
 export const STEP_KEYS = {
-  launch: ['stream', 'us', 'ms', 'ns', 'touch', 'grid', 'block', 'reads', 'writes'],
+  launch: ['stream', 'us', 'ms', 'ns', 'touch', 'grid', 'block', 'blocksPerSm', 'reads', 'writes'],
   record: ['stream'],
   wait: ['stream'],
   waitStream: ['stream'],
@@ -77,6 +77,8 @@ export const LIMITS = {
   /** Larger than any GPU's memory: a bigger number is a typo. */
   bufferBytes: 2 ** 40,
   block: 1024,
+  /** Resident blocks per SM: 32 on every GPU since Maxwell. */
+  blocksPerSm: 32,
   grid: 2 ** 31 - 1,
   /** CUDA's stream priority range on current GPUs: 0 (lowest) to -5 (highest). */
   priorityHighest: -5,

@@ -80,6 +80,8 @@ export type Step =
       touch?: number;
       grid: number;
       block: number;
+      /** At most this many of its blocks on one SM at once (its registers and shared memory decide); absent: by its threads. */
+      blocksPerSm?: number;
       reads: number[];
       writes: number[];
     })

@@ -253,6 +253,7 @@ function compileLaunch(c: Ctx): void {
   else if (work) ns = nanoseconds(c, work, false);
   const grid = opts.get('grid') ? scope.read.int(opts.get('grid')!, 1, LIMITS.grid) : 1;
   const block = opts.get('block') ? scope.read.int(opts.get('block')!, 1, LIMITS.block) : 256;
+  const perSm = opts.get('blocksPerSm') ? scope.read.int(opts.get('blocksPerSm')!, 1, LIMITS.blocksPerSm) : 0;
   const reads = buffers(c, 'reads');
   const writes = buffers(c, 'writes');
   if (
@@ -260,7 +261,8 @@ function compileLaunch(c: Ctx): void {
     s === undefined ||
     (ns === undefined && touch === undefined) ||
     grid === undefined ||
-    block === undefined
+    block === undefined ||
+    perSm === undefined
   )
     return;
   // Pinned host memory is mapped into every device; a device buffer only into its own.
@@ -270,7 +272,17 @@ function compileLaunch(c: Ctx): void {
     if (!reads.includes(touch.id)) reads.push(touch.id);
     if (!writes.includes(touch.id)) writes.push(touch.id);
   }
-  push(c, { op: 'launch', name, stream: s, ...(touch ? { touch: touch.id } : { ns }), grid, block, reads, writes });
+  push(c, {
+    op: 'launch',
+    name,
+    stream: s,
+    ...(touch ? { touch: touch.id } : { ns }),
+    grid,
+    block,
+    ...(perSm ? { blocksPerSm: perSm } : {}),
+    reads,
+    writes,
+  });
 }
 
 function compileRecord(c: Ctx): void {

@@ -152,7 +152,7 @@ export class Device {
    * Puts an op at the back of `stream` and returns its id; the caller fills the op's other columns.
    * It may start at `gate` (when the host has submitted it) once every op it is ordered after has
    * completed. `on`/`dur`: what it runs on and for how long (a block's time, for a kernel of `grid`
-   * blocks of `block` threads). `counts`: it takes a launch-queue entry.
+   * blocks of `block` threads, at most `perSm` of them on one SM when given). `counts`: it takes a launch-queue entry.
    */
   issue(
     kind: number,
@@ -165,6 +165,7 @@ export class Device {
     grid: number,
     block: number,
     counts: boolean,
+    perSm?: number,
   ): number {
     const ops = this.b.ops;
     const op = ops.add();
@@ -194,8 +195,11 @@ export class Device {
       c.grid[op] = grid;
       c.block[op] = block;
       const p = this.profile;
-      const perSm = Math.max(1, Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / Math.max(1, block))));
-      this.i[i + SLOTS] = Math.ceil(p.blocksPerSm / perSm);
+      const fit = Math.max(
+        1,
+        Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / Math.max(1, block)), perSm || Infinity),
+      );
+      this.i[i + SLOTS] = Math.ceil(p.blocksPerSm / fit);
       this.i[i + BLOCKS_LEFT] = Math.max(1, grid);
     }
     if (counts) this.queued[gpu]++;

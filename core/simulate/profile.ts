@@ -2,6 +2,8 @@
 // produced by `syncscope calibrate` on a real GPU, and diffed. Times are ns, bandwidths GB/s
 // (which is bytes per ns). docs/simulator.md explains every field and where each number came from.
 
+import { parseTraceOverhead, type TraceOverhead } from './trace-overhead';
+
 export interface SimProfile {
   name: string;
   deviceName: string;
@@ -83,6 +85,8 @@ export interface SimProfile {
   hostCopyGBps: number;
   /** Device memory bandwidth: a touch kernel reads and writes its buffer at this rate; memsets write at it. */
   memoryGBps: number;
+  /** What recording a trace cost its host, per trace kind (./trace-overhead.ts); none measured when left out. */
+  traceOverhead?: TraceOverhead;
 }
 
 /** The largest copy whose cold first call costs coldTinyCopyNs: a tensor of four floats. */
@@ -174,10 +178,20 @@ export function loadProfile(json: unknown): SimProfile {
   const out: SimProfile = { ...h200, name: 'custom' };
   for (const [key, value] of Object.entries(json)) {
     if (key === '$schema' || key === 'description') continue;
-    if (!Object.hasOwn(h200, key)) {
-      throw new ProfileError(`profile.${key}: unknown field; fields are ${Object.keys(h200).join(', ')}`);
+    if (key === 'traceOverhead') {
+      try {
+        out.traceOverhead = parseTraceOverhead(value);
+      } catch (e) {
+        throw new ProfileError((e as Error).message);
+      }
+      continue;
     }
-    const k = key as keyof SimProfile;
+    if (!Object.hasOwn(h200, key)) {
+      throw new ProfileError(
+        `profile.${key}: unknown field; fields are ${Object.keys(h200).join(', ')}, traceOverhead`,
+      );
+    }
+    const k = key as Exclude<keyof SimProfile, 'traceOverhead'>;
     if (k === 'name' || k === 'deviceName') {
       if (typeof value !== 'string' || value === '')
         throw new ProfileError(`profile.${key}: expected a non-empty string, got ${JSON.stringify(value)}`);

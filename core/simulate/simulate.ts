@@ -318,6 +318,7 @@ class Simulation implements HostSide {
       s.grid,
       s.block,
       true,
+      s.blocksPerSm,
     );
     if (touch) this.b.ops.cols.bytes[op] = touch.bytes;
     for (const r of s.reads) this.access(op, r, false);

@@ -15,6 +15,8 @@ export interface ScenarioParts {
   events: Set<string>;
   buffers: Map<string, object>;
   threads: Map<string, EmittedStep[]>;
+  /** Comment lines under the header: what the declarations hold that the trace did not state. */
+  notes?: string[];
 }
 
 /** `repeat: false` keeps identical iterations unrolled. */
@@ -43,6 +45,7 @@ export function scenarioText(p: ScenarioParts, o: EmitOptions = {}): string {
     '{',
     `  "name": ${JSON.stringify(p.name)},`,
     `  // made from a ${p.source} trace; kernel times are measured, less the profile's kernel overhead; host gaps are hostWork`,
+    ...(p.notes ?? []).map((n) => `  // ${n.replace(/[\r\n]/g, ' ')}`),
   ];
   for (const [key, m] of declarations(p)) lines.push(`  "${key}": ${JSON.stringify(m)},`);
   const body = (items: Item[], indent: string): string[] => {
@@ -83,7 +86,7 @@ export function scenarioText(p: ScenarioParts, o: EmitOptions = {}): string {
 export function scenarioTree(p: ScenarioParts, o: EmitOptions = {}): Node {
   let line = 2;
   const top: Node[] = [property('name', at(line, 3), valueNode(p.name, at(line, 11)))];
-  line += 2;
+  line += 2 + (p.notes?.length ?? 0);
   for (const [key, m] of declarations(p)) {
     // `  "key": {"a":{...},"b":{...}},`: each name's column, as JSON.stringify writes the line.
     let column = 3 + `"${key}": `.length;

@@ -1,7 +1,8 @@
 // A simulated fix in words (fixes.ts's FixResult): the edit, host and GPU busy time before and
 // after, the saving or the cost, and the waits that change.
 import { formatNs } from '../units';
-import { savedNs, type FixResult } from './fixes';
+import { savedNs, savedPerIterationNs, type FixResult } from './fixes';
+import { overheadText } from './overhead';
 
 const change = (a: number, b: number) =>
   `${formatNs(a)} -> ${formatNs(b)} (${b <= a ? '-' : '+'}${formatNs(Math.abs(b - a))})`;
@@ -11,6 +12,7 @@ export function describeFix(r: FixResult): string[] {
   const head = `${r.id} ${r.finding.kind}: ${r.finding.message.slice(0, 160)}`;
   const saved = savedNs(r);
   if (!r.after || saved === undefined) return [head, `    ${r.edit}`];
+  const each = savedPerIterationNs(r);
   const lines = [
     head,
     `    edit: ${r.edit}`,
@@ -18,6 +20,10 @@ export function describeFix(r: FixResult): string[] {
     r.isCost
       ? `    cost of the fix: ${formatNs(Math.max(0, -saved))} more host time`
       : `    predicted saving: ${saved >= 0 ? formatNs(saved) : `none (${formatNs(-saved)} longer)`}`,
+    ...(each !== undefined && saved > 0 && !r.isCost
+      ? [`    per iteration: ${formatNs(each)} (${r.iterations} iterations)`]
+      : []),
+    `    ${overheadText(r.overhead)}`,
   ];
   for (const w of r.waits.slice(0, 8))
     lines.push(

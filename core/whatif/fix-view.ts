@@ -21,6 +21,44 @@ export const simulatesFix = (f: Finding): boolean => FIX_EDIT_KINDS.has(f.kind);
 /** The id `syncscope whatif` and fixes.ts give the finding at `index` of a trace's findings. */
 export const fixId = (index: number): string => `F${index + 1}`;
 
+/** A fix's predicted saving (negative: a cost), absent where it cannot apply. */
+export interface FixSavingView {
+  index: number;
+  savedNs?: number;
+  isCost: boolean;
+}
+
+/**
+ * The quick pick's items: each finding that has a fix the simulator runs, in the order of `savings`
+ * (largest predicted saving first), with what the fix saves, costs, or that it cannot apply.
+ * Findings that were not simulated come last, in the analysis order.
+ */
+export function rankedFixItems(
+  findings: readonly Finding[],
+  savings: readonly FixSavingView[],
+): { label: string; description: string; detail: string; index: number }[] {
+  const byIndex = new Map(savings.map((s) => [s.index, s]));
+  const order = [...savings.map((s) => s.index), ...findings.map((_, k) => k)];
+  const seen = new Set<number>();
+  const out: { label: string; description: string; detail: string; index: number }[] = [];
+  for (const index of order) {
+    const f = findings[index];
+    if (!f || seen.has(index) || !simulatesFix(f)) continue;
+    seen.add(index);
+    const s = byIndex.get(index);
+    const saved = s?.savedNs;
+    const description = !s
+      ? 'not simulated'
+      : saved === undefined
+        ? 'cannot apply'
+        : s.isCost || saved < 0
+          ? `costs ${formatNs(Math.max(0, -saved))}`
+          : `saves ${formatNs(saved)}`;
+    out.push({ label: `${fixId(index)} ${f.kind}`, description, detail: f.message, index });
+  }
+  return out;
+}
+
 /** What the title needs of a simulated fix (fixes.ts's FixResult). */
 export interface FixSummary {
   id: string;
@@ -37,10 +75,6 @@ export function fixTitle(r: FixSummary): string {
   return `What if ${r.id} ${r.kind}: host ${formatNs(r.beforeHostNs)} -> ${formatNs(r.afterHostNs)} (${effect})`;
 }
 
-/** The replayed, unfixed scenario's title. */
-export const beforeTitle = (r: FixSummary): string =>
-  `Before ${r.id} ${r.kind}: replayed, host ${formatNs(r.beforeHostNs)}`;
-
 /** `run.syncscope.json.gz` -> `run.scenario.json`; with a fix id, `run.F2.scenario.json`. */
 export function scenarioFileName(traceFile: string, id?: string): string {
   const base = traceFile
@@ -50,11 +84,11 @@ export function scenarioFileName(traceFile: string, id?: string): string {
   return `${base || 'trace'}${id ? `.${id}` : ''}.scenario.json`;
 }
 
-/** The time range that holds both traces, so that before and after share one time axis. */
-export function sharedRange(a: Trace, b: Trace): [number, number] {
+/** The time range that holds every call and op of the traces. */
+export function sharedRange(...traces: Trace[]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
-  for (const t of [a, b]) {
+  for (const t of traces) {
     for (let i = 0; i < t.calls.count; i++) {
       lo = Math.min(lo, t.calls.begin[i]);
       hi = Math.max(hi, t.calls.end[i]);

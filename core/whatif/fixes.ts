@@ -9,7 +9,12 @@ import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
 import { str, type Finding, type Trace } from '../trace/model';
 import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
-import { compileGenerated } from './replay';
+import { iterationsOf } from './iterations';
+import { withOrigins } from './origins';
+import type { OverheadUsed } from './overhead';
+import { compileGenerated } from './compile';
+import { rankFindings } from '../overview/rank';
+import { applyFitted, replayableScenario } from './fit';
 
 type Threads = Map<string, GeneratedStep[]>;
 
@@ -44,6 +49,10 @@ export interface FixResult {
   scenario?: string;
   /** The simulated traces of the scenario before and after the edit, for showing them side by side. */
   simulated?: { before: Trace; after: Trace };
+  /** The recorder's cost taken out of the trace's host gaps before simulating (none measured, unless the profile has a model). */
+  overhead: OverheadUsed;
+  /** The iterations of the loop the window holds (core/whatif/iterations.ts), over which a saving is shared; 0 where no loop was found. */
+  iterations: number;
 }
 
 /** An edit on a copy of the threads; returns what it did, or a string starting "cannot" saying why not. */
@@ -215,8 +224,48 @@ function blockedByCall(threads: Threads, sim: Trace): Map<number, number> {
 const copyThreads = (th: Threads): Threads =>
   new Map([...th].map(([n, steps]) => [n, steps.map((s) => ({ ...s, step: structuredClone(s.step) }))]));
 
+/** Why a finding's calls have no step to edit: the first one the scenario left out, and why, or the window. */
+function missingSteps(th: Threads, calls: number[]): string {
+  const all = [...th.values()].flat();
+  const left = all.find((s) => calls.includes(s.call) && s.note?.startsWith('left out'));
+  if (left) return ` (call ${left.call} was ${left.note!.replace(/^left out: /, 'left out: ')})`;
+  return calls.some((c) => all.some((s) => s.call === c)) ? '' : ' (its calls are outside the window)';
+}
+
 /** Host time a fix saves; negative where it costs time (a race fix adds a wait); undefined where it could not apply. */
 export const savedNs = (r: FixResult): number | undefined => (r.after ? r.before.hostNs - r.after.hostNs : undefined);
+
+/** The saving shared over the window's loop iterations; undefined where the fix could not apply or no loop was found. */
+export const savedPerIterationNs = (r: FixResult): number | undefined => {
+  const saved = savedNs(r);
+  return saved === undefined || !r.iterations ? undefined : saved / r.iterations;
+};
+
+/** Fixes in the one order of findings (core/overview/rank.ts): largest predicted saving first, a cost after the savings, those that cannot apply last. */
+export function rankedBySaving<T extends FixResult>(results: T[]): T[] {
+  const items = results.map((r) => ({
+    r,
+    index: Number(r.id.slice(1)) - 1,
+    severity: r.finding.severity,
+    predictedSavingNs: savedNs(r),
+  }));
+  return rankFindings(items).map(({ r }) => r);
+}
+
+/** How many iterations of its loop the longest host thread of the scenario runs (0: no loop found). */
+function loopIterations(t: Trace, g: GeneratedScenario): number {
+  let longest: number[] = [];
+  for (const steps of g.threads.values()) {
+    const calls = [...new Set(steps.filter((s) => s.call >= 0).map((s) => s.call))];
+    if (calls.length > longest.length) longest = calls;
+  }
+  const opsOf = new Map<number, number[]>();
+  for (let j = 0; j < t.ops.count; j++) {
+    const c = t.ops.call[j];
+    if (c >= 0) (opsOf.get(c) ?? opsOf.set(c, []).get(c)!).push(j);
+  }
+  return iterationsOf(t, longest, opsOf)?.list.length ?? 0;
+}
 
 /**
  * The fixes of `ids` (F1, F2, ... in the order of the analysis's findings), or of every finding with
@@ -232,19 +281,23 @@ export function whatIf(
   memory?: MemoryBudget,
 ): FixResult[] {
   a ??= analyze(t, { memory });
-  const base = scenarioFromTrace(t, profile, window);
-  const baseSim = simulate(compileGenerated(base), profile);
+  const made = { overhead: profile.traceOverhead };
+  const { scenario: base, simulated: baseSim, fitted } = replayableScenario(t, profile, window, made);
+  const iterations = loopIterations(t, base);
   const before = outcome(baseSim);
   const baseBlocked = blockedByCall(base.threads, baseSim);
+  withOrigins(t, base, baseSim);
   const chosen = a.findings
     .map((f, k) => ({ f, id: `F${k + 1}` }))
     .filter(({ f, id }) => (ids === 'all' ? !!f.fix : ids.includes(id)));
   return chosen.map(({ f, id }) => {
     // Each fix edits a fresh scenario, so fixes do not add up.
-    const g = scenarioFromTrace(t, profile, window);
+    const g = scenarioFromTrace(t, profile, window, made);
+    applyFitted(g, fitted);
     const th = copyThreads(g.threads);
     const edit = editFor(f);
-    const said = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
+    const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
+    const said = tried.startsWith('cannot') && typeof edit !== 'string' ? tried + missingSteps(th, f.calls) : tried;
     const result: FixResult = {
       id,
       finding: f,
@@ -253,10 +306,13 @@ export function whatIf(
       before,
       waits: [],
       isCost: f.kind === 'race',
+      overhead: base.overhead,
+      iterations,
     };
     if (said.startsWith('cannot')) return result;
     const sim = simulate(compileGenerated(g, th), profile);
     const after = blockedByCall(th, sim);
+    withOrigins(t, g, sim, th);
     for (const [call, was] of baseBlocked) {
       const now = after.get(call);
       if (was > 1000 && (now === undefined || was - now > 1000))

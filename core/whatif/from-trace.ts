@@ -12,13 +12,19 @@ import {
   HOST_MEMORY,
   type CopyKind,
   type HostMemory,
+  type ReleaseHow,
   type Trace,
   callSite,
   copyBlocksHost,
+  releaseHow,
   str,
   traceExtent,
 } from '../trace/model';
 import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from './emit';
+import { inferredRelease, nonBlockingByOverlap } from './inferred';
+import { kernelSignature, occupancyFromQueueing } from './occupancy';
+import { gapOverhead, overheadFor, overheadUsed, type OverheadUsed } from './overhead';
+import type { TraceOverhead, TraceOverheadCost } from '../simulate/trace-overhead';
 
 export interface ScenarioWindow {
   /** Absolute trace times in ns; calls that begin outside [from, to) are left out. */
@@ -31,8 +37,15 @@ export interface GeneratedStep {
   step: Record<string, unknown>;
   call: number;
   note?: string;
-  /** The trace op a step stands for when no call of the trace issued it (a graph launch's node). */
+  /** The trace op the step issues (a kernel, copy, memset or host function): the replay names its ops after it. */
   op?: number;
+  /** A step the trace's data implies without stating it (a synchronize's target the import bound by deduction or timing). */
+  inferred?: 'deduced' | 'timing';
+  /**
+   * A blocking copy's host time inside its call before its op started with its stream free: the
+   * simulator holds the call only for the wait and the copy, so this time is host work after it.
+   */
+  heldOwnNs?: number;
 }
 
 export interface GeneratedScenario {
@@ -41,6 +54,12 @@ export interface GeneratedScenario {
   threads: Map<string, GeneratedStep[]>;
   /** Steps that the trace could not fill in, explained (also comments in the text). */
   marked: number;
+  /** Steps and declarations inferred from the trace's data, each marked so in the text. */
+  inferred: number;
+  /** The recorder's cost taken out of the host gaps (none unless asked for and measured). */
+  overhead: OverheadUsed;
+  /** Header comments of the text: what the scenario holds that the trace did not state; one may be added. */
+  notes: string[];
   /** The declarations the steps use; an edit may add to them (a pinned buffer, a stream's flag, an event). */
   streams: Map<string, { nonBlocking?: boolean; priority?: number }>;
   events: Set<string>;
@@ -51,6 +70,8 @@ export interface GeneratedScenario {
   tree(threads?: Map<string, GeneratedStep[]>, o?: EmitOptions): Node;
   /** The scenario's name for a trace stream lane. */
   streamName(lane: number): string;
+  /** The trace lane a scenario thread or stream stands for (`default`: the legacy default stream). */
+  laneOf(kind: 'thread' | 'stream', name: string): number | undefined;
 }
 
 /** A launch step's block size when it gives none (core/scenario/steps.ts). */
@@ -59,6 +80,9 @@ const SYNC_NAMES = ['eventSync', 'streamSync', 'deviceSync'] as const;
 
 /** A name the scenario language accepts and that says what the thing was. */
 const identifier = (s: string): string => s.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 48) || 'x';
+
+/** How a step's binding is labelled in its comment: an inference says so and how it was made. */
+const boundWord = (how: ReleaseHow): string => (how === 'exact' ? 'bound by the trace' : `inferred (${how})`);
 
 /** What the simulator charges the host for a call that does not block: the rest of a measured call is host work. */
 function modelledCallNs(kind: number, p: SimProfile): number {
@@ -88,6 +112,8 @@ function modelledCallNs(kind: number, p: SimProfile): number {
 
 class Names {
   private readonly byKey = new Map<string, string>();
+  /** The key a name was given for. */
+  readonly keyOf = new Map<string, string>();
   private readonly used = new Set<string>(['default', 'legacy']);
   get(key: string, wanted: string): string {
     const known = this.byKey.get(key);
@@ -96,6 +122,7 @@ class Names {
     for (let k = 2; this.used.has(name); k++) name = `${identifier(wanted)}_${k}`;
     this.used.add(name);
     this.byKey.set(key, name);
+    this.keyOf.set(name, key);
     return name;
   }
 }
@@ -182,13 +209,19 @@ export function hostCallsIn(t: Trace, w: ScenarioWindow = {}): { count: number; 
  * The trace's host calls in window `w` as a scenario. A scenario needs a thread, so a window (or a
  * trace) without host calls has none to give, and says so: callers check the window first (hostCallsIn).
  */
-export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWindow = {}): GeneratedScenario {
+export function scenarioFromTrace(
+  t: Trace,
+  profile: SimProfile,
+  w: ScenarioWindow = {},
+  /** `overhead`: take the recorder's own cost out of the host gaps, by this model (the what-if's prediction). */
+  o: { overhead?: TraceOverhead } = {},
+): GeneratedScenario {
   const byThread = handOffs(t, callsByThread(t, w));
   if (!byThread.size)
     throw new Error(
       `nothing to turn into a scenario: ${hostCallsIn(t).count ? 'no host call begins in the window' : 'the trace has no host calls'}`,
     );
-  const g = new Generator(t, profile, orphansAfter(t, byThread, w));
+  const g = new Generator(t, profile, orphansAfter(t, byThread, w), byThread, overheadFor(t, o.overhead));
   const threads = new Map<string, GeneratedStep[]>();
   // Every scenario thread starts at once: a thread that began later in the trace first works that long.
   let start = Infinity;
@@ -208,12 +241,16 @@ export function scenarioFromTrace(t: Trace, profile: SimProfile, w: ScenarioWind
     },
     threads,
     marked: g.marked,
+    inferred: g.inferred,
+    overhead: overheadUsed(t, o.overhead, g.subtractedNs),
+    notes: g.notes,
     streams: g.streams,
     events: g.events,
     buffers: g.buffers,
     render: (th, o) => scenarioText(g.parts(th), o),
     tree: (th = threads, o) => scenarioTree(g.parts(th), o),
     streamName: (lane) => g.stream(lane),
+    laneOf: (kind, name) => g.laneOf(kind, name),
   };
 }
 
@@ -224,6 +261,19 @@ class Generator {
   private readonly names = new Names();
   private readonly threadNames = new Names();
   marked = 0;
+  inferred = 0;
+  subtractedNs = 0;
+  /** What the declarations hold that the trace did not state, as header comments. */
+  readonly notes: string[] = [];
+  /** Stream lanes the trace gives no flag for whose work overlapped the legacy default stream's. */
+  private readonly nonBlocking: Set<number>;
+  /** Blocks per SM of the kernels whose launches the trace shows waiting for SMs (./occupancy.ts). */
+  private readonly occupancy: Map<string, number>;
+  /**
+   * Ops that event synchronizes without an event in the trace were bound to (by deduction or timing),
+   * with the event the scenario records after each and how the binding was found.
+   */
+  private readonly recordAfter = new Map<number, { event: string; how: ReleaseHow; call: number }>();
 
   /**
    * The host's own time in a copy call that the simulator holds until its op ends (S17): the simulator
@@ -242,11 +292,18 @@ class Generator {
     private readonly p: SimProfile,
     /** Ops no call issued, under the call after which the host launched them (orphansAfter). */
     private readonly orphans: Map<number, number[]> = new Map(),
+    /** The calls that become steps, per host thread lane. */
+    byThread: Map<number, number[]> = new Map(),
+    /** The recorder's cost to take out of the host gaps, where the profile measured it for this kind of trace. */
+    private readonly overhead?: TraceOverheadCost,
   ) {
     for (let j = 0; j < t.ops.count; j++) {
       const c = t.ops.call[j];
       if (c >= 0) (this.opsByCall.get(c) ?? this.opsByCall.set(c, []).get(c)!).push(j);
     }
+    this.nonBlocking = nonBlockingByOverlap(t);
+    this.occupancy = occupancyFromQueueing(t, t.meta.device?.sms ?? p.sms);
+    this.planInferredRecords(byThread);
     this.prevEnd = new Float64Array(t.ops.count).fill(-Infinity);
     const order = [...Array(t.ops.count).keys()].sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
     const lastEnd = new Map<number, number>();
@@ -260,6 +317,15 @@ class Generator {
     return this.opsByCall.get(call) ?? [];
   }
 
+  /** The trace lane a scenario thread or stream name stands for. */
+  laneOf(kind: 'thread' | 'stream', name: string): number | undefined {
+    if (kind === 'stream' && name === 'default')
+      return this.t.lanes.find((l) => l.kind === 'stream' && l.legacyDefault)?.id;
+    const key = (kind === 'stream' ? this.names : this.threadNames).keyOf.get(name);
+    const m = key === undefined ? null : (kind === 'stream' ? /^s(\d+)$/ : /^(\d+)$/).exec(key);
+    return m ? Number(m[1]) : undefined;
+  }
+
   threadName(lane: number): string {
     return this.threadNames.get(`${lane}`, this.t.lanes[lane]?.name === 'main' ? 'main' : `t${lane}`);
   }
@@ -269,11 +335,19 @@ class Generator {
     const l = this.t.lanes[lane];
     if (!l || l.legacyDefault) return 'default';
     const name = this.names.get(`s${lane}`, l.handle !== undefined ? `s${l.handle}` : l.name);
-    if (!this.streams.has(name))
+    if (!this.streams.has(name)) {
+      const deduced = this.nonBlocking.has(lane);
       this.streams.set(name, {
-        ...(l.nonBlocking ? { nonBlocking: true } : {}),
+        ...(l.nonBlocking || deduced ? { nonBlocking: true } : {}),
         ...(l.priority ? { priority: l.priority } : {}),
       });
+      if (deduced) {
+        this.inferred++;
+        this.notes.push(
+          `stream ${name} is non-blocking, deduced: the trace gives no flag, and its work ran alongside the legacy default stream's, which S3 would have ordered`,
+        );
+      }
+    }
     return name;
   }
 
@@ -292,6 +366,7 @@ class Generator {
   thread(calls: number[]): GeneratedStep[] {
     const t = this.t;
     const out: GeneratedStep[] = [];
+    const recorder = this.overhead ? gapOverhead(t, calls, this.overhead) : undefined;
     for (let k = 0; k < calls.length; k++) {
       const i = calls[k];
       const steps = this.steps(i);
@@ -300,10 +375,16 @@ class Generator {
       const next = calls[k + 1];
       if (next === undefined) continue;
       const took = t.calls.end[i] - t.calls.begin[i] - t.calls.blockedNs[i];
+      // An inferred record is a call the trace did not make here: the simulator charges it, the host work pays it back.
+      const records =
+        t.calls.kind[i] === CK.record ? 0 : steps.filter((s) => 'record' in s.step).length * this.p.recordNoTimingNs;
       const own = steps.some((s) => !s.note?.startsWith('left out'))
-        ? (this.heldOwn.get(i) ?? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p)))
+        ? (this.heldOwn.get(i) ?? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p) - records))
         : took;
-      const work = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
+      const gap = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
+      const taken = recorder ? Math.min(Math.max(0, gap), Math.round(recorder[k])) : 0;
+      this.subtractedNs += taken;
+      const work = gap - taken;
       const orphans = this.orphans.get(i);
       if (orphans) this.orphanLaunches(out, i, orphans, work);
       else this.hostWork(out, work);
@@ -333,25 +414,101 @@ class Generator {
       Math.min(work, Math.round(t.ops.start[ops[0]] - t.calls.end[i] - launchNs - this.p.submitNs)),
     );
     this.hostWork(out, lead);
-    for (const j of ops)
+    let records = 0;
+    for (const j of ops) {
       out.push({
         step: { ...this.kernelStep(j), ...this.onLane(t.ops.lane[j]) },
         call: -1,
         op: j,
         note: `no call in the trace issued ${str(t, t.ops.name[j]).slice(0, 80)} (a graph launch's node): launched here`,
       });
-    this.hostWork(out, work - lead - ops.length * launchNs);
+      const record = this.inferredRecord(j, -1);
+      if (record) {
+        out.push(record);
+        records++;
+      }
+    }
+    this.hostWork(out, work - lead - ops.length * launchNs - records * this.p.recordNoTimingNs);
   }
 
   /** A launch step of op `j` with its measured duration; a copy or memset the graph ran is a kernel of that duration here. */
   private kernelStep(j: number): Record<string, unknown> {
     const t = this.t;
+    return { launch: identifier(str(t, t.ops.name[j]) || 'kernel'), ...this.kernelShape(j) };
+  }
+
+  /**
+   * Event synchronizes whose event no record of the scenario records before them (a torch.profiler
+   * trace's records name no event; without cuda_sync events its synchronizes name none either) but
+   * that the trace binds to an op: each such op gets a record of an event after it, which they wait for.
+   */
+  private planInferredRecords(byThread: Map<number, number[]>): void {
+    const t = this.t;
+    const c = t.calls;
+    const all = [...byThread.values()].flat().sort((a, b) => c.begin[a] - c.begin[b] || a - b);
+    const issued = new Set(all);
+    const orphans = new Set([...this.orphans.values()].flat());
+    const recorded = new Set<number>();
+    for (const i of all) {
+      if (c.kind[i] === CK.record && c.event[i] && c.stream[i] >= 0) recorded.add(c.event[i]);
+      if (c.kind[i] !== CK.eventSync || (c.event[i] && recorded.has(c.event[i]))) continue;
+      const op = c.releasedBy[i];
+      if (op < 0 || this.recordAfter.has(op)) continue;
+      const launcher = t.ops.call[op];
+      // The record goes after the op's launch step: an op launched outside the scenario has none.
+      if (launcher >= 0 ? !issued.has(launcher) : !orphans.has(op)) continue;
+      const event = this.names.get(`after${op}`, `ev_after_op${op}`);
+      this.events.add(event);
+      this.recordAfter.set(op, { event, how: releaseHow(t, i), call: i });
+    }
+  }
+
+  /** The record of an event after op `j`, where an event synchronize whose record the trace lacks was bound to `j`. */
+  private inferredRecord(j: number, call: number): GeneratedStep | undefined {
+    const r = this.recordAfter.get(j);
+    if (!r) return undefined;
     return {
-      launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
-      ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j))),
-      ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
-      ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
+      step: { record: r.event, ...this.onLane(this.t.ops.lane[j]) },
+      call,
+      ...this.bound(r.how),
+      note: `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, which released the event synchronize of call ${r.call} (the trace has no record of its event)`,
     };
+  }
+
+  /** An event synchronize whose record the trace lacks, as a wait for the record after the op it was bound to. */
+  private inferredEventSync(i: number, site?: string): GeneratedStep[] | undefined {
+    const op = this.t.calls.releasedBy[i];
+    const r = op >= 0 ? this.recordAfter.get(op) : undefined;
+    if (!r) return undefined;
+    const how = releaseHow(this.t, i);
+    const note = `${boundWord(how)}: the trace has no record of its event; it waits for the record after op ${op} ${this.opLabel(op)}, the op that released it`;
+    return [{ step: { eventSync: r.event }, call: i, ...this.bound(how), note: site ? `${note}; ${site}` : note }];
+  }
+
+  /** A stream synchronize that names no stream, on the stream of the op the import found released it. */
+  private inferredStreamSync(i: number, site?: string): GeneratedStep[] | undefined {
+    const bound = inferredRelease(this.t, i);
+    if (!bound) return undefined;
+    const note = `${boundWord(bound.how)}: the trace names no stream; it synchronizes the stream of op ${bound.op} ${this.opLabel(bound.op)}, the op that released it`;
+    return [
+      {
+        step: { streamSync: this.stream(this.t.ops.lane[bound.op]) },
+        call: i,
+        ...this.bound(bound.how),
+        note: site ? `${note}; ${site}` : note,
+      },
+    ];
+  }
+
+  /** A step's inferred mark, counted; an exact binding is the trace's own, not an inference. */
+  private bound(how: ReleaseHow): Pick<GeneratedStep, 'inferred'> {
+    if (how === 'exact') return {};
+    this.inferred++;
+    return { inferred: how };
+  }
+
+  private opLabel(j: number): string {
+    return JSON.stringify(str(this.t, this.t.ops.name[j]).slice(0, 60));
   }
 
   private mark(call: number, why: string): GeneratedStep {
@@ -375,24 +532,29 @@ class Generator {
         const kernels = ops.filter((j) => t.ops.kind[j] === OK.kernel || t.ops.kind[j] === OK.hostFunc);
         if (!kernels.length)
           return [this.mark(i, `${str(t, c.name[i]) || 'launch'} has no kernel in the trace, so no duration`)];
-        // With its grid and block the kernel shares SMs with other streams' kernels as it did; the
-        // simulator's duration is one wave's, so the measured one is split over the waves it took.
-        return kernels.map((j) => ({
-          step: {
-            launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
-            ...(t.ops.lane[j] !== c.stream[i] || stream === undefined ? this.onLane(t.ops.lane[j]) : on),
-            ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j))),
-            ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
-            ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
-          },
-          call: i,
-          note: site ?? `${str(t, t.ops.name[j])}`.slice(0, 100),
-        }));
+        return kernels.flatMap((j) => {
+          const launch: GeneratedStep = {
+            step: {
+              launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
+              ...(t.ops.lane[j] !== c.stream[i] || stream === undefined ? this.onLane(t.ops.lane[j]) : on),
+              ...this.kernelShape(j),
+            },
+            call: i,
+            op: j,
+            note: site ?? `${str(t, t.ops.name[j])}`.slice(0, 100),
+          };
+          const record = this.inferredRecord(j, i);
+          return record ? [launch, record] : [launch];
+        });
       }
       case CK.record:
       case CK.streamWait:
       case CK.query:
       case CK.eventSync: {
+        if (c.kind[i] === CK.eventSync) {
+          const bound = this.inferredEventSync(i, site);
+          if (bound) return bound;
+        }
         if (!c.event[i]) return [this.mark(i, `${str(t, c.name[i])} names no event in the trace`)];
         const kind =
           c.kind[i] === CK.record
@@ -407,14 +569,24 @@ class Generator {
         return one({ [kind]: this.event(c.event[i]), ...(kind === 'record' || kind === 'wait' ? on : {}) });
       }
       case CK.streamSync:
-        if (stream === undefined) return [this.mark(i, 'cudaStreamSynchronize names no stream in the trace')];
+        if (stream === undefined)
+          return (
+            this.inferredStreamSync(i, site) ?? [this.mark(i, 'cudaStreamSynchronize names no stream in the trace')]
+          );
         return one({ streamSync: stream });
       case CK.hostFunc: {
         const fn = ops.find((j) => t.ops.kind[j] === OK.hostFunc);
         if (fn === undefined || stream === undefined)
           return [this.mark(i, 'cudaLaunchHostFunc has no host function op or stream in the trace')];
         const body = Math.max(0, Math.round(t.ops.end[fn] - t.ops.start[fn] - this.p.hostFuncGapNs));
-        return one({ hostFunc: identifier(str(t, t.ops.name[fn]) || 'fn'), ...on, ns: body });
+        return [
+          {
+            step: { hostFunc: identifier(str(t, t.ops.name[fn]) || 'fn'), ...on, ns: body },
+            call: i,
+            op: fn,
+            note: site,
+          },
+        ];
       }
       case CK.deviceSync:
         return one({ deviceSync: c.device[i] ? c.device[i] : true });
@@ -426,13 +598,29 @@ class Generator {
     }
   }
 
+  /**
+   * A kernel step's duration, grid, block and, where the trace shows it, blocks per SM. With them the
+   * kernel shares SMs with other streams' kernels as it did; the simulator's duration is one wave's,
+   * so the measured one is split over the waves it took.
+   */
+  private kernelShape(j: number): Record<string, number> {
+    const t = this.t;
+    const perSm = this.occupancy.get(kernelSignature(t, j));
+    return {
+      ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j, perSm))),
+      ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
+      ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
+      ...(perSm ? { blocksPerSm: perSm } : {}),
+    };
+  }
+
   /** How many waves of the GPU's block slots the kernel's grid takes (as the simulator places blocks). */
-  private waves(op: number): number {
+  private waves(op: number, blocksPerSm?: number): number {
     const p = this.p;
     const grid = this.t.ops.grid[op];
     if (!(grid > 0)) return 1;
     const block = Math.max(1, Math.min(this.t.ops.block[op] || DEFAULT_BLOCK, LIMITS.block));
-    const perSm = Math.max(1, Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / block)));
+    const perSm = Math.max(1, Math.min(p.blocksPerSm, Math.floor(p.threadsPerSm / block), blocksPerSm ?? Infinity));
     const atOnce = Math.max(1, Math.floor((p.sms * p.blocksPerSm) / Math.ceil(p.blocksPerSm / perSm)));
     return Math.ceil(grid / atOnce);
   }
@@ -455,7 +643,12 @@ class Generator {
     const stream = async ? this.onLane(t.ops.lane[op]) : {};
     if (t.ops.kind[op] === OK.memset)
       return [
-        { step: { memset: this.buffer('', bytes), ...(async ? { async: true, ...stream } : {}) }, call: i, note: site },
+        {
+          step: { memset: this.buffer('', bytes), ...(async ? { async: true, ...stream } : {}) },
+          call: i,
+          op,
+          note: site,
+        },
       ];
     const dir = COPY_KINDS[t.ops.copy[op]];
     let hostMemory: string = HOST_MEMORY[t.ops.hostMemory[op]];
@@ -483,11 +676,13 @@ class Generator {
     const drained = hostMemory === 'pageable' ? t.calls.end[i] : t.ops.end[op];
     const took = Math.round(Math.max(t.ops.end[op], drained) - t.ops.start[op]);
     const step = { copy: pair[0](), to: pair[1](), bytes, ...(async ? { async: true, ...stream } : {}) };
+    let heldOwnNs: number | undefined;
     if (copyBlocksHost(dir as CopyKind, async, hostMemory as HostMemory)) {
       const free = Math.max(c.begin[i], this.prevEnd[op]);
-      this.heldOwn.set(i, Math.max(0, Math.round(t.ops.start[op] - free - this.p.copyCallNs)));
+      heldOwnNs = Math.max(0, Math.round(t.ops.start[op] - free - this.p.copyCallNs));
+      this.heldOwn.set(i, heldOwnNs);
     }
-    return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, note }];
+    return [{ step: took > 0 ? { ...step, ns: took } : step, call: i, op, note, ...(heldOwnNs ? { heldOwnNs } : {}) }];
   }
 
   /** The scenario's parts for emitting (./emit.ts): the declarations as they stand, which an edit may have added to. */
@@ -500,6 +695,12 @@ class Generator {
       events: this.events,
       buffers: this.buffers,
       threads,
+      notes: this.overhead
+        ? [
+            ...this.notes,
+            `host gaps less the recorder's own cost: ${this.overhead.perCudaCallNs} ns per CUDA call, ${this.overhead.perRecordFunctionNs} ns per record_function (${this.subtractedNs} ns in all)`,
+          ]
+        : this.notes,
     };
   }
 }

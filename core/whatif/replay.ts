@@ -1,20 +1,18 @@
 // Replay: simulate the scenario made from a trace and compare it with the trace: each host thread's
 // span, each wait's blocked time and the op that released it (docs/whatif.md).
-import { compileTree } from '../scenario/parse';
-import type { Program } from '../scenario/program';
-import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
-import { CK } from '../trace/kinds';
-import { isWait, str, type Trace } from '../trace/model';
+import { CK, OK } from '../trace/kinds';
+import { isWait, RELEASED_NONE, str, type Trace } from '../trace/model';
 import { iterationsOf } from './iterations';
-import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
+import { replayableScenario } from './fit';
+import { withOrigins } from './origins';
+import type { GeneratedScenario, GeneratedStep, ScenarioWindow } from './from-trace';
 
 /** Waits shorter than this are compared but not held to the blocked-time bound. */
 export const LONG_WAIT_NS = 50_000;
 export const SPAN_TOLERANCE = 0.05;
 export const WAIT_TOLERANCE = 0.15;
-/** The file name a generated scenario's program and errors carry. */
-export const GENERATED_FILE = 'generated.scenario.json';
+export { compileGenerated, GENERATED_FILE } from './compile';
 
 export interface ThreadSpan {
   thread: string;
@@ -23,7 +21,7 @@ export interface ThreadSpan {
   error: number;
 }
 
-/** One iteration of a host thread's loop (core/whatif/iterations.ts): from its first call to the next iteration's first, or to its own last call's end. */
+/** One iteration of a host thread's loop (core/whatif/iterations.ts): from its first call to the next iteration's first (the last: to the thread's next call, else its own last call's end). */
 export interface IterationSpan {
   thread: string;
   label: string;
@@ -50,6 +48,12 @@ export interface WaitReplay {
   sameReleaser: boolean;
   /** Why the replay differs, when it does beyond the bounds. */
   why?: string;
+  /** The scenario has no step for this wait: the comment it left instead. */
+  leftOut?: string;
+  /** The scenario's step for this wait stands on a binding the import inferred, by deduction or by timing. */
+  inferred?: 'deduced' | 'timing';
+  /** A blocking copy's replay, read by the rule its trace was read by (copyReadByTraceRule). */
+  readAs?: 'copy';
 }
 
 export interface Replay {
@@ -64,24 +68,10 @@ export interface Replay {
 
 const relErr = (sim: number, real: number): number => (real > 0 ? (sim - real) / real : sim > 0 ? Infinity : 0);
 
-/**
- * Compile the generated scenario (of `threads`, edited, or its own steps) from its values, not its text;
- * its errors would be a bug in the generator, so they are thrown as one. No file holds the scenario,
- * so the error names no position in one.
- */
-export function compileGenerated(g: GeneratedScenario, threads = g.threads): Program {
-  const { program, errors } = compileTree(g.tree(threads), GENERATED_FILE);
-  if (!program)
-    throw new Error(
-      `the scenario made from the trace does not compile, which is a bug in Syncscope: ${errors[0]?.detail ?? 'no error given'}; please report it with the trace`,
-    );
-  return program;
-}
-
 export function replay(t: Trace, profile: SimProfile, window: ScenarioWindow = {}): Replay {
-  const scenario = scenarioFromTrace(t, profile, window);
-  const simulated = simulate(compileGenerated(scenario), profile);
-  return { scenario, simulated, ...compare(t, scenario, simulated) };
+  const { scenario, simulated } = replayableScenario(t, profile, window);
+  const compared = compare(t, scenario, simulated);
+  return { scenario, simulated: withOrigins(t, scenario, simulated), ...compared };
 }
 
 /** For each thread: the trace call behind each compiled step index, and the simulated call of each index. */
@@ -111,10 +101,12 @@ function compare(
 ): Pick<Replay, 'spans' | 'waits' | 'iterations' | 'iterationsFrom'> {
   const maps = stepMaps(scenario, sim);
   // The first trace call whose step the scenario had to leave out: waits after it miss that work.
+  // Only work and stream order count: a record left out matters only to a wait on it, itself left out or inferred.
   let firstLeftOut = Infinity;
   for (const steps of scenario.threads.values())
     for (const s of steps)
-      if (s.note?.startsWith('left out') && s.call >= 0) firstLeftOut = Math.min(firstLeftOut, s.call);
+      if (s.note?.startsWith('left out') && s.call >= 0 && ORDERS_WORK.has(t.calls.kind[s.call]))
+        firstLeftOut = Math.min(firstLeftOut, s.call);
   const simToOriginal = new Map<number, number>();
   // A simulated call that launched an op no trace call issued (a graph's node) stands for that op.
   const simToOp = new Map<number, number>();
@@ -134,8 +126,13 @@ function compare(
   const until = new Map<IterationSpan, number>();
   const reasons = new Map<string, (it: IterationSpan, to: number) => string | undefined>();
   let iterationsFrom: Replay['iterationsFrom'];
+  // Threads are named as in the trace; their steps are found by the scenario's name.
+  const scenarioName = new Map<string, string>();
   for (const [name, m] of maps) {
-    const found = iterationSpans(t, sim, name, m);
+    const lane = scenario.laneOf('thread', name);
+    const shown = lane !== undefined && t.lanes[lane] ? t.lanes[lane].name : name;
+    scenarioName.set(shown, name);
+    const found = iterationSpans(t, sim, shown, scenario.threads.get(name) ?? [], m);
     iterations.push(...found.list);
     found.until.forEach((u, k) => until.set(found.list[k], u));
     iterationsFrom ??= found.from;
@@ -149,20 +146,28 @@ function compare(
       last = Math.max(last, sim.calls.end[c]);
     }
     const replayedNs = last > first ? last - first : 0;
-    spans.push({ thread: name, measuredNs, replayedNs, error: relErr(replayedNs, measuredNs) });
+    spans.push({ thread: shown, measuredNs, replayedNs, error: relErr(replayedNs, measuredNs) });
     const seen = new Set<number>();
-    m.original.forEach((call, step) => {
-      if (call < 0 || seen.has(call) || t.calls.kind[call] === CK.launch || !isWait(t, call)) return;
+    let compiled = 0;
+    for (const st of scenario.threads.get(name) ?? []) {
+      const step = Object.keys(st.step).length ? compiled++ : -1;
+      const call = st.call;
+      if (call < 0 || seen.has(call) || t.calls.kind[call] === CK.launch || !isWait(t, call)) continue;
+      const s = step >= 0 ? m.simulated.get(step) : undefined;
+      // A wait the scenario left out is listed too, as not replayed: it is never dropped silently.
+      if (s === undefined && !st.note?.startsWith('left out')) continue;
       seen.add(call);
-      const s = m.simulated.get(step);
-      if (s === undefined) return;
-      const w = waitReplay(t, sim, call, s, { simToOriginal, simToOp, lastOpOf });
+      const w =
+        s === undefined
+          ? leftOutWait(t, call, st.note!)
+          : waitReplay(t, sim, call, s, st.heldOwnNs ?? 0, { simToOriginal, simToOp, lastOpOf });
+      if (st.inferred) w.inferred = st.inferred;
       // Work left out makes the replay wait less; a wait that blocked as long is not explained by it.
       const waitedLess = w.replayedNs < w.measuredNs * (1 - WAIT_TOLERANCE);
-      if (w.why && waitedLess && t.calls.begin[call] > (t.calls.begin[firstLeftOut] ?? Infinity))
+      if (s !== undefined && w.why && waitedLess && t.calls.begin[call] > (t.calls.begin[firstLeftOut] ?? Infinity))
         w.why = `work before this wait was left out of the scenario (${str(t, t.calls.name[firstLeftOut])} had no op in the trace), so the replay does not wait for it`;
       waits.push(w);
-    });
+    }
   }
   for (const it of iterations) if (Math.abs(it.error) > SPAN_TOLERANCE) it.why = missWhy(it.thread)(it, until.get(it)!);
   return { spans, waits, iterations, ...(iterationsFrom ? { iterationsFrom } : {}) };
@@ -171,7 +176,7 @@ function compare(
   function missWhy(thread: string): (it: IterationSpan, to: number) => string | undefined {
     const known = reasons.get(thread);
     if (known) return known;
-    const made = iterationMiss(t, scenario.threads.get(thread) ?? [], waits);
+    const made = iterationMiss(t, scenario.threads.get(scenarioName.get(thread) ?? thread) ?? [], waits);
     reasons.set(thread, made);
     return made;
   }
@@ -214,28 +219,39 @@ function iterationMiss(
   };
 }
 
-/** The thread's iterations measured and replayed: each from its first call's begin to the next one's, the last to its last call's end. */
+/**
+ * The thread's iterations measured and replayed: each from its first call's begin to the next one's,
+ * the last to the begin of the thread's next call after the loop, or where it has none to its last
+ * call's end. The loop is found in the trace's calls, those the scenario left out
+ * too; a boundary on a left-out call moves to the next call that has a step (the last end to the
+ * previous one), on both sides alike.
+ */
 function iterationSpans(
   t: Trace,
   sim: Trace,
   thread: string,
-  m: { original: number[]; simulated: Map<number, number> },
+  steps: GeneratedStep[],
+  m: { simulated: Map<number, number> },
 ): { list: IterationSpan[]; until: number[]; from?: 'ProfilerStep' | 'loop' } {
-  // The thread's trace calls that became steps, each with the simulated calls of its first and last step.
+  // The thread's trace calls in order, each with the simulated calls of its first and last step (-1: left out).
   const calls: number[] = [];
   const firstSim: number[] = [];
   const lastSim: number[] = [];
-  m.original.forEach((call, step) => {
-    const s = m.simulated.get(step);
-    if (call < 0 || s === undefined) return;
-    if (calls[calls.length - 1] === call) {
-      lastSim[lastSim.length - 1] = s;
-      return;
+  let compiled = 0;
+  for (const s of steps) {
+    const sim = Object.keys(s.step).length ? (m.simulated.get(compiled++) ?? -1) : -1;
+    if (s.call < 0) continue;
+    if (calls[calls.length - 1] === s.call) {
+      if (sim >= 0) {
+        lastSim[lastSim.length - 1] = sim;
+        if (firstSim[firstSim.length - 1] < 0) firstSim[firstSim.length - 1] = sim;
+      }
+      continue;
     }
-    calls.push(call);
-    firstSim.push(s);
-    lastSim.push(s);
-  });
+    calls.push(s.call);
+    firstSim.push(sim);
+    lastSim.push(sim);
+  }
   const opsOf = new Map<number, number[]>();
   for (let j = 0; j < t.ops.count; j++) {
     const c = t.ops.call[j];
@@ -243,28 +259,63 @@ function iterationSpans(
   }
   const found = iterationsOf(t, calls, opsOf);
   if (!found) return { list: [], until: [] };
-  const list = found.list.map((it, k) => {
-    const next = found.list[k + 1]?.first;
-    const measuredNs =
-      (next !== undefined ? t.calls.begin[calls[next]] : t.calls.end[calls[it.last]]) - t.calls.begin[calls[it.first]];
+  const forward = (k: number) => {
+    while (k < calls.length && firstSim[k] < 0) k++;
+    return k;
+  };
+  const backward = (k: number) => {
+    while (k >= 0 && lastSim[k] < 0) k--;
+    return k;
+  };
+  const list: IterationSpan[] = [];
+  const until: number[] = [];
+  found.list.forEach((it, k) => {
+    const first = forward(it.first);
+    // The last iteration runs to the thread's next call after the loop, where it has one: a call's own
+    // length is the profile's in the replay (the rest of it is host work after it), its begin is exact.
+    const next = forward(found.list[k + 1]?.first ?? it.last + 1);
+    const last = backward(it.last);
+    if (first >= calls.length || last < first) return;
+    const ends = next < calls.length;
+    const measuredNs = (ends ? t.calls.begin[calls[next]] : t.calls.end[calls[last]]) - t.calls.begin[calls[first]];
     const replayedNs =
-      (next !== undefined ? sim.calls.begin[firstSim[next]] : sim.calls.end[lastSim[it.last]]) -
-      sim.calls.begin[firstSim[it.first]];
-    return {
+      (ends ? sim.calls.begin[firstSim[next]] : sim.calls.end[lastSim[last]]) - sim.calls.begin[firstSim[first]];
+    list.push({
       thread,
       label: it.label,
-      firstCall: calls[it.first],
-      lastCall: calls[it.last],
+      firstCall: calls[first],
+      lastCall: calls[last],
       measuredNs,
       replayedNs,
       error: relErr(replayedNs, measuredNs),
-    };
-  });
-  const until = found.list.map((it, k) => {
-    const next = found.list[k + 1]?.first ?? it.last + 1;
-    return next < calls.length ? t.calls.begin[calls[next]] : Infinity;
+    });
+    const after = found.list[k + 1]?.first ?? it.last + 1;
+    until.push(after < calls.length ? t.calls.begin[calls[after]] : Infinity);
   });
   return { list, until, from: found.from };
+}
+
+/** Calls whose step, left out, would have issued work or ordered streams. */
+const ORDERS_WORK = new Set<number>([CK.launch, CK.memcpy, CK.memset, CK.hostFunc, CK.streamWait]);
+
+/** A wait the scenario has no step for: the replay does not wait there. */
+function leftOutWait(t: Trace, call: number, note: string): WaitReplay {
+  const measuredNs = t.calls.blockedNs[call];
+  const measuredBy = t.calls.releasedBy[call];
+  const w: WaitReplay = {
+    call,
+    name: str(t, t.calls.name[call]),
+    measuredNs,
+    replayedNs: 0,
+    error: relErr(0, measuredNs),
+    measuredBy,
+    replayedBy: RELEASED_NONE,
+    sameReleaser: measuredBy === RELEASED_NONE,
+    leftOut: note.replace(/^left out: /, ''),
+  };
+  if (measuredNs > LONG_WAIT_NS)
+    w.why = `the scenario left this wait out (${w.leftOut}), so the replay does not block where the host waited for the GPU`;
+  return w;
 }
 
 function waitReplay(
@@ -272,17 +323,19 @@ function waitReplay(
   sim: Trace,
   call: number,
   s: number,
+  heldOwnNs: number,
   m: { simToOriginal: Map<number, number>; simToOp: Map<number, number>; lastOpOf: Map<number, number> },
 ): WaitReplay {
   const measuredNs = t.calls.blockedNs[call];
-  const replayedNs = sim.calls.blockedNs[s];
   const measuredBy = t.calls.releasedBy[call];
-  const simOp = sim.calls.releasedBy[s];
-  // The simulated releaser as a trace op: the (last) op issued by the same trace call.
-  let replayedBy = simOp;
-  if (simOp >= 0)
-    replayedBy =
-      m.simToOp.get(sim.ops.call[simOp]) ?? m.lastOpOf.get(m.simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2;
+  // The simulated releaser as a trace op: the op its step stands for, else the (last) op of the same trace call.
+  const asTraceOp = (simOp: number) =>
+    simOp < 0
+      ? simOp
+      : (m.simToOp.get(sim.ops.call[simOp]) ?? m.lastOpOf.get(m.simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2);
+  const staged = copyReadByTraceRule(t, sim, call, s, heldOwnNs);
+  const replayedNs = staged?.blockedNs ?? sim.calls.blockedNs[s];
+  const replayedBy = asTraceOp(staged?.op ?? sim.calls.releasedBy[s]);
   const sameReleaser = measuredBy === replayedBy || (measuredBy < 0 && replayedBy < 0 && measuredNs < LONG_WAIT_NS);
   const error = relErr(replayedNs, measuredNs);
   const w: WaitReplay = {
@@ -294,11 +347,63 @@ function waitReplay(
     measuredBy,
     replayedBy,
     sameReleaser,
+    ...(staged ? { readAs: 'copy' as const } : {}),
   };
   const long = measuredNs > LONG_WAIT_NS;
   if (long && (Math.abs(error) > WAIT_TOLERANCE || !sameReleaser)) w.why = explainMiss(t, w);
   return w;
 }
+
+/**
+ * A blocking copy's replay read by the rule its trace was read by. S17: pageable host-to-device data
+ * is staged by the host, and the call returns once it is, the last of it still in flight, so the trace
+ * can only name the op the copy was ordered after; the simulator returns the call at its copy's end
+ * and names the copy, so the replay's releaser is taken to be the op its copy was ordered after. A
+ * torch.profiler trace counts a copy's call as blocked until its releasing op ended, the rest being the
+ * call's own work (draining pageable staging buffers, which the scenario adds to the copy's duration,
+ * core/whatif/from-trace.ts); a capture counts the whole call. The replay's blocked time is counted alike.
+ */
+function copyReadByTraceRule(
+  t: Trace,
+  sim: Trace,
+  call: number,
+  s: number,
+  heldOwnNs: number,
+): { op: number; blockedNs: number } | undefined {
+  const measuredBy = t.calls.releasedBy[call];
+  const simBy = sim.calls.releasedBy[s];
+  if (t.calls.kind[call] !== CK.memcpy || measuredBy < 0 || simBy < 0 || sim.ops.call[simBy] !== s) return undefined;
+  const own = ownOp(t, call, measuredBy);
+  if (own < 0) return undefined;
+  const staged = measuredBy !== own && t.ops.end[own] > t.calls.end[call];
+  const op = staged ? opBefore(sim, simBy) : simBy;
+  if (op < 0) return undefined;
+  const begin = t.calls.begin[call];
+  const untilOp = Math.min(t.ops.end[measuredBy], t.calls.end[call]) - begin;
+  const partly = Math.abs(t.calls.blockedNs[call] - untilOp) < 1 && untilOp < t.calls.end[call] - begin - 1;
+  // Both count the call's own time before its op started, which the scenario made host work after the call.
+  if (!partly) return { op, blockedNs: sim.calls.blockedNs[s] + heldOwnNs };
+  // The part of the copy's duration that the scenario added for the host's draining, after its op ended.
+  const drained = op === simBy ? Math.max(0, t.calls.end[call] - t.ops.end[own]) : 0;
+  const until = Math.min(sim.ops.end[op] - drained, sim.calls.end[s]);
+  return { op, blockedNs: Math.max(0, until - sim.calls.begin[s]) + heldOwnNs };
+}
+
+/** The copy op the trace's call issued, searched from `near` (an op issued about then). */
+function ownOp(t: Trace, call: number, near: number): number {
+  if (t.ops.call[near] === call) return near;
+  for (let j = near + 1; j < t.ops.count; j++) if (t.ops.call[j] === call) return j;
+  return -1;
+}
+
+/** The work op issued before `op` on its stream in a simulated trace (ops are numbered in issue order). */
+function opBefore(sim: Trace, op: number): number {
+  for (let j = op - 1; j >= 0; j--) if (sim.ops.lane[j] === sim.ops.lane[op] && WORK.has(sim.ops.kind[j])) return j;
+  return -1;
+}
+
+/** Ops that are work, not an event's marker. */
+const WORK = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
 
 /** The likeliest reason a replayed wait differs: what the simulator does not model, or a rule it applied differently. */
 function explainMiss(t: Trace, w: WaitReplay): string {

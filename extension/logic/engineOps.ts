@@ -6,6 +6,7 @@ import type { TraceFileFormat } from '../../core/import';
 import type { Program } from '../../core/scenario/program';
 import type { Overview } from '../../core/overview/types';
 import type { Trace } from '../../core/trace/model';
+import type { FixSavingView } from '../../core/whatif/fix-view';
 import type { PositionedError } from './problems';
 import type { Answer } from '../../core/agent/answer';
 
@@ -18,7 +19,7 @@ export interface ScenarioResult {
   analysis?: Analysis;
 }
 
-/** One fix simulated: the replayed (unfixed) trace and the fixed one, or why it cannot apply. */
+/** One fix simulated: the replayed (unfixed) trace and the fixed one as one trace, or why it cannot apply. */
 export interface WhatIfResult {
   id: string;
   kind: string;
@@ -28,8 +29,8 @@ export interface WhatIfResult {
   isCost: boolean;
   beforeHostNs: number;
   afterHostNs: number;
-  before?: Trace;
-  after?: Trace;
+  /** Both simulations on one time axis, each lane beside its twin, the saved time marked (core/whatif/before-after.ts). */
+  both?: Trace;
   /** The fixed scenario's text. */
   scenario?: string;
 }
@@ -53,6 +54,8 @@ export interface EngineOps {
   whatIf: { args: { trace: Trace; profile: unknown; finding: number }; result: WhatIfResult };
   /** The trace's overview (docs/overview.md): its window, host and GPU time, lines and findings ranked by predicted saving. */
   overview: { args: { trace: Trace; profile: unknown }; result: Overview };
+  /** Every fix the simulator can run, simulated: each finding's predicted saving, for ranking them (docs/whatif.md). */
+  fixSavings: { args: { trace: Trace; profile: unknown }; result: FixSavingView[] };
   /** The trace written as a scenario. */
   scenarioText: { args: { trace: Trace; profile: unknown }; result: string };
   /** A language-model tool's arguments checked against its input schema (core/agent/schemas.ts): as the schema reads them. */

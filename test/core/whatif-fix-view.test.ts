@@ -3,17 +3,19 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze } from '../../core/analyze';
 import { h200 } from '../../core/simulate';
-import { TraceBuilder, type Finding } from '../../core/trace/model';
+import { str, TraceBuilder, type Finding, type Trace } from '../../core/trace/model';
+import { formatNs } from '../../core/units';
+import { beforeAndAfter, hostEnd } from '../../core/whatif/before-after';
 import {
-  beforeTitle,
   FIX_EDIT_KINDS,
   fixId,
   fixTitle,
+  rankedFixItems,
   scenarioFileName,
   sharedRange,
   simulatesFix,
 } from '../../core/whatif/fix-view';
-import { EDITS, whatIf } from '../../core/whatif/fixes';
+import { EDITS, rankedBySaving, savedNs, whatIf } from '../../core/whatif/fixes';
 import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
@@ -57,13 +59,47 @@ test('a finding offers "Simulate this fix" exactly when fixes.ts has an edit for
 test('the after title gives the host span before and after and the saving; a race fix or a slower host gives the cost', () => {
   const fix = { id: 'F2', kind: 'loop-sync', isCost: false, beforeHostNs: 110_600_000, afterHostNs: 105_600_000 };
   assert.equal(fixTitle(fix), 'What if F2 loop-sync: host 111 ms -> 106 ms (saves 5 ms)');
-  assert.equal(beforeTitle(fix), 'Before F2 loop-sync: replayed, host 111 ms');
   const race = { id: 'F1', kind: 'race', isCost: true, beforeHostNs: 2_000_000, afterHostNs: 2_150_000 };
   assert.equal(fixTitle(race), 'What if F1 race: host 2 ms -> 2.15 ms (costs 150 µs)');
   // A race fix that happens to cost nothing still says it is a cost.
   assert.equal(fixTitle({ ...race, afterHostNs: 2_000_000 }), 'What if F1 race: host 2 ms -> 2 ms (costs 0 ns)');
   const slower = { ...fix, afterHostNs: 110_650_000 };
   assert.equal(fixTitle(slower), 'What if F2 loop-sync: host 111 ms -> 111 ms (costs 50 µs)');
+});
+
+test('"Simulate a Fix..." lists the fixes largest predicted saving first, each saying what it saves or why not', async () => {
+  const t = await capture('train_step.plain');
+  const savings = rankedBySaving(whatIf(t, h200, 'all')).map((r) => ({
+    index: Number(r.id.slice(1)) - 1,
+    savedNs: savedNs(r),
+    isCost: r.isCost,
+  }));
+  const items = rankedFixItems(t.findings, savings);
+  // `syncscope whatif` ranks this capture's fixes F6, F3, F1, F7, F4, F2, F5 (test/cli/replay-whatif-json.test.ts).
+  assert.deepEqual(
+    items.map((i) => i.label.split(' ')[0]),
+    ['F6', 'F3', 'F1', 'F7', 'F4', 'F2', 'F5'],
+  );
+  assert.match(items[0].label, /^F6 pageable-async-copy$/);
+  assert.match(items[0].description, /^saves \d/);
+  assert.equal(items[0].detail, t.findings[5].message);
+  const f = (kind: string): Finding => ({ rule: 'S1', kind, severity: 'info', message: kind, calls: [], ops: [] });
+  const made = rankedFixItems(
+    [f('loop-sync'), f('race'), f('hidden-sync'), f('legacy-default-stream'), f('stale-wait')],
+    [
+      { index: 1, savedNs: -150_000, isCost: true },
+      { index: 2, isCost: false },
+    ],
+  );
+  assert.deepEqual(
+    made.map((i) => [i.label, i.description]),
+    [
+      ['F2 race', 'costs 150 µs'],
+      ['F3 hidden-sync', 'cannot apply'],
+      ['F1 loop-sync', 'not simulated'],
+      ['F5 stale-wait', 'not simulated'],
+    ],
+  );
 });
 
 test("the scenario is named after the trace's file, with the fix's id when it is the fixed one", () => {
@@ -84,4 +120,52 @@ test('before and after share the range that holds both', () => {
     return b.finish({ source: 'simulator', clock: 'test', alignmentErrorNs: 0 });
   };
   assert.deepEqual(sharedRange(one(100, 200, 5000), one(50, 150, 3000)), [50, 5000]);
+});
+
+test('before and after in one timeline: lanes beside their twins, each half whole, the saved time marked', async () => {
+  const t = await capture('sync_every_gemm.plain');
+  const [r] = whatIf(t, h200, ['F1']);
+  const { before, after } = r.simulated!;
+  const both = beforeAndAfter(before, after, 'F1');
+  assert.deepEqual(
+    both.lanes.map((l) => l.name),
+    ['saved by F1', 'before · main', 'after · main', 'before · legacy default', 'after · legacy default'],
+  );
+  assert.equal(both.calls.count, before.calls.count + after.calls.count + 1);
+  assert.equal(both.ops.count, before.ops.count + after.ops.count);
+  assert.equal(both.edges.count, before.edges.count + after.edges.count);
+  // The mark runs from where the fixed host is done to where the replayed one was: the saving.
+  const mark = both.calls.count - 1;
+  assert.equal(both.lanes[both.calls.lane[mark]].name, 'saved by F1');
+  assert.equal(both.calls.begin[mark], hostEnd(after));
+  assert.equal(both.calls.end[mark], hostEnd(before));
+  assert.equal(both.calls.end[mark] - both.calls.begin[mark], r.before.hostNs - r.after!.hostNs);
+  assert.equal(str(both, both.calls.name[mark]), `saves ${formatNs(r.before.hostNs - r.after!.hostNs)}`);
+  // Every reference stays in its half: a wait's releasing op, a launch's op, an op's call.
+  const half = (lane: number) => both.lanes[lane].name.split(' ')[0];
+  for (let i = 0; i < both.calls.count; i++) {
+    const op = both.calls.releasedBy[i];
+    if (op >= 0) assert.equal(half(both.ops.lane[op]), half(both.calls.lane[i]));
+  }
+  for (let j = 0; j < both.ops.count; j++) {
+    const c = both.ops.call[j];
+    if (c >= 0) assert.equal(half(both.calls.lane[c]), half(both.ops.lane[j]));
+  }
+  // Each half's own waits: the capture's 40 synchronizes of over 1 ms (one per GEMM of the loop)
+  // before; after, only the synchronize after the loop waits that long, for the GEMMs it queued.
+  const waits = (h: string) =>
+    [...Array(both.calls.count).keys()].filter((i) => half(both.calls.lane[i]) === h && both.calls.blockedNs[i] > 1e6);
+  assert.equal(waits('before').length, 40);
+  assert.equal(waits('after').length, 1);
+});
+
+test('a copy the fix pins is not named as the pageable copy of the trace; the ops it leaves keep their names', async () => {
+  const t = await capture('pageable_copy.plain');
+  const [r] = whatIf(t, h200, ['F1']);
+  assert.equal(r.finding.kind, 'pageable-async-copy');
+  const names = (s: Trace) => [...Array(s.ops.count).keys()].map((j) => str(s, s.ops.name[j]));
+  // The capture names its four uploads "HtoD 67108864 B (pageable)"; the fix makes them pinned.
+  assert.equal(names(r.simulated!.before).filter((n) => n === 'HtoD 67108864 B (pageable)').length, 4);
+  assert.equal(names(r.simulated!.after).filter((n) => n === 'HtoD 67108864 B (pageable)').length, 0);
+  assert.equal(names(r.simulated!.after).filter((n) => n.startsWith('sm80_xmma_gemm')).length, 8);
 });

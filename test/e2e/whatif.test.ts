@@ -1,6 +1,6 @@
 // What-if in the editor, in a real VS Code (code-server) with the packaged .vsix, without a GPU: a
 // captured trace opens; its loop-sync finding's "Simulate this fix" opens the replayed and the fixed
-// timelines beside it, the fixed one's title giving the host time saved; "Open as Scenario" writes
+// runs as one timeline beside it, each lane beside its twin, its title giving the host time saved; "Open as Scenario" writes
 // the trace's scenario beside it and the scenario path takes over (its simulated timeline opens).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,10 +56,12 @@ test(
     await afterTab.waitFor({ timeout: 60_000 });
     const title = (await afterTab.getAttribute('aria-label')) ?? (await afterTab.innerText());
     assert.match(title, /What if F1 loop-sync: host [\d.]+ ms -> [\d.]+ ms \(saves [\d.]+ (ms|µs)\)/);
-    await wb.page.locator('.tab', { hasText: 'Before F1 loop-sync: replayed' }).first().waitFor({ timeout: 10_000 });
     const fixed = await wb.webviewFrame('.toolbar', 30_000, /What if F1 loop-sync/);
     await fixed.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
-    assert.ok((await fixed.locator('.row-header').count()) > 0, 'the fixed timeline has rows');
+    // One timeline: the saved time's row, then each row of the replayed run beside the fixed run's.
+    await fixed.locator('.row-header', { hasText: 'saved by F1' }).waitFor({ timeout: 30_000 });
+    await fixed.locator('.row-header', { hasText: 'before · main' }).waitFor({ timeout: 10_000 });
+    await fixed.locator('.row-header', { hasText: 'after · main' }).waitFor({ timeout: 10_000 });
     await wb.shot('whatif-01-before-after');
 
     // "Open as Scenario" from the trace's toolbar: a new file beside the trace, simulated beside it.

@@ -1,0 +1,93 @@
+// The recorder's own cost in a trace's host gaps (core/simulate/trace-overhead.ts), for the what-if:
+// which kind of trace this is, read from its data, and what the profile's model subtracts from the
+// gaps of the scenario made from it. The replay subtracts nothing: it reproduces the trace as recorded.
+import {
+  NONE_MEASURED,
+  overheadCost,
+  type TraceKind,
+  type TraceOverhead,
+  type TraceOverheadCost,
+} from '../simulate/trace-overhead';
+import { CK } from '../trace/kinds';
+import type { Trace } from '../trace/model';
+
+/** The overhead model a prediction used, as every prediction states it. */
+export interface OverheadUsed {
+  /** The model's name, or "none measured". */
+  model: string;
+  /** The kind of trace, where it is one that a recorder slowed (a profiler trace, a capture). */
+  kind?: TraceKind;
+  perCudaCallNs: number;
+  perRecordFunctionNs: number;
+  /** Host time taken out of the scenario's gaps in all. */
+  subtractedNs: number;
+}
+
+/**
+ * How the trace was recorded, from its data: a capture says so; a torch.profiler trace whose event
+ * calls name their event had cuda_sync events, one whose calls carry Python frames was taken with
+ * stacks. A simulated or GPU-run trace has no recorder in its host gaps.
+ */
+export function traceKindOf(t: Trace): TraceKind | undefined {
+  if (t.meta.source === 'capture') return 'capture';
+  if (t.meta.source !== 'pytorch') return undefined;
+  for (let i = 0; i < t.calls.count; i++) {
+    const k = t.calls.kind[i];
+    if ((k === CK.eventSync || k === CK.streamWait || k === CK.record) && t.calls.event[i]) return 'profiler-cuda-sync';
+  }
+  return t.sites.length ? 'profiler-stacks' : 'profiler-default';
+}
+
+/** The costs to take out of a trace's gaps under `model`; undefined where none were measured for its kind. */
+export function overheadFor(t: Trace, model: TraceOverhead | undefined): TraceOverheadCost | undefined {
+  const kind = traceKindOf(t);
+  return kind ? overheadCost(model, kind) : undefined;
+}
+
+/** What a prediction says of the overhead it took out. */
+export function overheadUsed(t: Trace, model: TraceOverhead | undefined, subtractedNs: number): OverheadUsed {
+  const kind = traceKindOf(t);
+  const cost = kind ? overheadCost(model, kind) : undefined;
+  return {
+    model: cost && model ? model.name : NONE_MEASURED,
+    ...(kind ? { kind } : {}),
+    perCudaCallNs: cost?.perCudaCallNs ?? 0,
+    perRecordFunctionNs: cost?.perRecordFunctionNs ?? 0,
+    subtractedNs,
+  };
+}
+
+/** "trace overhead: none measured (profiler-default trace); its host gaps include the recorder's own cost". */
+export function overheadText(o: OverheadUsed): string {
+  const kind = o.kind ? ` (${o.kind} trace)` : '';
+  if (o.model === NONE_MEASURED)
+    return o.kind
+      ? `trace overhead: ${NONE_MEASURED}${kind}; its host gaps include the recorder's own cost, so a saving may be overstated`
+      : `trace overhead: ${NONE_MEASURED}`;
+  return `trace overhead: ${o.model}${kind}, ${o.perCudaCallNs} ns per CUDA call and ${o.perRecordFunctionNs} ns per record_function, ${o.subtractedNs} ns taken out of the host gaps`;
+}
+
+/**
+ * Per gap between a thread's consecutive calls, the host time the recorder added there: the call's
+ * own callback and those of the framework ranges that begin before the next call.
+ */
+export function gapOverhead(t: Trace, calls: number[], cost: TraceOverheadCost): Float64Array {
+  const lanes = new Set(calls.map((i) => t.calls.lane[i]));
+  const ranges: number[] = [];
+  for (let i = 0; i < t.calls.count; i++)
+    if (t.calls.kind[i] === CK.context && lanes.has(t.calls.lane[i])) ranges.push(t.calls.begin[i]);
+  ranges.sort((a, b) => a - b);
+  const out = new Float64Array(calls.length);
+  let r = 0;
+  for (let k = 0; k < calls.length; k++) {
+    const next = calls[k + 1];
+    const until = next === undefined ? Infinity : t.calls.begin[next];
+    let n = 0;
+    while (r < ranges.length && ranges[r] < until) {
+      if (ranges[r] >= t.calls.begin[calls[k]]) n++;
+      r++;
+    }
+    out[k] = cost.perCudaCallNs + n * cost.perRecordFunctionNs;
+  }
+  return out;
+}

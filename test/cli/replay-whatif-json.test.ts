@@ -1,0 +1,98 @@
+// `syncscope replay --json` and `syncscope whatif --json` on recorded traces: each validates against
+// its shipped schema, and carries the values read by hand from the trace (docs/whatif.md).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { runCli } from '../helpers/cli';
+import { validate } from '../helpers/json-schema';
+import { repoPath } from '../helpers/paths';
+
+const schema = (name: string) => JSON.parse(readFileSync(repoPath(`media/schema/${name}.schema.json`), 'utf8'));
+const SIDE_STREAM = 'test/fixtures/torch/programs/side_stream_sync.default.json.gz';
+const TRAIN_STEP = 'test/fixtures/capture/programs/train_step.plain.syncscope.json.gz';
+
+test('replay --json: each long wait measured and replayed, with the releasing op of both sides', async () => {
+  const r = await runCli(['replay', SIDE_STREAM, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const json = JSON.parse(r.stdout);
+  assert.deepEqual(validate(json, schema('replay')), []);
+  assert.equal(json.summary.listedWaits, 'long');
+  assert.equal(json.summary.longWaits, 2);
+  assert.equal(json.summary.longWaitsMatching, 2);
+  assert.equal(json.summary.iterations, 3);
+  // Read from the trace: 5,041,100 and 5,290,920 ns, each released by a GEMM on stream 13 (docs in
+  // test/core/replay-fidelity.test.ts); the import inferred both bindings by timing.
+  assert.deepEqual(
+    json.waits.map((w: { measured: { blockedNs: number } }) => w.measured.blockedNs),
+    [5_041_100, 5_290_920],
+  );
+  for (const w of json.waits) {
+    assert.equal(w.name, 'cudaEventSynchronize');
+    assert.equal(w.measured.releasedBy.how, 'timing');
+    assert.equal(w.measured.releasedBy.stream, 'stream 13');
+    assert.match(w.measured.releasedBy.name, /^sm80_xmma_gemm/);
+    assert.equal(w.replayed.releasedBy.op, w.measured.releasedBy.op);
+    assert.equal(w.inferred, 'timing');
+    assert.equal(w.matches, true);
+  }
+});
+
+test('replay --json --all lists every wait, those the scenario left out marked so', async () => {
+  const r = await runCli(['replay', SIDE_STREAM, '--json', '--all']);
+  assert.equal(r.code, 0, r.stderr);
+  const json = JSON.parse(r.stdout);
+  assert.deepEqual(validate(json, schema('replay')), []);
+  assert.equal(json.summary.listedWaits, 'all');
+  assert.ok(json.waits.length > 2);
+  const left = json.waits.filter((w: { leftOut?: string }) => w.leftOut);
+  assert.ok(left.length > 0);
+  for (const w of left) assert.equal(w.replayed.blockedNs, 0);
+});
+
+test('whatif --json: fixes ranked by predicted saving, ids in the analysis order, the overhead model said', async () => {
+  const r = await runCli(['whatif', TRAIN_STEP, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const json = JSON.parse(r.stdout);
+  assert.deepEqual(validate(json, schema('whatif')), []);
+  // The MCP server's findings tool ranks this capture's findings the same way (test/cli/mcp.test.ts).
+  assert.deepEqual(
+    json.fixes.map((f: { id: string }) => f.id),
+    ['F6', 'F3', 'F1', 'F7', 'F4', 'F2', 'F5'],
+  );
+  assert.deepEqual(
+    json.fixes.map((f: { rank: number }) => f.rank),
+    [1, 2, 3, 4, 5, 6, 7],
+  );
+  const saved = json.fixes.map((f: { savedNs: number | null }) => f.savedNs ?? -Infinity);
+  assert.deepEqual(
+    saved,
+    [...saved].sort((a: number, b: number) => b - a),
+  );
+  // train_step.py runs 10 steps; the capture's loop is found by its repeating calls.
+  assert.equal(json.iterations, 10);
+  const [first] = json.fixes;
+  assert.equal(first.kind, 'pageable-async-copy');
+  assert.equal(first.savedPerIterationNs, first.savedNs / 10);
+  assert.equal(first.before.hostNs - first.after.hostNs, first.savedNs);
+  for (const f of json.fixes) assert.deepEqual(f.overhead, json.overhead);
+  assert.deepEqual(json.overhead, {
+    model: 'none measured',
+    kind: 'capture',
+    perCudaCallNs: 0,
+    perRecordFunctionNs: 0,
+    subtractedNs: 0,
+  });
+});
+
+test('whatif prints the largest predicted saving first and says no trace overhead was measured', async () => {
+  const r = await runCli(['whatif', TRAIN_STEP]);
+  assert.equal(r.code, 0, r.stderr);
+  const ids = [...r.stdout.matchAll(/^(F\d+) /gm)].map((m) => m[1]);
+  assert.deepEqual(ids, ['F6', 'F3', 'F1', 'F7', 'F4', 'F2', 'F5']);
+  assert.match(r.stdout, /largest predicted saving first/);
+  assert.match(
+    r.stdout,
+    /trace overhead: none measured \(capture trace\); its host gaps include the recorder's own cost/,
+  );
+  assert.match(r.stdout, /\n {4}per iteration: .+ \(10 iterations\)\n/);
+});
