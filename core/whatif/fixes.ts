@@ -84,7 +84,7 @@ const SYNC_STEP = ['deviceSync', 'streamSync', 'eventSync', 'wait', 'query'];
 
 const pinCopy: Edit = (g, th, f) => {
   const steps = stepsOf(th, new Set(f.calls)).filter((s) => 'copy' in s.step);
-  if (!steps.length) return 'cannot apply: its copies are not in the scenario (left out or outside the window)';
+  if (!steps.length) return 'cannot apply: its copies are not in the scenario';
   for (const s of steps) {
     const st = s.step as Record<string, unknown>;
     for (const end of ['copy', 'to'] as const) {

@@ -233,7 +233,7 @@ test('findings, ranked by predicted saving, with "no fix to simulate" where ther
   assert.equal(first.callCount, 10);
   assert.equal(
     capture.data.findings[2].prediction,
-    'no fix to simulate (cannot apply: its copies are not in the scenario (left out or outside the window))',
+    'no fix to simulate (cannot apply: its copies are not in the scenario (its calls are outside the window))',
   );
   assert.match(
     capture.text,
