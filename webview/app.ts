@@ -66,6 +66,8 @@ export class TimelineApp {
   readonly tabs: Tabs;
   /** The user has worked in the timeline since the trace came: an overview sent later does not take its place. */
   private touched = false;
+  /** The tab the view's saved state had in front, kept until the overview arrives (a reload restores it). */
+  private restoredTab?: TabName;
   readonly waits = new WaitsTable((call) => this.select({ table: 'calls', id: call }, true, true));
   /** True once the waits of the trace last loaded are listed (they follow its first frame). */
   waitsReady = false;
@@ -109,7 +111,7 @@ export class TimelineApp {
         this.load(msg.trace, msg.title, msg.origin, msg.range, msg.overview);
         break;
       case 'overview':
-        if (this.trace) this.showOverview(msg.overview);
+        if (this.trace) this.showOverview(msg.overview, this.restoredTab);
         break;
       case 'select':
         this.select(
@@ -177,6 +179,7 @@ export class TimelineApp {
     this.waits.load(trace, []);
     this.ui.waitsCount.textContent = '';
     this.select(state?.selection ?? null, false, false);
+    this.restoredTab = state?.tab;
     if (overview) this.showOverview(overview, state?.tab ?? 'overview');
     else {
       this.tabs.visible = false;
@@ -215,6 +218,7 @@ export class TimelineApp {
     if (!t) return;
     const first = !this.overview;
     this.overview = overview;
+    this.restoredTab = undefined;
     this.tabs.visible = true;
     this.overviewPanel.show(overview, t, this.overviewActions);
     this.listFindings(t);
@@ -332,7 +336,7 @@ export class TimelineApp {
       arrows: { ...v.arrows },
       collapsed: this.rows.groups.filter((g) => g.collapsed).map((g) => g.key),
       unfolded: [...this.unfolded],
-      tab: this.overview ? this.tabs.current : undefined,
+      tab: this.overview ? this.tabs.current : this.restoredTab,
       layout: this.prefs,
     };
     this.host.setState(state);

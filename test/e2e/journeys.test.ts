@@ -54,7 +54,8 @@ after(async () => {
 /** The webview whose header shows `title`: several timelines may be open at once. */
 async function timelineFrame(title = SCENARIO, timeoutMs = 30_000): Promise<Frame> {
   const frame = await wb.webviewFrame('h1.title', timeoutMs, title);
-  await frame.locator('.row-header').first().waitFor({ timeout: timeoutMs });
+  // A trace file opens on its overview; a scenario on its timeline.
+  await wb.showTimeline(frame, timeoutMs, title !== SCENARIO);
   await frame.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
   return frame;
 }

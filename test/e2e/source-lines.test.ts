@@ -116,25 +116,12 @@ test("a finding's quick fix on its line simulates the fix beside the trace", { s
   const afterTab = wb.page.locator('.tab', { hasText: 'What if F1 hidden-sync' }).first();
   await afterTab.waitFor({ timeout: 60_000 });
   const title = (await afterTab.getAttribute('aria-label')) ?? (await afterTab.innerText());
-  assert.match(title, /What if F1 hidden-sync: host 38\.3 ms -> 38\.3 ms \(saves 0 ns\)/);
-  await wb.page.locator('.tab', { hasText: 'Before F1 hidden-sync: replayed' }).first().waitFor({ timeout: 10_000 });
+  // The replay of this trace runs 48.6 ms, as its measured 48.7 ms (syncscope replay).
+  assert.match(title, /What if F1 hidden-sync: host 48\.6 ms -> 48\.6 ms \(saves 0 ns\)/);
   const fixed = await wb.webviewFrame('.toolbar', 30_000, /What if F1 hidden-sync/);
   await fixed.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
+  // One timeline on one time axis: the replayed run's rows beside the fixed run's.
+  await fixed.locator('.row-header', { hasText: 'before · ' }).first().waitFor({ timeout: 30_000 });
+  await fixed.locator('.row-header', { hasText: 'after · ' }).first().waitFor({ timeout: 10_000 });
   await wb.shot('source-lines-06-fix-simulated');
-
-  // The two timelines show one time range: a zoom in the fixed one moves the replayed one's axis too.
-  // Made at the same moment as the fixed one, its webview may be replaced once it stays blank.
-  const replayed = await wb.webviewFrame('.toolbar', 60_000, /Before F1 hidden-sync/);
-  await replayed.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
-  const ticks = (f: typeof fixed) => f.locator('svg.axis .tick text').allTextContents();
-  const shared = await ticks(replayed);
-  await fixed.locator('canvas.plot-canvas').hover();
-  await wb.page.keyboard.press('w');
-  await wb.page.keyboard.press('w');
-  const zoomed = await ticks(fixed);
-  assert.notDeepEqual(zoomed, shared);
-  for (let i = 0; i < 100 && JSON.stringify(await ticks(replayed)) !== JSON.stringify(zoomed); i++)
-    await new Promise((r) => setTimeout(r, 100));
-  assert.deepEqual(await ticks(replayed), zoomed);
-  await wb.shot('source-lines-07-linked-zoom');
 });

@@ -48,6 +48,7 @@ test(
       await wb.shot('whatif-00-no-timeline');
       throw e;
     });
+    await wb.showTimeline(frame, 60_000, true);
     const finding = frame.locator('.finding', { hasText: 'in a loop' }).first();
     await finding.locator('.simulate-fix').click();
 

@@ -358,6 +358,29 @@ export class Workbench {
     }
   }
 
+  /**
+   * Brings a trace panel's Timeline tab to the front, as a user clicks it. A trace file's panel
+   * opens on its Overview once the worker's predictions arrive (`overview`: wait for it first, or it
+   * may take the front after the timeline was shown); a scenario's panel has no tabs.
+   */
+  async showTimeline(frame: Frame, timeoutMs = 30_000, overview = false): Promise<void> {
+    const rows = frame.locator('.row-header').first();
+    const tab = frame.locator('#tab-timeline');
+    if (overview) {
+      await tab.waitFor({ timeout: timeoutMs });
+      await tab.click();
+    }
+    await this.waitUntil(
+      'the timeline in front',
+      async () => {
+        if (await rows.isVisible()) return true;
+        if (await tab.isVisible()) await tab.click();
+        return false;
+      },
+      timeoutMs,
+    );
+  }
+
   /** Every frame's address, load state, size and scripts, then the console: what a failure report needs. */
   async report(): Promise<string> {
     const lines: string[] = [];

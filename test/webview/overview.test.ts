@@ -238,6 +238,15 @@ describe('the overview tab in headless Chromium', { skip: skipReason() }, () => 
     await again.page.evaluate(`window.postMessage({ type: 'overview', overview: ${JSON.stringify(overview)} }, '*')`);
     await until(again.page, "!document.querySelector('.tabs').hidden");
     assert.equal(await tabSelected(again.page, 'timeline'), 'true');
+
+    // A reload: the trace comes again with the page's saved state (the timeline in front), its
+    // overview later. The saved tab stays in front.
+    await page.locator('#tab-timeline').click();
+    assert.equal(await inPage(page, 'return app.host.getState().tab;'), 'timeline');
+    await inPage(page, "app.receive({ type: 'trace', trace, title: 'overview-none' });");
+    await page.evaluate(`window.postMessage({ type: 'overview', overview: ${JSON.stringify(overview)} }, '*')`);
+    await until(page, "!document.querySelector('.tabs').hidden && !!document.querySelector('.ov-bar')");
+    assert.equal(await tabSelected(page, 'timeline'), 'true');
     assert.deepEqual([...errors, ...again.errors], []);
     await page.close();
     await again.page.close();
