@@ -46,11 +46,11 @@ export interface TraceImporter {
 type Json = Record<string, unknown>;
 
 /** HOST_ROWS.context: an API call, an enclosing op, or a Python frame (also an enclosing op). */
-const API = 0;
-const CONTEXT = 1;
-const PYTHON = 2;
+export const API = 0;
+export const CONTEXT = 1;
+export const PYTHON = 2;
 
-const HOST_ROWS = {
+export const HOST_ROWS = {
   lane: Uint32Array,
   context: Uint8Array,
   begin: Float64Array,
@@ -58,7 +58,7 @@ const HOST_ROWS = {
   name: Int32Array,
   corr: Float64Array,
 };
-const GPU_ROWS = {
+export const GPU_ROWS = {
   lane: Uint32Array,
   kind: Uint8Array,
   begin: Float64Array,
@@ -72,30 +72,36 @@ const GPU_ROWS = {
   hostMemory: Uint8Array,
 };
 
-/** Kineto's categories, lower-cased; older versions used the capitalized names on the right. */
-const CATEGORY: Record<string, string> = {
-  cuda_runtime: 'api',
-  runtime: 'api',
-  cuda_driver: 'api',
-  driver: 'api',
-  cpu_op: 'context',
-  operator: 'context',
-  user_annotation: 'context',
-  python_function: 'python',
-  kernel: 'kernel',
-  gpu_memcpy: 'memcpy',
-  memcpy: 'memcpy',
-  gpu_memset: 'memset',
-  memset: 'memset',
-  cuda_sync: 'sync',
+/** What each Kineto category is to the importer. */
+export type CategoryRole = 'api' | 'context' | 'python' | 'kernel' | 'memcpy' | 'memset' | 'sync' | 'skip';
+
+/**
+ * Kineto's categories, lower-cased; older versions used the capitalized names on the right. A Map,
+ * so that a category named like an Object property ("constructor") is no category.
+ */
+export const KINETO_CATEGORIES: ReadonlyMap<string, CategoryRole> = new Map<string, CategoryRole>([
+  ['cuda_runtime', 'api'],
+  ['runtime', 'api'],
+  ['cuda_driver', 'api'],
+  ['driver', 'api'],
+  ['cpu_op', 'context'],
+  ['operator', 'context'],
+  ['user_annotation', 'context'],
+  ['python_function', 'python'],
+  ['kernel', 'kernel'],
+  ['gpu_memcpy', 'memcpy'],
+  ['memcpy', 'memcpy'],
+  ['gpu_memset', 'memset'],
+  ['memset', 'memset'],
+  ['cuda_sync', 'sync'],
   // Known and not needed: flows (we use correlation ids), profiler spans, overhead, GPU-side ranges.
-  ac2g: 'skip',
-  trace: 'skip',
-  overhead: 'skip',
-  gpu_user_annotation: 'skip',
-  cuda_profiler_range: 'skip',
-  fwdbwd: 'skip',
-};
+  ['ac2g', 'skip'],
+  ['trace', 'skip'],
+  ['overhead', 'skip'],
+  ['gpu_user_annotation', 'skip'],
+  ['cuda_profiler_range', 'skip'],
+  ['fwdbwd', 'skip'],
+]);
 
 /**
  * Kineto times are microseconds, since boot or since the epoch. A time that is not finite or is
@@ -125,7 +131,7 @@ export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
     push: (chunk) => scanner.push(chunk),
     finish() {
       const root = scanner.finish();
-      return build(staging.staged(root, scanner.events), opts.userCode);
+      return buildPytorchTrace(staging.staged(root, scanner.events), opts.userCode);
     },
   };
 }
@@ -169,7 +175,7 @@ class Staging {
     }
     if (ph !== 'X') return; // flows, instants, counters: nothing the model needs
     const rawCat = textOf(e.cat, typeof e.cat);
-    const cat = CATEGORY[rawCat] ?? CATEGORY[rawCat.toLowerCase()];
+    const cat = KINETO_CATEGORIES.get(rawCat) ?? KINETO_CATEGORIES.get(rawCat.toLowerCase());
     if (cat === 'skip') return;
     if (cat === undefined) {
       this.unknown.set(rawCat, (this.unknown.get(rawCat) ?? 0) + 1);
@@ -236,11 +242,7 @@ class Staging {
     g.grid[i] = cat === 'kernel' ? product(args.grid) : 0;
     g.block[i] = cat === 'kernel' ? product(args.block) : 0;
     g.bytes[i] = num(args.bytes, 0);
-    if (cat === 'memcpy') {
-      const c = copyOf(this.strings.get(name));
-      g.copy[i] = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'].indexOf(c.copy);
-      g.hostMemory[i] = ['', 'pinned', 'pageable'].indexOf(c.hostMemory);
-    }
+    if (cat === 'memcpy') [g.copy[i], g.hostMemory[i]] = copyCodes(this.strings.get(name));
   }
 
   staged(root: Json, events: number): Staged {
@@ -262,6 +264,14 @@ class Staging {
   }
 }
 
+/** The GPU_ROWS copy and hostMemory codes of a copy, from its name. */
+export function copyCodes(name: string): [number, number] {
+  const c = copyOf(name);
+  return [(COPY_KINDS as readonly string[]).indexOf(c.copy), HOST_MEMORY.indexOf(c.hostMemory)];
+}
+const COPY_KINDS = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const;
+const HOST_MEMORY = ['', 'pinned', 'pageable'] as const;
+
 /** Imports a whole Kineto trace held in memory. */
 export function importPytorch(text: string | Uint8Array): Trace {
   const imp = createPytorchImporter();
@@ -269,7 +279,11 @@ export function importPytorch(text: string | Uint8Array): Trace {
   return imp.finish();
 }
 
-interface Staged {
+/**
+ * What a reader stages from a Kineto trace before the Trace is built: the JavaScript reader here,
+ * or the native one (pytorch-columns.ts). The same Staged gives the same Trace.
+ */
+export interface Staged {
   root: Json;
   strings: StringTable;
   /** The staging columns as they are (longer than `count`: no trimming copy). */
@@ -292,7 +306,8 @@ function sortedRows(count: number, cmp: (a: number, b: number) => number): numbe
   return order.sort((a, c) => cmp(a, c) || a - c);
 }
 
-function build(s: Staged, userCode?: UserCode): Trace {
+/** The Trace of a staged Kineto trace: lanes, ids, edges and wait explanations. */
+export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
   const { host, gpu } = s;
   let apiCalls = 0;
   for (let i = 0; i < host.count; i++) apiCalls += host.context[i] === API ? 1 : 0;
@@ -397,8 +412,8 @@ function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: nu
       grid: gpu.grid[r],
       block: gpu.block[r],
       bytes: gpu.bytes[r],
-      copy: (['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const)[gpu.copy[r]],
-      hostMemory: (['', 'pinned', 'pageable'] as const)[gpu.hostMemory[r]],
+      copy: COPY_KINDS[gpu.copy[r]],
+      hostMemory: HOST_MEMORY[gpu.hostMemory[r]],
     });
     b.ops.cols.name[id] = gpu.name[r];
     opCorr[id] = gpu.corr[r];

@@ -1,0 +1,211 @@
+// The JavaScript face of the Kineto reader: readKineto(source, options) -> Promise. A separate addon
+// from the GPU runtime's, loaded only when a trace is read, so that a machine without libsimdjson
+// still runs scenarios on its GPU. node/native-kineto.ts is its only caller and documents the result.
+#include <napi.h>
+
+#include <memory>
+#include <string>
+
+#include "byte_source.h"
+#include "kineto_reader.h"
+
+namespace {
+
+using namespace syncscope::json;
+
+/**
+ * A column handed to JavaScript without a copy: an ArrayBuffer over the column's own block, freed
+ * when JavaScript lets go of it. Where external buffers are not allowed (Electron's memory cage),
+ * the block is copied into one V8 allocates.
+ */
+template <class T>
+Napi::Value adopt(Napi::Env env, Column<T> &col) {
+  size_t n = col.size();
+  T *data = col.release();
+  napi_value buffer = nullptr;
+  napi_status status = napi_generic_failure;
+  if (n > 0)
+    status = napi_create_external_arraybuffer(
+        env, data, n * sizeof(T), [](napi_env, void *d, void *) { std::free(d); }, nullptr, &buffer);
+  if (status != napi_ok) {
+    void *copy = nullptr;
+    NAPI_THROW_IF_FAILED(env, napi_create_arraybuffer(env, n * sizeof(T), &copy, &buffer), Napi::Value());
+    if (n > 0) std::memcpy(copy, data, n * sizeof(T));
+    std::free(data);
+  }
+  return Napi::TypedArrayOf<T>::New(env, n, Napi::ArrayBuffer(env, buffer), 0);
+}
+
+Napi::Array strings(Napi::Env env, const std::deque<std::string> &list) {
+  Napi::Array out = Napi::Array::New(env, list.size());
+  uint32_t i = 0;
+  for (const std::string &s : list) out.Set(i++, Napi::String::New(env, s.data(), s.size()));
+  return out;
+}
+
+Napi::Object stagedObject(Napi::Env env, Staged &s) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("strings", strings(env, s.strings.list()));
+  Napi::Object host = Napi::Object::New(env);
+  host.Set("count", double(s.host.lane.size()));
+  host.Set("lane", adopt(env, s.host.lane));
+  host.Set("context", adopt(env, s.host.context));
+  host.Set("begin", adopt(env, s.host.begin));
+  host.Set("end", adopt(env, s.host.end));
+  host.Set("name", adopt(env, s.host.name));
+  host.Set("corr", adopt(env, s.host.corr));
+  o.Set("host", host);
+  Napi::Object gpu = Napi::Object::New(env);
+  gpu.Set("count", double(s.gpu.lane.size()));
+  gpu.Set("lane", adopt(env, s.gpu.lane));
+  gpu.Set("kind", adopt(env, s.gpu.kind));
+  gpu.Set("begin", adopt(env, s.gpu.begin));
+  gpu.Set("end", adopt(env, s.gpu.end));
+  gpu.Set("name", adopt(env, s.gpu.name));
+  gpu.Set("corr", adopt(env, s.gpu.corr));
+  gpu.Set("grid", adopt(env, s.gpu.grid));
+  gpu.Set("block", adopt(env, s.gpu.block));
+  gpu.Set("bytes", adopt(env, s.gpu.bytes));
+  o.Set("gpu", gpu);
+  Napi::Object lanes = Napi::Object::New(env);
+  lanes.Set("thread", adopt(env, s.lanes.thread));
+  lanes.Set("a", adopt(env, s.lanes.a));
+  lanes.Set("b", adopt(env, s.lanes.b));
+  o.Set("lanes", lanes);
+  Napi::Object names = Napi::Object::New(env);
+  names.Set("pid", adopt(env, s.threadNames.pid));
+  names.Set("tid", adopt(env, s.threadNames.tid));
+  Napi::Array nameList = Napi::Array::New(env, s.threadNames.name.size());
+  for (uint32_t i = 0; i < s.threadNames.name.size(); i++) {
+    const std::string &n = s.threadNames.name[i];
+    nameList.Set(i, Napi::String::New(env, n.data(), n.size()));
+  }
+  names.Set("name", nameList);
+  o.Set("threadNames", names);
+  Napi::Object syncs = Napi::Object::New(env);
+  syncs.Set("corr", adopt(env, s.syncs.corr));
+  syncs.Set("kind", adopt(env, s.syncs.kind));
+  syncs.Set("stream", adopt(env, s.syncs.stream));
+  syncs.Set("device", adopt(env, s.syncs.device));
+  syncs.Set("event", adopt(env, s.syncs.event));
+  syncs.Set("recordCorr", adopt(env, s.syncs.recordCorr));
+  syncs.Set("waitOnStream", adopt(env, s.syncs.waitOnStream));
+  syncs.Set("kinds", strings(env, s.syncKinds.list()));
+  o.Set("syncs", syncs);
+  Napi::Object markers = Napi::Object::New(env);
+  markers.Set("lane", adopt(env, s.markers.lane));
+  markers.Set("time", adopt(env, s.markers.time));
+  markers.Set("name", adopt(env, s.markers.name));
+  markers.Set("after", adopt(env, s.markers.after));
+  o.Set("markers", markers);
+  Napi::Array unknown = Napi::Array::New(env, s.unknown.size());
+  for (uint32_t i = 0; i < s.unknown.size(); i++) {
+    Napi::Array pair = Napi::Array::New(env, 2);
+    pair.Set(0u, Napi::String::New(env, s.unknown[i].first));
+    pair.Set(1u, s.unknown[i].second);
+    unknown.Set(i, pair);
+  }
+  o.Set("unknown", unknown);
+  o.Set("malformed", s.malformed);
+  o.Set("noDuration", s.noDuration);
+  o.Set("events", s.events);
+  o.Set("root", Napi::String::New(env, s.root.data(), s.root.size()));
+  return o;
+}
+
+Category categoryNamed(Napi::Env env, const std::string &what) {
+  static const char *const names[] = {"api", "context", "python", "kernel", "memcpy", "memset", "sync", "skip"};
+  for (int i = 0; i < 8; i++)
+    if (what == names[i]) return Category(i);
+  throw Napi::TypeError::New(env, "readKineto(): unknown category kind " + what);
+}
+
+Vocabulary vocabularyOf(const Napi::Object &options) {
+  Napi::Env env = options.Env();
+  Vocabulary v;
+  Napi::Array cats = options.Get("categories").As<Napi::Array>();
+  for (uint32_t i = 0; i < cats.Length(); i++) {
+    Napi::Array pair = cats.Get(i).As<Napi::Array>();
+    v.categories.emplace_back(pair.Get(0u).As<Napi::String>().Utf8Value(),
+                              categoryNamed(env, pair.Get(1u).As<Napi::String>().Utf8Value()));
+  }
+  v.beforeMarker = options.Get("beforeMarker").As<Napi::String>().Utf8Value();
+  v.afterMarker = options.Get("afterMarker").As<Napi::String>().Utf8Value();
+  return v;
+}
+
+class ReadWorker : public Napi::AsyncWorker {
+ public:
+  ReadWorker(Napi::Env env, const Napi::Value &source, const Napi::Object &options)
+      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), vocabulary_(vocabularyOf(options)) {
+    if (source.IsString()) {
+      path_ = source.As<Napi::String>().Utf8Value();
+    } else if (source.IsTypedArray() && source.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
+      Napi::Uint8Array bytes = source.As<Napi::Uint8Array>();
+      bytes_ = bytes.Data();
+      size_ = bytes.ByteLength();
+      keep_ = Napi::Persistent(source.As<Napi::Object>());
+    } else {
+      throw Napi::TypeError::New(env, "readKineto(): the source is a path or a Uint8Array");
+    }
+    gzip_ = options.Get("gzip").ToBoolean();
+    limit_ = options.Get("limit").ToNumber().DoubleValue();
+    Napi::Value control = options.Get("control");
+    if (control.IsTypedArray() && control.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array &&
+        control.As<Napi::Float64Array>().ElementLength() >= 2) {
+      control_.shared = control.As<Napi::Float64Array>().Data();
+      keepControl_ = Napi::Persistent(control.As<Napi::Object>());
+    }
+  }
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override {
+    std::unique_ptr<ByteSource> source;
+    if (bytes_) source = std::make_unique<MemorySource>(bytes_, size_);
+    else source = std::make_unique<FileSource>(path_);
+    if (gzip_) source = std::make_unique<GzipSource>(std::move(source), limit_);
+    result_ = readKineto(*source, control_, vocabulary_);
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::Object o = Napi::Object::New(env);
+    if (result_.staged) o.Set("staged", stagedObject(env, *result_.staged));
+    else if (result_.cancelled) o.Set("cancelled", true);
+    else o.Set("declined", result_.declined);
+    result_.staged.reset();
+    deferred_.Resolve(o);
+  }
+  void OnError(const Napi::Error &e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Vocabulary vocabulary_;
+  std::string path_;
+  const uint8_t *bytes_ = nullptr;
+  size_t size_ = 0;
+  Napi::ObjectReference keep_, keepControl_;
+  bool gzip_ = false;
+  double limit_ = 0;
+  ReadControl control_;
+  ReadResult result_;
+};
+
+Napi::Value ReadKineto(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[1].IsObject())
+    throw Napi::TypeError::New(env, "readKineto(source, options): options is an object");
+  auto *w = new ReadWorker(env, info[0], info[1].As<Napi::Object>());
+  Napi::Promise p = w->promise();
+  w->Queue();
+  return p;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("readKineto", Napi::Function::New(env, ReadKineto));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(syncscope_json, Init)

@@ -1,0 +1,136 @@
+// What the Kineto reader stages: the rows of a PyTorch profiler trace as columns, the strings they
+// name, the lanes, syncs and markers, exactly as core/import/pytorch.ts stages them (its Staging
+// class), so that one JavaScript build turns either reader's rows into the same Trace.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <new>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace syncscope::json {
+
+// A growable column of plain values in one malloc'd block. realloc moves large blocks by remapping
+// their pages, so growing never holds two copies, and `release` hands the block to JavaScript as
+// an external ArrayBuffer (freed with std::free).
+template <class T>
+class Column {
+ public:
+  Column() = default;
+  Column(const Column &) = delete;
+  Column &operator=(const Column &) = delete;
+  ~Column() { std::free(data_); }
+
+  void push(T v) {
+    if (size_ == capacity_) grow();
+    data_[size_++] = v;
+  }
+  size_t size() const { return size_; }
+  T operator[](size_t i) const { return data_[i]; }
+  /** The block, trimmed to size; the column is empty afterwards. */
+  T *release() {
+    T *d = data_;
+    if (d && size_ < capacity_) {
+      void *trimmed = std::realloc(d, size_ ? size_ * sizeof(T) : sizeof(T));
+      if (trimmed) d = static_cast<T *>(trimmed);
+    }
+    data_ = nullptr;
+    size_ = capacity_ = 0;
+    return d;
+  }
+
+ private:
+  void grow() {
+    size_t next = capacity_ ? capacity_ * 2 : 4096;
+    void *d = std::realloc(data_, next * sizeof(T));
+    if (!d) throw std::bad_alloc();
+    data_ = static_cast<T *>(d);
+    capacity_ = next;
+  }
+  T *data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+// Interns strings: index 0 is always "". Each string is stored once; the index maps views of the
+// stored copies, which never move (a deque keeps its elements in place).
+class StringTable {
+ public:
+  StringTable() { id(std::string_view()); }
+  int32_t id(std::string_view s) {
+    auto it = ids_.find(s);
+    if (it != ids_.end()) return it->second;
+    const std::string &kept = list_.emplace_back(s);
+    int32_t i = int32_t(list_.size() - 1);
+    ids_.emplace(std::string_view(kept), i);
+    return i;
+  }
+  const std::deque<std::string> &list() const { return list_; }
+
+ private:
+  std::deque<std::string> list_;
+  std::unordered_map<std::string_view, int32_t> ids_;
+};
+
+/** HOST_ROWS.context in pytorch.ts. */
+enum HostContext : uint8_t { kApi = 0, kContext = 1, kPython = 2 };
+/** The op kinds the reader tells apart; JavaScript maps them to the trace's kinds. */
+enum GpuKind : uint8_t { kKernel = 0, kMemcpy = 1, kMemset = 2 };
+
+struct Staged {
+  StringTable strings;
+  struct Host {
+    Column<uint32_t> lane;
+    Column<uint8_t> context;
+    Column<double> begin, end;
+    Column<int32_t> name;
+    Column<double> corr;
+  } host;
+  struct Gpu {
+    Column<uint32_t> lane;
+    Column<uint8_t> kind;
+    Column<double> begin, end;
+    Column<int32_t> name;
+    Column<double> corr;
+    Column<uint32_t> grid, block;
+    Column<double> bytes;
+  } gpu;
+  /** Lanes in the order they were first seen: threads by (pid, tid), streams by (device, stream). */
+  struct Lanes {
+    Column<uint8_t> thread;
+    Column<double> a, b;
+  } lanes;
+  /** thread_name metadata, in file order (the last one of a thread wins). */
+  struct ThreadNames {
+    Column<double> pid, tid;
+    std::vector<std::string> name;
+  } threadNames;
+  /** cuda_sync events with a correlation id, in file order; kind indexes syncKinds. */
+  struct Syncs {
+    Column<double> corr, stream, device, event, recordCorr, waitOnStream;
+    Column<int32_t> kind;
+  } syncs;
+  StringTable syncKinds;
+  /** Call-site markers: not calls. */
+  struct Markers {
+    Column<uint32_t> lane;
+    Column<double> time;
+    Column<int32_t> name;
+    Column<uint8_t> after;
+  } markers;
+  /** Events of categories nobody knows, by category, in the order first seen. */
+  std::vector<std::pair<std::string, double>> unknown;
+  double malformed = 0;
+  double noDuration = 0;
+  double events = 0;
+  /** The text around the events array (the array itself left empty); empty for a bare array. */
+  std::string root;
+};
+
+}  // namespace syncscope::json
