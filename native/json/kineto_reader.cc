@@ -51,45 +51,53 @@ struct Val {
   double number(double fallback) const { return kind == Kind::Number ? num : fallback; }
 };
 
-/** Walks a value to its end, checking that all of it is strict JSON, and keeps nothing. */
-error_code walk(od::value v);
+/**
+ * How deep values nest inside an event before the reader declines it: the walk recurses once per
+ * level on a thread of Node's pool, whose stack is small. JSON.parse reads deeper; so does the
+ * JavaScript reader, which then reads the file.
+ */
+constexpr int kMaxDepth = 256;
 
-error_code walkObject(od::object o) {
+/** Walks a value to its end, checking that all of it is strict JSON, and keeps nothing. */
+error_code walk(od::value v, int depth);
+
+error_code walkObject(od::object o, int depth) {
   for (auto f : o) {
     std::string_view key;
     TRY(f.unescaped_key().get(key));
     od::value x;
     TRY(f.value().get(x));
-    TRY(walk(x));
+    TRY(walk(x, depth));
   }
   return SUCCESS;
 }
 
-error_code walkArray(od::array a) {
+error_code walkArray(od::array a, int depth) {
   for (auto el : a) {
     od::value x;
     TRY(el.get(x));
-    TRY(walk(x));
+    TRY(walk(x, depth));
   }
   return SUCCESS;
 }
 
-/** Reads a scalar, or walks an object or an array; `out` says which it was. */
-error_code read(od::value v, Val &out) {
+/** Reads a scalar, or walks an object or an array; `out` says which it was. `depth`: levels around it. */
+error_code read(od::value v, Val &out, int depth) {
   od::json_type t;
   TRY(v.type().get(t));
+  if ((t == od::json_type::object || t == od::json_type::array) && depth >= kMaxDepth) return simdjson::DEPTH_ERROR;
   switch (t) {
     case od::json_type::object: {
       out.kind = Kind::Object;
       od::object o;
       TRY(v.get_object().get(o));
-      return walkObject(o);
+      return walkObject(o, depth + 1);
     }
     case od::json_type::array: {
       out.kind = Kind::Array;
       od::array a;
       TRY(v.get_array().get(a));
-      return walkArray(a);
+      return walkArray(a, depth + 1);
     }
     case od::json_type::string:
       out.kind = Kind::String;
@@ -110,16 +118,16 @@ error_code read(od::value v, Val &out) {
   return simdjson::INCORRECT_TYPE;
 }
 
-error_code walk(od::value v) {
+error_code walk(od::value v, int depth) {
   Val ignored;
-  return read(v, ignored);
+  return read(v, ignored, depth);
 }
 
 /** product() in pytorch.ts, for Kineto's 3-vectors: an array's numbers multiplied (others count as 1). */
 error_code readProduct(od::value v, Val &out) {
   od::json_type t;
   TRY(v.type().get(t));
-  if (t != od::json_type::array) return read(v, out);
+  if (t != od::json_type::array) return read(v, out, 3);
   out.kind = Kind::Array;
   od::array a;
   TRY(v.get_array().get(a));
@@ -128,7 +136,7 @@ error_code readProduct(od::value v, Val &out) {
     od::value x;
     TRY(el.get(x));
     Val item;
-    TRY(read(x, item));
+    TRY(read(x, item, 4));
     p = p * item.number(1);
   }
   out.num = p;
@@ -149,7 +157,7 @@ error_code readArgs(od::value v, Args &args) {
   od::json_type t;
   TRY(v.type().get(t));
   // An array is an object to JavaScript too, with none of these fields.
-  if (t != od::json_type::object) return walk(v);
+  if (t != od::json_type::object) return walk(v, 2);
   od::object o;
   TRY(v.get_object().get(o));
   for (auto f : o) {
@@ -172,9 +180,9 @@ error_code readArgs(od::value v, Args &args) {
     else if (k == "name") slot = &args.name;
     if (slot) {
       *slot = Val();
-      TRY(read(x, *slot));
+      TRY(read(x, *slot, 3));
     } else {
-      TRY(walk(x));
+      TRY(walk(x, 3));
     }
   }
   return SUCCESS;
@@ -205,9 +213,9 @@ error_code readEvent(od::object o, Event &e) {
     }
     if (slot) {
       *slot = Val();
-      TRY(read(x, *slot));
+      TRY(read(x, *slot, 2));
     } else {
-      TRY(walk(x));
+      TRY(walk(x, 2));
     }
   }
   return SUCCESS;
