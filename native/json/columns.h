@@ -33,6 +33,17 @@ class Column {
   }
   size_t size() const { return size_; }
   T operator[](size_t i) const { return data_[i]; }
+  const T *data() const { return data_; }
+  /** Puts the rows in `order`: row i becomes the row that was order[i]. */
+  void permute(const std::vector<uint32_t> &order) {
+    if (!size_) return;
+    T *next = static_cast<T *>(std::malloc(size_ * sizeof(T)));
+    if (!next) throw std::bad_alloc();
+    for (size_t i = 0; i < size_; i++) next[i] = data_[order[i]];
+    std::free(data_);
+    data_ = next;
+    capacity_ = size_;
+  }
   /** The block, trimmed to size; the column is empty afterwards. */
   T *release() {
     T *d = data_;
@@ -132,5 +143,12 @@ struct Staged {
   /** The text around the events array (the array itself left empty); empty for a bare array. */
   std::string root;
 };
+
+/**
+ * Puts the calls and the ops in the order in which pytorch.ts's build reads them (sortedRows there):
+ * calls by begin, an enclosing op before what it encloses (contexts first, then the longer), ops by
+ * start; ties keep the file's order. The build's own sort then finds one sorted run.
+ */
+void timeOrder(Staged &s);
 
 }  // namespace syncscope::json

@@ -357,6 +357,7 @@ class Reader {
     if (mode_ == Mode::Start) decline("the file is empty");
     if (mode_ != Mode::Done) decline("the file ends inside the trace");
     if (!sawEvents_) decline("no traceEvents array");
+    timeOrder(*staged_);
   }
 
   void start(uint8_t c) {
