@@ -3,8 +3,8 @@
 // Kineto writes events out of time order (its cuda_sync "Stream Wait Event" records come last).
 // How each wait is resolved, and why that is sound, is in docs/import.md.
 import { StringTable, Table, TableBuilder } from '../trace/table';
-import { OK, OP_KINDS } from '../trace/kinds';
-import { CallKind, Lane, Trace, TraceBuilder, TraceMeta } from '../trace/model';
+import { CK, OK } from '../trace/kinds';
+import { COPY_KINDS, HOST_MEMORY, Lane, Trace, TraceBuilder, TraceMeta } from '../trace/model';
 import { createEventScanner, Utf8Decoder } from './scan';
 import { callKindOf, copyOf } from './cuda-api';
 import { issueIndex } from './issue-order';
@@ -267,10 +267,8 @@ class Staging {
 /** The GPU_ROWS copy and hostMemory codes of a copy, from its name. */
 export function copyCodes(name: string): [number, number] {
   const c = copyOf(name);
-  return [(COPY_KINDS as readonly string[]).indexOf(c.copy), HOST_MEMORY.indexOf(c.hostMemory)];
+  return [COPY_KINDS.indexOf(c.copy), HOST_MEMORY.indexOf(c.hostMemory)];
 }
-const COPY_KINDS = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const;
-const HOST_MEMORY = ['', 'pinned', 'pageable'] as const;
 
 /** Imports a whole Kineto trace held in memory. */
 export function importPytorch(text: string | Uint8Array): Trace {
@@ -414,23 +412,34 @@ function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: nu
   const opOrder = sortedRows(gpu.count, (x, y) => gpu.begin[x] - gpu.begin[y]);
   const opCorr = new Float64Array(gpu.count);
   const opByCorr = corrIndex(maxCorr, gpu.count);
-  for (const r of opOrder) {
-    const id = b.op({
-      lane: laneMap[gpu.lane[r]],
-      kind: OP_KINDS[gpu.kind[r]],
-      start: gpu.begin[r] - t0,
-      end: gpu.end[r] - t0,
-      grid: gpu.grid[r],
-      block: gpu.block[r],
-      bytes: gpu.bytes[r],
-      copy: COPY_KINDS[gpu.copy[r]],
-      hostMemory: HOST_MEMORY[gpu.hostMemory[r]],
-    });
-    b.ops.cols.name[id] = gpu.name[r];
+  const t = b.ops.cols;
+  for (let k = 0; k < opOrder.length; k++) {
+    const r = opOrder[k];
+    const id = b.opRow(laneMap[gpu.lane[r]], gpu.kind[r], gpu.begin[r] - t0, gpu.end[r] - t0);
+    t.name[id] = gpu.name[r];
+    t.grid[id] = gpu.grid[r];
+    t.block[id] = gpu.block[r];
+    t.bytes[id] = gpu.bytes[r];
+    t.copy[id] = gpu.copy[r];
+    t.hostMemory[id] = gpu.hostMemory[r];
     opCorr[id] = gpu.corr[r];
     opByCorr.add(gpu.corr[r], id);
   }
   return { opCorr, opByCorr };
+}
+
+/** A call on a lane's stack of enclosing calls, as addCalls keeps it. */
+interface StackEntry {
+  end: number;
+  /** The context string id its calls get. */
+  joined: number;
+  /** The node of its Python stack (SiteTable). */
+  frames: number;
+  /** The calls on the stack that are in the trace (the launcher's hidden frames are not), of them `shownPython` Python frames. */
+  shown: number;
+  shownPython: number;
+  /** Which Python frames inside are shown. */
+  python: LauncherMode;
 }
 
 /**
@@ -468,13 +477,9 @@ function addCalls(
       Math.min(host.context[y], 1) - Math.min(host.context[x], 1) ||
       host.end[y] - host.end[x],
   );
-  // `shown`: the calls on the stack that are in the trace (the launcher's hidden frames are not), of
-  // them `shownPython` Python frames; `python`: which Python frames inside are shown (LauncherMode).
-  const stacks = new Map<
-    number,
-    { end: number; joined: number; frames: number; shown: number; shownPython: number; python: LauncherMode }[]
-  >();
-  const kindOfName = new Map<number, CallKind>();
+  const stacks: StackEntry[][] = [];
+  // Call kind codes by name id, worked out once per name (-1: not yet).
+  const kindOfName = new Int8Array(b.strings.list.length).fill(-1);
   // "outer > name" string ids by (outer, name), so that each context is joined and interned once.
   const joined = new Map<number, number>();
   const join = (top: number, name: number): number => {
@@ -496,10 +501,11 @@ function addCalls(
   };
   const callByCorr = corrIndex(maxCorr, host.count);
   const callCorr = new Float64Array(host.count);
-  for (const r of callOrder) {
+  const cols = b.calls.cols;
+  for (let k = 0; k < callOrder.length; k++) {
+    const r = callOrder[k];
     const laneId = laneMap[host.lane[r]];
-    let stack = stacks.get(laneId);
-    if (!stack) stacks.set(laneId, (stack = []));
+    const stack = (stacks[laneId] ??= []);
     while (stack.length && stack[stack.length - 1].end <= host.begin[r]) stack.pop();
     const outer = stack.length ? stack[stack.length - 1] : undefined;
     const top = outer?.joined ?? 0;
@@ -518,7 +524,8 @@ function addCalls(
     const end = host.end[r] - t0;
     let id: number;
     if (host.context[r]) {
-      id = b.call({ lane: laneId, kind: 'context', begin, end, depth: Math.min(shown, 255) });
+      id = b.callRow(laneId, CK.context, begin, end);
+      cols.depth[id] = Math.min(shown, 255);
       // Python frames make the call's site, not its context: a joined stack would grow with its depth.
       const inner = python ? sites.enter(frames, host.name[r]) : frames;
       stack.push({
@@ -532,13 +539,13 @@ function addCalls(
         python: python ? 'shown' : mode === 'own' ? 'chain' : mode,
       });
     } else {
-      let kind = kindOfName.get(host.name[r]);
-      if (kind === undefined) kindOfName.set(host.name[r], (kind = callKindOf(b.strings.get(host.name[r]))));
-      id = b.call({ lane: laneId, kind, begin, end });
-      b.calls.cols.context[id] = top;
-      if (frames) b.calls.cols.site[id] = sites.siteAt(frames) + 1;
+      const name = host.name[r];
+      if (kindOfName[name] < 0) kindOfName[name] = CK[callKindOf(b.strings.get(name))];
+      id = b.callRow(laneId, kindOfName[name], begin, end);
+      cols.context[id] = top;
+      if (frames) cols.site[id] = sites.siteAt(frames) + 1;
     }
-    b.calls.cols.name[id] = host.name[r];
+    cols.name[id] = host.name[r];
     callCorr[id] = host.corr[r];
     if (!host.context[r]) callByCorr.add(host.corr[r], id);
   }

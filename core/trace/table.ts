@@ -33,7 +33,7 @@ export class TableBuilder<S extends ColumnSchema> {
     }
   }
 
-  /** Reserves one row and returns its index; fill it through `cols`. */
+  /** Reserves one row, every field 0, and returns its index; fill it through `cols`. */
   add(): number {
     if (this.count === this.capacity) this.grow(this.capacity * 2);
     return this.count++;
