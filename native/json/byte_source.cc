@@ -1,6 +1,7 @@
 #include "byte_source.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +19,8 @@ FileSource::FileSource(const std::string &path) {
     fault = std::string("cannot open the file: ") + std::strerror(errno);
     return;
   }
+  struct stat st;
+  if (::fstat(fd_, &st) == 0) size_ = double(st.st_size);
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

@@ -20,6 +20,8 @@ class ByteSource {
   virtual size_t read(uint8_t *dst, size_t cap) = 0;
   /** Bytes taken from the file or the memory so far (compressed bytes, for gzip). */
   virtual double taken() const = 0;
+  /** About how many bytes `read` will give in all (0 when not known). */
+  virtual double expected() const = 0;
   std::string fault;
 };
 
@@ -29,9 +31,11 @@ class FileSource : public ByteSource {
   ~FileSource() override;
   size_t read(uint8_t *dst, size_t cap) override;
   double taken() const override { return taken_; }
+  double expected() const override { return size_; }
 
  private:
   int fd_ = -1;
+  double size_ = 0;
   double taken_ = 0;
 };
 
@@ -40,6 +44,7 @@ class MemorySource : public ByteSource {
   MemorySource(const uint8_t *data, size_t size) : data_(data), size_(size) {}
   size_t read(uint8_t *dst, size_t cap) override;
   double taken() const override { return double(at_); }
+  double expected() const override { return double(size_); }
 
  private:
   const uint8_t *data_;
@@ -58,6 +63,8 @@ class GzipSource : public ByteSource {
   ~GzipSource() override;
   size_t read(uint8_t *dst, size_t cap) override;
   double taken() const override { return in_->taken(); }
+  /** Traces compress about ten times. */
+  double expected() const override { return 10 * in_->expected(); }
 
  private:
   bool refill();

@@ -34,9 +34,17 @@ class Column {
   size_t size() const { return size_; }
   T operator[](size_t i) const { return data_[i]; }
   const T *data() const { return data_; }
-  /** Puts the rows in `order`: row i becomes the row that was order[i]. */
+  /** Room for `n` rows, so that the column need not grow (and copy) until it has more. */
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    void *d = std::realloc(data_, n * sizeof(T));
+    if (!d) throw std::bad_alloc();
+    data_ = static_cast<T *>(d);
+    capacity_ = n;
+  }
+  /** Puts the rows in `order`: row i becomes the row that was order[i]; no order leaves them as they are. */
   void permute(const std::vector<uint32_t> &order) {
-    if (!size_) return;
+    if (!size_ || order.empty()) return;
     T *next = static_cast<T *>(std::malloc(size_ * sizeof(T)));
     if (!next) throw std::bad_alloc();
     for (size_t i = 0; i < size_; i++) next[i] = data_[order[i]];

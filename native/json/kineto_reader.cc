@@ -58,6 +58,25 @@ struct Val {
  */
 constexpr int kMaxDepth = 256;
 
+bool isSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/**
+ * A string value's text. Stage 1 has checked its bytes (UTF-8, no control characters): one
+ * without a backslash is its text as written, read in place; one with escapes is unescaped, which
+ * checks them.
+ */
+error_code stringOf(od::value &v, std::string_view &out) {
+  std::string_view token = v.raw_json_token();  // the quoted string and the white space after it
+  size_t n = token.size();
+  while (n > 2 && isSpace(uint8_t(token[n - 1]))) n--;
+  std::string_view text = token.substr(1, n - 2);
+  if (!std::memchr(text.data(), '\\', text.size())) {
+    out = text;
+    return SUCCESS;
+  }
+  return v.get_string().get(out);
+}
+
 /** Walks a value to its end, checking that all of it is strict JSON, and keeps nothing. */
 error_code walk(od::value v, int depth);
 
@@ -101,7 +120,7 @@ error_code read(od::value v, Val &out, int depth) {
     }
     case od::json_type::string:
       out.kind = Kind::String;
-      return v.get_string().get(out.str);
+      return stringOf(v, out.str);
     case od::json_type::number:
       out.kind = Kind::Number;
       return v.get_double().get(out.num);
@@ -237,8 +256,6 @@ uint32_t toUint32(double x) {
   return uint32_t(m);
 }
 
-bool isSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 /** Lanes by (pid, tid) or (device, stream); -0 and 0 are one key, as in a JavaScript Map. */
 struct LaneKey {
   uint64_t a, b;
@@ -284,6 +301,7 @@ class Reader {
 
   void readAll() {
     reserve(kBlock);
+    reserveRows(source_.expected());
     for (;;) {
       if (control_.cancelled()) {
         cancelled_ = true;
@@ -299,6 +317,21 @@ class Reader {
       if (n == 0) break;
     }
     finish();
+  }
+
+  /**
+   * Room for the rows a source of this size may hold (events are rarely under 128 bytes), so that
+   * the columns grow without copying; room never written to costs no memory.
+   */
+  void reserveRows(double bytes) {
+    size_t rows = size_t(std::min(bytes, 64e9) / 128);
+    Staged::Host &h = staged_->host;
+    Staged::Gpu &g = staged_->gpu;
+    for (auto *c : {&h.begin, &h.end, &h.corr, &g.begin, &g.end, &g.corr, &g.bytes}) c->reserve(rows);
+    for (auto *c : {&h.lane, &g.lane, &g.grid, &g.block}) c->reserve(rows);
+    for (auto *c : {&h.context, &g.kind}) c->reserve(rows);
+    h.name.reserve(rows);
+    g.name.reserve(rows);
   }
 
   void reserve(size_t cap) {

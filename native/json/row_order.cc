@@ -13,14 +13,24 @@ std::vector<uint32_t> identity(size_t n) {
   return order;
 }
 
+/** Sorts rows by `before`, ties in their order; rows already in order are left as they are. */
+template <class Before>
+std::vector<uint32_t> stableOrder(size_t n, Before before) {
+  bool ordered = true;
+  for (size_t i = 1; i < n && ordered; i++) ordered = !before(uint32_t(i), uint32_t(i - 1));
+  if (ordered) return {};
+  std::vector<uint32_t> order = identity(n);
+  std::stable_sort(order.begin(), order.end(), before);
+  return order;
+}
+
 }  // namespace
 
 void timeOrder(Staged &s) {
   Staged::Host &h = s.host;
-  std::vector<uint32_t> order = identity(h.lane.size());
   const double *begin = h.begin.data(), *end = h.end.data();
   const uint8_t *context = h.context.data();
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+  std::vector<uint32_t> order = stableOrder(h.lane.size(), [&](uint32_t x, uint32_t y) {
     if (begin[x] != begin[y]) return begin[x] < begin[y];
     bool cx = context[x] != kApi, cy = context[y] != kApi;
     if (cx != cy) return cx;
@@ -34,9 +44,8 @@ void timeOrder(Staged &s) {
   h.corr.permute(order);
 
   Staged::Gpu &g = s.gpu;
-  order = identity(g.lane.size());
   const double *start = g.begin.data();
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return start[x] < start[y]; });
+  order = stableOrder(g.lane.size(), [&](uint32_t x, uint32_t y) { return start[x] < start[y]; });
   g.lane.permute(order);
   g.kind.permute(order);
   g.begin.permute(order);
