@@ -34,17 +34,24 @@ function list(ops: Int32Array, corr: Float64Array, end: Float64Array): IssueList
   return { ops, corr: at, best };
 }
 
+/** Keys below this (lane ids, device numbers) find their list through a table, not a Map. */
+const SMALL_KEYS = 1 << 12;
+
 /** `order`'s ops by `keyOf`, each list in `order`'s order; the keys in the order first met. */
 function groupBy(order: Int32Array, keyOf: (op: number) => number): Map<number, Int32Array> {
   const slot = new Map<number, number>();
+  const small = new Int32Array(SMALL_KEYS).fill(-1);
   const slots = new Int32Array(order.length);
   const sizes: number[] = [];
   for (let k = 0; k < order.length; k++) {
     const key = keyOf(order[k]);
-    let s = slot.get(key);
-    if (s === undefined) {
-      slot.set(key, (s = sizes.length));
+    const isSmall = key >= 0 && key < SMALL_KEYS && key === Math.floor(key);
+    let s = isSmall ? small[key] : (slot.get(key) ?? -1);
+    if (s < 0) {
+      s = sizes.length;
       sizes.push(0);
+      slot.set(key, s);
+      if (isSmall) small[key] = s;
     }
     slots[k] = s;
     sizes[s]++;

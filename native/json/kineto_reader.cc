@@ -10,10 +10,6 @@ namespace syncscope::json {
 
 namespace {
 
-namespace od = simdjson::ondemand;
-using simdjson::error_code;
-using simdjson::SUCCESS;
-
 /** MAX_EVENT_BYTES in core/import/scan.ts: the largest event, and the largest text around the events. */
 constexpr size_t kMaxEventBytes = size_t(64) << 20;
 /** Bytes read from the source at once, and the buffer's size unless one event needs more. */
@@ -32,134 +28,66 @@ struct Decline {
 };
 [[noreturn]] void decline(std::string why) { throw Decline{std::move(why)}; }
 
-#define TRY(expr)                 \
-  do {                            \
-    error_code e_ = (expr);       \
-    if (e_ != SUCCESS) return e_; \
-  } while (0)
-
 enum class Kind : uint8_t { Missing, Null, Boolean, Number, String, Object, Array };
 
 /** A JSON value as far as the reader needs it: its type, and its number, string or truth. */
 struct Val {
   Kind kind = Kind::Missing;
   bool truth = false;
-  double num = 0;  // for arrays read by readProduct: the product of their numbers
+  double num = 0;  // for arrays read by productOf: the product of their numbers
   std::string_view str;
   bool is(std::string_view s) const { return kind == Kind::String && str == s; }
   /** num() in pytorch.ts: a finite number, else the fallback (JSON numbers are finite). */
   double number(double fallback) const { return kind == Kind::Number ? num : fallback; }
 };
 
-/**
- * How deep values nest inside an event before the reader declines it: the walk recurses once per
- * level on a thread of Node's pool, whose stack is small. JSON.parse reads deeper; so does the
- * JavaScript reader, which then reads the file.
- */
-constexpr int kMaxDepth = 256;
+namespace dom = simdjson::dom;
 
-bool isSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-/**
- * A string value's text. Stage 1 has checked its bytes (UTF-8, no control characters): one
- * without a backslash is its text as written, read in place; one with escapes is unescaped, which
- * checks them.
- */
-error_code stringOf(od::value &v, std::string_view &out) {
-  std::string_view token = v.raw_json_token();  // the quoted string and the white space after it
-  size_t n = token.size();
-  while (n > 2 && isSpace(uint8_t(token[n - 1]))) n--;
-  std::string_view text = token.substr(1, n - 2);
-  if (!std::memchr(text.data(), '\\', text.size())) {
-    out = text;
-    return SUCCESS;
+/** What a parsed value is; its text points into the parser's memory, valid until the next parse. */
+Val valOf(dom::element x) {
+  Val v;
+  switch (x.type()) {
+    case dom::element_type::INT64:
+      v.kind = Kind::Number;
+      v.num = double(int64_t(x));
+      break;
+    case dom::element_type::UINT64:
+      v.kind = Kind::Number;
+      v.num = double(uint64_t(x));
+      break;
+    case dom::element_type::DOUBLE:
+      v.kind = Kind::Number;
+      v.num = double(x);
+      break;
+    case dom::element_type::STRING:
+      v.kind = Kind::String;
+      v.str = std::string_view(x);
+      break;
+    case dom::element_type::BOOL:
+      v.kind = Kind::Boolean;
+      v.truth = bool(x);
+      break;
+    case dom::element_type::NULL_VALUE:
+      v.kind = Kind::Null;
+      break;
+    case dom::element_type::ARRAY:
+      v.kind = Kind::Array;
+      break;
+    case dom::element_type::OBJECT:
+      v.kind = Kind::Object;
+      break;
   }
-  return v.get_string().get(out);
-}
-
-/** Walks a value to its end, checking that all of it is strict JSON, and keeps nothing. */
-error_code walk(od::value v, int depth);
-
-error_code walkObject(od::object o, int depth) {
-  for (auto f : o) {
-    std::string_view key;
-    TRY(f.unescaped_key().get(key));
-    od::value x;
-    TRY(f.value().get(x));
-    TRY(walk(x, depth));
-  }
-  return SUCCESS;
-}
-
-error_code walkArray(od::array a, int depth) {
-  for (auto el : a) {
-    od::value x;
-    TRY(el.get(x));
-    TRY(walk(x, depth));
-  }
-  return SUCCESS;
-}
-
-/** Reads a scalar, or walks an object or an array; `out` says which it was. `depth`: levels around it. */
-error_code read(od::value v, Val &out, int depth) {
-  od::json_type t;
-  TRY(v.type().get(t));
-  if ((t == od::json_type::object || t == od::json_type::array) && depth >= kMaxDepth) return simdjson::DEPTH_ERROR;
-  switch (t) {
-    case od::json_type::object: {
-      out.kind = Kind::Object;
-      od::object o;
-      TRY(v.get_object().get(o));
-      return walkObject(o, depth + 1);
-    }
-    case od::json_type::array: {
-      out.kind = Kind::Array;
-      od::array a;
-      TRY(v.get_array().get(a));
-      return walkArray(a, depth + 1);
-    }
-    case od::json_type::string:
-      out.kind = Kind::String;
-      return stringOf(v, out.str);
-    case od::json_type::number:
-      out.kind = Kind::Number;
-      return v.get_double().get(out.num);
-    case od::json_type::boolean:
-      out.kind = Kind::Boolean;
-      return v.get_bool().get(out.truth);
-    case od::json_type::null: {
-      out.kind = Kind::Null;
-      bool isNull = false;
-      TRY(v.is_null().get(isNull));
-      return isNull ? SUCCESS : simdjson::INCORRECT_TYPE;
-    }
-  }
-  return simdjson::INCORRECT_TYPE;
-}
-
-error_code walk(od::value v, int depth) {
-  Val ignored;
-  return read(v, ignored, depth);
+  return v;
 }
 
 /** product() in pytorch.ts, for Kineto's 3-vectors: an array's numbers multiplied (others count as 1). */
-error_code readProduct(od::value v, Val &out) {
-  od::json_type t;
-  TRY(v.type().get(t));
-  if (t != od::json_type::array) return read(v, out, 3);
-  out.kind = Kind::Array;
-  od::array a;
-  TRY(v.get_array().get(a));
+Val productOf(dom::element x) {
+  Val v = valOf(x);
+  if (v.kind != Kind::Array) return v;
   double p = 1;
-  for (auto el : a) {
-    od::value x;
-    TRY(el.get(x));
-    Val item;
-    TRY(read(x, item, 4));
-    p = p * item.number(1);
-  }
-  out.num = p;
-  return SUCCESS;
+  for (dom::element item : dom::array(x)) p = p * valOf(item).number(1);
+  v.num = p;
+  return v;
 }
 
 struct Args {
@@ -171,73 +99,72 @@ struct Event {
   Args args;
 };
 
-error_code readArgs(od::value v, Args &args) {
-  args = Args();
-  od::json_type t;
-  TRY(v.type().get(t));
-  // An array is an object to JavaScript too, with none of these fields.
-  if (t != od::json_type::object) return walk(v, 2);
-  od::object o;
-  TRY(v.get_object().get(o));
-  for (auto f : o) {
-    std::string_view k;
-    TRY(f.unescaped_key().get(k));
-    od::value x;
-    TRY(f.value().get(x));
-    Val *slot = nullptr;
-    if (k == "correlation") slot = &args.correlation;
-    else if (k == "device") slot = &args.device;
-    else if (k == "stream") slot = &args.stream;
-    else if (k == "grid" || k == "block") {
-      TRY(readProduct(x, k == "grid" ? args.grid : args.block));
-      continue;
-    } else if (k == "bytes") slot = &args.bytes;
-    else if (k == "cuda_sync_kind") slot = &args.syncKind;
-    else if (k == "wait_on_cuda_event_id") slot = &args.eventId;
-    else if (k == "wait_on_cuda_event_record_corr_id") slot = &args.recordCorr;
-    else if (k == "wait_on_stream") slot = &args.waitOnStream;
-    else if (k == "name") slot = &args.name;
-    if (slot) {
-      *slot = Val();
-      TRY(read(x, *slot, 3));
-    } else {
-      TRY(walk(x, 3));
-    }
+/** An event's args; an array is an object to JavaScript too, with none of these fields. */
+Args argsOf(dom::element x) {
+  Args a;
+  if (x.type() != dom::element_type::OBJECT) return a;
+  for (dom::key_value_pair f : dom::object(x)) {
+    std::string_view k = f.key;
+    if (k == "correlation") a.correlation = valOf(f.value);
+    else if (k == "device") a.device = valOf(f.value);
+    else if (k == "stream") a.stream = valOf(f.value);
+    else if (k == "grid") a.grid = productOf(f.value);
+    else if (k == "block") a.block = productOf(f.value);
+    else if (k == "bytes") a.bytes = valOf(f.value);
+    else if (k == "cuda_sync_kind") a.syncKind = valOf(f.value);
+    else if (k == "wait_on_cuda_event_id") a.eventId = valOf(f.value);
+    else if (k == "wait_on_cuda_event_record_corr_id") a.recordCorr = valOf(f.value);
+    else if (k == "wait_on_stream") a.waitOnStream = valOf(f.value);
+    else if (k == "name") a.name = valOf(f.value);
   }
-  return SUCCESS;
+  return a;
 }
 
-/** One event object, every byte of it checked; a key given twice keeps its last value, as JSON.parse does. */
-error_code readEvent(od::object o, Event &e) {
-  for (auto f : o) {
-    std::string_view k;
-    TRY(f.unescaped_key().get(k));
-    od::value x;
-    TRY(f.value().get(x));
-    Val *slot = nullptr;
+/** The fields of one event object; a key given twice keeps its last value, as JSON.parse does. */
+Event eventOf(dom::object o) {
+  Event e;
+  for (dom::key_value_pair f : o) {
+    std::string_view k = f.key;
     switch (k.size()) {
       case 2:
-        slot = k == "ph" ? &e.ph : k == "ts" ? &e.ts : nullptr;
+        if (k == "ph") e.ph = valOf(f.value);
+        else if (k == "ts") e.ts = valOf(f.value);
         break;
       case 3:
-        slot = k == "cat" ? &e.cat : k == "pid" ? &e.pid : k == "tid" ? &e.tid : k == "dur" ? &e.dur : nullptr;
+        if (k == "cat") e.cat = valOf(f.value);
+        else if (k == "pid") e.pid = valOf(f.value);
+        else if (k == "tid") e.tid = valOf(f.value);
+        else if (k == "dur") e.dur = valOf(f.value);
         break;
       case 4:
-        if (k == "args") {
-          TRY(readArgs(x, e.args));
-          continue;
-        }
-        slot = k == "name" ? &e.name : nullptr;
+        if (k == "args") e.args = argsOf(f.value);
+        else if (k == "name") e.name = valOf(f.value);
         break;
     }
-    if (slot) {
-      *slot = Val();
-      TRY(read(x, *slot, 2));
-    } else {
-      TRY(walk(x, 2));
-    }
   }
-  return SUCCESS;
+  return e;
+}
+
+/**
+ * Whether the JSON text holds an integer written `-0`: simdjson reads it as the integer 0,
+ * JSON.parse as -0, and the two differ in a trace's lanes and times. `-0` inside a string (a name
+ * like "worker-0") is no number: where one is found, the quotes before it tell.
+ */
+bool hasMinusZeroInteger(const char *text, size_t len) {
+  const char *end = text + len;
+  size_t scanned = 0;
+  bool inString = false;  // at text[scanned]
+  for (const char *p = text; (p = static_cast<const char *>(std::memchr(p, '-', size_t(end - p)))); p++) {
+    if (end - p < 3 || p[1] != '0') continue;
+    char next = p[2];
+    if (next == '.' || next == 'e' || next == 'E' || (next >= '0' && next <= '9')) continue;
+    for (size_t at = size_t(p - text); scanned < at; scanned++) {
+      if (text[scanned] == '"') inString = !inString;
+      else if (inString && text[scanned] == '\\') scanned++;
+    }
+    if (!inString) return true;
+  }
+  return false;
 }
 
 /** Math.round: halves go up, and what rounds to zero from below is -0. */
@@ -255,6 +182,8 @@ uint32_t toUint32(double x) {
   if (m < 0) m += 4294967296.0;
   return uint32_t(m);
 }
+
+bool isSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 /** Lanes by (pid, tid) or (device, stream); -0 and 0 are one key, as in a JavaScript Map. */
 struct LaneKey {
@@ -513,8 +442,8 @@ class Reader {
    * The fast path: the events from b[i] to a guessed event end, parsed in place as one array (the
    * bytes before and after them become its brackets while it is parsed). `[` + text from an event's
    * `{` + `]` is valid JSON only when the text ends where an event ends, so a successful parse
-   * proves the guess. Returns the index after the last event, or 0 when the events from the first
-   * one that failed must be read one by one.
+   * proves the guess. Returns the index after the last event, or 0 when the events must be read one
+   * by one (a wrong guess, or a fault that reading them one by one will find).
    */
   size_t batch(size_t i) {
     uint8_t *b = data();
@@ -523,62 +452,35 @@ class Reader {
     uint8_t before = b[i - 1], after = b[cut + 1];
     b[i - 1] = '[';
     b[cut + 1] = ']';
-    const char *lastStart = nullptr;
-    bool ok = parseBatch(reinterpret_cast<const char *>(b + i - 1), cut + 3 - i, lastStart);
+    bool ok = parseBatch(reinterpret_cast<const char *>(b + i - 1), cut + 3 - i);
     b[i - 1] = before;
     b[cut + 1] = after;
-    if (ok) {
-      needComma_ = true;
-      return cut + 1;
+    if (!ok) {
+      exactUntil_ = end_;
+      return 0;
     }
-    // From the first event not read: after the last one that was, or from the start.
-    exactUntil_ = end_;
-    if (!lastStart) return 0;
-    size_t at = size_t(reinterpret_cast<const uint8_t *>(lastStart) - b);
-    size_t close = matchingClose(at);
     needComma_ = true;
-    return close + 1;
+    return cut + 1;
   }
 
-  /** The `}` that closes the event read from b[at], known to be whole in the buffer. */
-  size_t matchingClose(size_t at) {
-    const uint8_t *b = data();
-    int d = 0;
-    bool inStr = false, esc = false;
-    for (size_t j = at; j < end_; j++) {
-      uint8_t c = b[j];
-      if (inStr) {
-        if (esc) esc = false;
-        else if (c == '\\') esc = true;
-        else if (c == '"') inStr = false;
-      } else if (c == '"') inStr = true;
-      else if (c == '{' || c == '[') d++;
-      else if ((c == '}' || c == ']') && --d == 0) return j;
-    }
-    decline("an event read before has no end");
+  /**
+   * Parses text as one document: an array of events (a batch) or one event. simdjson's DOM parser
+   * checks all of it, as JSON.parse would, before the reader takes any event from it.
+   */
+  bool parsed(const char *text, size_t len, dom::element &doc) {
+    if (hasMinusZeroInteger(text, len)) decline("an integer written -0");
+    return !dom_.parse(text, len, false).get(doc);
   }
 
-  bool parseBatch(const char *text, size_t len, const char *&lastStart) {
-    size_t room = size_t(mem_ + kHead + cap_ + kPad - reinterpret_cast<const uint8_t *>(text));
-    od::document doc;
-    if (parser_.iterate(simdjson::padded_string_view(text, len, room)).get(doc)) return false;
-    od::array arr;
-    if (doc.get_array().get(arr)) return false;
-    for (auto el : arr) {
-      od::value v;
-      if (el.get(v)) return false;
-      const char *at = nullptr;
-      if (v.current_location().get(at)) return false;
-      od::object o;
-      if (v.get_object().get(o)) return false;
-      Event e;
-      if (readEvent(o, e)) return false;
-      staged_->events++;
-      onEvent(e);
-      lastStart = at;
-    }
-    const char *rest = nullptr;
-    return doc.current_location().get(rest) != SUCCESS;  // nothing after the array
+  /** Stages the events of a batch; false, with none staged, when it is not an array of objects. */
+  bool parseBatch(const char *text, size_t len) {
+    dom::element doc;
+    dom::array events;
+    if (!parsed(text, len, doc) || doc.get_array().get(events)) return false;
+    for (dom::element e : events)
+      if (e.type() != dom::element_type::OBJECT) return false;
+    for (dom::element e : events) onEvent(eventOf(dom::object(e)));
+    return true;
   }
 
   /** Mode::Event: an event read byte by byte, until its `}`. Returns the index after what it read. */
@@ -612,17 +514,11 @@ class Reader {
   }
 
   void parseOne(size_t from, size_t to) {
-    const char *text = reinterpret_cast<const char *>(data() + from);
-    size_t room = cap_ + kPad - from;
-    od::document doc;
-    od::object o;
-    Event e;
-    const char *rest = nullptr;
-    if (parser_.iterate(simdjson::padded_string_view(text, to - from, room)).get(doc) || doc.get_object().get(o) ||
-        readEvent(o, e) || doc.current_location().get(rest) == SUCCESS)
+    dom::element doc;
+    if (!parsed(reinterpret_cast<const char *>(data() + from), to - from, doc) ||
+        doc.type() != dom::element_type::OBJECT)
       decline("a malformed trace event");
-    staged_->events++;
-    onEvent(e);
+    onEvent(eventOf(dom::object(doc)));
   }
 
   // ---- what an event means: onEvent in core/import/pytorch.ts, step by step ----
@@ -670,6 +566,7 @@ class Reader {
 
   void onEvent(const Event &e) {
     Staged &s = *staged_;
+    s.events++;
     if (e.ph.is("M")) {
       threadName(e);
       return;
@@ -784,7 +681,7 @@ class Reader {
   const ReadControl &control_;
   const Vocabulary &vocabulary_;
   std::unique_ptr<Staged> staged_;
-  od::parser parser_;
+  dom::parser dom_;
 
   uint8_t *mem_ = nullptr;
   size_t cap_ = 0;

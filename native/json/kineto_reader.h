@@ -1,9 +1,13 @@
-// Reads a PyTorch profiler (Kineto) trace into Staged columns, in blocks, with simdjson's On-Demand
-// API. The reader takes only what the JavaScript reader (core/import/scan.ts, pytorch.ts) accepts
-// and stages it exactly as that reader does; anything else (malformed JSON, limits passed, values of
-// types whose text JavaScript would make, a structure it does not expect) makes it decline, with a
-// reason, and the JavaScript reader reads the file instead: it reports the error with its line and
-// column, or reads the unusual file. docs/import.md describes the split.
+// Reads a PyTorch profiler (Kineto) trace into Staged columns, in blocks, with simdjson. The reader
+// takes only what the JavaScript reader (core/import/scan.ts, pytorch.ts) accepts and stages it
+// exactly as that reader does; anything else (malformed JSON, limits passed, values of types whose
+// text JavaScript would make, a structure it does not expect) makes it decline, with a reason, and
+// the JavaScript reader reads the file instead: it reports the error with its line and column, or
+// reads the unusual file. docs/import.md describes the split.
+//
+// Runs of events are parsed with simdjson's DOM parser, which checks every value as JSON.parse
+// does. The On-Demand parser checks only the values it is asked for; checking every value through
+// it (walking each one) took half as long again as the DOM parser on the same runs of events.
 #pragma once
 
 #include <memory>

@@ -131,12 +131,12 @@ const READ_NATIVELY: Record<string, string> = {
     launch(1),
     kernel(1),
   ]),
-  'pids and tids of -0, fractions and odd types': traceOf([
-    launch(1).replace('"pid":1', '"pid":-0'),
+  'pids and tids of -0.0, fractions and odd types': traceOf([
+    launch(1).replace('"pid":1', '"pid":-0.0'),
     X('"cat":"cpu_op","name":"a","tid":1.5'),
     X('"cat":"cpu_op","name":"b"').replace('"pid":1', '"pid":"1"'),
     X('"cat":"cpu_op","name":"c"').replace('"tid":1', '"tid":null'),
-    kernel(1).replace('"device":0', '"device":-0'),
+    kernel(1).replace('"device":0', '"device":-0e0'),
     kernel(2, ',"device":"0"'),
   ]),
   'grid and block products past 2^32, negative and of things that are not numbers': traceOf([
@@ -161,13 +161,13 @@ const READ_NATIVELY: Record<string, string> = {
   'durations null, missing and -0; times at 2^53 and past it, and not numbers': traceOf([
     X('"cat":"cpu_op","name":"null dur"').replace('"dur":2', '"dur":null'),
     X('"cat":"cpu_op","name":"no dur"').replace(',"dur":2', ''),
-    X('"cat":"cpu_op","name":"-0 dur"').replace('"dur":2', '"dur":-0'),
+    X('"cat":"cpu_op","name":"-0 dur"').replace('"dur":2', '"dur":-0.0'),
     X('"cat":"cpu_op","name":"negative"').replace('"dur":2', '"dur":-1'),
     X('"cat":"cpu_op","name":"far"').replace('"ts":100.5', '"ts":9007199254740992'),
     X('"cat":"cpu_op","name":"too far"').replace('"ts":100.5', '"ts":9007199254740994'),
     X('"cat":"cpu_op","name":"text"').replace('"ts":100.5', '"ts":"100"'),
     X('"cat":"cpu_op","name":"object"').replace('"ts":100.5', '"ts":{"v":1}'),
-    X('"cat":"cpu_op","name":"big"').replace('"dur":2', '"dur":123456789012345678901234567890'),
+    X('"cat":"cpu_op","name":"big"').replace('"dur":2', '"dur":18446744073709551615'),
   ]),
   'times that round at halves, both ways': traceOf([
     X('"cat":"cpu_op","name":"a"').replace('"ts":100.5', '"ts":0.0005').replace('"dur":2', '"dur":0.0025'),
@@ -221,10 +221,12 @@ const READ_NATIVELY: Record<string, string> = {
   'a bare array of events': `[${launch(1)},\n${kernel(1)}]`,
   'an empty events array, and root fields after it':
     '{"traceEvents": [ ], "traceName": "x", "deviceProperties": [{"id": 0, "name": "GPU"}]}',
+  'args nested 300 deep': traceOf([X(`"cat":"cpu_op","name":"a","args":{"x":${'['.repeat(300)}${']'.repeat(300)}}`)]),
   'names that look like the end of an event': traceOf([
     launch(1),
     X('"cat":"cpu_op","name":"}, {\\"ph\\": \\"X\\"}], \\"a\\": [{"'),
     X('"cat":"cpu_op","name":"},{","args":{"x":"}]"}'),
+    X('"cat":"cpu_op","name":"worker-0","args":{"x":"-0","y":[":-0,"]}'),
     kernel(1),
   ]),
 };
@@ -250,7 +252,15 @@ const DECLINED: Record<string, string> = {
   'a number past the range of doubles': traceOf([X('"cat":"cpu_op","name":"a"').replace('"ts":100.5', '"ts":1e400')]),
   'a lone surrogate in a name': traceOf([X('"cat":"cpu_op","name":"\\ud800"')]),
   'bytes that are not UTF-8 in a name': traceOf([X('"cat":"cpu_op","name":"a\xff"')]),
-  'args nested 300 deep': traceOf([X(`"cat":"cpu_op","name":"a","args":{"x":${'['.repeat(300)}${']'.repeat(300)}}`)]),
+  'args nested 1100 deep': traceOf([
+    X(`"cat":"cpu_op","name":"a","args":{"x":${'['.repeat(1100)}${']'.repeat(1100)}}`),
+  ]),
+  // A call at -0 after one at 0 begins at -0 in the JavaScript reader's trace.
+  'an integer written -0': traceOf([
+    X('"cat":"cpu_op","name":"a"').replace('"ts":100.5', '"ts":0'),
+    X('"cat":"cpu_op","name":"b"').replace('"ts":100.5', '"ts":-0'),
+  ]),
+  'an integer past 64 bits': traceOf([X('"cat":"cpu_op","name":"a","args":{"x":123456789012345678901234567890}')]),
 };
 
 /** Files the JavaScript reader rejects: the import says what it says, at the same line and column. */
