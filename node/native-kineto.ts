@@ -10,14 +10,18 @@ import { existsSync } from 'node:fs';
 import { builtFile } from './built-file';
 import { KINETO_VOCABULARY, stagedFromColumns, type KinetoColumns } from '../core/import/pytorch-columns';
 import type { Staged } from '../core/import/pytorch';
+import type { ArrangeInput, ArrangeOut, Arranged } from '../core/import/pytorch-arranged';
 
-type NativeAnswer = { staged: KinetoColumns } | { declined: string } | { cancelled: true };
+/** The staged columns, and the staged names kept in native memory for arrange(). */
+type NativeStaged = KinetoColumns & { names: unknown };
+type NativeAnswer = { staged: NativeStaged } | { declined: string } | { cancelled: true };
 
 interface KinetoAddon {
   readKineto(
     source: string | Uint8Array,
     options: typeof KINETO_VOCABULARY & { gzip: boolean; limit: number; control: Float64Array },
   ): Promise<NativeAnswer>;
+  arrange(names: unknown, host: Staged['host'], gpu: Staged['gpu'], input: ArrangeInput, out: ArrangeOut): Arranged;
 }
 
 /** $SYNCSCOPE_JSON_ADDON, else build/Release/syncscope_json.node where the build put it. */
@@ -90,7 +94,10 @@ export async function readKinetoNatively(
     opts.signal?.throwIfAborted();
     if (!('staged' in answer)) return undefined;
     opts.onProgress?.(control[0]);
-    return stagedFromColumns(answer.staged);
+    const staged = stagedFromColumns(answer.staged);
+    const names = answer.staged.names;
+    if (staged) staged.arrange = (input, out) => addon.arrange(names, staged.host, staged.gpu, input, out);
+    return staged;
   } finally {
     if (timer) clearInterval(timer);
     opts.signal?.removeEventListener('abort', stop);
@@ -107,5 +114,5 @@ export async function nativeVerdict(
   if (!addon) return reason;
   const answer = await addon.readKineto(source, { ...KINETO_VOCABULARY, gzip, limit, control: new Float64Array(2) });
   if ('declined' in answer) return answer.declined;
-  return stagedFromColumns((answer as { staged: KinetoColumns }).staged) ? undefined : 'the text around the events';
+  return stagedFromColumns((answer as { staged: NativeStaged }).staged) ? undefined : 'the text around the events';
 }

@@ -90,7 +90,15 @@ export function issueIndex(
   const all = orderByKey(ops, corr);
   const byStream = new Map([...groupBy(all, laneOf)].map(([k, v]) => [k, list(v, corr, end)]));
   const byDevice = new Map([...groupBy(all, deviceOf)].map(([k, v]) => [k, list(v, corr, end)]));
-  const everything = list(all, corr, end);
+  return indexOfLists(byStream, byDevice, list(all, corr, end));
+}
+
+/** The index over lists already made: by stream lane and by device, in the order first met, and of all ops. */
+export function indexOfLists(
+  byStream: Map<number, IssueList>,
+  byDevice: Map<number, IssueList>,
+  everything: IssueList,
+): IssueIndex {
   const last = (l: IssueList | undefined, bound: number) => {
     const n = l ? below(l, bound) : 0;
     return n ? l!.best[n - 1] : -1;

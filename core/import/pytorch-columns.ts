@@ -15,9 +15,9 @@ import { copyCodes, GPU_ROWS, HOST_ROWS, KINETO_CATEGORIES, type Staged } from '
 export interface KinetoColumns {
   /** Interned event names; 0 is "". */
   strings: string[];
-  /** context: API, CONTEXT or PYTHON of pytorch.ts; lane: an index into `lanes`. */
+  /** In time order, as the build reads them. context: API, CONTEXT or PYTHON of pytorch.ts; lane: an index into `lanes`. */
   host: Table<typeof HOST_ROWS>;
-  /** kind: 0 kernel, 1 memcpy, 2 memset; copies' directions are worked out here. */
+  /** In time order. kind: 0 kernel, 1 memcpy, 2 memset; copies' directions are worked out here. */
   gpu: Omit<Table<typeof GPU_ROWS>, 'copy' | 'hostMemory'>;
   /** In the order first seen: a thread (pid, tid) or a stream (device, stream). */
   lanes: { thread: Uint8Array; a: Float64Array; b: Float64Array };
@@ -42,6 +42,8 @@ export interface KinetoColumns {
   events: number;
   /** The text around the events array, the array left empty; "" for a bare array of events. */
   root: string;
+  /** By name id: 1 if an API call has the name, 2 if a Python frame has it (both: 3). */
+  nameUse: Uint8Array;
 }
 
 /** The words the native reader looks for, from the tables the JavaScript reader uses. */
@@ -96,6 +98,7 @@ export function stagedFromColumns(c: KinetoColumns): Staged | undefined {
     malformed: c.malformed,
     noDuration: c.noDuration,
     events: c.events,
+    nameUse: c.nameUse,
   };
 }
 

@@ -8,6 +8,7 @@ import { COPY_KINDS, HOST_MEMORY, Lane, Trace, TraceBuilder, TraceMeta } from '.
 import { createEventScanner, Utf8Decoder } from './scan';
 import { callKindOf, copyOf } from './cuda-api';
 import { issueIndex } from './issue-order';
+import { arrangeInput, arrangeNatively, type Arrange, type RowIndex } from './pytorch-arranged';
 import { corrIndex } from './corr-index';
 import { resolveWaits, Sync } from './pytorch-waits';
 import { inferReleases } from './pytorch-infer';
@@ -295,6 +296,12 @@ export interface Staged {
   malformed: number;
   noDuration: number;
   events: number;
+  /**
+   * The native reader's build of its own rows (pytorch-arranged.ts), which are then in time order,
+   * and by name id what each name is used for (1: an API call's, 2: a Python frame's).
+   */
+  arrange?: Arrange;
+  nameUse?: Uint8Array;
 }
 
 /**
@@ -322,12 +329,45 @@ export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
   for (let i = 0; i < host.count; i++) apiCalls += host.context[i] === API ? 1 : 0;
   // Exact sizes spare the tables regrowing. Edges: a launch and a stream edge per op at most, and a
   // release or event edge per API call.
-  const b = new TraceBuilder(s.strings.list, { calls: host.count, ops: gpu.count, edges: 2 * gpu.count + apiCalls });
+  const edgeRoom = 2 * gpu.count + apiCalls;
+  // The native build fills columns of its own: the builder's calls and ops need no room.
+  const b = s.arrange
+    ? new TraceBuilder(s.strings.list, { calls: 0, ops: 0, edges: 0 })
+    : new TraceBuilder(s.strings.list, { calls: host.count, ops: gpu.count, edges: edgeRoom });
   const lanes = addLanes(b, s);
   const t0 = timeOrigin(host, gpu);
   let maxCorr = -1;
   for (let i = 0; i < host.count; i++) if (host.corr[i] > maxCorr) maxCorr = host.corr[i];
-  const { opCorr, opByCorr } = addOps(b, gpu, lanes.laneMap, t0, maxCorr);
+  const sites = new SiteTable(b.sites, (id) => b.strings.get(id), userCode);
+  const rows = s.arrange
+    ? arrangeNatively(
+        b,
+        s.arrange,
+        arrangeInput(b, s.nameUse!, lanes.laneMap, t0, maxCorr),
+        {
+          hostCount: host.count,
+          gpu,
+          edgeRoom,
+        },
+        sites,
+      )
+    : arrangeHere(b, s, lanes.laneMap, t0, maxCorr, sites);
+  const counts = resolveWaits(b, rows.order, rows.callCorr, rows.opByCorr, s.syncs, lanes.streamLane, lanes.devices);
+  inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
+  const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
+  return b.finish(meta(s.root, b, importNotes(counts, markers, s)));
+}
+
+/** The ops and calls with their ids, the launch and stream edges and the ops' issue order. */
+function arrangeHere(
+  b: TraceBuilder,
+  s: Staged,
+  laneMap: Int32Array,
+  t0: number,
+  maxCorr: number,
+  sites: SiteTable,
+): RowIndex {
+  const { opCorr, opByCorr } = addOps(b, s.gpu, laneMap, t0, maxCorr);
   const ops = b.ops.cols;
   const order = issueIndex(
     b.ops.count,
@@ -336,9 +376,7 @@ export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
     (op) => ops.lane[op],
     (op) => b.lanes[ops.lane[op]].device,
   );
-  const sites = new SiteTable(b.sites, (id) => b.strings.get(id), userCode);
-  const { callCorr, callByCorr } = addCalls(b, host, lanes.laneMap, t0, maxCorr, sites);
-
+  const { callCorr, callByCorr } = addCalls(b, s.host, laneMap, t0, maxCorr, sites);
   // Launch edges, then stream order.
   for (let op = 0; op < b.ops.count; op++) {
     const call = callByCorr.get(opCorr[op]);
@@ -349,11 +387,7 @@ export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
   }
   for (const list of order.byStream.values())
     for (let k = 1; k < list.ops.length; k++) b.edge('stream', list.ops[k - 1], list.ops[k]);
-
-  const counts = resolveWaits(b, order, callCorr, opByCorr, s.syncs, lanes.streamLane, lanes.devices);
-  inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
-  const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
-  return b.finish(meta(s.root, b, importNotes(counts, markers, s)));
+  return { order, callCorr, opByCorr };
 }
 
 /**

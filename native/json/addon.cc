@@ -4,8 +4,11 @@
 #include <napi.h>
 
 #include <memory>
+#include <stdexcept>
+#include <type_traits>
 #include <string>
 
+#include "arrange.h"
 #include "byte_source.h"
 #include "kineto_reader.h"
 
@@ -43,9 +46,20 @@ Napi::Array strings(Napi::Env env, const std::deque<std::string> &list) {
   return out;
 }
 
+/** A byte column over a vector's copy (small per-name tables). */
+Napi::Value bytes(Napi::Env env, const std::vector<uint8_t> &v, size_t length) {
+  Napi::Uint8Array a = Napi::Uint8Array::New(env, length);
+  std::copy(v.begin(), v.begin() + std::min(v.size(), length), a.Data());
+  return a;
+}
+
 Napi::Object stagedObject(Napi::Env env, Staged &s) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("strings", strings(env, s.strings.list()));
+  o.Set("nameUse", bytes(env, s.nameUse, s.strings.list().size()));
+  // The names stay here too, for the contexts that arrange() joins from them.
+  o.Set("names", Napi::External<StringTable>::New(env, new StringTable(std::move(s.strings)),
+                                                  [](Napi::Env, StringTable *t) { delete t; }));
   Napi::Object host = Napi::Object::New(env);
   host.Set("count", double(s.host.lane.size()));
   host.Set("lane", adopt(env, s.host.lane));
@@ -191,6 +205,108 @@ class ReadWorker : public Napi::AsyncWorker {
   ReadResult result_;
 };
 
+template <class T>
+constexpr napi_typedarray_type typedArrayOf() {
+  if constexpr (std::is_same_v<T, uint8_t>) return napi_uint8_array;
+  if constexpr (std::is_same_v<T, int8_t>) return napi_int8_array;
+  if constexpr (std::is_same_v<T, uint32_t>) return napi_uint32_array;
+  if constexpr (std::is_same_v<T, int32_t>) return napi_int32_array;
+  return napi_float64_array;
+}
+
+/** o[key], a typed array of T with at least `length` elements. */
+template <class T>
+T *column(const Napi::Object &o, const char *key, size_t length) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != typedArrayOf<T>() ||
+      v.As<Napi::TypedArray>().ElementLength() < length)
+    throw Napi::TypeError::New(o.Env(), std::string("arrange(): ") + key + " is not a typed array of the rows");
+  return v.As<Napi::TypedArrayOf<T>>().Data();
+}
+
+/** arrange(names, host, gpu, input, out): fills out's columns, returns what else it made (native/json/arrange.h). */
+Napi::Value Arrange(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  const StringTable &names = *info[0].As<Napi::External<StringTable>>().Data();
+  Napi::Object host = info[1].As<Napi::Object>(), gpu = info[2].As<Napi::Object>(), o = info[3].As<Napi::Object>();
+  ArrangeInput in;
+  in.hostCount = size_t(host.Get("count").ToNumber().Int64Value());
+  in.hostLane = column<uint32_t>(host, "lane", in.hostCount);
+  in.hostContext = column<uint8_t>(host, "context", in.hostCount);
+  in.hostBegin = column<double>(host, "begin", in.hostCount);
+  in.hostEnd = column<double>(host, "end", in.hostCount);
+  in.hostCorr = column<double>(host, "corr", in.hostCount);
+  in.hostName = column<int32_t>(host, "name", in.hostCount);
+  in.gpuCount = size_t(gpu.Get("count").ToNumber().Int64Value());
+  in.gpuLane = column<uint32_t>(gpu, "lane", in.gpuCount);
+  in.gpuBegin = column<double>(gpu, "begin", in.gpuCount);
+  in.gpuEnd = column<double>(gpu, "end", in.gpuCount);
+  in.gpuCorr = column<double>(gpu, "corr", in.gpuCount);
+  in.laneMapCount = o.Get("laneMap").As<Napi::TypedArray>().ElementLength();
+  in.laneMap = column<int32_t>(o, "laneMap", in.laneMapCount);
+  in.laneCount = o.Get("laneDevice").As<Napi::TypedArray>().ElementLength();
+  in.laneDevice = column<double>(o, "laneDevice", in.laneCount);
+  in.t0 = o.Get("t0").ToNumber().DoubleValue();
+  in.maxCorr = o.Get("maxCorr").ToNumber().DoubleValue();
+  in.names = names.list().size();
+  in.kindOfName = column<int8_t>(o, "kindOfName", in.names);
+  in.roleTop = column<int8_t>(o, "roleTop", in.names);
+  in.roleInner = column<int8_t>(o, "roleInner", in.names);
+  in.contextKind = uint8_t(o.Get("contextKind").ToNumber().Int32Value());
+  for (size_t r = 0; r < in.hostCount; r++)
+    if (in.hostLane[r] >= in.laneMapCount || size_t(in.hostName[r]) >= in.names)
+      throw Napi::RangeError::New(env, "arrange(): a row names a lane or a name that is not there");
+  for (size_t r = 0; r < in.gpuCount; r++)
+    if (in.gpuLane[r] >= in.laneMapCount) throw Napi::RangeError::New(env, "arrange(): an op's lane is not there");
+  for (size_t l = 0; l < in.laneMapCount; l++)
+    if (in.laneMap[l] < 0 || size_t(in.laneMap[l]) >= in.laneCount)
+      throw Napi::RangeError::New(env, "arrange(): a lane maps to no lane");
+
+  Napi::Object o2 = info[4].As<Napi::Object>();
+  ArrangeOut out;
+  out.opLane = column<uint32_t>(o2, "opLane", in.gpuCount);
+  out.opStart = column<double>(o2, "opStart", in.gpuCount);
+  out.opEnd = column<double>(o2, "opEnd", in.gpuCount);
+  out.opCall = column<int32_t>(o2, "opCall", in.gpuCount);
+  out.callLane = column<uint32_t>(o2, "callLane", in.hostCount);
+  out.callKind = column<uint8_t>(o2, "callKind", in.hostCount);
+  out.callDepth = column<uint8_t>(o2, "callDepth", in.hostCount);
+  out.callBegin = column<double>(o2, "callBegin", in.hostCount);
+  out.callEnd = column<double>(o2, "callEnd", in.hostCount);
+  out.callCorr = column<double>(o2, "callCorr", in.hostCount);
+  out.callName = column<int32_t>(o2, "callName", in.hostCount);
+  out.callContext = column<int32_t>(o2, "callContext", in.hostCount);
+  out.callStream = column<int32_t>(o2, "callStream", in.hostCount);
+  out.edgeRoom = o2.Get("edgeKind").As<Napi::TypedArray>().ElementLength();
+  out.edgeKind = column<uint8_t>(o2, "edgeKind", out.edgeRoom);
+  out.edgeFrom = column<int32_t>(o2, "edgeFrom", out.edgeRoom);
+  out.edgeTo = column<int32_t>(o2, "edgeTo", out.edgeRoom);
+  out.launchEdge = uint8_t(o.Get("launchEdge").ToNumber().Int32Value());
+  out.streamEdge = uint8_t(o.Get("streamEdge").ToNumber().Int32Value());
+
+  Arranged a;
+  try {
+    arrange(in, names, out, a);
+  } catch (const std::length_error &e) {
+    throw Napi::RangeError::New(env, e.what());
+  }
+  Napi::Object made = Napi::Object::New(env);
+  made.Set("calls", double(a.calls));
+  made.Set("edges", double(a.edges));
+  made.Set("strings", strings(env, a.strings));
+  made.Set("siteCall", adopt(env, a.siteCall));
+  made.Set("siteNode", adopt(env, a.siteNode));
+  made.Set("nodeParent", adopt(env, a.nodeParent));
+  made.Set("nodeName", adopt(env, a.nodeName));
+  made.Set("streamKeys", adopt(env, a.streamKeys));
+  made.Set("deviceKeys", adopt(env, a.deviceKeys));
+  made.Set("listStart", adopt(env, a.listStart));
+  made.Set("listOps", adopt(env, a.listOps));
+  made.Set("listBest", adopt(env, a.listBest));
+  made.Set("listCorr", adopt(env, a.listCorr));
+  return made;
+}
+
 Napi::Value ReadKineto(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   if (info.Length() < 2 || !info[1].IsObject())
@@ -203,6 +319,7 @@ Napi::Value ReadKineto(const Napi::CallbackInfo &info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("readKineto", Napi::Function::New(env, ReadKineto));
+  exports.Set("arrange", Napi::Function::New(env, Arrange));
   return exports;
 }
 

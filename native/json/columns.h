@@ -33,6 +33,7 @@ class Column {
   }
   size_t size() const { return size_; }
   T operator[](size_t i) const { return data_[i]; }
+  void set(size_t i, T v) { data_[i] = v; }
   const T *data() const { return data_; }
   /** Room for `n` rows, so that the column need not grow (and copy) until it has more. */
   void reserve(size_t n) {
@@ -91,6 +92,11 @@ class StringTable {
     return i;
   }
   const std::deque<std::string> &list() const { return list_; }
+  /** The id of `s`, or -1 when it is not in the table. */
+  int32_t find(std::string_view s) const {
+    auto it = ids_.find(s);
+    return it == ids_.end() ? -1 : it->second;
+  }
 
  private:
   std::deque<std::string> list_;
@@ -150,6 +156,8 @@ struct Staged {
   double events = 0;
   /** The text around the events array (the array itself left empty); empty for a bare array. */
   std::string root;
+  /** By name id: 1 if an API call has the name, 2 if a Python frame has it (both: 3). */
+  std::vector<uint8_t> nameUse;
 };
 
 /**

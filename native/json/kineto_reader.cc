@@ -600,6 +600,10 @@ class Reader {
       s.markers.name.push(name);
       s.markers.after.push(startsWith(s.strings.list()[name], vocabulary_.afterMarker) ? 1 : 0);
     } else if (cat == kApiCat || cat == kContextCat || cat == kPythonCat) {
+      if (cat != kContextCat) {
+        if (s.nameUse.size() <= size_t(name)) s.nameUse.resize(size_t(name) + 1);
+        s.nameUse[size_t(name)] |= cat == kApiCat ? 1 : 2;
+      }
       s.host.lane.push(lane(true, e.pid.number(0), e.tid.number(0)));
       s.host.context.push(cat == kApiCat ? kApi : cat == kContextCat ? kContext : kPython);
       s.host.begin.push(begin);
