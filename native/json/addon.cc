@@ -289,6 +289,8 @@ Napi::Value Arrange(const Napi::CallbackInfo &info) {
     arrange(in, names, out, a);
   } catch (const std::length_error &e) {
     throw Napi::RangeError::New(env, e.what());
+  } catch (const std::bad_alloc &) {
+    throw Napi::RangeError::New(env, "arrange(): out of memory");
   }
   Napi::Object made = Napi::Object::New(env);
   made.Set("calls", double(a.calls));

@@ -35,11 +35,11 @@ class Column {
   T operator[](size_t i) const { return data_[i]; }
   void set(size_t i, T v) { data_[i] = v; }
   const T *data() const { return data_; }
-  /** Room for `n` rows, so that the column need not grow (and copy) until it has more. */
+  /** Room for `n` rows, so that the column need not grow (and copy) until it has more; none where memory says no. */
   void reserve(size_t n) {
     if (n <= capacity_) return;
     void *d = std::realloc(data_, n * sizeof(T));
-    if (!d) throw std::bad_alloc();
+    if (!d) return;
     data_ = static_cast<T *>(d);
     capacity_ = n;
   }

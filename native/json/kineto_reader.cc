@@ -221,6 +221,9 @@ class Reader {
       result.staged = std::move(staged_);
     } catch (const Decline &d) {
       result.declined = d.why;
+    } catch (const std::bad_alloc &) {
+      // The JavaScript reader checks what the process may still allocate, and says so in its words.
+      result.declined = "out of memory";
     }
     return result;
   }
@@ -253,7 +256,7 @@ class Reader {
    * the columns grow without copying; room never written to costs no memory.
    */
   void reserveRows(double bytes) {
-    size_t rows = size_t(std::min(bytes, 64e9) / 128);
+    size_t rows = size_t(std::min(bytes, 4e9) / 128);
     Staged::Host &h = staged_->host;
     Staged::Gpu &g = staged_->gpu;
     for (auto *c : {&h.begin, &h.end, &h.corr, &g.begin, &g.end, &g.corr, &g.bytes}) c->reserve(rows);

@@ -4,6 +4,7 @@
 // The native reader never reads what the JavaScript one rejects: it declines, and the JavaScript
 // reader reads the file.
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -363,3 +364,34 @@ test(
     }
   },
 );
+
+test(
+  'progress counts the bytes read natively, to the whole file; an aborted read stops with its reason',
+  { skip },
+  async () => {
+    const file = repoPath('test/fixtures/torch/profile/train_step.profile.json.gz');
+    const seen: number[] = [];
+    await loadTraceFile(file, (bytes, total) => seen.push(bytes, total));
+    const size = statSync(file).size;
+    assert.deepEqual(seen.slice(-2), [size, size]);
+    const abort = new AbortController();
+    abort.abort(new Error('closed by the user'));
+    await assert.rejects(loadTraceFile(file, undefined, abort.signal), /closed by the user/);
+  },
+);
+
+test('without the native reader the import reads the same, and says once that it is slower', { skip }, () => {
+  const cli = repoPath('dist/cli.js');
+  const file = repoPath('test/fixtures/torch/sync_seeds.json');
+  const report = (env: NodeJS.ProcessEnv) =>
+    spawnSync(process.execPath, [cli, 'report', file, '--json'], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const native = report({});
+  const missing = report({ SYNCSCOPE_JSON_ADDON: repoPath('build/Release/not-built.node') });
+  assert.equal(missing.status, native.status);
+  assert.equal(missing.stdout, native.stdout);
+  assert.equal(native.stderr, '');
+  assert.equal(
+    missing.stderr,
+    `syncscope: the native trace reader is not built (${repoPath('build/Release/not-built.node')} is missing); PyTorch traces are read by the JavaScript reader, which is slower\n`,
+  );
+});
