@@ -16,6 +16,11 @@ constexpr size_t kMaxEventBytes = size_t(64) << 20;
 constexpr size_t kBlock = size_t(4) << 20;
 /** Events parsed as one document: small enough that simdjson's index of it stays in cache. */
 constexpr size_t kBatch = size_t(1) << 20;
+/**
+ * The largest text parsed at once: simdjson's DOM parser holds several bytes of index and tape
+ * per byte of it. Larger events (real ones are a few hundred bytes) are left to the JavaScript reader.
+ */
+constexpr size_t kMaxParsed = size_t(16) << 20;
 /** Room before the data: a batch writes its '[' into the byte before its first event. */
 constexpr size_t kHead = 64;
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
@@ -517,6 +522,7 @@ class Reader {
   }
 
   void parseOne(size_t from, size_t to) {
+    if (to - from > kMaxParsed) decline("an event larger than the reader parses at once");
     dom::element doc;
     if (!parsed(reinterpret_cast<const char *>(data() + from), to - from, doc) ||
         doc.type() != dom::element_type::OBJECT)
@@ -688,7 +694,7 @@ class Reader {
   const ReadControl &control_;
   const Vocabulary &vocabulary_;
   std::unique_ptr<Staged> staged_;
-  dom::parser dom_;
+  dom::parser dom_{kMaxParsed};
 
   uint8_t *mem_ = nullptr;
   size_t cap_ = 0;
