@@ -85,12 +85,10 @@ export async function readKinetoNatively(
   opts.signal?.addEventListener('abort', stop);
   const timer = opts.onProgress && setInterval(() => opts.onProgress?.(control[0]), PROGRESS_MS);
   try {
-    const answer = await addon.readKineto(source, {
-      ...KINETO_VOCABULARY,
-      gzip: opts.gzip,
-      limit: opts.limit,
-      control,
-    });
+    // A fault of the reader itself (memory it could not have) leaves the file to the JavaScript reader too.
+    const answer: NativeAnswer = await addon
+      .readKineto(source, { ...KINETO_VOCABULARY, gzip: opts.gzip, limit: opts.limit, control })
+      .catch((e: Error) => ({ declined: e.message }));
     opts.signal?.throwIfAborted();
     if (!('staged' in answer)) return undefined;
     opts.onProgress?.(control[0]);
