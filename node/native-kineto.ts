@@ -19,7 +19,14 @@ type NativeAnswer = { staged: NativeStaged } | { declined: string } | { cancelle
 interface KinetoAddon {
   readKineto(
     source: string | Uint8Array,
-    options: typeof KINETO_VOCABULARY & { gzip: boolean; limit: number; control: Float64Array },
+    options: typeof KINETO_VOCABULARY & {
+      gzip: boolean;
+      limit: number;
+      /** [0]: set to stop the read at its next block. */
+      stop: Float64Array;
+      /** The bytes taken from the source so far, after each block; every call comes before the answer. */
+      progress?: (bytes: number) => void;
+    },
   ): Promise<NativeAnswer>;
   arrange(names: unknown, host: Staged['host'], gpu: Staged['gpu'], input: ArrangeInput, out: ArrangeOut): Arranged;
 }
@@ -57,13 +64,10 @@ export interface NativeReadOptions {
   gzip: boolean;
   /** The most text a gzipped source may expand to. */
   limit: number;
-  /** Bytes taken from the source so far, a few times a second. */
+  /** Bytes taken from the source so far, after each block read. */
   onProgress?: (bytes: number) => void;
   signal?: AbortSignal;
 }
-
-/** How often progress is read from the reader's shared counter. */
-const PROGRESS_MS = 100;
 
 /**
  * A PyTorch trace's Staged rows read natively from a file or from bytes, or undefined when the
@@ -78,27 +82,44 @@ export async function readKinetoNatively(
     sayOnce(reason as string);
     return undefined;
   }
-  opts.signal?.throwIfAborted();
-  // [0]: bytes taken, written by the reader; [1]: set to stop it.
-  const control = new Float64Array(2);
-  const stop = () => (control[1] = 1);
-  opts.signal?.addEventListener('abort', stop);
-  const timer = opts.onProgress && setInterval(() => opts.onProgress?.(control[0]), PROGRESS_MS);
+  const { signal, onProgress } = opts;
+  signal?.throwIfAborted();
+  const stop = new Float64Array(1);
+  const stopRead = () => (stop[0] = 1);
+  signal?.addEventListener('abort', stopRead);
+  // A progress callback that throws stops the read, and the import fails with its error, as it does
+  // when the JavaScript reader calls it.
+  let thrown: { error: unknown } | undefined;
+  const progress = (bytes: number) => {
+    if (signal?.aborted || thrown) return;
+    try {
+      onProgress?.(bytes);
+    } catch (error) {
+      thrown = { error };
+      stop[0] = 1;
+    }
+  };
   try {
     // A fault of the reader itself (memory it could not have) leaves the file to the JavaScript reader too.
     const answer: NativeAnswer = await addon
-      .readKineto(source, { ...KINETO_VOCABULARY, gzip: opts.gzip, limit: opts.limit, control })
+      .readKineto(source, {
+        ...KINETO_VOCABULARY,
+        gzip: opts.gzip,
+        limit: opts.limit,
+        stop,
+        // Nothing is reported once the read is aborted, as the JavaScript reader reads no chunk after it.
+        progress: onProgress && progress,
+      })
       .catch((e: Error) => ({ declined: e.message }));
-    opts.signal?.throwIfAborted();
+    signal?.throwIfAborted();
+    if (thrown) throw thrown.error;
     if (!('staged' in answer)) return undefined;
-    opts.onProgress?.(control[0]);
     const staged = stagedFromColumns(answer.staged);
     const names = answer.staged.names;
     if (staged) staged.arrange = (input, out) => addon.arrange(names, staged.host, staged.gpu, input, out);
     return staged;
   } finally {
-    if (timer) clearInterval(timer);
-    opts.signal?.removeEventListener('abort', stop);
+    signal?.removeEventListener('abort', stopRead);
   }
 }
 
@@ -110,7 +131,7 @@ export async function nativeVerdict(
 ): Promise<string | undefined> {
   const { addon, reason } = kinetoAddon();
   if (!addon) return reason;
-  const answer = await addon.readKineto(source, { ...KINETO_VOCABULARY, gzip, limit, control: new Float64Array(2) });
+  const answer = await addon.readKineto(source, { ...KINETO_VOCABULARY, gzip, limit, stop: new Float64Array(1) });
   if ('declined' in answer) return answer.declined;
   return stagedFromColumns((answer as { staged: NativeStaged }).staged) ? undefined : 'the text around the events';
 }

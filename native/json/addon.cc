@@ -148,61 +148,102 @@ Vocabulary vocabularyOf(const Napi::Object &options) {
   return v;
 }
 
+/**
+ * A read in flight: the promise it settles and what it found. The progress function's finalizer
+ * settles the promise: it runs after every progress call the read made, so that JavaScript sees
+ * them all, and can stop the read from any of them, before the answer.
+ */
+struct ReadJob {
+  Napi::Promise::Deferred deferred;
+  ReadResult result;
+  std::string fault;  // an exception of the reader itself
+  Napi::ObjectReference source, control;
+};
+
+void settle(Napi::Env env, ReadJob *job) {
+  Napi::HandleScope scope(env);
+  if (!job->fault.empty()) {
+    job->deferred.Reject(Napi::Error::New(env, job->fault).Value());
+    return;
+  }
+  Napi::Object o = Napi::Object::New(env);
+  if (job->result.staged) o.Set("staged", stagedObject(env, *job->result.staged));
+  else if (job->result.cancelled) o.Set("cancelled", true);
+  else o.Set("declined", job->result.declined);
+  job->result.staged.reset();
+  job->deferred.Resolve(o);
+}
+
 class ReadWorker : public Napi::AsyncWorker {
  public:
   ReadWorker(Napi::Env env, const Napi::Value &source, const Napi::Object &options)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), vocabulary_(vocabularyOf(options)) {
+      : Napi::AsyncWorker(env), vocabulary_(vocabularyOf(options)) {
+    auto job = std::make_unique<ReadJob>(ReadJob{Napi::Promise::Deferred::New(env), {}, {}, {}, {}});
     if (source.IsString()) {
       path_ = source.As<Napi::String>().Utf8Value();
     } else if (source.IsTypedArray() && source.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
       Napi::Uint8Array bytes = source.As<Napi::Uint8Array>();
       bytes_ = bytes.Data();
       size_ = bytes.ByteLength();
-      keep_ = Napi::Persistent(source.As<Napi::Object>());
+      job->source = Napi::Persistent(source.As<Napi::Object>());
     } else {
       throw Napi::TypeError::New(env, "readKineto(): the source is a path or a Uint8Array");
     }
     gzip_ = options.Get("gzip").ToBoolean();
     limit_ = options.Get("limit").ToNumber().DoubleValue();
-    Napi::Value control = options.Get("control");
-    if (control.IsTypedArray() && control.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array &&
-        control.As<Napi::Float64Array>().ElementLength() >= 2) {
-      control_.shared = control.As<Napi::Float64Array>().Data();
-      keepControl_ = Napi::Persistent(control.As<Napi::Object>());
+    Napi::Value stop = options.Get("stop");
+    if (stop.IsTypedArray() && stop.As<Napi::TypedArray>().TypedArrayType() == napi_float64_array &&
+        stop.As<Napi::Float64Array>().ElementLength() >= 1) {
+      control_.stop = stop.As<Napi::Float64Array>().Data();
+      job->control = Napi::Persistent(stop.As<Napi::Object>());
     }
+    Napi::Value progress = options.Get("progress");
+    Napi::Function onProgress = progress.IsFunction() ? progress.As<Napi::Function>()
+                                                      : Napi::Function::New(env, [](const Napi::CallbackInfo &) {});
+    promise_ = job->deferred.Promise();
+    job_ = job.release();
+    progress_ = Napi::ThreadSafeFunction::New(env, onProgress, "syncscope trace progress", 0, 1, job_,
+                                              [](Napi::Env env, ReadJob *job) {
+                                                settle(env, job);
+                                                delete job;
+                                              });
+    control_.onProgress = [this](double bytes) {
+      progress_.NonBlockingCall(new double(bytes), [](Napi::Env env, Napi::Function fn, double *b) {
+        double taken = *b;
+        delete b;
+        if (env && fn) fn.Call({Napi::Number::New(env, taken)});
+      });
+    };
   }
-  Napi::Promise promise() { return deferred_.Promise(); }
+  Napi::Promise promise() { return promise_; }
 
  protected:
   void Execute() override {
-    std::unique_ptr<ByteSource> source;
-    if (bytes_) source = std::make_unique<MemorySource>(bytes_, size_);
-    else source = std::make_unique<FileSource>(path_);
-    if (gzip_) source = std::make_unique<GzipSource>(std::move(source), limit_);
-    result_ = readKineto(*source, control_, vocabulary_);
+    try {
+      std::unique_ptr<ByteSource> source;
+      if (bytes_) source = std::make_unique<MemorySource>(bytes_, size_);
+      else source = std::make_unique<FileSource>(path_);
+      if (gzip_) source = std::make_unique<GzipSource>(std::move(source), limit_);
+      job_->result = readKineto(*source, control_, vocabulary_);
+    } catch (const std::exception &e) {
+      job_->fault = e.what();
+    }
+    progress_.Release();  // the finalizer settles the promise after the last progress call
   }
-  void OnOK() override {
-    Napi::Env env = Env();
-    Napi::Object o = Napi::Object::New(env);
-    if (result_.staged) o.Set("staged", stagedObject(env, *result_.staged));
-    else if (result_.cancelled) o.Set("cancelled", true);
-    else o.Set("declined", result_.declined);
-    result_.staged.reset();
-    deferred_.Resolve(o);
-  }
-  void OnError(const Napi::Error &e) override { deferred_.Reject(e.Value()); }
+  void OnOK() override {}
+  void OnError(const Napi::Error &) override {}
 
  private:
-  Napi::Promise::Deferred deferred_;
   Vocabulary vocabulary_;
   std::string path_;
   const uint8_t *bytes_ = nullptr;
   size_t size_ = 0;
-  Napi::ObjectReference keep_, keepControl_;
   bool gzip_ = false;
   double limit_ = 0;
   ReadControl control_;
-  ReadResult result_;
+  ReadJob *job_ = nullptr;
+  Napi::Promise promise_;
+  Napi::ThreadSafeFunction progress_;
 };
 
 template <class T>

@@ -10,6 +10,7 @@
 // it (walking each one) took half as long again as the DOM parser on the same runs of events.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,19 +22,20 @@
 namespace syncscope::json {
 
 /**
- * Two doubles shared with JavaScript (a Float64Array the caller keeps): [0] the bytes taken from
- * the source so far, which the reader writes after each block; [1] nonzero to stop the read at the
- * next block. Null for neither.
+ * How the reader reports progress and learns that it must stop: after each block it passes the
+ * bytes taken from the source so far to `onProgress`, then stops if `stop` (an element of a
+ * Float64Array that JavaScript keeps) is nonzero.
  */
 struct ReadControl {
-  double *shared = nullptr;
+  std::function<void(double)> onProgress;
+  const double *stop = nullptr;
   void progress(double bytes) const {
-    if (shared) __atomic_store(&shared[0], &bytes, __ATOMIC_RELAXED);
+    if (onProgress) onProgress(bytes);
   }
   bool cancelled() const {
-    if (!shared) return false;
+    if (!stop) return false;
     double v;
-    __atomic_load(&shared[1], &v, __ATOMIC_RELAXED);
+    __atomic_load(stop, &v, __ATOMIC_RELAXED);
     return v != 0;
   }
 };
