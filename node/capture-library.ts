@@ -2,22 +2,14 @@
 // the toolkit it was built against; the program may run where the toolkit sits elsewhere (lib64
 // or extras/CUPTI/lib64), so the CUPTI directory found here also goes on LD_LIBRARY_PATH.
 import { existsSync, readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { cuptiLocations } from './cupti-locations.mjs';
-
-/** Where the build puts the library, relative to the repository or the installed extension. */
-export const CAPTURE_LIBRARY = join('build', 'Release', 'libsyncscope_capture.so');
+import { builtFile } from './built-file';
 
 export type CaptureLibrary = { ok: true; path: string; cuptiDir?: string } | { ok: false; reason: string };
 
 /** $SYNCSCOPE_CAPTURE_LIB, else build/Release/ in the first folder above this file that has the library. */
-export function captureLibraryPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.SYNCSCOPE_CAPTURE_LIB) return env.SYNCSCOPE_CAPTURE_LIB;
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, CAPTURE_LIBRARY))) return join(dir, CAPTURE_LIBRARY);
-    if (dirname(dir) === dir) return join(__dirname, '..', CAPTURE_LIBRARY);
-  }
-}
+export const captureLibraryPath = (env: NodeJS.ProcessEnv = process.env): string =>
+  builtFile('libsyncscope_capture.so', env.SYNCSCOPE_CAPTURE_LIB);
 
 /** The directory holding libcupti.so.*, searched as the build searches (headers aside). */
 export function cuptiDir(env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -19,6 +19,8 @@ import { stageTraceParquet } from './trace-parquet';
 import type { Trace } from '../core/trace/model';
 import { newWriteId, stageFile, writeTogether, type Staged } from './atomic-write';
 import { formatBytes } from '../core/units';
+import { buildPytorchTrace } from '../core/import/pytorch';
+import { readKinetoNatively } from './native-kineto';
 
 const CHUNK = 4 << 20;
 
@@ -182,6 +184,8 @@ export async function loadTraceFile(
     return traceFromArrow(bytes, basename(path));
   }
   const gzip = isGzip(start);
+  const native = await readNatively(path, await readTraceHead(path), gzip, total, onProgress, signal, userCode);
+  if (native) return native;
   return readingAgainOnFault((keepDocument) =>
     importTraceStream(
       createReadStream(path, { highWaterMark: CHUNK }),
@@ -194,6 +198,29 @@ export async function loadTraceFile(
       userCode,
     ),
   );
+}
+
+/**
+ * A PyTorch trace read by the native reader (node/native-kineto.ts), or undefined where the
+ * JavaScript reader reads it: another format, no native reader, or a file the native one declines.
+ */
+async function readNatively(
+  source: string | Uint8Array,
+  head: Uint8Array,
+  gzip: boolean,
+  total: number,
+  onProgress: ((bytes: number, total: number) => void) | undefined,
+  signal: AbortSignal | undefined,
+  userCode: UserCode | undefined,
+): Promise<Trace | undefined> {
+  if (sniffFormat(head) !== 'pytorch') return undefined;
+  const staged = await readKinetoNatively(source, {
+    gzip,
+    limit: decompressedLimit(total),
+    onProgress: onProgress && ((bytes) => onProgress(bytes, total)),
+    signal,
+  });
+  return staged && buildPytorchTrace(staged, userCode);
 }
 
 /**
@@ -216,21 +243,34 @@ export const importTraceBytes = async (
   onProgress?: (bytes: number, total: number) => void,
   signal?: AbortSignal,
   userCode?: UserCode,
-): Promise<Trace> =>
-  isArrowStream(bytes)
-    ? traceFromArrow(bytes, name)
-    : readingAgainOnFault((keepDocument) =>
-        importTraceStream(
-          Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
-          name,
-          isGzip(bytes),
-          (n) => onProgress?.(n, bytes.length),
-          signal,
-          bytes.length,
-          keepDocument,
-          userCode,
-        ),
-      );
+): Promise<Trace> => {
+  if (isArrowStream(bytes)) return traceFromArrow(bytes, name);
+  const gzip = isGzip(bytes);
+  const native = await readNatively(
+    bytes,
+    await traceHeadOfBytes(bytes),
+    gzip,
+    bytes.length,
+    onProgress,
+    signal,
+    userCode,
+  );
+  return (
+    native ??
+    readingAgainOnFault((keepDocument) =>
+      importTraceStream(
+        Readable.from(slices(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))),
+        name,
+        gzip,
+        (n) => onProgress?.(n, bytes.length),
+        signal,
+        bytes.length,
+        keepDocument,
+        userCode,
+      ),
+    )
+  );
+};
 
 function* slices(bytes: Buffer): Generator<Buffer> {
   for (let i = 0; i < bytes.length; i += CHUNK) yield bytes.subarray(i, i + CHUNK);

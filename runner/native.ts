@@ -2,7 +2,7 @@
 // touches the GPU: available() says whether a driver and a device are there.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { builtFile } from '../node/built-file';
 import type { EncodedJob } from '../core/gpu-run/encode';
 
 export interface DeviceInfo {
@@ -45,16 +45,8 @@ export interface NativeAddon {
   progress(): number;
 }
 
-const ADDON = join('build', 'Release', 'syncscope.node');
-
 /** The addon's path: $SYNCSCOPE_ADDON, else build/Release/ in the first folder above this file that has one. */
-export function addonPath(): string {
-  if (process.env.SYNCSCOPE_ADDON) return process.env.SYNCSCOPE_ADDON;
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, ADDON))) return join(dir, ADDON);
-    if (dirname(dir) === dir) return join(__dirname, '..', ADDON);
-  }
-}
+export const addonPath = (): string => builtFile('syncscope.node', process.env.SYNCSCOPE_ADDON);
 
 let cached: { addon?: NativeAddon; reason?: string } | undefined;
 

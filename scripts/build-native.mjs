@@ -1,6 +1,8 @@
-// Builds the CUDA runtime addon (native/) with cmake-js into build/Release/syncscope.node.
-// It needs only cmake and a C++ compiler: the CUDA driver is opened at run time. Where either is
-// missing it says so and exits 0, so that machines without a C++ toolchain still build the rest.
+// Builds the CUDA runtime addon (native/) with cmake-js into build/Release/syncscope.node, and the
+// PyTorch trace reader's addon into build/Release/syncscope_json.node where simdjson and zlib are
+// installed (scripts/setup-native.sh). The runtime needs only cmake and a C++ compiler: the CUDA
+// driver is opened at run time. Where either is missing it says so and exits 0, so that machines
+// without a C++ toolchain still build the rest.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,3 +32,8 @@ if (r.status !== 0) {
   process.exit(r.status ?? 1);
 }
 console.log('native addon: build/Release/syncscope.node');
+console.log(
+  existsSync(join(root, 'build', 'Release', 'syncscope_json.node'))
+    ? 'native trace reader: build/Release/syncscope_json.node'
+    : 'native trace reader skipped: simdjson or zlib not found (bash scripts/setup-native.sh); PyTorch traces are read by the JavaScript reader',
+);

@@ -18,7 +18,8 @@ export const builderView = (b: TraceBuilder): ReleaseView => ({
 
 /** `device`: the trace's only device, or -1 (then nothing is inferred: a thread's device is not in the data). */
 export function inferReleases(b: TraceBuilder, device: number, counts: WaitCounts): void {
-  if (device < 0) return;
+  // resolveWaits counted the waits it left unknown: with none, there is nothing to infer.
+  if (device < 0 || !counts.unknown) return;
   const c = b.calls.cols;
   const view = builderView(b);
   const index = issueByTime(view);

@@ -65,8 +65,8 @@ export function resolveWaits(
   };
 
   for (let call = 0; call < b.calls.count; call++) {
+    if (!RESOLVED[c.kind[call]]) continue;
     const k = CALL_KINDS[c.kind[call]];
-    if (!RESOLVED.has(k)) continue;
     const corr = callCorr[call];
     const sync = syncs.get(corr);
     if (sync && sync.event >= 0) c.event[call] = b.strings.id(`event ${sync.event}`);
@@ -150,4 +150,7 @@ export function settleRelease(b: TraceBuilder, call: number, op: number, how: Re
   return false;
 }
 
-const RESOLVED = new Set<CallKind>(['eventSync', 'streamSync', 'deviceSync', 'memcpy', 'streamWait', 'query']);
+/** By kind code: whether resolveWaits looks at a call of that kind (a table, as it is asked once per call). */
+const RESOLVED = Uint8Array.from(CALL_KINDS, (k: CallKind) =>
+  ['eventSync', 'streamSync', 'deviceSync', 'memcpy', 'streamWait', 'query'].includes(k) ? 1 : 0,
+);

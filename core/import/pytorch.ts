@@ -3,11 +3,12 @@
 // Kineto writes events out of time order (its cuda_sync "Stream Wait Event" records come last).
 // How each wait is resolved, and why that is sound, is in docs/import.md.
 import { StringTable, Table, TableBuilder } from '../trace/table';
-import { OK, OP_KINDS } from '../trace/kinds';
-import { CallKind, Lane, Trace, TraceBuilder, TraceMeta } from '../trace/model';
+import { CK, OK } from '../trace/kinds';
+import { COPY_KINDS, HOST_MEMORY, Lane, Trace, TraceBuilder, TraceMeta } from '../trace/model';
 import { createEventScanner, Utf8Decoder } from './scan';
 import { callKindOf, copyOf } from './cuda-api';
 import { issueIndex } from './issue-order';
+import { arrangeInput, arrangeNatively, type Arrange, type RowIndex } from './pytorch-arranged';
 import { corrIndex } from './corr-index';
 import { resolveWaits, Sync } from './pytorch-waits';
 import { inferReleases } from './pytorch-infer';
@@ -46,11 +47,11 @@ export interface TraceImporter {
 type Json = Record<string, unknown>;
 
 /** HOST_ROWS.context: an API call, an enclosing op, or a Python frame (also an enclosing op). */
-const API = 0;
-const CONTEXT = 1;
-const PYTHON = 2;
+export const API = 0;
+export const CONTEXT = 1;
+export const PYTHON = 2;
 
-const HOST_ROWS = {
+export const HOST_ROWS = {
   lane: Uint32Array,
   context: Uint8Array,
   begin: Float64Array,
@@ -58,7 +59,7 @@ const HOST_ROWS = {
   name: Int32Array,
   corr: Float64Array,
 };
-const GPU_ROWS = {
+export const GPU_ROWS = {
   lane: Uint32Array,
   kind: Uint8Array,
   begin: Float64Array,
@@ -72,30 +73,36 @@ const GPU_ROWS = {
   hostMemory: Uint8Array,
 };
 
-/** Kineto's categories, lower-cased; older versions used the capitalized names on the right. */
-const CATEGORY: Record<string, string> = {
-  cuda_runtime: 'api',
-  runtime: 'api',
-  cuda_driver: 'api',
-  driver: 'api',
-  cpu_op: 'context',
-  operator: 'context',
-  user_annotation: 'context',
-  python_function: 'python',
-  kernel: 'kernel',
-  gpu_memcpy: 'memcpy',
-  memcpy: 'memcpy',
-  gpu_memset: 'memset',
-  memset: 'memset',
-  cuda_sync: 'sync',
+/** What each Kineto category is to the importer. */
+export type CategoryRole = 'api' | 'context' | 'python' | 'kernel' | 'memcpy' | 'memset' | 'sync' | 'skip';
+
+/**
+ * Kineto's categories, lower-cased; older versions used the capitalized names on the right. A Map,
+ * so that a category named like an Object property ("constructor") is no category.
+ */
+export const KINETO_CATEGORIES: ReadonlyMap<string, CategoryRole> = new Map<string, CategoryRole>([
+  ['cuda_runtime', 'api'],
+  ['runtime', 'api'],
+  ['cuda_driver', 'api'],
+  ['driver', 'api'],
+  ['cpu_op', 'context'],
+  ['operator', 'context'],
+  ['user_annotation', 'context'],
+  ['python_function', 'python'],
+  ['kernel', 'kernel'],
+  ['gpu_memcpy', 'memcpy'],
+  ['memcpy', 'memcpy'],
+  ['gpu_memset', 'memset'],
+  ['memset', 'memset'],
+  ['cuda_sync', 'sync'],
   // Known and not needed: flows (we use correlation ids), profiler spans, overhead, GPU-side ranges.
-  ac2g: 'skip',
-  trace: 'skip',
-  overhead: 'skip',
-  gpu_user_annotation: 'skip',
-  cuda_profiler_range: 'skip',
-  fwdbwd: 'skip',
-};
+  ['ac2g', 'skip'],
+  ['trace', 'skip'],
+  ['overhead', 'skip'],
+  ['gpu_user_annotation', 'skip'],
+  ['cuda_profiler_range', 'skip'],
+  ['fwdbwd', 'skip'],
+]);
 
 /**
  * Kineto times are microseconds, since boot or since the epoch. A time that is not finite or is
@@ -125,7 +132,7 @@ export function createPytorchImporter(opts: ImportOptions = {}): TraceImporter {
     push: (chunk) => scanner.push(chunk),
     finish() {
       const root = scanner.finish();
-      return build(staging.staged(root, scanner.events), opts.userCode);
+      return buildPytorchTrace(staging.staged(root, scanner.events), opts.userCode);
     },
   };
 }
@@ -169,7 +176,7 @@ class Staging {
     }
     if (ph !== 'X') return; // flows, instants, counters: nothing the model needs
     const rawCat = textOf(e.cat, typeof e.cat);
-    const cat = CATEGORY[rawCat] ?? CATEGORY[rawCat.toLowerCase()];
+    const cat = KINETO_CATEGORIES.get(rawCat) ?? KINETO_CATEGORIES.get(rawCat.toLowerCase());
     if (cat === 'skip') return;
     if (cat === undefined) {
       this.unknown.set(rawCat, (this.unknown.get(rawCat) ?? 0) + 1);
@@ -236,11 +243,7 @@ class Staging {
     g.grid[i] = cat === 'kernel' ? product(args.grid) : 0;
     g.block[i] = cat === 'kernel' ? product(args.block) : 0;
     g.bytes[i] = num(args.bytes, 0);
-    if (cat === 'memcpy') {
-      const c = copyOf(this.strings.get(name));
-      g.copy[i] = ['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'].indexOf(c.copy);
-      g.hostMemory[i] = ['', 'pinned', 'pageable'].indexOf(c.hostMemory);
-    }
+    if (cat === 'memcpy') [g.copy[i], g.hostMemory[i]] = copyCodes(this.strings.get(name));
   }
 
   staged(root: Json, events: number): Staged {
@@ -262,6 +265,12 @@ class Staging {
   }
 }
 
+/** The GPU_ROWS copy and hostMemory codes of a copy, from its name. */
+export function copyCodes(name: string): [number, number] {
+  const c = copyOf(name);
+  return [COPY_KINDS.indexOf(c.copy), HOST_MEMORY.indexOf(c.hostMemory)];
+}
+
 /** Imports a whole Kineto trace held in memory. */
 export function importPytorch(text: string | Uint8Array): Trace {
   const imp = createPytorchImporter();
@@ -269,7 +278,11 @@ export function importPytorch(text: string | Uint8Array): Trace {
   return imp.finish();
 }
 
-interface Staged {
+/**
+ * What a reader stages from a Kineto trace before the Trace is built: the JavaScript reader here,
+ * or the native one (pytorch-columns.ts). The same Staged gives the same Trace.
+ */
+export interface Staged {
   root: Json;
   strings: StringTable;
   /** The staging columns as they are (longer than `count`: no trimming copy). */
@@ -283,27 +296,78 @@ interface Staged {
   malformed: number;
   noDuration: number;
   events: number;
+  /**
+   * The native reader's build of its own rows (pytorch-arranged.ts), which are then in time order,
+   * and by name id what each name is used for (1: an API call's, 2: a Python frame's).
+   */
+  arrange?: Arrange;
+  nameUse?: Uint8Array;
 }
 
-/** Row numbers in `cmp` order. A plain array, because its sort merges the sorted runs Kineto writes in linear time. */
-function sortedRows(count: number, cmp: (a: number, b: number) => number): number[] {
+/**
+ * Row numbers in `cmp` order, ties by row. Rows already in that order (the native reader stages
+ * them so) cost one pass; otherwise a plain array's sort, which merges the sorted runs Kineto
+ * writes in linear time.
+ */
+function sortedRows(count: number, cmp: (a: number, b: number) => number): ArrayLike<number> & Iterable<number> {
+  let ordered = true;
+  for (let i = 1; i < count && ordered; i++) ordered = cmp(i - 1, i) <= 0;
+  if (ordered) {
+    const rows = new Int32Array(count);
+    for (let i = 0; i < count; i++) rows[i] = i;
+    return rows;
+  }
   const order = new Array<number>(count);
   for (let i = 0; i < count; i++) order[i] = i;
   return order.sort((a, c) => cmp(a, c) || a - c);
 }
 
-function build(s: Staged, userCode?: UserCode): Trace {
+/** The Trace of a staged Kineto trace: lanes, ids, edges and wait explanations. */
+export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
   const { host, gpu } = s;
   let apiCalls = 0;
   for (let i = 0; i < host.count; i++) apiCalls += host.context[i] === API ? 1 : 0;
   // Exact sizes spare the tables regrowing. Edges: a launch and a stream edge per op at most, and a
   // release or event edge per API call.
-  const b = new TraceBuilder(s.strings.list, { calls: host.count, ops: gpu.count, edges: 2 * gpu.count + apiCalls });
+  const edgeRoom = 2 * gpu.count + apiCalls;
+  // The native build fills columns of its own: the builder's calls and ops need no room.
+  const b = s.arrange
+    ? new TraceBuilder(s.strings.list, { calls: 0, ops: 0, edges: 0 })
+    : new TraceBuilder(s.strings.list, { calls: host.count, ops: gpu.count, edges: edgeRoom });
   const lanes = addLanes(b, s);
   const t0 = timeOrigin(host, gpu);
   let maxCorr = -1;
   for (let i = 0; i < host.count; i++) if (host.corr[i] > maxCorr) maxCorr = host.corr[i];
-  const { opCorr, opByCorr } = addOps(b, gpu, lanes.laneMap, t0, maxCorr);
+  const sites = new SiteTable(b.sites, (id) => b.strings.get(id), userCode);
+  const rows = s.arrange
+    ? arrangeNatively(
+        b,
+        s.arrange,
+        arrangeInput(b, s.nameUse!, lanes.laneMap, t0, maxCorr),
+        {
+          hostCount: host.count,
+          gpu,
+          edgeRoom,
+        },
+        sites,
+      )
+    : arrangeHere(b, s, lanes.laneMap, t0, maxCorr, sites);
+  const counts = resolveWaits(b, rows.order, rows.callCorr, rows.opByCorr, s.syncs, lanes.streamLane, lanes.devices);
+  inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
+  const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
+  return b.finish(meta(s.root, b, importNotes(counts, markers, s)));
+}
+
+/** The ops and calls with their ids, the launch and stream edges and the ops' issue order. */
+function arrangeHere(
+  b: TraceBuilder,
+  s: Staged,
+  laneMap: Int32Array,
+  t0: number,
+  maxCorr: number,
+  sites: SiteTable,
+): RowIndex {
+  const { opCorr, opByCorr } = addOps(b, s.gpu, laneMap, t0, maxCorr);
   const ops = b.ops.cols;
   const order = issueIndex(
     b.ops.count,
@@ -312,9 +376,7 @@ function build(s: Staged, userCode?: UserCode): Trace {
     (op) => ops.lane[op],
     (op) => b.lanes[ops.lane[op]].device,
   );
-  const sites = new SiteTable(b.sites, (id) => b.strings.get(id), userCode);
-  const { callCorr, callByCorr } = addCalls(b, host, lanes.laneMap, t0, maxCorr, sites);
-
+  const { callCorr, callByCorr } = addCalls(b, s.host, laneMap, t0, maxCorr, sites);
   // Launch edges, then stream order.
   for (let op = 0; op < b.ops.count; op++) {
     const call = callByCorr.get(opCorr[op]);
@@ -325,11 +387,7 @@ function build(s: Staged, userCode?: UserCode): Trace {
   }
   for (const list of order.byStream.values())
     for (let k = 1; k < list.ops.length; k++) b.edge('stream', list.ops[k - 1], list.ops[k]);
-
-  const counts = resolveWaits(b, order, callCorr, opByCorr, s.syncs, lanes.streamLane, lanes.devices);
-  inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
-  const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
-  return b.finish(meta(s.root, b, importNotes(counts, markers, s)));
+  return { order, callCorr, opByCorr };
 }
 
 /**
@@ -388,23 +446,34 @@ function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: nu
   const opOrder = sortedRows(gpu.count, (x, y) => gpu.begin[x] - gpu.begin[y]);
   const opCorr = new Float64Array(gpu.count);
   const opByCorr = corrIndex(maxCorr, gpu.count);
-  for (const r of opOrder) {
-    const id = b.op({
-      lane: laneMap[gpu.lane[r]],
-      kind: OP_KINDS[gpu.kind[r]],
-      start: gpu.begin[r] - t0,
-      end: gpu.end[r] - t0,
-      grid: gpu.grid[r],
-      block: gpu.block[r],
-      bytes: gpu.bytes[r],
-      copy: (['', 'HtoD', 'DtoH', 'DtoD', 'HtoH'] as const)[gpu.copy[r]],
-      hostMemory: (['', 'pinned', 'pageable'] as const)[gpu.hostMemory[r]],
-    });
-    b.ops.cols.name[id] = gpu.name[r];
+  const t = b.ops.cols;
+  for (let k = 0; k < opOrder.length; k++) {
+    const r = opOrder[k];
+    const id = b.opRow(laneMap[gpu.lane[r]], gpu.kind[r], gpu.begin[r] - t0, gpu.end[r] - t0);
+    t.name[id] = gpu.name[r];
+    t.grid[id] = gpu.grid[r];
+    t.block[id] = gpu.block[r];
+    t.bytes[id] = gpu.bytes[r];
+    t.copy[id] = gpu.copy[r];
+    t.hostMemory[id] = gpu.hostMemory[r];
     opCorr[id] = gpu.corr[r];
     opByCorr.add(gpu.corr[r], id);
   }
   return { opCorr, opByCorr };
+}
+
+/** A call on a lane's stack of enclosing calls, as addCalls keeps it. */
+interface StackEntry {
+  end: number;
+  /** The context string id its calls get. */
+  joined: number;
+  /** The node of its Python stack (SiteTable). */
+  frames: number;
+  /** The calls on the stack that are in the trace (the launcher's hidden frames are not), of them `shownPython` Python frames. */
+  shown: number;
+  shownPython: number;
+  /** Which Python frames inside are shown. */
+  python: LauncherMode;
 }
 
 /**
@@ -442,13 +511,9 @@ function addCalls(
       Math.min(host.context[y], 1) - Math.min(host.context[x], 1) ||
       host.end[y] - host.end[x],
   );
-  // `shown`: the calls on the stack that are in the trace (the launcher's hidden frames are not), of
-  // them `shownPython` Python frames; `python`: which Python frames inside are shown (LauncherMode).
-  const stacks = new Map<
-    number,
-    { end: number; joined: number; frames: number; shown: number; shownPython: number; python: LauncherMode }[]
-  >();
-  const kindOfName = new Map<number, CallKind>();
+  const stacks: StackEntry[][] = [];
+  // Call kind codes by name id, worked out once per name (-1: not yet).
+  const kindOfName = new Int8Array(b.strings.list.length).fill(-1);
   // "outer > name" string ids by (outer, name), so that each context is joined and interned once.
   const joined = new Map<number, number>();
   const join = (top: number, name: number): number => {
@@ -470,10 +535,11 @@ function addCalls(
   };
   const callByCorr = corrIndex(maxCorr, host.count);
   const callCorr = new Float64Array(host.count);
-  for (const r of callOrder) {
+  const cols = b.calls.cols;
+  for (let k = 0; k < callOrder.length; k++) {
+    const r = callOrder[k];
     const laneId = laneMap[host.lane[r]];
-    let stack = stacks.get(laneId);
-    if (!stack) stacks.set(laneId, (stack = []));
+    const stack = (stacks[laneId] ??= []);
     while (stack.length && stack[stack.length - 1].end <= host.begin[r]) stack.pop();
     const outer = stack.length ? stack[stack.length - 1] : undefined;
     const top = outer?.joined ?? 0;
@@ -492,7 +558,8 @@ function addCalls(
     const end = host.end[r] - t0;
     let id: number;
     if (host.context[r]) {
-      id = b.call({ lane: laneId, kind: 'context', begin, end, depth: Math.min(shown, 255) });
+      id = b.callRow(laneId, CK.context, begin, end);
+      cols.depth[id] = Math.min(shown, 255);
       // Python frames make the call's site, not its context: a joined stack would grow with its depth.
       const inner = python ? sites.enter(frames, host.name[r]) : frames;
       stack.push({
@@ -506,13 +573,13 @@ function addCalls(
         python: python ? 'shown' : mode === 'own' ? 'chain' : mode,
       });
     } else {
-      let kind = kindOfName.get(host.name[r]);
-      if (kind === undefined) kindOfName.set(host.name[r], (kind = callKindOf(b.strings.get(host.name[r]))));
-      id = b.call({ lane: laneId, kind, begin, end });
-      b.calls.cols.context[id] = top;
-      if (frames) b.calls.cols.site[id] = sites.siteAt(frames) + 1;
+      const name = host.name[r];
+      if (kindOfName[name] < 0) kindOfName[name] = CK[callKindOf(b.strings.get(name))];
+      id = b.callRow(laneId, kindOfName[name], begin, end);
+      cols.context[id] = top;
+      if (frames) cols.site[id] = sites.siteAt(frames) + 1;
     }
-    b.calls.cols.name[id] = host.name[r];
+    cols.name[id] = host.name[r];
     callCorr[id] = host.corr[r];
     if (!host.context[r]) callByCorr.add(host.corr[r], id);
   }

@@ -313,53 +313,78 @@ export class TraceBuilder {
   }
 
   call(c: CallInit): number {
-    const i = this.calls.add();
+    const i = this.callRow(c.lane, CK[c.kind], c.begin, c.end);
     const t = this.calls.cols;
     const s = this.strings;
-    t.lane[i] = c.lane;
-    t.kind[i] = CK[c.kind];
-    t.begin[i] = c.begin;
-    t.end[i] = c.end;
-    t.name[i] = c.name ? s.id(c.name) : 0;
-    t.stream[i] = c.stream ?? -1;
-    t.event[i] = c.event ? s.id(c.event) : 0;
-    t.event2[i] = c.event2 ? s.id(c.event2) : 0;
-    t.blockedNs[i] = c.blockedNs ?? 0;
-    t.releasedBy[i] = c.releasedBy ?? RELEASED_NONE;
-    t.unblockNs[i] = c.unblockNs ?? NaN;
-    t.answer[i] = c.answer ? ANSWERS.indexOf(c.answer) : 0;
-    t.status[i] = c.status ? s.id(c.status) : 0;
-    t.value[i] = c.value ?? NaN;
-    t.bytes[i] = c.bytes ?? 0;
-    t.step[i] = c.step ?? -1;
-    t.line[i] = c.line ?? 0;
-    t.column[i] = c.column ?? 0;
-    t.context[i] = c.context ? s.id(c.context) : 0;
-    t.depth[i] = c.depth ?? 0;
-    t.device[i] = c.device ?? 0;
-    t.how[i] = c.how ? RELEASE_HOW.indexOf(c.how) : 0;
-    t.site[i] = c.site === undefined ? 0 : c.site + 1;
+    if (c.name) t.name[i] = s.id(c.name);
+    if (c.stream != null) t.stream[i] = c.stream;
+    if (c.event) t.event[i] = s.id(c.event);
+    if (c.event2) t.event2[i] = s.id(c.event2);
+    if (c.blockedNs !== undefined) t.blockedNs[i] = c.blockedNs;
+    if (c.releasedBy != null) t.releasedBy[i] = c.releasedBy;
+    if (c.unblockNs != null) t.unblockNs[i] = c.unblockNs;
+    if (c.answer) t.answer[i] = ANSWERS.indexOf(c.answer);
+    if (c.status) t.status[i] = s.id(c.status);
+    if (c.value != null) t.value[i] = c.value;
+    if (c.bytes !== undefined) t.bytes[i] = c.bytes;
+    if (c.step != null) t.step[i] = c.step;
+    if (c.line !== undefined) t.line[i] = c.line;
+    if (c.column !== undefined) t.column[i] = c.column;
+    if (c.context) t.context[i] = s.id(c.context);
+    if (c.depth !== undefined) t.depth[i] = c.depth;
+    if (c.device !== undefined) t.device[i] = c.device;
+    if (c.how) t.how[i] = RELEASE_HOW.indexOf(c.how);
+    if (c.site !== undefined) t.site[i] = c.site + 1;
+    return i;
+  }
+
+  /**
+   * A call of kind code `kind` with every other field at its default, for producers that fill
+   * columns themselves (`calls.cols`). Only the defaults that are not 0 are written: a new row is 0.
+   */
+  callRow(lane: number, kind: number, begin: number, end: number): number {
+    const i = this.calls.add();
+    const t = this.calls.cols;
+    t.lane[i] = lane;
+    t.kind[i] = kind;
+    t.begin[i] = begin;
+    t.end[i] = end;
+    t.stream[i] = -1;
+    t.releasedBy[i] = RELEASED_NONE;
+    t.unblockNs[i] = NaN;
+    t.value[i] = NaN;
+    t.step[i] = -1;
     return i;
   }
 
   op(o: OpInit): number {
-    const i = this.ops.add();
+    const i = this.opRow(o.lane, OK[o.kind], o.start, o.end);
     const t = this.ops.cols;
     const s = this.strings;
-    t.lane[i] = o.lane;
-    t.kind[i] = OK[o.kind];
-    t.start[i] = o.start;
-    t.end[i] = o.end;
-    t.call[i] = o.call ?? -1;
-    t.name[i] = o.name ? s.id(o.name) : 0;
-    t.grid[i] = o.grid ?? 0;
-    t.block[i] = o.block ?? 0;
-    t.bytes[i] = o.bytes ?? 0;
-    t.copy[i] = o.copy ? COPY_KINDS.indexOf(o.copy) : 0;
-    t.hostMemory[i] = o.hostMemory ? HOST_MEMORY.indexOf(o.hostMemory) : 0;
-    t.event[i] = o.event ? s.id(o.event) : 0;
-    t.truthStart[i] = o.truthStart ?? NaN;
-    t.truthEnd[i] = o.truthEnd ?? NaN;
+    if (o.call != null) t.call[i] = o.call;
+    if (o.name) t.name[i] = s.id(o.name);
+    if (o.grid !== undefined) t.grid[i] = o.grid;
+    if (o.block !== undefined) t.block[i] = o.block;
+    if (o.bytes !== undefined) t.bytes[i] = o.bytes;
+    if (o.copy) t.copy[i] = COPY_KINDS.indexOf(o.copy);
+    if (o.hostMemory) t.hostMemory[i] = HOST_MEMORY.indexOf(o.hostMemory);
+    if (o.event) t.event[i] = s.id(o.event);
+    if (o.truthStart != null) t.truthStart[i] = o.truthStart;
+    if (o.truthEnd != null) t.truthEnd[i] = o.truthEnd;
+    return i;
+  }
+
+  /** An op of kind code `kind` with every other field at its default (see callRow). */
+  opRow(lane: number, kind: number, start: number, end: number): number {
+    const i = this.ops.add();
+    const t = this.ops.cols;
+    t.lane[i] = lane;
+    t.kind[i] = kind;
+    t.start[i] = start;
+    t.end[i] = end;
+    t.call[i] = -1;
+    t.truthStart[i] = NaN;
+    t.truthEnd[i] = NaN;
     return i;
   }
 

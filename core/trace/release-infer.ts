@@ -48,7 +48,7 @@ export function releaseBound(t: ReleaseView): ReleaseBound {
   const c = t.calls;
   const lat: number[] = [];
   for (let i = 0; i < c.count; i++)
-    if (SYNCS.has(c.kind[i]) && c.releasedBy[i] >= 0 && c.how[i] === HOW_EXACT && Number.isFinite(c.unblockNs[i]))
+    if (c.releasedBy[i] >= 0 && SYNCS.has(c.kind[i]) && c.how[i] === HOW_EXACT && Number.isFinite(c.unblockNs[i]))
       lat.push(c.unblockNs[i]);
   lat.sort((a, b) => a - b);
   const at = (l: number[], q: number) => l[Math.min(l.length - 1, Math.floor(q * l.length))];

@@ -33,10 +33,26 @@ export class TableBuilder<S extends ColumnSchema> {
     }
   }
 
-  /** Reserves one row and returns its index; fill it through `cols`. */
+  /** Reserves one row, every field 0, and returns its index; fill it through `cols`. */
   add(): number {
     if (this.count === this.capacity) this.grow(this.capacity * 2);
     return this.count++;
+  }
+
+  /**
+   * Makes the empty table one of `count` rows held in `given`'s arrays, which become its columns
+   * (a producer that filled them itself); the other columns are new, every field 0. The shortest
+   * given array's length is the table's room.
+   */
+  adopt(count: number, given: Partial<Columns<S>>): void {
+    if (this.count) throw new Error('TableBuilder.adopt: the table has rows already');
+    let room = Object.keys(given).length ? Infinity : count;
+    for (const col of Object.values(given) as Column[]) room = Math.min(room, col.length);
+    if (room < count) throw new Error(`TableBuilder.adopt: columns of ${room} rows for ${count}`);
+    for (const key of Object.keys(this.schema) as (keyof S)[])
+      this.cols[key] = given[key] ?? (new this.schema[key](room) as Columns<S>[keyof S]);
+    this.capacity = room;
+    this.count = count;
   }
 
   private grow(capacity: number): void {

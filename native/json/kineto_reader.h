@@ -1,0 +1,63 @@
+// Reads a PyTorch profiler (Kineto) trace into Staged columns, in blocks, with simdjson. The reader
+// takes only what the JavaScript reader (core/import/scan.ts, pytorch.ts) accepts and stages it
+// exactly as that reader does; anything else (malformed JSON, limits passed, values of types whose
+// text JavaScript would make, a structure it does not expect) makes it decline, with a reason, and
+// the JavaScript reader reads the file instead: it reports the error with its line and column, or
+// reads the unusual file. docs/import.md describes the split.
+//
+// Runs of events are parsed with simdjson's DOM parser, which checks every value as JSON.parse
+// does. The On-Demand parser checks only the values it is asked for; checking every value through
+// it (walking each one) took half as long again as the DOM parser on the same runs of events.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "byte_source.h"
+#include "columns.h"
+
+namespace syncscope::json {
+
+/**
+ * How the reader reports progress and learns that it must stop: after each block it passes the
+ * bytes taken from the source so far to `onProgress`, then stops if `stop` (an element of a
+ * Float64Array that JavaScript keeps) is nonzero.
+ */
+struct ReadControl {
+  std::function<void(double)> onProgress;
+  const double *stop = nullptr;
+  void progress(double bytes) const {
+    if (onProgress) onProgress(bytes);
+  }
+  bool cancelled() const {
+    if (!stop) return false;
+    double v;
+    __atomic_load(stop, &v, __ATOMIC_RELAXED);
+    return v != 0;
+  }
+};
+
+/** What pytorch.ts's CATEGORY table makes of a Kineto category. */
+enum Category : int { kApiCat, kContextCat, kPythonCat, kKernelCat, kMemcpyCat, kMemsetCat, kSync, kSkip };
+
+/** The words the reader looks for, given by JavaScript so that they are defined once, in core. */
+struct Vocabulary {
+  /** Category names, lower-cased, and what each is. */
+  std::vector<std::pair<std::string, Category>> categories;
+  /** The name prefixes of call-site markers emitted before and after their call. */
+  std::string beforeMarker, afterMarker;
+};
+
+struct ReadResult {
+  std::unique_ptr<Staged> staged;
+  /** Why the reader declined; empty when `staged` is set. */
+  std::string declined;
+  bool cancelled = false;
+};
+
+ReadResult readKineto(ByteSource &source, const ReadControl &control, const Vocabulary &vocabulary);
+
+}  // namespace syncscope::json
