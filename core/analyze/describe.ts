@@ -35,6 +35,8 @@ export function siteLabel(site: CallSite): string {
   const f = site.frame;
   const fn = f.function === '<module>' ? '<module>' : `${f.function}()`;
   const where = f.line > 0 ? `${f.file}:${f.line}` : f.file;
+  // A scenario's step line has no function: the place alone.
+  if (!f.function) return where;
   return site.precision === 'line' ? `${where} in ${fn}` : `in ${fn} (${where})`;
 }
 

@@ -210,3 +210,13 @@ test("the Problems entries of a profiled script follow the overview's ranking", 
     [0, 1, 2],
   );
 });
+
+test("a scenario's line has no function: its label is the place alone", async () => {
+  const { siteLabel } = await import('../../core/analyze/describe');
+  const frame = { file: 'seed.scenario.json', line: 37, function: '' };
+  assert.equal(siteLabel({ frame, precision: 'line', stack: [] }), 'seed.scenario.json:37');
+  assert.equal(
+    siteLabel({ frame: { ...frame, function: 'step' }, precision: 'line', stack: [] }),
+    'seed.scenario.json:37 in step()',
+  );
+});
