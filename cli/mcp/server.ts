@@ -11,8 +11,8 @@ import { isInputError } from '../io';
 import { sourceTextReader } from '../../node/source-text';
 import type { Answer } from '../../core/agent/answer';
 import { DATA, TOOLS, toolDescription } from '../../core/agent/catalog';
-import { INPUTS, OUTPUTS, type ToolName } from '../../core/agent/schemas';
-import { findingsAnswer, reportAnswer, waitsAnswer, whatifAnswer } from '../../core/agent/tools';
+import { INPUTS, OUTPUTS, READ_TOOLS, type ToolName } from '../../core/agent/schemas';
+import { readToolAnswer } from '../../core/agent/tools';
 import { loadForTool } from './load';
 import { captureAnswer, profileAnswer, type RunContext } from './runs';
 
@@ -56,46 +56,18 @@ export function createServer(o: ServerOptions): McpServer {
   const server = new McpServer({ name: 'syncscope', version }, { instructions: INSTRUCTIONS });
   const code = sourceTextReader(o.cwd);
 
-  server.registerTool(
-    'report',
-    {
-      ...presented('report'),
-      inputSchema: INPUTS.report,
-      outputSchema: OUTPUTS.report,
-      annotations: READ_ONLY,
-    },
-    answering(async (a) => reportAnswer(await loadForTool(a.path, o.cwd), a, code)),
-  );
-  server.registerTool(
-    'waits',
-    {
-      ...presented('waits'),
-      inputSchema: INPUTS.waits,
-      outputSchema: OUTPUTS.waits,
-      annotations: READ_ONLY,
-    },
-    answering(async (a) => waitsAnswer(await loadForTool(a.path, o.cwd), a, code)),
-  );
-  server.registerTool(
-    'findings',
-    {
-      ...presented('findings'),
-      inputSchema: INPUTS.findings,
-      outputSchema: OUTPUTS.findings,
-      annotations: READ_ONLY,
-    },
-    answering(async (a) => findingsAnswer(await loadForTool(a.path, o.cwd), a)),
-  );
-  server.registerTool(
-    'whatif',
-    {
-      ...presented('whatif'),
-      inputSchema: INPUTS.whatif,
-      outputSchema: OUTPUTS.whatif,
-      annotations: READ_ONLY,
-    },
-    answering(async (a) => whatifAnswer(await loadForTool(a.path, o.cwd), a)),
-  );
+  // The tools that read a trace: one registration each, answered by core as the editor's tools are.
+  for (const name of READ_TOOLS)
+    server.registerTool(
+      name,
+      {
+        ...presented(name),
+        inputSchema: INPUTS[name] as typeof INPUTS.report,
+        outputSchema: OUTPUTS[name] as typeof OUTPUTS.report,
+        annotations: READ_ONLY,
+      },
+      answering(async (a) => readToolAnswer(name, await loadForTool(a.path, o.cwd), a as never, code)),
+    );
   server.registerTool(
     'profile',
     {
