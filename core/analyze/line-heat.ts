@@ -6,7 +6,7 @@
 import { CK, isWait } from '../trace/kinds';
 import type { Trace } from '../trace/model';
 import { formatNs } from '../units';
-import type { IterationWindow } from '../whatif/iterations';
+import type { IterationWindow } from '../overview/window';
 import { opShortName, releasingOps } from './describe';
 import type { SiteLine } from './site-lines';
 import type { SiteSource } from './types';

@@ -4,7 +4,7 @@ import { median } from '../stats';
 import { CK } from '../trace/kinds';
 import { str, traceExtent, type Trace } from '../trace/model';
 import { formatNs } from '../units';
-import { iterationsOf, profilerSteps, type IterationWindow } from '../whatif/iterations';
+import { iterationsOf, profilerSteps, type Iterations } from '../whatif/iterations';
 import type { OverviewWindow } from './types';
 
 /** An iteration's time on the host clock: [beginNs, endNs). */
@@ -221,6 +221,14 @@ export function recordedWindow(t: Trace): RecordedWindow {
     spans: counted,
     inWindow: found.spans.filter((s) => s.beginNs >= beginNs && s.endNs <= endNs).length,
   };
+}
+
+/** The iterations a trace holds, as one window of host time: from the first one's first call to the last one's last. */
+export interface IterationWindow {
+  count: number;
+  from: Iterations['from'];
+  beginNs: number;
+  endNs: number;
 }
 
 /**

@@ -125,11 +125,3 @@ function same(sig: Int32Array, x: number, y: number, len: number): boolean {
   for (let k = 0; k < len; k++) if (sig[x + k] !== sig[y + k]) return false;
   return true;
 }
-
-/** The iterations a trace holds, as one window of host time: from the first one's first call to the last one's last. */
-export interface IterationWindow {
-  count: number;
-  from: Iterations['from'];
-  beginNs: number;
-  endNs: number;
-}
