@@ -1,0 +1,79 @@
+# What a recorder adds to a PyTorch program's host time: host time per call of three loops, each
+# timed in batches with the GPU drained between batches, plain or under one torch.profiler setting.
+#   launch: x.add_(1), one framework op (a record_function range) and one kernel launch;
+#   op:     x.view(-1), one framework op and no CUDA call;
+#   record: an event's record(), one CUDA call and no framework op.
+# Usage: probe.py MODE [CALLS], MODE one of plain, profiler-default, profiler-stacks,
+# profiler-cuda-sync (stacks and cuda_sync events, as `syncscope profile` records). Under
+# `syncscope capture`, run it plain. Prints "launch_ns L op_ns O record_ns R".
+import statistics
+import sys
+import time
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+MODE = sys.argv[1]
+CALLS = int(sys.argv[2]) if len(sys.argv) > 2 else 20480
+BATCH = 256
+
+x = torch.zeros(1, device="cuda")
+event = torch.cuda.Event()
+
+
+def launch_batch():
+    t0 = time.perf_counter_ns()
+    for _ in range(BATCH):
+        x.add_(1)
+    return time.perf_counter_ns() - t0
+
+
+def op_batch():
+    t0 = time.perf_counter_ns()
+    for _ in range(BATCH):
+        x.view(-1)
+    return time.perf_counter_ns() - t0
+
+
+def record_batch():
+    t0 = time.perf_counter_ns()
+    for _ in range(BATCH):
+        event.record()
+    return time.perf_counter_ns() - t0
+
+
+def per_call(batch):
+    times = []
+    for _ in range(CALLS // BATCH):
+        times.append(batch() / BATCH)
+        torch.cuda.synchronize()
+    return statistics.median(times)
+
+
+def measure():
+    return {name: per_call(batch) for name, batch in (("launch", launch_batch), ("op", op_batch), ("record", record_batch))}
+
+
+def profiler_options():
+    options = {"activities": [ProfilerActivity.CPU, ProfilerActivity.CUDA]}
+    if MODE in ("profiler-stacks", "profiler-cuda-sync"):
+        options["with_stack"] = True
+    if MODE == "profiler-cuda-sync":
+        options["experimental_config"] = torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)
+    return options
+
+
+for batch in (launch_batch, op_batch, record_batch):  # warm-up, outside any recorder
+    batch()
+torch.cuda.synchronize()
+if MODE == "plain":
+    result = measure()
+elif MODE in ("profiler-default", "profiler-stacks", "profiler-cuda-sync"):
+    with profile(**profiler_options()):
+        for batch in (launch_batch, op_batch, record_batch):  # the recorder's first calls, untimed
+            batch()
+        torch.cuda.synchronize()
+        result = measure()
+else:
+    sys.exit(f"probe.py: unknown mode {MODE!r}; modes are plain, profiler-default, profiler-stacks, profiler-cuda-sync")
+print(f"launch_ns {result['launch']:.1f} op_ns {result['op']:.1f} record_ns {result['record']:.1f}")
