@@ -5,7 +5,7 @@
 # fixed program (iter_ns of each), then `syncscope profile` and `syncscope capture` of the buggy one.
 # Writes to $OUT/whatif-truth (default ./gpu-out/whatif-truth): measured.json, the traces
 # (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
-# captures still to do once DEADLINE seconds (default 380) have passed are skipped, and said so.
+# captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
 set -u
 here=bench/whatif-truth
 out=${OUT:-./gpu-out}/whatif-truth
@@ -56,15 +56,11 @@ PY
 # 2. The buggy program profiled and captured, with the recording's shorter run.
 for name in "${names[@]}"; do
   prog="$here/programs/$name.py"
-  if [ "$(elapsed)" -ge "$deadline" ]; then echo "skipped profile of $name: past ${deadline} s"; continue; fi
+  if [ "$(elapsed)" -ge "$deadline" ]; then echo "skipped profile and capture of $name: past ${deadline} s"; continue; fi
   s=$(date +%s)
   timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --json \
     -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
   echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
-done
-for name in "${names[@]}"; do
-  prog="$here/programs/$name.py"
-  if [ "$(elapsed)" -ge "$deadline" ]; then echo "skipped capture of $name: past ${deadline} s"; continue; fi
   s=$(date +%s)
   CUDA_MODULE_LOADING=EAGER timeout 150 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --json \
     -- python3 "$prog" "${record_args[@]}" > "$out/$name.capture.report.json" 2> "$out/$name.capture.log"
