@@ -1,0 +1,142 @@
+// The what-if truth benchmark's pure parts (bench/whatif-truth.bench.ts): the recorded timings and
+// the manifest read with errors that say what is wrong, the measured saving (median buggy less median
+// fixed), the predictions of the findings of a program's fix kind, and the error.
+import { median } from '../core/stats';
+
+export interface MeasuredProgram {
+  /** iter_ns of each plain run of the buggy program. */
+  buggy: number[];
+  /** iter_ns of each plain run of the fixed program. */
+  fixed: number[];
+  failedRuns: string[];
+}
+
+export interface Measured {
+  recordedWith: string;
+  programs: Record<string, MeasuredProgram>;
+}
+
+export interface ManifestProgram {
+  name: string;
+  /** Finding kinds whose fix is this program's fix, the one to take first first. */
+  kinds: string[];
+  fix: string;
+}
+
+export interface Manifest {
+  recordArgs: string[];
+  profileSteps: number;
+  programs: ManifestProgram[];
+}
+
+/** Bad input, said as `file: what is wrong; what would be valid`. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`${file}: not JSON (${(e as Error).message}); expected the file record.sh writes`);
+  }
+}
+
+const numbers = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => typeof x === 'number' && x > 0);
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** measured.json as bench/whatif-truth/record.sh writes it. */
+export function parseMeasured(text: string, file: string): Measured {
+  const m = parseJson(text, file);
+  if (!isObject(m) || !isObject(m.programs))
+    throw new InputError(
+      `${file}: no "programs" object; expected {"recordedWith": ..., "programs": {"<name>": {...}}}`,
+    );
+  const programs: Record<string, MeasuredProgram> = {};
+  for (const [name, p] of Object.entries(m.programs)) {
+    if (!isObject(p) || !numbers(p.buggy) || !numbers(p.fixed))
+      throw new InputError(
+        `${file}: programs.${name} needs "buggy" and "fixed" arrays of positive ns per iteration; expected {"buggy": [..], "fixed": [..], "failedRuns": [..]}`,
+      );
+    programs[name] = { buggy: p.buggy, fixed: p.fixed, failedRuns: strings(p.failedRuns) ? p.failedRuns : [] };
+  }
+  return { recordedWith: typeof m.recordedWith === 'string' ? m.recordedWith : 'unknown', programs };
+}
+
+/** bench/whatif-truth/manifest.json. */
+export function parseManifest(text: string, file: string): Manifest {
+  const m = parseJson(text, file);
+  const ok =
+    isObject(m) &&
+    strings(m.recordArgs) &&
+    typeof m.profileSteps === 'number' &&
+    Array.isArray(m.programs) &&
+    m.programs.every(
+      (p) =>
+        isObject(p) &&
+        typeof p.name === 'string' &&
+        strings(p.kinds) &&
+        p.kinds.length > 0 &&
+        typeof p.fix === 'string',
+    );
+  if (!ok)
+    throw new InputError(
+      `${file}: expected {"recordArgs": [..], "profileSteps": n, "programs": [{"name", "kinds": [finding kinds], "fix"}]}`,
+    );
+  return m as unknown as Manifest;
+}
+
+/** Median buggy and fixed iteration times and their difference: the saving the fix measured (negative: it cost time). */
+export function measuredSaving(p: MeasuredProgram): { buggyNs: number; fixedNs: number; savingNs: number } {
+  const buggyNs = median(p.buggy);
+  const fixedNs = median(p.fixed);
+  return { buggyNs, fixedNs, savingNs: buggyNs - fixedNs };
+}
+
+/** One fix as `whatif --json` gives it, with the report's per-iteration figure beside it. */
+export interface FixPrediction {
+  kind: string;
+  applies: boolean;
+  edit: string;
+  /** whatif --json: the saving over the whole trace shared by the loop's iterations. */
+  perIterationNs: number | null;
+  /** The report's figure: over the recorded window, warm-up left out (core/overview/predict.ts). */
+  windowPerIterationNs: number | null;
+}
+
+export interface KindPrediction {
+  /** The finding kind taken: the first of the program's kinds that the trace has. */
+  kind?: string;
+  /** Findings of that kind whose fix applied, summed (each simulated alone: fixes do not add up). */
+  applied: number;
+  found: number;
+  perIterationNs?: number;
+  windowPerIterationNs?: number;
+  /** Why there is no prediction. */
+  why?: string;
+}
+
+const sum = (xs: (number | null)[]): number | undefined =>
+  xs.some((x) => x === null) || !xs.length ? undefined : xs.reduce((a: number, b) => a + b!, 0);
+
+/** The prediction for a program's fix: the findings of its first kind that the trace has. */
+export function predictionFor(fixes: FixPrediction[], kinds: string[]): KindPrediction {
+  const kind = kinds.find((k) => fixes.some((f) => f.kind === k));
+  if (!kind) return { applied: 0, found: 0, why: `no ${kinds.join(' or ')} finding` };
+  const of = fixes.filter((f) => f.kind === kind);
+  const applied = of.filter((f) => f.applies);
+  if (!applied.length) return { kind, applied: 0, found: of.length, why: of[0].edit };
+  const out: KindPrediction = { kind, applied: applied.length, found: of.length };
+  const each = sum(applied.map((f) => f.perIterationNs));
+  const window = sum(applied.map((f) => f.windowPerIterationNs));
+  if (each !== undefined) out.perIterationNs = each;
+  if (window !== undefined) out.windowPerIterationNs = window;
+  if (each === undefined && window === undefined) out.why = 'no loop iterations found to share the saving over';
+  return out;
+}
+
+/** (predicted − measured) / |measured|, in percent; NaN where nothing was measured. */
+export const errorPercent = (predictedNs: number, measuredNs: number): number =>
+  measuredNs === 0 || !Number.isFinite(measuredNs) ? NaN : ((predictedNs - measuredNs) / Math.abs(measuredNs)) * 100;

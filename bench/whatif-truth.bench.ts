@@ -1,0 +1,136 @@
+// The what-if against the truth: for each program pair of bench/whatif-truth (a bug, and the same
+// program with the fix applied), the saving per iteration that the what-if predicts on the buggy
+// program's profile and capture traces, for the findings of that pair's fix kind, against the saving
+// measured without a recorder (median buggy iter_ns less median fixed). Recorded on a GPU by
+// bench/whatif-truth/record.sh; reads test/fixtures/whatif-truth/ (or the directory given) and
+// writes bench/results/whatif-truth.md.
+import { execSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join, relative } from 'node:path';
+import { analyze } from '../core/analyze';
+import { windowPredictions } from '../core/overview/predict';
+import { h200 } from '../core/simulate/profile';
+import { formatNs } from '../core/units';
+import { whatIf } from '../core/whatif/fixes';
+import { whatIfJson } from '../core/whatif/whatif-json';
+import { loadTraceFile } from '../node/trace-file';
+import { repoPath, repoRoot } from '../test/helpers/paths';
+import {
+  errorPercent,
+  InputError,
+  measuredSaving,
+  parseManifest,
+  parseMeasured,
+  predictionFor,
+  type FixPrediction,
+} from './whatif-truth-compare';
+
+const TRACES: [string, string][] = [
+  ['profile', '.profile.json.gz'],
+  ['capture', '.capture.syncscope.json.gz'],
+];
+
+const signed = (ns: number) => (ns < 0 ? `−${formatNs(-ns)}` : formatNs(ns));
+const pct = (x: number) => (Number.isFinite(x) ? `${x > 0 ? '+' : ''}${x.toFixed(0)}%` : '—');
+
+/** Each fix of the trace as `whatif --json` gives it, with the report's recorded-window figure beside it. */
+function predictions(t: Awaited<ReturnType<typeof loadTraceFile>>, file: string) {
+  const json = whatIfJson(whatIf(t, h200, 'all'), { file, profile: h200.name });
+  const report = windowPredictions(t, analyze(t), h200);
+  const fixes: FixPrediction[] = json.fixes.map((f) => ({
+    kind: f.kind,
+    applies: f.applies,
+    edit: f.edit,
+    perIterationNs: f.savedPerIterationNs,
+    windowPerIterationNs: report.list[Number(f.id.slice(1)) - 1]?.perIterationNs ?? null,
+  }));
+  const o = json.overhead;
+  const overhead = o ? `${o.model}${o.kind ? ` (${o.kind})` : ''}` : '—';
+  return { fixes, overhead, iterations: json.iterations, window: report.window };
+}
+
+async function main(): Promise<void> {
+  const dir = process.argv[2] ?? repoPath('test/fixtures/whatif-truth');
+  const measuredFile = join(dir, 'measured.json');
+  if (!existsSync(measuredFile))
+    throw new InputError(
+      `${measuredFile}: not found; record on a GPU machine with bench/whatif-truth/record.sh and copy its ` +
+        '$OUT/whatif-truth here, or give the recording directory: node out/bench/whatif-truth.bench.js <dir>',
+    );
+  const manifestFile = repoPath('bench/whatif-truth/manifest.json');
+  const manifest = parseManifest(readFileSync(manifestFile, 'utf8'), manifestFile);
+  const measured = parseMeasured(readFileSync(measuredFile, 'utf8'), measuredFile);
+  const rows = [
+    '| program | fix kind | trace | findings (applied/found) | predicted per iteration (whatif --json) | predicted per iteration (report, recorded window) | measured (buggy − fixed, medians) | error (whatif --json) | error (report) | trace overhead model |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  const notes: string[] = [];
+  for (const p of manifest.programs) {
+    const m = measured.programs[p.name];
+    const saving = m && m.buggy.length && m.fixed.length ? measuredSaving(m) : undefined;
+    const measuredText = saving
+      ? `${signed(saving.savingNs)} (${formatNs(saving.buggyNs)} − ${formatNs(saving.fixedNs)}, ${m.buggy.length}+${m.fixed.length} runs)`
+      : 'not measured';
+    if (m?.failedRuns.length) notes.push(`${p.name}: failed runs: ${m.failedRuns.join('; ')}`);
+    for (const [traceKind, suffix] of TRACES) {
+      const file = join(dir, p.name + suffix);
+      const cells = [p.name, p.kinds.join(' / '), traceKind];
+      if (!existsSync(file)) {
+        rows.push(`| ${[...cells, 'no trace', '—', '—', measuredText, '—', '—', '—'].join(' | ')} |`);
+        continue;
+      }
+      const t = await loadTraceFile(file);
+      const { fixes, overhead, iterations, window } = predictions(t, relative(repoRoot, file));
+      const k = predictionFor(fixes, p.kinds);
+      const found = k.kind ? `${k.kind}: ${k.applied}/${k.found}` : (k.why ?? '');
+      const each = k.perIterationNs;
+      const win = k.windowPerIterationNs;
+      rows.push(
+        `| ${[
+          ...cells,
+          found,
+          each !== undefined ? `${signed(each)} (${iterations} iterations)` : (k.why ?? '—'),
+          win !== undefined ? signed(win) : (k.why ?? '—'),
+          measuredText,
+          each !== undefined && saving ? pct(errorPercent(each, saving.savingNs)) : '—',
+          win !== undefined && saving ? pct(errorPercent(win, saving.savingNs)) : '—',
+          overhead,
+        ].join(' | ')} |`,
+      );
+      const others = [...new Set(fixes.filter((f) => !p.kinds.includes(f.kind)).map((f) => f.kind))];
+      notes.push(
+        `${p.name} ${traceKind}: report window: ${window}` +
+          (others.length ? `; other fixes offered: ${others.join(', ')}` : ''),
+      );
+    }
+  }
+  const commit = execSync('git rev-parse --short HEAD', { cwd: repoRoot }).toString().trim();
+  const text = [
+    '# What-if against the measured saving of applying the fix',
+    '',
+    `${new Date().toISOString().slice(0, 10)}, ${hostname()}, commit ${commit}. \`npm run bench:whatif-truth\` ` +
+      `(recording: ${relative(repoRoot, dir) || '.'}, ${measured.recordedWith.replace(/\n/g, '; ')}).`,
+    '',
+    'Each program of bench/whatif-truth/programs has a bug and, with `--fixed`, the same program with the fix',
+    "applied. Measured: the median over plain runs (no recorder) of the buggy program's iter_ns less the fixed",
+    "one's (bench/whatif-truth/record.sh). Predicted: the what-if on the buggy program's traces (`syncscope profile`",
+    "and `syncscope capture`), h200 simulator profile, for the findings of the pair's fix kind (the first kind",
+    'listed that the trace has; several findings of it are summed, each simulated alone): per iteration as',
+    "`syncscope whatif --json` gives it (the whole trace, shared by its loop's iterations) and as the report",
+    'gives it (the recorded window, warm-up left out). Error: (predicted − measured) / |measured|. A negative',
+    'saving is a cost (a race fix adds a wait).',
+    '',
+    ...rows,
+    '',
+    ...notes.map((n) => `- ${n}`),
+    '',
+  ].join('\n');
+  writeFileSync(repoPath('bench/results/whatif-truth.md'), text);
+  process.stdout.write(text);
+}
+
+main().catch((e: Error) => {
+  process.stderr.write(`${e instanceof InputError ? e.message : (e.stack ?? e.message)}\n`);
+  process.exit(1);
+});

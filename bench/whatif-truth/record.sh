@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Records the what-if truth benchmark on a GPU machine, from the repository root, with dist/ and
+# build/Release/ built and node and a CUDA PyTorch (python3) on PATH. For each program of
+# bench/whatif-truth/manifest.json: RUNS (default 5) alternating plain runs of the buggy and the
+# fixed program (iter_ns of each), then `syncscope profile` and `syncscope capture` of the buggy one.
+# Writes to $OUT/whatif-truth (default ./gpu-out/whatif-truth): measured.json, the traces
+# (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
+# captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
+set -u
+here=bench/whatif-truth
+out=${OUT:-./gpu-out}/whatif-truth
+runs=${RUNS:-5}
+deadline=${DEADLINE:-380}
+mkdir -p "$out"
+t0=$(date +%s)
+elapsed() { echo $(($(date +%s) - t0)); }
+mapfile -t names < <(node -e 'for (const p of require("./'$here'/manifest.json").programs) console.log(p.name)')
+read -r -a record_args < <(node -e 'console.log(require("./'$here'/manifest.json").recordArgs.join(" "))')
+steps=$(node -e 'console.log(require("./'$here'/manifest.json").profileSteps)')
+python3 -c 'import sys, torch; print(sys.version.split()[0], torch.__version__, torch.version.cuda, torch.cuda.get_device_name())' \
+  > "$out/RECORDED-WITH.txt" 2>&1
+nvidia-smi -L >> "$out/RECORDED-WITH.txt" 2>&1
+cat "$out/RECORDED-WITH.txt"
+
+# 1. Plain runs, buggy and fixed alternating, so that drift of the machine hits both alike.
+timings="$out/timings.tsv"
+: > "$timings"
+for name in "${names[@]}"; do
+  s=$(date +%s)
+  for r in $(seq 1 "$runs"); do
+    for variant in buggy fixed; do
+      flag=(); [ "$variant" = fixed ] && flag=(--fixed)
+      log="$out/$name.$variant.$r.log"
+      timeout 60 python3 "$here/programs/$name.py" "${flag[@]}" > "$log" 2>&1
+      rc=$?
+      ns=$(awk '$1 == "iter_ns" { v = $2 } END { print v }' "$log")
+      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$variant" "$r" "$rc" "${ns:-}" >> "$timings"
+    done
+  done
+  echo "timed $name: $runs x 2 runs in $(($(date +%s) - s)) s (at $(elapsed) s)"
+done
+python3 - "$timings" "$out/measured.json" "$out/RECORDED-WITH.txt" <<'PY'
+import json, sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
+programs = {}
+for name, variant, run, rc, ns in rows:
+    p = programs.setdefault(name, {"buggy": [], "fixed": [], "failedRuns": []})
+    if rc == "0" and ns:
+        p[variant].append(float(ns))
+    else:
+        p["failedRuns"].append(f"{variant} run {run}: rc {rc}")
+recorded = open(sys.argv[3]).read().strip()
+json.dump({"recordedWith": recorded, "unit": "ns per timed iteration", "programs": programs}, open(sys.argv[2], "w"), indent=2)
+PY
+
+# 2. The buggy program profiled and captured, with the recording's shorter run.
+for name in "${names[@]}"; do
+  prog="$here/programs/$name.py"
+  if [ "$(elapsed)" -ge "$deadline" ]; then echo "skipped profile and capture of $name: past ${deadline} s"; continue; fi
+  s=$(date +%s)
+  timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --json \
+    -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
+  echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
+  s=$(date +%s)
+  CUDA_MODULE_LOADING=EAGER timeout 150 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --json \
+    -- python3 "$prog" "${record_args[@]}" > "$out/$name.capture.report.json" 2> "$out/$name.capture.log"
+  rc=$?
+  [ -f "$out/$name.capture.syncscope.json" ] && gzip -f "$out/$name.capture.syncscope.json"
+  echo "capture $name rc=$rc $(($(date +%s) - s)) s (at $(elapsed) s)"
+done
+
+echo "==== whatif-truth summary (median ns per iteration, $runs runs each; total $(elapsed) s)"
+python3 - "$out/measured.json" <<'PY'
+import json, statistics, sys
+m = json.load(open(sys.argv[1]))
+print(f"{'program':<18}{'buggy':>12}{'fixed':>12}{'saving':>12}  failed")
+for name, p in m["programs"].items():
+    med = lambda xs: statistics.median(xs) if xs else float("nan")
+    b, f = med(p["buggy"]), med(p["fixed"])
+    print(f"{name:<18}{b:>12.0f}{f:>12.0f}{b - f:>12.0f}  {len(p['failedRuns'])}")
+PY

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  errorPercent,
+  measuredSaving,
+  parseManifest,
+  parseMeasured,
+  predictionFor,
+  type FixPrediction,
+} from '../../bench/whatif-truth-compare';
+
+// A recording as record.sh writes it, by hand: the medians are 3,050 (buggy) and 2,000 (fixed).
+const MEASURED = JSON.stringify({
+  recordedWith: '3.12.3 2.11.0 13.0 NVIDIA H100',
+  programs: {
+    loop_sync: { buggy: [3100, 2900, 3000, 5000, 3050], fixed: [2000, 1990, 2100, 2010, 1900], failedRuns: [] },
+    race_prefetch: { buggy: [1000], fixed: [1500], failedRuns: ['fixed run 2: rc 124'] },
+  },
+});
+
+test('measured.json: the saving is the median buggy iteration less the median fixed one', () => {
+  const m = parseMeasured(MEASURED, 'measured.json');
+  assert.deepEqual(measuredSaving(m.programs.loop_sync), { buggyNs: 3050, fixedNs: 2000, savingNs: 1050 });
+  // A fix that costs time measures a negative saving.
+  assert.equal(measuredSaving(m.programs.race_prefetch).savingNs, -500);
+  assert.deepEqual(m.programs.race_prefetch.failedRuns, ['fixed run 2: rc 124']);
+});
+
+test('measured.json that is not a recording: an error that names the file and what is expected', () => {
+  assert.throws(() => parseMeasured('{', 'm.json'), /^InputError: m\.json: not JSON/);
+  assert.throws(
+    () => parseMeasured('{"programs": {"a": {"buggy": [1], "fixed": "x"}}}', 'm.json'),
+    /m\.json: programs\.a needs "buggy" and "fixed"/,
+  );
+  assert.throws(() => parseManifest('{"programs": []}', 'manifest.json'), /manifest\.json: expected \{"recordArgs"/);
+});
+
+const fix = (
+  kind: string,
+  perIterationNs: number | null,
+  applies = true,
+  windowPerIterationNs = perIterationNs,
+): FixPrediction => ({
+  kind,
+  applies,
+  edit: applies ? 'remove 1 synchronize step' : 'cannot apply: its calls are outside the window',
+  perIterationNs,
+  windowPerIterationNs,
+});
+
+test("a program's fix kinds: the first kind the trace has is taken, its applied findings summed", () => {
+  const fixes = [
+    fix('pageable-async-copy', 400),
+    fix('loop-sync', 700, true, 650),
+    fix('hidden-sync', 900),
+    fix('hidden-sync', 100, false),
+  ];
+  assert.deepEqual(predictionFor(fixes, ['hidden-sync', 'loop-sync']), {
+    kind: 'hidden-sync',
+    applied: 1,
+    found: 2,
+    perIterationNs: 900,
+    windowPerIterationNs: 900,
+  });
+  assert.deepEqual(
+    predictionFor([fix('loop-sync', 700, true, 650), fix('loop-sync', 300, true, 250)], ['hidden-sync', 'loop-sync']),
+    {
+      kind: 'loop-sync',
+      applied: 2,
+      found: 2,
+      perIterationNs: 1000,
+      windowPerIterationNs: 900,
+    },
+  );
+  assert.deepEqual(predictionFor(fixes, ['race']), { applied: 0, found: 0, why: 'no race finding' });
+  assert.deepEqual(predictionFor([fix('legacy-serialization', null, false)], ['legacy-serialization']), {
+    kind: 'legacy-serialization',
+    applied: 0,
+    found: 1,
+    why: 'cannot apply: its calls are outside the window',
+  });
+});
+
+test('error: predicted less measured over the measured saving, in percent', () => {
+  assert.equal(errorPercent(1200, 1000), 20);
+  assert.equal(errorPercent(800, 1000), -20);
+  // A cost: predicted −600 against measured −500 is 20% more cost.
+  assert.equal(errorPercent(-600, -500), -20);
+  assert.ok(Number.isNaN(errorPercent(100, 0)));
+});
