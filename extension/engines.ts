@@ -102,7 +102,7 @@ function analysed(trace: Trace): Trace {
 
 /**
  * The fix of the trace's finding at `index` (docs/whatif.md): the replayed scenario and the fixed
- * one, both simulated over the whole trace, as one trace on one time axis with the saved time marked;
+ * one, both simulated over the recorded window, as one trace on one time axis with the saved time marked;
  * a fix that cannot apply comes back with its reason only.
  */
 export function simulateFix(trace: Trace, profile: SimProfile, index: number): WhatIfResult {
@@ -117,8 +117,8 @@ export function simulateFix(trace: Trace, profile: SimProfile, index: number): W
     edit: r.edit,
     applied: r.applied,
     isCost: r.isCost,
-    beforeHostNs: r.before.hostNs,
-    afterHostNs: r.after?.hostNs ?? r.before.hostNs,
+    beforeDoneNs: r.before.doneNs,
+    afterDoneNs: r.after?.doneNs ?? r.before.doneNs,
   };
   if (!r.applied || !r.scenario || !r.simulated) return summary;
   // Each run is analysed alone: together, their ops would look unordered against each other.
@@ -126,7 +126,7 @@ export function simulateFix(trace: Trace, profile: SimProfile, index: number): W
   return { ...summary, both, scenario: r.scenario };
 }
 
-/** Each finding's fix simulated over the whole trace, largest predicted saving first (ids: the findings' order). */
+/** Each finding's fix simulated over the recorded window, largest predicted saving first (ids: the findings' order). */
 export function fixSavings(trace: Trace, profile: SimProfile): FixSavingView[] {
   return rankedBySaving(whatIf(trace, profile, 'all')).map((r) => ({
     index: Number(r.id.slice(1)) - 1,

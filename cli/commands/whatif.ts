@@ -34,7 +34,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--fix ${fix}: expected finding numbers as in F1,F3 (report lists the findings in order)`);
   const { trace, memory } = await loadInput(file, io);
   const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
-  const results = whatIf(trace, profile, ids, windowOf(args, trace, file, 'simulate'), undefined, memory);
+  // No window asked: the recorded window, whose iterations the report's savings per iteration share.
+  const asked = WINDOW_OPTIONS.some((o) => args.flags.has(o.name));
+  const window = asked ? windowOf(args, trace, file, 'simulate') : undefined;
+  const results = whatIf(trace, profile, ids, window, undefined, memory);
   if (ids !== 'all') {
     const missing = ids.filter((id) => !results.some((r) => r.id === id));
     const n = analyze(trace).findings.length;

@@ -152,7 +152,7 @@ export const waitItem = z.object({
 
 const kindCounts = z.record(z.string(), z.number());
 const metrics = z.object({ hostBlockedPct: z.number(), gpuBusyPct: z.number(), overlapPct: z.number() });
-const outcome = z.object({ hostNs: z.number(), gpuBusyNs: z.number() });
+const outcome = z.object({ hostNs: z.number(), gpuBusyNs: z.number(), doneNs: z.number() });
 
 export const OUTPUTS = {
   waits: z.object({
@@ -214,7 +214,10 @@ export const OUTPUTS = {
     edit: z.string().describe('what the simulated edit does, or why it cannot apply'),
     before: outcome,
     after: outcome.optional(),
-    savingNs: z.number().optional().describe('host time saved; negative where the fix costs time'),
+    savingNs: z
+      .number()
+      .optional()
+      .describe('time saved until the work is done (host and GPU); negative where the fix costs time'),
     waits: z
       .array(z.object({ call: z.number(), name: z.string(), beforeNs: z.number(), afterNs: z.number().optional() }))
       .describe('waits that disappear (no afterNs) or shrink'),

@@ -248,7 +248,8 @@ export function whatifAnswer(l: Loaded, args: In<'whatif'>): Answer<Out<'whatif'
     throw new ToolError(
       `${args.path}: no finding ${id}; the trace has ${n > 1 ? `F1 to F${n}` : n ? 'F1 only' : 'no findings'} (the findings tool lists them)`,
     );
-  const window = traceWindow(l.trace, args.path, 'simulate', { steps: args.steps });
+  const window =
+    args.steps === undefined ? undefined : traceWindow(l.trace, args.path, 'simulate', { steps: args.steps });
   const [r] = whatIf(l.trace, PROFILE, [id], window, l.analysis);
   const data: Out<'whatif'> = clipStrings({
     file: args.path,

@@ -5,9 +5,9 @@ import type { Analysis } from '../analyze/types';
 import type { MemoryBudget } from '../memory';
 import type { SimProfile } from '../simulate/profile';
 import type { Trace } from '../trace/model';
-import { hostCallsIn, type ScenarioWindow } from '../whatif/from-trace';
-import { savedNs, whatIf } from '../whatif/fixes';
-import { recordedWindow, type RecordedWindow } from './window';
+import { hostCallsIn } from '../whatif/from-trace';
+import { savedNs, savedPerIterationNs, whatIf } from '../whatif/fixes';
+import { recordedWindow, scenarioWindowOf, type RecordedWindow } from './window';
 
 export interface FindingPrediction {
   /** Host time the fix saves over the window; negative where it costs time. */
@@ -34,10 +34,6 @@ export const NO_FIX = 'no fix to simulate';
 
 /** 4000000 -> "4,000,000" */
 const formatCount = (n: number): string => n.toLocaleString('en-US');
-
-/** The window's part of the trace that whatIf simulates: all of it where no iterations were found. */
-export const scenarioWindowOf = (rw: RecordedWindow): ScenarioWindow =>
-  rw.summary.detectedBy === 'none' ? {} : { from: rw.summary.beginNs, to: rw.summary.endNs };
 
 /** The findings' predictions and what they were predicted over: what the report prints. */
 export interface ReportPredictions {
@@ -89,11 +85,10 @@ export function predictSavings(
     );
   let results;
   try {
-    results = whatIf(t, profile, 'all', w, analysis, memory);
+    results = whatIf(t, profile, 'all', undefined, analysis, memory, rw);
   } catch (e) {
     return skip(`not simulated: ${(e as Error).message}`);
   }
-  const shared = rw.summary.detectedBy === 'none' ? 0 : rw.inWindow;
   for (const r of results) {
     const p = out[Number(r.id.slice(1)) - 1];
     const saved = savedNs(r);
@@ -103,7 +98,8 @@ export function predictSavings(
       continue;
     }
     p.predictedSavingNs = saved;
-    if (shared) p.perIterationNs = saved / shared;
+    const each = savedPerIterationNs(r);
+    if (each !== undefined) p.perIterationNs = each;
   }
   return out;
 }

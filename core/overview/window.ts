@@ -6,6 +6,7 @@ import { str, traceExtent, type Trace } from '../trace/model';
 import { formatNs } from '../units';
 import { iterationsOf, profilerSteps, type Iterations } from '../whatif/iterations';
 import type { OverviewWindow } from './types';
+import type { ScenarioWindow } from '../whatif/from-trace';
 
 /** An iteration's time on the host clock: [beginNs, endNs). */
 export interface IterationSpan {
@@ -222,6 +223,10 @@ export function recordedWindow(t: Trace): RecordedWindow {
     inWindow: found.spans.filter((s) => s.beginNs >= beginNs && s.endNs <= endNs).length,
   };
 }
+
+/** The window's part of the trace that the what-if simulates: all of it where no iterations were found. */
+export const scenarioWindowOf = (rw: RecordedWindow): ScenarioWindow =>
+  rw.summary.detectedBy === 'none' ? {} : { from: rw.summary.beginNs, to: rw.summary.endNs };
 
 /** The iterations a trace holds, as one window of host time: from the first one's first call to the last one's last. */
 export interface IterationWindow {

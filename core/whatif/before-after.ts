@@ -22,10 +22,11 @@ import { StringTable, tableFrom, type ColumnSchema, type Table } from '../trace/
 export const BEFORE = 'before';
 export const AFTER = 'after';
 
-/** The end of a trace's host calls: where its host is done. */
-export function hostEnd(t: Trace): number {
+/** Where a run's work is done: its last host call returned and its last GPU op ended (fixes.ts's Outcome.doneNs). */
+export function doneAt(t: Trace): number {
   let end = -Infinity;
   for (let i = 0; i < t.calls.count; i++) if (t.calls.kind[i] !== CK.context) end = Math.max(end, t.calls.end[i]);
+  for (let j = 0; j < t.ops.count; j++) end = Math.max(end, t.ops.end[j]);
   return Number.isFinite(end) ? end : 0;
 }
 
@@ -71,8 +72,8 @@ export function beforeAndAfter(before: Trace, after: Trace, id: string): Trace {
   for (const t of halves) sites.push(...t.sites);
   const strId = halves.map((t) => t.strings.map((s) => strings.id(s)));
 
-  const gain = hostEnd(before) - hostEnd(after);
-  const [from, to] = gain >= 0 ? [hostEnd(after), hostEnd(before)] : [hostEnd(before), hostEnd(after)];
+  const gain = doneAt(before) - doneAt(after);
+  const [from, to] = gain >= 0 ? [doneAt(after), doneAt(before)] : [doneAt(before), doneAt(after)];
   const mark = strings.id(gain >= 0 ? `saves ${formatNs(gain)}` : `costs ${formatNs(-gain)}`);
 
   const calls = concat(CALL_COLUMNS, before.calls, after.calls, 1, (half, key, v) => {

@@ -16,7 +16,7 @@ export function describeFix(r: FixResult): string[] {
   const lines = [
     head,
     `    edit: ${r.edit}`,
-    `    host time ${change(r.before.hostNs, r.after.hostNs)}; GPU busy ${change(r.before.gpuBusyNs, r.after.gpuBusyNs)}`,
+    `    done ${change(r.before.doneNs, r.after.doneNs)}; host time ${change(r.before.hostNs, r.after.hostNs)}; GPU busy ${change(r.before.gpuBusyNs, r.after.gpuBusyNs)}`,
     r.isCost
       ? `    cost of the fix: ${formatNs(Math.max(0, -saved))} more host time`
       : `    predicted saving: ${saved >= 0 ? formatNs(saved) : `none (${formatNs(-saved)} longer)`}`,

@@ -64,15 +64,15 @@ export interface FixSummary {
   id: string;
   kind: string;
   isCost: boolean;
-  beforeHostNs: number;
-  afterHostNs: number;
+  beforeDoneNs: number;
+  afterDoneNs: number;
 }
 
-/** "What if F2 loop-sync: host 110 ms -> 105 ms (saves 5 ms)"; a race fix, or one that slows the host, says what it costs. */
+/** "What if F2 loop-sync: done 110 ms -> 105 ms (saves 5 ms)"; a race fix, or one that slows the host, says what it costs. */
 export function fixTitle(r: FixSummary): string {
-  const delta = r.beforeHostNs - r.afterHostNs;
+  const delta = r.beforeDoneNs - r.afterDoneNs;
   const effect = r.isCost || delta < 0 ? `costs ${formatNs(Math.max(0, -delta))}` : `saves ${formatNs(delta)}`;
-  return `What if ${r.id} ${r.kind}: host ${formatNs(r.beforeHostNs)} -> ${formatNs(r.afterHostNs)} (${effect})`;
+  return `What if ${r.id} ${r.kind}: done ${formatNs(r.beforeDoneNs)} -> ${formatNs(r.afterDoneNs)} (${effect})`;
 }
 
 /** `run.syncscope.json.gz` -> `run.scenario.json`; with a fix id, `run.F2.scenario.json`. */

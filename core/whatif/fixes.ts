@@ -14,7 +14,9 @@ import { withOrigins } from './origins';
 import type { OverheadUsed } from './overhead';
 import { compileGenerated } from './compile';
 import { rankFindings } from '../overview/rank';
+import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overview/window';
 import { applyFitted, replayableScenario } from './fit';
+import { doneAt } from './before-after';
 
 type Threads = Map<string, GeneratedStep[]>;
 
@@ -23,6 +25,13 @@ export interface Outcome {
   hostNs: number;
   /** Time some GPU op ran (the union of op intervals). */
   gpuBusyNs: number;
+  /**
+   * From the simulation's start to when the window's work is done: its last host call returned and
+   * its last GPU op ended (before-after.ts's doneAt). A saving is measured on it, since a window cut after its last iteration does
+   * not hold the wait that drains the GPU: a fix that frees the host there leaves the GPU's work to
+   * be waited for after it, and the host's span alone would count that work as saved.
+   */
+  doneNs: number;
 }
 
 export interface WaitChange {
@@ -203,7 +212,7 @@ function outcome(sim: Trace): Outcome {
     busy += b - Math.max(a, end);
     end = b;
   }
-  return { hostNs, gpuBusyNs: busy };
+  return { hostNs, gpuBusyNs: busy, doneNs: doneAt(sim) };
 }
 
 /** Each trace call's blocked time in a simulation of `threads`. */
@@ -232,8 +241,8 @@ function missingSteps(th: Threads, calls: number[]): string {
   return calls.some((c) => all.some((s) => s.call === c)) ? '' : ' (its calls are outside the window)';
 }
 
-/** Host time a fix saves; negative where it costs time (a race fix adds a wait); undefined where it could not apply. */
-export const savedNs = (r: FixResult): number | undefined => (r.after ? r.before.hostNs - r.after.hostNs : undefined);
+/** Time a fix saves until the window's work is done (Outcome.doneNs); negative where it costs time (a race fix adds a wait); undefined where it could not apply. */
+export const savedNs = (r: FixResult): number | undefined => (r.after ? r.before.doneNs - r.after.doneNs : undefined);
 
 /** The saving shared over the window's loop iterations; undefined where the fix could not apply or no loop was found. */
 export const savedPerIterationNs = (r: FixResult): number | undefined => {
@@ -251,6 +260,9 @@ export function rankedBySaving<T extends FixResult>(results: T[]): T[] {
   }));
   return rankFindings(items).map(({ r }) => r);
 }
+
+/** The iterations, counted or left out, that a saving over the recorded window is shared by (0: no loop found). */
+const windowIterations = (rw: RecordedWindow): number => (rw.summary.detectedBy === 'none' ? 0 : rw.inWindow);
 
 /** How many iterations of its loop the longest host thread of the scenario runs (0: no loop found). */
 function loopIterations(t: Trace, g: GeneratedScenario): number {
@@ -270,20 +282,25 @@ function loopIterations(t: Trace, g: GeneratedScenario): number {
 /**
  * The fixes of `ids` (F1, F2, ... in the order of the analysis's findings), or of every finding with
  * a fix. `a` is the trace's analysis, given where the caller has one (with a scenario's program), so
- * that the numbers are those of the findings the caller lists.
+ * that the numbers are those of the findings the caller lists. Without a window, the fixes are
+ * simulated over the recorded window and a saving is shared by its iterations, as the overview
+ * counts them (core/overview/window.ts), so that every place that gives a saving per iteration gives
+ * the same one; a window asked for is shared by the iterations of its own loop.
  */
 export function whatIf(
   t: Trace,
   profile: SimProfile,
   ids: string[] | 'all',
-  window: ScenarioWindow = {},
+  window?: ScenarioWindow,
   a?: Analysis,
   memory?: MemoryBudget,
+  rw: RecordedWindow | undefined = window ? undefined : recordedWindow(t),
 ): FixResult[] {
   a ??= analyze(t, { memory });
   const made = { overhead: profile.traceOverhead };
-  const { scenario: base, simulated: baseSim, fitted } = replayableScenario(t, profile, window, made);
-  const iterations = loopIterations(t, base);
+  const w = window ?? scenarioWindowOf(rw!);
+  const { scenario: base, simulated: baseSim, fitted } = replayableScenario(t, profile, w, made);
+  const iterations = rw ? windowIterations(rw) : loopIterations(t, base);
   const before = outcome(baseSim);
   const baseBlocked = blockedByCall(base.threads, baseSim);
   withOrigins(t, base, baseSim);
@@ -292,7 +309,7 @@ export function whatIf(
     .filter(({ f, id }) => (ids === 'all' ? !!f.fix : ids.includes(id)));
   return chosen.map(({ f, id }) => {
     // Each fix edits a fresh scenario, so fixes do not add up.
-    const g = scenarioFromTrace(t, profile, window, made);
+    const g = scenarioFromTrace(t, profile, w, made);
     applyFitted(g, fitted);
     const th = copyThreads(g.threads);
     const edit = editFor(f);

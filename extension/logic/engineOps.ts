@@ -27,8 +27,8 @@ export interface WhatIfResult {
   edit: string;
   applied: boolean;
   isCost: boolean;
-  beforeHostNs: number;
-  afterHostNs: number;
+  beforeDoneNs: number;
+  afterDoneNs: number;
   /** Both simulations on one time axis, each lane beside its twin, the saved time marked (core/whatif/before-after.ts). */
   both?: Trace;
   /** The fixed scenario's text. */

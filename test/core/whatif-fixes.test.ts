@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { h200, simulate } from '../../core/simulate';
 import { compileScenario } from '../../core/scenario/parse';
 import { TraceBuilder } from '../../core/trace/model';
-import { whatIf } from '../../core/whatif/fixes';
+import { savedNs, whatIf } from '../../core/whatif/fixes';
+import { readFileSync } from 'node:fs';
+import { repoPath } from '../helpers/paths';
 
 /** A 1 MiB pageable async copy that held the host 2 ms, then 1 ms of host work and a stream sync. */
 function pageable() {
@@ -72,7 +74,7 @@ test('a loop-sync fix: the synchronizes are removed and the GPU runs the kernels
   const t = simulated(`{ "name": "loop", "steps": [
     { "repeat": 4, "steps": [ { "launch": "k", "us": 100 }, { "deviceSync": true }, { "hostWork": { "us": 20 } } ] },
     { "deviceSync": true } ] }`);
-  const [r] = whatIf(t, h200, 'all');
+  const [r] = whatIf(t, h200, 'all', {});
   assert.equal(r.finding.kind, 'loop-sync');
   assert.equal(r.edit, 'remove 4 synchronize steps');
   assert.equal((r.scenario!.match(/"deviceSync"/g) ?? []).length, 1);
@@ -213,4 +215,27 @@ test('a legacy-serialization fix that cannot apply: the blocking stream is non-b
   const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'legacy-serialization')!;
   assert.equal(r.applied, false);
   assert.match(r.edit, /^cannot apply: stream s\S* is non-blocking already$/);
+});
+
+test("a saving counts until the window's work is done, not only until the host is through its calls", () => {
+  // pageable-copy-buggy: three iterations of a 500 us kernel and an 8 MiB pageable copy back, then a
+  // streamSync. The recorded window ends with the third iteration, before that streamSync. With the
+  // copies pinned the host is through the window's calls in microseconds, but the GPU still has the
+  // kernels and copies to run: the saving is what pageable-copy-fixed (written by hand, the same
+  // program with a pinned buffer) takes less, as simulated, not the host's span.
+  const buggy = simulate(
+    compileScenario(readFileSync(repoPath('examples/pageable-copy-buggy.scenario.json'), 'utf8')),
+    h200,
+  );
+  const fixed = simulate(
+    compileScenario(readFileSync(repoPath('examples/pageable-copy-fixed.scenario.json'), 'utf8')),
+    h200,
+  );
+  const end = (t: typeof buggy) => Math.max(...t.calls.end.subarray(0, t.calls.count));
+  const [r] = whatIf(buggy, h200, ['F1']);
+  assert.equal(r.edit, 'copy from pinned host memory, asynchronously, in 3 copies');
+  assert.ok(r.after!.hostNs < 100_000, `the fixed host's span ${r.after!.hostNs}`);
+  const truth = end(buggy) - end(fixed);
+  assert.ok(truth > 1_400_000 && truth < 1_700_000, `buggy less fixed: ${truth}`);
+  assert.ok(Math.abs(savedNs(r)! - truth) < 30_000, `predicted ${savedNs(r)} against ${truth}`);
 });

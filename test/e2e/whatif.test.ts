@@ -56,7 +56,7 @@ test(
     const afterTab = wb.page.locator('.tab', { hasText: 'What if F1 loop-sync' }).first();
     await afterTab.waitFor({ timeout: 60_000 });
     const title = (await afterTab.getAttribute('aria-label')) ?? (await afterTab.innerText());
-    assert.match(title, /What if F1 loop-sync: host [\d.]+ ms -> [\d.]+ ms \(saves [\d.]+ (ms|µs)\)/);
+    assert.match(title, /What if F1 loop-sync: done [\d.]+ ms -> [\d.]+ ms \(saves [\d.]+ (ms|µs)\)/);
     const fixed = await wb.webviewFrame('.toolbar', 30_000, /What if F1 loop-sync/);
     await fixed.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
     // One timeline: the saved time's row, then each row of the replayed run beside the fixed run's.
