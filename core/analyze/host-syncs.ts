@@ -66,49 +66,66 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
   const c = t.calls;
   const claimed = new Set<number>();
   const firstOp = (call: number) => (b.opsStart[call + 1] > b.opsStart[call] ? b.opsOf[b.opsStart[call]] : -1);
-  // A run repeats the same few framework contexts: each one's op is found once.
+  // A run repeats the same few framework contexts: each one's op is found once ('' for a context
+  // without an aten:: op, which makes no finding).
   const opOf = new Map<number, string>();
   const opOfContext = (context: number) => {
     let op = opOf.get(context);
-    if (op === undefined) opOf.set(context, (op = frameworkOp(str(t, context))));
+    if (op === undefined) {
+      const text = str(t, context);
+      opOf.set(context, (op = text.includes('aten::') ? frameworkOp(text) : ''));
+    }
     return op;
+  };
+  // The pair at hand, read by `finding`, which the list calls only for the first pair of a place:
+  // one function for every pair, and the ids handed over in the same two arrays, which the list
+  // only reads.
+  let i = -1;
+  let copyIn = -1;
+  let op = '';
+  let blocked = 0;
+  const ids = [0, 0];
+  const ops = [0];
+  const finding = (): Finding => {
+    const context = str(t, c.context[i]);
+    const names = [str(t, c.name[copyIn]) || 'memcpy', str(t, c.name[i]) || 'stream synchronize'];
+    return {
+      rule: 'S17',
+      kind: 'hidden-sync',
+      severity: 'warning',
+      calls: [copyIn, i],
+      ops: [firstOp(copyIn)],
+      message:
+        `${op} (${context}) synchronizes the host: ${names[0]} (${copyWords(t, firstOp(copyIn))}) then ${names[1]} ` +
+        `on ${laneName(t, c.lane[i])} blocked it for ${formatNs(blocked)} until the GPU caught up`,
+      fix: `keep the value on the GPU, or read it later (after more work is queued); ${
+        op === 'aten::item' || op === 'aten::_local_scalar_dense'
+          ? 'each .item() waits for every kernel queued before it'
+          : 'use a pinned destination with non_blocking=True and an event where the host needs the data'
+      }`,
+      savedNs: blocked,
+    };
   };
   // The syncs of one place repeat: its key is made again only where the place changes.
   let key = '';
   let keyOf = [-1, -1, -1];
   const pairs = syncsAfterCopies(t, b);
   for (let k = 0; k < pairs.length; k += 2) {
-    const i = pairs[k];
-    const copyIn = pairs[k + 1];
-    const context = str(t, c.context[i]);
-    if (!context.includes('aten::')) continue;
-    const op = opOfContext(c.context[i]);
-    if (copyIn < 0 || claimed.has(copyIn) || !c.context[copyIn] || opOfContext(c.context[copyIn]) !== op) continue;
+    i = pairs[k];
+    copyIn = pairs[k + 1];
+    op = opOfContext(c.context[i]);
+    if (!op || copyIn < 0 || claimed.has(copyIn) || !c.context[copyIn] || opOfContext(c.context[copyIn]) !== op)
+      continue;
     claimed.add(copyIn);
-    const blocked = c.blockedNs[i] + c.blockedNs[copyIn];
+    blocked = c.blockedNs[i] + c.blockedNs[copyIn];
     if (keyOf[0] !== c.context[i] || keyOf[1] !== c.name[copyIn] || keyOf[2] !== c.name[i]) {
       keyOf = [c.context[i], c.name[copyIn], c.name[i]];
-      key = `hidden-sync|${context}|${str(t, c.name[copyIn]) || 'memcpy'},${str(t, c.name[i]) || 'stream synchronize'}`;
+      key = `hidden-sync|${str(t, c.context[i])}|${str(t, c.name[copyIn]) || 'memcpy'},${str(t, c.name[i]) || 'stream synchronize'}`;
     }
-    out.addLazily(key, [copyIn, i], [firstOp(copyIn)], blocked, () => {
-      const names = [str(t, c.name[copyIn]) || 'memcpy', str(t, c.name[i]) || 'stream synchronize'];
-      return {
-        rule: 'S17',
-        kind: 'hidden-sync',
-        severity: 'warning',
-        calls: [copyIn, i],
-        ops: [firstOp(copyIn)],
-        message:
-          `${op} (${context}) synchronizes the host: ${names[0]} (${copyWords(t, firstOp(copyIn))}) then ${names[1]} ` +
-          `on ${laneName(t, c.lane[i])} blocked it for ${formatNs(blocked)} until the GPU caught up`,
-        fix: `keep the value on the GPU, or read it later (after more work is queued); ${
-          op === 'aten::item' || op === 'aten::_local_scalar_dense'
-            ? 'each .item() waits for every kernel queued before it'
-            : 'use a pinned destination with non_blocking=True and an event where the host needs the data'
-        }`,
-        savedNs: blocked,
-      };
-    });
+    ids[0] = copyIn;
+    ids[1] = i;
+    ops[0] = firstOp(copyIn);
+    out.addLazily(key, ids, ops, blocked, finding);
   }
   return claimed;
 }
