@@ -5,7 +5,7 @@
 import { CK } from '../trace/kinds';
 import { EDGE_KINDS, Trace } from '../trace/model';
 import { Bindings, bindEvents } from './bindings';
-import { IntList, shiftStarts } from './csr';
+import { shiftStarts } from './csr';
 
 export interface HbGraph {
   calls: number;
@@ -39,6 +39,9 @@ export function buildGraph(t: Trace, bindings = bindEvents(t)): HbGraph {
  * edges that cross lanes and counts them per node; the rows are then filled from those alone (most
  * of a trace's edges stay within a lane). A derived event ordering that the trace also lists as its
  * last event edge into that op is left out: a repeated predecessor adds nothing.
+ *
+ * Each pass is a function of its own: a function run once is optimized while its loop runs, and
+ * a small one is optimized sooner and at less cost than one holding every pass.
  */
 function crossLaneEdges(
   t: Trace,
@@ -49,59 +52,97 @@ function crossLaneEdges(
   laneStart: Int32Array,
 ): { predStart: Int32Array; pred: Int32Array } {
   const C = t.calls.count;
-  const O = t.ops.count;
-  const N = C + O;
-  const opCall = t.ops.call;
-  const { kind: edgeKind, from: edgeFrom, to: edgeTo, count: E } = t.edges;
-  const { eventFrom, eventTo, awaitStart, awaited } = bindings;
-  const src = new IntList(1024);
-  const dst = new IntList(1024);
+  const N = C + t.ops.count;
+  const { eventFrom, awaited } = bindings;
+  // Room for every edge that might cross: pages never written cost nothing.
+  const room = t.edges.count + eventFrom.length + awaited.length;
+  const kept: KeptEdges = { from: new Int32Array(room), to: new Int32Array(room), count: 0 };
   const predStart = new Int32Array(N + 1);
-  const crosses = (a: number, b: number) => {
-    if (a < 0 || b < 0) return false;
-    const la = lane[a];
-    const lb = lane[b];
-    return !(la < 0 || lb < 0 || la === lb);
-  };
-  const add = (a: number, b: number) => {
-    if (!crosses(a, b)) return;
-    src.push(a);
-    dst.push(b);
-    predStart[b + 1]++;
-  };
-  // A call that waits for an op it issued itself (a blocking copy) orders that op before the
-  // calls after it, not before itself: the call is also the op's launch.
-  const lanes = { lane, seq, order, laneStart };
-  const opToCall = (op: number, call: number) => add(C + op, opCall[op] === call ? laneNext(lanes, call) : call);
-  const launch = EDGE_KINDS.indexOf('launch');
-  const release = EDGE_KINDS.indexOf('release');
-  const event = EDGE_KINDS.indexOf('event');
-  const eventInto = new Int32Array(O).fill(-1);
-  // Launches come first in their rows, straight from the ops: not kept apart like the others.
-  for (let j = 0; j < O; j++) if (crosses(opCall[j], C + j)) predStart[C + j + 1]++;
-  for (let k = 0; k < E; k++) {
-    const kind = edgeKind[k];
-    if (kind === launch) {
-      if (opCall[edgeTo[k]] !== edgeFrom[k]) add(edgeFrom[k], C + edgeTo[k]);
-    } else if (kind === release) opToCall(edgeFrom[k], edgeTo[k]);
-    else {
-      if (kind === event && edgeTo[k] >= 0) eventInto[edgeTo[k]] = edgeFrom[k];
-      add(C + edgeFrom[k], C + edgeTo[k]);
-    }
-  }
-  for (let k = 0; k < eventFrom.length; k++)
-    if (eventInto[eventTo[k]] !== eventFrom[k]) add(C + eventFrom[k], C + eventTo[k]);
-  for (let c = 0; c < C; c++) for (let q = awaitStart[c]; q < awaitStart[c + 1]; q++) opToCall(awaited[q], c);
-
+  countLaunches(t.ops.call, lane, C, predStart);
+  keepTraceEdges(t, lane, { lane, seq, order, laneStart }, predStart, kept);
+  if (eventFrom.length) keepEventOrderings(t, bindings, lane, predStart, kept);
+  keepHostWaits(t, bindings, { lane, seq, order, laneStart }, predStart, kept);
   for (let i = 0; i < N; i++) predStart[i + 1] += predStart[i];
   const pred = new Int32Array(predStart[N]);
   // Each row's start advances to the next row's as the row fills; moved back after.
-  for (let j = 0; j < O; j++) if (crosses(opCall[j], C + j)) pred[predStart[C + j]++] = opCall[j];
-  const from = src.view();
-  const to = dst.view();
-  for (let k = 0; k < to.length; k++) pred[predStart[to[k]]++] = from[k];
+  fillLaunches(t.ops.call, lane, C, predStart, pred);
+  const { from, to, count } = kept;
+  for (let k = 0; k < count; k++) pred[predStart[to[k]]++] = from[k];
   shiftStarts(predStart);
   return { predStart, pred };
+}
+
+/** Cross-lane edges other than launches, in the order they are listed, until their rows are filled. */
+interface KeptEdges {
+  from: Int32Array;
+  to: Int32Array;
+  count: number;
+}
+
+/** Whether the edge a -> b joins two nodes of different lanes. */
+function crosses(lane: Int32Array, a: number, b: number): boolean {
+  if (a < 0 || b < 0) return false;
+  const la = lane[a];
+  const lb = lane[b];
+  return !(la < 0 || lb < 0 || la === lb);
+}
+
+function keep(lane: Int32Array, predStart: Int32Array, kept: KeptEdges, a: number, b: number): void {
+  if (!crosses(lane, a, b)) return;
+  kept.from[kept.count] = a;
+  kept.to[kept.count++] = b;
+  predStart[b + 1]++;
+}
+
+/** Launches come first in their rows, straight from the ops: not kept apart like the others. */
+function countLaunches(opCall: Int32Array, lane: Int32Array, C: number, predStart: Int32Array): void {
+  for (let j = 0; j < opCall.length; j++) if (crosses(lane, opCall[j], C + j)) predStart[C + j + 1]++;
+}
+
+function fillLaunches(opCall: Int32Array, lane: Int32Array, C: number, predStart: Int32Array, pred: Int32Array): void {
+  for (let j = 0; j < opCall.length; j++) if (crosses(lane, opCall[j], C + j)) pred[predStart[C + j]++] = opCall[j];
+}
+
+const LAUNCH = EDGE_KINDS.indexOf('launch');
+const RELEASE = EDGE_KINDS.indexOf('release');
+
+/**
+ * A call that waits for an op it issued itself (a blocking copy) orders that op before the calls
+ * after it, not before itself: the call is also the op's launch.
+ */
+function keepOpToCall(t: Trace, lanes: LaneOrder, predStart: Int32Array, kept: KeptEdges, op: number, call: number) {
+  const C = t.calls.count;
+  keep(lanes.lane, predStart, kept, C + op, t.ops.call[op] === call ? laneNext(lanes, call) : call);
+}
+
+function keepTraceEdges(t: Trace, lane: Int32Array, lanes: LaneOrder, predStart: Int32Array, kept: KeptEdges): void {
+  const C = t.calls.count;
+  const opCall = t.ops.call;
+  const { kind, from, to, count } = t.edges;
+  for (let k = 0; k < count; k++) {
+    if (kind[k] === LAUNCH) {
+      if (opCall[to[k]] !== from[k]) keep(lane, predStart, kept, from[k], C + to[k]);
+    } else if (kind[k] === RELEASE) keepOpToCall(t, lanes, predStart, kept, from[k], to[k]);
+    else keep(lane, predStart, kept, C + from[k], C + to[k]);
+  }
+}
+
+/** Derived event orderings, less those the trace lists as the last event edge into their op. */
+function keepEventOrderings(t: Trace, b: Bindings, lane: Int32Array, predStart: Int32Array, kept: KeptEdges): void {
+  const C = t.calls.count;
+  const event = EDGE_KINDS.indexOf('event');
+  const { kind, from, to, count } = t.edges;
+  const eventInto = new Int32Array(t.ops.count).fill(-1);
+  for (let k = 0; k < count; k++) if (kind[k] === event && to[k] >= 0) eventInto[to[k]] = from[k];
+  const { eventFrom, eventTo } = b;
+  for (let k = 0; k < eventFrom.length; k++)
+    if (eventInto[eventTo[k]] !== eventFrom[k]) keep(lane, predStart, kept, C + eventFrom[k], C + eventTo[k]);
+}
+
+function keepHostWaits(t: Trace, b: Bindings, lanes: LaneOrder, predStart: Int32Array, kept: KeptEdges): void {
+  const { awaitStart, awaited } = b;
+  for (let c = 0; c < t.calls.count; c++)
+    for (let q = awaitStart[c]; q < awaitStart[c + 1]; q++) keepOpToCall(t, lanes, predStart, kept, awaited[q], c);
 }
 
 /**
@@ -113,42 +154,74 @@ function laneOrder(t: Trace): { ids: Int32Array; start: Int32Array; lane: Int32A
   const C = t.calls.count;
   const O = t.ops.count;
   const L = t.lanes.length;
-  const context = CK.context;
-  const { kind, lane: callLane, begin } = t.calls;
-  const { lane: opLane, start: opStart } = t.ops;
+  const calls = { lane: t.calls.lane, count: C, first: 0, kind: t.calls.kind, time: t.calls.begin };
+  const ops = { lane: t.ops.lane, count: O, first: C, kind: undefined, time: t.ops.start };
   const start = new Int32Array(L + 1);
-  for (let c = 0; c < C; c++) if (kind[c] !== context && callLane[c] >= 0) start[callLane[c] + 1]++;
-  for (let j = 0; j < O; j++) if (opLane[j] >= 0) start[opLane[j] + 1]++;
+  countByLane(calls, start);
+  countByLane(ops, start);
   for (let l = 0; l < L; l++) start[l + 1] += start[l];
   const first = start.slice(0, L);
-  const ids = new Int32Array(start[L]);
-  const lane = new Int32Array(C + O).fill(-1);
-  const seq = new Int32Array(C + O);
+  const placed = { ids: new Int32Array(start[L]), lane: new Int32Array(C + O), seq: new Int32Array(C + O) };
   // Each node placed at its lane's next free position, which is its place there until a sort.
-  for (let c = 0; c < C; c++) {
-    const l = callLane[c];
-    if (kind[c] === context || !(l >= 0 && l < L)) continue;
-    ids[start[l]++] = c;
-    lane[c] = l;
-    seq[c] = start[l] - first[l];
-  }
-  for (let j = 0; j < O; j++) {
-    const l = opLane[j];
-    if (!(l >= 0 && l < L)) continue;
-    ids[start[l]++] = C + j;
-    lane[C + j] = l;
-    seq[C + j] = start[l] - first[l];
-  }
+  placeByLane(calls, start, first, placed);
+  placeByLane(ops, start, first, placed);
   shiftStarts(start);
-  const time = (i: number) => (i < C ? begin[i] : opStart[i - C]);
+  const { ids, seq } = placed;
+  const time = (i: number) => (i < C ? t.calls.begin[i] : t.ops.start[i - C]);
   for (let l = 0; l < L; l++) {
-    let sorted = true;
-    for (let k = start[l] + 1; k < start[l + 1] && sorted; k++) sorted = time(ids[k - 1]) <= time(ids[k]);
-    if (sorted) continue;
+    if (inTimeOrder(ids, start[l], start[l + 1], C, t.calls.begin, t.ops.start)) continue;
     ids.subarray(start[l], start[l + 1]).sort((x, y) => time(x) - time(y) || x - y);
     for (let k = start[l]; k < start[l + 1]; k++) seq[ids[k]] = k - start[l] + 1;
   }
-  return { ids, start, lane, seq };
+  return { ids, start, lane: placed.lane, seq };
+}
+
+/** Calls or ops: their lanes, their node ids from `first`, and the call kinds (context calls have no lane). */
+interface LaneItems {
+  lane: Uint32Array;
+  count: number;
+  first: number;
+  kind: Uint8Array | undefined;
+}
+
+/** Whether item i lies in one of the L lanes. */
+const inLane = (items: LaneItems, i: number, L: number): boolean =>
+  items.lane[i] < L && (items.kind === undefined || items.kind[i] !== CK.context);
+
+function countByLane(items: LaneItems, start: Int32Array): void {
+  const L = start.length - 1;
+  for (let i = 0; i < items.count; i++) if (inLane(items, i, L)) start[items.lane[i] + 1]++;
+}
+
+function placeByLane(
+  items: LaneItems,
+  start: Int32Array,
+  first: Int32Array,
+  out: { ids: Int32Array; lane: Int32Array; seq: Int32Array },
+): void {
+  const L = start.length - 1;
+  const { ids, lane, seq } = out;
+  for (let i = 0; i < items.count; i++) {
+    const x = items.first + i;
+    if (!inLane(items, i, L)) {
+      lane[x] = -1;
+      continue;
+    }
+    const l = items.lane[i];
+    ids[start[l]++] = x;
+    lane[x] = l;
+    seq[x] = start[l] - first[l];
+  }
+}
+
+/** Whether the nodes ids[a .. b) are in time order. */
+function inTimeOrder(ids: Int32Array, a: number, b: number, C: number, begin: Float64Array, opStart: Float64Array) {
+  for (let k = a + 1; k < b; k++) {
+    const x = ids[k - 1];
+    const y = ids[k];
+    if (!((x < C ? begin[x] : opStart[x - C]) <= (y < C ? begin[y] : opStart[y - C]))) return false;
+  }
+  return true;
 }
 
 /**

@@ -6,6 +6,7 @@ import { CK } from '../trace/kinds';
 import { COPY_KINDS, Finding, HOST_MEMORY, Trace, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
 import type { Bindings } from './bindings';
+import { IntList } from './csr';
 import { FindingList, placeKey } from './collect';
 import { atLine, callSource, isAsyncCall, laneName, opName } from './describe';
 import { formatNs } from '../units';
@@ -28,37 +29,67 @@ const copyWords = (t: Trace, op: number): string =>
   [COPY_KINDS[t.ops.copy[op]], HOST_MEMORY[t.ops.hostMemory[op]]].filter(Boolean).join(', ');
 
 /**
+ * Each stream synchronize made inside a framework op, with the device-to-host copy before it on its
+ * lane, or -1: pairs (sync, copy) in time order. One tight pass over every call, kept apart from
+ * the words of the findings, which only the few pairs need.
+ */
+function syncsAfterCopies(t: Trace, b: Bindings): Int32Array {
+  const c = t.calls;
+  const L = t.lanes.length;
+  const lastCopy = new Int32Array(L + 1).fill(-1); // lane -> last device-to-host copy call
+  const dtoh = COPY_KINDS.indexOf('DtoH');
+  const { kind: kindOf, lane: laneOf, context } = c;
+  const { opsStart, opsOf, timeOrder: order } = b;
+  const copyKind = t.ops.copy;
+  const memcpy = CK.memcpy;
+  const streamSync = CK.streamSync;
+  const pairs = new IntList();
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    const kind = kindOf[i];
+    const lane = laneOf[i] < L ? laneOf[i] : L;
+    if (kind === memcpy && opsStart[i + 1] > opsStart[i] && copyKind[opsOf[opsStart[i]]] === dtoh) lastCopy[lane] = i;
+    else if (kind === streamSync && context[i]) {
+      pairs.push(i);
+      pairs.push(lastCopy[lane]);
+    }
+  }
+  return pairs.view();
+}
+
+/**
  * A stream synchronize made by a framework op (not by the user's own synchronize), after a
  * device-to-host copy inside the same op: the host stops until the GPU catches up, although the
- * Python line only asked for a value. Returns the copy calls it explains.
+ * Python line only asked for a value. Returns the copy calls it explains; each copy explains one sync.
  */
 function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
   const c = t.calls;
   const claimed = new Set<number>();
-  const lastCopy = new Map<number, number>(); // lane -> last device-to-host copy call
-  const dtoh = COPY_KINDS.indexOf('DtoH');
   const firstOp = (call: number) => (b.opsStart[call + 1] > b.opsStart[call] ? b.opsOf[b.opsStart[call]] : -1);
-  const order = b.timeOrder;
-  const memcpy = CK.memcpy;
-  const streamSync = CK.streamSync;
-  const kindOf = c.kind;
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k];
-    const kind = kindOf[i];
-    if (kind === memcpy && firstOp(i) >= 0 && t.ops.copy[firstOp(i)] === dtoh) lastCopy.set(c.lane[i], i);
-    if (kind !== streamSync || !c.context[i]) continue;
+  // A run repeats the same few framework contexts: each one's op is found once ('' for a context
+  // without an aten:: op, which makes no finding).
+  const opOf = new Map<number, string>();
+  const opOfContext = (context: number) => {
+    let op = opOf.get(context);
+    if (op === undefined) {
+      const text = str(t, context);
+      opOf.set(context, (op = text.includes('aten::') ? frameworkOp(text) : ''));
+    }
+    return op;
+  };
+  // The pair at hand, read by `finding`, which the list calls only for the first pair of a place:
+  // one function for every pair, and the ids handed over in the same two arrays, which the list
+  // only reads.
+  let i = -1;
+  let copyIn = -1;
+  let op = '';
+  let blocked = 0;
+  const ids = [0, 0];
+  const ops = [0];
+  const finding = (): Finding => {
     const context = str(t, c.context[i]);
-    if (!context.includes('aten::')) continue;
-    const op = frameworkOp(context);
-    const copy = lastCopy.get(c.lane[i]);
-    const copyIn =
-      copy !== undefined && c.context[copy] && frameworkOp(str(t, c.context[copy])) === op ? copy : undefined;
-    if (copyIn === undefined) continue;
-    claimed.add(copyIn);
-    lastCopy.delete(c.lane[i]);
-    const blocked = c.blockedNs[i] + c.blockedNs[copyIn];
     const names = [str(t, c.name[copyIn]) || 'memcpy', str(t, c.name[i]) || 'stream synchronize'];
-    out.add(`hidden-sync|${context}|${names.join()}`, {
+    return {
       rule: 'S17',
       kind: 'hidden-sync',
       severity: 'warning',
@@ -73,7 +104,28 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
           : 'use a pinned destination with non_blocking=True and an event where the host needs the data'
       }`,
       savedNs: blocked,
-    });
+    };
+  };
+  // The syncs of one place repeat: its key is made again only where the place changes.
+  let key = '';
+  let keyOf = [-1, -1, -1];
+  const pairs = syncsAfterCopies(t, b);
+  for (let k = 0; k < pairs.length; k += 2) {
+    i = pairs[k];
+    copyIn = pairs[k + 1];
+    op = opOfContext(c.context[i]);
+    if (!op || copyIn < 0 || claimed.has(copyIn) || !c.context[copyIn] || opOfContext(c.context[copyIn]) !== op)
+      continue;
+    claimed.add(copyIn);
+    blocked = c.blockedNs[i] + c.blockedNs[copyIn];
+    if (keyOf[0] !== c.context[i] || keyOf[1] !== c.name[copyIn] || keyOf[2] !== c.name[i]) {
+      keyOf = [c.context[i], c.name[copyIn], c.name[i]];
+      key = `hidden-sync|${str(t, c.context[i])}|${str(t, c.name[copyIn]) || 'memcpy'},${str(t, c.name[i]) || 'stream synchronize'}`;
+    }
+    ids[0] = copyIn;
+    ids[1] = i;
+    ops[0] = firstOp(copyIn);
+    out.addLazily(key, ids, ops, blocked, finding);
   }
   return claimed;
 }

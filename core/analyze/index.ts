@@ -3,7 +3,6 @@
 // ordering checks").
 import type { MemoryBudget } from '../memory';
 import type { Program } from '../scenario/program';
-import { CK } from '../trace/kinds';
 import type { Finding, Trace } from '../trace/model';
 import { accessIndex, type AccessIndex } from './accesses';
 import { candidateOp, holdsEveryCall } from './describe';
@@ -17,7 +16,7 @@ import { hostFuncStalls, serializationSmells } from './serialization';
 import type { Analysis, Hazard, Metrics, WaitExplanation } from './types';
 import { waitSmells } from './wait-smells';
 import { releaseDoubts } from './release-doubts';
-import { explainWaits, waitExplainer, waitFacts, type WaitFacts } from './waits';
+import { waitExplainer, waitFacts, type WaitFacts } from './waits';
 
 export { happensBefore } from './hb';
 export type { HappensBefore, NodeRef, NodeSet } from './hb';
@@ -82,8 +81,6 @@ const waitIndexes = new WeakMap<Analysis, WaitIndex>();
 /** The waits of an analysis made by `analyze`, without making them all. */
 export const waitIndex = (a: Analysis): WaitIndex | undefined => waitIndexes.get(a);
 
-const SYNC_KINDS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
-
 /** Everything that reads the happens-before graph; the graph lives only while this runs. */
 function withGraph(
   trace: Trace,
@@ -95,8 +92,6 @@ function withGraph(
   const hb = happensBefore(trace, undefined, memory);
   const facts = waitFacts(trace, hb, access);
   const { hazards, findings: races } = findHazards(trace, hb, access, memory);
-  // waitSmells reads only synchronizes: a few of the waits, made here and again with the rest.
-  const syncs = explainWaits(trace, facts, program, (i) => SYNC_KINDS.has(trace.calls.kind[i]));
   const busy = busyTimes(trace);
   const findings: Finding[] = [
     ...races,
@@ -105,7 +100,7 @@ function withGraph(
     ...hostFuncStalls(trace, hb),
     ...hostSyncSmells(trace, hb.graph.bindings, access, program),
     ...loopSyncs(trace, hb.graph.bindings, busy),
-    ...waitSmells(trace, hb, syncs, complete),
+    ...waitSmells(trace, hb, facts, waitExplainer(trace, facts, program), complete),
   ];
   return { facts, findings, hazards, metrics: computeMetrics(trace, hb, busy) };
 }

@@ -7,6 +7,8 @@ import { atLine, callSource, opLabel } from './describe';
 import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
 import type { WaitExplanation } from './types';
+import type { WaitFacts } from './waits';
+import { CK } from '../trace/kinds';
 import { formatNs } from '../units';
 
 /** Savings below this are within the unblock latency's noise (S15). */
@@ -18,18 +20,34 @@ const WHAT: Record<string, string> = {
   deviceSync: 'device synchronize',
 };
 
-export function waitSmells(t: Trace, hb: HappensBefore, waits: WaitExplanation[], complete: boolean): Finding[] {
+/**
+ * `explain(k)` explains the k-th wait of `facts`: only the synchronizes that may make a finding
+ * are explained, since a long run holds many and most make none.
+ */
+export function waitSmells(
+  t: Trace,
+  hb: HappensBefore,
+  facts: WaitFacts,
+  explain: (k: number) => WaitExplanation,
+  complete: boolean,
+): Finding[] {
   const g = hb.graph;
   const b = g.bindings;
   const out = new FindingList();
-  for (const w of waits) {
-    const i = w.id;
+  const { ids, narrower } = facts;
+  const kindOf = t.calls.kind;
+  for (let k = 0; k < ids.length; k++) {
+    const i = ids[k];
+    const ck = kindOf[i];
+    if (ck !== CK.eventSync && ck !== CK.streamSync && ck !== CK.deviceSync) continue;
+    const redundant = complete && b.bound[i] !== NEVER_RECORDED;
+    if (!redundant && !(ck === CK.deviceSync && (narrower.get(i)?.savedNs ?? 0) >= MIN_SAVED_NS)) continue;
+    const w = explain(k);
     const what = WHAT[w.kind];
-    if (!what) continue;
     const src = callSource(t, i);
     const key = (kind: string) =>
       `${kind}|${placeKey(t.calls.line[i], t.calls.column[i], `${t.calls.lane[i]} ${w.kind} ${w.target}`)}`;
-    if (complete && b.bound[i] !== NEVER_RECORDED) {
+    if (redundant) {
       const prev = lanePrev(g, i);
       let known = true;
       for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1] && known; q++)

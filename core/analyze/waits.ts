@@ -53,19 +53,6 @@ export function waitFacts(t: Trace, hb: HappensBefore, access: AccessIndex): Wai
   return { ids, flags, narrower };
 }
 
-/** The waits explained, or those of them whose call `only` keeps. */
-export function explainWaits(
-  t: Trace,
-  facts: WaitFacts,
-  program?: Program,
-  only?: (call: number) => boolean,
-): WaitExplanation[] {
-  const explain = waitExplainer(t, facts, program);
-  const out: WaitExplanation[] = [];
-  for (let k = 0; k < facts.ids.length; k++) if (!only || only(facts.ids[k])) out.push(explain(k));
-  return out;
-}
-
 /** The explanation of the k-th wait of `facts`, made on demand: a caller may read only a few. */
 export function waitExplainer(t: Trace, facts: WaitFacts, program?: Program): (k: number) => WaitExplanation {
   const c = t.calls;
