@@ -190,6 +190,13 @@ function main() {
   // The shipped library, and the benchmark's build of it with the switches that leave parts out.
   const captured = captureEnv(library, join(out, 'capture-%p.raw'), plainEnv);
   const switchable = captureEnv(measuring, join(out, 'capture-%p.raw'), plainEnv);
+  // SYNCSCOPE_BENCH_ONLY=stacks: the Python stacks' rows alone, for a short run on the GPU machine.
+  if (process.env.SYNCSCOPE_BENCH_ONLY === 'stacks') {
+    const text = stackRows(switchable).join('\n');
+    console.log(text);
+    if (process.env.SYNCSCOPE_BENCH_OUT) writeFileSync(process.env.SYNCSCOPE_BENCH_OUT, text);
+    return;
+  }
   const loop = buildProgram('launch_loop');
   const rows: string[] = [];
   const run = (env: NodeJS.ProcessEnv) => () => perLaunch([loop, String(LAUNCHES)], env);
