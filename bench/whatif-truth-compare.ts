@@ -95,15 +95,13 @@ export function measuredSaving(p: MeasuredProgram): { buggyNs: number; fixedNs: 
   return { buggyNs, fixedNs, savingNs: buggyNs - fixedNs };
 }
 
-/** One fix as `whatif --json` gives it, with the report's per-iteration figure beside it. */
+/** One fix as `whatif --json` gives it. */
 export interface FixPrediction {
   kind: string;
   applies: boolean;
   edit: string;
-  /** whatif --json: the saving over the whole trace shared by the loop's iterations. */
+  /** The saving over the recorded window shared by its iterations. */
   perIterationNs: number | null;
-  /** The report's figure: over the recorded window, warm-up left out (core/overview/predict.ts). */
-  windowPerIterationNs: number | null;
 }
 
 export interface KindPrediction {
@@ -113,7 +111,6 @@ export interface KindPrediction {
   applied: number;
   found: number;
   perIterationNs?: number;
-  windowPerIterationNs?: number;
   /** Why there is no prediction. */
   why?: string;
 }
@@ -130,10 +127,8 @@ export function predictionFor(fixes: FixPrediction[], kinds: string[]): KindPred
   if (!applied.length) return { kind, applied: 0, found: of.length, why: of[0].edit };
   const out: KindPrediction = { kind, applied: applied.length, found: of.length };
   const each = sum(applied.map((f) => f.perIterationNs));
-  const window = sum(applied.map((f) => f.windowPerIterationNs));
   if (each !== undefined) out.perIterationNs = each;
-  if (window !== undefined) out.windowPerIterationNs = window;
-  if (each === undefined && window === undefined) out.why = 'no loop iterations found to share the saving over';
+  else out.why = 'no loop iterations found to share the saving over';
   return out;
 }
 

@@ -8,8 +8,7 @@ import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
-import { analyze } from '../core/analyze';
-import { windowPredictions } from '../core/overview/predict';
+import { recordedWindow } from '../core/overview/window';
 import { h200 } from '../core/simulate/profile';
 import { formatNs } from '../core/units';
 import { whatIf } from '../core/whatif/fixes';
@@ -34,20 +33,18 @@ const TRACES: [string, string][] = [
 const signed = (ns: number) => (ns < 0 ? `−${formatNs(-ns)}` : formatNs(ns));
 const pct = (x: number) => (Number.isFinite(x) ? `${x > 0 ? '+' : ''}${x.toFixed(0)}%` : '—');
 
-/** Each fix of the trace as `whatif --json` gives it, with the report's recorded-window figure beside it. */
+/** Each fix of the trace as `whatif --json` gives it: over the recorded window, as the report and the overview. */
 function predictions(t: Awaited<ReturnType<typeof loadTraceFile>>, file: string) {
   const json = whatIfJson(whatIf(t, h200, 'all'), { file, profile: h200.name });
-  const report = windowPredictions(t, analyze(t), h200);
   const fixes: FixPrediction[] = json.fixes.map((f) => ({
     kind: f.kind,
     applies: f.applies,
     edit: f.edit,
     perIterationNs: f.savedPerIterationNs,
-    windowPerIterationNs: report.list[Number(f.id.slice(1)) - 1]?.perIterationNs ?? null,
   }));
   const o = json.overhead;
   const overhead = o ? `${o.model}${o.kind ? ` (${o.kind})` : ''}` : '—';
-  return { fixes, overhead, iterations: json.iterations, window: report.window };
+  return { fixes, overhead, iterations: json.iterations, window: recordedWindow(t).summary.text };
 }
 
 async function main(): Promise<void> {
@@ -62,8 +59,8 @@ async function main(): Promise<void> {
   const manifest = parseManifest(readFileSync(manifestFile, 'utf8'), manifestFile);
   const measured = parseMeasured(readFileSync(measuredFile, 'utf8'), measuredFile);
   const rows = [
-    '| program | fix kind | trace | findings (applied/found) | predicted per iteration (whatif --json) | predicted per iteration (report, recorded window) | measured (buggy − fixed, medians) | error (whatif --json) | error (report) | trace overhead model |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| program | fix kind | trace | findings (applied/found) | predicted per iteration | measured (buggy − fixed, medians) | error | trace overhead model |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const notes: string[] = [];
   for (const p of manifest.programs) {
@@ -77,7 +74,7 @@ async function main(): Promise<void> {
       const file = join(dir, p.name + suffix);
       const cells = [p.name, p.kinds.join(' / '), traceKind];
       if (!existsSync(file)) {
-        rows.push(`| ${[...cells, 'no trace', '—', '—', measuredText, '—', '—', '—'].join(' | ')} |`);
+        rows.push(`| ${[...cells, 'no trace', '—', measuredText, '—', '—'].join(' | ')} |`);
         continue;
       }
       const t = await loadTraceFile(file);
@@ -85,22 +82,19 @@ async function main(): Promise<void> {
       const k = predictionFor(fixes, p.kinds);
       const found = k.kind ? `${k.kind}: ${k.applied}/${k.found}` : (k.why ?? '');
       const each = k.perIterationNs;
-      const win = k.windowPerIterationNs;
       rows.push(
         `| ${[
           ...cells,
           found,
           each !== undefined ? `${signed(each)} (${iterations} iterations)` : (k.why ?? '—'),
-          win !== undefined ? signed(win) : (k.why ?? '—'),
           measuredText,
           each !== undefined && saving ? pct(errorPercent(each, saving.savingNs)) : '—',
-          win !== undefined && saving ? pct(errorPercent(win, saving.savingNs)) : '—',
           overhead,
         ].join(' | ')} |`,
       );
       const others = [...new Set(fixes.filter((f) => !p.kinds.includes(f.kind)).map((f) => f.kind))];
       notes.push(
-        `${p.name} ${traceKind}: report window: ${window}` +
+        `${p.name} ${traceKind}: recorded window: ${window}` +
           (others.length ? `; other fixes offered: ${others.join(', ')}` : ''),
       );
     }
@@ -117,9 +111,9 @@ async function main(): Promise<void> {
     "one's (bench/whatif-truth/record.sh). Predicted: the what-if on the buggy program's traces (`syncscope profile`",
     "and `syncscope capture`), h200 simulator profile, for the findings of the pair's fix kind (the first kind",
     'listed that the trace has; several findings of it are summed, each simulated alone): per iteration as',
-    "`syncscope whatif --json` gives it (the whole trace, shared by its loop's iterations) and as the report",
-    'gives it (the recorded window, warm-up left out). Error: (predicted − measured) / |measured|. A negative',
-    'saving is a cost (a race fix adds a wait).',
+    '`syncscope whatif --json`, the report and the overview give it (the recorded window, warm-up left out,',
+    'until its work is done). Error: (predicted − measured) / |measured|. A negative saving is a cost (a race',
+    'fix adds a wait).',
     '',
     ...rows,
     '',

@@ -35,8 +35,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const { trace, memory } = await loadInput(file, io);
   const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
   // No window asked: the recorded window, whose iterations the report's savings per iteration share.
-  const asked = WINDOW_OPTIONS.some((o) => args.flags.has(o.name));
-  const window = asked ? windowOf(args, trace, file, 'simulate') : undefined;
+  const checked = windowOf(args, trace, file, 'simulate');
+  const window = WINDOW_OPTIONS.some((o) => args.flags.has(o.name)) ? checked : undefined;
   const results = whatIf(trace, profile, ids, window, undefined, memory);
   if (ids !== 'all') {
     const missing = ids.filter((id) => !results.some((r) => r.id === id));

@@ -27,9 +27,10 @@ export interface Outcome {
   gpuBusyNs: number;
   /**
    * From the simulation's start to when the window's work is done: its last host call returned and
-   * its last GPU op ended (before-after.ts's doneAt). A saving is measured on it, since a window cut after its last iteration does
-   * not hold the wait that drains the GPU: a fix that frees the host there leaves the GPU's work to
-   * be waited for after it, and the host's span alone would count that work as saved.
+   * its last GPU op ended (before-after.ts's doneAt). A saving is measured on it, since a window cut
+   * after its last iteration does not hold the wait that drains the GPU: a fix that frees the host
+   * there leaves the GPU's work to be waited for after it, and the host's span alone would count
+   * that work as saved.
    */
   doneNs: number;
 }
@@ -284,21 +285,21 @@ function loopIterations(t: Trace, g: GeneratedScenario): number {
  * a fix. `a` is the trace's analysis, given where the caller has one (with a scenario's program), so
  * that the numbers are those of the findings the caller lists. Without a window, the fixes are
  * simulated over the recorded window and a saving is shared by its iterations, as the overview
- * counts them (core/overview/window.ts), so that every place that gives a saving per iteration gives
+ * counts them (recordedWindow), so that every place that gives a saving per iteration gives
  * the same one; a window asked for is shared by the iterations of its own loop.
  */
 export function whatIf(
   t: Trace,
   profile: SimProfile,
   ids: string[] | 'all',
-  window?: ScenarioWindow,
+  asked?: ScenarioWindow,
   a?: Analysis,
   memory?: MemoryBudget,
-  rw: RecordedWindow | undefined = window ? undefined : recordedWindow(t),
+  rw: RecordedWindow | undefined = asked ? undefined : recordedWindow(t),
 ): FixResult[] {
   a ??= analyze(t, { memory });
   const made = { overhead: profile.traceOverhead };
-  const w = window ?? scenarioWindowOf(rw!);
+  const w = asked ?? scenarioWindowOf(rw!);
   const { scenario: base, simulated: baseSim, fitted } = replayableScenario(t, profile, w, made);
   const iterations = rw ? windowIterations(rw) : loopIterations(t, base);
   const before = outcome(baseSim);

@@ -35,23 +35,17 @@ test('measured.json that is not a recording: an error that names the file and wh
   assert.throws(() => parseManifest('{"programs": []}', 'manifest.json'), /manifest\.json: expected \{"recordArgs"/);
 });
 
-const fix = (
-  kind: string,
-  perIterationNs: number | null,
-  applies = true,
-  windowPerIterationNs = perIterationNs,
-): FixPrediction => ({
+const fix = (kind: string, perIterationNs: number | null, applies = true): FixPrediction => ({
   kind,
   applies,
   edit: applies ? 'remove 1 synchronize step' : 'cannot apply: its calls are outside the window',
   perIterationNs,
-  windowPerIterationNs,
 });
 
 test("a program's fix kinds: the first kind the trace has is taken, its applied findings summed", () => {
   const fixes = [
     fix('pageable-async-copy', 400),
-    fix('loop-sync', 700, true, 650),
+    fix('loop-sync', 700),
     fix('hidden-sync', 900),
     fix('hidden-sync', 100, false),
   ];
@@ -60,18 +54,13 @@ test("a program's fix kinds: the first kind the trace has is taken, its applied 
     applied: 1,
     found: 2,
     perIterationNs: 900,
-    windowPerIterationNs: 900,
   });
-  assert.deepEqual(
-    predictionFor([fix('loop-sync', 700, true, 650), fix('loop-sync', 300, true, 250)], ['hidden-sync', 'loop-sync']),
-    {
-      kind: 'loop-sync',
-      applied: 2,
-      found: 2,
-      perIterationNs: 1000,
-      windowPerIterationNs: 900,
-    },
-  );
+  assert.deepEqual(predictionFor([fix('loop-sync', 700), fix('loop-sync', 300)], ['hidden-sync', 'loop-sync']), {
+    kind: 'loop-sync',
+    applied: 2,
+    found: 2,
+    perIterationNs: 1000,
+  });
   assert.deepEqual(predictionFor(fixes, ['race']), { applied: 0, found: 0, why: 'no race finding' });
   assert.deepEqual(predictionFor([fix('legacy-serialization', null, false)], ['legacy-serialization']), {
     kind: 'legacy-serialization',
