@@ -14,6 +14,14 @@
     So a warning teaches the line (the innermost Python frame at the warning) and the marker is
     placed before that line from its next execution on (line events on that code object alone).
     The first wait at each such line has no marker; none is ever placed after its wait.
+- Line markers: the same record_function with {"line": 1, "stack": [...]} (the user's frames only),
+  on the calling thread each time a line of the user's code starts, and where a frame of the user's
+  code goes on after a call into it returned: every call on that thread until its next line marker
+  was made by that line (a kernel launched inside nn.Module code called from line 20 is line 20's).
+  The user's code is every file outside site-packages, dist-packages, Python's standard library and
+  this launcher. A trace function (sys.settrace, and threading.settrace for threads started later)
+  follows the user's frames alone; a line marker is emitted only where the line differs from the
+  thread's last one.
 - Lines on stderr that start with "syncscope-profile: " are progress for Syncscope to show;
   "syncscope-profile: error <kind>: <text>" is a failure of the launcher itself.
 - Exit status: the script's own (0, its sys.exit code, 1 when it raised, 130 on SIGINT, 143 on
@@ -87,6 +95,37 @@ def stack_of(frame):
     return out
 
 
+_user_by_name = {}
+_STDLIB = os.path.dirname(os.__file__)
+
+
+def is_user_code(code):
+    """Whether a code object is the user's: not site-packages, dist-packages, the standard library or the launcher."""
+    name = code.co_filename
+    known = _user_by_name.get(name)
+    if known is None:
+        path = os.path.abspath(name)
+        parts = path.replace(os.sep, "/").split("/")
+        known = _user_by_name[name] = not (
+            name.startswith("<")
+            or "site-packages" in parts
+            or "dist-packages" in parts
+            or path.startswith(_STDLIB + os.sep)
+            or path in _LAUNCHER_FILES
+        )
+    return known
+
+
+def user_stack_of(frame):
+    """[[file, line, function], ...] of the user's frames from `frame` outwards."""
+    out = []
+    while frame is not None and len(out) < MAX_FRAMES:
+        if is_user_code(frame.f_code):
+            out.append([frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name])
+        frame = frame.f_back
+    return out
+
+
 class Sites:
     """Emits the call-site markers: before explicit synchronize calls, and before lines known to sync."""
 
@@ -96,12 +135,13 @@ class Sites:
         self.local = threading.local()
         self.lines = LineEvents(self)
 
-    def mark(self, frame, prefix=MARKER):
-        stack = stack_of(frame)
+    def mark(self, frame, prefix=MARKER, line=False):
+        stack = user_stack_of(frame) if line else stack_of(frame)
         if stack:
+            fields = {"line": 1, "stack": stack} if line else {"stack": stack}
             # Kineto writes event names into its JSON without escaping them: the marker's JSON is
             # percent-encoded, so that no quote or backslash of a path or name reaches the trace.
-            name = prefix + quote(json.dumps({"stack": stack}, separators=(",", ":")), safe=MARKER_SAFE)
+            name = prefix + quote(json.dumps(fields, separators=(",", ":")), safe=MARKER_SAFE)
             with self.record_function(name):
                 pass
 
@@ -177,25 +217,53 @@ class LineEvents:
         if self.tool is not None:
             self.monitoring.set_local_events(self.tool, frame.f_code, self.monitoring.events.LINE)
             self.monitoring.restart_events()  # lines disabled before may sync now
-            return
-        # Before Python 3.12: a trace function that follows only the known code objects.
+        # Before Python 3.12, the user's lines reach on_traced_line through UserLines' trace function.
+
+    def on_traced_line(self, frame):
+        if self.tool is None and frame.f_lineno in self.sites.known.get(frame.f_code, ()):
+            self.sites.mark(frame)
+
+
+_GENERATOR_FLAGS = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR
+
+
+class UserLines:
+    """The line markers: a trace function that follows the user's frames and nothing else."""
+
+    def __init__(self, sites):
+        self.sites = sites
+        self.last = threading.local()
+
+    def install(self):
         sys.settrace(self.on_call)
         threading.settrace(self.on_call)
-        while frame is not None:
-            if frame.f_code in self.sites.known:
-                frame.f_trace = self.on_trace_line
-                frame.f_trace_lines = True
-            frame = frame.f_back
 
     def on_call(self, frame, event, arg):
-        if frame.f_code in self.sites.known:
-            return self.on_trace_line
-        return None
+        if not is_user_code(frame.f_code):
+            return None  # no line events in library code
+        if frame.f_code.co_flags & _GENERATOR_FLAGS:
+            self.emit(frame)  # a resumed generator goes on at its line, which starts no new line event
+        return self.on_event
 
-    def on_trace_line(self, frame, event, arg):
-        if event == "line" and frame.f_lineno in self.sites.known.get(frame.f_code, ()):
-            self.sites.mark(frame)
-        return self.on_trace_line
+    def on_event(self, frame, event, arg):
+        if event == "line":
+            self.sites.lines.on_traced_line(frame)
+            self.emit(frame)
+        elif event == "return":
+            # Back in the caller: the nearest frame of the user's code above goes on with its line.
+            caller = frame.f_back
+            while caller is not None and not is_user_code(caller.f_code):
+                caller = caller.f_back
+            if caller is not None:
+                self.emit(caller)
+        return self.on_event
+
+    def emit(self, frame):
+        key = (frame.f_code, frame.f_lineno)
+        if getattr(self.last, "key", None) == key:
+            return
+        self.last.key = key
+        self.sites.mark(frame, line=True)
 
 
 def _on_gpu(tensor, *_args):
@@ -204,6 +272,7 @@ def _on_gpu(tensor, *_args):
 
 def install_sites(torch):
     sites = Sites(torch)
+    UserLines(sites).install()
     sites.wrap(torch.cuda, "synchronize")
     sites.wrap(torch.cuda.Stream, "synchronize")
     sites.wrap(torch.cuda.Event, "synchronize")

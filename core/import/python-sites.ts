@@ -138,11 +138,17 @@ export function parseFrame(name: string): SourceFrame | undefined {
   return m && isFrameLine(line) ? { file: m[1], line, function: m[3] } : undefined;
 }
 
+/** A call-site marker's frames, and whether it is a line marker (`"line": 1`), which names every call until the next one. */
+export interface MarkerSite {
+  stack: SourceFrame[];
+  line: boolean;
+}
+
 /**
  * A call-site marker's stack, or a reason it is not one. Its JSON is percent-encoded, because
  * Kineto writes event names into its trace without escaping quotes or backslashes.
  */
-export function parseMarker(name: string): SourceFrame[] | string {
+export function parseMarker(name: string): MarkerSite | string {
   let v: unknown;
   try {
     v = JSON.parse(decodeURIComponent(name.slice(name.indexOf(':') + 1)));
@@ -150,6 +156,7 @@ export function parseMarker(name: string): SourceFrame[] | string {
     return 'not percent-encoded JSON';
   }
   const stack = (v as { stack?: unknown } | null)?.stack;
+  const line = (v as { line?: unknown } | null)?.line === 1;
   if (!Array.isArray(stack) || stack.length === 0) return 'no "stack" list';
   const frames: SourceFrame[] = [];
   for (const f of stack.slice(0, MAX_STACK)) {
@@ -160,7 +167,7 @@ export function parseMarker(name: string): SourceFrame[] | string {
       return `a frame's line ${typeof f[1] === 'number' ? `is ${f[1]}` : 'is not a number'}; expected an integer from 1 to ${MAX_SOURCE_LINE}`;
     frames.push({ file: f[0], line: f[1], function: f[2] });
   }
-  return frames;
+  return { stack: frames, line };
 }
 
 /**

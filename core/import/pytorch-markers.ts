@@ -5,7 +5,9 @@
 // itself); the marker itself is not a call. A marker named `syncscope.after:` is emitted just
 // after a call instead, where the launcher learned its line only once the op had returned: it
 // names the line of the last wait before it on its thread, since the marker before it, that has
-// no line yet.
+// no line yet. A line marker (`"line":1`) is emitted where a line of the user's code starts or
+// goes on after a call returned: it names every call on its thread until the thread's next line
+// marker that no other marker gave a line, the kernel launches among them.
 import { isWait, TraceBuilder } from '../trace/model';
 import { parseFrame, parseMarker, SiteTable } from './python-sites';
 
@@ -37,18 +39,21 @@ export function attachMarkers(
 ): SiteMarkers {
   const counts: SiteMarkers = { malformed: 0, unjoined: 0 };
   if (!markers.length) return counts;
-  // Per lane, markers in time order, each with its site (-1: malformed or no user frame).
+  // Per lane, markers in time order, each with its site (-1: malformed or no user frame); line
+  // markers apart.
   const byLane = new Map<number, { time: number; site: number; after: boolean }[]>();
+  const linesByLane: typeof byLane = new Map();
   for (const m of markers) {
-    const stack = parseMarker(b.strings.get(m.name));
-    if (typeof stack === 'string' && counts.malformed++ === 0) counts.firstFault = stack;
-    const site = typeof stack === 'string' ? -1 : sites.add(stack, 'line');
+    const parsed = parseMarker(b.strings.get(m.name));
+    if (typeof parsed === 'string' && counts.malformed++ === 0) counts.firstFault = parsed;
+    const site = typeof parsed === 'string' ? -1 : sites.add(parsed.stack, 'line');
     const lane = laneMap[m.lane];
-    let list = byLane.get(lane);
-    if (!list) byLane.set(lane, (list = []));
+    const into = typeof parsed !== 'string' && parsed.line && !m.after ? linesByLane : byLane;
+    let list = into.get(lane);
+    if (!list) into.set(lane, (list = []));
     list.push({ time: m.time - t0, site, after: m.after });
   }
-  for (const list of byLane.values()) list.sort((x, y) => x.time - y.time);
+  for (const list of [...byLane.values(), ...linesByLane.values()]) list.sort((x, y) => x.time - y.time);
 
   // A marker is emitted just before the user's call: its site goes to the first call that begins
   // after it on its lane and to every call inside it (aten::item's copy and stream sync, or the
@@ -58,7 +63,7 @@ export function attachMarkers(
   const python = pythonFrameNames(b);
   for (let i = 0; i < b.calls.count; i++) {
     // Python frames (the marker's own __exit__, the wrapper's callee) are not the marked call.
-    if (!byLane.has(c.lane[i]) || python.has(c.name[i])) continue;
+    if ((!byLane.has(c.lane[i]) && !linesByLane.has(c.lane[i])) || python.has(c.name[i])) continue;
     let list = callsByLane.get(c.lane[i]);
     if (!list) callsByLane.set(c.lane[i], (list = []));
     list.push(i);
@@ -87,7 +92,24 @@ export function attachMarkers(
       if (!joinedAny && m.site >= 0) counts.unjoined++;
     }
   }
+  for (const [lane, list] of linesByLane) attachLines(b, sites, callsByLane.get(lane) ?? [], list);
   return counts;
+}
+
+/**
+ * Each line marker's site goes to the calls on its lane that begin from it to the lane's next line
+ * marker, where no other marker gave one a line: calls in time order, markers in time order.
+ */
+function attachLines(b: TraceBuilder, sites: SiteTable, calls: number[], list: { time: number; site: number }[]) {
+  const c = b.calls.cols;
+  const byBegin = [...calls].sort((x, y) => c.begin[x] - c.begin[y]);
+  let n = -1;
+  for (const i of byBegin) {
+    while (n + 1 < list.length && list[n + 1].time <= c.begin[i]) n++;
+    if (n < 0 || list[n].site < 0) continue;
+    if (c.site[i] > 0 && sites.sites[c.site[i] - 1].precision === 'line') continue;
+    c.site[i] = list[n].site + 1;
+  }
 }
 
 /**

@@ -29,7 +29,7 @@ async function connect(args: string[] = []): Promise<Client> {
     cwd: repoRoot,
     env: {
       ...(process.env as Record<string, string>),
-      PYTHONPATH: repoPath('test/fixtures/fake-torch'),
+      PYTHONPATH: repoPath('test/fixtures/fake-torch/site-packages'),
       SYNCSCOPE_CAPTURE_LIB: standInLibrary,
     },
     stderr: 'ignore',

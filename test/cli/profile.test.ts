@@ -13,7 +13,7 @@ const scripts = repoPath('test/fixtures/fake-torch/scripts');
 
 async function withFakeTorch<T>(f: () => Promise<T>): Promise<T> {
   const before = process.env.PYTHONPATH;
-  process.env.PYTHONPATH = repoPath('test/fixtures/fake-torch');
+  process.env.PYTHONPATH = repoPath('test/fixtures/fake-torch/site-packages');
   try {
     return await f();
   } finally {

@@ -201,9 +201,10 @@ test('a marker line is an integer from 1 to 2^31 - 1: 1e300 and 2^53 + 1 are ref
   assert.equal(parseMarker(stack('0')), `a frame's line is 0; ${expected}`);
   assert.equal(parseMarker(stack('-5')), `a frame's line is -5; ${expected}`);
   assert.equal(parseMarker(stack('"12"')), `a frame's line is not a number; ${expected}`);
-  assert.deepEqual(parseMarker(stack('2147483647')), [
-    { file: '/home/me/train.py', line: 2147483647, function: 'loop' },
-  ]);
+  assert.deepEqual(parseMarker(stack('2147483647')), {
+    stack: [{ file: '/home/me/train.py', line: 2147483647, function: 'loop' }],
+    line: false,
+  });
   // Kineto's frames keep 0 (a module's top level) and lose a line past the bound.
   assert.deepEqual(parseFrame('/a.py(0): <module>'), { file: '/a.py', line: 0, function: '<module>' });
   assert.equal(parseFrame('/a.py(2147483648): f'), undefined);
@@ -297,8 +298,17 @@ test("a marker as the launcher writes it: percent-encoded, since Kineto leaves a
   // json.dumps of the stack, then quote() with the launcher's safe characters: a quote in a path is \" then %5C%22.
   const name = 'syncscope.site:{%22stack%22:[[%22/home/me/say %5C%22hi%5C%22.py%22,12,%22loop%22]]}';
   assert.ok(!name.slice('syncscope.site:'.length).includes('"'), 'nothing Kineto would write unescaped');
-  assert.deepEqual(parseMarker(name), [{ file: '/home/me/say "hi".py', line: 12, function: 'loop' }]);
+  assert.deepEqual(parseMarker(name), {
+    stack: [{ file: '/home/me/say "hi".py', line: 12, function: 'loop' }],
+    line: false,
+  });
   assert.equal(parseMarker('syncscope.site:{%22stack%2'), 'not percent-encoded JSON');
+  // A line marker, as UserLines writes it: `"line": 1` before the user's frames.
+  assert.deepEqual(parseMarker('syncscope.site:{%22line%22:1,%22stack%22:[[%22/home/me/t.py%22,20,%22<module>%22]]}'), {
+    stack: [{ file: '/home/me/t.py', line: 20, function: '<module>' }],
+    line: true,
+  });
+  assert.equal(parseMarker('syncscope.site:null'), 'no "stack" list');
 });
 
 // ---- Traces made by `syncscope profile` on an H200 (test/fixtures/torch/profile) --------------

@@ -8,13 +8,15 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { profileScript, type ProfileOptions } from '../../node/profile-run';
+import { loadTraceFile } from '../../node/trace-file';
+import { callSite, isWait, str } from '../../core/trace/model';
 import { repoPath } from '../helpers/paths';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncscope-profile-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const scripts = repoPath('test/fixtures/fake-torch/scripts');
-const fakeEnv = { ...process.env, PYTHONPATH: repoPath('test/fixtures/fake-torch') };
+const fakeEnv = { ...process.env, PYTHONPATH: repoPath('test/fixtures/fake-torch/site-packages') };
 const noTorchEnv = { ...process.env, PYTHONPATH: '' };
 
 /** Each Python here of a distinct version: before 3.12 line events come from a trace function, after from sys.monitoring. */
@@ -38,8 +40,11 @@ const readTrace = (path: string): Event[] =>
   (JSON.parse(gunzipSync(readFileSync(path)).toString()) as { traceEvents: Event[] }).traceEvents.sort(
     (a, b) => a.ts - b.ts,
   );
-const stackOf = (e: Event): [string, number, string][] =>
-  (JSON.parse(decodeURIComponent(e.name.slice(MARKER.length))) as { stack: [string, number, string][] }).stack;
+const markerOf = (e: Event) =>
+  JSON.parse(decodeURIComponent(e.name.slice(MARKER.length))) as { line?: 1; stack: [string, number, string][] };
+const stackOf = (e: Event): [string, number, string][] => markerOf(e).stack;
+/** A line marker: where a line of the user's code starts or goes on (python/syncscope_profile.py, UserLines). */
+const isLineMarker = (e: Event): boolean => e.name.startsWith(MARKER) && markerOf(e).line === 1;
 
 async function profile(script: string, more: Partial<ProfileOptions> = {}) {
   const progress: string[] = [];
@@ -68,12 +73,12 @@ for (const python of pythons) {
     const file = join(scripts, 'sites.py');
     const sites: string[] = [];
     events.forEach((e, i) => {
-      if (!e.name.startsWith(MARKER)) return;
+      if (!e.name.startsWith(MARKER) || isLineMarker(e)) return;
       const stack = stackOf(e);
       // The whole stack is the script's: no launcher or runpy frame, outermost the module itself.
       for (const [f] of stack) assert.equal(f, file);
       assert.equal(stack.at(-1)![2], '<module>');
-      const next = events.slice(i + 1).find((n) => n.tid === e.tid);
+      const next = events.slice(i + 1).find((n) => n.tid === e.tid && !isLineMarker(n));
       assert.equal(next?.cat, 'cuda_runtime', `a wait follows the marker of ${JSON.stringify(stack)}`);
       sites.push(stack.map(([, line, fn]) => `${line}:${fn}`).join(' < ') + ' -> ' + next.name);
     });
@@ -87,6 +92,34 @@ for (const python of pythons) {
     assert.equal(count('19:<module> -> cudaDeviceSynchronize'), 3);
     assert.equal(sites.length, 15, sites.join('\n'));
     assert.doesNotMatch(output, /synchronizing CUDA operation/, 'sync-debug warnings are not printed');
+  });
+}
+
+for (const python of pythons) {
+  test(`${python}: every kernel launch is at the user's line that made it, and a wait names that line`, async () => {
+    const { result } = await profile('launches.py', { python });
+    assert.equal(result.error, undefined);
+    const t = await loadTraceFile(result.trace!);
+    const line = (i: number) => {
+      const s = callSite(t, i);
+      return s ? `${s.frame.line} ${s.precision}` : 'none';
+    };
+    const launches: string[] = [];
+    for (let i = 0; i < t.calls.count; i++) if (str(t, t.calls.name[i]) === 'cudaLaunchKernel') launches.push(line(i));
+    // torch.relu at line 7 launches two frames inside torch; y.add_ at line 8 in forward(); x.add_ at
+    // line 15, after forward() returned to the loop: three steps.
+    assert.deepEqual(launches, Array(3).fill(['7 line', '8 line', '15 line']).flat());
+    const waits = [...Array(t.calls.count).keys()].filter((i) => isWait(t, i));
+    assert.deepEqual(
+      waits.map((i) => line(i)),
+      ['16 line', '16 line', '16 line'],
+    );
+    // Each loss.item() waits for the add_ kernel of line 15, the last on its stream.
+    for (const w of waits) {
+      const op = t.calls.releasedBy[w];
+      assert.equal(str(t, t.ops.name[op]), 'add_kernel');
+      assert.equal(line(t.ops.call[op]), '15 line');
+    }
   });
 }
 
