@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Records every program in test/gpu/python/programs on the GPU machine, twice: captured with CUPTI
 # (the raw stream kept, the trace and its report) and profiled with torch.profiler (the trace and
-# its report). Expects dist/ built. Writes to $OUT/python (default ./gpu-out/python); the pinned
-# copies live in test/fixtures/python/.
+# its report). PROGRAMS names which, in order (default: all). Expects dist/ built. Writes to
+# $OUT/python (default ./gpu-out/python); the pinned copies live in test/fixtures/python/.
 set -u
 out=${OUT:-./gpu-out}/python
 mkdir -p "$out"
 python3 -c 'import sys, torch; print(sys.version.split()[0], torch.__version__, torch.version.cuda, torch.cuda.get_device_name())' > "$out/RECORDED-WITH.txt" 2>&1
-for program in test/gpu/python/programs/*.py; do
-  name=$(basename "$program" .py)
+# PROGRAMS: names to record, in order (default: every program, by name).
+for name in ${PROGRAMS:-$(cd test/gpu/python/programs && ls *.py | sed 's/\.py$//')}; do
+  program=test/gpu/python/programs/$name.py
   start=$(date +%s)
   CUDA_MODULE_LOADING=EAGER timeout 300 node dist/cli.js capture --keep-raw "$out/$name.raw" -o "$out/$name.capture.syncscope.json" --json \
     -- python3 "$program" > "$out/$name.capture.report.json" 2> "$out/$name.capture.log"
