@@ -73,24 +73,67 @@ const REMOVE_KINDS = new Set(['loop-sync', 'redundant-wait', 'stale-wait', 'no-o
 const stepsOf = (th: Threads, calls: Set<number>) =>
   [...th.values()].flatMap((steps) => steps.filter((s) => calls.has(s.call) && Object.keys(s.step).length));
 
+/**
+ * The synchronize steps go. A host wait also ordered the GPU work the host issued after it, and
+ * the fix that keeps that order without blocking the host is a stream wait (Stream.wait_event,
+ * Stream.wait_stream): an event or stream synchronize is replaced by one on each other stream the
+ * thread issues work to before its next synchronize, so that the fixed program is not a racy one.
+ */
 const removeSync: Edit = (_g, th, f) => {
   const calls = new Set(f.calls);
   let n = 0;
-  for (const [name, steps] of th)
-    th.set(
-      name,
-      steps.filter((s) => {
-        const gone = calls.has(s.call) && SYNC_STEP.some((k) => k in s.step);
-        if (gone) n++;
-        return !gone;
-      }),
-    );
-  return n
-    ? `remove ${n} synchronize step${n > 1 ? 's' : ''}`
-    : 'cannot apply: its calls are not synchronize steps of the scenario';
+  let kept = 0;
+  for (const [name, steps] of th) {
+    const out: GeneratedStep[] = [];
+    steps.forEach((s, k) => {
+      if (!(calls.has(s.call) && SYNC_STEP.some((key) => key in s.step))) return void out.push(s);
+      n++;
+      for (const step of orderKeeping(steps, k)) {
+        out.push({ step, call: -1, note: `keeps the GPU order of the synchronize at call ${s.call}` });
+        kept++;
+      }
+    });
+    th.set(name, out);
+  }
+  if (!n) return 'cannot apply: its calls are not synchronize steps of the scenario';
+  const what = `remove ${n} synchronize step${n > 1 ? 's' : ''}`;
+  return kept ? `${what}, keeping the GPU order with ${kept} stream wait${kept > 1 ? 's' : ''}` : what;
 };
 
 const SYNC_STEP = ['deviceSync', 'streamSync', 'eventSync', 'wait', 'query'];
+const WORK_STEP = ['launch', 'copy', 'memset', 'hostFunc'];
+/** A scenario step's stream: its "stream", or the default stream where it names none. */
+const streamOf = (step: Record<string, unknown>): string => (step.stream as string | undefined) ?? 'default';
+const onStream = (stream: string) => (stream === 'default' ? {} : { stream });
+
+/**
+ * The stream waits that keep what steps[k], an event or stream synchronize, ordered: one for each
+ * stream other than the awaited one that the steps after it issue work to, up to the next synchronize.
+ */
+function orderKeeping(steps: GeneratedStep[], k: number): Record<string, unknown>[] {
+  const sync = steps[k].step;
+  let awaited: string | undefined;
+  let wait: (stream: string) => Record<string, unknown>;
+  if (typeof sync.eventSync === 'string') {
+    const event = sync.eventSync;
+    let r = k - 1;
+    while (r >= 0 && steps[r].step.record !== event) r--;
+    if (r < 0) return [];
+    awaited = streamOf(steps[r].step);
+    wait = (stream) => ({ wait: event, ...onStream(stream) });
+  } else if (typeof sync.streamSync === 'string') {
+    const other = sync.streamSync;
+    awaited = other;
+    wait = (stream) => ({ waitStream: other, ...onStream(stream) });
+  } else return [];
+  const next = new Set<string>();
+  for (const s of steps.slice(k + 1)) {
+    if (SYNC_STEP.some((key) => key in s.step)) break;
+    if (WORK_STEP.some((key) => key in s.step)) next.add(streamOf(s.step));
+  }
+  next.delete(awaited);
+  return [...next].map(wait);
+}
 
 const pinCopy: Edit = (g, th, f) => {
   const steps = stepsOf(th, new Set(f.calls)).filter((s) => 'copy' in s.step);

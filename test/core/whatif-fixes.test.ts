@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { h200, simulate } from '../../core/simulate';
 import { compileScenario } from '../../core/scenario/parse';
-import { TraceBuilder } from '../../core/trace/model';
+import { str, TraceBuilder } from '../../core/trace/model';
 import { savedNs, whatIf } from '../../core/whatif/fixes';
 import { readFileSync } from 'node:fs';
 import { repoPath } from '../helpers/paths';
@@ -238,4 +238,30 @@ test("a saving counts until the window's work is done, not only until the host i
   const truth = end(buggy) - end(fixed);
   assert.ok(truth > 1_400_000 && truth < 1_700_000, `buggy less fixed: ${truth}`);
   assert.ok(Math.abs(savedNs(r)! - truth) < 30_000, `predicted ${savedNs(r)} against ${truth}`);
+});
+
+test('removing an event synchronize keeps the GPU order it gave with a stream wait, as Stream.wait_event does', () => {
+  // Each iteration: a 300 us producer on the side stream, its event recorded and synchronized by the
+  // host, then a 100 us consumer on the default stream. The fix frees the host, but the consumer
+  // still starts after the producer it read: a stream wait on the default stream takes the host's place.
+  const t = simulated(`{ "name": "handoff", "streams": { "side": { "nonBlocking": true } }, "events": { "ready": {} },
+    "steps": [
+      { "repeat": 4, "steps": [
+        { "launch": "producer", "stream": "side", "us": 300 },
+        { "record": "ready", "stream": "side" },
+        { "eventSync": "ready" },
+        { "launch": "consumer", "us": 100 },
+        { "hostWork": { "us": 20 } } ] },
+      { "deviceSync": true } ] }`);
+  const [r] = whatIf(t, h200, 'all', {});
+  assert.equal(r.finding.kind, 'loop-sync');
+  assert.equal(r.edit, 'remove 4 synchronize steps, keeping the GPU order with 4 stream waits');
+  assert.equal((r.scenario!.match(/\{"wait":"ev_ready"\}/g) ?? []).length, 4);
+  // In the fixed run every consumer starts after the producer of its iteration ends.
+  const after = r.simulated!.after;
+  const ops = (name: string) =>
+    [...Array(after.ops.count).keys()].filter((j) => str(after, after.ops.name[j]) === name);
+  const [producers, consumers] = [ops('producer'), ops('consumer')];
+  assert.equal(consumers.length, 4);
+  consumers.forEach((c, k) => assert.ok(after.ops.start[c] >= after.ops.end[producers[k]], `consumer ${k}`));
 });
