@@ -37,6 +37,44 @@ worker.on('message', () => {
 });
 `;
 
+/**
+ * The parent: ends, 20 times over, a worker that calls the reader's synchronous part (its arguments
+ * checked, a bad source refused) without pause, so that the end comes inside that call.
+ */
+const busyParent = `
+const { Worker } = require('node:worker_threads');
+const [addon, vocabulary] = process.argv.slice(2);
+const code = ${JSON.stringify(`
+  const { parentPort, workerData } = require('node:worker_threads');
+  const reader = require(workerData.addon);
+  parentPort.postMessage('started');
+  for (;;) {
+    try {
+      reader.readKineto(0, workerData.vocabulary);
+    } catch {}
+  }
+`)};
+(async () => {
+  for (let i = 0; i < 20; i++) {
+    const worker = new Worker(code, { eval: true, workerData: { addon, vocabulary: JSON.parse(vocabulary) } });
+    await new Promise((r) => worker.once('message', r));
+    await new Promise((r) => setTimeout(r, 20 + i * 5));
+    await worker.terminate();
+  }
+  console.log('still here');
+})();
+`;
+
+/** Runs `script` in a child process with `args`; fails unless it ends by itself, saying it is still there. */
+function runsToItsEnd(dir: string, script: string, args: string[]): void {
+  const file = join(dir, 'parent.js');
+  writeFileSync(file, script);
+  const r = spawnSync(process.execPath, [file, ...args], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.signal, null, `the process was ended by ${r.signal}: ${r.stderr}`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), 'still here');
+}
+
 test('ending a worker while the native reader reads leaves its process running', { skip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'syncscope-worker-end-'));
   try {
@@ -44,15 +82,16 @@ test('ending a worker while the native reader reads leaves its process running',
     const text = [...generateKineto({ steps: 26_000, streams: 4, syncEvery: 10 })].join('');
     const trace = join(dir, 'trace.json.gz');
     writeFileSync(trace, gzipSync(text, { level: 1 }));
-    const script = join(dir, 'parent.js');
-    writeFileSync(script, parent);
-    const r = spawnSync(process.execPath, [script, kinetoAddonPath(), trace, JSON.stringify(KINETO_VOCABULARY)], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(r.signal, null, `the process was ended by ${r.signal}: ${r.stderr}`);
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout.trim(), 'still here');
+    runsToItsEnd(dir, parent, [kinetoAddonPath(), trace, JSON.stringify(KINETO_VOCABULARY)]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('ending a worker inside a synchronous call of the native reader leaves its process running', { skip }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'syncscope-worker-end-'));
+  try {
+    runsToItsEnd(dir, busyParent, [kinetoAddonPath(), JSON.stringify(KINETO_VOCABULARY)]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
