@@ -19,12 +19,9 @@ export class HandedReads<T> {
       handed.handed = false;
       return handed.result;
     }
+    // Kept until its editor closes, finished or not: a page can stay blank after the trace came.
     const read = { ...start(), handed: false };
     this.reads.set(key, read);
-    const forget = () => {
-      if (this.reads.get(key) === read && !read.handed) this.reads.delete(key);
-    };
-    read.result.then(forget, forget);
     return read.result;
   }
 
