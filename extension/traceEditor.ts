@@ -2,10 +2,11 @@
 // profiler traces ("Open With…"). Viewing needs no trust: nothing is executed.
 import * as vscode from 'vscode';
 import { dirname } from 'node:path';
+import { HandedReads } from './logic/handedReads';
 import { isContainedRelativePath } from './logic/paths';
 import { revealSource } from './panels';
 import type { Trace } from '../core/trace/model';
-import type { Runs } from './runs';
+import type { RunResult, Runs } from './runs';
 import { TimelinePanel } from './timelinePanel';
 import { OPEN_AS_SCENARIO, SIMULATE_FIX } from './whatifIds';
 
@@ -24,6 +25,8 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
   readonly changed = this.changedEmitter.event;
   /** Editors being opened again because their webview stayed blank: how many did before (logic/blankWatch.ts). */
   private readonly blankAttempts = new Map<string, number>();
+  /** The trace files being read, which an editor opened again in place of a blank one takes over. */
+  private readonly reads = new HandedReads<RunResult>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -45,6 +48,11 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
     const key = document.uri.toString();
     const attempt = this.blankAttempts.get(key) ?? 0;
     this.blankAttempts.delete(key);
+    // Closing the editor while a large trace is read stops the read; replacing a blank one does not.
+    const reading = this.reads.open(key, () => {
+      const source = new vscode.CancellationTokenSource();
+      return { result: this.runs.traceFile(document.uri, undefined, source.token), stop: () => source.cancel() };
+    });
     const view = new TimelinePanel(
       panel,
       this.extensionUri,
@@ -72,6 +80,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
         reopen: () => {
           this.reopen(document.uri, panel.viewType, panel.viewColumn, attempt + 1).catch((e: unknown) => {
             this.blankAttempts.delete(key);
+            this.reads.close(key, reading, true);
             this.log.error(`cannot open ${document.uri.path.split('/').pop()} again: ${(e as Error).message}`);
           });
         },
@@ -80,18 +89,20 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
       attempt,
     );
     this.shown.set(key, view);
-    // Closing the editor while a large trace is read stops the read.
-    const reading = new vscode.CancellationTokenSource();
-    const resolveCancelled = token.onCancellationRequested(() => reading.cancel());
+    let closed = false;
+    const resolveCancelled = token.onCancellationRequested(() => this.reads.close(key, reading));
     panel.onDidDispose(() => {
-      reading.cancel();
+      closed = true;
+      this.reads.close(key, reading);
       view.dispose();
       if (this.shown.get(key) !== view) return;
       this.shown.delete(key);
       this.changedEmitter.fire({ uri: document.uri, viewType: panel.viewType });
     });
     try {
-      const result = await this.runs.traceFile(document.uri, undefined, reading.token);
+      const result = await reading;
+      // The editor that replaced this one shows the trace.
+      if (closed) return;
       view.show({
         trace: result.trace,
         title: result.title,
@@ -101,6 +112,8 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
       this.changedEmitter.fire({ uri: document.uri, viewType: panel.viewType, view });
       this.overviewOf(document.uri, panel.viewType, view, result.trace, result.title);
     } catch (e) {
+      // A read handed over fails in the editor that took it, which says so.
+      if (closed && !(e instanceof vscode.CancellationError)) return;
       if (e instanceof vscode.CancellationError) {
         this.log.info(`stopped reading ${document.uri.path.split('/').pop()}: its editor closed`);
         return;
@@ -149,6 +162,7 @@ export class TraceEditorProvider implements vscode.CustomReadonlyEditorProvider 
       );
     if (!tab) throw new Error('its tab is gone');
     this.blankAttempts.set(uri.toString(), attempt);
+    this.reads.handOver(uri.toString());
     await vscode.window.tabGroups.close(tab, true);
     await vscode.commands.executeCommand('vscode.openWith', uri, viewType, {
       viewColumn: tab.group.viewColumn,

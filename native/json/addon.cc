@@ -3,6 +3,7 @@
 // still runs scenarios on its GPU. node/native-kineto.ts is its only caller and documents the result.
 #include <napi.h>
 
+#include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
@@ -158,27 +159,38 @@ struct ReadJob {
   ReadResult result;
   std::string fault;  // an exception of the reader itself
   Napi::ObjectReference source, control;
+  /** Set when a progress call cannot run JavaScript: the environment that asked is ending. */
+  std::atomic<bool> abandoned{false};
 };
 
+/**
+ * The calls into JavaScript below run from libuv's callbacks, where an exception cannot be thrown
+ * on. They fail when the environment is ending (a worker thread terminated while it reads): then no
+ * one waits for the answer, and the process that held the worker must live on.
+ */
 void settle(Napi::Env env, ReadJob *job) {
-  Napi::HandleScope scope(env);
-  if (!job->fault.empty()) {
-    job->deferred.Reject(Napi::Error::New(env, job->fault).Value());
-    return;
+  try {
+    Napi::HandleScope scope(env);
+    if (!job->fault.empty()) {
+      job->deferred.Reject(Napi::Error::New(env, job->fault).Value());
+      return;
+    }
+    Napi::Object o = Napi::Object::New(env);
+    if (job->result.staged) o.Set("staged", stagedObject(env, *job->result.staged));
+    else if (job->result.cancelled) o.Set("cancelled", true);
+    else o.Set("declined", job->result.declined);
+    job->result.staged.reset();
+    job->deferred.Resolve(o);
+  } catch (const Napi::Error &) {
+    // The environment is ending: the promise has no one to settle for.
   }
-  Napi::Object o = Napi::Object::New(env);
-  if (job->result.staged) o.Set("staged", stagedObject(env, *job->result.staged));
-  else if (job->result.cancelled) o.Set("cancelled", true);
-  else o.Set("declined", job->result.declined);
-  job->result.staged.reset();
-  job->deferred.Resolve(o);
 }
 
 class ReadWorker : public Napi::AsyncWorker {
  public:
   ReadWorker(Napi::Env env, const Napi::Value &source, const Napi::Object &options)
       : Napi::AsyncWorker(env), vocabulary_(vocabularyOf(options)) {
-    auto job = std::make_unique<ReadJob>(ReadJob{Napi::Promise::Deferred::New(env), {}, {}, {}, {}});
+    std::unique_ptr<ReadJob> job(new ReadJob{Napi::Promise::Deferred::New(env)});
     if (source.IsString()) {
       path_ = source.As<Napi::String>().Utf8Value();
     } else if (source.IsTypedArray() && source.As<Napi::TypedArray>().TypedArrayType() == napi_uint8_array) {
@@ -207,11 +219,19 @@ class ReadWorker : public Napi::AsyncWorker {
                                                 settle(env, job);
                                                 delete job;
                                               });
-    control_.onProgress = [this](double bytes) {
-      progress_.NonBlockingCall(new double(bytes), [](Napi::Env env, Napi::Function fn, double *b) {
+    control_.abandoned = &job_->abandoned;
+    // The job outlives every progress call: its finalizer runs after the last one.
+    ReadJob *read = job_;
+    control_.onProgress = [this, read](double bytes) {
+      progress_.NonBlockingCall(new double(bytes), [read](Napi::Env env, Napi::Function fn, double *b) {
         double taken = *b;
         delete b;
-        if (env && fn) fn.Call({Napi::Number::New(env, taken)});
+        if (!env || !fn) return;
+        try {
+          fn.Call({Napi::Number::New(env, taken)});
+        } catch (const Napi::Error &) {
+          read->abandoned = true;  // the environment is ending: the read stops at its next block
+        }
       });
     };
   }

@@ -10,6 +10,7 @@
 // it (walking each one) took half as long again as the DOM parser on the same runs of events.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -24,15 +25,18 @@ namespace syncscope::json {
 /**
  * How the reader reports progress and learns that it must stop: after each block it passes the
  * bytes taken from the source so far to `onProgress`, then stops if `stop` (an element of a
- * Float64Array that JavaScript keeps) is nonzero.
+ * Float64Array that JavaScript keeps) is nonzero, or `abandoned` is set: no JavaScript waits for
+ * the answer any more (the worker thread that asked is ending).
  */
 struct ReadControl {
   std::function<void(double)> onProgress;
   const double *stop = nullptr;
+  const std::atomic<bool> *abandoned = nullptr;
   void progress(double bytes) const {
     if (onProgress) onProgress(bytes);
   }
   bool cancelled() const {
+    if (abandoned && abandoned->load(std::memory_order_relaxed)) return true;
     if (!stop) return false;
     double v;
     __atomic_load(stop, &v, __ATOMIC_RELAXED);
