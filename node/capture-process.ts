@@ -132,6 +132,8 @@ export type CaptureResult =
 
 /** Runs the program under the capture library and converts the stream of the process that did the most CUDA work. */
 export async function captureTrace(req: CaptureRequest): Promise<CaptureResult> {
+  // When the program started: a source file changed after it is newer than what the trace shows.
+  const started = new Date().toISOString();
   const outcome = await captureProgram(req);
   const { command } = req;
   if (outcome.spawnError) return { ok: false, reason: `cannot start ${command[0]}: ${outcome.spawnError}` };
@@ -140,6 +142,7 @@ export async function captureTrace(req: CaptureRequest): Promise<CaptureResult> 
   const [main, ...others] = outcome.raws;
   if (!main) return { ok: false, reason: `nothing was captured: "${shown}" ${ended} without initialising CUDA` };
   const trace = importCapture(main.bytes, { name: shown, userCode: req.userCode });
+  trace.meta.createdAt = started;
   if (others.length)
     trace.meta.notes?.push(
       `${others.length} other processes used CUDA too (pids ${others.map((r) => r.pid).join(', ')}); this trace is process ${main.pid}`,

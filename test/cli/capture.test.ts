@@ -79,9 +79,11 @@ test('a program that fails after capturing keeps what was captured: exit 1, the 
     `require('fs').copyFileSync(${JSON.stringify(raw)}, process.env.SYNCSCOPE_CAPTURE_OUT.replace('%p', process.pid)); process.exit(3);`,
   );
   const out = join(dir, 'fake.syncscope.json');
+  const before = Date.now();
   const r = await withLibrary(standInLibrary, () =>
     runCli(['capture', '--out', out, '--', process.execPath, fake], dir),
   );
+  const done = Date.now();
   assert.equal(r.code, 1, r.stderr);
   assert.equal(
     r.stderr.split('\n')[0],
@@ -97,6 +99,9 @@ test('a program that fails after capturing keeps what was captured: exit 1, the 
   assert.equal(trace.meta.device?.name, 'NVIDIA H200');
   assert.equal(trace.calls.releasedBy[1], 0);
   assert.equal(trace.calls.unblockNs[1], 3000);
+  // When the program started, so that a script edited after it reads as stale beside the trace.
+  const created = Date.parse(trace.meta.createdAt!);
+  assert.ok(created >= before - 1000 && created <= done, trace.meta.createdAt);
 });
 
 test('capture --raw converts a raw stream written earlier; a corrupt one fails with where', async () => {
