@@ -9,23 +9,14 @@ import { analyze } from '../core/analyze';
 import { createPytorchImporter } from '../core/import';
 import { buildOverview } from '../core/overview/build';
 import { PREDICTION_BUDGET_CALLS, predictSavings } from '../core/overview/predict';
-import { scenarioWindowOf } from '../core/overview/window';
-import { recordedWindow } from '../core/overview/window';
+import { recordedWindow, scenarioWindowOf } from '../core/overview/window';
 import { h200 } from '../core/simulate/profile';
 import type { Trace } from '../core/trace/model';
 import { hostCallsIn } from '../core/whatif/from-trace';
 import { loadTraceFile } from '../node/trace-file';
 import { repoPath } from '../test/helpers/paths';
 import { generateKineto } from './import.generate';
-
-/** CPU time of this process (the measure a shared machine does not skew), with the wall time. */
-function timed<T>(f: () => T): { value: T; cpuS: number; wallS: number } {
-  const start = performance.now();
-  const cpu = process.cpuUsage();
-  const value = f();
-  const used = process.cpuUsage(cpu);
-  return { value, cpuS: (used.user + used.system) / 1e6, wallS: (performance.now() - start) / 1000 };
-}
+import { timed } from './whatif-scale';
 
 function generated(steps: number): Trace {
   const importer = createPytorchImporter();

@@ -24,7 +24,7 @@ export function scaleTrace(): Trace {
  * The CPU time this process used (garbage collection threads included): the measure that does not depend
  * on what else runs on a shared machine; the wall time is given with it.
  */
-function timed<T>(f: () => T): { value: T; cpuS: number; wallS: number } {
+export function timed<T>(f: () => T): { value: T; cpuS: number; wallS: number } {
   const start = performance.now();
   const cpu = process.cpuUsage();
   const value = f();

@@ -98,13 +98,13 @@ export function attachMarkers(
 
 /**
  * Each line marker's site goes to the calls on its lane that begin from it to the lane's next line
- * marker, where no other marker gave one a line: calls in time order, markers in time order.
+ * marker, where no other marker gave one a line: calls in time order (as the lane's calls are
+ * listed for the markers above), markers in time order.
  */
 function attachLines(b: TraceBuilder, sites: SiteTable, calls: number[], list: { time: number; site: number }[]) {
   const c = b.calls.cols;
-  const byBegin = [...calls].sort((x, y) => c.begin[x] - c.begin[y]);
   let n = -1;
-  for (const i of byBegin) {
+  for (const i of calls) {
     while (n + 1 < list.length && list[n + 1].time <= c.begin[i]) n++;
     if (n < 0 || list[n].site < 0) continue;
     if (c.site[i] > 0 && sites.sites[c.site[i] - 1].precision === 'line') continue;

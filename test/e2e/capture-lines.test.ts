@@ -34,34 +34,21 @@ after(async () => {
   await wb?.close();
 });
 
-/** The lens holding `text`, and the editor's line number `line`: the lens sits within two lines over it. */
-async function lensAbove(text: string, line: number): Promise<void> {
-  const lens = wb.page.locator('.codelens-decoration', { hasText: text }).first();
-  await lens.waitFor({ timeout: 30_000 });
-  const number = wb.page.locator('.margin-view-overlays .line-numbers', { hasText: new RegExp(`^\\s*${line}\\s*$`) });
-  const [l, n] = [await lens.boundingBox(), await number.first().boundingBox()];
-  assert.ok(l && n, 'lens and line number are laid out');
-  assert.ok(l.y < n.y && n.y - l.y < 2.5 * n.height, `lens at y ${l.y}, line ${line} at y ${n.y}`);
-}
-
 test(
   "a recorded capture's lens names the releasing op and links to the line that launched it",
   { skip, timeout: 180_000 },
   async () => {
-    await wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: TRACE }).waitFor({ timeout: 60_000 });
-    await wb.openFile(TRACE);
-    await wb.webviewFrame('canvas.plot-canvas', 60_000);
-    await wb.openFile(SCRIPT);
+    await wb.openTraceThenScript(TRACE, SCRIPT);
     // Three synchronizes of 573 µs each (30 µs to 603 µs into each step of the capture); the op
     // that released them is said once, by the lens that links to its launch line.
     const wait = 'host blocked 1.72 ms, 3 waits of up to 573 µs: deviceSync';
     const launch = 'released by multi_tensor_apply_kernel<TensorListMetadata>, launched at line 11';
-    await lensAbove(wait, 18);
-    await lensAbove(launch, 18);
+    await wb.lensAbove(wait, 18);
+    await wb.lensAbove(launch, 18);
     const lenses = wb.page.locator('.codelens-decoration', { hasText: wait }).first().locator('a');
     assert.deepEqual(await lenses.allInnerTexts(), [wait, launch]);
     // A copy that blocks until it is done is released by its own line: its lens names the copy and links nowhere else.
-    await lensAbove('host blocked 90 µs, 3 waits of up to 30 µs: memcpy, released by "DtoH 4 B (pageable)"', 19);
+    await wb.lensAbove('host blocked 90 µs, 3 waits of up to 30 µs: memcpy, released by "DtoH 4 B (pageable)"', 19);
     assert.equal(await wb.page.locator('.codelens-decoration', { hasText: 'stale' }).count(), 0);
     await wb.shot('capture-lines-01-launch-lens');
 

@@ -34,10 +34,7 @@ test(
   "a recorded AMP loop's lens names GradScaler's kernel and links to the scaler.update() line that launched it",
   { skip, timeout: 180_000 },
   async () => {
-    await wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: TRACE }).waitFor({ timeout: 60_000 });
-    await wb.openFile(TRACE);
-    await wb.webviewFrame('canvas.plot-canvas', 60_000);
-    await wb.openFile(SCRIPT);
+    await wb.openTraceThenScript(TRACE, SCRIPT);
     // `syncscope report` of the capture: 12 waits at line 36, the longest 334 µs, each released by
     // the amp_update_scale kernel but the first, which found nothing pending.
     const wait = 'host blocked 3.4 ms, 12 waits of up to 334 µs: eventSync';

@@ -39,10 +39,7 @@ test(
   "a traced script's lines show their heat, and the toggle hides and shows it",
   { skip, timeout: 240_000 },
   async () => {
-    await wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: TRACE }).waitFor({ timeout: 60_000 });
-    await wb.openFile(TRACE);
-    await wb.webviewFrame('canvas.plot-canvas', 60_000);
-    await wb.openFile(SCRIPT);
+    await wb.openTraceThenScript(TRACE, SCRIPT);
 
     // What core says of the event.synchronize line: the editor shows exactly that.
     const trace = parseTrace(traceText, TRACE);

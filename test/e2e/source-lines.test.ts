@@ -34,25 +34,11 @@ after(async () => {
   await wb?.close();
 });
 
-/** The editor's line number `line` and the lens above it: the lens sits within two lines over it. */
-async function lensAbove(text: string, line: number): Promise<void> {
-  const lens = wb.page.locator('.codelens-decoration', { hasText: text }).first();
-  await lens.waitFor({ timeout: 30_000 });
-  const number = wb.page.locator('.margin-view-overlays .line-numbers', { hasText: new RegExp(`^\\s*${line}\\s*$`) });
-  const [l, n] = [await lens.boundingBox(), await number.first().boundingBox()];
-  assert.ok(l && n, 'lens and line number are laid out');
-  assert.ok(l.y < n.y && n.y - l.y < 2.5 * n.height, `lens at y ${l.y}, line ${line} at y ${n.y}`);
-}
-
 test(
   "a recorded profile shows its waits on the script's lines and its findings in Problems",
   { skip, timeout: 180_000 },
   async () => {
-    // Quick Open finds the workspace's files once the explorer has listed them.
-    await wb.page.locator('.explorer-folders-view .monaco-list-row', { hasText: TRACE }).waitFor({ timeout: 60_000 });
-    await wb.openFile(TRACE);
-    await wb.webviewFrame('canvas.plot-canvas', 60_000);
-    await wb.openFile(SCRIPT);
+    await wb.openTraceThenScript(TRACE, SCRIPT);
     // What core says about the event.synchronize line: the lens shows exactly that.
     const trace = parseTrace(traceText, TRACE);
     const wait = siteLines(trace).find((s) => s.line === 18);
@@ -62,8 +48,8 @@ test(
       text,
       /^host blocked 10\.3 ms, 3 waits of up to 5\.28 ms: eventSync, released by "xmma_gemm f32 nn" on stream 13$/,
     );
-    await lensAbove(text, 18);
-    await lensAbove('streamSync', 19);
+    await wb.lensAbove(text, 18);
+    await wb.lensAbove('streamSync', 19);
     assert.equal(await wb.page.locator('.codelens-decoration', { hasText: 'stale' }).count(), 0);
     await wb.shot('source-lines-01-codelens');
 

@@ -265,6 +265,27 @@ export class Workbench {
     await p.locator(`.tab[aria-label*="${name}"]`).first().waitFor({ timeout: 15_000 });
   }
 
+  /** Opens a trace of the workspace, waits for its timeline to draw, then opens the script it names. */
+  async openTraceThenScript(trace: string, script: string): Promise<void> {
+    // Quick Open finds the workspace's files once the explorer has listed them.
+    await this.page.locator('.explorer-folders-view .monaco-list-row', { hasText: trace }).waitFor({ timeout: 60_000 });
+    await this.openFile(trace);
+    await this.webviewFrame('canvas.plot-canvas', 60_000);
+    await this.openFile(script);
+  }
+
+  /** Waits for the lens holding `text` and checks it sits over the editor's line number `line`, within two lines. */
+  async lensAbove(text: string, line: number): Promise<void> {
+    const lens = this.page.locator('.codelens-decoration', { hasText: text }).first();
+    await lens.waitFor({ timeout: 30_000 });
+    const number = this.page.locator('.margin-view-overlays .line-numbers', {
+      hasText: new RegExp(`^\\s*${line}\\s*$`),
+    });
+    const [l, n] = [await lens.boundingBox(), await number.first().boundingBox()];
+    if (!l || !n) throw new Error(`the lens "${text}" or line ${line} is not laid out`);
+    if (!(l.y < n.y && n.y - l.y < 2.5 * n.height)) throw new Error(`lens at y ${l.y}, line ${line} at y ${n.y}`);
+  }
+
   /**
    * Gives `path` to the web workbench's file dialog (its path box), once it is open. The dialog first
    * fills in the folder it starts from, then lists it; a path typed before the listing may be
