@@ -79,8 +79,10 @@ interface RunOutcome {
 }
 
 async function profile(r: RunRequest, script: vscode.Uri): Promise<RunOutcome> {
-  const steps = vscode.workspace.getConfiguration('syncscope', script).get<number>('profileSteps') ?? 10;
-  const result = await profileScript({ ...r, steps, onProgress: r.onLine });
+  const config = vscode.workspace.getConfiguration('syncscope', script);
+  const steps = config.get<number>('profileSteps') ?? 10;
+  const stepOn = config.get<string>('profileStepOn')?.trim() || undefined;
+  const result = await profileScript({ ...r, steps, stepOn, onProgress: r.onLine });
   return { trace: result.trace, error: result.error };
 }
 

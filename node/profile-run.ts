@@ -16,8 +16,10 @@ export interface ProfileOptions {
   out: string;
   /** Optimizer steps to record after the warm-up. */
   steps?: number;
-  /** Time limit of the recording without an optimizer. */
+  /** Time limit of the recording until the first step ends. */
   seconds?: number;
+  /** What ends a step instead of the optimizer: the user's function (name or Class.method), or FILE:LINE. */
+  stepOn?: string;
   cwd?: string;
   /** The interpreter's environment; this process's by default. */
   env?: NodeJS.ProcessEnv;
@@ -69,6 +71,7 @@ export function launcherArgs(o: ProfileOptions, launcher = launcherPath()): stri
   const args = [launcher, '--out', resolve(cwd, o.out)];
   if (o.steps !== undefined) args.push('--steps', String(o.steps));
   if (o.seconds !== undefined) args.push('--seconds', String(o.seconds));
+  if (o.stepOn) args.push('--step-on', o.stepOn);
   return [...args, '--', resolve(cwd, o.script), ...o.args];
 }
 

@@ -1,10 +1,12 @@
 """Runs a Python script unchanged under torch.profiler and writes a gzipped Chrome trace for Syncscope.
 
-    python syncscope_profile.py --out TRACE.json.gz [--steps N] [--warmup W] [--seconds S] -- SCRIPT [ARGS...]
+    python syncscope_profile.py --out TRACE.json.gz [--steps N] [--warmup W] [--seconds S] [--step-on WHAT] -- SCRIPT [ARGS...]
 
-- With an optimizer: W warm-up optimizer steps, then N recorded ones, through the global optimizer
-  step post hook; the script is stopped once they are written. Without one: the whole run, up to S
-  seconds (then the script is stopped).
+- Steps: W warm-up steps, then N recorded ones; the script is stopped once they are written. A step
+  ends at each optimizer step (the global optimizer step post hook), or with --step-on at each
+  return from the user's function WHAT (its name, or Class.method) or each start of the user's line
+  WHAT (FILE:LINE, FILE a path or a file name). Until the first step ends, the whole run is
+  recorded, up to S seconds (then the script is stopped).
 - Call sites: a zero-length record_function named "syncscope.site:" + {"stack": [[file, line,
   function], ...]} (innermost first, at most 32 frames, this file's and runpy's frames dropped) on
   the calling thread just before each synchronizing call it can foresee:
@@ -227,11 +229,45 @@ class LineEvents:
 _GENERATOR_FLAGS = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR
 
 
-class UserLines:
-    """The line markers: a trace function that follows the user's frames and nothing else."""
+class StepOn:
+    """--step-on WHAT: the user's function whose every return ends a step, or the line whose every start does."""
 
-    def __init__(self, sites):
+    def __init__(self, what):
+        self.what = what
+        head, sep, tail = what.rpartition(":")
+        self.file, self.line = (head, int(tail)) if sep and head and tail.isdigit() else (None, None)
+        self.function = None if self.line else what
+        self._codes = {}
+
+    def describe(self):
+        return f"line {self.what}" if self.line else f"function {self.what}"
+
+    def ends_at_return(self, code):
+        if self.function is None:
+            return False
+        known = self._codes.get(code)
+        if known is None:
+            qualname = getattr(code, "co_qualname", code.co_name)  # Python 3.11 on
+            known = self._codes[code] = self.function in (code.co_name, qualname) or qualname.endswith("." + self.function)
+        return known
+
+    def ends_at_line(self, code, line):
+        if line != self.line:
+            return False
+        known = self._codes.get(code)
+        if known is None:
+            path = os.path.abspath(code.co_filename)
+            known = self._codes[code] = path == os.path.abspath(self.file) or path.endswith(os.sep + self.file)
+        return known
+
+
+class UserLines:
+    """The line markers, and the --step-on steps: a trace function that follows the user's frames and nothing else."""
+
+    def __init__(self, sites, step_on=None, on_step=None):
         self.sites = sites
+        self.step_on = step_on
+        self.on_step = on_step
         self.last = threading.local()
 
     def install(self):
@@ -248,8 +284,12 @@ class UserLines:
     def on_event(self, frame, event, arg):
         if event == "line":
             self.sites.lines.on_traced_line(frame)
+            if self.step_on is not None and self.step_on.ends_at_line(frame.f_code, frame.f_lineno):
+                self.on_step()
             self.emit(frame)
         elif event == "return":
+            if self.step_on is not None and self.step_on.ends_at_return(frame.f_code):
+                self.on_step()
             # Back in the caller: the nearest frame of the user's code above goes on with its line.
             caller = frame.f_back
             while caller is not None and not is_user_code(caller.f_code):
@@ -270,9 +310,9 @@ def _on_gpu(tensor, *_args):
     return getattr(tensor, "is_cuda", False) is True
 
 
-def install_sites(torch):
+def install_sites(torch, recording):
     sites = Sites(torch)
-    UserLines(sites).install()
+    UserLines(sites, recording.step_on, recording.on_step).install()
     sites.wrap(torch.cuda, "synchronize")
     sites.wrap(torch.cuda.Stream, "synchronize")
     sites.wrap(torch.cuda.Event, "synchronize")
@@ -312,15 +352,16 @@ def profiler_options(torch):
 
 
 class Recording:
-    """The profiler, its schedule (the whole run, or warm-up then N optimizer steps) and the trace file."""
+    """The profiler, its schedule (the whole run, or warm-up then N steps) and the trace file."""
 
-    def __init__(self, torch, out, steps, warmup, seconds):
+    def __init__(self, torch, out, steps, warmup, seconds, step_on=None):
         self.torch = torch
         self.out = out
         self.steps = steps
         self.warmup = max(1, warmup)
         self.seconds = seconds
-        self.optimizer_steps = 0
+        self.step_on = StepOn(step_on) if step_on else None
+        self.steps_seen = 0
         self.discard_next = False
         self.written = False
         self.write_error = None
@@ -333,8 +374,8 @@ class Recording:
     def schedule(self, step):
         from torch.profiler import ProfilerAction
 
-        if self.optimizer_steps == 0:
-            return ProfilerAction.RECORD  # the whole run, until an optimizer shows up
+        if self.steps_seen == 0:
+            return ProfilerAction.RECORD  # the whole run, until the first step ends
         if step <= self.warmup:
             return ProfilerAction.WARMUP
         if step < self.warmup + self.steps:
@@ -343,26 +384,29 @@ class Recording:
             return ProfilerAction.RECORD_AND_SAVE
         return ProfilerAction.NONE
 
+    def what_steps(self):
+        return self.step_on.describe() if self.step_on else "optimizer"
+
     def start(self):
         hook = getattr(getattr(self.torch.optim, "optimizer", None), "register_optimizer_step_post_hook", None)
         if hook is None:
             hook = getattr(self.torch.optim.Optimizer, "register_optimizer_step_post_hook", None)
-        if hook is not None:
-            hook(self.on_optimizer_step)
+        if hook is not None and self.step_on is None:
+            hook(self.on_step)
         self.prof.start()
         timer = threading.Timer(self.seconds, self.on_time_up)
         timer.daemon = True
         timer.start()
 
-    def on_optimizer_step(self, optimizer, args, kwargs):
+    def on_step(self, *_hook_args):
         if self.stopped or self.time_up:
             return
-        self.optimizer_steps += 1
-        k = self.optimizer_steps
+        self.steps_seen += 1
+        k = self.steps_seen
         if k == 1:
             # What ran before the first step is not one of the steps asked for.
             self.discard_next = True
-            progress(f"optimizer found: {self.warmup} warm-up steps, then {self.steps} recorded")
+            progress(f"{self.what_steps()} found: {self.warmup} warm-up steps, then {self.steps} recorded")
         if k <= self.warmup:
             progress(f"warm-up step {k}/{self.warmup}")
         elif k <= self.warmup + self.steps:
@@ -372,7 +416,7 @@ class Recording:
             raise _Stop(0, f"{self.steps} steps recorded")
 
     def on_time_up(self):
-        if self.optimizer_steps == 0 and not self.stopped:
+        if self.steps_seen == 0 and not self.stopped:
             self.time_up = True
             import _thread
 
@@ -452,6 +496,7 @@ def parse(argv):
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--step-on", default=None)
     if "--" not in argv:
         fail("usage", "expected -- SCRIPT [ARGS...]", EXIT_USAGE)
     split = argv.index("--")
@@ -475,13 +520,13 @@ def main(argv):
         fail("no-torch", f"{sys.executable} cannot import torch ({e}); install PyTorch for this interpreter", EXIT_NO_TORCH)
     if not torch.cuda.is_available():
         fail("no-cuda", f"torch {torch.__version__} sees no CUDA device; profiling needs an NVIDIA GPU", EXIT_NO_CUDA)
-    install_sites(torch)
-    recording = Recording(torch, options.out, options.steps, options.warmup, options.seconds)
+    recording = Recording(torch, options.out, options.steps, options.warmup, options.seconds, options.step_on)
+    install_sites(torch, recording)
     signal.signal(signal.SIGTERM, _cancel)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the parent started us ignoring it
     progress(
-        f"profiling {os.path.basename(script)}: {options.steps} optimizer steps after {recording.warmup} warm-up steps,"
-        f" or the first {options.seconds:g} s without an optimizer"
+        f"profiling {os.path.basename(script)}: {options.steps} steps ({recording.what_steps()}) after"
+        f" {recording.warmup} warm-up steps, or the first {options.seconds:g} s if no step ends"
     )
     recording.start()
     status = run_script(script, args, recording)

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { STEP_ON_HELP, stepOnError } from '../../core/import/step-on';
 import { profileScript } from '../../node/profile-run';
 import { CommandSpec, flagString, OPTIONS, parseArgs, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
@@ -19,8 +20,13 @@ export const spec: CommandSpec = {
       value: 'trace.json.gz',
       help: `where to write the profiler trace (default ${DEFAULT_OUT})`,
     },
-    { name: 'steps', value: 'N', help: 'optimizer steps to record after a warm-up of 2 (default 5)' },
-    { name: 'seconds', value: 'S', help: 'without an optimizer, record the run up to S seconds (default 60)' },
+    { name: 'steps', value: 'N', help: 'steps to record after a warm-up of 2 (default 5)' },
+    {
+      name: 'step-on',
+      value: 'WHAT',
+      help: STEP_ON_HELP,
+    },
+    { name: 'seconds', value: 'S', help: 'until the first step ends, record the run up to S seconds (default 60)' },
     OPTIONS.html,
     OPTIONS.json,
     OPTIONS.userCode,
@@ -28,7 +34,7 @@ export const spec: CommandSpec = {
 };
 
 /**
- * `profile [--out t.json.gz] [--steps N] [--seconds S] -- python train.py args...`: run the script
+ * `profile [--out t.json.gz] [--steps N] [--step-on WHAT] [--seconds S] -- python train.py args...`: run the script
  * under the launcher, then import its trace and print the same report as `report` does. Ctrl-C
  * stops the script; the trace keeps what was recorded.
  */
@@ -53,6 +59,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       out,
       steps: positive(args, 'steps', true),
       seconds: positive(args, 'seconds', false),
+      stepOn: stepOn(args),
       cwd: io.cwd,
       signal: stop.signal,
       onProgress: (line) => io.stderr(`syncscope profile: ${line}\n`),
@@ -74,6 +81,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   io.stderr(`profiler trace written to ${resolve(io.cwd, result.trace)}\n`);
   if (result.error) io.stderr(`syncscope profile: ${result.error}\n`);
   return result.error ? EXIT.findings : code;
+}
+
+function stepOn(args: ReturnType<typeof parseArgs>): string | undefined {
+  const text = flagString(args, 'step-on');
+  if (text === undefined) return undefined;
+  const error = stepOnError(text);
+  if (error) throw new UsageError(error);
+  return text;
 }
 
 function positive(args: ReturnType<typeof parseArgs>, name: string, integer: boolean): number | undefined {

@@ -44,6 +44,7 @@ export async function profileAnswer(args: z.infer<typeof INPUTS.profile>, ctx: R
     out: args.out ?? 'profile.json.gz',
     steps: args.steps,
     seconds: args.seconds,
+    stepOn: args.stepOn,
     cwd: ctx.cwd,
     signal: ctx.signal,
     onProgress: ctx.progress,

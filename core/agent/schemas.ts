@@ -6,6 +6,7 @@
 // that names it.
 import * as z from 'zod';
 import { CALL_KINDS } from '../trace/kinds';
+import { STEP_ON, STEP_ON_HELP } from '../import/step-on';
 
 /** At most this many items in one answer (waits, findings, changed waits). */
 export const MAX_ITEMS = 100;
@@ -70,19 +71,14 @@ const inputs = <P extends z.ZodType>(path: P) => ({
     script: z.string().min(1).describe('the script to profile, relative to the working directory'),
     args: z.array(z.string()).max(1000).optional().describe("the script's arguments"),
     out: z.string().min(1).optional().describe('where to write the profiler trace (default profile.json.gz)'),
-    steps: z
-      .number()
-      .int()
-      .min(1)
-      .max(10000)
-      .optional()
-      .describe('optimizer steps to record after a warm-up (default 5)'),
+    steps: z.number().int().min(1).max(10000).optional().describe('steps to record after a warm-up (default 5)'),
+    stepOn: z.string().max(1000).regex(STEP_ON).optional().describe(STEP_ON_HELP),
     seconds: z
       .number()
       .positive()
       .max(86400)
       .optional()
-      .describe('without an optimizer, record up to this many seconds (default 60)'),
+      .describe('until the first step ends, record up to this many seconds (default 60)'),
   }),
   capture: z.strictObject({
     command: z

@@ -377,7 +377,7 @@ test('with --allow-run, profile runs the script and returns the path of its trac
   const onprogress = (p: { message?: string }) => void progress.push(p.message ?? '');
   const r = await ok('profile', { python: 'python3', script, out }, running, onprogress);
   assert.deepEqual(progress, [
-    'profiling sites.py: 5 optimizer steps after 2 warm-up steps, or the first 60 s without an optimizer',
+    'profiling sites.py: 5 steps (optimizer) after 2 warm-up steps, or the first 60 s if no step ends',
     `writing trace ${out}`,
     `trace written ${out}`,
   ]);
