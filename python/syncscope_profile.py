@@ -102,7 +102,7 @@ _STDLIB = os.path.dirname(os.__file__)
 
 
 def is_user_code(code):
-    """Whether a code object is the user's: not site-packages, dist-packages, the standard library or the launcher."""
+    """Whether a code object is the user's: not site-packages, dist-packages, torch.compile's generated code, the standard library or the launcher."""
     name = code.co_filename
     known = _user_by_name.get(name)
     if known is None:
@@ -112,6 +112,7 @@ def is_user_code(code):
             name.startswith("<")
             or "site-packages" in parts
             or "dist-packages" in parts
+            or any(part.startswith("torchinductor_") for part in parts)  # torch.compile's generated code
             or path.startswith(_STDLIB + os.sep)
             or path in _LAUNCHER_FILES
         )

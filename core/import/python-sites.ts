@@ -86,7 +86,7 @@ function longestHolding(file: string, paths: readonly string[]): number {
 
 /**
  * The user-frame rule: a frame is the user's unless its file is under site-packages or
- * dist-packages, inside torch's own package, in Python's standard library, a `<frozen ...>` or
+ * dist-packages, in torch.compile's generated code (a torchinductor_* cache folder), inside torch's own package, in Python's standard library, a `<frozen ...>` or
  * `<string>` pseudo-file, or the launcher; paths the user added or took out come first.
  */
 export function isUserFile(file: string, userCode?: UserCode): boolean {
@@ -98,6 +98,8 @@ export function isUserFile(file: string, userCode?: UserCode): boolean {
   }
   if (f === '' || f.startsWith('<')) return false;
   if (/(^|\/)(site|dist)-packages\//.test(f)) return false;
+  // torch.compile's generated code, in Inductor's cache (/tmp/torchinductor_<user>/ by default).
+  if (/(^|\/)torchinductor_[^/]*\//.test(f)) return false;
   if (/(^|\/)lib\/python\d+(\.\d+)?t?\//.test(f)) return false;
   const base = f.slice(f.lastIndexOf('/') + 1);
   if (base === LAUNCHER) return false;

@@ -40,6 +40,8 @@ test('user-frame rule: torch, site-packages, the standard library, pseudo-files 
     // Kineto writes these relative to their sys.path entry (seen in the recorded profiles).
     'typing_extensions.py',
     '_weakrefset.py',
+    // torch.compile's generated code: Inductor's cache, where its default folder puts it.
+    '/tmp/torchinductor_root/vc/cvcqbgetcjc7ot7wlhbzqhsyqtzhg3p2yibaxjryvvhlmw2jgbim.py',
   ])
     assert.equal(isUserFile(f), false, f);
   for (const f of ['train.py', 'record.py', 'test/gpu/torch/programs/train_step.py', '/home/me/proj/torchy/model.py'])
