@@ -63,12 +63,17 @@ function withFileLine(
   return el('span', { class: cls }, words.slice(0, at), fileLine(file, line, open), words.slice(end));
 }
 
-/** Where, in siteLabel's words: "train.py:42 in loop()", "in loop() (train.py:8)", or the op context. */
+/**
+ * Where, in siteLabel's words: "train.py:42 in loop()", "in loop() (train.py:8)", or the op context;
+ * a helper's waits add the line that called it: "train.py:11 in to_host(), called from train.py:16".
+ */
 function whereNode(where: OverviewWhere, open?: (file: string, line: number) => void): HTMLElement {
   if ('context' in where)
     return el('span', { class: 'ov-where ov-context', title: 'Op context: the trace has no line' }, where.context);
-  const { precision, ...frame } = where;
-  return withFileLine(siteLabel({ frame, precision, stack: [] }), where.file, where.line, open, 'ov-where');
+  const { precision, calledFrom, ...frame } = where;
+  const node = withFileLine(siteLabel({ frame, precision, stack: [] }), where.file, where.line, open, 'ov-where');
+  if (calledFrom) node.append(', called from ', fileLine(calledFrom.file, calledFrom.line, open));
+  return node;
 }
 
 /** A figure per iteration where the window has iterations, else the total. */

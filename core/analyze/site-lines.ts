@@ -3,7 +3,7 @@
 // and who released it, in describe.ts's words.
 import type { CallKind } from '../trace/kinds';
 import { CK, isWait } from '../trace/kinds';
-import { CallSite, Finding, Severity, Trace, callKind, callSite } from '../trace/model';
+import { CallSite, Finding, Severity, SourceFrame, Trace, callKind, callSite } from '../trace/model';
 import { formatNs } from '../units';
 import { rankFindings, type Rankable } from '../overview/rank';
 import type { OverviewWhere } from '../overview/types';
@@ -26,6 +26,13 @@ export interface SiteLine {
   /** Their call kinds, each once, in order of first appearance. */
   kinds: CallKind[];
   releasedBy: string;
+  /**
+   * On a line that called a function of the user's that waits on behalf of several lines (a
+   * helper): that function's line where these waits were made. These waits are also its own line's.
+   */
+  via?: SourceFrame;
+  /** On such a helper's line: how many lines called it (each has its own entry, with `via`). */
+  callers?: number;
 }
 
 export interface SiteProblem {
@@ -40,11 +47,40 @@ export interface SiteProblem {
   predictedSavingNs?: number;
 }
 
-const keyOf = (s: CallSite): string => `${s.frame.line}\n${s.frame.file}`;
+const keyOf = (f: SourceFrame): string => `${f.line}\n${f.file}`;
+
+const emptyLine = (frame: SourceFrame, precision: CallSite['precision'], first: number): SiteLine => ({
+  file: frame.file,
+  line: frame.line,
+  function: frame.function,
+  precision,
+  count: 0,
+  totalBlockedNs: 0,
+  maxBlockedNs: -1,
+  longest: first,
+  calls: [],
+  kinds: [],
+  releasedBy: '',
+});
+
+function addWait(t: Trace, g: SiteLine, i: number): void {
+  const blocked = t.calls.blockedNs[i];
+  g.count++;
+  g.totalBlockedNs += blocked;
+  if (blocked > g.maxBlockedNs) {
+    g.maxBlockedNs = blocked;
+    g.longest = i;
+  }
+  g.calls.push(i);
+  const kind = callKind(t, i);
+  if (!g.kinds.includes(kind)) g.kinds.push(kind);
+}
 
 /**
  * Every line of user code where the host waited, in order of first wait; with `keep`, only the waits
- * it keeps (those of a window). Waits without a site are left out.
+ * it keeps (those of a window). Waits without a site are left out. A line whose waits were all made
+ * on behalf of two or more calling lines (a helper of the user's, called from several places) is
+ * followed by an entry for each of those lines, with `via`: each call site is a place to fix.
  */
 export function siteLines(t: Trace, keep?: (call: number) => boolean): SiteLine[] {
   const byKey = new Map<string, SiteLine>();
@@ -53,37 +89,31 @@ export function siteLines(t: Trace, keep?: (call: number) => boolean): SiteLine[
     if (c.kind[i] === CK.context || !isWait(t, i) || (keep && !keep(i))) continue;
     const site = callSite(t, i);
     if (!site) continue;
-    const key = keyOf(site);
-    let g = byKey.get(key);
-    if (!g) {
-      g = {
-        file: site.frame.file,
-        line: site.frame.line,
-        function: site.frame.function,
-        precision: site.precision,
-        count: 0,
-        totalBlockedNs: 0,
-        maxBlockedNs: -1,
-        longest: i,
-        calls: [],
-        kinds: [],
-        releasedBy: '',
-      };
-      byKey.set(key, g);
-    }
-    g.count++;
-    g.totalBlockedNs += c.blockedNs[i];
-    if (c.blockedNs[i] > g.maxBlockedNs) {
-      g.maxBlockedNs = c.blockedNs[i];
-      g.longest = i;
-    }
-    g.calls.push(i);
-    const kind = callKind(t, i);
-    if (!g.kinds.includes(kind)) g.kinds.push(kind);
+    const key = keyOf(site.frame);
+    const g = byKey.get(key) ?? byKey.set(key, emptyLine(site.frame, site.precision, i)).get(key)!;
+    addWait(t, g, i);
   }
-  const out = [...byKey.values()];
+  const out: SiteLine[] = [];
+  for (const g of byKey.values()) out.push(g, ...callerLines(t, g));
   for (const g of out) g.releasedBy = groupReleasedByText(t, g.calls);
   return out;
+}
+
+/** A helper's line split by the lines that called it, where every wait there has one and they are two or more. */
+function callerLines(t: Trace, g: SiteLine): SiteLine[] {
+  if (g.precision !== 'line') return [];
+  const byCaller = new Map<string, SiteLine>();
+  const via: SourceFrame = { file: g.file, line: g.line, function: g.function };
+  for (const i of g.calls) {
+    const caller = callSite(t, i)?.caller;
+    if (!caller) return [];
+    const key = keyOf(caller);
+    const line = byCaller.get(key) ?? byCaller.set(key, { ...emptyLine(caller, 'line', i), via }).get(key)!;
+    addWait(t, line, i);
+  }
+  if (byCaller.size < 2) return [];
+  g.callers = byCaller.size;
+  return [...byCaller.values()];
 }
 
 /**
@@ -93,10 +123,18 @@ export function siteLines(t: Trace, keep?: (call: number) => boolean): SiteLine[
  */
 export function siteLineText(s: SiteLine, releasedBy = true): string {
   const times = s.count > 1 ? `, ${s.count} waits of up to ${formatNs(s.maxBlockedNs)}` : '';
-  const where = s.precision === 'function' ? ' in this function' : '';
+  const where = s.via ? ` in ${viaText(s)}` : s.precision === 'function' ? ' in this function' : '';
   const by = releasedBy ? `, ${s.releasedBy}` : '';
   return `host blocked ${formatNs(s.totalBlockedNs)}${where}${times}: ${s.kinds.join(', ')}${by}`;
 }
+
+/** "to_host() (line 11)", or "to_host() (util.py:11)" in another file: the helper a caller's line waited in. */
+function viaText(s: SiteLine): string {
+  const v = s.via!;
+  return `${v.function}() (${v.file === s.file ? 'line ' : basename(v.file) + ':'}${v.line})`;
+}
+
+const basename = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 
 /**
  * The findings that name a call with a site, each on the site of its first such call, in the ranked

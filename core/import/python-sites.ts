@@ -224,13 +224,18 @@ export class SiteTable {
 
   /** A site from a whole stack, innermost first; -1 when no frame of it is the user's. */
   add(stack: SourceFrame[], precision: CallSite['precision']): number {
-    const frame = stack.find((f) => isUserFile(f.file, this.userCode));
-    if (!frame) return -1;
+    const user = (f: SourceFrame) => isUserFile(f.file, this.userCode);
+    const at = stack.findIndex(user);
+    if (at < 0) return -1;
     const key = precision + '\n' + stack.map((f) => `${f.file}\n${f.line}\n${f.function}`).join('\n');
     let i = this.byKey.get(key);
     if (i === undefined) {
       i = this.sites.length;
-      this.sites.push({ frame, precision, stack });
+      const site: CallSite = { frame: stack[at], precision, stack };
+      // A function-level stack names where each frame was entered, not the line that called it.
+      const caller = precision === 'line' ? stack.slice(at + 1).find(user) : undefined;
+      if (caller) site.caller = caller;
+      this.sites.push(site);
       this.byKey.set(key, i);
     }
     return i;

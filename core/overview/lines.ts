@@ -56,10 +56,15 @@ const launchOf = (s: SiteSource) => ({ file: s.file, line: s.line, function: s.f
 export function overviewLines(t: Trace, counted: (call: number) => boolean, iterations?: number): OverviewLine[] {
   const blocked = (i: number) => t.calls.kind[i] !== CK.context && isWait(t, i) && t.calls.blockedNs[i] > 0;
   const keep = (i: number) => blocked(i) && counted(i);
-  const groups: Group[] = siteLines(t, keep).map((s) => ({
-    where: { file: s.file, line: s.line, function: s.function, precision: s.precision },
-    calls: s.calls,
-  }));
+  // A helper's waits count once, split by the lines that called it: each is a place to fix.
+  const groups: Group[] = siteLines(t, keep)
+    .filter((s) => !s.callers)
+    .map((s) => ({
+      where: s.via
+        ? { ...s.via, precision: 'line', calledFrom: { file: s.file, line: s.line, function: s.function } }
+        : { file: s.file, line: s.line, function: s.function, precision: s.precision },
+      calls: s.calls,
+    }));
   const others = new Map<string, Group>();
   for (let i = 0; i < t.calls.count; i++) {
     if (!keep(i) || t.calls.site[i]) continue;

@@ -1,11 +1,19 @@
 // The overview of a trace (docs/overview.md): where each iteration's time goes, the lines that block
 // the host longest, and the findings ranked by the host time their fix is predicted to save. It is
 // made on the host side (core/overview/build.ts); the webview and the html page only draw it.
-import type { CallSite, ReleaseHow, Severity } from '../trace/model';
+import type { CallSite, ReleaseHow, Severity, SourceFrame } from '../trace/model';
 
 /** A line of the user's code, or the op context (`aten::to > aten::_to_copy`) where the trace has no line. */
 export type OverviewWhere =
-  { file: string; line: number; function: string; precision: CallSite['precision'] } | { context: string };
+  | {
+      file: string;
+      line: number;
+      function: string;
+      precision: CallSite['precision'];
+      /** The line that called the function of `line`, where that function waits on behalf of several lines (a helper). */
+      calledFrom?: SourceFrame;
+    }
+  | { context: string };
 
 export interface OverviewWindow {
   /** How the iterations were found: the profiler's step markers, a repeated run of calls, or not at all. */

@@ -76,4 +76,7 @@ export function findingWhere(
 }
 
 /** A where as one key: equal places, equal keys. */
-export const whereKey = (w: OverviewWhere): string => ('context' in w ? `c\n${w.context}` : `l\n${w.file}\n${w.line}`);
+export const whereKey = (w: OverviewWhere): string =>
+  'context' in w
+    ? `c\n${w.context}`
+    : `l\n${w.file}\n${w.line}` + (w.calledFrom ? `\n${w.calledFrom.file}\n${w.calledFrom.line}` : '');

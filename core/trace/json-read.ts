@@ -491,11 +491,13 @@ export function readSite(x: unknown, i: number): CallSite {
   const at = ['sites', i];
   const o = obj(x, ['sites'], i);
   const stack = list(o, 'stack', at);
-  return {
+  const site: CallSite = {
     frame: readFrame(o.frame, at, 'frame'),
     precision: oneOf(o, 'precision', at, PRECISIONS),
     stack: stack.map((f, j) => readFrame(f, [...at, 'stack'], j)),
   };
+  if (o.caller !== undefined) site.caller = readFrame(o.caller, at, 'caller');
+  return site;
 }
 
 function readFrame(x: unknown, at: Where, key: string | number): SourceFrame {

@@ -72,6 +72,11 @@ export interface CallSite {
   frame: SourceFrame;
   precision: 'line' | 'function';
   stack: SourceFrame[];
+  /**
+   * The next frame of the user's code outward from `frame`, at its own line: the line that called
+   * the function the call was made in (a helper called from two places has two). Only with precision `line`.
+   */
+  caller?: SourceFrame;
 }
 
 export const CALL_COLUMNS = {

@@ -88,6 +88,8 @@ test('a captured wait inside library code sits at the user line that called the 
     callSite(t, sync)?.stack.map((f) => `${f.function}:${f.line}`),
     ['GradScaler._maybe_opt_step:380', 'GradScaler.step:455', 'step:24', '<module>:40'],
   );
+  // The line that called step(), the user's frame outward past none of the library's.
+  assert.deepEqual(callSite(t, sync)?.caller, { file: TRAIN, line: 40, function: '<module>' });
   const launches = callsNamed(t, 'cudaLaunchKernel');
   assert.deepEqual(
     launches.map((c) => where(t, c)),

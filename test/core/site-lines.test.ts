@@ -139,3 +139,61 @@ test("a profile's pageable-copy finding goes on its first line of its own, or on
   const ranked = siteProblems(t, buildOverview(t, analysis, h200).findings);
   assert.deepEqual([ranked[0].finding.kind, ranked[0].line, ranked[0].precision], ['pageable-async-copy', 20, 'line']);
 });
+
+/** A helper in util.py that copies to the host, called from train.py's lines 16 and 24; one wait at train.py:30 itself. */
+function helperTrace(): Trace {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'python', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'stream 7', device: 0 });
+  const helper = { file: '/p/util.py', line: 11, function: 'to_host' };
+  const lib = { file: '/venv/lib/python3.12/site-packages/torch/_tensor.py', line: 1, function: 'cpu' };
+  const at = (line: number, fn: string) => ({ file: '/p/train.py', line, function: fn });
+  b.sites.push(
+    { frame: helper, precision: 'line', stack: [lib, helper, at(16, 'train_step')], caller: at(16, 'train_step') },
+    { frame: helper, precision: 'line', stack: [lib, helper, at(24, 'eval_step')], caller: at(24, 'eval_step') },
+    { frame: at(30, '<module>'), precision: 'line', stack: [at(30, '<module>')] },
+  );
+  const k = b.op({ lane: s, kind: 'kernel', name: 'k', start: 0, end: 1e6 });
+  const waits: [number, number][] = [
+    [0, 300_000],
+    [1, 100_000],
+    [0, 200_000],
+    [2, 50_000],
+  ];
+  let t0 = 0;
+  for (const [site, ns] of waits) {
+    b.call({ lane: host, kind: 'memcpy', begin: t0, end: t0 + ns, blockedNs: ns, releasedBy: k, site });
+    t0 += ns + 1000;
+  }
+  return b.finish({ source: 'capture', clock: 'host', alignmentErrorNs: 0 });
+}
+
+test('a helper called from two lines: its line, then each calling line with its own waits', () => {
+  const lines = siteLines(helperTrace());
+  assert.deepEqual(
+    lines.map((l) => [l.file, l.line, l.count, l.totalBlockedNs, l.via?.line, l.callers]),
+    [
+      ['/p/util.py', 11, 3, 600_000, undefined, 2],
+      ['/p/train.py', 16, 2, 500_000, 11, undefined],
+      ['/p/train.py', 24, 1, 100_000, 11, undefined],
+      ['/p/train.py', 30, 1, 50_000, undefined, undefined],
+    ],
+  );
+  assert.equal(
+    siteLineText(lines[1], false),
+    'host blocked 500 µs in to_host() (util.py:11), 2 waits of up to 300 µs: memcpy',
+  );
+});
+
+test("the overview counts a helper's waits once, by the line that called it", () => {
+  const t = helperTrace();
+  const o = buildOverview(t, analyze(t), h200);
+  assert.deepEqual(
+    o.lines.map((l) => ['context' in l.where ? l.where.context : [l.where.line, l.where.calledFrom?.line], l.waits]),
+    [
+      [[11, 16], 2],
+      [[11, 24], 1],
+      [[30, undefined], 1],
+    ],
+  );
+});
