@@ -139,8 +139,9 @@ class Sites:
         self.lines = LineEvents(self)
 
     def mark(self, frame, prefix=MARKER, line=False):
-        stack = user_stack_of(frame) if line else stack_of(frame)
-        if stack:
+        """A marker for `frame`'s stack; a line marker for no frame ends the thread's user code: no line from here."""
+        stack = [] if frame is None else user_stack_of(frame) if line else stack_of(frame)
+        if stack or line:
             fields = {"line": 1, "stack": stack} if line else {"stack": stack}
             # Kineto writes event names into its JSON without escaping them: the marker's JSON is
             # percent-encoded, so that no quote or backslash of a path or name reaches the trace.
@@ -292,16 +293,17 @@ class UserLines:
             if self.step_on is not None and self.step_on.ends_at_return(frame.f_code):
                 self.on_step()
             # Back in the caller: the nearest frame of the user's code above goes on with its line.
+            # With none, the thread's user code is done (the script's end, or a thread's target
+            # returned): what the thread calls next, the profiler's own stop included, is no line's.
             caller = frame.f_back
             while caller is not None and not is_user_code(caller.f_code):
                 caller = caller.f_back
-            if caller is not None:
-                self.emit(caller)
+            self.emit(caller)
         return self.on_event
 
     def emit(self, frame):
-        key = (frame.f_code, frame.f_lineno)
-        if getattr(self.last, "key", None) == key:
+        key = None if frame is None else (frame.f_code, frame.f_lineno)
+        if getattr(self.last, "key", 0) == key:
             return
         self.last.key = key
         self.sites.mark(frame, line=True)
@@ -345,10 +347,18 @@ def profiler_options(torch):
     from torch.profiler import ProfilerActivity
 
     options = {"activities": [ProfilerActivity.CPU, ProfilerActivity.CUDA], "with_stack": True}
-    try:
-        options["experimental_config"] = torch._C._profiler._ExperimentalConfig(enable_cuda_sync_events=True)
-    except (AttributeError, TypeError):
-        progress("this torch records no cuda_sync events; waits are found from the CUDA calls alone")
+    config = getattr(getattr(torch._C, "_profiler", None), "_ExperimentalConfig", None)
+    # Without profile_all_threads, torch records ops (and so the markers) on the thread that started
+    # the profiler and the threads torch itself starts, not on the script's own threads.
+    for fields in ({"enable_cuda_sync_events": True, "profile_all_threads": True}, {"enable_cuda_sync_events": True}):
+        try:
+            options["experimental_config"] = config(**fields)
+        except (TypeError, RuntimeError):
+            continue
+        if "profile_all_threads" not in fields:
+            progress("this torch profiles only the main thread's ops: waits on other threads have no line")
+        return options
+    progress("this torch records no cuda_sync events; waits are found from the CUDA calls alone")
     return options
 
 

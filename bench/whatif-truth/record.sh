@@ -6,6 +6,8 @@
 # Writes to $OUT/whatif-truth (default ./gpu-out/whatif-truth): measured.json, the traces
 # (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
 # captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
+# TIMED and RECORDED name the programs to time and to profile and capture (default: all of them);
+# timings.tsv is written as each run ends, so a run cut short keeps what it measured.
 set -u
 here=bench/whatif-truth
 out=${OUT:-./gpu-out}/whatif-truth
@@ -25,7 +27,7 @@ cat "$out/RECORDED-WITH.txt"
 # 1. Plain runs, buggy and fixed alternating, so that drift of the machine hits both alike.
 timings="$out/timings.tsv"
 : > "$timings"
-for name in "${names[@]}"; do
+for name in ${TIMED:-${names[@]}}; do
   s=$(date +%s)
   for r in $(seq 1 "$runs"); do
     for variant in buggy fixed; do
@@ -54,7 +56,7 @@ json.dump({"recordedWith": recorded, "unit": "ns per timed iteration", "programs
 PY
 
 # 2. The buggy program profiled and captured, with the recording's shorter run.
-for name in "${names[@]}"; do
+for name in ${RECORDED:-${names[@]}}; do
   prog="$here/programs/$name.py"
   if [ "$(elapsed)" -ge "$deadline" ]; then echo "skipped profile and capture of $name: past ${deadline} s"; continue; fi
   s=$(date +%s)

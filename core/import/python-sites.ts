@@ -147,7 +147,7 @@ export interface MarkerSite {
 }
 
 /**
- * A call-site marker's stack, or a reason it is not one. Its JSON is percent-encoded, because
+ * A call-site marker's stack (empty for a line marker where the thread's user code ended), or a reason it is not one. Its JSON is percent-encoded, because
  * Kineto writes event names into its trace without escaping quotes or backslashes.
  */
 export function parseMarker(name: string): MarkerSite | string {
@@ -159,7 +159,8 @@ export function parseMarker(name: string): MarkerSite | string {
   }
   const stack = (v as { stack?: unknown } | null)?.stack;
   const line = (v as { line?: unknown } | null)?.line === 1;
-  if (!Array.isArray(stack) || stack.length === 0) return 'no "stack" list';
+  // An empty line marker ends its thread's user code: the calls after it are no line's.
+  if (!Array.isArray(stack) || (stack.length === 0 && !line)) return 'no "stack" list';
   const frames: SourceFrame[] = [];
   for (const f of stack.slice(0, MAX_STACK)) {
     if (!Array.isArray(f) || typeof f[0] !== 'string' || typeof f[2] !== 'string')

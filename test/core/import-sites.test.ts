@@ -410,3 +410,9 @@ test('an after-marker gives its line to the last wait before it that has none: t
     '120 cudaStreamSynchronize 13:line',
   ]);
 });
+
+test("an empty line marker ends its thread's user code; an empty call-site marker is malformed", () => {
+  const marker = (json: string) => `syncscope.site:${encodeURIComponent(json)}`;
+  assert.deepEqual(parseMarker(marker('{"line":1,"stack":[]}')), { stack: [], line: true });
+  assert.equal(parseMarker(marker('{"stack":[]}')), 'no "stack" list');
+});

@@ -10,6 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { profileScript, type ProfileOptions } from '../../node/profile-run';
 import { loadTraceFile } from '../../node/trace-file';
 import { callSite, isWait, str } from '../../core/trace/model';
+import { CK } from '../../core/trace/kinds';
 import { repoPath } from '../helpers/paths';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncscope-profile-test-'));
@@ -110,18 +111,40 @@ for (const python of pythons) {
     // line 15, after forward() returned to the loop: three steps.
     assert.deepEqual(launches, Array(3).fill(['7 line', '8 line', '15 line']).flat());
     const waits = [...Array(t.calls.count).keys()].filter((i) => isWait(t, i));
+    // The profiler's own device sync as it stops, once the script has ended, is no line's (not line 17's).
     assert.deepEqual(
       waits.map((i) => line(i)),
-      ['16 line', '16 line', '16 line'],
+      ['16 line', '16 line', '16 line', 'none'],
     );
     // Each loss.item() waits for the add_ kernel of line 15, the last on its stream.
-    for (const w of waits) {
+    for (const w of waits.slice(0, 3)) {
       const op = t.calls.releasedBy[w];
       assert.equal(str(t, t.ops.name[op]), 'add_kernel');
       assert.equal(line(t.ops.call[op]), '15 line');
     }
   });
 }
+
+test("a thread of the script's own gets lines: its launch and its wait", { skip: noPython }, async () => {
+  const lines = async (env: NodeJS.ProcessEnv) => {
+    const { result, progress } = await profile('threads.py', { env });
+    assert.equal(result.error, undefined);
+    const t = await loadTraceFile(result.trace!);
+    const at = (i: number) => `${str(t, t.calls.name[i])} ${callSite(t, i)?.frame.line ?? 'none'}`;
+    const main =
+      t.calls.lane[[...Array(t.calls.count).keys()].find((i) => str(t, t.calls.name[i]) === 'cudaDeviceSynchronize')!];
+    const calls = [...Array(t.calls.count).keys()].filter(
+      (i) => t.calls.lane[i] !== main && t.calls.kind[i] !== CK.context,
+    );
+    return { progress, calls: calls.map(at) };
+  };
+  // batch.add_(1.0) at line 10 and the event's synchronize() at line 11, on the loader thread.
+  assert.deepEqual((await lines(fakeEnv)).calls, ['cudaLaunchKernel 10', 'cudaEventSynchronize 11']);
+  // A torch that profiles only the main thread's ops: no line, and it says so.
+  const old = await lines({ ...fakeEnv, FAKE_TORCH_OLD: '2' });
+  assert.deepEqual(old.calls, ['cudaLaunchKernel none', 'cudaEventSynchronize none']);
+  assert.ok(old.progress.some((l) => l.includes("profiles only the main thread's ops")));
+});
 
 test(
   'an optimizer: warm-up steps, then the steps asked for, then the script is stopped',
