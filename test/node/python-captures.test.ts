@@ -1,11 +1,14 @@
-// CUPTI captures of Python programs written the way training loops are (test/gpu/python/programs),
-// recorded on an H200 (test/fixtures/python/RECORDED-WITH.txt) and pinned. The lines are read by
-// hand from the programs: each host wait over 50 us is at the user's line that waited, and the op
-// that released it at the user's line that launched it, with no frame of the launcher or the
-// interpreter's start-up anywhere.
+// CUPTI captures and torch.profiler profiles of Python programs written the way training loops are
+// (test/gpu/python/programs), recorded on an H200 (test/fixtures/python/RECORDED-WITH.txt) and
+// pinned. The lines are read by hand from the programs: each host wait is at the user's line that
+// waited, and the op that released it at the user's line that launched it, with no frame of the
+// launcher or the interpreter's start-up anywhere.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { siteLines } from '../../core/analyze/site-lines';
+import { loadTraceFile } from '../../node/trace-file';
 import { runCli } from '../helpers/cli';
+import { repoPath } from '../helpers/paths';
 
 interface Site {
   file: string;
@@ -21,11 +24,27 @@ interface Wait {
   releasedBy: { name: string; how: string; source?: Site }[] | null;
 }
 
-const report = async (name: string): Promise<{ waits: Wait[] }> => {
-  const r = await runCli(['report', `test/fixtures/python/${name}.capture.syncscope.json.gz`, '--json']);
+const fixture = (name: string, kind: 'capture' | 'profile') =>
+  `test/fixtures/python/${name}.${kind === 'capture' ? 'capture.syncscope.json.gz' : 'profile.json.gz'}`;
+const report = async (name: string, kind: 'capture' | 'profile' = 'capture'): Promise<{ waits: Wait[] }> => {
+  const r = await runCli(['report', fixture(name, kind), '--json']);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
 };
+
+/** Waits by the line they are at, and their releasing ops by the line that launched them: `{ "21": 10 }`. */
+function byLine(waits: Wait[]): { waits: Record<string, number>; launches: Record<string, number> } {
+  const out = { waits: {} as Record<string, number>, launches: {} as Record<string, number> };
+  const add = (m: Record<string, number>, s: Site | undefined) => {
+    const k = s ? `${s.line}${s.precision === 'line' ? '' : ' ' + s.precision}` : 'none';
+    m[k] = (m[k] ?? 0) + 1;
+  };
+  for (const w of waits) {
+    add(out.waits, w.source);
+    for (const by of w.releasedBy ?? []) add(out.launches, by.source);
+  }
+  return out;
+}
 const at = (s: Site | undefined) => (s ? `${s.file.split('/').pop()}:${s.line} ${s.precision}` : 'none');
 
 test('amp_scaler: end.synchronize() waits for the kernel scaler.update() launched; scaler.step waits inside the library, at its line', async () => {
@@ -53,5 +72,89 @@ test('amp_scaler: end.synchronize() waits for the kernel scaler.update() launche
     assert.equal(w.source?.precision, 'line');
     assert.match(w.source!.file, /amp_scaler\.py$/);
     for (const f of w.stack ?? []) assert.doesNotMatch(f.file, /syncscope_profile|runpy/);
+  }
+});
+
+/**
+ * Each program's waits by line and releasers by launch line, read by hand from the programs. A
+ * capture: every wait. A profile: the waits that blocked (the profiler's own cost lets the GPU finish
+ * first at many), recorded without the launcher's end marker, so that its stop's device sync, which
+ * blocks nothing, would read as the script's last line.
+ */
+const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: ReturnType<typeof byLine> }> = {
+  // 10 batches: `scores[scores.abs() > 0.9]` (21) and `torch.nonzero(...)` (22) each read a count
+  // back, a copy their own line launched.
+  mask_nonzero: {
+    capture: { waits: { 21: 10, 22: 10 }, launches: { 21: 10, 22: 10 } },
+    profile: { waits: { 21: 8, 22: 9 }, launches: { 21: 8, 22: 9 } },
+  },
+  // The loader thread's `ready.synchronize()` (22) six times, two of them behind `batch * 2 - 1`
+  // (19); the model's copies to the GPU (27), and `loss.item()` (36) on the main thread. The profile
+  // lost the loader thread's ops (recorded before profile_all_threads): its waits have no line there.
+  loader_thread: {
+    capture: { waits: { 22: 6, 27: 3, 36: 1 }, launches: { 19: 2, 27: 2, 36: 1 } },
+    profile: { waits: { 27: 2, 36: 1 }, launches: { 27: 2, 36: 1 } },
+  },
+  // to_host() (11) copies to the host twelve times (8 train steps, 4 eval steps): a copy and a sync each.
+  helper_two_sites: {
+    capture: { waits: { 11: 24 }, launches: { 11: 12 } },
+    profile: { waits: { 11: 12 }, launches: { 11: 12 } },
+  },
+  // 16 steps of 8 rows: each row's .tolist() inside the comprehension (13) is a copy and a sync.
+  tolist_comprehension: {
+    capture: { waits: { 13: 256 }, launches: { 13: 128 } },
+    profile: { waits: { 13: 128 }, launches: { 13: 128 } },
+  },
+  // 64 tokens: `embed[tok]` indexes with a GPU scalar (12) and `tok.item()` (22) reads it, each a
+  // sync; `torch.tensor(1, device=device)` (18) copies once.
+  decode_tokens: {
+    capture: { waits: { 12: 64, 18: 2, 22: 64 }, launches: { 12: 64, 18: 1, 22: 64 } },
+    profile: { waits: { 12: 58, 18: 1, 22: 56 }, launches: { 12: 58, 18: 1, 22: 56 } },
+  },
+  // The model's four parameters copied by `.to(device)` (11); `loss.item()` every fourth of 16
+  // batches, two epochs (21). The workers are other processes: nothing of theirs waits here.
+  dataloader_workers: {
+    capture: { waits: { 11: 4, 21: 8 }, launches: { 11: 4, 21: 3 } },
+    profile: { waits: { 11: 3, 21: 5 }, launches: { 11: 3, 21: 5 } },
+  },
+  // `block(x)` (19) compiles and warms up; inside the compiled block (its decorator's line, 10,
+  // where the frame dynamo runs begins) CUDA graph trees and Triton's autotuning synchronize;
+  // `norm.item()` (20) in each of 12 steps.
+  compiled_graphs: { capture: { waits: { 10: 16, 19: 40, 20: 12 }, launches: { 10: 4, 19: 16, 20: 12 } } },
+  // The model's copies (19), scaler.step (33), end.synchronize() (36, behind scaler.update()'s
+  // kernel at 34), loss.item() every fourth step (38).
+  amp_scaler: {
+    capture: { waits: { 19: 6, 33: 12, 36: 12, 38: 3 }, launches: { 19: 6, 33: 12, 34: 11, 38: 3 } },
+    profile: { waits: { 19: 3, 33: 11, 38: 3 }, launches: { 19: 3, 33: 11, 38: 3 } },
+  },
+};
+
+for (const [name, expected] of Object.entries(EXPECTED)) {
+  test(`${name}: every wait at the line that waited, and its releaser at the line that launched it`, async () => {
+    const captured = await report(name);
+    assert.deepEqual(byLine(captured.waits), expected.capture, 'capture');
+    if (!expected.profile) return;
+    const profiled = await report(name, 'profile');
+    assert.deepEqual(byLine(profiled.waits.filter((w) => w.blockedNs > 0)), expected.profile, 'profile');
+    for (const w of [...captured.waits, ...profiled.waits])
+      for (const f of w.stack ?? []) assert.doesNotMatch(f.file, /syncscope_profile|runpy/);
+  });
+}
+
+test("helper_two_sites: the helper's waits go to each line that called it, train_step (16) and eval_step (24)", async () => {
+  for (const kind of ['capture', 'profile'] as const) {
+    const t = await loadTraceFile(repoPath(fixture('helper_two_sites', kind)));
+    const callers = siteLines(t)
+      .filter((l) => l.via)
+      .map((l) => [l.line, l.via!.line, l.count]);
+    // Capture: a copy and a stream sync per call; profile: the same, 8 train and 4 eval calls.
+    assert.deepEqual(
+      callers,
+      [
+        [16, 11, 16],
+        [24, 11, 8],
+      ],
+      kind,
+    );
   }
 });
