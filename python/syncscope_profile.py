@@ -33,6 +33,7 @@ Standard library and torch only.
 """
 
 import argparse
+import importlib
 import gzip
 import json
 import os
@@ -399,11 +400,14 @@ class Recording:
         return self.step_on.describe() if self.step_on else "optimizer"
 
     def start(self):
-        hook = getattr(getattr(self.torch.optim, "optimizer", None), "register_optimizer_step_post_hook", None)
-        if hook is None:
-            hook = getattr(self.torch.optim.Optimizer, "register_optimizer_step_post_hook", None)
-        if hook is not None and self.step_on is None:
-            hook(self.on_step)
+        if self.step_on is None:
+            # torch/optim/__init__.py deletes its submodules' names: the module is found by import.
+            try:
+                hook = importlib.import_module("torch.optim.optimizer").register_optimizer_step_post_hook
+            except (ImportError, AttributeError):
+                progress("this torch has no global optimizer step hook: the run is recorded whole (--step-on names a step)")
+            else:
+                hook(self.on_step)
         self.prof.start()
         timer = threading.Timer(self.seconds, self.on_time_up)
         timer.daemon = True
