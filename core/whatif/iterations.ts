@@ -17,8 +17,10 @@ export interface Iterations {
   list: Iteration[];
 }
 
-/** A repeated sequence must be found within this many calls of where the search starts. */
+/** A repeated sequence must be found within this many calls of where a search starts. */
 const STARTS_TRIED = 64;
+/** Searches start at the beginning, after each of this many widest host gaps, and as many times evenly through the calls. */
+const SEARCHES = 16;
 /** The longest iteration looked for, in calls. */
 const MAX_PERIOD = 20_000;
 
@@ -48,7 +50,7 @@ export function iterationsOf(t: Trace, calls: number[], opsOf: Map<number, numbe
     }
     if (list.length > 1) return { from: 'ProfilerStep', list };
   }
-  const loop = repeatedRun(t, calls, signatures(t, calls, opsOf), longestGapAfter(t, calls));
+  const loop = repeatedRun(t, calls, signatures(t, calls, opsOf), searchStarts(t, calls));
   if (!loop) return undefined;
   const list: Iteration[] = [];
   for (let k = 0; k < loop.reps; k++)
@@ -77,35 +79,46 @@ function signatures(t: Trace, calls: number[], opsOf: Map<number, number[]>): In
   return out;
 }
 
-/** The index after the longest host gap between calls: where a program's loop usually begins, after its set-up. */
-function longestGapAfter(t: Trace, calls: number[]): number {
-  let widest = -1;
-  let after = 0;
-  for (let k = 1; k < calls.length; k++) {
+/**
+ * Where the searches for a loop start: the beginning; after each of the widest host gaps between
+ * calls, where a loop usually begins after its set-up (a model's construction, a data set's); and
+ * evenly through the calls, so that a loop past a set-up of many calls and no wide gap is met too.
+ */
+function searchStarts(t: Trace, calls: number[]): number[] {
+  const n = calls.length;
+  const gaps: { gap: number; after: number }[] = [];
+  for (let k = 1; k < n; k++) {
     const gap = t.calls.begin[calls[k]] - t.calls.end[calls[k - 1]];
-    if (gap > widest) [widest, after] = [gap, k];
+    if (gaps.length < SEARCHES || gap > gaps[gaps.length - 1].gap) {
+      gaps.push({ gap, after: k });
+      gaps.sort((x, y) => y.gap - x.gap);
+      gaps.length = Math.min(gaps.length, SEARCHES);
+    }
   }
-  return after;
+  const starts = [0, ...gaps.map((g) => g.after)];
+  for (let s = 1; s < SEARCHES; s++) starts.push(Math.floor((s * n) / SEARCHES));
+  return starts;
 }
 
 /**
  * The run of back-to-back repeats of one call sequence that lasts longest on the host (the loop the
- * program spends its time in), starting near the beginning or near `hint`; a sequence must repeat at
- * least once. Among runs that last as long, the shortest sequence: a multiple of the loop's period
- * lasts no longer than the period's own run.
+ * program spends its time in), searched from each of `from`; a sequence must repeat at least once.
+ * Among runs that last as long, the shortest sequence: a multiple of the loop's period lasts no
+ * longer than the period's own run. The run found is stretched back to where its repeats begin, so
+ * that its first iteration is the loop's first, whichever call a search met it at.
  */
 function repeatedRun(
   t: Trace,
   calls: number[],
   sig: Int32Array,
-  hint: number,
+  from: number[],
 ): { start: number; period: number; reps: number } | undefined {
   const n = sig.length;
   let best: { start: number; period: number; reps: number } | undefined;
   const lasts = (start: number, endIndex: number) => t.calls.end[calls[endIndex]] - t.calls.begin[calls[start]];
   const length = (b: typeof best) => (b ? lasts(b.start, b.start + b.period * b.reps - 1) : 0);
   const starts = new Set<number>();
-  for (let k = 0; k < STARTS_TRIED; k++) [hint + k, k].forEach((a) => a < n && starts.add(a));
+  for (const s of from) for (let k = 0; k < STARTS_TRIED && s + k < n; k++) starts.add(s + k);
   for (const a of [...starts].sort((x, y) => x - y)) {
     if (lasts(a, n - 1) <= length(best)) continue;
     for (let p = 1; p <= Math.min(MAX_PERIOD, (n - a) >> 1); p++) {
@@ -118,7 +131,15 @@ function repeatedRun(
       if (length(run) > length(best)) best = run;
     }
   }
-  return best;
+  return best && stretchedBack(sig, best);
+}
+
+/** A run begun where its repeats began: moved back one call at a time while the call a period later is the same; whole periods only. */
+function stretchedBack(sig: Int32Array, run: { start: number; period: number; reps: number }) {
+  const end = run.start + run.period * run.reps;
+  let start = run.start;
+  while (start > 0 && sig[start - 1] === sig[start - 1 + run.period]) start--;
+  return { start, period: run.period, reps: Math.floor((end - start) / run.period) };
 }
 
 function same(sig: Int32Array, x: number, y: number, len: number): boolean {

@@ -161,3 +161,38 @@ test('an iteration whose wait the scenario left out says so', () => {
     );
   }
 });
+
+test('a loop past a long set-up with no wide gap before it is found, from its first iteration', () => {
+  // As a model's construction: 8 blocking 3 ms copies, then 300 set-up launches of all kinds 1 us
+  // apart, then 30 steps (a launch and a 1 ms stream sync each) with no wider gap before them. The
+  // copies repeat too, but the steps last longer.
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 's', device: 0 });
+  let at = 0;
+  const call = (kind: 'memcpy' | 'launch' | 'streamSync', name: string, ns: number) => {
+    const c = b.call({ lane: host, kind, begin: at, end: at + ns, stream: s, name });
+    at += ns + 1000;
+    return c;
+  };
+  for (let k = 0; k < 8; k++) call('memcpy', 'cudaMemcpyAsync', 3_000_000);
+  for (let k = 0; k < 300; k++)
+    b.op({
+      lane: s,
+      kind: 'kernel',
+      start: at,
+      end: at + 10,
+      call: call('launch', `init_${k}`, 5000),
+      name: `init_${k}`,
+    });
+  for (let k = 0; k < 30; k++) {
+    b.op({ lane: s, kind: 'kernel', start: at, end: at + 990_000, call: call('launch', 'step', 5000), name: 'step' });
+    call('streamSync', 'cudaStreamSynchronize', 1_000_000);
+  }
+  const t = b.finish(META);
+  const calls = [...Array(t.calls.count).keys()];
+  const found = iterationsOf(t, calls, opsByCall(t));
+  assert.equal(found?.list.length, 30);
+  assert.deepEqual(found?.list[0], { label: 'iteration 1', first: 308, last: 309 });
+  assert.deepEqual(found?.list[29], { label: 'iteration 30', first: 366, last: 367 });
+});
