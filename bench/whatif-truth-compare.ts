@@ -126,7 +126,10 @@ export function predictionFor(fixes: FixPrediction[], kinds: string[]): KindPred
   const applied = of.filter((f) => f.applies);
   if (!applied.length) return { kind, applied: 0, found: of.length, why: of[0].edit };
   const out: KindPrediction = { kind, applied: applied.length, found: of.length };
-  const each = sum(applied.map((f) => f.perIterationNs));
+  // Findings with the same edit and the same saving (one stream made non-blocking, found at each of
+  // its waits) are one fix, applied once: counted once.
+  const edits = new Map(applied.map((f) => [`${f.edit}\n${f.perIterationNs}`, f]));
+  const each = sum([...edits.values()].map((f) => f.perIterationNs));
   if (each !== undefined) out.perIterationNs = each;
   else out.why = 'no loop iterations found to share the saving over';
   return out;

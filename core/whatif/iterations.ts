@@ -50,17 +50,37 @@ export function iterationsOf(t: Trace, calls: number[], opsOf: Map<number, numbe
     }
     if (list.length > 1) return { from: 'ProfilerStep', list };
   }
-  const loop = repeatedRun(t, calls, signatures(t, calls, opsOf), searchStarts(t, calls));
+  // The loop is looked for in the calls that do the program's work, not in the bookkeeping around
+  // them (the caching allocator's event creates and queries come when it needs them, not each step).
+  const at = calls.map((_, k) => k).filter((k) => !BOOKKEEPING.has(t.calls.kind[calls[k]]));
+  const work = at.map((k) => calls[k]);
+  const loop = repeatedRun(t, work, signatures(t, work, opsOf), searchStarts(t, work), gpuBusy(t, work, opsOf));
   if (!loop) return undefined;
   const list: Iteration[] = [];
-  for (let k = 0; k < loop.reps; k++)
+  const end = loop.start + loop.reps * loop.period;
+  for (let k = 0; k < loop.reps; k++) {
+    const next = loop.start + (k + 1) * loop.period;
     list.push({
       label: `iteration ${k + 1}`,
-      first: loop.start + k * loop.period,
-      last: loop.start + (k + 1) * loop.period - 1,
+      first: at[loop.start + k * loop.period],
+      // Up to the next iteration's first work call; the last iteration ends with its own last one.
+      last: next < end ? at[next] - 1 : at[end - 1],
     });
+  }
   return { from: 'loop', list };
 }
+
+/** Per call, the GPU time of the work it queued (kernels, copies, memsets, host functions). */
+function gpuBusy(t: Trace, calls: number[], opsOf: Map<number, number[]>): Float64Array {
+  return Float64Array.from(calls, (c) => {
+    let ns = 0;
+    for (const j of opsOf.get(c) ?? []) if (WORK.has(t.ops.kind[j])) ns += t.ops.end[j] - t.ops.start[j];
+    return ns;
+  });
+}
+
+/** Calls that are no part of a loop's work: event queries and the runtime's other calls (creates, allocations). */
+const BOOKKEEPING = new Set<number>([CK.query, CK.api]);
 
 /** Ops that are work: an event's record or wait is named after an event that may be new each iteration. */
 const WORK = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
@@ -112,15 +132,37 @@ function repeatedRun(
   calls: number[],
   sig: Int32Array,
   from: number[],
+  busy: Float64Array,
 ): { start: number; period: number; reps: number } | undefined {
   const n = sig.length;
   let best: { start: number; period: number; reps: number } | undefined;
   const lasts = (start: number, endIndex: number) => t.calls.end[calls[endIndex]] - t.calls.begin[calls[start]];
-  const length = (b: typeof best) => (b ? lasts(b.start, b.start + b.period * b.reps - 1) : 0);
+  // busyFrom[k]: the GPU time of the work that calls k onwards queued.
+  const busyFrom = new Float64Array(n + 1);
+  for (let k = n - 1; k >= 0; k--) busyFrom[k] = busyFrom[k + 1] + busy[k];
+  // A run's weight: per repeat, its host time or the GPU time of its work, whichever is longer (a
+  // loop that queues asynchronously spends its time on the GPU), summed with the longest repeat
+  // counted as the median one, so that a warm-up whose first step stalls (lazy module loading,
+  // cuBLAS's set-up) outweighs no longer loop.
+  let bestWeight = 0;
+  const weight = (r: NonNullable<typeof best>) => {
+    const d: number[] = [];
+    for (let k = 0; k < r.reps; k++) {
+      const first = r.start + k * r.period;
+      const next = first + r.period;
+      const until = k + 1 < r.reps ? t.calls.begin[calls[next]] : t.calls.end[calls[next - 1]];
+      d.push(Math.max(until - t.calls.begin[calls[first]], busyFrom[first] - busyFrom[next]));
+    }
+    const total = d.reduce((x, y) => x + y, 0);
+    d.sort((x, y) => x - y);
+    return total - d[d.length - 1] + d[(d.length - 1) >> 1];
+  };
+  // What bounds the weight of a run of calls from `a` to `end` (exclusive) from above.
+  const bound = (a: number, end: number) => lasts(a, end - 1) + busyFrom[a] - busyFrom[end];
   const starts = new Set<number>();
   for (const s of from) for (let k = 0; k < STARTS_TRIED && s + k < n; k++) starts.add(s + k);
   for (const a of [...starts].sort((x, y) => x - y)) {
-    if (lasts(a, n - 1) <= length(best)) continue;
+    if (bound(a, n) <= bestWeight) continue;
     for (let p = 1; p <= Math.min(MAX_PERIOD, (n - a) >> 1); p++) {
       // A multiple of a period whose run reaches past it repeats no more than that period.
       if (best && best.start === a && p % best.period === 0 && best.period * best.reps >= 2 * p) continue;
@@ -128,7 +170,9 @@ function repeatedRun(
       while (a + (reps + 2) * p <= n && same(sig, a + reps * p, a + (reps + 1) * p, p)) reps++;
       if (reps === 0) continue;
       const run = { start: a, period: p, reps: reps + 1 };
-      if (length(run) > length(best)) best = run;
+      if (bound(a, a + run.reps * p) <= bestWeight) continue;
+      const w = weight(run);
+      if (w > bestWeight) [best, bestWeight] = [run, w];
     }
   }
   return best && stretchedBack(sig, best);

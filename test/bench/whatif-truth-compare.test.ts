@@ -35,10 +35,11 @@ test('measured.json that is not a recording: an error that names the file and wh
   assert.throws(() => parseManifest('{"programs": []}', 'manifest.json'), /manifest\.json: expected \{"recordArgs"/);
 });
 
-const fix = (kind: string, perIterationNs: number | null, applies = true): FixPrediction => ({
+const fix = (kind: string, perIterationNs: number | null, applies = true, edit?: string): FixPrediction => ({
   kind,
   applies,
-  edit: applies ? 'remove 1 synchronize step' : 'cannot apply: its calls are outside the window',
+  edit:
+    edit ?? (applies ? `remove synchronize step ${perIterationNs}` : 'cannot apply: its calls are outside the window'),
   perIterationNs,
 });
 
@@ -61,6 +62,15 @@ test("a program's fix kinds: the first kind the trace has is taken, its applied 
     found: 2,
     perIterationNs: 1000,
   });
+  // One stream made non-blocking, found at each of its waits: one fix, counted once.
+  const stream = 'make stream "s13" non-blocking, so the legacy default stream no longer orders it';
+  assert.deepEqual(
+    predictionFor(
+      [fix('legacy-serialization', 600, true, stream), fix('legacy-serialization', 600, true, stream)],
+      ['legacy-serialization'],
+    ),
+    { kind: 'legacy-serialization', applied: 2, found: 2, perIterationNs: 600 },
+  );
   assert.deepEqual(predictionFor(fixes, ['race']), { applied: 0, found: 0, why: 'no race finding' });
   assert.deepEqual(predictionFor([fix('legacy-serialization', null, false)], ['legacy-serialization']), {
     kind: 'legacy-serialization',
