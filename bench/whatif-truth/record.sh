@@ -2,7 +2,8 @@
 # Records the what-if truth benchmark on a GPU machine, from the repository root, with dist/ and
 # build/Release/ built and node and a CUDA PyTorch (python3) on PATH. For each program of
 # bench/whatif-truth/manifest.json: RUNS (default 5) alternating plain runs of the buggy and the
-# fixed program (iter_ns of each), then `syncscope profile` and `syncscope capture` of the buggy one.
+# fixed program (iter_ns of each), then `syncscope profile` and `syncscope capture` of the buggy one,
+# all with the manifest's recordArgs (the same warm-up and timed steps).
 # Writes to $OUT/whatif-truth (default ./gpu-out/whatif-truth): measured.json, the traces
 # (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
 # captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
@@ -33,7 +34,8 @@ for name in ${TIMED:-${names[@]}}; do
     for variant in buggy fixed; do
       flag=(); [ "$variant" = fixed ] && flag=(--fixed)
       log="$out/$name.$variant.$r.log"
-      timeout 60 python3 "$here/programs/$name.py" "${flag[@]}" > "$log" 2>&1
+      # The same warm-up and steps as the traces: what is measured is what they recorded.
+      timeout 60 python3 "$here/programs/$name.py" "${flag[@]}" "${record_args[@]}" > "$log" 2>&1
       rc=$?
       ns=$(awk '$1 == "iter_ns" { v = $2 } END { print v }' "$log")
       printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$variant" "$r" "$rc" "${ns:-}" >> "$timings"
