@@ -275,12 +275,12 @@ export class Runs {
     } finally {
       cancelled?.dispose();
     }
-    const { trace, analysis } = loaded;
+    const { trace } = loaded;
     if (loaded.analysisError) this.log.warn(`analysis of ${fileName(uri)} failed: ${loaded.analysisError}`);
     this.log.info(
       `opened ${fileName(uri)} (${trace.meta.source}): ${trace.calls.count} calls, ${trace.ops.count} ops, ${trace.findings.length} findings, ${(performance.now() - started).toFixed(0)} ms`,
     );
-    return { trace, analysis, title: fileName(uri), origin: trace.meta.source };
+    return { trace, title: fileName(uri), origin: trace.meta.source };
   }
 
   async compute(source: PanelSource, token: vscode.CancellationToken): Promise<RunResult> {

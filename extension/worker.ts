@@ -37,9 +37,11 @@ const handlers: Handlers = {
         ? await engines.loadTrace(path, progress(id), undefined, userCode)
         : await engines.loadTraceBytes(bytes ?? new Uint8Array(), name, progress(id), undefined, userCode);
     try {
-      const analysis = engines.analyzeTrace(trace);
-      trace.findings = analysis.findings;
-      return { trace, analysis };
+      // The findings go with the trace; the waits' explanations do not: the page makes its waits
+      // from the trace's columns, and a trace's millions of them, as objects, would cost the
+      // extension host a structured clone and their memory (the agent tools analyse it again).
+      trace.findings = engines.analyzeTrace(trace).findings;
+      return { trace };
     } catch (e) {
       return { trace, analysisError: (e as Error).message };
     }

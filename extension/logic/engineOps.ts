@@ -43,10 +43,10 @@ export interface EngineOps {
   };
   parse: { args: { text: string; file: string }; result: { program?: Program; errors: PositionedError[] } };
   analyze: { args: { trace: Trace; program?: Program }; result: Analysis };
-  /** A trace file by path, or its bytes (a virtual file system), imported and analysed. */
+  /** A trace file by path, or its bytes (a virtual file system), imported and analysed: its findings on the trace. */
   loadTrace: {
     args: { path?: string; bytes?: Uint8Array; name: string; userCode?: UserCode };
-    result: { trace: Trace; analysis?: Analysis; analysisError?: string };
+    result: { trace: Trace; analysisError?: string };
   };
   sniff: { args: { path?: string; bytes?: Uint8Array }; result: TraceFileFormat | undefined };
   chrome: { args: { trace: Trace }; result: string };

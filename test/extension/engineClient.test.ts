@@ -80,7 +80,9 @@ test(
       const analysis = analyze(trace);
       trace.findings = analysis.findings;
       assert.deepEqual(got.trace, trace);
-      assert.deepEqual(got.analysis, analysis);
+      // The findings come on the trace; the waits' explanations stay in the worker.
+      assert.ok(trace.findings.length > 0);
+      assert.equal('analysis' in got, false);
       assert.ok(seen.length > 0, 'progress reached the caller');
     } finally {
       client.dispose();
