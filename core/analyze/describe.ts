@@ -151,8 +151,13 @@ function launchSite(t: Trace, op: number): CallSite | undefined {
 /** A site in the shape the report and the releasing ops give it. */
 export function siteSource(site: CallSite): SiteSource {
   const { file, line, function: fn } = site.frame;
-  return { file, line, function: fn, precision: site.precision };
+  const out: SiteSource = { file, line, function: fn, precision: site.precision };
+  if (site.deduced) out.deduced = site.deduced;
+  return out;
 }
+
+/** " (deduced: made by autograd's engine thread ...)" after a line a rule placed a call at; '' otherwise. */
+export const deducedText = (s: SiteSource): string => (s.deduced ? ` (deduced: ${s.deduced})` : '');
 
 export const candidateOp = (t: Trace, op: number): CandidateOp => ({
   op,
@@ -184,7 +189,7 @@ function queuedText(q: QueuedOp, stream: string, launched: (s: SiteSource) => st
 /** Where a releasing op was launched, in words: "launched at train.py:20 in step()", or "launched in step() (train.py:8)". */
 export function launchedText(s: SiteSource): string {
   const label = siteLabel({ frame: s, precision: s.precision, stack: [] });
-  return s.precision === 'line' ? `launched at ${label}` : `launched ${label}`;
+  return (s.precision === 'line' ? `launched at ${label}` : `launched ${label}`) + deducedText(s);
 }
 
 /** The ops that may have released a wait the data does not bind, in words. */
@@ -252,7 +257,7 @@ export function waitSentence(
   const likely = by.how === 'timing' ? 'likely ' : '';
   const launchedAt = (s: SiteSource) =>
     s.precision === 'line'
-      ? `launched at ${s.file === at.file ? 'line ' : s.file + ':'}${s.line}${quoted(code, s)}`
+      ? `launched at ${s.file === at.file ? 'line ' : s.file + ':'}${s.line}${quoted(code, s)}${deducedText(s)}`
       : launchedText(s);
   const launched = by.source ? launchedAt(by.source) : `on ${by.stream}`;
   const queue = by.queuedBehind ? `, ${queuedText(by.queuedBehind, by.stream, launchedAt)}` : '';

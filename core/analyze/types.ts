@@ -7,6 +7,8 @@ export interface SiteSource {
   line: number;
   function: string;
   precision: CallSite['precision'];
+  /** Where a rule placed the call at this line (the data names none), why (CallSite.deduced). */
+  deduced?: string;
 }
 
 export interface ReleasingOp {

@@ -187,6 +187,7 @@ export class SiteTable {
   private readonly children = new Map<number, number>();
   private readonly parsed = new Map<number, SourceFrame | undefined>();
   private readonly byKey = new Map<string, number>();
+  private readonly deducedByKey = new Map<string, number>();
 
   constructor(
     readonly sites: CallSite[],
@@ -238,6 +239,18 @@ export class SiteTable {
       if (caller) site.caller = caller;
       this.sites.push(site);
       this.byKey.set(key, i);
+    }
+    return i;
+  }
+
+  /** Site `site` as a deduction: the same place, with why a rule put a call there (CallSite.deduced). */
+  deduced(site: number, why: string): number {
+    const key = `${site}\n${why}`;
+    let i = this.deducedByKey.get(key);
+    if (i === undefined) {
+      i = this.sites.length;
+      this.sites.push({ ...this.sites[site], deduced: why });
+      this.deducedByKey.set(key, i);
     }
     return i;
   }

@@ -8,6 +8,7 @@
 // no line yet. A line marker (`"line":1`) is emitted where a line of the user's code starts or
 // goes on after a call returned: it names every call on its thread until the thread's next line
 // marker that no other marker gave a line, the kernel launches among them.
+import { CK } from '../trace/kinds';
 import { isWait, TraceBuilder } from '../trace/model';
 import { parseFrame, parseMarker, SiteTable } from './python-sites';
 
@@ -93,7 +94,71 @@ export function attachMarkers(
     }
   }
   for (const [lane, list] of linesByLane) attachLines(b, sites, callsByLane.get(lane) ?? [], list);
+  deduceBackwardLines(b, sites, linesByLane);
   return counts;
+}
+
+/** A Python frame of torch's named `backward` (Tensor.backward, torch.autograd.backward), as Kineto names it. */
+const BACKWARD_FRAME = /\(\d+\): backward$/;
+/** The op range around autograd's work on its engine thread. */
+const ENGINE_OP = 'autograd::engine::evaluate_function';
+export const BACKWARD_DEDUCED = "made by autograd's engine thread while this line ran backward()";
+
+/**
+ * Autograd runs a backward pass on threads of its own, where no Python runs and no marker is: a call
+ * there, inside an `autograd::engine::evaluate_function` op, made while a thread with line markers
+ * was inside a `backward` frame, is placed at the line that called backward(), as a deduction
+ * labelled as such (the data names no line on that thread). Without such a frame it keeps none.
+ */
+function deduceBackwardLines(
+  b: TraceBuilder,
+  sites: SiteTable,
+  linesByLane: Map<number, { time: number; site: number }[]>,
+) {
+  const c = b.calls.cols;
+  const spans: { begin: number; end: number; site: number }[] = [];
+  for (let i = 0; i < b.calls.count; i++) {
+    const list = c.kind[i] === CK.context ? linesByLane.get(c.lane[i]) : undefined;
+    if (!list || !BACKWARD_FRAME.test(b.strings.get(c.name[i]))) continue;
+    // An outer backward frame holds the inner ones (Tensor.backward calls torch.autograd.backward).
+    const last = spans[spans.length - 1];
+    if (last && c.begin[i] >= last.begin && c.end[i] <= last.end) continue;
+    const site = lineAt(list, c.begin[i]);
+    if (site >= 0) spans.push({ begin: c.begin[i], end: c.end[i], site: sites.deduced(site, BACKWARD_DEDUCED) });
+  }
+  if (!spans.length) return;
+  spans.sort((x, y) => x.begin - y.begin);
+  for (let i = 0; i < b.calls.count; i++) {
+    if (c.kind[i] === CK.context || c.site[i] > 0 || linesByLane.has(c.lane[i])) continue;
+    if (!c.context[i] || !b.strings.get(c.context[i]).startsWith(ENGINE_OP)) continue;
+    const span = spanAt(spans, c.begin[i]);
+    if (span) c.site[i] = span.site + 1;
+  }
+}
+
+/** The site of the last line marker at or before `time`; -1 for none. */
+function lineAt(list: { time: number; site: number }[], time: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid].time <= time) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? list[lo - 1].site : -1;
+}
+
+/** The span that holds `time`, of spans in begin order that do not overlap. */
+function spanAt<T extends { begin: number; end: number }>(spans: T[], time: number): T | undefined {
+  let lo = 0;
+  let hi = spans.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[mid].begin <= time) lo = mid + 1;
+    else hi = mid;
+  }
+  const s = spans[lo - 1];
+  return s && time <= s.end ? s : undefined;
 }
 
 /**

@@ -50,7 +50,13 @@ function mainRelease(t: Trace, calls: number[]): OverviewRelease | undefined {
   return release;
 }
 
-const launchOf = (s: SiteSource) => ({ file: s.file, line: s.line, function: s.function, precision: s.precision });
+const launchOf = (s: SiteSource) => ({
+  file: s.file,
+  line: s.line,
+  function: s.function,
+  precision: s.precision,
+  ...(s.deduced ? { deduced: s.deduced } : {}),
+});
 
 /** The waits (calls that blocked) that `counted` keeps, by line or context, largest blocked time first. */
 export function overviewLines(t: Trace, counted: (call: number) => boolean, iterations?: number): OverviewLine[] {

@@ -51,6 +51,8 @@ export interface OverviewLaunch {
   line: number;
   function: string;
   precision?: CallSite['precision'];
+  /** Where a rule placed the launch at this line, why (CallSite.deduced). */
+  deduced?: string;
 }
 
 export interface OverviewRelease {

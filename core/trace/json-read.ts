@@ -497,6 +497,7 @@ export function readSite(x: unknown, i: number): CallSite {
     stack: stack.map((f, j) => readFrame(f, [...at, 'stack'], j)),
   };
   if (o.caller !== undefined) site.caller = readFrame(o.caller, at, 'caller');
+  if (o.deduced !== undefined) site.deduced = str(o, 'deduced', at);
   return site;
 }
 

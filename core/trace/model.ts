@@ -77,6 +77,11 @@ export interface CallSite {
    * the function the call was made in (a helper called from two places has two). Only with precision `line`.
    */
   caller?: SourceFrame;
+  /**
+   * Where the data names no line for the call and a rule placed it at this one, why, in words: a
+   * deduction, labelled as such wherever the line is shown.
+   */
+  deduced?: string;
 }
 
 export const CALL_COLUMNS = {

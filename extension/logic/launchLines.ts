@@ -60,7 +60,7 @@ export function launchLensTitle(l: LaunchLine, sameFile: boolean): string {
   const at = sameFile ? `line ${s.line}` : `${baseName(s.file)}:${s.line}`;
   const fn = s.function.startsWith('<') ? s.function : `${s.function}()`;
   const where = s.precision === 'line' ? `launched at ${at}` : `launched in ${fn} (${at})`;
-  return `released by ${l.name}, ${where}`;
+  return `released by ${l.name}, ${where}${s.deduced ? ' (deduced)' : ''}`;
 }
 
 /** Whether the launch lenses name the releaser of every wait of the line: then the wait's own lens need not. */
@@ -73,7 +73,8 @@ export function launchLensTooltip(l: LaunchLine, linked: boolean): string {
   const open = linked
     ? `Open ${baseName(l.source.file)} at line ${l.source.line}`
     : `${l.source.file} is outside the workspace and the script's folder: not opened`;
-  return `"${l.fullName}" released ${waits} here (${formatNs(l.blockedNs)} blocked). ${open}`;
+  const deduced = l.source.deduced ? ` Its launch line is deduced: ${l.source.deduced}.` : '';
+  return `"${l.fullName}" released ${waits} here (${formatNs(l.blockedNs)} blocked).${deduced} ${open}`;
 }
 
 /** Whether `path` (absolute) is `root` or under it. */

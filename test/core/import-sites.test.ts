@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { importPytorch } from '../../core/import';
 import { isUserFile, MAX_STACK, parseFrame, parseMarker } from '../../core/import/python-sites';
-import { siteLabel } from '../../core/analyze/describe';
+import { siteLabel, waitSentence } from '../../core/analyze/describe';
 import { callSite, CK, isWait, str, Trace } from '../../core/trace/model';
 import { parseTrace, traceToJson } from '../../core/trace/json';
 import { analyze } from '../../core/analyze';
@@ -415,4 +415,65 @@ test("an empty line marker ends its thread's user code; an empty call-site marke
   const marker = (json: string) => `syncscope.site:${encodeURIComponent(json)}`;
   assert.deepEqual(parseMarker(marker('{"line":1,"stack":[]}')), { stack: [], line: true });
   assert.equal(parseMarker(marker('{"stack":[]}')), 'no "stack" list');
+});
+
+/**
+ * A step as `syncscope profile` records it: the forward at line 47, `loss.backward()` at line 48
+ * (its kernel launched on autograd's engine thread, tid 2, which runs no Python and has no marker),
+ * `torch.cuda.synchronize()` at line 49, released by the backward kernel.
+ */
+function backwardStep(withBackwardFrame = true): Trace {
+  const lineMarker = (line: number, ts: number) =>
+    ev(
+      'user_annotation',
+      `syncscope.site:${JSON.stringify({ line: 1, stack: [['/home/me/train.py', line, '<module>']] })}`,
+      ts,
+      0,
+    );
+  const kernel = (name: string, ts: number, dur: number, correlation: number) => ({
+    ...ev('kernel', name, ts, dur, { correlation, device: 0, stream: 7 }),
+    pid: 0,
+    tid: 7,
+  });
+  return importPytorch(
+    JSON.stringify({
+      traceEvents: [
+        ev('python_function', '/home/me/train.py(1): <module>', 0, 1000),
+        lineMarker(47, 5),
+        ev('cuda_runtime', 'cudaLaunchKernel', 6, 2, { correlation: 1 }),
+        lineMarker(48, 10),
+        ...(withBackwardFrame ? [ev('python_function', 'torch/_tensor.py(626): backward', 11, 289)] : []),
+        { ...ev('cpu_op', 'autograd::engine::evaluate_function: MmBackward0', 20, 40), tid: 2 },
+        { ...ev('cuda_runtime', 'cudaLaunchKernel', 30, 2, { correlation: 2 }), tid: 2 },
+        lineMarker(49, 305),
+        ev('cuda_runtime', 'cudaDeviceSynchronize', 310, 90, { correlation: 3 }),
+        kernel('forward_kernel', 10, 5, 1),
+        kernel('mm_backward_kernel', 40, 350, 2),
+      ],
+    }),
+  );
+}
+
+test("a launch on autograd's engine thread during backward() is at the line that called it, as a deduction", () => {
+  const t = backwardStep();
+  const launches = [...Array(t.calls.count).keys()].filter((i) => str(t, t.calls.name[i]) === 'cudaLaunchKernel');
+  assert.deepEqual(
+    launches.map((i) => [callSite(t, i)?.frame.line, callSite(t, i)?.deduced]),
+    [
+      [47, undefined],
+      [48, "made by autograd's engine thread while this line ran backward()"],
+    ],
+  );
+  const [wait] = buildReport(t, analyze(t)).waits;
+  assert.equal(
+    waitSentence(wait),
+    'line 49 waited 80 µs for "mm_backward_kernel" launched at line 48' +
+      " (deduced: made by autograd's engine thread while this line ran backward())",
+  );
+  // Without a backward() frame on a thread with lines, the engine's launch keeps no line.
+  const bare = backwardStep(false);
+  const engine = [...Array(bare.calls.count).keys()].filter(
+    (i) => str(bare, bare.calls.name[i]) === 'cudaLaunchKernel',
+  )[1];
+  assert.equal(callSite(bare, engine), undefined);
 });

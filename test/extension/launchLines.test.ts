@@ -84,6 +84,14 @@ test('the lens says the line alone in its own file, the file name elsewhere, and
     '"multi_tensor_apply_kernel<…>" released 3 waits here (1.72 ms blocked). Open train.py at line 11',
   );
   assert.match(launchLensTooltip(adamw, false), /outside the workspace and the script's folder: not opened$/);
+  // A launch line a rule placed (autograd's engine thread, during backward()) says so.
+  const why = "made by autograd's engine thread while this line ran backward()";
+  const engine = { ...adamw, source: { ...adamw.source, deduced: why } };
+  assert.equal(
+    launchLensTitle(engine, true),
+    'released by multi_tensor_apply_kernel<TensorListMetadata>, launched at line 11 (deduced)',
+  );
+  assert.match(launchLensTooltip(engine, true), /Its launch line is deduced: made by autograd's engine thread/);
 });
 
 test('a link opens only files inside the workspace or the script folder', () => {
