@@ -17,6 +17,9 @@ const FOLDERS: [string, RegExp][] = [
   ['test/fixtures/torch/programs', /\.(default|stack|sync)\.json\.gz$/],
   ['test/fixtures/torch/profile', /\.profile\.json\.gz$/],
   ['test/fixtures/capture/programs', /\.syncscope\.json\.gz$/],
+  // Recorded since, by programs written as users write theirs: the replay has not been fitted to them.
+  ['test/fixtures/python', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
+  ['test/fixtures/whatif-truth', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
 ];
 
 const pct = (e: number) => (Number.isFinite(e) ? `${e >= 0 ? '+' : ''}${(e * 100).toFixed(1)}%` : '—');
