@@ -2,7 +2,8 @@
 // pinned as test/fixtures/python/amp_scaler.capture.syncscope.json.gz), opened in a real VS Code
 // (code-server) with the packaged .vsix, without a GPU. Above `end.synchronize()` (line 36), a lens
 // names the kernel that released its waits, GradScaler's amp_update_scale, and links to line 34,
-// where `scaler.update()` launched it; a click puts the cursor there. The capture names the script
+// where `scaler.update()` launched it; a click puts the cursor there. A helper that waits for two
+// callers shows a lens on each calling line too. The capture names the script
 // by the path it was recorded at; the workspace holds it elsewhere, so it is found by its file name.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,11 +19,24 @@ const traceText = gunzipSync(
   readFileSync(repoPath('test/fixtures/python/amp_scaler.capture.syncscope.json.gz')),
 ).toString();
 const scriptText = readFileSync(repoPath('test/gpu/python/programs', SCRIPT), 'utf8');
+// A metrics helper, to_host() at line 11, called from train_step() at line 16 and eval_step() at line 24.
+const HELPER = 'helper_two_sites.py';
+const HELPER_TRACE = 'helper_two_sites.syncscope.json';
+const helperTrace = gunzipSync(
+  readFileSync(repoPath('test/fixtures/python/helper_two_sites.capture.syncscope.json.gz')),
+).toString();
+const helperText = readFileSync(repoPath('test/gpu/python/programs', HELPER), 'utf8');
 
 let wb: Workbench;
 before(
   async () => {
-    if (!skip) wb = await Workbench.start({ [SCRIPT]: scriptText, [TRACE]: traceText });
+    if (!skip)
+      wb = await Workbench.start({
+        [SCRIPT]: scriptText,
+        [TRACE]: traceText,
+        [HELPER]: helperText,
+        [HELPER_TRACE]: helperTrace,
+      });
   },
   { timeout: 240_000 },
 );
@@ -54,5 +68,22 @@ test(
       .first()
       .waitFor({ timeout: 5_000 });
     await wb.shot('capture-recorded-02-launch-line');
+  },
+);
+
+test(
+  "a helper's waits show on the helper's line and on each line that called it, with each caller's share",
+  { skip, timeout: 180_000 },
+  async () => {
+    await wb.openTraceThenScript(HELPER_TRACE, HELPER);
+    // `syncscope report` of the capture: 24 waits at line 11 (a copy and a sync per call), 37.9 ms;
+    // the 8 calls from train_step() block 17.6 ms, the 4 from eval_step() 20.3 ms.
+    for (const text of [
+      'host blocked 37.9 ms, 24 waits of up to 5.19 ms: memcpy, streamSync',
+      'host blocked 17.6 ms in to_host() (line 11), 16 waits of up to 2.61 ms: memcpy, streamSync',
+      'host blocked 20.3 ms in to_host() (line 11), 8 waits of up to 5.19 ms: memcpy, streamSync',
+    ])
+      await wb.page.locator('.codelens-decoration', { hasText: text }).first().waitFor({ timeout: 30_000 });
+    await wb.shot('capture-recorded-03-helper-callers');
   },
 );
