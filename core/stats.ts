@@ -20,3 +20,15 @@ export function mean(xs: readonly number[]): number {
   const s = xs.filter(Number.isFinite);
   return s.length ? s.reduce((a, b) => a + b, 0) / s.length : NaN;
 }
+
+/** How many of the first items, sorted by `keyAt` ascending, have a key at most `x`: a binary search. */
+export function countAtMost(length: number, keyAt: (k: number) => number, x: number): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (keyAt(mid) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -8,7 +8,7 @@ import type { Trace } from '../trace/model';
 import { formatNs } from '../units';
 import type { IterationWindow } from '../overview/window';
 import { opShortName, releasingOps } from './describe';
-import type { SiteLine } from './site-lines';
+import { lineRef, type SiteLine } from './site-lines';
 import type { SiteSource } from './types';
 
 /** How many shades the heat has: a line's level is its share of the blocked time, rounded up to a fifth. */
@@ -89,13 +89,12 @@ export function lineReleaser(t: Trace, s: SiteLine): LineReleaser | undefined {
 }
 
 const fnName = (f: string): string => (f.startsWith('<') ? f : `${f}()`);
-const baseName = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 
 /** ` (line 11)`, ` (train.py:11)` from another file, ` (launched in step())` where only the function is known; '' for none. */
 function launchWords(s: SiteLine, l: SiteSource | undefined): string {
   if (!l) return '';
   if (l.precision === 'function') return ` (launched in ${fnName(l.function)})`;
-  return ` (${l.file === s.file ? 'line ' : baseName(l.file) + ':'}${l.line})`;
+  return ` (${lineRef(l, s.file)})`;
 }
 
 /**

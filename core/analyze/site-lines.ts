@@ -129,12 +129,15 @@ export function siteLineText(s: SiteLine, releasedBy = true): string {
 }
 
 /** "to_host() (line 11)", or "to_host() (util.py:11)" in another file: the helper a caller's line waited in. */
-function viaText(s: SiteLine): string {
-  const v = s.via!;
-  return `${v.function}() (${v.file === s.file ? 'line ' : basename(v.file) + ':'}${v.line})`;
-}
+const viaText = (s: SiteLine): string => `${s.via!.function}() (${lineRef(s.via!, s.file)})`;
 
-const basename = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+/** A path's last component, whichever separator it uses. */
+export const baseName = (file: string): string =>
+  file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+
+/** "line 11" where `at` is in the file `from`, else "util.py:11": a line named beside another line. */
+export const lineRef = (at: { file: string; line: number }, from: string): string =>
+  at.file === from ? `line ${at.line}` : `${baseName(at.file)}:${at.line}`;
 
 /**
  * The findings that name a call with a site, each on the site of its first such call, in the ranked

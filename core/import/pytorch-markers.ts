@@ -8,6 +8,7 @@
 // no line yet. A line marker (`"line":1`) is emitted where a line of the user's code starts or
 // goes on after a call returned: it names every call on its thread until the thread's next line
 // marker that no other marker gave a line, the kernel launches among them.
+import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
 import { isWait, TraceBuilder } from '../trace/model';
 import { parseFrame, parseMarker, SiteTable } from './python-sites';
@@ -138,26 +139,13 @@ function deduceBackwardLines(
 
 /** The site of the last line marker at or before `time`; -1 for none. */
 function lineAt(list: { time: number; site: number }[], time: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid].time <= time) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo > 0 ? list[lo - 1].site : -1;
+  const n = countAtMost(list.length, (k) => list[k].time, time);
+  return n > 0 ? list[n - 1].site : -1;
 }
 
 /** The span that holds `time`, of spans in begin order that do not overlap. */
 function spanAt<T extends { begin: number; end: number }>(spans: T[], time: number): T | undefined {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (spans[mid].begin <= time) lo = mid + 1;
-    else hi = mid;
-  }
-  const s = spans[lo - 1];
+  const s = spans[countAtMost(spans.length, (k) => spans[k].begin, time) - 1];
   return s && time <= s.end ? s : undefined;
 }
 

@@ -1,6 +1,6 @@
 // The recorded window of the overview (docs/overview.md): the iterations of the main host thread's
 // loop that the per-iteration figures count, how they were found, and those left out with why.
-import { median } from '../stats';
+import { countAtMost, median } from '../stats';
 import { CK } from '../trace/kinds';
 import { str, traceExtent, type Trace } from '../trace/model';
 import { formatNs } from '../units';
@@ -136,14 +136,8 @@ function rangesIn(t: Trace, spans: IterationSpan[], wanted: RegExp[]): Set<RegEx
 
 /** The index of the span holding time `at`, or -1 (spans in time order, not overlapping). */
 export function spanAt(spans: readonly IterationSpan[], at: number): number {
-  let lo = 0;
-  let hi = spans.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (spans[mid].endNs <= at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < spans.length && spans[lo].beginNs <= at ? lo : -1;
+  const k = countAtMost(spans.length, (j) => spans[j].endNs, at);
+  return k < spans.length && spans[k].beginNs <= at ? k : -1;
 }
 
 const ratio = (x: number): string => `${x.toFixed(1)}x`;

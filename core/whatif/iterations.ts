@@ -121,10 +121,10 @@ function searchStarts(t: Trace, calls: number[]): number[] {
 }
 
 /**
- * The run of back-to-back repeats of one call sequence that lasts longest on the host (the loop the
- * program spends its time in), searched from each of `from`; a sequence must repeat at least once.
- * Among runs that last as long, the shortest sequence: a multiple of the loop's period lasts no
- * longer than the period's own run. The run found is stretched back to where its repeats begin, so
+ * The run of back-to-back repeats of one call sequence that weighs most (the loop the program spends
+ * its time in; `weight` below), searched from each of `from`; a sequence must repeat at least once.
+ * Among runs that weigh as much, the shortest sequence: a multiple of the loop's period weighs no
+ * more than the period's own run. The run found is stretched back to where its repeats begin, so
  * that its first iteration is the loop's first, whichever call a search met it at.
  */
 function repeatedRun(

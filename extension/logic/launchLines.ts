@@ -5,7 +5,7 @@
 // unit-tested under node.
 import { isAbsolute, relative, sep } from 'node:path';
 import { opShortName, releasingOps } from '../../core/analyze/describe';
-import type { SiteLine } from '../../core/analyze/site-lines';
+import { baseName, type SiteLine } from '../../core/analyze/site-lines';
 import type { SiteSource } from '../../core/analyze/types';
 import type { Trace } from '../../core/trace/model';
 import { formatNs } from '../../core/units';
@@ -47,8 +47,6 @@ export function launchLines(t: Trace, s: SiteLine): LaunchLine[] {
   }
   return [...byPlace.values()].sort((a, b) => b.blockedNs - a.blockedNs).slice(0, MAX_LAUNCH_LENSES);
 }
-
-const baseName = (file: string): string => file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 
 /**
  * `released by multi_tensor_apply_kernel, launched at line 21`: the line alone when the op was

@@ -13,30 +13,23 @@ import { repoPath } from '../helpers/paths';
 import { skipReason, Workbench } from './workbench';
 
 const skip = skipReason();
+/** A recorded program's files as the workspace holds them: its script, and its capture's text. */
+const recorded = (name: string) => ({
+  [`${name}.py`]: readFileSync(repoPath('test/gpu/python/programs', `${name}.py`), 'utf8'),
+  [`${name}.syncscope.json`]: gunzipSync(
+    readFileSync(repoPath(`test/fixtures/python/${name}.capture.syncscope.json.gz`)),
+  ).toString(),
+});
 const SCRIPT = 'amp_scaler.py';
 const TRACE = 'amp_scaler.syncscope.json';
-const traceText = gunzipSync(
-  readFileSync(repoPath('test/fixtures/python/amp_scaler.capture.syncscope.json.gz')),
-).toString();
-const scriptText = readFileSync(repoPath('test/gpu/python/programs', SCRIPT), 'utf8');
 // A metrics helper, to_host() at line 11, called from train_step() at line 16 and eval_step() at line 24.
 const HELPER = 'helper_two_sites.py';
 const HELPER_TRACE = 'helper_two_sites.syncscope.json';
-const helperTrace = gunzipSync(
-  readFileSync(repoPath('test/fixtures/python/helper_two_sites.capture.syncscope.json.gz')),
-).toString();
-const helperText = readFileSync(repoPath('test/gpu/python/programs', HELPER), 'utf8');
 
 let wb: Workbench;
 before(
   async () => {
-    if (!skip)
-      wb = await Workbench.start({
-        [SCRIPT]: scriptText,
-        [TRACE]: traceText,
-        [HELPER]: helperText,
-        [HELPER_TRACE]: helperTrace,
-      });
+    if (!skip) wb = await Workbench.start({ ...recorded('amp_scaler'), ...recorded('helper_two_sites') });
   },
   { timeout: 240_000 },
 );
