@@ -125,13 +125,15 @@ function withSite<T extends { source?: unknown }>(row: T, site: CallSite | undef
 }
 
 /**
- * Why a call of a capture of a Python program has no line: its stacks were not read (the reason the
- * capture gave), its stack holds no frame of the user's code (the library frames are its context),
- * or it was made where no Python ran.
+ * Why a call of a Python program has no line. In a profile with line markers: no marker covered it.
+ * In a capture: its stacks were not read (the reason the capture gave), its stack holds no frame of
+ * the user's code (the library frames are its context), or it was made where no Python ran.
  */
 function noSourceReason(trace: Trace, call: number): string | undefined {
   const py = trace.meta.python;
   if (!py) return undefined;
+  if (py.markers)
+    return "no line marker of the user's code covers it: it was made before the script's code began, after it ended (the profiler's own stop), or on a thread that ran none of it";
   if (!py.read) return `Python stacks were not read: ${py.text}`;
   return trace.calls.context[call]
     ? "no frame of its Python stack is in the user's code (--user-code adds paths)"

@@ -3,6 +3,7 @@
 // and the editor's command use. The launcher writes a gzipped Chrome trace; importing it is the caller's.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 export interface ProfileOptions {
@@ -142,8 +143,9 @@ export function profileScript(o: ProfileOptions): Promise<ProfileResult> {
       reader.end();
       const trace = said.written && existsSync(said.written) ? said.written : undefined;
       if (spawnError) return done({ exitCode: 2, error: interpreterError(o.python, spawnError) });
-      const exitCode = code ?? 128 + (signal === 'SIGKILL' ? 9 : signal === 'SIGTERM' ? 15 : 2);
-      done({ trace, exitCode, error: failure(o, said, exitCode, cancelled, trace) });
+      // A process ended by a signal has the shell's status for it: 128 + the signal's number.
+      const exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+      done({ trace, exitCode, error: failure(o, said, exitCode, cancelled, trace, signal) });
     });
   });
 }
@@ -168,12 +170,13 @@ function failure(
   exitCode: number,
   cancelled: boolean,
   trace?: string,
+  signal?: NodeJS.Signals | null,
 ): string | undefined {
   const kept = trace ? `; the trace keeps what was recorded until then (${trace})` : '; no trace was written';
   if (said.error && LAUNCHER_EXIT[exitCode] === said.error.kind) return errorLine(said.error);
   if (cancelled) return `cancelled${kept}`;
   if (exitCode !== 0) {
-    const what = said.raised ?? `exited with code ${exitCode}`;
+    const what = said.raised ?? (signal ? `was ended by ${signal}` : `exited with code ${exitCode}`);
     return `${o.script}: the script ${what}${kept}`;
   }
   if (said.error) return errorLine(said.error);

@@ -33,6 +33,7 @@ Standard library and torch only.
 """
 
 import argparse
+import contextlib
 import importlib
 import gzip
 import json
@@ -149,6 +150,16 @@ class Sites:
             name = prefix + quote(json.dumps(fields, separators=(",", ":")), safe=MARKER_SAFE)
             with self.record_function(name):
                 pass
+
+    @contextlib.contextmanager
+    def launcher_work(self):
+        """The launcher's own calls (the profiler's step and stop): torch.cuda.synchronize() inside
+        them is the profiler's, so no call-site marker names the user's line it was called under."""
+        self.local.explicit = getattr(self.local, "explicit", 0) + 1
+        try:
+            yield
+        finally:
+            self.local.explicit -= 1
 
     def wrap(self, owner, attribute, when=None):
         """Marks each call of owner.attribute before it runs; `when(*args)` says which calls wait."""
@@ -316,7 +327,10 @@ def _on_gpu(tensor, *_args):
 
 def install_sites(torch, recording):
     sites = Sites(torch)
-    UserLines(sites, recording.step_on, recording.on_step).install()
+    lines = UserLines(sites, recording.step_on, recording.on_step)
+    lines.install()
+    recording.mark_end = lambda: lines.emit(None)
+    recording.launcher_work = sites.launcher_work
     sites.wrap(torch.cuda, "synchronize")
     sites.wrap(torch.cuda.Stream, "synchronize")
     sites.wrap(torch.cuda.Event, "synchronize")
@@ -374,6 +388,8 @@ class Recording:
         self.seconds = seconds
         self.step_on = StepOn(step_on) if step_on else None
         self.steps_seen = 0
+        self.mark_end = None  # ends the calling thread's user code in the trace (install_sites sets it)
+        self.launcher_work = contextlib.nullcontext  # no call-site markers inside (install_sites sets it)
         self.discard_next = False
         self.written = False
         self.write_error = None
@@ -387,7 +403,10 @@ class Recording:
         from torch.profiler import ProfilerAction
 
         if self.steps_seen == 0:
-            return ProfilerAction.RECORD  # the whole run, until the first step ends
+            # The whole run until the first step ends, handed to trace_ready when it does (and then
+            # dropped): torch stops a plain RECORD left for WARMUP without preparing the next one,
+            # and its next start then brings the process down.
+            return ProfilerAction.RECORD_AND_SAVE
         if step <= self.warmup:
             return ProfilerAction.WARMUP
         if step < self.warmup + self.steps:
@@ -426,7 +445,12 @@ class Recording:
             progress(f"warm-up step {k}/{self.warmup}")
         elif k <= self.warmup + self.steps:
             progress(f"step {k - self.warmup}/{self.steps}")
-        self.prof.step()
+        elif k == self.warmup + self.steps + 1 and self.mark_end is not None:
+            # This step() stops the recording, and the profiler's device sync as it stops is made
+            # inside the user's line that ended the step: it is no line's.
+            self.mark_end()
+        with self.launcher_work():
+            self.prof.step()
         if self.written:
             raise _Stop(0, f"{self.steps} steps recorded")
 
@@ -468,7 +492,8 @@ class Recording:
         if self.stopped:
             return
         self.stopped = True
-        self.prof.stop()
+        with self.launcher_work():
+            self.prof.stop()
 
 
 def _cancel(signum, _frame):

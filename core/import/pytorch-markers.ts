@@ -10,7 +10,7 @@
 // marker that no other marker gave a line, the kernel launches among them.
 import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
-import { isWait, TraceBuilder } from '../trace/model';
+import { isWait, TraceBuilder, type SourceFrame } from '../trace/model';
 import { parseFrame, parseMarker, SiteTable } from './python-sites';
 
 export interface Marker {
@@ -29,6 +29,8 @@ export interface SiteMarkers {
   /** Why the first malformed marker is not one (python-sites.ts parseMarker). */
   firstFault?: string;
   unjoined: number;
+  /** Whether any line marker was read: the trace's lines come from them (TraceMeta.python). */
+  lines: boolean;
 }
 
 /** Gives each marker's site (precision 'line') to the wait it precedes; waits resolved already. */
@@ -39,29 +41,33 @@ export function attachMarkers(
   laneMap: Int32Array,
   t0: number,
 ): SiteMarkers {
-  const counts: SiteMarkers = { malformed: 0, unjoined: 0 };
+  const counts: SiteMarkers = { malformed: 0, unjoined: 0, lines: false };
   if (!markers.length) return counts;
   // Per lane, markers in time order, each with its site (-1: malformed or no user frame); line
   // markers apart.
-  const byLane = new Map<number, { time: number; site: number; after: boolean }[]>();
+  const byLane = new Map<number, { time: number; site: number; after: boolean; profiler?: boolean }[]>();
   const linesByLane: typeof byLane = new Map();
   for (const m of markers) {
     const parsed = parseMarker(b.strings.get(m.name));
     if (typeof parsed === 'string' && counts.malformed++ === 0) counts.firstFault = parsed;
-    const site = typeof parsed === 'string' ? -1 : sites.add(parsed.stack, 'line');
+    const profiler = typeof parsed !== 'string' && !parsed.line && parsed.stack.some(isProfilerFrame);
+    const site = typeof parsed === 'string' || profiler ? -1 : sites.add(parsed.stack, 'line');
     const lane = laneMap[m.lane];
     const into = typeof parsed !== 'string' && parsed.line && !m.after ? linesByLane : byLane;
     let list = into.get(lane);
     if (!list) into.set(lane, (list = []));
-    list.push({ time: m.time - t0, site, after: m.after });
+    list.push({ time: m.time - t0, site, after: m.after, ...(profiler ? { profiler } : {}) });
   }
   for (const list of [...byLane.values(), ...linesByLane.values()]) list.sort((x, y) => x.time - y.time);
+  counts.lines = linesByLane.size > 0;
 
   // A marker is emitted just before the user's call: its site goes to the first call that begins
   // after it on its lane and to every call inside it (aten::item's copy and stream sync, or the
   // bare cudaDeviceSynchronize of torch.cuda.synchronize()), and to no call after that one ends.
   const c = b.calls.cols;
   const callsByLane = new Map<number, number[]>();
+  /** Calls the profiler made itself: no line marker gives them the line they were made under. */
+  const profilerCalls = new Set<number>();
   const python = pythonFrameNames(b);
   for (let i = 0; i < b.calls.count; i++) {
     // Python frames (the marker's own __exit__, the wrapper's callee) are not the marked call.
@@ -89,12 +95,13 @@ export function attachMarkers(
         // Every call inside the marked one was made by the marked line: the copy that `.item()`
         // launches as well as the stream sync that waits for it.
         if (m.site >= 0) c.site[i] = m.site + 1;
+        if (m.profiler) profilerCalls.add(i);
         if (isWait({ calls: c }, i)) joinedAny = true;
       }
-      if (!joinedAny && m.site >= 0) counts.unjoined++;
+      if (!joinedAny && m.site >= 0 && !m.profiler) counts.unjoined++;
     }
   }
-  for (const [lane, list] of linesByLane) attachLines(b, sites, callsByLane.get(lane) ?? [], list);
+  for (const [lane, list] of linesByLane) attachLines(b, sites, callsByLane.get(lane) ?? [], list, profilerCalls);
   deduceBackwardLines(b, sites, linesByLane);
   return counts;
 }
@@ -137,6 +144,13 @@ function deduceBackwardLines(
   }
 }
 
+/**
+ * A frame of torch's profiler itself (torch/profiler/profiler.py, torch/autograd/profiler.py): a
+ * synchronize it makes, as it stops a recording, is the profiler's, whatever user line it ran under.
+ */
+const isProfilerFrame = (f: SourceFrame): boolean =>
+  /(^|\/)torch\/(autograd\/profiler|profiler\/profiler)\.py$/.test(f.file.replace(/\\/g, '/'));
+
 /** The site of the last line marker at or before `time`; -1 for none. */
 function lineAt(list: { time: number; site: number }[], time: number): number {
   const n = countAtMost(list.length, (k) => list[k].time, time);
@@ -151,15 +165,21 @@ function spanAt<T extends { begin: number; end: number }>(spans: T[], time: numb
 
 /**
  * Each line marker's site goes to the calls on its lane that begin from it to the lane's next line
- * marker, where no other marker gave one a line: calls in time order (as the lane's calls are
- * listed for the markers above), markers in time order.
+ * marker, where no other marker gave one a line and the profiler did not make it (`skip`): calls in
+ * time order (as the lane's calls are listed for the markers above), markers in time order.
  */
-function attachLines(b: TraceBuilder, sites: SiteTable, calls: number[], list: { time: number; site: number }[]) {
+function attachLines(
+  b: TraceBuilder,
+  sites: SiteTable,
+  calls: number[],
+  list: { time: number; site: number }[],
+  skip: Set<number>,
+) {
   const c = b.calls.cols;
   let n = -1;
   for (const i of calls) {
     while (n + 1 < list.length && list[n + 1].time <= c.begin[i]) n++;
-    if (n < 0 || list[n].site < 0) continue;
+    if (n < 0 || list[n].site < 0 || skip.has(i)) continue;
     if (c.site[i] > 0 && sites.sites[c.site[i] - 1].precision === 'line') continue;
     c.site[i] = list[n].site + 1;
   }

@@ -355,7 +355,9 @@ export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
   const counts = resolveWaits(b, rows.order, rows.callCorr, rows.opByCorr, s.syncs, lanes.streamLane, lanes.devices);
   inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
   const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
-  return b.finish(meta(s.root, b, importNotes(counts, markers, s)));
+  const m = meta(s.root, b, importNotes(counts, markers, s));
+  if (markers.lines) m.python = { read: true, text: 'line markers of syncscope profile', markers: true };
+  return b.finish(m);
 }
 
 /** The ops and calls with their ids, the launch and stream edges and the ops' issue order. */

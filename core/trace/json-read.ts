@@ -413,6 +413,7 @@ export function readMeta(v: unknown): TraceMeta {
     const p = obj(m.python, at, 'python');
     bool(p, 'read', ['meta', 'python']);
     str(p, 'text', ['meta', 'python']);
+    if (p.markers !== undefined) bool(p, 'markers', ['meta', 'python']);
   }
   return m as unknown as TraceMeta;
 }

@@ -212,10 +212,11 @@ export interface TraceMeta {
   /** Free-form provenance notes (importer counts, fallbacks used). */
   notes?: string[];
   /**
-   * A capture of a Python program: whether its calls' Python stacks were read, and the interpreter
-   * (`CPython 3.12.3`) or why not; what a wait without a line says of itself.
+   * A Python program: for a capture, whether its calls' Python stacks were read, and the
+   * interpreter (`CPython 3.12.3`) or why not; `markers` for a profile whose lines came from
+   * `syncscope profile`'s line markers. What a wait without a line says of itself.
    */
-  python?: { read: boolean; text: string };
+  python?: { read: boolean; text: string; markers?: boolean };
 }
 
 export type Severity = 'error' | 'warning' | 'info';

@@ -157,7 +157,13 @@ test(
     // 2 warm-up steps, 3 recorded, and the step that ends the last recorded one.
     assert.match(output, /step 6\n$/);
     const annotations = readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime');
-    assert.equal(annotations.length, 3, 'one .item() wait per recorded step');
+    assert.equal(annotations.length, 4, 'one .item() wait per recorded step, and the profiler stop');
+    // The profiler stops inside opt.step() of line 9, in the launcher's step hook: its device sync
+    // is no line's, not line 9's.
+    const t = await loadTraceFile(result.trace!);
+    const waits = [...Array(t.calls.count).keys()].filter((i) => isWait(t, i));
+    const at = (i: number) => `${str(t, t.calls.name[i])} ${callSite(t, i)?.frame.line ?? 'none'}`;
+    assert.deepEqual(waits.map(at), [...Array(3).fill('cudaStreamSynchronize 8'), 'cudaDeviceSynchronize none']);
   },
 );
 
@@ -169,7 +175,7 @@ test('--step-on a function: each return from it ends a step, with no optimizer',
   // Calls 1 and 2 warm up, 3 to 5 are recorded, and the script stops as call 6 returns.
   assert.match(output, /token 6\n$/);
   const waits = readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime');
-  assert.equal(waits.length, 3, 'one .item() wait per recorded step');
+  assert.equal(waits.length, 4, 'one .item() wait per recorded step, and the profiler stop');
 });
 
 test('--step-on a line: each start of it ends a step', { skip: noPython }, async () => {
@@ -178,7 +184,8 @@ test('--step-on a line: each start of it ends a step', { skip: noPython }, async
   assert.ok(progress.includes('line decode.py:13 found: 2 warm-up steps, then 3 recorded'), progress.join('\n'));
   // Line 13 starts call k before it runs: the sixth start stops the script before token 6.
   assert.match(output, /token 5\n$/);
-  assert.equal(readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime').length, 3);
+  // One .item() wait per recorded step, and the profiler's stop.
+  assert.equal(readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime').length, 4);
 });
 
 test('without an optimizer the run is recorded up to the time limit', { skip: noPython }, async () => {
@@ -205,6 +212,12 @@ test("sys.exit's status is the run's, and the trace is kept", { skip: noPython }
   assert.equal(result.exitCode, 3);
   assert.ok(result.trace && existsSync(result.trace));
   assert.match(result.error!, /exited with code 3; the trace keeps/);
+});
+
+test('a process ended by a signal says which, with the status a shell gives it', { skip: noPython }, async () => {
+  const { result } = await profile('crash.py', { args: ['abort'] });
+  assert.equal(result.exitCode, 134, '128 + SIGABRT (6)');
+  assert.match(result.error!, /crash\.py: the script was ended by SIGABRT; no trace was written$/);
 });
 
 test('cancel: the launcher stops the script and writes what was recorded', { skip: noPython }, async () => {

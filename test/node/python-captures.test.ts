@@ -1,5 +1,5 @@
 // CUPTI captures and torch.profiler profiles of Python programs written the way training loops are
-// (test/gpu/python/programs), recorded on an H200 (test/fixtures/python/RECORDED-WITH.txt) and
+// (test/gpu/python/programs), recorded on an H200 and an H100 (test/fixtures/python/RECORDED-WITH.txt) and
 // pinned. The lines are read by hand from the programs: each host wait is at the user's line that
 // waited, and the op that released it at the user's line that launched it, with no frame of the
 // launcher or the interpreter's start-up anywhere.
@@ -22,6 +22,7 @@ interface Wait {
   stack?: { file: string }[];
   context?: string;
   releasedBy: { name: string; how: string; source?: Site }[] | null;
+  noSource?: string;
 }
 
 const fixture = (name: string, kind: 'capture' | 'profile') =>
@@ -76,46 +77,47 @@ test('amp_scaler: end.synchronize() waits for the kernel scaler.update() launche
 });
 
 /**
- * Each program's waits by line and releasers by launch line, read by hand from the programs. A
- * capture: every wait. A profile: the waits that blocked (the profiler's own cost lets the GPU finish
- * first at many), recorded without the launcher's end marker, so that its stop's device sync, which
- * blocks nothing, would read as the script's last line.
+ * Each program's waits by line and releasers by launch line, read by hand from the programs: every
+ * wait of a capture, and every wait of a profile (its recorded window: five optimizer steps after
+ * two of warm-up, or the whole run of a script with no optimizer). A profile's last wait is the
+ * profiler's own device sync as it stops ("none": made inside the launcher's step hook, or after the
+ * script's end), which no user line made.
  */
 const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: ReturnType<typeof byLine> }> = {
   // 10 batches: `scores[scores.abs() > 0.9]` (21) and `torch.nonzero(...)` (22) each read a count
   // back, a copy their own line launched.
   mask_nonzero: {
     capture: { waits: { 21: 10, 22: 10 }, launches: { 21: 10, 22: 10 } },
-    profile: { waits: { 21: 8, 22: 9 }, launches: { 21: 8, 22: 9 } },
+    profile: { waits: { 21: 10, 22: 10, none: 1 }, launches: { 21: 10, 22: 10 } },
   },
   // The loader thread's `ready.synchronize()` (22) six times, two of them behind `batch * 2 - 1`
-  // (19); the model's copies to the GPU (27), and `loss.item()` (36) on the main thread. The profile
-  // lost the loader thread's ops (recorded before profile_all_threads): its waits have no line there.
+  // (19); the model's copies to the GPU (27), and `loss.item()` (36) on the main thread. The
+  // profile's three steps hold two of the loader thread's waits, at their line too.
   loader_thread: {
     capture: { waits: { 22: 6, 27: 3, 36: 1 }, launches: { 19: 2, 27: 2, 36: 1 } },
-    profile: { waits: { 27: 2, 36: 1 }, launches: { 27: 2, 36: 1 } },
+    profile: { waits: { 22: 2, 36: 1, none: 1 }, launches: { 36: 1 } },
   },
   // to_host() (11) copies to the host twelve times (8 train steps, 4 eval steps): a copy and a sync each.
   helper_two_sites: {
     capture: { waits: { 11: 24 }, launches: { 11: 12 } },
-    profile: { waits: { 11: 12 }, launches: { 11: 12 } },
+    profile: { waits: { 11: 24, none: 1 }, launches: { 11: 12 } },
   },
   // 16 steps of 8 rows: each row's .tolist() inside the comprehension (13) is a copy and a sync.
   tolist_comprehension: {
     capture: { waits: { 13: 256 }, launches: { 13: 128 } },
-    profile: { waits: { 13: 128 }, launches: { 13: 128 } },
+    profile: { waits: { 13: 256, none: 1 }, launches: { 13: 128 } },
   },
   // 64 tokens: `embed[tok]` indexes with a GPU scalar (12) and `tok.item()` (22) reads it, each a
   // sync; `torch.tensor(1, device=device)` (18) copies once.
   decode_tokens: {
     capture: { waits: { 12: 64, 18: 2, 22: 64 }, launches: { 12: 64, 18: 1, 22: 64 } },
-    profile: { waits: { 12: 58, 18: 1, 22: 56 }, launches: { 12: 58, 18: 1, 22: 56 } },
+    profile: { waits: { 12: 64, 18: 1, 22: 64, none: 1 }, launches: { 12: 49, 22: 63 } },
   },
   // The model's four parameters copied by `.to(device)` (11); `loss.item()` every fourth of 16
   // batches, two epochs (21). The workers are other processes: nothing of theirs waits here.
   dataloader_workers: {
     capture: { waits: { 11: 4, 21: 8 }, launches: { 11: 4, 21: 3 } },
-    profile: { waits: { 11: 3, 21: 5 }, launches: { 11: 3, 21: 5 } },
+    profile: { waits: { 21: 1, none: 1 }, launches: { 21: 1 } },
   },
   // `block(x)` (19) compiles and warms up; inside the compiled block (its decorator's line, 10,
   // where the frame dynamo runs begins) CUDA graph trees and Triton's autotuning synchronize;
@@ -125,7 +127,21 @@ const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: R
   // kernel at 34), loss.item() every fourth step (38).
   amp_scaler: {
     capture: { waits: { 19: 6, 33: 12, 36: 12, 38: 3 }, launches: { 19: 6, 33: 12, 34: 11, 38: 3 } },
-    profile: { waits: { 19: 3, 33: 11, 38: 3 }, launches: { 19: 3, 33: 11, 38: 3 } },
+    profile: { waits: { 33: 5, 36: 5, 38: 1, none: 1 }, launches: { 33: 5, 38: 1 } },
+  },
+  // `.to(device)` (16) copies the model's 16 tensors; `torch.isfinite(loss)` in an `if` (36) reads a
+  // bool every batch, 16 an epoch; the print (44) reads `loss.item()` and formats `norm` twice an
+  // epoch; evaluate()'s `.sum().item()` (27) four times an epoch. Two epochs.
+  accum_eval: {
+    capture: { waits: { 16: 17, 27: 8, 36: 32, 44: 8 }, launches: { 16: 16, 27: 8, 36: 32, 44: 7 } },
+    profile: { waits: { 27: 4, 36: 20, 44: 4, none: 1 }, launches: { 27: 4, 36: 17, 44: 4 } },
+  },
+  // The decoder's nine parameters copied (38); `finished.all()` in an `if` (50) each of 48 tokens;
+  // the final `.tolist()` (53). `sorted_logits[drop] = -inf` (34) does not wait: torch fills a
+  // boolean mask with a scalar on the GPU.
+  sample_topp: {
+    capture: { waits: { 38: 9, 50: 48, 53: 2 }, launches: { 38: 8, 50: 47, 53: 1 } },
+    profile: { waits: { 38: 10, 50: 48, 53: 2, none: 1 }, launches: { 38: 9, 50: 48, 53: 1 } },
   },
 };
 
@@ -135,7 +151,10 @@ for (const [name, expected] of Object.entries(EXPECTED)) {
     assert.deepEqual(byLine(captured.waits), expected.capture, 'capture');
     if (!expected.profile) return;
     const profiled = await report(name, 'profile');
-    assert.deepEqual(byLine(profiled.waits.filter((w) => w.blockedNs > 0)), expected.profile, 'profile');
+    assert.deepEqual(byLine(profiled.waits), expected.profile, 'profile');
+    // The profiler's stop says why it has no line.
+    const stop = profiled.waits.filter((w) => !w.source);
+    assert.match(stop[0].noSource!, /the profiler's own stop/);
     for (const w of [...captured.waits, ...profiled.waits])
       for (const f of w.stack ?? []) assert.doesNotMatch(f.file, /syncscope_profile|runpy/);
   });
