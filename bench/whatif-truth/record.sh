@@ -8,7 +8,8 @@
 # (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
 # captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
 # TIMED and RECORDED name the programs to time and to profile and capture (default: all of them);
-# timings.tsv is written as each run ends, so a run cut short keeps what it measured.
+# timings.tsv is written as each run ends, so a run cut short keeps what it measured. ONLY=profile or
+# ONLY=capture records the buggy programs one way alone.
 set -u
 here=bench/whatif-truth
 out=${OUT:-./gpu-out}/whatif-truth
@@ -26,24 +27,15 @@ nvidia-smi -L >> "$out/RECORDED-WITH.txt" 2>&1
 cat "$out/RECORDED-WITH.txt"
 
 # 1. Plain runs, buggy and fixed alternating, so that drift of the machine hits both alike.
-timings="$out/timings.tsv"
-: > "$timings"
-for name in ${TIMED:-${names[@]}}; do
-  s=$(date +%s)
-  for r in $(seq 1 "$runs"); do
-    for variant in buggy fixed; do
-      flag=(); [ "$variant" = fixed ] && flag=(--fixed)
-      log="$out/$name.$variant.$r.log"
-      # The same warm-up and steps as the traces: what is measured is what they recorded.
-      timeout 60 python3 "$here/programs/$name.py" "${flag[@]}" "${record_args[@]}" > "$log" 2>&1
-      rc=$?
-      ns=$(awk '$1 == "iter_ns" { v = $2 } END { print v }' "$log")
-      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$variant" "$r" "$rc" "${ns:-}" >> "$timings"
-    done
-  done
-  echo "timed $name: $runs x 2 runs in $(($(date +%s) - s)) s (at $(elapsed) s)"
-done
-python3 - "$timings" "$out/measured.json" "$out/RECORDED-WITH.txt" <<'PY'
+# TIMED=" " times none: timings.tsv and measured.json of an earlier run are kept.
+timed=${TIMED:-${names[*]}}
+if [ -n "${timed// /}" ]; then
+  timings="$out/timings.tsv"
+  : > "$timings"
+  # Children forked after torch's import, so that each run costs the program's time, not the import's.
+  python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${record_args[@]}"
+  echo "timed at $(elapsed) s"
+  python3 - "$timings" "$out/measured.json" "$out/RECORDED-WITH.txt" <<'PY'
 import json, sys
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
 programs = {}
@@ -56,15 +48,19 @@ for name, variant, run, rc, ns in rows:
 recorded = open(sys.argv[3]).read().strip()
 json.dump({"recordedWith": recorded, "unit": "ns per timed iteration", "programs": programs}, open(sys.argv[2], "w"), indent=2)
 PY
+fi
 
 # 2. The buggy program profiled and captured, with the recording's shorter run.
 for name in ${RECORDED:-${names[@]}}; do
   prog="$here/programs/$name.py"
   if [ "$(elapsed)" -ge "$deadline" ]; then echo "skipped profile and capture of $name: past ${deadline} s"; continue; fi
   s=$(date +%s)
-  timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --json \
-    -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
-  echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
+  if [ "${ONLY:-profile}" = profile ]; then
+    timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --json \
+      -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
+    echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
+  fi
+  [ "${ONLY:-capture}" = capture ] || continue
   s=$(date +%s)
   CUDA_MODULE_LOADING=EAGER timeout 150 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --json \
     -- python3 "$prog" "${record_args[@]}" > "$out/$name.capture.report.json" 2> "$out/$name.capture.log"

@@ -110,14 +110,16 @@ export function idleGapAt(busy: { start: Float64Array; end: Float64Array }, at: 
   return busy.start[lo] - busy.end[lo - 1];
 }
 
-/** Whether the host's next call after `i`, the `at`-th in time order, on its lane (framework ranges aside) only queues GPU work. */
+/** Whether the host's next call after `i`, the `at`-th in time order, on its lane (framework ranges and event queries aside) only queues GPU work. */
 function nextIsLaunch(t: Trace, b: Bindings, at: number, i: number): boolean {
   const order = b.timeOrder;
   for (let k = at + 1; k < order.length; k++) {
     const c = order[k];
     if (t.calls.lane[c] !== t.calls.lane[i]) continue;
     const kind = t.calls.kind[c];
-    if (kind === CK.api || kind === CK.hostWork) continue;
+    // An event query neither blocks nor reads what the GPU made: PyTorch's caching host allocator
+    // polls its events before the next pinned copy.
+    if (kind === CK.api || kind === CK.hostWork || kind === CK.query) continue;
     if (ENQUEUES.has(kind)) return true;
     const name = t.strings[t.calls.name[c]] ?? '';
     return (kind === CK.memcpy || kind === CK.memset) && /async/i.test(name) && !(t.calls.blockedNs[c] > 0);

@@ -175,7 +175,20 @@ function repeatedRun(
       if (w > bestWeight) [best, bestWeight] = [run, w];
     }
   }
-  return best && stretchedBack(sig, best);
+  return best && stretchedBack(sig, shortestPeriod(sig, best));
+}
+
+/**
+ * The run with the shortest sequence that repeats throughout it: two steps of a loop weigh as much
+ * as one step's run, and may win by a rounding; a run of a sequence that is itself k repeats of a
+ * shorter one is that shorter one's, k times as many repeats.
+ */
+function shortestPeriod(sig: Int32Array, run: { start: number; period: number; reps: number }) {
+  const length = run.period * run.reps;
+  for (let q = 1; q < run.period; q++)
+    if (run.period % q === 0 && same(sig, run.start, run.start + q, length - q))
+      return { start: run.start, period: q, reps: length / q };
+  return run;
 }
 
 /** A run begun where its repeats began: moved back one call at a time while the call a period later is the same; whole periods only. */

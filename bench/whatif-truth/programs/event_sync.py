@@ -1,11 +1,14 @@
-"""Small Transformer language model trained with an exponential moving average (EMA) of its
-weights, updated on a side stream after each optimizer step.
+"""Byte-level Transformer language model trained on text the host slices into batches each step,
+with an exponential moving average (EMA) of its weights updated on a side stream after each
+optimizer step.
 
 Bug: before the next step may change the weights the EMA reads, the host waits for the EMA's event
-(`Event.synchronize()`), so the GPU drains and idles while the host queues the next step. Fix
-(--fixed): the default stream waits for the event instead (`Stream.wait_event`), the same order on
-the GPU with no host wait.
+(`Event.synchronize()`), so the GPU drains and idles while the host builds the next batch and queues
+the next step. Fix (--fixed): the default stream waits for the event instead
+(`Stream.wait_event`), the same order on the GPU with no host wait.
 """
+
+import random
 
 import torch
 from torch import nn
@@ -15,9 +18,18 @@ from _harness import options, timed
 args = options(__doc__.splitlines()[0])
 dev = torch.device("cuda")
 torch.manual_seed(0)
+rng = random.Random(0)
 
-VOCAB, WIDTH, HEADS, LAYERS, BATCH, SEQ, DECAY = 4096, 512, 8, 2, 8, 256, 0.999
-tokens = torch.randint(0, VOCAB, (256, SEQ + 1), device=dev)
+VOCAB, WIDTH, HEADS, LAYERS, BATCH, SEQ, DECAY = 256, 512, 8, 2, 32, 512, 0.999
+words = ["the", "of", "and", "gpu", "stream", "kernel", "event", "host", "waits", "for", "a", "copy"]
+corpus = " ".join(rng.choice(words) for _ in range(400_000)).encode()
+
+
+def next_batch():
+    """SEQ + 1 bytes from each of BATCH random places in the text, as token ids on the GPU."""
+    starts = [rng.randrange(len(corpus) - SEQ - 1) for _ in range(BATCH)]
+    rows = [list(corpus[s : s + SEQ + 1]) for s in starts]
+    return torch.tensor(rows, pin_memory=True).to(dev, non_blocking=True)
 
 
 class LanguageModel(nn.Module):
@@ -44,8 +56,7 @@ torch.cuda.synchronize()
 
 
 def step(i):
-    start = (i * BATCH) % tokens.shape[0]
-    chunk = tokens[start : start + BATCH]
+    chunk = next_batch()
     logits = model(chunk[:, :-1])
     loss = loss_fn(logits.reshape(-1, VOCAB), chunk[:, 1:].reshape(-1))
     optimizer.zero_grad(set_to_none=True)
