@@ -6,6 +6,26 @@ import type { CallSite, SourceFrame } from '../trace/model';
 import type { RawCapture } from './capture-raw';
 import { isUserFile, MAX_STACK, SiteTable, type UserCode } from './python-sites';
 
+/** torch.compile's frame evaluation: the frame it calls runs the code TorchDynamo made of the user's function. */
+const DYNAMO_EVAL_FRAME = /(^|\/)torch\/_dynamo\/eval_frame\.py$/;
+
+/**
+ * The user frames that run torch.compile's prologue: a frame that TorchDynamo's frame evaluation
+ * called, at its code's first line (the decorator or the def). Its line is where the function
+ * begins, not a line that ran: the compiled graph runs from there, so the call is the caller's line,
+ * as a call inside a library is. A frame at a line of the function's body (a graph break runs the
+ * user's own bytecode) keeps its line.
+ */
+function compiledPrologues(frames: SourceFrame[], firstLines: number[]): Set<number> {
+  const out = new Set<number>();
+  frames.forEach((f, k) => {
+    const caller = frames[k + 1];
+    if (f.line > 0 && f.line === firstLines[k] && caller && DYNAMO_EVAL_FRAME.test(caller.file.replace(/\\/g, '/')))
+      out.add(k);
+  });
+  return out;
+}
+
 export class CaptureSites {
   private readonly table: SiteTable;
   /** Raw stack id -> site index, -1 where no frame is the user's; and the library calls inside its user frame. */
@@ -28,7 +48,8 @@ export class CaptureSites {
     this.withStack++;
     let site = this.byStack.get(id);
     if (site === undefined) {
-      site = this.table.add(this.frames(id), 'line');
+      const stack = this.frames(id);
+      site = this.table.add(stack.frames, 'line', stack.unplaced);
       this.byStack.set(id, site);
     }
     if (site < 0) return undefined;
@@ -44,8 +65,7 @@ export class CaptureSites {
   contextOf(id: number): string | undefined {
     if (id === 0) return undefined;
     if (!this.apiByStack.has(id)) {
-      const frames = this.frames(id);
-      const user = frames.findIndex((f) => isUserFile(f.file, this.userCode));
+      const { frames, user } = this.frames(id);
       // No user frame: the whole stack is the library's, and says where the call was made.
       const inside = user < 0 ? frames.slice().reverse() : frames.slice(0, user).reverse();
       this.apiByStack.set(id, inside.length ? inside.map((f) => f.function).join(' > ') : undefined);
@@ -53,15 +73,24 @@ export class CaptureSites {
     return this.apiByStack.get(id);
   }
 
-  /** The stack's readable frames, innermost first: at most MAX_STACK, or up to its innermost user frame if deeper. */
-  private frames(id: number): SourceFrame[] {
+  /**
+   * The stack's readable frames, innermost first: at most MAX_STACK, or up to the innermost user
+   * frame that can place a call if deeper; the user frames that cannot (compiledPrologues); and the
+   * index of that innermost one (-1 for none).
+   */
+  private frames(id: number): { frames: SourceFrame[]; unplaced: Set<number>; user: number } {
     const frames: SourceFrame[] = [];
+    const firstLines: number[] = [];
     for (const f of this.raw.pyStacks.get(id)?.frames ?? []) {
       const frame = this.raw.pyFrames.get(f);
-      if (frame) frames.push({ file: frame.file, line: frame.line, function: frame.function });
+      if (!frame) continue;
+      frames.push({ file: frame.file, line: frame.line, function: frame.function });
+      firstLines.push(frame.firstLine);
     }
-    const user = frames.findIndex((f) => isUserFile(f.file, this.userCode));
-    return frames.slice(0, Math.max(MAX_STACK, user + 1));
+    const unplaced = compiledPrologues(frames, firstLines);
+    const user = frames.findIndex((f, k) => isUserFile(f.file, this.userCode) && !unplaced.has(k));
+    const keep = Math.max(MAX_STACK, user + 1);
+    return { frames: frames.slice(0, keep), unplaced: new Set([...unplaced].filter((k) => k < keep)), user };
   }
 
   /** What the trace's meta says of Python, for the waits without a line; none for a program that is not Python. */

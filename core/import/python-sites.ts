@@ -224,18 +224,26 @@ export class SiteTable {
     return s;
   }
 
-  /** A site from a whole stack, innermost first; -1 when no frame of it is the user's. */
-  add(stack: SourceFrame[], precision: CallSite['precision']): number {
-    const user = (f: SourceFrame) => isUserFile(f.file, this.userCode);
+  /**
+   * A site from a whole stack, innermost first; -1 when no frame of it is the user's. `unplaced`:
+   * the stack's user frames whose line says nowhere the code ran (capture-sites.ts): the call is
+   * placed at the next user frame out, as a call inside a library is.
+   */
+  add(stack: SourceFrame[], precision: CallSite['precision'], unplaced?: ReadonlySet<number>): number {
+    const user = (f: SourceFrame, k: number) => isUserFile(f.file, this.userCode) && !unplaced?.has(k);
     const at = stack.findIndex(user);
     if (at < 0) return -1;
-    const key = precision + '\n' + stack.map((f) => `${f.file}\n${f.line}\n${f.function}`).join('\n');
+    const key =
+      precision +
+      (unplaced?.size ? ` ${[...unplaced].join(',')}` : '') +
+      '\n' +
+      stack.map((f) => `${f.file}\n${f.line}\n${f.function}`).join('\n');
     let i = this.byKey.get(key);
     if (i === undefined) {
       i = this.sites.length;
       const site: CallSite = { frame: stack[at], precision, stack };
       // A function-level stack names where each frame was entered, not the line that called it.
-      const caller = precision === 'line' ? stack.slice(at + 1).find(user) : undefined;
+      const caller = precision === 'line' ? stack.find((f, k) => k > at && user(f, k)) : undefined;
       if (caller) site.caller = caller;
       this.sites.push(site);
       this.byKey.set(key, i);

@@ -103,6 +103,49 @@ test('a captured wait inside library code sits at the user line that called the 
   );
 });
 
+test("a wait inside torch.compile's compiled code sits at the line that called the compiled function; a graph break's line stays", () => {
+  const COMPILED = '/home/ada/proj/compiled.py';
+  const DYNAMO = '/opt/venv/lib/python3.12/site-packages/torch/_dynamo/eval_frame.py';
+  const TREES = '/opt/venv/lib/python3.12/site-packages/torch/_inductor/cudagraph_trees.py';
+  const w = new RawCaptureWriter();
+  w.python = READING;
+  const sync = (begin: number, frames: PyFrameSpec[]) =>
+    w.call({ api: 'deviceSync', name: 'cudaDeviceSynchronize', begin, end: begin + 1000, pyStack: w.pyStack(frames) });
+  const outer: PyFrameSpec[] = [
+    [DYNAMO, 1024, '_TorchDynamoContext.__call__.<locals>.compile_wrapper'],
+    [COMPILED, 19, '<module>', 1],
+  ];
+  // `@torch.compile` at line 10 over `def block(x)`: the frame TorchDynamo runs is at its code's
+  // first line, 10, while the compiled graph synchronizes (CUDA graph trees); called from line 19.
+  sync(1000, [
+    [TREES, 2024, 'CUDAGraphTreeManager.__init__'],
+    [DYNAMO, 1263, 'DisableContext.__call__.<locals>._fn'],
+    [COMPILED, 10, 'block', 10],
+    ...outer,
+  ]);
+  // A graph break: the function's own bytecode runs `x.item()` at line 13.
+  sync(5000, [[COMPILED, 13, 'block', 10], ...outer]);
+  // A one-line lambda is at its first line and runs there: not TorchDynamo's, it keeps its line.
+  sync(9000, [
+    [COMPILED, 30, '<lambda>', 30],
+    [COMPILED, 31, '<module>', 1],
+  ]);
+  const t = importCapture(w.bytes());
+  const syncs = callsNamed(t, 'cudaDeviceSynchronize');
+  assert.deepEqual(
+    syncs.map((c) => where(t, c)),
+    ['compiled.py:19 line', 'compiled.py:13 line', 'compiled.py:30 line'],
+  );
+  // The compiled function stays in the wait's stack and in the API it called.
+  assert.ok(callSite(t, syncs[0])?.stack.some((f) => f.function === 'block' && f.line === 10));
+  const report = buildReport(t, analyze(t));
+  const atCaller = report.waits.find((x) => x.source?.line === 19);
+  assert.equal(
+    atCaller?.context,
+    '_TorchDynamoContext.__call__.<locals>.compile_wrapper > block > DisableContext.__call__.<locals>._fn > CUDAGraphTreeManager.__init__',
+  );
+});
+
 test("S16: the report names the releasing op's launch line, in words and in JSON", () => {
   const t = importCapture(trainingStep().bytes());
   const report = buildReport(t, analyze(t));

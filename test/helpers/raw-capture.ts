@@ -31,7 +31,8 @@ export interface CallSpec {
 }
 
 /** A Python frame as the capture library interns it: file, line, function. */
-export type PyFrameSpec = [file: string, line: number, fn: string];
+/** A frame: its file, line and function, and its code's first line (co_firstlineno; the line where not given). */
+export type PyFrameSpec = [file: string, line: number, fn: string, firstLine?: number];
 
 class Bytes {
   private buf = new Uint8Array(1 << 12);
@@ -240,9 +241,9 @@ export class RawCaptureWriter {
           .bytes(),
       );
     for (const [key, id] of this.pyFrames) {
-      const [file, line, fn] = JSON.parse(key) as PyFrameSpec;
+      const [file, line, fn, firstLine = line] = JSON.parse(key) as PyFrameSpec;
       const name = new TextEncoder().encode(file);
-      put(RECORD.pyFrame, new Bytes().u32(id).u32(line).u32(line).u32(name.length).concat(name).text(fn).bytes());
+      put(RECORD.pyFrame, new Bytes().u32(id).u32(line).u32(firstLine).u32(name.length).concat(name).text(fn).bytes());
     }
     this.pyStacks.forEach((s, i) => {
       const body = new Bytes().u32(i + 1).u32(s.truncated ? 1 : 0);

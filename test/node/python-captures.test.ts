@@ -119,9 +119,11 @@ const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: R
     capture: { waits: { 11: 4, 21: 8 }, launches: { 11: 4, 21: 3 } },
     profile: { waits: { 21: 1, none: 1 }, launches: { 21: 1 } },
   },
-  // `block(x)` (19) compiles and warms up; inside the compiled block (its decorator's line, 10,
-  // where the frame dynamo runs begins) CUDA graph trees and Triton's autotuning synchronize;
-  // `norm.item()` (20) in each of 12 steps.
+  // `block(x)` (19) compiles and warms up; inside the compiled block CUDA graph trees and Triton's
+  // autotuning synchronize; `norm.item()` (20) in each of 12 steps. This capture was converted
+  // before the importer placed torch.compile's prologue at the caller's line: its saved sites put
+  // the compiled block's waits at the decorator's line, 10, where the frame TorchDynamo runs
+  // begins; a fresh conversion puts them at 19 (test/core/import-capture-python.test.ts).
   compiled_graphs: { capture: { waits: { 10: 16, 19: 40, 20: 12 }, launches: { 10: 4, 19: 16, 20: 12 } } },
   // The model's copies (19), scaler.step (33), end.synchronize() (36, behind scaler.update()'s
   // kernel at 34), loss.item() every fourth step (38).
