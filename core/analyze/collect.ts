@@ -4,8 +4,24 @@ import type { Finding } from '../trace/model';
 
 const MAX_IDS = 50;
 
+/** Every call a finding stands for, where its `calls` lists only the first MAX_IDS of them. */
+const members = new WeakMap<Finding, readonly number[]>();
+
+/**
+ * Every call `f` stands for, in the order they were met: a fix applies to all of them (a what-if
+ * over a loop of a thousand steps pins every copy, not the first fifty). `f.calls` keeps the first
+ * few, so that a report and a trace file stay bounded; a finding read back from a file has those.
+ */
+export const findingCalls = (f: Finding): readonly number[] => members.get(f) ?? f.calls;
+
+/** `f`, which stands for every call of `all` (findingCalls). */
+export function withMembers(f: Finding, all: readonly number[]): Finding {
+  if (all.length > f.calls.length) members.set(f, all);
+  return f;
+}
+
 export class FindingList {
-  private readonly byKey = new Map<string, { f: Finding; count: number }>();
+  private readonly byKey = new Map<string, { f: Finding; count: number; all: Set<number> }>();
 
   add(key: string, f: Finding): void {
     this.addLazily(key, f.calls, f.ops, f.savedNs, () => f);
@@ -15,18 +31,21 @@ export class FindingList {
   addLazily(key: string, calls: number[], ops: number[], savedNs: number | undefined, make: () => Finding): void {
     const seen = this.byKey.get(key);
     if (!seen) {
-      this.byKey.set(key, { f: make(), count: 1 });
+      this.byKey.set(key, { f: make(), count: 1, all: new Set(calls) });
       return;
     }
     seen.count++;
-    for (const c of calls) if (seen.f.calls.length < MAX_IDS && !seen.f.calls.includes(c)) seen.f.calls.push(c);
+    for (const c of calls) {
+      seen.all.add(c);
+      if (seen.f.calls.length < MAX_IDS && !seen.f.calls.includes(c)) seen.f.calls.push(c);
+    }
     for (const o of ops) if (seen.f.ops.length < MAX_IDS && !seen.f.ops.includes(o)) seen.f.ops.push(o);
     if (savedNs !== undefined) seen.f.savedNs = (seen.f.savedNs ?? 0) + savedNs;
   }
 
   list(): Finding[] {
-    return [...this.byKey.values()].map(({ f, count }) =>
-      count > 1 ? { ...f, message: `${f.message} (${count} times)` } : f,
+    return [...this.byKey.values()].map(({ f, count, all }) =>
+      withMembers(count > 1 ? { ...f, message: `${f.message} (${count} times)` } : f, [...all]),
     );
   }
 }

@@ -9,6 +9,7 @@ import type { Bindings } from './bindings';
 import type { BusyTimes } from './metrics';
 import { callSiteText, callTarget, laneName, opName } from './describe';
 import { shortKernelName } from '../trace/kernel-names';
+import { withMembers } from './collect';
 
 /** A place must make the host wait this many times to count as a loop. */
 export const MIN_LOOP_SYNCS = 3;
@@ -246,7 +247,7 @@ function finding(t: Trace, p: Place): Finding {
   const n = p.calls.length;
   const call = t.strings[t.calls.name[i]] || 'synchronize';
   const source = t.calls.line[i] > 0 ? { source: { line: t.calls.line[i], column: t.calls.column[i] } } : {};
-  return {
+  const f: Finding = {
     rule: RULE[t.calls.kind[i]],
     kind: 'loop-sync',
     severity: 'warning',
@@ -260,4 +261,5 @@ function finding(t: Trace, p: Place): Finding {
     fix: 'remove the synchronize, or move it after the loop or to where the host first reads the result',
     savedNs: p.idleNs,
   };
+  return withMembers(f, p.calls);
 }

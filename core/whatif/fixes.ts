@@ -2,6 +2,7 @@
 // the trace; the simulator runs the edited scenario, and the difference from the unedited one is the
 // fix's predicted effect. A fix that cannot apply says why instead.
 import { analyze } from '../analyze';
+import { findingCalls } from '../analyze/collect';
 import type { MemoryBudget } from '../memory';
 import type { Analysis } from '../analyze/types';
 import { simulate } from '../simulate/simulate';
@@ -80,7 +81,7 @@ const stepsOf = (th: Threads, calls: Set<number>) =>
  * thread issues work to before its next synchronize, so that the fixed program is not a racy one.
  */
 const removeSync: Edit = (_g, th, f) => {
-  const calls = new Set(f.calls);
+  const calls = new Set(findingCalls(f));
   let n = 0;
   let kept = 0;
   for (const [name, steps] of th) {
@@ -136,7 +137,7 @@ function orderKeeping(steps: GeneratedStep[], k: number): Record<string, unknown
 }
 
 const pinCopy: Edit = (g, th, f) => {
-  const steps = stepsOf(th, new Set(f.calls)).filter((s) => 'copy' in s.step);
+  const steps = stepsOf(th, new Set(findingCalls(f))).filter((s) => 'copy' in s.step);
   if (!steps.length) return 'cannot apply: its copies are not in the scenario';
   for (const s of steps) {
     const st = s.step as Record<string, unknown>;
@@ -157,7 +158,7 @@ const pinCopy: Edit = (g, th, f) => {
 
 /** `.item()`-style: the host reads a value right after it is copied; read it later, at the thread's next wait. */
 const moveSyncLater: Edit = (_g, th, f) => {
-  const calls = new Set(f.calls);
+  const calls = new Set(findingCalls(f));
   let moved = 0;
   for (const [name, steps] of th) {
     const out: GeneratedStep[] = [];
@@ -278,7 +279,7 @@ const copyThreads = (th: Threads): Threads =>
   new Map([...th].map(([n, steps]) => [n, steps.map((s) => ({ ...s, step: structuredClone(s.step) }))]));
 
 /** Why a finding's calls have no step to edit: the first one the scenario left out, and why, or the window. */
-function missingSteps(th: Threads, calls: number[]): string {
+function missingSteps(th: Threads, calls: readonly number[]): string {
   const all = [...th.values()].flat();
   const left = all.find((s) => calls.includes(s.call) && s.note?.startsWith('left out'));
   if (left) return ` (call ${left.call} was ${left.note!.replace(/^left out: /, 'left out: ')})`;
@@ -358,7 +359,8 @@ export function whatIf(
     const th = copyThreads(g.threads);
     const edit = editFor(f);
     const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
-    const said = tried.startsWith('cannot') && typeof edit !== 'string' ? tried + missingSteps(th, f.calls) : tried;
+    const said =
+      tried.startsWith('cannot') && typeof edit !== 'string' ? tried + missingSteps(th, findingCalls(f)) : tried;
     const result: FixResult = {
       id,
       finding: f,

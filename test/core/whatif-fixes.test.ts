@@ -265,3 +265,24 @@ test('removing an event synchronize keeps the GPU order it gave with a stream wa
   assert.equal(consumers.length, 4);
   consumers.forEach((c, k) => assert.ok(after.ops.start[c] >= after.ops.end[producers[k]], `consumer ${k}`));
 });
+
+test('a fix applies to every call its finding stands for, past the fifty that the finding lists', () => {
+  // 80 steps of 100 us: a launch of a 50 us kernel, then a stream sync; the host then works 40 us
+  // before its next launch. One loop-sync finding stands for all 80 syncs; it lists the first 50.
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'legacy', device: 0, legacyDefault: true });
+  for (let k = 0; k < 80; k++) {
+    const at = k * 100_000;
+    const c = b.call({ lane: host, kind: 'launch', begin: at, end: at + 4000, stream: s, name: 'cudaLaunchKernel' });
+    b.op({ lane: s, kind: 'kernel', start: at + 5000, end: at + 55_000, call: c, name: 'gemm' });
+    b.call({ lane: host, kind: 'streamSync', begin: at + 6000, end: at + 58_000, stream: s, blockedNs: 50_000 });
+  }
+  const t = b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+  const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'loop-sync');
+  assert.ok(r, 'a loop-sync finding');
+  assert.equal(r.finding.calls.length, 50);
+  assert.equal(r.applied, true);
+  // The window leaves no step out here: every sync of the 80 is removed.
+  assert.equal(r.edit, 'remove 80 synchronize steps');
+});
