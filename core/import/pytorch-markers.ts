@@ -145,11 +145,13 @@ function deduceBackwardLines(
 }
 
 /**
- * A frame of torch's profiler itself (torch/profiler/profiler.py, torch/autograd/profiler.py): a
- * synchronize it makes, as it stops a recording, is the profiler's, whatever user line it ran under.
+ * A frame of torch.profiler's schedule and control (torch/profiler/profiler.py: step, stop and the
+ * transitions between them): a synchronize made inside one, as it stops a recording, is the
+ * profiler's, whatever user line it ran under. (torch/autograd/profiler.py also holds
+ * record_function, which the user's own code runs.)
  */
 const isProfilerFrame = (f: SourceFrame): boolean =>
-  /(^|\/)torch\/(autograd\/profiler|profiler\/profiler)\.py$/.test(f.file.replace(/\\/g, '/'));
+  /(^|\/)torch\/profiler\/profiler\.py$/.test(f.file.replace(/\\/g, '/'));
 
 /** The site of the last line marker at or before `time`; -1 for none. */
 function lineAt(list: { time: number; site: number }[], time: number): number {

@@ -281,9 +281,10 @@ const copyThreads = (th: Threads): Threads =>
 /** Why a finding's calls have no step to edit: the first one the scenario left out, and why, or the window. */
 function missingSteps(th: Threads, calls: readonly number[]): string {
   const all = [...th.values()].flat();
-  const left = all.find((s) => calls.includes(s.call) && s.note?.startsWith('left out'));
+  const wanted = new Set(calls);
+  const left = all.find((s) => wanted.has(s.call) && s.note?.startsWith('left out'));
   if (left) return ` (call ${left.call} was ${left.note!.replace(/^left out: /, 'left out: ')})`;
-  return calls.some((c) => all.some((s) => s.call === c)) ? '' : ' (its calls are outside the window)';
+  return all.some((s) => wanted.has(s.call)) ? '' : ' (its calls are outside the window)';
 }
 
 /** Time a fix saves until the window's work is done (Outcome.doneNs); negative where it costs time (a race fix adds a wait); undefined where it could not apply. */
