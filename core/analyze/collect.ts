@@ -21,7 +21,8 @@ export function withMembers(f: Finding, all: readonly number[]): Finding {
 }
 
 export class FindingList {
-  private readonly byKey = new Map<string, { f: Finding; count: number; all: Set<number> }>();
+  /** Per place: its finding, how many times it was met, and every call it stands for (repeats dropped in list()). */
+  private readonly byKey = new Map<string, { f: Finding; count: number; all: number[] }>();
 
   add(key: string, f: Finding): void {
     this.addLazily(key, f.calls, f.ops, f.savedNs, () => f);
@@ -31,12 +32,12 @@ export class FindingList {
   addLazily(key: string, calls: number[], ops: number[], savedNs: number | undefined, make: () => Finding): void {
     const seen = this.byKey.get(key);
     if (!seen) {
-      this.byKey.set(key, { f: make(), count: 1, all: new Set(calls) });
+      this.byKey.set(key, { f: make(), count: 1, all: calls.slice() });
       return;
     }
     seen.count++;
     for (const c of calls) {
-      seen.all.add(c);
+      seen.all.push(c);
       if (seen.f.calls.length < MAX_IDS && !seen.f.calls.includes(c)) seen.f.calls.push(c);
     }
     for (const o of ops) if (seen.f.ops.length < MAX_IDS && !seen.f.ops.includes(o)) seen.f.ops.push(o);
@@ -45,7 +46,10 @@ export class FindingList {
 
   list(): Finding[] {
     return [...this.byKey.values()].map(({ f, count, all }) =>
-      withMembers(count > 1 ? { ...f, message: `${f.message} (${count} times)` } : f, [...all]),
+      withMembers(
+        count > 1 ? { ...f, message: `${f.message} (${count} times)` } : f,
+        all.length > MAX_IDS ? [...new Set(all)] : all,
+      ),
     );
   }
 }
