@@ -24,6 +24,7 @@ export function inferReleases(b: TraceBuilder, device: number, counts: WaitCount
   const view = builderView(b);
   const index = issueByTime(view);
   const bound = releaseBound(view);
+  const ambiguous: number[] = [];
   for (let call = 0; call < b.calls.count; call++) {
     if (c.releasedBy[call] !== RELEASED_UNKNOWN) continue;
     const k = c.kind[call];
@@ -40,11 +41,46 @@ export function inferReleases(b: TraceBuilder, device: number, counts: WaitCount
     if (d.how === 'ambiguous') {
       counts.unknown++;
       counts.ambiguous++;
+      ambiguous.push(call);
       continue;
     }
     if (settleRelease(b, call, d.op, d.how)) counts.skew++;
     counts[d.how]++;
   }
+  if (!ambiguous.length) return;
+  // An event sync names its event where cuda_sync events are on; a recurring event is recorded on
+  // one stream (EMA's, a copy stream's) step after step. Where the event's other syncs were settled
+  // on one stream, that stream's candidate alone is this one's, by the same timing.
+  const streams = eventStreams(b);
+  for (const call of ambiguous) {
+    const stream = streams.get(c.event[call]);
+    if (c.kind[call] !== CK.eventSync || stream === undefined || stream < 0) continue;
+    const cand = releaseCandidates(view, index, call, device);
+    const d = decide(
+      view,
+      call,
+      { ops: cand.ops.filter((op) => b.ops.cols.lane[op] === stream), nonePossible: true },
+      bound.boundNs,
+    );
+    if (d.how !== 'timing') continue;
+    if (settleRelease(b, call, d.op, 'timing')) counts.skew++;
+    counts.unknown--;
+    counts.ambiguous--;
+    counts.timing++;
+  }
+}
+
+/** Per event named by event syncs: the stream of the ops that released its settled syncs; -1 where they differ. */
+function eventStreams(b: TraceBuilder): Map<number, number> {
+  const c = b.calls.cols;
+  const out = new Map<number, number>();
+  for (let call = 0; call < b.calls.count; call++) {
+    if (c.kind[call] !== CK.eventSync || !c.event[call] || c.releasedBy[call] < 0) continue;
+    const lane = b.ops.cols.lane[c.releasedBy[call]];
+    const seen = out.get(c.event[call]);
+    out.set(c.event[call], seen === undefined || seen === lane ? lane : -1);
+  }
+  return out;
 }
 
 /**

@@ -177,3 +177,22 @@ test('a saved trace keeps how each release was found; a bad "how" is a positione
       ),
   );
 });
+
+test("timing, by the event's stream: an event sync whose record Kineto does not name (cudaEventRecordWithFlags) is the EMA stream's, like the event's other syncs", async () => {
+  // bench/whatif-truth/programs/event_sync.py, profiled with cuda_sync events on torch 2.11: each
+  // step ends in `ema_done.synchronize()` (event 39), recorded on the EMA's stream right after
+  // `torch._foreach_lerp_`. Kineto names the event but not its record (record corr id -1). In half
+  // the steps a kernel of the default stream also ended just before the host resumed: the event's
+  // other syncs, all settled on the EMA's stream, say which of the two it was.
+  const { loadTraceFile } = await import('../../node/trace-file');
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/event_sync.profile.json.gz'));
+  const syncs = [...Array(t.calls.count).keys()].filter((i) => str(t, t.calls.name[i]) === 'cudaEventSynchronize');
+  assert.equal(syncs.length, 10);
+  for (const call of syncs) {
+    const op = t.calls.releasedBy[call];
+    assert.ok(op >= 0, `call ${call} released by ${op}`);
+    assert.match(str(t, t.ops.name[op]), /multi_tensor_apply_kernel.*Lerp/);
+    assert.notEqual(t.lanes[t.ops.lane[op]].name, 'stream 7', 'not the default stream');
+    assert.equal(releaseHow(t, call), 'timing');
+  }
+});
