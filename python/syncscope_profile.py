@@ -89,11 +89,28 @@ def _is_launcher(frame):
     return known
 
 
+_DYNAMO_EVAL_FRAME = os.path.join("torch", "_dynamo", "eval_frame.py")
+
+
+def _compiled_prologue(frame):
+    """Whether `frame` runs torch.compile's code for a function: TorchDynamo's frame evaluation
+    called it, and it is at its code's first line (the decorator or the def) while the compiled
+    graph runs. That line is where the function begins, not one that ran: the frame is left out of
+    the stacks, so that the call sits at the line that called the compiled function."""
+    back = frame.f_back
+    return (
+        back is not None
+        and frame.f_lineno == frame.f_code.co_firstlineno
+        and back.f_code.co_filename.endswith(_DYNAMO_EVAL_FRAME)
+    )
+
+
 def stack_of(frame):
-    """[[file, line, function], ...] from `frame` outwards, the launcher's and runpy's frames dropped."""
+    """[[file, line, function], ...] from `frame` outwards, the launcher's and runpy's frames and
+    torch.compile's prologues dropped."""
     out = []
     while frame is not None and len(out) < MAX_FRAMES:
-        if not _is_launcher(frame):
+        if not _is_launcher(frame) and not _compiled_prologue(frame):
             out.append([frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name])
         frame = frame.f_back
     return out
@@ -122,10 +139,11 @@ def is_user_code(code):
 
 
 def user_stack_of(frame):
-    """[[file, line, function], ...] of the user's frames from `frame` outwards."""
+    """[[file, line, function], ...] of the user's frames from `frame` outwards, torch.compile's
+    prologues dropped."""
     out = []
     while frame is not None and len(out) < MAX_FRAMES:
-        if is_user_code(frame.f_code):
+        if is_user_code(frame.f_code) and not _compiled_prologue(frame):
             out.append([frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name])
         frame = frame.f_back
     return out

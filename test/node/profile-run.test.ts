@@ -196,6 +196,23 @@ test('without an optimizer the run is recorded up to the time limit', { skip: no
   assert.ok(readTrace(result.trace!).some((e) => e.name === 'cudaDeviceSynchronize'));
 });
 
+test(
+  "a synchronize inside torch.compile's code is at the line that called the compiled function",
+  { skip: noPython },
+  async () => {
+    // block() (line 6) is one line, so it runs at its first line, as the frame TorchDynamo runs for a
+    // compiled function does while its graph runs; run_compiled is in torch/_dynamo/eval_frame.py.
+    const { result } = await profile('compiled.py');
+    assert.equal(result.error, undefined);
+    const t = await loadTraceFile(result.trace!);
+    const waits = [...Array(t.calls.count).keys()].filter((i) => isWait(t, i));
+    assert.deepEqual(
+      waits.map((i) => callSite(t, i)?.frame.line ?? 'none'),
+      [10, 10, 10, 11, 'none'],
+    );
+  },
+);
+
 test('a script that raises keeps its trace and says so in one line', { skip: noPython }, async () => {
   const { result, output } = await profile('crash.py');
   assert.equal(result.exitCode, 1);
