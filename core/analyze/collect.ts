@@ -2,7 +2,8 @@
 // iterations is reported once, with its count, its first ids, and the time it cost in total.
 import type { Finding } from '../trace/model';
 
-const MAX_IDS = 50;
+/** A finding lists at most this many of its calls and ops (findingCalls has every call). */
+export const MAX_IDS = 50;
 
 /** Every call a finding stands for, where its `calls` lists only the first MAX_IDS of them. */
 const members = new WeakMap<Finding, readonly number[]>();

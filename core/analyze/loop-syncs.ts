@@ -9,11 +9,10 @@ import type { Bindings } from './bindings';
 import type { BusyTimes } from './metrics';
 import { callSiteText, callTarget, laneName, opName } from './describe';
 import { shortKernelName } from '../trace/kernel-names';
-import { withMembers } from './collect';
+import { MAX_IDS, withMembers } from './collect';
 
 /** A place must make the host wait this many times to count as a loop. */
 export const MIN_LOOP_SYNCS = 3;
-const MAX_IDS = 50;
 
 /** Calls that only queue GPU work: what the host does next when it did not need the result. */
 const ENQUEUES = new Set<number>([CK.launch, CK.record, CK.streamWait, CK.hostFunc]);

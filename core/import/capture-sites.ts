@@ -4,14 +4,11 @@
 // with the site. The user-frame rule is the one the profiler import uses (python-sites.ts).
 import type { CallSite, SourceFrame } from '../trace/model';
 import type { RawCapture } from './capture-raw';
-import { isUserFile, MAX_STACK, SiteTable, type UserCode } from './python-sites';
-
-/** torch.compile's frame evaluation: the frame it calls runs the code TorchDynamo made of the user's function. */
-const DYNAMO_EVAL_FRAME = /(^|\/)torch\/_dynamo\/eval_frame\.py$/;
+import { isTorchModule, isUserFile, MAX_STACK, SiteTable, type UserCode } from './python-sites';
 
 /**
  * The user frames that run torch.compile's prologue: a frame that TorchDynamo's frame evaluation
- * called, at its code's first line (the decorator or the def). Its line is where the function
+ * (torch/_dynamo/eval_frame.py, which runs the code TorchDynamo made of the user's function) called, at its code's first line (the decorator or the def). Its line is where the function
  * begins, not a line that ran: the compiled graph runs from there, so the call is the caller's line,
  * as a call inside a library is. A frame at a line of the function's body (a graph break runs the
  * user's own bytecode) keeps its line.
@@ -20,7 +17,7 @@ function compiledPrologues(frames: SourceFrame[], firstLines: number[]): Set<num
   const out = new Set<number>();
   frames.forEach((f, k) => {
     const caller = frames[k + 1];
-    if (f.line > 0 && f.line === firstLines[k] && caller && DYNAMO_EVAL_FRAME.test(caller.file.replace(/\\/g, '/')))
+    if (f.line > 0 && f.line === firstLines[k] && caller && isTorchModule(caller.file, '_dynamo/eval_frame.py'))
       out.add(k);
   });
   return out;

@@ -84,6 +84,12 @@ function longestHolding(file: string, paths: readonly string[]): number {
   return best;
 }
 
+/** Whether `file` is torch's own module `module` (`profiler/profiler.py`), under any install path. */
+export function isTorchModule(file: string, module: string): boolean {
+  const f = file.replace(/\\/g, '/');
+  return f === `torch/${module}` || f.endsWith(`/torch/${module}`);
+}
+
 /**
  * The user-frame rule: a frame is the user's unless its file is under site-packages or
  * dist-packages, in torch.compile's generated code (a torchinductor_* cache folder), inside torch's own package, in Python's standard library, a `<frozen ...>` or

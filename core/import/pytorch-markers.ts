@@ -11,7 +11,7 @@
 import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
 import { isWait, TraceBuilder, type SourceFrame } from '../trace/model';
-import { parseFrame, parseMarker, SiteTable } from './python-sites';
+import { isTorchModule, parseFrame, parseMarker, SiteTable } from './python-sites';
 
 export interface Marker {
   /** Staging lane (before lanes are ordered). */
@@ -150,8 +150,7 @@ function deduceBackwardLines(
  * profiler's, whatever user line it ran under. (torch/autograd/profiler.py also holds
  * record_function, which the user's own code runs.)
  */
-const isProfilerFrame = (f: SourceFrame): boolean =>
-  /(^|\/)torch\/profiler\/profiler\.py$/.test(f.file.replace(/\\/g, '/'));
+const isProfilerFrame = (f: SourceFrame): boolean => isTorchModule(f.file, 'profiler/profiler.py');
 
 /** The site of the last line marker at or before `time`; -1 for none. */
 function lineAt(list: { time: number; site: number }[], time: number): number {
