@@ -43,7 +43,10 @@ function predictions(t: Awaited<ReturnType<typeof loadTraceFile>>, file: string)
     perIterationNs: f.savedPerIterationNs,
   }));
   const o = json.overhead;
-  const overhead = o ? `${o.model}${o.kind ? ` (${o.kind})` : ''}` : '—';
+  const scaled = o?.plain
+    ? `; host work ${Math.round(o.plain.hostScale * 100)}% (plain step ${formatNs(o.plain.plainStepNs)}, recorded ${formatNs(o.plain.recordedStepNs)})`
+    : '';
+  const overhead = o ? `${o.model}${o.kind ? ` (${o.kind})` : ''}${scaled}` : '—';
   return { fixes, overhead, iterations: json.iterations, window: recordedWindow(t).summary.text };
 }
 
@@ -59,7 +62,7 @@ async function main(): Promise<void> {
   const manifest = parseManifest(readFileSync(manifestFile, 'utf8'), manifestFile);
   const measured = parseMeasured(readFileSync(measuredFile, 'utf8'), measuredFile);
   const rows = [
-    '| program | fix kind | trace | findings (applied/found) | predicted per iteration | measured (buggy − fixed, medians) | error | trace overhead model |',
+    '| program | fix kind | trace | findings (applied/found) | predicted per iteration | measured (buggy − fixed, medians) | error | trace overhead model; plain-speed calibration |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const notes: string[] = [];

@@ -19,6 +19,8 @@ export interface ProfileOptions {
   steps?: number;
   /** Time limit of the recording until the first step ends. */
   seconds?: number;
+  /** Steps run with the profiler off, before the warm-up, to measure the script's own speed (TraceMeta.plainStep); the launcher's default where unset. */
+  plainSteps?: number;
   /** What ends a step instead of the optimizer: the user's function (name or Class.method), or FILE:LINE. */
   stepOn?: string;
   cwd?: string;
@@ -72,6 +74,7 @@ export function launcherArgs(o: ProfileOptions, launcher = launcherPath()): stri
   const args = [launcher, '--out', resolve(cwd, o.out)];
   if (o.steps !== undefined) args.push('--steps', String(o.steps));
   if (o.seconds !== undefined) args.push('--seconds', String(o.seconds));
+  if (o.plainSteps !== undefined) args.push('--plain-steps', String(o.plainSteps));
   if (o.stepOn) args.push('--step-on', o.stepOn);
   return [...args, '--', resolve(cwd, o.script), ...o.args];
 }

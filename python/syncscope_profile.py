@@ -1,8 +1,12 @@
 """Runs a Python script unchanged under torch.profiler and writes a gzipped Chrome trace for Syncscope.
 
-    python syncscope_profile.py --out TRACE.json.gz [--steps N] [--warmup W] [--seconds S] [--step-on WHAT] -- SCRIPT [ARGS...]
+    python syncscope_profile.py --out TRACE.json.gz [--steps N] [--warmup W] [--plain-steps P] [--seconds S] [--step-on WHAT] -- SCRIPT [ARGS...]
 
-- Steps: W warm-up steps, then N recorded ones; the script is stopped once they are written. A step
+- Steps: 2 + P plain steps, W warm-up steps, then N recorded ones; the script is stopped once they
+  are written. The plain steps run with the profiler off and every hook of this launcher paused; the
+  mean duration of the last P, between two torch.cuda.synchronize() calls, is the script's own speed, written into
+  the trace as a zero-length record_function "syncscope.site:" + {"plain": {"stepNs": n, "steps": P}}
+  at the start of the recorded steps (a what-if scales the recorded host time to it). A step
   ends at each optimizer step (the global optimizer step post hook), or with --step-on at each
   return from the user's function WHAT (its name, or Class.method) or each start of the user's line
   WHAT (FILE:LINE, FILE a path or a file name). Until the first step ends, the whole run is
@@ -55,6 +59,9 @@ MARKER = "syncscope.site:"
 MARKER_AFTER = "syncscope.after:"
 MARKER_SAFE = "/:,[]{}<>()' "
 MAX_FRAMES = 32
+# Plain steps run untimed before the timed ones: the first steps after the recording of the run's
+# start still warm up (allocator, autotuning), and the profiler has just stopped.
+PLAIN_SETTLE = 2
 SYNC_WARNING = "called a synchronizing CUDA operation"
 EXIT_USAGE, EXIT_NO_TORCH, EXIT_NO_SCRIPT, EXIT_NO_CUDA, EXIT_WRITE = 64, 65, 66, 67, 70
 _LAUNCHER_FILES = {os.path.abspath(__file__), os.path.abspath(runpy.__file__), os.path.abspath("<frozen runpy>")}
@@ -157,6 +164,7 @@ class Sites:
         self.known = {}  # code object -> set of line numbers whose ATen op synchronized
         self.local = threading.local()
         self.lines = LineEvents(self)
+        self.paused = False  # the plain steps: no marker, no line event
 
     def mark(self, frame, prefix=MARKER, line=False):
         """A marker for `frame`'s stack; a line marker for no frame ends the thread's user code: no line from here."""
@@ -187,6 +195,8 @@ class Sites:
         sites = self
 
         def wrapper(*args, **kwargs):
+            if sites.paused:
+                return original(*args, **kwargs)
             depth = getattr(sites.local, "explicit", 0)
             # The outermost wrapped call is the site; calls it makes inside torch are not.
             if depth == 0 and (when is None or when(*args)):
@@ -303,8 +313,22 @@ class UserLines:
         self.last = threading.local()
 
     def install(self):
-        sys.settrace(self.on_call)
-        threading.settrace(self.on_call)
+        self._set_trace(self.on_call)
+
+    def pause(self):
+        """No trace function anywhere: the plain steps run as the script would alone."""
+        self._set_trace(None)
+        self.last = threading.local()
+
+    def _set_trace(self, function):
+        # Python 3.12 sets every running thread's trace function at once; before it, the threads the
+        # script already started keep theirs.
+        every = getattr(threading, "settrace_all_threads", None)
+        if every is not None:
+            every(function)
+        else:
+            sys.settrace(function)
+            threading.settrace(function)
 
     def on_call(self, frame, event, arg):
         if not is_user_code(frame.f_code):
@@ -349,6 +373,18 @@ def install_sites(torch, recording):
     lines.install()
     recording.mark_end = lambda: lines.emit(None)
     recording.launcher_work = sites.launcher_work
+
+    def pause():
+        sites.paused = True
+        lines.pause()
+        torch.cuda.set_sync_debug_mode(0)
+
+    def resume():
+        torch.cuda.set_sync_debug_mode("warn")
+        lines.install()
+        sites.paused = False
+
+    recording.pause_hooks, recording.resume_hooks = pause, resume
     sites.wrap(torch.cuda, "synchronize")
     sites.wrap(torch.cuda.Stream, "synchronize")
     sites.wrap(torch.cuda.Event, "synchronize")
@@ -398,16 +434,22 @@ def profiler_options(torch):
 class Recording:
     """The profiler, its schedule (the whole run, or warm-up then N steps) and the trace file."""
 
-    def __init__(self, torch, out, steps, warmup, seconds, step_on=None):
+    def __init__(self, torch, out, steps, warmup, seconds, step_on=None, plain=0):
         self.torch = torch
         self.out = out
         self.steps = steps
-        self.warmup = max(1, warmup)
+        self.plain = max(0, plain)
+        # The plain steps come first, with the profiler off; the first of them settle, untimed.
+        self.settle = PLAIN_SETTLE if self.plain else 0
+        self.warmup = self.settle + self.plain + max(1, warmup)
         self.seconds = seconds
         self.step_on = StepOn(step_on) if step_on else None
         self.steps_seen = 0
         self.mark_end = None  # ends the calling thread's user code in the trace (install_sites sets it)
         self.launcher_work = contextlib.nullcontext  # no call-site markers inside (install_sites sets it)
+        self.pause_hooks = self.resume_hooks = lambda: None  # the plain steps' (install_sites sets them)
+        self.plain_started = None
+        self.plain_step_ns = None
         self.discard_next = False
         self.written = False
         self.write_error = None
@@ -425,6 +467,8 @@ class Recording:
             # dropped): torch stops a plain RECORD left for WARMUP without preparing the next one,
             # and its next start then brings the process down.
             return ProfilerAction.RECORD_AND_SAVE
+        if step <= self.settle + self.plain:
+            return ProfilerAction.NONE
         if step <= self.warmup:
             return ProfilerAction.WARMUP
         if step < self.warmup + self.steps:
@@ -432,6 +476,12 @@ class Recording:
         if step == self.warmup + self.steps:
             return ProfilerAction.RECORD_AND_SAVE
         return ProfilerAction.NONE
+
+    def describe_steps(self):
+        plain = self.settle + self.plain
+        return (
+            f"{plain} plain steps ({self.plain} timed), {self.warmup - plain} warm-up steps, then {self.steps} recorded"
+        )
 
     def what_steps(self):
         return self.step_on.describe() if self.step_on else "optimizer"
@@ -458,19 +508,51 @@ class Recording:
         if k == 1:
             # What ran before the first step is not one of the steps asked for.
             self.discard_next = True
-            progress(f"{self.what_steps()} found: {self.warmup} warm-up steps, then {self.steps} recorded")
-        if k <= self.warmup:
-            progress(f"warm-up step {k}/{self.warmup}")
+            progress(
+                f"{self.what_steps()} found: {self.describe_steps()}"
+            )
+        if k <= self.settle + self.plain:
+            progress(f"plain step {k}/{self.settle + self.plain}")
+        elif k <= self.warmup:
+            progress(f"warm-up step {k - self.settle - self.plain}/{self.warmup - self.settle - self.plain}")
         elif k <= self.warmup + self.steps:
             progress(f"step {k - self.warmup}/{self.steps}")
         elif k == self.warmup + self.steps + 1 and self.mark_end is not None:
             # This step() stops the recording, and the profiler's device sync as it stops is made
             # inside the user's line that ended the step: it is no line's.
             self.mark_end()
+        if k == self.settle + self.plain + 1 and self.plain_started is not None:
+            self.end_plain()
         with self.launcher_work():
             self.prof.step()
+        if k == 1 and self.plain:
+            self.pause_hooks()
+        if k == self.settle + 1 and self.plain:
+            self.begin_plain()
+        elif k == self.warmup + 1 and self.plain_step_ns is not None:
+            self.mark_plain()
         if self.written:
             raise _Stop(0, f"{self.steps} steps recorded")
+
+    def begin_plain(self):
+        """The profiler and the launcher's hooks are off: the clock starts on an idle GPU."""
+        self.torch.cuda.synchronize()
+        self.plain_started = time.perf_counter_ns()
+
+    def end_plain(self):
+        self.torch.cuda.synchronize()
+        self.plain_step_ns = (time.perf_counter_ns() - self.plain_started) / self.plain
+        self.plain_started = None
+        self.resume_hooks()
+        progress(f"plain steps: {self.plain_step_ns / 1e6:.3f} ms per step without the profiler")
+
+    def mark_plain(self):
+        """The plain speed, in the recording that has just begun."""
+        fields = {"plain": {"stepNs": round(self.plain_step_ns), "steps": self.plain}}
+        with self.launcher_work(), self.torch.profiler.record_function(
+            MARKER + quote(json.dumps(fields, separators=(",", ":")), safe=MARKER_SAFE)
+        ):
+            pass
 
     def on_time_up(self):
         if self.steps_seen == 0 and not self.stopped:
@@ -553,6 +635,7 @@ def parse(argv):
     parser.add_argument("--out", required=True)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--plain-steps", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--step-on", default=None)
     if "--" not in argv:
@@ -562,8 +645,8 @@ def parse(argv):
     rest = argv[split + 1 :]
     if not rest:
         fail("usage", "expected the script after --", EXIT_USAGE)
-    if options.steps < 1 or options.seconds <= 0:
-        fail("usage", "--steps must be at least 1 and --seconds above 0", EXIT_USAGE)
+    if options.steps < 1 or options.seconds <= 0 or options.plain_steps < 0:
+        fail("usage", "--steps must be at least 1, --plain-steps at least 0 and --seconds above 0", EXIT_USAGE)
     return options, os.path.abspath(rest[0]), rest[1:]
 
 
@@ -578,13 +661,15 @@ def main(argv):
         fail("no-torch", f"{sys.executable} cannot import torch ({e}); install PyTorch for this interpreter", EXIT_NO_TORCH)
     if not torch.cuda.is_available():
         fail("no-cuda", f"torch {torch.__version__} sees no CUDA device; profiling needs an NVIDIA GPU", EXIT_NO_CUDA)
-    recording = Recording(torch, options.out, options.steps, options.warmup, options.seconds, options.step_on)
+    recording = Recording(
+        torch, options.out, options.steps, options.warmup, options.seconds, options.step_on, options.plain_steps
+    )
     install_sites(torch, recording)
     signal.signal(signal.SIGTERM, _cancel)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the parent started us ignoring it
     progress(
-        f"profiling {os.path.basename(script)}: {options.steps} steps ({recording.what_steps()}) after"
-        f" {recording.warmup} warm-up steps, or the first {options.seconds:g} s if no step ends"
+        f"profiling {os.path.basename(script)}: {recording.describe_steps()} ({recording.what_steps()}),"
+        f" or the first {options.seconds:g} s if no step ends"
     )
     recording.start()
     status = run_script(script, args, recording)

@@ -22,6 +22,11 @@ export const spec: CommandSpec = {
     },
     { name: 'steps', value: 'N', help: 'steps to record after a warm-up of 2 (default 5)' },
     {
+      name: 'plain-steps',
+      value: 'P',
+      help: "steps run first with the profiler off, timing the script's own speed for the what-if (default 5; 0 for none)",
+    },
+    {
       name: 'step-on',
       value: 'WHAT',
       help: STEP_ON_HELP,
@@ -34,7 +39,7 @@ export const spec: CommandSpec = {
 };
 
 /**
- * `profile [--out t.json.gz] [--steps N] [--step-on WHAT] [--seconds S] -- python train.py args...`: run the script
+ * `profile [--out t.json.gz] [--steps N] [--plain-steps P] [--step-on WHAT] [--seconds S] -- python train.py args...`: run the script
  * under the launcher, then import its trace and print the same report as `report` does. Ctrl-C
  * stops the script; the trace keeps what was recorded.
  */
@@ -59,6 +64,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       out,
       steps: positive(args, 'steps', true),
       seconds: positive(args, 'seconds', false),
+      plainSteps: count(args, 'plain-steps'),
       stepOn: stepOn(args),
       cwd: io.cwd,
       signal: stop.signal,
@@ -89,6 +95,15 @@ function stepOn(args: ReturnType<typeof parseArgs>): string | undefined {
   const error = stepOnError(text);
   if (error) throw new UsageError(error);
   return text;
+}
+
+function count(args: ReturnType<typeof parseArgs>, name: string): number | undefined {
+  const text = flagString(args, name);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new UsageError(`--${name} takes a whole number of 0 or more, not "${text}"`);
+  return n;
 }
 
 function positive(args: ReturnType<typeof parseArgs>, name: string, integer: boolean): number | undefined {

@@ -196,6 +196,7 @@ class Converter {
     }
     while (next < orphans.length) this.orphan(orphans[next++]);
     this.crossCheck();
+    const engine = this.sites.deduceBackwardLines(b);
 
     const dev = raw.devices.find((d) => d.id === this.device) ?? raw.devices[0];
     const used = [...new Set(b.lanes.filter((l) => l.kind === 'stream').map((l) => l.device))].sort((x, y) => x - y);
@@ -216,6 +217,10 @@ class Converter {
       ...this.notes,
       ...this.sites.notes(raw.calls.length),
     ];
+    if (engine)
+      notes.push(
+        `${engine} calls of threads that run no Python placed at the line that ran backward() meanwhile, deduced (autograd's engine)`,
+      );
     if (this.orphans)
       notes.push(
         `${this.orphans} GPU ops whose issuing call was not captured (an API the capture does not follow) are on their streams without a call`,

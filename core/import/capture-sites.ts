@@ -2,7 +2,8 @@
 // calling thread's Python stack at every call it captures (native/capture/src/python_stack.cc), so
 // a call's site is its stack's innermost user frame, at the call's own line; the whole stack stays
 // with the site. The user-frame rule is the one the profiler import uses (python-sites.ts).
-import type { CallSite, SourceFrame } from '../trace/model';
+import type { CallSite, SourceFrame, TraceBuilder } from '../trace/model';
+import { isBackwardFrame, placeInBackwardSpans, type BackwardSpan } from './backward-lines';
 import type { RawCapture } from './capture-raw';
 import { isTorchModule, isUserFile, MAX_STACK, SiteTable, type UserCode } from './python-sites';
 
@@ -88,6 +89,41 @@ export class CaptureSites {
     const user = frames.findIndex((f, k) => isUserFile(f.file, this.userCode) && !unplaced.has(k));
     const keep = Math.max(MAX_STACK, user + 1);
     return { frames: frames.slice(0, keep), unplaced: new Set([...unplaced].filter((k) => k < keep)), user };
+  }
+
+  /**
+   * Places the launches of threads that run no Python (autograd's engine) made while a Python
+   * thread was inside backward() at that thread's line, as a deduction (backward-lines.ts). A thread
+   * is inside backward() from its first call whose stack holds a backward frame to its next call
+   * whose stack does not: the engine's work runs between them, while the caller waits.
+   */
+  deduceBackwardLines(b: TraceBuilder): number {
+    const c = b.calls.cols;
+    const python = new Set<number>();
+    for (let i = 0; i < b.calls.count; i++) if (c.site[i] > 0 || c.context[i] > 0) python.add(c.lane[i]);
+    const spans: BackwardSpan[] = [];
+    const open = new Map<number, BackwardSpan>();
+    for (let i = 0; i < b.calls.count; i++) {
+      if (!python.has(c.lane[i])) continue;
+      const site = c.site[i] - 1;
+      const inside = site >= 0 && this.insideBackward(this.table.sites[site]);
+      const span = open.get(c.lane[i]);
+      if (span && (!inside || span.site !== site)) {
+        span.end = c.begin[i];
+        open.delete(c.lane[i]);
+      }
+      if (inside && !open.has(c.lane[i])) {
+        const next = { begin: c.begin[i], end: Infinity, site };
+        spans.push(next);
+        open.set(c.lane[i], next);
+      }
+    }
+    return placeInBackwardSpans(b, this.table, spans, (i) => !python.has(c.lane[i]));
+  }
+
+  private insideBackward(site: CallSite): boolean {
+    const user = site.stack?.indexOf(site.frame) ?? -1;
+    return user > 0 && site.stack!.slice(0, user).some(isBackwardFrame);
   }
 
   /** What the trace's meta says of Python, for the waits without a line; none for a program that is not Python. */

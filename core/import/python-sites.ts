@@ -116,22 +116,35 @@ export function isUserFile(file: string, userCode?: UserCode): boolean {
 }
 
 /**
+ * A frame of torch.profiler's schedule and control (torch/profiler/profiler.py: step, stop and the
+ * transitions between them): a synchronize made inside one, as it stops a recording, is the
+ * profiler's, whatever user line it ran under. (torch/autograd/profiler.py also holds
+ * record_function, which the user's own code runs.)
+ */
+export const isProfilerFrame = (f: SourceFrame): boolean => isTorchModule(f.file, 'profiler/profiler.py');
+
+/**
  * What a Kineto python_function frame is to the launcher that `syncscope profile` runs scripts under:
  * - `chain`: the frames that run the user's script (the launcher's `<module>`, `main` and
  *   `run_script`, and the `runpy` frames they call), and `exec`, the last of them, which runs the
  *   script itself: hidden, and of what they enclose only the script is the user's program;
+ * - `runCode`: runpy's `_run_code`, which sets the script's globals and calls exec: hidden, and
+ *   inside it only the exec call and the script's `<module>` count. A recording begun inside the
+ *   script (at its first step) sees no exec call, whose frame is C's: the `<module>` (`module`, any
+ *   module frame not the launcher's) is then directly inside `_run_code`;
  * - `wrapper`: the wrapper around a synchronizing method: hidden, and what it calls is the user's;
  * - `own`: the launcher's own work (profiler control, call-site marks, learning lines): hidden with
  *   every Python frame inside it;
  * - undefined: not the launcher's. `runpy` and `exec` frames are the chain's only at the top of a
  *   thread, before any Python frame that is shown: `topOfThread` says whether that is where `name` is.
  */
-export type LauncherRole = 'chain' | 'exec' | 'wrapper' | 'own';
+export type LauncherRole = 'chain' | 'exec' | 'runCode' | 'module' | 'wrapper' | 'own';
 export function launcherRole(name: string, topOfThread: boolean): LauncherRole | undefined {
   if (topOfThread && name === '<built-in function exec>') return 'exec';
-  if (topOfThread && /^(<frozen runpy>|(.*\/)?runpy\.py)\(/.test(name)) return 'chain';
+  if (topOfThread && /^(<frozen runpy>|(.*\/)?runpy\.py)\(/.test(name))
+    return name.endsWith('): _run_code') ? 'runCode' : 'chain';
   const m = /^(?:.*\/)?([^/]+)\(\d+\): (.*)$/.exec(name);
-  if (!m || m[1] !== LAUNCHER) return undefined;
+  if (!m || m[1] !== LAUNCHER) return topOfThread && m?.[2] === '<module>' ? 'module' : undefined;
   if (m[2] === 'wrapper') return 'wrapper';
   return m[2] === '<module>' || m[2] === 'main' || m[2] === 'run_script' ? 'chain' : 'own';
 }
@@ -146,10 +159,15 @@ export function parseFrame(name: string): SourceFrame | undefined {
   return m && isFrameLine(line) ? { file: m[1], line, function: m[3] } : undefined;
 }
 
-/** A call-site marker's frames, and whether it is a line marker (`"line": 1`), which names every call until the next one. */
+/**
+ * A call-site marker's frames, and whether it is a line marker (`"line": 1`), which names every call
+ * until the next one; or the plain-speed marker (`"plain": {"stepNs": n, "steps": k}`), which names
+ * no call: the launcher's measure of the script's steps without the profiler (TraceMeta.plainStep).
+ */
 export interface MarkerSite {
   stack: SourceFrame[];
   line: boolean;
+  plain?: { ns: number; steps: number };
 }
 
 /**
@@ -163,6 +181,8 @@ export function parseMarker(name: string): MarkerSite | string {
   } catch {
     return 'not percent-encoded JSON';
   }
+  const plain = (v as { plain?: unknown } | null)?.plain;
+  if (plain !== undefined) return plainOf(plain);
   const stack = (v as { stack?: unknown } | null)?.stack;
   const line = (v as { line?: unknown } | null)?.line === 1;
   // An empty line marker ends its thread's user code: the calls after it are no line's.
@@ -177,6 +197,13 @@ export function parseMarker(name: string): MarkerSite | string {
     frames.push({ file: f[0], line: f[1], function: f[2] });
   }
   return { stack: frames, line };
+}
+
+function plainOf(v: unknown): MarkerSite | string {
+  const { stepNs, steps } = (v ?? {}) as { stepNs?: unknown; steps?: unknown };
+  if (!Number.isSafeInteger(stepNs) || (stepNs as number) <= 0 || !Number.isSafeInteger(steps) || (steps as number) < 1)
+    return '"plain" is not {"stepNs": n, "steps": k} with n and k positive integers';
+  return { stack: [], line: false, plain: { ns: stepNs as number, steps: steps as number } };
 }
 
 /**
@@ -224,7 +251,8 @@ export class SiteTable {
         const f = this.frame[n];
         if (f) stack.push(f);
       }
-      s = this.add(stack, 'function');
+      // The profiler's own calls (the synchronize that stops a recording) are no line of the user's.
+      s = stack.some(isProfilerFrame) ? -1 : this.add(stack, 'function');
       this.siteOfNode[node] = s;
     }
     return s;

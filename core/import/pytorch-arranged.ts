@@ -72,7 +72,7 @@ export interface Arranged {
 export type Arrange = (input: ArrangeInput, out: ArrangeOut) => Arranged;
 
 /** The launcher roles' codes in ArrangeInput (kNoRole... in arrange.h). */
-const ROLE_CODES: Record<LauncherRole, number> = { chain: 1, exec: 2, wrapper: 3, own: 4 };
+const ROLE_CODES: Record<LauncherRole, number> = { chain: 1, exec: 2, wrapper: 3, own: 4, runCode: 5, module: 6 };
 
 /** The tables by name, for the names `nameUse` marks (1: an API call's, 2: a Python frame's). */
 export function arrangeInput(

@@ -10,8 +10,9 @@
 // marker that no other marker gave a line, the kernel launches among them.
 import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
-import { isWait, TraceBuilder, type SourceFrame } from '../trace/model';
-import { isTorchModule, parseFrame, parseMarker, SiteTable } from './python-sites';
+import { isWait, TraceBuilder } from '../trace/model';
+import { placeInBackwardSpans, type BackwardSpan } from './backward-lines';
+import { isProfilerFrame, parseFrame, parseMarker, SiteTable } from './python-sites';
 
 export interface Marker {
   /** Staging lane (before lanes are ordered). */
@@ -31,6 +32,8 @@ export interface SiteMarkers {
   unjoined: number;
   /** Whether any line marker was read: the trace's lines come from them (TraceMeta.python). */
   lines: boolean;
+  /** The launcher's measure of the script's steps without the profiler (TraceMeta.plainStep). */
+  plain?: { ns: number; steps: number };
 }
 
 /** Gives each marker's site (precision 'line') to the wait it precedes; waits resolved already. */
@@ -50,6 +53,10 @@ export function attachMarkers(
   for (const m of markers) {
     const parsed = parseMarker(b.strings.get(m.name));
     if (typeof parsed === 'string' && counts.malformed++ === 0) counts.firstFault = parsed;
+    if (typeof parsed !== 'string' && parsed.plain) {
+      counts.plain = parsed.plain;
+      continue;
+    }
     const profiler = typeof parsed !== 'string' && !parsed.line && parsed.stack.some(isProfilerFrame);
     const site = typeof parsed === 'string' || profiler ? -1 : sites.add(parsed.stack, 'line');
     const lane = laneMap[m.lane];
@@ -110,13 +117,11 @@ export function attachMarkers(
 const BACKWARD_FRAME = /\(\d+\): backward$/;
 /** The op range around autograd's work on its engine thread. */
 const ENGINE_OP = 'autograd::engine::evaluate_function';
-export const BACKWARD_DEDUCED = "made by autograd's engine thread while this line ran backward()";
 
 /**
- * Autograd runs a backward pass on threads of its own, where no Python runs and no marker is: a call
- * there, inside an `autograd::engine::evaluate_function` op, made while a thread with line markers
- * was inside a `backward` frame, is placed at the line that called backward(), as a deduction
- * labelled as such (the data names no line on that thread). Without such a frame it keeps none.
+ * The engine's calls (inside an `autograd::engine::evaluate_function` op, on a thread without line
+ * markers) made while a thread with line markers was inside a `backward` frame go to the line that
+ * called backward() (backward-lines.ts).
  */
 function deduceBackwardLines(
   b: TraceBuilder,
@@ -124,7 +129,7 @@ function deduceBackwardLines(
   linesByLane: Map<number, { time: number; site: number }[]>,
 ) {
   const c = b.calls.cols;
-  const spans: { begin: number; end: number; site: number }[] = [];
+  const spans: BackwardSpan[] = [];
   for (let i = 0; i < b.calls.count; i++) {
     const list = c.kind[i] === CK.context ? linesByLane.get(c.lane[i]) : undefined;
     if (!list || !BACKWARD_FRAME.test(b.strings.get(c.name[i]))) continue;
@@ -132,36 +137,24 @@ function deduceBackwardLines(
     const last = spans[spans.length - 1];
     if (last && c.begin[i] >= last.begin && c.end[i] <= last.end) continue;
     const site = lineAt(list, c.begin[i]);
-    if (site >= 0) spans.push({ begin: c.begin[i], end: c.end[i], site: sites.deduced(site, BACKWARD_DEDUCED) });
+    if (site >= 0) spans.push({ begin: c.begin[i], end: c.end[i], site });
   }
-  if (!spans.length) return;
-  spans.sort((x, y) => x.begin - y.begin);
-  for (let i = 0; i < b.calls.count; i++) {
-    if (c.kind[i] === CK.context || c.site[i] > 0 || linesByLane.has(c.lane[i])) continue;
-    if (!c.context[i] || !b.strings.get(c.context[i]).startsWith(ENGINE_OP)) continue;
-    const span = spanAt(spans, c.begin[i]);
-    if (span) c.site[i] = span.site + 1;
-  }
+  placeInBackwardSpans(
+    b,
+    sites,
+    spans,
+    (i) =>
+      c.kind[i] !== CK.context &&
+      !linesByLane.has(c.lane[i]) &&
+      c.context[i] > 0 &&
+      b.strings.get(c.context[i]).startsWith(ENGINE_OP),
+  );
 }
-
-/**
- * A frame of torch.profiler's schedule and control (torch/profiler/profiler.py: step, stop and the
- * transitions between them): a synchronize made inside one, as it stops a recording, is the
- * profiler's, whatever user line it ran under. (torch/autograd/profiler.py also holds
- * record_function, which the user's own code runs.)
- */
-const isProfilerFrame = (f: SourceFrame): boolean => isTorchModule(f.file, 'profiler/profiler.py');
 
 /** The site of the last line marker at or before `time`; -1 for none. */
 function lineAt(list: { time: number; site: number }[], time: number): number {
   const n = countAtMost(list.length, (k) => list[k].time, time);
   return n > 0 ? list[n - 1].site : -1;
-}
-
-/** The span that holds `time`, of spans in begin order that do not overlap. */
-function spanAt<T extends { begin: number; end: number }>(spans: T[], time: number): T | undefined {
-  const s = spans[countAtMost(spans.length, (k) => spans[k].begin, time) - 1];
-  return s && time <= s.end ? s : undefined;
 }
 
 /**

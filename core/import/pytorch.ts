@@ -357,6 +357,7 @@ export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
   const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
   const m = meta(s.root, b, importNotes(counts, markers, s));
   if (markers.lines) m.python = { read: true, text: 'line markers of syncscope profile', markers: true };
+  if (markers.plain) m.plainStep = markers.plain;
   return b.finish(m);
 }
 
@@ -474,22 +475,37 @@ interface StackEntry {
   /** The calls on the stack that are in the trace (the launcher's hidden frames are not), of them `shownPython` Python frames. */
   shown: number;
   shownPython: number;
-  /** Which Python frames inside are shown. */
+  /** The index on the stack of the innermost Python frame (shown or the launcher's) at or below this entry; -1 for none. */
+  pyAt: number;
+  /** Which Python frames inside are shown: a Python frame's. */
   python: LauncherMode;
 }
 
 /**
- * Which Python frames inside a frame are shown: all (`shown`); none (`own`, the launcher's own
- * work); inside the frames that run the user's script (`chain`), only the chain's next frames; and
- * inside its `exec` (`exec`), the script.
+ * The innermost Python frame on `stack` still running at `time`: what a Python frame or a call is
+ * inside. Ranges do not say it: Kineto may begin one inside the launcher's work and end it after
+ * the script's (ProfilerStep#N begins in the profiler's step and outlasts the script's <module>).
  */
-type LauncherMode = 'shown' | 'own' | 'chain' | 'exec';
+function openPython(stack: StackEntry[], time: number): StackEntry | undefined {
+  let k = stack.length ? stack[stack.length - 1].pyAt : -1;
+  while (k >= 0 && stack[k].end <= time) k = k > 0 ? stack[k - 1].pyAt : -1;
+  return k >= 0 ? stack[k] : undefined;
+}
+
+/**
+ * Which Python frames inside a frame are shown: all (`shown`); none (`own`, the launcher's own
+ * work); inside the frames that run the user's script (`chain`), only the chain's next frames;
+ * inside runpy's `_run_code` (`runCode`), the exec call or the script's `<module>`; and inside its
+ * `exec` (`exec`), the script.
+ */
+type LauncherMode = 'shown' | 'own' | 'chain' | 'runCode' | 'exec';
 
 /** The mode of a Python frame with the launcher role `role` inside a frame of mode `mode`; undefined where it is shown. */
 function hiddenFrame(mode: LauncherMode, role: LauncherRole | undefined): LauncherMode | undefined {
   if (mode === 'own' || role === 'own') return 'own';
   if (role === 'wrapper') return mode;
-  if (role === 'chain' || role === 'exec') return role;
+  if (role === 'chain' || role === 'exec' || role === 'runCode') return role;
+  if (mode === 'runCode') return role === 'module' ? undefined : 'own';
   return mode === 'chain' ? 'own' : undefined;
 }
 
@@ -544,16 +560,17 @@ function addCalls(
     const stack = (stacks[laneId] ??= []);
     while (stack.length && stack[stack.length - 1].end <= host.begin[r]) stack.pop();
     const outer = stack.length ? stack[stack.length - 1] : undefined;
+    const py = openPython(stack, host.begin[r]);
     const top = outer?.joined ?? 0;
-    const frames = outer?.frames ?? 0;
     const shown = outer?.shown ?? 0;
-    const shownPython = outer?.shownPython ?? 0;
+    const frames = py?.frames ?? 0;
+    const shownPython = py?.shownPython ?? 0;
+    const mode = py?.python ?? 'shown';
     const python = host.context[r] === PYTHON;
-    const mode = outer?.python ?? 'shown';
     const hidden = python ? hiddenFrame(mode, roleOf(host.name[r], shownPython === 0)) : undefined;
     if (hidden) {
       // The launcher's frames are nowhere in the trace: not on a lane, in a context or in a site.
-      stack.push({ end: host.end[r], joined: top, frames, shown, shownPython, python: hidden });
+      stack.push({ end: host.end[r], joined: top, frames, shown, shownPython, pyAt: stack.length, python: hidden });
       continue;
     }
     const begin = host.begin[r] - t0;
@@ -563,23 +580,22 @@ function addCalls(
       id = b.callRow(laneId, CK.context, begin, end);
       cols.depth[id] = Math.min(shown, 255);
       // Python frames make the call's site, not its context: a joined stack would grow with its depth.
-      const inner = python ? sites.enter(frames, host.name[r]) : frames;
       stack.push({
         end: host.end[r],
         joined: python ? top : join(top, host.name[r]),
-        frames: inner,
+        frames: python ? sites.enter(frames, host.name[r]) : frames,
         shown: shown + 1,
         shownPython: shownPython + (python ? 1 : 0),
-        // A range may begin inside the launcher's own work and outlast it (ProfilerStep#0 begins inside
-        // the profiler's start): inside it, the chain to the script is still followed.
-        python: python ? 'shown' : mode === 'own' ? 'chain' : mode,
+        pyAt: python ? stack.length : (outer?.pyAt ?? -1),
+        python: 'shown',
       });
     } else {
       const name = host.name[r];
       if (kindOfName[name] < 0) kindOfName[name] = CK[callKindOf(b.strings.get(name))];
       id = b.callRow(laneId, kindOfName[name], begin, end);
       cols.context[id] = top;
-      if (frames) cols.site[id] = sites.siteAt(frames) + 1;
+      // A call of the launcher's own work (the profiler's stop) is at no line of the user's.
+      if (frames && mode !== 'own') cols.site[id] = sites.siteAt(frames) + 1;
     }
     cols.name[id] = host.name[r];
     callCorr[id] = host.corr[r];

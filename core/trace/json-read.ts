@@ -415,6 +415,11 @@ export function readMeta(v: unknown): TraceMeta {
     str(p, 'text', ['meta', 'python']);
     if (p.markers !== undefined) bool(p, 'markers', ['meta', 'python']);
   }
+  if (m.plainStep !== undefined) {
+    const p = obj(m.plainStep, at, 'plainStep');
+    int(p, 'ns', ['meta', 'plainStep'], 1, Number.MAX_SAFE_INTEGER);
+    int(p, 'steps', ['meta', 'plainStep'], 1, INT32);
+  }
   return m as unknown as TraceMeta;
 }
 

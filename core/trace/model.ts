@@ -217,6 +217,12 @@ export interface TraceMeta {
    * `syncscope profile`'s line markers. What a wait without a line says of itself.
    */
   python?: { read: boolean; text: string; markers?: boolean };
+  /**
+   * The program's own speed: the mean duration of `steps` steps run with no recorder and nothing
+   * else of Syncscope's, measured by `syncscope profile` before it recorded. A what-if scales the
+   * recorded host time so that the unchanged program runs its steps at this speed.
+   */
+  plainStep?: { ns: number; steps: number };
 }
 
 export type Severity = 'error' | 'warning' | 'info';

@@ -18,6 +18,7 @@ import { rankFindings } from '../overview/rank';
 import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overview/window';
 import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
+import { calibrateHost, scaleHostWork } from './calibrate';
 
 type Threads = Map<string, GeneratedStep[]>;
 
@@ -345,8 +346,15 @@ export function whatIf(
   a ??= analyze(t, { memory });
   const made = { overhead: profile.traceOverhead };
   const w = asked ?? scenarioWindowOf(rw!);
-  const { scenario: base, simulated: baseSim, fitted } = replayableScenario(t, profile, w, made);
+  const { scenario: base, simulated: recorded, fitted } = replayableScenario(t, profile, w, made);
   const iterations = rw ? windowIterations(rw) : loopIterations(t, base);
+  // The plain step is the launcher's steps': it calibrates a window of those steps alone.
+  const plain =
+    t.meta.plainStep && rw?.summary.detectedBy === 'ProfilerStep' && iterations > 0
+      ? calibrateHost(base, profile, iterations, t.meta.plainStep, recorded)
+      : undefined;
+  const baseSim = plain?.simulated ?? recorded;
+  const overhead: OverheadUsed = plain ? { ...base.overhead, plain: plain.calibration } : base.overhead;
   const before = outcome(baseSim);
   const baseBlocked = blockedByCall(base.threads, baseSim);
   withOrigins(t, base, baseSim);
@@ -358,6 +366,7 @@ export function whatIf(
     const g = scenarioFromTrace(t, profile, w, made);
     applyFitted(g, fitted);
     const th = copyThreads(g.threads);
+    if (plain) scaleHostWork(th, plain.calibration.hostScale);
     const edit = editFor(f);
     const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
     const said =
@@ -370,7 +379,7 @@ export function whatIf(
       before,
       waits: [],
       isCost: f.kind === 'race',
-      overhead: base.overhead,
+      overhead,
       iterations,
     };
     if (said.startsWith('cannot')) return result;

@@ -9,7 +9,20 @@ import {
   type TraceOverheadCost,
 } from '../simulate/trace-overhead';
 import { CK } from '../trace/kinds';
+import { formatNs } from '../units';
 import type { Trace } from '../trace/model';
+
+/** What the calibration to the program's plain speed found (calibrate.ts), as every prediction states it. */
+export interface PlainCalibration {
+  /** The program's step without the recorder, and over how many steps it was measured. */
+  plainStepNs: number;
+  steps: number;
+  /** The unchanged program's simulated step with the host work as recorded, and at `hostScale`. */
+  recordedStepNs: number;
+  calibratedStepNs: number;
+  /** The share of the recorded host work kept: 1 where the recording already ran at the plain speed. */
+  hostScale: number;
+}
 
 /** The overhead model a prediction used, as every prediction states it. */
 export interface OverheadUsed {
@@ -21,6 +34,8 @@ export interface OverheadUsed {
   perRecordFunctionNs: number;
   /** Host time taken out of the scenario's gaps in all. */
   subtractedNs: number;
+  /** The host work scaled to the program's plain speed, where the trace measured it (calibrate.ts). */
+  plain?: PlainCalibration;
 }
 
 /**
@@ -59,6 +74,24 @@ export function overheadUsed(t: Trace, model: TraceOverhead | undefined, subtrac
 
 /** "trace overhead: none measured (profiler-default trace); its host gaps include the recorder's own cost". */
 export function overheadText(o: OverheadUsed): string {
+  if (!o.plain) return modelText(o);
+  const kind = o.kind ? ` (${o.kind} trace)` : '';
+  // Scaled to the plain speed, the recorder's cost is out of the host work: no saving is overstated by it.
+  return `${o.model === NONE_MEASURED ? `trace overhead: ${NONE_MEASURED}${kind}` : modelText(o)}; ${plainText(o.plain)}`;
+}
+
+/** "host work scaled to 62% so that the unchanged program's step takes 4.40 ms, its plain speed (...)". */
+export function plainText(p: PlainCalibration): string {
+  const measured = `measured over ${p.steps} steps without the profiler; recorded, its step took ${formatNs(p.recordedStepNs)}`;
+  if (p.hostScale === 1)
+    return `the recording ran at the program's plain speed, ${formatNs(p.plainStepNs)} per step (${measured})`;
+  const scaled = `host work scaled to ${Math.round(p.hostScale * 100)}%`;
+  return p.hostScale === 0
+    ? `${scaled}: even without it the simulated step takes ${formatNs(p.calibratedStepNs)}, over the plain ${formatNs(p.plainStepNs)} (${measured})`
+    : `${scaled} so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)} (${measured})`;
+}
+
+function modelText(o: OverheadUsed): string {
   const kind = o.kind ? ` (${o.kind} trace)` : '';
   if (o.model === NONE_MEASURED)
     return o.kind

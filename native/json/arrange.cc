@@ -11,7 +11,7 @@ namespace syncscope::json {
 namespace {
 
 /** Which Python frames inside a frame are shown (LauncherMode in pytorch.ts); kHidden: the frame itself is shown. */
-enum Mode : int8_t { kHidden = -1, kShown = 0, kOwn = 1, kChain = 2, kExec = 3 };
+enum Mode : int8_t { kHidden = -1, kShown = 0, kOwn = 1, kChain = 2, kExec = 3, kRunCode = 4 };
 
 /** hiddenFrame in pytorch.ts: the mode of a frame with `role` inside one of `mode`, or kHidden where it is shown. */
 Mode hiddenFrame(Mode mode, int8_t role) {
@@ -19,14 +19,26 @@ Mode hiddenFrame(Mode mode, int8_t role) {
   if (role == kWrapperRole) return mode;
   if (role == kChainRole) return kChain;
   if (role == kExecRole) return kExec;
+  if (role == kRunCodeRole) return kRunCode;
+  if (mode == kRunCode) return role == kModuleRole ? kHidden : kOwn;
   return mode == kChain ? kOwn : kHidden;
 }
 
 struct StackEntry {
   double end;
   int32_t joined, frames, shown, shownPython;
+  /** The index on the stack of the innermost Python frame at or below this entry; -1 for none. */
+  int32_t pyAt;
+  /** Which Python frames inside are shown: a Python frame's. */
   Mode python;
 };
+
+/** openPython in pytorch.ts: the innermost Python frame on `stack` still running at `time`. */
+const StackEntry *openPython(const std::vector<StackEntry> &stack, double time) {
+  int32_t k = stack.empty() ? -1 : stack.back().pyAt;
+  while (k >= 0 && stack[size_t(k)].end <= time) k = k > 0 ? stack[size_t(k) - 1].pyAt : -1;
+  return k >= 0 ? &stack[size_t(k)] : nullptr;
+}
 
 /** Names below this make unique keys with a node or a context id (2^26, as in pytorch.ts). */
 constexpr double kNameKeys = 67108864.0;
@@ -127,15 +139,16 @@ void addCalls(const ArrangeInput &in, Strings &strings, const ArrangeOut &out, A
     std::vector<StackEntry> &stack = stacks[lane];
     while (!stack.empty() && stack.back().end <= in.hostBegin[r]) stack.pop_back();
     const StackEntry *outer = stack.empty() ? nullptr : &stack.back();
-    int32_t top = outer ? outer->joined : 0, frames = outer ? outer->frames : 0;
-    int32_t shown = outer ? outer->shown : 0, shownPython = outer ? outer->shownPython : 0;
+    const StackEntry *py = openPython(stack, in.hostBegin[r]);
+    int32_t top = outer ? outer->joined : 0, shown = outer ? outer->shown : 0;
+    int32_t frames = py ? py->frames : 0, shownPython = py ? py->shownPython : 0;
+    Mode mode = py ? py->python : kShown;
     int32_t name = in.hostName[r];
     bool python = in.hostContext[r] == 2;
-    Mode mode = outer ? outer->python : kShown;
     Mode hidden = python ? hiddenFrame(mode, (shownPython == 0 ? in.roleTop : in.roleInner)[name]) : kHidden;
     if (hidden != kHidden) {
       // The launcher's frames are nowhere in the trace: not on a lane, in a context or in a site.
-      stack.push_back({in.hostEnd[r], top, frames, shown, shownPython, hidden});
+      stack.push_back({in.hostEnd[r], top, frames, shown, shownPython, int32_t(stack.size()), hidden});
       continue;
     }
     size_t id = made.calls++;
@@ -150,15 +163,16 @@ void addCalls(const ArrangeInput &in, Strings &strings, const ArrangeOut &out, A
       out.callDepth[id] = uint8_t(std::min(shown, 255));
       out.callContext[id] = 0;
       int32_t inner = python ? nodes.enter(frames, name) : frames;
-      Mode inside = python ? kShown : mode == kOwn ? kChain : mode;
-      // A new entry may move the stack's memory: `outer` is not used after this.
-      stack.push_back(
-          {in.hostEnd[r], python ? top : join(top, name), inner, shown + 1, shownPython + (python ? 1 : 0), inside});
+      int32_t pyAt = python ? int32_t(stack.size()) : outer ? outer->pyAt : -1;
+      // A new entry may move the stack's memory: `outer` and `py` are not used after this.
+      stack.push_back({in.hostEnd[r], python ? top : join(top, name), inner, shown + 1, shownPython + (python ? 1 : 0),
+                       pyAt, kShown});
     } else {
       out.callKind[id] = uint8_t(in.kindOfName[name]);
       out.callDepth[id] = 0;
       out.callContext[id] = top;
-      if (frames) {
+      // A call of the launcher's own work (the profiler's stop) is at no line of the user's.
+      if (frames && mode != kOwn) {
         made.siteCall.push(int32_t(id));
         made.siteNode.push(frames);
       }

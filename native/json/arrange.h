@@ -14,7 +14,15 @@
 namespace syncscope::json {
 
 /** What a Python frame is to `syncscope profile`'s launcher (LauncherRole in python-sites.ts). */
-enum LauncherRole : int8_t { kNoRole = 0, kChainRole = 1, kExecRole = 2, kWrapperRole = 3, kOwnRole = 4 };
+enum LauncherRole : int8_t {
+  kNoRole = 0,
+  kChainRole = 1,
+  kExecRole = 2,
+  kWrapperRole = 3,
+  kOwnRole = 4,
+  kRunCodeRole = 5,
+  kModuleRole = 6
+};
 
 struct ArrangeInput {
   /** Staged calls and ops, in time order; gpu kind, copy and hostMemory already the trace's codes. */

@@ -214,6 +214,104 @@ test('a wait released by an op that a thread without Python launched names the o
   assert.equal(wait.context, undefined, "a call from the user's own line (a C method, .item()) has no library API");
 });
 
+/**
+ * `loss.backward()` at train.py:30: torch's _make_grads launches the ones-like gradient from the
+ * main thread inside backward(), then autograd's engine thread (no Python) launches the backward
+ * kernel, and `torch.cuda.synchronize()` at train.py:31 waits for it. `second`: another Python
+ * thread is inside a backward() of its own meanwhile.
+ */
+function backwardThenSync(second: boolean): Trace {
+  const w = new RawCaptureWriter();
+  w.python = READING;
+  const engine = w.thread('pt_autograd_0', 5001);
+  const other = w.thread('worker', 5002);
+  const inBackward = (line: number): PyFrameSpec[] => [
+    ['/opt/venv/lib/python3.12/site-packages/torch/autograd/__init__.py', 231, '_make_grads'],
+    ['/opt/venv/lib/python3.12/site-packages/torch/autograd/__init__.py', 374, 'backward'],
+    ['/opt/venv/lib/python3.12/site-packages/torch/_tensor.py', 631, 'Tensor.backward'],
+    [TRAIN, line, 'step'],
+    MODULE,
+  ];
+  w.call({ api: 'streamCreate', name: 'cudaStreamCreate', begin: 0, end: 500, stream: S, streamId: 13 });
+  const ones = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    begin: 1_000,
+    end: 2_000,
+    stream: S,
+    pyStack: w.pyStack(inBackward(30)),
+  });
+  w.kernel(ones, 'fill_kernel', 2_500, 3_000, 13);
+  if (second)
+    w.call({
+      api: 'launch',
+      name: 'cudaLaunchKernel',
+      thread: other,
+      begin: 2_500,
+      end: 2_800,
+      stream: S,
+      pyStack: w.pyStack(inBackward(55)),
+    });
+  const backward = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    thread: engine,
+    begin: 5_000,
+    end: 7_000,
+    stream: S,
+  });
+  w.kernel(backward, 'ampere_sgemm_128x64_tn', 8_000, 90_000, 13);
+  w.call({
+    api: 'deviceSync',
+    name: 'cudaDeviceSynchronize',
+    begin: 10_000,
+    end: 91_000,
+    pyStack: w.pyStack([[TRAIN, 31, 'step'], MODULE]),
+  });
+  // After backward() returned: the engine's launches now belong to no line.
+  const late = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    thread: engine,
+    begin: 95_000,
+    end: 96_000,
+    stream: S,
+  });
+  w.kernel(late, 'late_kernel', 96_500, 97_000, 13);
+  return importCapture(w.bytes());
+}
+
+test("a launch of autograd's engine thread during backward() is at the line that called it, as a deduction", () => {
+  const t = backwardThenSync(false);
+  const launches = callsNamed(t, 'cudaLaunchKernel');
+  assert.deepEqual(
+    launches.map((i) => [where(t, i), callSite(t, i)?.deduced]),
+    [
+      ['train.py:30 line', undefined],
+      ['train.py:30 line', "made by autograd's engine thread while this line ran backward()"],
+      [undefined, undefined],
+    ],
+  );
+  const [wait] = buildReport(t, analyze(t)).waits;
+  assert.deepEqual(wait.source, { file: TRAIN, line: 31, function: 'step', precision: 'line' });
+  assert.equal(wait.releasedBy?.[0].name, 'ampere_sgemm_128x64_tn');
+  assert.equal(wait.releasedBy?.[0].source?.line, 30);
+  assert.ok(
+    t.meta.notes?.some((n) =>
+      n.startsWith('1 calls of threads that run no Python placed at the line that ran backward()'),
+    ),
+  );
+  // Two threads inside backward() at once: the engine's launch could be either's, and has no line.
+  const two = backwardThenSync(true);
+  const engineLaunch = callsNamed(two, 'cudaLaunchKernel').filter(
+    (i) => two.lanes[two.calls.lane[i]].name === 'pt_autograd_0',
+  );
+  assert.deepEqual(
+    engineLaunch.map((i) => where(two, i)),
+    [undefined, undefined],
+  );
+});
+
 test('a capture whose Python could not be read says why in the trace, and its calls have no line', () => {
   const w = new RawCaptureWriter();
   w.python = { status: 2, text: 'CPython 3.14.0: stacks are read from CPython 3.10 to 3.13', hexVersion: 0x030e00f0 };

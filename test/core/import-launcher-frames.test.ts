@@ -35,6 +35,34 @@ test("the launcher's frames are on no lane, in no context and in no site of a pr
   }
 });
 
+test("a recording begun at the script's first step shows the script's frames, and none of the launcher's", () => {
+  const dir = repoPath('test', 'fixtures', 'python');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.profile.json.gz'))) {
+    const t = importPytorch(gunzipSync(readFileSync(`${dir}/${file}`)));
+    const names = [...Array(t.calls.count).keys()].map((i) => str(t, t.calls.name[i]));
+    assert.deepEqual(
+      names.filter((n) => LAUNCHER_OR_RUNNER.test(n)),
+      [],
+      file,
+    );
+    const frames = t.sites.flatMap((s) => s.stack.map((f) => f.file));
+    assert.deepEqual(
+      frames.filter((f) => LAUNCHER_OR_RUNNER.test(f)),
+      [],
+      file,
+    );
+  }
+  // torch.profiler starts inside the launcher's step hook; the script's <module> is inside runpy's
+  // _run_code with no exec call between them. Its frames are shown: torch's backward() among them.
+  const t = importPytorch(gunzipSync(readFileSync(`${dir}/time_backward.profile.json.gz`)));
+  const shown = [...Array(t.calls.count).keys()]
+    .filter((i) => t.calls.kind[i] === CK.context)
+    .map((i) => str(t, t.calls.name[i]));
+  assert.ok(shown.includes('time_backward.py(24): <module>'));
+  assert.equal(shown.filter((n) => n === 'torch/_tensor.py(576): backward').length, 5);
+  assert.ok(!shown.some((n) => /<built-in method update of dict/.test(n)), "runpy's own work is not shown");
+});
+
 test("a profiled script's main thread starts with its own <module>, under the profiler's step", () => {
   const t = load('train_step.profile.json.gz');
   const c = t.calls;
@@ -58,6 +86,9 @@ test("launcherRole: each launcher frame's part, read from a recorded trace's nam
   // runpy and exec below a frame of the user's are the user's own calls.
   assert.equal(launcherRole('<frozen runpy>(262): run_path', false), undefined);
   assert.equal(launcherRole('<built-in function exec>', false), undefined);
-  assert.equal(launcherRole('train_step.py(0): <module>', true), undefined);
+  // runpy's _run_code, and a script's <module> that a recording begun mid-script sees inside it.
+  assert.equal(launcherRole('<frozen runpy>(88): _run_code', true), 'runCode');
+  assert.equal(launcherRole('train_step.py(0): <module>', true), 'module');
+  assert.equal(launcherRole('train_step.py(0): <module>', false), undefined);
   assert.equal(launcherRole('/srv/app/my_syncscope_profile.py(3): main', true), undefined);
 });

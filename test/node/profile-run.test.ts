@@ -150,7 +150,7 @@ test(
   'an optimizer: warm-up steps, then the steps asked for, then the script is stopped',
   { skip: noPython },
   async () => {
-    const { result, progress, output } = await profile('train.py', { steps: 3 });
+    const { result, progress, output } = await profile('train.py', { steps: 3, plainSteps: 0 });
     assert.equal(result.error, undefined);
     assert.equal(result.exitCode, 0);
     assert.ok(progress.includes('step 3/3'), progress.join('\n'));
@@ -167,11 +167,46 @@ test(
   },
 );
 
+test(
+  "plain steps: the script's own speed, timed with the profiler and the launcher's hooks off, then in the trace",
+  { skip: noPython },
+  async () => {
+    const { result, progress, output } = await profile('train.py', { steps: 3, plainSteps: 4 });
+    assert.equal(result.exitCode, 0);
+    assert.ok(
+      progress.includes('optimizer found: 6 plain steps (4 timed), 2 warm-up steps, then 3 recorded'),
+      progress.join('\n'),
+    );
+    assert.ok(progress.includes('plain step 6/6') && progress.includes('warm-up step 2/2'), progress.join('\n'));
+    const timed = progress.find((l) => l.startsWith('plain steps: '));
+    assert.match(timed ?? '', /^plain steps: \d+\.\d{3} ms per step without the profiler$/);
+    // The step before the first hook, 6 plain (2 untimed), 2 warm-up and 3 recorded steps: the
+    // hook that ends the last recorded one stops the script.
+    assert.match(output, /step 12\n$/);
+    // The plain steps are not recorded: one .item() wait per recorded step, and the profiler stop.
+    assert.equal(readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime').length, 4);
+    const t = await loadTraceFile(result.trace!);
+    // The fake's kernels take no real time: the plain step is the script's host time alone.
+    assert.equal(t.meta.plainStep?.steps, 4);
+    assert.ok(t.meta.plainStep!.ns > 0);
+    assert.equal(Math.round(Number(timed!.split(' ')[2]) * 1000), Math.round(t.meta.plainStep!.ns / 1000));
+    // The plain marker names no call: every wait keeps the line it had.
+    const waits = [...Array(t.calls.count).keys()].filter((i) => isWait(t, i));
+    assert.deepEqual(
+      waits.map((i) => callSite(t, i)?.frame.line ?? 'none'),
+      [8, 8, 8, 'none'],
+    );
+  },
+);
+
 test('--step-on a function: each return from it ends a step, with no optimizer', { skip: noPython }, async () => {
-  const { result, progress, output } = await profile('decode.py', { steps: 3, stepOn: 'next_token' });
+  const { result, progress, output } = await profile('decode.py', { steps: 3, stepOn: 'next_token', plainSteps: 0 });
   assert.equal(result.error, undefined);
   assert.equal(result.exitCode, 0);
-  assert.ok(progress.includes('function next_token found: 2 warm-up steps, then 3 recorded'), progress.join('\n'));
+  assert.ok(
+    progress.includes('function next_token found: 0 plain steps (0 timed), 2 warm-up steps, then 3 recorded'),
+    progress.join('\n'),
+  );
   // Calls 1 and 2 warm up, 3 to 5 are recorded, and the script stops as call 6 returns.
   assert.match(output, /token 6\n$/);
   const waits = readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime');
@@ -179,9 +214,12 @@ test('--step-on a function: each return from it ends a step, with no optimizer',
 });
 
 test('--step-on a line: each start of it ends a step', { skip: noPython }, async () => {
-  const { result, progress, output } = await profile('decode.py', { steps: 3, stepOn: 'decode.py:13' });
+  const { result, progress, output } = await profile('decode.py', { steps: 3, stepOn: 'decode.py:13', plainSteps: 0 });
   assert.equal(result.exitCode, 0);
-  assert.ok(progress.includes('line decode.py:13 found: 2 warm-up steps, then 3 recorded'), progress.join('\n'));
+  assert.ok(
+    progress.includes('line decode.py:13 found: 0 plain steps (0 timed), 2 warm-up steps, then 3 recorded'),
+    progress.join('\n'),
+  );
   // Line 13 starts call k before it runs: the sixth start stops the script before token 6.
   assert.match(output, /token 5\n$/);
   // One .item() wait per recorded step, and the profiler's stop.

@@ -15,6 +15,7 @@ interface Site {
   line: number;
   function: string;
   precision: string;
+  deduced?: string;
 }
 interface Wait {
   blockedNs: number;
@@ -120,23 +121,21 @@ const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: R
     profile: { waits: { 21: 1, none: 1 }, launches: { 21: 1 } },
   },
   // `block(x)` (19) compiles and warms up; inside the compiled block CUDA graph trees and Triton's
-  // autotuning synchronize; `norm.item()` (20) in each of 12 steps. This capture was converted
-  // before the importer placed torch.compile's prologue at the caller's line: its saved sites put
-  // the compiled block's waits at the decorator's line, 10, where the frame TorchDynamo runs
-  // begins; a fresh conversion puts them at 19 (test/core/import-capture-python.test.ts).
-  compiled_graphs: { capture: { waits: { 10: 16, 19: 40, 20: 12 }, launches: { 10: 4, 19: 16, 20: 12 } } },
+  // autotuning synchronize, at the line that called the compiled function (the frame TorchDynamo
+  // runs begins at the decorator, line 10, where no line ran); `norm.item()` (20) in each of 12 steps.
+  compiled_graphs: { capture: { waits: { 19: 64, 20: 12 }, launches: { 19: 28, 20: 12 } } },
   // The model's copies (19), scaler.step (33), end.synchronize() (36, behind scaler.update()'s
   // kernel at 34), loss.item() every fourth step (38).
   amp_scaler: {
     capture: { waits: { 19: 6, 33: 12, 36: 12, 38: 3 }, launches: { 19: 6, 33: 12, 34: 11, 38: 3 } },
-    profile: { waits: { 33: 5, 36: 5, 38: 1, none: 1 }, launches: { 33: 5, 38: 1 } },
+    profile: { waits: { 33: 5, 36: 5, 38: 1, none: 1 }, launches: { 33: 1 } },
   },
   // `.to(device)` (16) copies the model's 16 tensors; `torch.isfinite(loss)` in an `if` (36) reads a
   // bool every batch, 16 an epoch; the print (44) reads `loss.item()` and formats `norm` twice an
   // epoch; evaluate()'s `.sum().item()` (27) four times an epoch. Two epochs.
   accum_eval: {
     capture: { waits: { 16: 17, 27: 8, 36: 32, 44: 8 }, launches: { 16: 16, 27: 8, 36: 32, 44: 7 } },
-    profile: { waits: { 27: 4, 36: 20, 44: 4, none: 1 }, launches: { 27: 4, 36: 17, 44: 4 } },
+    profile: { waits: { 27: 4, 36: 20, 44: 4, none: 1 }, launches: { 27: 2, 36: 8, 44: 2 } },
   },
   // The decoder's nine parameters copied (38); `finished.all()` in an `if` (50) each of 48 tokens;
   // the final `.tolist()` (53). `sorted_logits[drop] = -inf` (34) does not wait: torch fills a
@@ -144,6 +143,47 @@ const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: R
   sample_topp: {
     capture: { waits: { 38: 9, 50: 48, 53: 2 }, launches: { 38: 8, 50: 47, 53: 1 } },
     profile: { waits: { 38: 10, 50: 48, 53: 2, none: 1 }, launches: { 38: 9, 50: 48, 53: 1 } },
+  },
+  // `model.cuda()` (11) copies six tensors; `torch.cuda.synchronize()` (22) after `loss.backward()`
+  // (21) in each of 30 iterations waits for the last backward kernel, which autograd's engine thread
+  // launched while line 21 ran backward() (a deduction, labelled); `loss.item()` (26) every tenth.
+  time_backward: {
+    capture: { waits: { 11: 6, 22: 30, 26: 3 }, launches: { 11: 6, 21: 30, 26: 3 } },
+    profile: { waits: { 22: 5, none: 1 }, launches: { 21: 5 } },
+  },
+  // `.to(dev)` (15) copies six tensors; each of 8 epochs compares `val_loss < best` in an `if` (35),
+  // pulls three tensors to numpy with `.cpu()` (39: a copy and a sync each) and prints
+  // `float(val_loss)` (40). The profile's five optimizer steps lie inside an epoch, where nothing waits.
+  early_stopping: {
+    capture: { waits: { 15: 6, 35: 8, 39: 48, 40: 8 }, launches: { 15: 6, 35: 6, 39: 24, 40: 8 } },
+    profile: { waits: { none: 1 }, launches: {} },
+  },
+  // The model's seven tensors (37); per step of 25: `int(lengths.max())` (41); in forward(),
+  // pack_padded_sequence (20: its sorted indices go to the GPU) and its `lengths.cpu()` (21), and
+  // pad_packed_sequence (24), each a copy and a sync; `torch.unique(tags[mask])` (49: the mask's
+  // count, then unique's); `loss.item()` every fifth step (51).
+  ragged_batches: {
+    capture: {
+      waits: { 20: 25, 21: 50, 24: 50, 37: 7, 41: 25, 49: 50, 51: 5 },
+      launches: { 20: 24, 21: 25, 24: 25, 37: 6, 41: 25, 49: 43, 51: 4 },
+    },
+    profile: {
+      waits: { 20: 5, 21: 10, 24: 10, 41: 5, 49: 10, 51: 1, none: 1 },
+      launches: { 21: 5, 24: 5, 41: 4, 49: 6 },
+    },
+  },
+  // The two models' `.to(dev)` (12: five tensors, 13: four); `if d_loss.item() < 5.0` (29) each of
+  // 40 iterations; every tenth, `stop.synchronize()` (38) and the print's `d_loss.item()` (39).
+  // The profile's five optimizer steps (two per iteration) hold two of line 29's.
+  gan_step: {
+    capture: { waits: { 12: 5, 13: 4, 29: 40, 38: 4, 39: 4 }, launches: { 12: 4, 13: 4, 29: 35, 39: 3 } },
+    profile: { waits: { 29: 2, none: 1 }, launches: {} },
+  },
+  // `if done.all()` (35) each of 64 tokens in 6 batches; the comprehension's `.any()` and
+  // `.nonzero()[0].item()` (44) per row; the model's seven tensors (40). Its profile (2.5 MB) is not
+  // pinned.
+  greedy_decode: {
+    capture: { waits: { 35: 384, 40: 7, 44: 234 }, launches: { 35: 324, 40: 5, 44: 230 } },
   },
 };
 
@@ -177,5 +217,20 @@ test("helper_two_sites: the helper's waits go to each line that called it, train
       ],
       kind,
     );
+  }
+});
+
+test("time_backward: the synchronize after loss.backward() waits for a kernel of autograd's engine thread, deduced at the backward() line", async () => {
+  for (const kind of ['capture', 'profile'] as const) {
+    const { waits } = await report('time_backward', kind);
+    const syncs = waits.filter((w) => w.source?.line === 22);
+    assert.equal(syncs.length, kind === 'capture' ? 30 : 5, kind);
+    for (const w of syncs) {
+      assert.equal(w.releasedBy?.length, 1, kind);
+      const by = w.releasedBy![0];
+      assert.equal(by.how, 'exact', kind);
+      assert.equal(at(by.source), 'time_backward.py:21 line', kind);
+      assert.equal(by.source!.deduced, "made by autograd's engine thread while this line ran backward()", kind);
+    }
   }
 });
