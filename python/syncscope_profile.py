@@ -2,11 +2,12 @@
 
     python syncscope_profile.py --out TRACE.json.gz [--steps N] [--warmup W] [--plain-steps P] [--seconds S] [--step-on WHAT] -- SCRIPT [ARGS...]
 
-- Steps: 2 + P plain steps, W warm-up steps, then N recorded ones; the script is stopped once they
-  are written. The plain steps run with the profiler off and every hook of this launcher paused; the
-  mean duration of the last P, between two torch.cuda.synchronize() calls, is the script's own speed, written into
-  the trace as a zero-length record_function "syncscope.site:" + {"plain": {"stepNs": n, "steps": P}}
-  at the start of the recorded steps (a what-if scales the recorded host time to it). A step
+- Steps: with --plain-steps P, 2 + P plain steps first; W warm-up steps, then N recorded ones; the
+  script is stopped once they are written. The plain steps run with the profiler off and every hook
+  of this launcher paused; the mean duration of the last P, between two torch.cuda.synchronize()
+  calls, is the script's own speed, written into the trace as a zero-length record_function
+  "syncscope.site:" + {"plain": {"stepNs": n, "steps": P}} at the start of the recorded steps (a
+  what-if scales the recorded host time to it). A step
   ends at each optimizer step (the global optimizer step post hook), or with --step-on at each
   return from the user's function WHAT (its name, or Class.method) or each start of the user's line
   WHAT (FILE:LINE, FILE a path or a file name). Until the first step ends, the whole run is
@@ -477,11 +478,12 @@ class Recording:
             return ProfilerAction.RECORD_AND_SAVE
         return ProfilerAction.NONE
 
+    def describe_plain(self):
+        return f"{self.settle + self.plain} plain steps ({self.plain} timed), " if self.plain else ""
+
     def describe_steps(self):
-        plain = self.settle + self.plain
-        return (
-            f"{plain} plain steps ({self.plain} timed), {self.warmup - plain} warm-up steps, then {self.steps} recorded"
-        )
+        warmup = self.warmup - self.settle - self.plain
+        return f"{self.describe_plain()}{warmup} warm-up steps, then {self.steps} recorded"
 
     def what_steps(self):
         return self.step_on.describe() if self.step_on else "optimizer"
@@ -508,9 +510,7 @@ class Recording:
         if k == 1:
             # What ran before the first step is not one of the steps asked for.
             self.discard_next = True
-            progress(
-                f"{self.what_steps()} found: {self.describe_steps()}"
-            )
+            progress(f"{self.what_steps()} found: {self.describe_steps()}")
         if k <= self.settle + self.plain:
             progress(f"plain step {k}/{self.settle + self.plain}")
         elif k <= self.warmup:
@@ -635,7 +635,8 @@ def parse(argv):
     parser.add_argument("--out", required=True)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--plain-steps", type=int, default=5)
+    # Off unless asked: a script with few steps would spend them unrecorded.
+    parser.add_argument("--plain-steps", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--step-on", default=None)
     if "--" not in argv:
@@ -668,7 +669,8 @@ def main(argv):
     signal.signal(signal.SIGTERM, _cancel)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the parent started us ignoring it
     progress(
-        f"profiling {os.path.basename(script)}: {recording.describe_steps()} ({recording.what_steps()}),"
+        f"profiling {os.path.basename(script)}: {options.steps} steps ({recording.what_steps()}) after"
+        f" {recording.describe_plain()}{recording.warmup - recording.settle - recording.plain} warm-up steps,"
         f" or the first {options.seconds:g} s if no step ends"
     )
     recording.start()

@@ -56,7 +56,7 @@ for name in ${RECORDED:-${names[@]}}; do
   if [ "$(elapsed)" -ge "$deadline" ]; then echo "skipped profile and capture of $name: past ${deadline} s"; continue; fi
   s=$(date +%s)
   if [ "${ONLY:-profile}" = profile ]; then
-    timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --json \
+    timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps 5 --json \
       -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
     echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
   fi

@@ -24,7 +24,7 @@ export const spec: CommandSpec = {
     {
       name: 'plain-steps',
       value: 'P',
-      help: "steps run first with the profiler off, timing the script's own speed for the what-if (default 5; 0 for none)",
+      help: "steps run first with the profiler off, timing the script's own speed for the what-if (default 0: none)",
     },
     {
       name: 'step-on',

@@ -76,12 +76,12 @@ export function overheadUsed(t: Trace, model: TraceOverhead | undefined, subtrac
 export function overheadText(o: OverheadUsed): string {
   if (!o.plain) return modelText(o);
   const kind = o.kind ? ` (${o.kind} trace)` : '';
-  // Scaled to the plain speed, the recorder's cost is out of the host work: no saving is overstated by it.
+  // Scaled to the plain speed, the recorder's cost goes with the host work it inflated.
   return `${o.model === NONE_MEASURED ? `trace overhead: ${NONE_MEASURED}${kind}` : modelText(o)}; ${plainText(o.plain)}`;
 }
 
 /** "host work scaled to 62% so that the unchanged program's step takes 4.40 ms, its plain speed (...)". */
-export function plainText(p: PlainCalibration): string {
+function plainText(p: PlainCalibration): string {
   const measured = `measured over ${p.steps} steps without the profiler; recorded, its step took ${formatNs(p.recordedStepNs)}`;
   if (p.hostScale === 1)
     return `the recording ran at the program's plain speed, ${formatNs(p.plainStepNs)} per step (${measured})`;

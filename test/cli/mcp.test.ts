@@ -377,7 +377,7 @@ test('with --allow-run, profile runs the script and returns the path of its trac
   const onprogress = (p: { message?: string }) => void progress.push(p.message ?? '');
   const r = await ok('profile', { python: 'python3', script, out }, running, onprogress);
   assert.deepEqual(progress, [
-    'profiling sites.py: 7 plain steps (5 timed), 2 warm-up steps, then 5 recorded (optimizer), or the first 60 s if no step ends',
+    'profiling sites.py: 5 steps (optimizer) after 2 warm-up steps, or the first 60 s if no step ends',
     `writing trace ${out}`,
     `trace written ${out}`,
   ]);

@@ -185,42 +185,14 @@ test("S16: the report names the releasing op's launch line, in words and in JSON
   assert.ok(text.includes('      line 24 waited 290 µs for "multi_tensor_apply_kernel" launched at line 21\n'), text);
 });
 
-test('a wait released by an op that a thread without Python launched names the op and no launch line', () => {
-  const w = new RawCaptureWriter();
-  w.python = READING;
-  const engine = w.thread('pt_autograd_0', 5001);
-  w.call({ api: 'streamCreate', name: 'cudaStreamCreate', begin: 0, end: 500, stream: S, streamId: 13 });
-  const backward = w.call({
-    api: 'launch',
-    name: 'cudaLaunchKernel',
-    thread: engine,
-    begin: 5_000,
-    end: 7_000,
-    stream: S,
-  });
-  w.kernel(backward, 'ampere_sgemm_128x64_tn', 8_000, 90_000, 13);
-  w.call({
-    api: 'streamSync',
-    name: 'cudaStreamSynchronize',
-    begin: 10_000,
-    end: 91_000,
-    stream: S,
-    pyStack: w.pyStack([[TRAIN, 22, 'step'], MODULE]),
-  });
-  const t = importCapture(w.bytes());
-  const [wait] = buildReport(t, analyze(t)).waits;
-  assert.deepEqual(wait.source, { file: TRAIN, line: 22, function: 'step', precision: 'line' });
-  assert.deepEqual(wait.releasedBy, [{ op: 0, name: 'ampere_sgemm_128x64_tn', stream: 'stream 1', how: 'exact' }]);
-  assert.equal(wait.context, undefined, "a call from the user's own line (a C method, .item()) has no library API");
-});
-
 /**
  * `loss.backward()` at train.py:30: torch's _make_grads launches the ones-like gradient from the
  * main thread inside backward(), then autograd's engine thread (no Python) launches the backward
  * kernel, and `torch.cuda.synchronize()` at train.py:31 waits for it. `second`: another Python
- * thread is inside a backward() of its own meanwhile.
+ * thread is inside a backward() of its own meanwhile; `unseen`: the main thread makes no call
+ * inside backward(), so nothing shows it was there.
  */
-function backwardThenSync(second: boolean): Trace {
+function backwardThenSync(second: boolean, unseen = false): Trace {
   const w = new RawCaptureWriter();
   w.python = READING;
   const engine = w.thread('pt_autograd_0', 5001);
@@ -233,15 +205,17 @@ function backwardThenSync(second: boolean): Trace {
     MODULE,
   ];
   w.call({ api: 'streamCreate', name: 'cudaStreamCreate', begin: 0, end: 500, stream: S, streamId: 13 });
-  const ones = w.call({
-    api: 'launch',
-    name: 'cudaLaunchKernel',
-    begin: 1_000,
-    end: 2_000,
-    stream: S,
-    pyStack: w.pyStack(inBackward(30)),
-  });
-  w.kernel(ones, 'fill_kernel', 2_500, 3_000, 13);
+  if (!unseen) {
+    const ones = w.call({
+      api: 'launch',
+      name: 'cudaLaunchKernel',
+      begin: 1_000,
+      end: 2_000,
+      stream: S,
+      pyStack: w.pyStack(inBackward(30)),
+    });
+    w.kernel(ones, 'fill_kernel', 2_500, 3_000, 13);
+  }
   if (second)
     w.call({
       api: 'launch',
@@ -310,6 +284,14 @@ test("a launch of autograd's engine thread during backward() is at the line that
     engineLaunch.map((i) => where(two, i)),
     [undefined, undefined],
   );
+});
+
+test('a wait released by an op that a thread without Python launched, outside any backward() seen, names the op and no launch line', () => {
+  const t = backwardThenSync(false, true);
+  const [wait] = buildReport(t, analyze(t)).waits;
+  assert.deepEqual(wait.source, { file: TRAIN, line: 31, function: 'step', precision: 'line' });
+  assert.deepEqual(wait.releasedBy, [{ op: 0, name: 'ampere_sgemm_128x64_tn', stream: 'stream 1', how: 'exact' }]);
+  assert.equal(wait.context, undefined, "a call from the user's own line (a C method, .item()) has no library API");
 });
 
 test('a capture whose Python could not be read says why in the trace, and its calls have no line', () => {

@@ -15,46 +15,36 @@ const DIR = repoPath('test', 'fixtures', 'torch', 'profile');
 const LAUNCHER_OR_RUNNER = /syncscope_profile\.py|runpy|<built-in function exec>/;
 const load = (file: string): Trace => importPytorch(gunzipSync(readFileSync(`${DIR}/${file}`)));
 
+/** No call (a lane's frame or a range) and no site's stack of profile `file` names the launcher or runpy. */
+function assertNoLauncherFrames(dir: string, file: string): Trace {
+  const t = importPytorch(gunzipSync(readFileSync(`${dir}/${file}`)));
+  const calls = [...Array(t.calls.count).keys()].map((i) => str(t, t.calls.name[i]));
+  assert.deepEqual(
+    calls.filter((n) => LAUNCHER_OR_RUNNER.test(n)),
+    [],
+    file,
+  );
+  const frames = t.sites.flatMap((s) => s.stack.map((f) => f.file));
+  assert.deepEqual(
+    frames.filter((f) => LAUNCHER_OR_RUNNER.test(f)),
+    [],
+    file,
+  );
+  return t;
+}
+
 test("the launcher's frames are on no lane, in no context and in no site of a profiled script", () => {
   const files = readdirSync(DIR).filter((f) => f.endsWith('.profile.json.gz'));
   assert.equal(files.length, 6);
-  for (const file of files) {
-    const t = load(file);
-    const calls = [...Array(t.calls.count).keys()].map((i) => str(t, t.calls.name[i]));
-    assert.deepEqual(
-      calls.filter((n) => LAUNCHER_OR_RUNNER.test(n)),
-      [],
-      file,
-    );
-    const frames = t.sites.flatMap((s) => s.stack.map((f) => f.file));
-    assert.deepEqual(
-      frames.filter((f) => LAUNCHER_OR_RUNNER.test(f)),
-      [],
-      file,
-    );
-  }
+  for (const file of files) assertNoLauncherFrames(DIR, file);
 });
 
 test("a recording begun at the script's first step shows the script's frames, and none of the launcher's", () => {
   const dir = repoPath('test', 'fixtures', 'python');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.profile.json.gz'))) {
-    const t = importPytorch(gunzipSync(readFileSync(`${dir}/${file}`)));
-    const names = [...Array(t.calls.count).keys()].map((i) => str(t, t.calls.name[i]));
-    assert.deepEqual(
-      names.filter((n) => LAUNCHER_OR_RUNNER.test(n)),
-      [],
-      file,
-    );
-    const frames = t.sites.flatMap((s) => s.stack.map((f) => f.file));
-    assert.deepEqual(
-      frames.filter((f) => LAUNCHER_OR_RUNNER.test(f)),
-      [],
-      file,
-    );
-  }
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.profile.json.gz'))) assertNoLauncherFrames(dir, file);
   // torch.profiler starts inside the launcher's step hook; the script's <module> is inside runpy's
   // _run_code with no exec call between them. Its frames are shown: torch's backward() among them.
-  const t = importPytorch(gunzipSync(readFileSync(`${dir}/time_backward.profile.json.gz`)));
+  const t = assertNoLauncherFrames(dir, 'time_backward.profile.json.gz');
   const shown = [...Array(t.calls.count).keys()]
     .filter((i) => t.calls.kind[i] === CK.context)
     .map((i) => str(t, t.calls.name[i]));
