@@ -203,10 +203,7 @@ test('--step-on a function: each return from it ends a step, with no optimizer',
   const { result, progress, output } = await profile('decode.py', { steps: 3, stepOn: 'next_token', plainSteps: 0 });
   assert.equal(result.error, undefined);
   assert.equal(result.exitCode, 0);
-  assert.ok(
-    progress.includes('function next_token found: 2 warm-up steps, then 3 recorded'),
-    progress.join('\n'),
-  );
+  assert.ok(progress.includes('function next_token found: 2 warm-up steps, then 3 recorded'), progress.join('\n'));
   // Calls 1 and 2 warm up, 3 to 5 are recorded, and the script stops as call 6 returns.
   assert.match(output, /token 6\n$/);
   const waits = readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime');
@@ -216,10 +213,7 @@ test('--step-on a function: each return from it ends a step, with no optimizer',
 test('--step-on a line: each start of it ends a step', { skip: noPython }, async () => {
   const { result, progress, output } = await profile('decode.py', { steps: 3, stepOn: 'decode.py:13', plainSteps: 0 });
   assert.equal(result.exitCode, 0);
-  assert.ok(
-    progress.includes('line decode.py:13 found: 2 warm-up steps, then 3 recorded'),
-    progress.join('\n'),
-  );
+  assert.ok(progress.includes('line decode.py:13 found: 2 warm-up steps, then 3 recorded'), progress.join('\n'));
   // Line 13 starts call k before it runs: the sixth start stops the script before token 6.
   assert.match(output, /token 5\n$/);
   // One .item() wait per recorded step, and the profiler's stop.
