@@ -8,10 +8,8 @@ import type { SimProfile } from '../simulate/profile';
 import type { Trace } from '../trace/model';
 import { doneAt } from './before-after';
 import { compileGenerated } from './compile';
-import type { GeneratedScenario, GeneratedStep } from './from-trace';
+import type { GeneratedScenario, Threads } from './from-trace';
 import type { PlainCalibration } from './overhead';
-
-type Threads = Map<string, GeneratedStep[]>;
 
 /** Bisection steps on the scale; each is one simulation of the window. */
 const SEARCH_STEPS = 10;

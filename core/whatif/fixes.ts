@@ -9,7 +9,13 @@ import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
 import { str, type Finding, type Trace } from '../trace/model';
-import { scenarioFromTrace, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
+import {
+  scenarioFromTrace,
+  type GeneratedScenario,
+  type GeneratedStep,
+  type ScenarioWindow,
+  type Threads,
+} from './from-trace';
 import { iterationsOf } from './iterations';
 import { withOrigins } from './origins';
 import type { OverheadUsed } from './overhead';
@@ -19,8 +25,6 @@ import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overvi
 import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
 import { calibrateHost, scaleHostWork } from './calibrate';
-
-type Threads = Map<string, GeneratedStep[]>;
 
 export interface Outcome {
   /** The longest host thread's span, from its first call to its last. */

@@ -48,6 +48,9 @@ export interface GeneratedStep {
   heldOwnNs?: number;
 }
 
+/** A scenario's threads by name, each its steps in order. */
+export type Threads = Map<string, GeneratedStep[]>;
+
 export interface GeneratedScenario {
   text: string;
   /** Steps per host thread name, in order: the replay maps simulated calls back through them. */

@@ -84,7 +84,7 @@ test('amp_scaler: end.synchronize() waits for the kernel scaler.update() launche
  * profiler's own device sync as it stops ("none": made inside the launcher's step hook, or after the
  * script's end), which no user line made.
  */
-const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: ReturnType<typeof byLine> }> = {
+const EXPECTED: Record<string, { capture?: ReturnType<typeof byLine>; profile?: ReturnType<typeof byLine> }> = {
   // 10 batches: `scores[scores.abs() > 0.9]` (21) and `torch.nonzero(...)` (22) each read a count
   // back, a copy their own line launched.
   mask_nonzero: {
@@ -161,12 +161,9 @@ const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: R
   // The model's seven tensors (37); per step of 25: `int(lengths.max())` (41); in forward(),
   // pack_padded_sequence (20: its sorted indices go to the GPU) and its `lengths.cpu()` (21), and
   // pad_packed_sequence (24), each a copy and a sync; `torch.unique(tags[mask])` (49: the mask's
-  // count, then unique's); `loss.item()` every fifth step (51).
+  // count, then unique's); `loss.item()` every fifth step (51). The profile's five steps hold them;
+  // the capture (3.6 MB: the GRU's kernels of every step) is not pinned.
   ragged_batches: {
-    capture: {
-      waits: { 20: 25, 21: 50, 24: 50, 37: 7, 41: 25, 49: 50, 51: 5 },
-      launches: { 20: 24, 21: 25, 24: 25, 37: 6, 41: 25, 49: 43, 51: 4 },
-    },
     profile: {
       waits: { 20: 5, 21: 10, 24: 10, 41: 5, 49: 10, 51: 1, none: 1 },
       launches: { 21: 5, 24: 5, 41: 4, 49: 6 },
@@ -189,16 +186,21 @@ const EXPECTED: Record<string, { capture: ReturnType<typeof byLine>; profile?: R
 
 for (const [name, expected] of Object.entries(EXPECTED)) {
   test(`${name}: every wait at the line that waited, and its releaser at the line that launched it`, async () => {
-    const captured = await report(name);
-    assert.deepEqual(byLine(captured.waits), expected.capture, 'capture');
-    if (!expected.profile) return;
-    const profiled = await report(name, 'profile');
-    assert.deepEqual(byLine(profiled.waits), expected.profile, 'profile');
-    // The profiler's stop says why it has no line.
-    const stop = profiled.waits.filter((w) => !w.source);
-    assert.match(stop[0].noSource!, /the profiler's own stop/);
-    for (const w of [...captured.waits, ...profiled.waits])
-      for (const f of w.stack ?? []) assert.doesNotMatch(f.file, /syncscope_profile|runpy/);
+    const waits: Wait[] = [];
+    if (expected.capture) {
+      const captured = await report(name);
+      assert.deepEqual(byLine(captured.waits), expected.capture, 'capture');
+      waits.push(...captured.waits);
+    }
+    if (expected.profile) {
+      const profiled = await report(name, 'profile');
+      assert.deepEqual(byLine(profiled.waits), expected.profile, 'profile');
+      // The profiler's stop says why it has no line.
+      const stop = profiled.waits.filter((w) => !w.source);
+      assert.match(stop[0].noSource!, /the profiler's own stop/);
+      waits.push(...profiled.waits);
+    }
+    for (const w of waits) for (const f of w.stack ?? []) assert.doesNotMatch(f.file, /syncscope_profile|runpy/);
   });
 }
 
