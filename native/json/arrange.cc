@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <exception>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 
 namespace syncscope::json {
@@ -231,9 +234,30 @@ void arrange(const ArrangeInput &in, const StringTable &names, const ArrangeOut 
     out.opEnd[r] = in.gpuEnd[r] - in.t0;
     out.opCall[r] = -1;
   }
-  issueLists(in, out, made);
+  // The ops' issue lists and the calls touch nothing of each other's: they are made at once.
+  std::exception_ptr listsFault;
+  auto makeLists = [&] {
+    try {
+      issueLists(in, out, made);
+    } catch (...) {
+      listsFault = std::current_exception();
+    }
+  };
+  std::thread lists;
+  try {
+    lists = std::thread(makeLists);
+  } catch (const std::system_error &) {
+    makeLists();  // no thread to be had: one after the other
+  }
   CorrIndex callByCorr(in.maxCorr, in.hostCount);
-  addCalls(in, strings, out, made, callByCorr);
+  try {
+    addCalls(in, strings, out, made, callByCorr);
+  } catch (...) {
+    if (lists.joinable()) lists.join();
+    throw;
+  }
+  if (lists.joinable()) lists.join();
+  if (listsFault) std::rethrow_exception(listsFault);
   auto edge = [&](uint8_t kind, int32_t from, int32_t to) {
     if (made.edges == out.edgeRoom) throw std::length_error("arrange(): more edges than room for them");
     out.edgeKind[made.edges] = kind;

@@ -31,6 +31,21 @@ class Column {
     if (size_ == capacity_) grow();
     data_[size_++] = v;
   }
+  /** Appends `n` rows. */
+  void append(const T *rows, size_t n) {
+    if (!n) return;
+    while (size_ + n > capacity_) grow();
+    std::memcpy(data_ + size_, rows, n * sizeof(T));
+    size_ += n;
+  }
+  /** Appends table[rows[i]] for each of `n` rows: ids of another table as this one's. */
+  template <class Id, class Table>
+  void appendMapped(const Id *rows, size_t n, const Table &table) {
+    if (!n) return;
+    while (size_ + n > capacity_) grow();
+    for (size_t i = 0; i < n; i++) data_[size_ + i] = T(table[size_t(rows[i])]);
+    size_ += n;
+  }
   size_t size() const { return size_; }
   T operator[](size_t i) const { return data_[i]; }
   void set(size_t i, T v) { data_[i] = v; }

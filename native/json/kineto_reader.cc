@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include "batch_pool.h"
 #include "event_fields.h"
 
 #include <cmath>
@@ -16,43 +17,28 @@ namespace dom = simdjson::dom;
 
 /** MAX_EVENT_BYTES in core/import/scan.ts: the largest event, and the largest text around the events. */
 constexpr size_t kMaxEventBytes = size_t(64) << 20;
-/** Bytes read from the source at once, and the buffer's size unless one event needs more. */
+/**
+ * Bytes read from the source at once, and the buffer's size unless one event needs more: at least
+ * this, and one batch for each parsing thread.
+ */
 constexpr size_t kBlock = size_t(4) << 20;
 /** Events parsed as one document: small enough that simdjson's index of it stays in cache. */
-constexpr size_t kBatch = size_t(1) << 20;
+constexpr size_t kBatch = size_t(256) << 10;
 /**
  * The largest text parsed at once: simdjson's DOM parser holds several bytes of index and tape
  * per byte of it. Larger events (real ones are a few hundred bytes) are left to the JavaScript reader.
  */
 constexpr size_t kMaxParsed = size_t(16) << 20;
-/** Room before the data: a batch writes its '[' into the byte before its first event. */
-constexpr size_t kHead = 64;
 constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
-/** Kineto times are µs; beyond 2^53 one cannot be a time (isTime in pytorch.ts). */
-constexpr double kMaxTimeUs = 9007199254740992.0;
-
-/** The reader declines the file; the JavaScript reader reads it instead. */
-struct Decline {
-  std::string why;
+/**
+ * A batch parsed on a thread was no run of events (its end was guessed wrong): the reader reads
+ * again from its first event, one event at a time.
+ */
+struct Rewind {
+  size_t at;
 };
-[[noreturn]] void decline(std::string why) { throw Decline{std::move(why)}; }
 
 bool isSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-/** Lanes by (pid, tid) or (device, stream); -0 and 0 are one key, as in a JavaScript Map. */
-struct LaneKey {
-  uint64_t a, b;
-  bool operator==(const LaneKey &o) const { return a == o.a && b == o.b; }
-};
-struct LaneKeyHash {
-  size_t operator()(const LaneKey &k) const { return std::hash<uint64_t>()(k.a * 0x9E3779B97F4A7C15ull ^ k.b); }
-};
-uint64_t bitsOf(double v) {
-  if (v == 0) v = 0;  // -0 -> 0
-  uint64_t u;
-  std::memcpy(&u, &v, sizeof u);
-  return u;
-}
 
 enum class Mode { Start, Root, Between, Event, Done };
 
@@ -61,6 +47,7 @@ class Reader {
   Reader(ByteSource &source, const ReadControl &control, const Vocabulary &vocabulary)
       : source_(source), control_(control), vocabulary_(vocabulary), staged_(new Staged()) {
     for (const auto &[name, cat] : vocabulary.categories) categories_.emplace(name, cat);
+    stager_ = std::make_unique<EventStager>(*staged_, vocabulary_, categories_);
   }
   ~Reader() { std::free(mem_); }
 
@@ -83,10 +70,12 @@ class Reader {
   }
 
  private:
-  uint8_t *data() { return mem_ + kHead; }
+  uint8_t *data() { return mem_; }
 
   void readAll() {
-    reserve(kBlock);
+    // A small file is one batch or a few: threads it would not use are not started.
+    threads_ = unsigned(std::min<double>(parseThreads(), 1 + source_.expected() / kBatch));
+    reserve(std::max(kBlock, threads_ * kBatch));
     reserveRows(source_.expected());
     for (;;) {
       if (control_.cancelled()) {
@@ -121,10 +110,10 @@ class Reader {
   }
 
   void reserve(size_t cap) {
-    void *m = std::realloc(mem_, kHead + cap + kPad);
+    void *m = std::realloc(mem_, cap + kPad);
     if (!m) decline("out of memory for a block of the file");
     mem_ = static_cast<uint8_t *>(m);
-    std::memset(mem_ + kHead + cap, ' ', kPad);
+    std::memset(mem_ + cap, ' ', kPad);
     cap_ = cap;
   }
 
@@ -141,9 +130,31 @@ class Reader {
     begin_ = 0;
   }
 
+  /**
+   * Reads the buffer from where it was left. Batches found in it are parsed on threads while it is
+   * read, and their events staged before it returns: the buffer is not moved while they parse, and
+   * a batch that was no run of events is read again from this buffer.
+   */
   void consume(bool atEnd) {
-    uint8_t *b = data();
     size_t i = begin_;
+    for (;;) {
+      try {
+        scan(i);
+        settle();
+        if (atEnd && mode_ == Mode::Event) decline("the file ends inside an event");
+        break;
+      } catch (const Rewind &r) {
+        i = r.at;
+        mode_ = Mode::Between;
+        needComma_ = false;
+        exactUntil_ = end_;
+      }
+    }
+    begin_ = mode_ == Mode::Event ? eventStart_ : end_;
+  }
+
+  void scan(size_t i) {
+    const uint8_t *b = data();
     while (i < end_) {
       if (mode_ == Mode::Event) {
         i = scanEvent();
@@ -168,8 +179,55 @@ class Reader {
           i++;
       }
     }
-    begin_ = mode_ == Mode::Event ? eventStart_ : end_;
-    if (atEnd && mode_ == Mode::Event) decline("the file ends inside an event");
+  }
+
+  /**
+   * Stages the events of the batches sent so far, in file order. A batch that declines the file
+   * declines it only once the batches before it are staged, as reading them in order would.
+   */
+  void settle() {
+    while (!pending_.empty()) {
+      Batch &b = *pending_.front();
+      pool_->wait(&b);
+      if (b.outcome != Batch::Outcome::Parsed) {
+        Rewind rewind{b.start};
+        std::string why = b.outcome == Batch::Outcome::Declined ? b.declined : std::string();
+        dropPending();
+        if (!why.empty()) decline(why);
+        throw rewind;
+      }
+      stager_->append(*b.staged);
+      spare_.push_back(std::move(pending_.front()));
+      pending_.pop_front();
+    }
+  }
+
+  /** Waits for the batches sent and keeps them for later ones; their events are not staged. */
+  void dropPending() {
+    for (auto &b : pending_) {
+      pool_->wait(b.get());
+      spare_.push_back(std::move(b));
+    }
+    pending_.clear();
+  }
+
+  /** Sends the events at b[start, next) to be parsed, as a batch that `pending_` holds. */
+  void sendBatch(size_t start, size_t next) {
+    if (!pool_)
+      pool_ = std::make_unique<BatchPool>(threads_, kBatch + 2, [this](Batch &b, dom::parser &parser) {
+        return parseBatch(b, parser, vocabulary_, categories_);
+      });
+    std::unique_ptr<Batch> b;
+    if (spare_.empty()) {
+      b = std::make_unique<Batch>();
+    } else {
+      b = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    b->setText(reinterpret_cast<const char *>(data() + start), next - start);
+    b->start = start;
+    pool_->submit(b.get());
+    pending_.push_back(std::move(b));
   }
 
   void finish() {
@@ -263,11 +321,13 @@ class Reader {
       return i + 1;
     }
     if (c == ']' && (needComma_ || staged_->events == eventsAtOpen_)) {
+      settle();  // the text after the events is kept only once they are all staged
       depth_--;
       mode_ = depth_ == 0 ? Mode::Done : Mode::Root;
       if (mode_ == Mode::Root) keepRoot(c);
       return i + 1;
     }
+    settle();
     decline("unexpected text in the events array");
   }
 
@@ -296,48 +356,27 @@ class Reader {
   }
 
   /**
-   * The fast path: the events from b[i] to a guessed event end, parsed in place as one array (the
-   * bytes before and after them become its brackets while it is parsed). `[` + text from an event's
-   * `{` + `]` is valid JSON only when the text ends where an event ends, so a successful parse
-   * proves the guess. Returns the index after the last event, or 0 when the events must be read one
-   * by one (a wrong guess, or a fault that reading them one by one will find).
+   * The fast path: the events from b[i] to a guessed event end, sent to be parsed as one array.
+   * `[` + text from an event's `{` + `]` is valid JSON only when the text ends where an event ends,
+   * so a successful parse proves the guess; the reader goes on as if it will succeed, and reads
+   * again from b[i] if it does not (Rewind). Returns the index after the last event, or 0 when the
+   * events must be read one by one.
    */
   size_t batch(size_t i) {
-    uint8_t *b = data();
     size_t cut = guessEnd(i, std::min(end_, i + kBatch));
     if (!cut) return 0;
-    uint8_t before = b[i - 1], after = b[cut + 1];
-    b[i - 1] = '[';
-    b[cut + 1] = ']';
-    bool ok = parseBatch(reinterpret_cast<const char *>(b + i - 1), cut + 3 - i);
-    b[i - 1] = before;
-    b[cut + 1] = after;
-    if (!ok) {
-      exactUntil_ = end_;
-      return 0;
-    }
+    sendBatch(i, cut + 1);
     needComma_ = true;
     return cut + 1;
   }
 
   /**
-   * Parses text as one document: an array of events (a batch) or one event. simdjson's DOM parser
-   * checks all of it, as JSON.parse would, before the reader takes any event from it.
+   * Parses one event's text. simdjson's DOM parser checks all of it, as JSON.parse would, before
+   * the reader takes anything from it.
    */
   bool parsed(const char *text, size_t len, dom::element &doc) {
     if (hasMinusZeroInteger(text, len)) decline("an integer written -0");
     return !dom_.parse(text, len, false).get(doc);
-  }
-
-  /** Stages the events of a batch; false, with none staged, when it is not an array of objects. */
-  bool parseBatch(const char *text, size_t len) {
-    dom::element doc;
-    dom::array events;
-    if (!parsed(text, len, doc) || doc.get_array().get(events)) return false;
-    for (dom::element e : events)
-      if (e.type() != dom::element_type::OBJECT) return false;
-    for (dom::element e : events) onEvent(eventOf(dom::object(e)));
-    return true;
   }
 
   /** Mode::Event: an event read byte by byte, until its `}`. Returns the index after what it read. */
@@ -356,7 +395,10 @@ class Reader {
       else if (c == '{' || c == '[') d++;
       else if ((c == '}' || c == ']') && --d == 0) break;
     }
-    if (j - eventStart_ >= kMaxEventBytes) decline("an event over the limit");
+    if (j - eventStart_ >= kMaxEventBytes) {
+      settle();
+      decline("an event over the limit");
+    }
     if (j == end_) {
       scanAt_ = j;
       eventDepth_ = d;
@@ -371,172 +413,13 @@ class Reader {
   }
 
   void parseOne(size_t from, size_t to) {
+    settle();
     if (to - from > kMaxParsed) decline("an event larger than the reader parses at once");
     dom::element doc;
     if (!parsed(reinterpret_cast<const char *>(data() + from), to - from, doc) ||
         doc.type() != dom::element_type::OBJECT)
       decline("a malformed trace event");
-    onEvent(eventOf(dom::object(doc)));
-  }
-
-  // ---- what an event means: onEvent in core/import/pytorch.ts, step by step ----
-
-  /** textOf() in pytorch.ts; JavaScript's text of a number is left to the JavaScript reader. */
-  std::string_view textOf(const Val &v, std::string_view fallback) {
-    switch (v.kind) {
-      case Kind::String:
-        return v.str;
-      case Kind::Boolean:
-        return v.truth ? "true" : "false";
-      case Kind::Number:
-        decline("a name or category that is a number");
-      default:
-        return fallback;
-    }
-  }
-
-  uint32_t lane(bool thread, double a, double b) {
-    LaneKey key{bitsOf(a), bitsOf(b)};
-    auto &map = thread ? threadLanes_ : streamLanes_;
-    auto it = map.find(key);
-    if (it != map.end()) return it->second;
-    uint32_t id = uint32_t(staged_->lanes.thread.size());
-    staged_->lanes.thread.push(thread ? 1 : 0);
-    staged_->lanes.a.push(a);
-    staged_->lanes.b.push(b);
-    map.emplace(key, id);
-    return id;
-  }
-
-  /** CATEGORY[raw] ?? CATEGORY[raw.toLowerCase()]; -1 for a category nobody knows. */
-  int category(std::string_view raw) {
-    auto it = categories_.find(raw);
-    if (it != categories_.end()) return it->second;
-    std::string lower(raw);
-    for (char &ch : lower) {
-      // toLowerCase maps a few non-ASCII letters to ASCII ones (the Kelvin sign to k): left to JavaScript.
-      if (uint8_t(ch) >= 0x80) decline("a category that is not ASCII");
-      if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
-    }
-    it = categories_.find(lower);
-    return it == categories_.end() ? -1 : it->second;
-  }
-
-  void onEvent(const Event &e) {
-    Staged &s = *staged_;
-    s.events++;
-    if (e.ph.is("M")) {
-      threadName(e);
-      return;
-    }
-    if (!e.ph.is("X")) return;
-    // typeof for what is not text: "undefined", and "object" for null, objects and arrays.
-    std::string_view rawCat = textOf(e.cat, e.cat.kind == Kind::Missing ? "undefined" : "object");
-    int cat = category(rawCat);
-    if (cat == kSkip) return;
-    if (cat < 0) {
-      unknownCategory(rawCat);
-      return;
-    }
-    bool noDur = e.dur.kind == Kind::Missing || e.dur.kind == Kind::Null;
-    double dur = noDur ? 0 : e.dur.num;
-    if (e.ts.kind != Kind::Number || std::fabs(e.ts.num) > kMaxTimeUs ||
-        (!noDur && (e.dur.kind != Kind::Number || std::fabs(dur) > kMaxTimeUs || dur < 0))) {
-      s.malformed++;
-      return;
-    }
-    if (e.dur.kind == Kind::Missing) s.noDuration++;
-    double begin = jsRound(e.ts.num * 1000);
-    double end = begin + jsRound(dur * 1000);
-    int32_t name = s.strings.id(textOf(e.name, ""));
-    double corr = e.args.correlation.number(-1);
-    if (cat == kSync) {
-      sync(e, corr);
-    } else if (cat == kContextCat && isMarker(name)) {
-      s.markers.lane.push(lane(true, e.pid.number(0), e.tid.number(0)));
-      s.markers.time.push(begin);
-      s.markers.name.push(name);
-      s.markers.after.push(startsWith(s.strings.list()[name], vocabulary_.afterMarker) ? 1 : 0);
-    } else if (cat == kApiCat || cat == kContextCat || cat == kPythonCat) {
-      if (cat != kContextCat) {
-        if (s.nameUse.size() <= size_t(name)) s.nameUse.resize(size_t(name) + 1);
-        s.nameUse[size_t(name)] |= cat == kApiCat ? 1 : 2;
-      }
-      s.host.lane.push(lane(true, e.pid.number(0), e.tid.number(0)));
-      s.host.context.push(cat == kApiCat ? kApi : cat == kContextCat ? kContext : kPython);
-      s.host.begin.push(begin);
-      s.host.end.push(end);
-      s.host.name.push(name);
-      s.host.corr.push(corr);
-    } else {
-      op(e, cat, begin, end, name, corr);
-    }
-  }
-
-  static bool startsWith(std::string_view s, std::string_view prefix) {
-    return !prefix.empty() && s.substr(0, prefix.size()) == prefix;
-  }
-  bool isMarker(int32_t name) {
-    const std::string &text = staged_->strings.list()[name];
-    return startsWith(text, vocabulary_.beforeMarker) || startsWith(text, vocabulary_.afterMarker);
-  }
-
-  void threadName(const Event &e) {
-    if (!e.name.is("thread_name")) return;
-    // The JavaScript reader keys thread names by the text of pid and tid: text that looks like a
-    // number (a string, or an array of one) could name a lane; other kinds never can.
-    for (const Val *v : {&e.pid, &e.tid}) {
-      if (v->kind == Kind::String || v->kind == Kind::Array) decline("a thread_name whose pid or tid is not a number");
-      if (v->kind != Kind::Number) return;
-    }
-    std::string_view name = textOf(e.args.name, "");
-    Staged &s = *staged_;
-    s.threadNames.pid.push(e.pid.num);
-    s.threadNames.tid.push(e.tid.num);
-    s.threadNames.name.emplace_back(name);
-  }
-
-  void unknownCategory(std::string_view raw) {
-    auto it = unknownIndex_.find(std::string(raw));
-    if (it != unknownIndex_.end()) {
-      staged_->unknown[it->second].second++;
-      return;
-    }
-    unknownIndex_.emplace(std::string(raw), staged_->unknown.size());
-    staged_->unknown.emplace_back(std::string(raw), 1);
-  }
-
-  void sync(const Event &e, double corr) {
-    Staged &s = *staged_;
-    const Val &kind =
-        e.args.syncKind.kind == Kind::Missing || e.args.syncKind.kind == Kind::Null ? e.name : e.args.syncKind;
-    double stream = e.args.stream.number(-1), device = e.args.device.number(-1);
-    int32_t kindId = s.syncKinds.id(textOf(kind, ""));
-    if (corr >= 0) {
-      s.syncs.corr.push(corr);
-      s.syncs.kind.push(kindId);
-      s.syncs.stream.push(stream);
-      s.syncs.device.push(device);
-      s.syncs.event.push(e.args.eventId.number(-1));
-      s.syncs.recordCorr.push(e.args.recordCorr.number(-1));
-      s.syncs.waitOnStream.push(e.args.waitOnStream.number(-1));
-    }
-    if (stream >= 0 && device >= 0) lane(false, device, stream);
-  }
-
-  void op(const Event &e, int cat, double begin, double end, int32_t name, double corr) {
-    Staged::Gpu &g = staged_->gpu;
-    const Args &a = e.args;
-    g.lane.push(lane(false, a.device.number(e.pid.number(0)), a.stream.number(e.tid.number(0))));
-    g.kind.push(cat == kKernelCat ? kKernel : cat == kMemcpyCat ? kMemcpy : kMemset);
-    g.begin.push(begin);
-    g.end.push(end);
-    g.name.push(name);
-    g.corr.push(corr);
-    bool kernel = cat == kKernelCat;
-    g.grid.push(kernel ? toUint32(a.grid.kind == Kind::Array ? a.grid.num : a.grid.number(0)) : 0);
-    g.block.push(kernel ? toUint32(a.block.kind == Kind::Array ? a.block.num : a.block.number(0)) : 0);
-    g.bytes.push(a.bytes.number(0));
+    stager_->onEvent(eventOf(dom::object(doc)));
   }
 
   ByteSource &source_;
@@ -566,9 +449,15 @@ class Reader {
   int eventDepth_ = 0;
   bool eventString_ = false, eventEscaped_ = false;
 
-  std::unordered_map<LaneKey, uint32_t, LaneKeyHash> threadLanes_, streamLanes_;
-  std::unordered_map<std::string, size_t> unknownIndex_;
   std::unordered_map<std::string_view, int> categories_;
+  std::unique_ptr<EventStager> stager_;
+
+  unsigned threads_ = 1;
+  /** Batches sent and not staged yet, in file order; batches kept for reuse (each holds a parser). */
+  std::deque<std::unique_ptr<Batch>> pending_;
+  std::vector<std::unique_ptr<Batch>> spare_;
+  /** Declared last, so that its threads stop before the batches they parse are freed. */
+  std::unique_ptr<BatchPool> pool_;
 };
 
 }  // namespace

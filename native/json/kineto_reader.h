@@ -19,6 +19,7 @@
 
 #include "byte_source.h"
 #include "columns.h"
+#include "event_stager.h"
 
 namespace syncscope::json {
 
@@ -42,17 +43,6 @@ struct ReadControl {
     __atomic_load(stop, &v, __ATOMIC_RELAXED);
     return v != 0;
   }
-};
-
-/** What pytorch.ts's CATEGORY table makes of a Kineto category. */
-enum Category : int { kApiCat, kContextCat, kPythonCat, kKernelCat, kMemcpyCat, kMemsetCat, kSync, kSkip };
-
-/** The words the reader looks for, given by JavaScript so that they are defined once, in core. */
-struct Vocabulary {
-  /** Category names, lower-cased, and what each is. */
-  std::vector<std::pair<std::string, Category>> categories;
-  /** The name prefixes of call-site markers emitted before and after their call. */
-  std::string beforeMarker, afterMarker;
 };
 
 struct ReadResult {

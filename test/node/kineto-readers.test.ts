@@ -229,7 +229,13 @@ const READ_NATIVELY: Record<string, string> = {
     X('"cat":"cpu_op","name":"},{","args":{"x":"}]"}'),
     X('"cat":"cpu_op","name":"worker-0","args":{"x":"-0","y":[":-0,"]}'),
     kernel(1),
-  ]),
+  ]),  // Events are parsed a megabyte at a time, each run ending at a `}` followed by `,{`: names that
+  // hold `},{` end most runs inside a string, and those runs are read again event by event.
+  'megabytes of names that look like the end of an event': traceOf(
+    Array.from({ length: 1500 }, (_, i) =>
+      X(`"cat":"cpu_op","name":"a},{${'x'.repeat(2000 + (i % 7))}"`).replace('"ts":100.5', `"ts":${i * 3}`),
+    ),
+  ),
 };
 
 test('traces made to meet each rule of the JavaScript reader read natively into the same Trace', { skip }, async () => {
@@ -261,6 +267,11 @@ const DECLINED: Record<string, string> = {
     X('"cat":"cpu_op","name":"a"').replace('"ts":100.5', '"ts":0'),
     X('"cat":"cpu_op","name":"b"').replace('"ts":100.5', '"ts":-0'),
   ]),
+  'an integer written -0 after megabytes of events': traceOf([
+    ...Array.from({ length: 40000 }, (_, i) => launch(i)),
+    X('"cat":"cpu_op","name":"b"').replace('"ts":100.5', '"ts":-0'),
+    launch(1),
+  ]),
   'an integer past 64 bits': traceOf([X('"cat":"cpu_op","name":"a","args":{"x":123456789012345678901234567890}')]),
 };
 
@@ -283,6 +294,11 @@ const REJECTED: Record<string, string> = {
     ...Array.from({ length: 2000 }, (_, i) => launch(i)),
     '{"ph":"X",}',
     launch(1),
+  ]),
+  'a malformed event after megabytes of events': traceOf([
+    ...Array.from({ length: 40000 }, (_, i) => launch(i)),
+    '{"ph":"X",}',
+    ...Array.from({ length: 20000 }, (_, i) => launch(i)),
   ]),
   'a control character in a string': traceOf([X('"cat":"cpu_op","name":"a\tb"')]),
   'a malformed root': `{"a": tru, "traceEvents": [${launch(1)}]}`,
