@@ -229,7 +229,7 @@ const READ_NATIVELY: Record<string, string> = {
     X('"cat":"cpu_op","name":"},{","args":{"x":"}]"}'),
     X('"cat":"cpu_op","name":"worker-0","args":{"x":"-0","y":[":-0,"]}'),
     kernel(1),
-  ]),  // Events are parsed a megabyte at a time, each run ending at a `}` followed by `,{`: names that
+  ]), // Events are parsed a megabyte at a time, each run ending at a `}` followed by `,{`: names that
   // hold `},{` end most runs inside a string, and those runs are read again event by event.
   'megabytes of names that look like the end of an event': traceOf(
     Array.from({ length: 1500 }, (_, i) =>
@@ -345,6 +345,33 @@ test(
     assert.ok(await sameBothWays(Buffer.from(traceOf(events)), 'large events.json'));
   },
 );
+
+test('the native reader makes the same Trace with one parsing thread and with many', { skip }, async () => {
+  // Runs are parsed on threads and appended in file order: the ids of strings and lanes, and the
+  // runs read again after a wrong guess of their end, must not depend on which thread ends first.
+  const generated = Buffer.from([...generateKineto({ steps: 6_000, streams: 5, syncEvery: 3 })].join(''));
+  const misleading = Buffer.from(READ_NATIVELY['megabytes of names that look like the end of an event']);
+  const before = process.env.SYNCSCOPE_PARSE_THREADS;
+  try {
+    for (const [bytes, name] of [
+      [generated, 'generated.json'],
+      [misleading, 'misleading.json'],
+    ] as const) {
+      const reference = await javascriptReader(bytes, name);
+      for (const threads of ['1', '3', '16']) {
+        process.env.SYNCSCOPE_PARSE_THREADS = threads;
+        assert.deepStrictEqual(
+          await nativeReader(bytes),
+          'trace' in reference && reference.trace,
+          `${name}, ${threads}`,
+        );
+      }
+    }
+  } finally {
+    if (before === undefined) delete process.env.SYNCSCOPE_PARSE_THREADS;
+    else process.env.SYNCSCOPE_PARSE_THREADS = before;
+  }
+});
 
 test('an event over 64 MiB is refused as the JavaScript reader refuses it', { skip }, async () => {
   const bytes = Buffer.from(traceOf([launch(1), X(`"cat":"cpu_op","name":"${'x'.repeat(64 << 20)}"`)]));
