@@ -9,33 +9,38 @@ namespace syncscope::json {
 
 namespace dom = simdjson::dom;
 
-void Batch::setText(const char *run, size_t len) {
-  textLength = len + 2;
-  text.resize(textLength + simdjson::SIMDJSON_PADDING);
-  text[0] = '[';
-  std::memcpy(text.data() + 1, run, len);
-  text[len + 1] = ']';
-  std::memset(text.data() + textLength, ' ', simdjson::SIMDJSON_PADDING);
-  staged.reset();
-  declined.clear();
-  outcome = Outcome::Pending;
+namespace {
+
+/** The batch's text as one array: the run between brackets, and the padding simdjson reads past it. */
+void bracket(Batch &b) {
+  size_t length = b.runLength + 2;
+  b.text.resize(length + simdjson::SIMDJSON_PADDING);
+  b.text[0] = '[';
+  std::memcpy(b.text.data() + 1, b.run, b.runLength);
+  b.text[length - 1] = ']';
+  std::memset(b.text.data() + length, ' ', simdjson::SIMDJSON_PADDING);
 }
+
+}  // namespace
 
 Batch::Outcome parseBatch(Batch &b, dom::parser &parser, const Vocabulary &vocabulary,
                           const std::unordered_map<std::string_view, int> &categories) {
+  bracket(b);
+  size_t length = b.runLength + 2;
   // simdjson reads an integer written -0 as 0, JSON.parse as -0: such a file is the JavaScript reader's.
-  if (hasMinusZeroInteger(b.text.data(), b.textLength)) {
+  if (hasMinusZeroInteger(b.text.data(), length)) {
     b.declined = "an integer written -0";
     return Batch::Outcome::Declined;
   }
   dom::element doc;
   dom::array list;
-  if (parser.parse(b.text.data(), b.textLength, false).get(doc) || doc.get_array().get(list))
+  if (parser.parse(b.text.data(), length, false).get(doc) || doc.get_array().get(list))
     return Batch::Outcome::NotEvents;
   for (dom::element e : list)
     if (e.type() != dom::element_type::OBJECT) return Batch::Outcome::NotEvents;
   try {
-    b.staged = std::make_unique<Staged>();
+    if (b.staged) b.staged->clear();
+    else b.staged = std::make_unique<Staged>();
     EventStager stager(*b.staged, vocabulary, categories);
     for (dom::element e : list) stager.onEvent(eventOf(dom::object(e)));
   } catch (const Decline &d) {
@@ -48,10 +53,10 @@ Batch::Outcome parseBatch(Batch &b, dom::parser &parser, const Vocabulary &vocab
   return Batch::Outcome::Parsed;
 }
 
-BatchPool::BatchPool(unsigned threads, size_t batchBytes, Parse parse)
+BatchPool::BatchPool(unsigned helpers, size_t batchBytes, Parse parse)
     : batchBytes_(batchBytes), parse_(std::move(parse)) {
   try {
-    for (unsigned i = 0; i < threads; i++) threads_.emplace_back([this] { work(); });
+    for (unsigned i = 0; i < helpers; i++) threads_.emplace_back([this] { work(); });
   } catch (...) {
     stop();  // a thread the system would not start: those started end before the error goes on
     throw;
@@ -70,6 +75,8 @@ void BatchPool::stop() {
 }
 
 void BatchPool::submit(Batch *b) {
+  b->outcome = Batch::Outcome::Pending;
+  b->declined.clear();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(b);
@@ -77,9 +84,37 @@ void BatchPool::submit(Batch *b) {
   queued_.notify_one();
 }
 
-void BatchPool::wait(const Batch *b) {
+void BatchPool::wait(Batch *b, dom::parser &parser) {
   std::unique_lock<std::mutex> lock(mutex_);
-  finished_.wait(lock, [b] { return b->outcome != Batch::Outcome::Pending; });
+  while (b->outcome == Batch::Outcome::Pending) {
+    if (queue_.empty()) {
+      finished_.wait(lock);
+      continue;
+    }
+    // The waiting thread is one of the parsers: it takes the oldest queued batch, `b` or one before it.
+    Batch *next = queue_.front();
+    queue_.pop_front();
+    lock.unlock();
+    parse(next, parser);
+    lock.lock();
+  }
+}
+
+void BatchPool::parse(Batch *b, dom::parser &parser) {
+  Batch::Outcome outcome;
+  try {
+    outcome = parse_(*b, parser);
+  } catch (...) {
+    // Nothing may leave a thread: the file is left to the JavaScript reader.
+    b->declined = "a fault while parsing";
+    outcome = Batch::Outcome::Declined;
+  }
+  // The outcome is published under the lock, so that wait() sees the rows with it.
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    b->outcome = outcome;
+  }
+  finished_.notify_all();
 }
 
 void BatchPool::work() {
@@ -98,20 +133,7 @@ void BatchPool::work() {
       b = queue_.front();
       queue_.pop_front();
     }
-    Batch::Outcome outcome;
-    try {
-      outcome = parse_(*b, parser);
-    } catch (...) {
-      // Nothing may leave a thread: the file is left to the JavaScript reader.
-      b->declined = "a fault while parsing";
-      outcome = Batch::Outcome::Declined;
-    }
-    // The outcome is published under the lock, so that wait() sees the events with it.
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      b->outcome = outcome;
-    }
-    finished_.notify_all();
+    parse(b, parser);
   }
 }
 

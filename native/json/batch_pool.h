@@ -1,7 +1,7 @@
-// Runs of events parsed on worker threads. Parsing (simdjson's DOM, then the fields of each event)
+// Runs of events parsed on several threads. Parsing (simdjson's DOM, then the fields of each event)
 // is most of a read's cost and needs nothing but the run's text, so the reader hands runs to a pool
-// of threads and stages their events itself, in file order, so that the result does not depend on
-// which thread finished first.
+// of threads, parses queued runs itself while it waits, and appends their rows in file order, so
+// that the result does not depend on which thread finished first.
 #pragma once
 
 #include <simdjson.h>
@@ -20,17 +20,18 @@
 
 namespace syncscope::json {
 
-/** One run of events: its text as an array, and once parsed, the rows of its events or why it has none. */
+/** One run of events: where its text is, and once parsed, the rows of its events or why it has none. */
 struct Batch {
   enum class Outcome { Pending, Parsed, NotEvents, Declined };
 
-  /** `[` + the run's text + `]`, with simdjson's padding after it. */
-  void setText(const char *run, size_t len);
-
-  /** Where the run's first event begins in the reader's buffer. */
-  size_t start = 0;
+  /**
+   * The run's text, in the reader's buffer, which stays in place and unchanged until the run is
+   * parsed; and where it begins there.
+   */
+  const char *run = nullptr;
+  size_t runLength = 0, start = 0;
+  /** `[` + the run's text + `]`, with simdjson's padding after it: made by the thread that parses it. */
   std::vector<char> text;
-  size_t textLength = 0;
   /** Parsed: the rows of its events, with strings and lanes of its own (EventStager::append). */
   std::unique_ptr<Staged> staged;
   Outcome outcome = Outcome::Pending;
@@ -46,21 +47,23 @@ class BatchPool {
  public:
   using Parse = std::function<Batch::Outcome(Batch &, simdjson::dom::parser &)>;
   /**
-   * Each thread parses with a parser of its own, made for batches of up to `batchBytes`: parsers
-   * reused by one thread stay in its cache, and a parser per batch would not.
+   * `helpers` threads besides the one that waits; each parses with a parser of its own, made for
+   * batches of up to `batchBytes`: parsers reused by one thread stay in its cache, and a parser per
+   * batch would not.
    */
-  BatchPool(unsigned threads, size_t batchBytes, Parse parse);
+  BatchPool(unsigned helpers, size_t batchBytes, Parse parse);
   ~BatchPool();
   BatchPool(const BatchPool &) = delete;
   BatchPool &operator=(const BatchPool &) = delete;
 
-  unsigned threads() const { return unsigned(threads_.size()); }
   void submit(Batch *b);
-  /** Blocks until `b` is parsed. */
-  void wait(const Batch *b);
+  /** Until `b` is parsed, parses the batches queued before it with `parser`, then waits for the rest. */
+  void wait(Batch *b, simdjson::dom::parser &parser);
 
  private:
   void work();
+  /** Parses `b` and publishes its outcome; called without the lock. */
+  void parse(Batch *b, simdjson::dom::parser &parser);
   /** Stops the threads once each has finished the batch it parses; batches still queued are not parsed. */
   void stop();
 
@@ -74,8 +77,8 @@ class BatchPool {
 };
 
 /**
- * Threads for parsing: one per core, at most 16 (a read's serial part bounds what more would give),
- * or as many as SYNCSCOPE_PARSE_THREADS says.
+ * Threads that parse: one per core, at most 16 (a read's serial part bounds what more would give),
+ * or as many as SYNCSCOPE_PARSE_THREADS says; the reading thread is one of them.
  */
 unsigned parseThreads();
 

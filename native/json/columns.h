@@ -47,6 +47,8 @@ class Column {
     size_ += n;
   }
   size_t size() const { return size_; }
+  /** No rows, with the room kept. */
+  void clear() { size_ = 0; }
   T operator[](size_t i) const { return data_[i]; }
   void set(size_t i, T v) { data_[i] = v; }
   const T *data() const { return data_; }
@@ -107,6 +109,12 @@ class StringTable {
     return i;
   }
   const std::deque<std::string> &list() const { return list_; }
+  /** Only "" again. */
+  void clear() {
+    ids_.clear();
+    list_.clear();
+    id(std::string_view());
+  }
   /** The id of `s`, or -1 when it is not in the table. */
   int32_t find(std::string_view s) const {
     auto it = ids_.find(s);
@@ -173,6 +181,9 @@ struct Staged {
   std::string root;
   /** By name id: 1 if an API call has the name, 2 if a Python frame has it (both: 3). */
   std::vector<uint8_t> nameUse;
+
+  /** Nothing staged, with the room kept: a batch's rows, for the next batch. */
+  void clear();
 };
 
 /**

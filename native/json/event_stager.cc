@@ -191,7 +191,8 @@ void EventStager::append(const Staged &later) {
   std::vector<int32_t> name = idsIn(s.strings, later.strings);
   std::vector<int32_t> syncKind = idsIn(s.syncKinds, later.syncKinds);
   std::vector<uint32_t> laneOf(later.lanes.thread.size());
-  for (size_t l = 0; l < laneOf.size(); l++) laneOf[l] = lane(later.lanes.thread[l], later.lanes.a[l], later.lanes.b[l]);
+  for (size_t l = 0; l < laneOf.size(); l++)
+    laneOf[l] = lane(later.lanes.thread[l], later.lanes.a[l], later.lanes.b[l]);
 
   for (size_t n = 0; n < later.nameUse.size(); n++) {
     if (!later.nameUse[n]) continue;

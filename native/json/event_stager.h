@@ -45,8 +45,7 @@ struct LaneKeyHash {
 class EventStager {
  public:
   /** `categories` maps each category name of the vocabulary to what it is; it outlives the stager. */
-  EventStager(Staged &staged, const Vocabulary &vocabulary,
-              const std::unordered_map<std::string_view, int> &categories)
+  EventStager(Staged &staged, const Vocabulary &vocabulary, const std::unordered_map<std::string_view, int> &categories)
       : s_(staged), vocabulary_(vocabulary), categories_(categories) {}
 
   void onEvent(const Event &e);

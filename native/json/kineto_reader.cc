@@ -49,7 +49,11 @@ class Reader {
     for (const auto &[name, cat] : vocabulary.categories) categories_.emplace(name, cat);
     stager_ = std::make_unique<EventStager>(*staged_, vocabulary_, categories_);
   }
-  ~Reader() { std::free(mem_); }
+  // The pool's threads read the buffer: they stop before it is freed.
+  ~Reader() {
+    pool_.reset();
+    std::free(mem_);
+  }
 
   ReadResult run() {
     ReadResult result;
@@ -131,9 +135,10 @@ class Reader {
   }
 
   /**
-   * Reads the buffer from where it was left. Batches found in it are parsed on threads while it is
-   * read, and their events staged before it returns: the buffer is not moved while they parse, and
-   * a batch that was no run of events is read again from this buffer.
+   * Reads the buffer from where it was left. Batches found in it are parsed on threads, from the
+   * buffer itself, while it is read, and their rows appended before it returns: the buffer is
+   * neither moved nor written while they parse, and a batch that was no run of events is read
+   * again from it.
    */
   void consume(bool atEnd) {
     size_t i = begin_;
@@ -188,7 +193,7 @@ class Reader {
   void settle() {
     while (!pending_.empty()) {
       Batch &b = *pending_.front();
-      pool_->wait(&b);
+      pool_->wait(&b, dom_);
       if (b.outcome != Batch::Outcome::Parsed) {
         Rewind rewind{b.start};
         std::string why = b.outcome == Batch::Outcome::Declined ? b.declined : std::string();
@@ -205,7 +210,7 @@ class Reader {
   /** Waits for the batches sent and keeps them for later ones; their events are not staged. */
   void dropPending() {
     for (auto &b : pending_) {
-      pool_->wait(b.get());
+      pool_->wait(b.get(), dom_);
       spare_.push_back(std::move(b));
     }
     pending_.clear();
@@ -214,7 +219,7 @@ class Reader {
   /** Sends the events at b[start, next) to be parsed, as a batch that `pending_` holds. */
   void sendBatch(size_t start, size_t next) {
     if (!pool_)
-      pool_ = std::make_unique<BatchPool>(threads_, kBatch + 2, [this](Batch &b, dom::parser &parser) {
+      pool_ = std::make_unique<BatchPool>(threads_ - 1, kBatch + 2, [this](Batch &b, dom::parser &parser) {
         return parseBatch(b, parser, vocabulary_, categories_);
       });
     std::unique_ptr<Batch> b;
@@ -224,7 +229,8 @@ class Reader {
       b = std::move(spare_.back());
       spare_.pop_back();
     }
-    b->setText(reinterpret_cast<const char *>(data() + start), next - start);
+    b->run = reinterpret_cast<const char *>(data() + start);
+    b->runLength = next - start;
     b->start = start;
     pool_->submit(b.get());
     pending_.push_back(std::move(b));
@@ -426,6 +432,7 @@ class Reader {
   const ReadControl &control_;
   const Vocabulary &vocabulary_;
   std::unique_ptr<Staged> staged_;
+  /** The reading thread's parser: for events read one by one, and for the batches it parses while it waits. */
   dom::parser dom_{kMaxParsed};
 
   uint8_t *mem_ = nullptr;

@@ -26,6 +26,23 @@ std::vector<uint32_t> stableOrder(size_t n, Before before) {
 
 }  // namespace
 
+void Staged::clear() {
+  strings.clear();
+  for (auto *c : {&host.begin, &host.end, &host.corr, &gpu.begin, &gpu.end, &gpu.corr, &gpu.bytes, &lanes.a, &lanes.b,
+                  &threadNames.pid, &threadNames.tid, &syncs.corr, &syncs.stream, &syncs.device, &syncs.event,
+                  &syncs.recordCorr, &syncs.waitOnStream, &markers.time})
+    c->clear();
+  for (auto *c : {&host.lane, &gpu.lane, &gpu.grid, &gpu.block, &markers.lane}) c->clear();
+  for (auto *c : {&host.name, &gpu.name, &syncs.kind, &markers.name}) c->clear();
+  for (auto *c : {&host.context, &gpu.kind, &lanes.thread, &markers.after}) c->clear();
+  threadNames.name.clear();
+  syncKinds.clear();
+  unknown.clear();
+  malformed = noDuration = events = 0;
+  root.clear();
+  nameUse.clear();
+}
+
 void timeOrder(Staged &s) {
   Staged::Host &h = s.host;
   const double *begin = h.begin.data(), *end = h.end.data();
