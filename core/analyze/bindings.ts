@@ -2,9 +2,9 @@
 // work a synchronize covered (S12..S14), and the ordering a stream wait adds (S8). The trace
 // stores calls and ops; these facts follow from replaying the calls in time order, so that
 // analyses do not depend on which edges a producer chose to write.
-import { CK, OK } from '../trace/kinds';
-import { ANSWERS, Trace } from '../trace/model';
-import { groupByKey, IntList } from './csr';
+import { CK, isWait, OK } from '../trace/kinds';
+import { ANSWERS, COPY_KINDS, Trace } from '../trace/model';
+import { groupByKey, int32Tables, IntList, sparseRows, type SparseRows } from './csr';
 
 export const NOT_EVENT_CALL = -2;
 export const NEVER_RECORDED = -1;
@@ -15,40 +15,63 @@ export interface Bindings {
   /** Ops issued by each call: opsOf[opsStart[c] .. opsStart[c + 1]). */
   opsStart: Int32Array;
   opsOf: Int32Array;
-  /** For calls naming an event: the record call it held then, NEVER_RECORDED, or NOT_EVENT_CALL. */
-  bound: Int32Array;
-  /** For `elapsed` calls only (few), the same for the end event. */
+  /** Per call, what boundRecord reads, plus BOUND_BIAS. */
+  biasedBound: Int32Array;
+  /** For `elapsed` calls only (few), the same for the end event (not biased). */
   bound2: ReadonlyMap<number, number>;
-  /** For record calls: the op that marks the captured point, or -1. */
-  recordOp: Int32Array;
-  /** For record calls: the record of the same event that this one replaced, or -1. */
-  replaced: Int32Array;
+  /** Per record call, what recordOpOf reads, plus ID_BIAS. */
+  biasedRecordOp: Int32Array;
+  /** Per record call, what replacedRecord reads, plus ID_BIAS. */
+  biasedReplaced: Int32Array;
   /** For record calls: how many later calls bound to it. */
   consumers: Int32Array;
-  /** For host waits: the ops whose completion the call waited for (CSR like opsOf). */
-  awaitStart: Int32Array;
-  awaited: Int32Array;
+  /** The host waits (isWait), context calls left out, in call order. */
+  waits: Int32Array;
+  /**
+   * Pairs (stream synchronize, the device-to-host copy its lane made last before it, or -1), in
+   * time order: the copy whose result a synchronize may have waited for (S17).
+   */
+  syncCopies: Int32Array;
+  /** For host waits: the ops whose completion the call waited for, in a row per waiting call. */
+  awaits: SparseRows;
   /** Orderings that follow from the semantics: record op -> first op after a stream wait (S8). */
   eventFrom: Int32Array;
   eventTo: Int32Array;
 }
 
+// The per-call facts are stored biased, so that their usual value is 0: a new array is zeros, and
+// the calls that name no event (most of an imported trace) then cost no write. A fill of every
+// call's entry would touch every page of the array, which costs more than the replay itself.
+const BOUND_BIAS = -NOT_EVENT_CALL;
+const ID_BIAS = 1;
+
+/** Whether a call names an event (a stream wait, an event synchronize, a query or an elapsed): it has a boundRecord. */
+export const namesEvent = (b: Bindings, call: number): boolean => b.biasedBound[call] !== 0;
+
+/** For a call naming an event: the record call it held then, or NEVER_RECORDED; NOT_EVENT_CALL for any other call. */
+export const boundRecord = (b: Bindings, call: number): number => b.biasedBound[call] - BOUND_BIAS;
+/** For a record call: the op that marks the captured point, or -1. */
+export const recordOpOf = (b: Bindings, record: number): number => b.biasedRecordOp[record] - ID_BIAS;
+/** For a record call: the record of the same event that this one replaced, or -1. */
+export const replacedRecord = (b: Bindings, record: number): number => b.biasedReplaced[record] - ID_BIAS;
+
 export function timeOrderedCalls(t: Trace): Int32Array {
   const { kind, begin, count } = t.calls;
   const context = CK.context;
+  // Room for every call, in one pass: the pages past the last id taken are never touched.
+  const ids = new Int32Array(count);
   let n = 0;
-  for (let i = 0; i < count; i++) if (kind[i] !== context) n++;
-  const ids = new Int32Array(n);
   let sorted = true;
   let last = -Infinity;
-  for (let i = 0, k = 0; i < count; i++) {
+  for (let i = 0; i < count; i++) {
     if (kind[i] === context) continue;
     if (last > begin[i]) sorted = false;
     last = begin[i];
-    ids[k++] = i;
+    ids[n++] = i;
   }
-  if (!sorted) ids.sort((a, b) => begin[a] - begin[b] || a - b);
-  return ids;
+  const order = ids.subarray(0, n);
+  if (!sorted) order.sort((a, b) => begin[a] - begin[b] || a - b);
+  return order;
 }
 
 // Kinds read once: the replay compares them for every call.
@@ -64,29 +87,34 @@ const {
   streamWait: streamWaitKind,
 } = CK;
 const eventRecordOp = OK.eventRecord;
+const dtoh = COPY_KINDS.indexOf('DtoH');
 
-/** The calls replayed in time order: the state each call sees, what it binds to and what it awaits. */
-export function bindEvents(t: Trace): Bindings {
+/**
+ * The calls replayed in time order: the state each call sees, what it binds to and what it awaits.
+ * `timeOrder`: the calls in time order (timeOrderedCalls), where the caller has them already.
+ */
+export function bindEvents(t: Trace, timeOrder = timeOrderedCalls(t)): Bindings {
   const c = t.calls;
   const C = c.count;
   const { kind, event, event2, stream, answer, blockedNs, releasedBy } = c;
-  const { call: opCall, lane: opLane, kind: opKind } = t.ops;
+  const { call: opCall, lane: opLane, kind: opKind, copy: copyKind } = t.ops;
   const { start: opsStart, ids: opsOf } = groupByKey(t.ops.call, t.ops.count, C);
-  const timeOrder = timeOrderedCalls(t);
-  const bound = new Int32Array(C).fill(NOT_EVENT_CALL);
+  const [bound, recordOp, replaced, consumers] = int32Tables(C, C, C, C);
   const bound2 = new Map<number, number>();
-  const recordOp = new Int32Array(C).fill(-1);
-  const replaced = new Int32Array(C).fill(-1);
-  const consumers = new Int32Array(C);
   const eventFrom = new IntList();
   const eventTo = new IntList();
   const streams = t.lanes.filter((l) => l.kind === 'stream');
   const lastOp = new Int32Array(t.lanes.length).fill(-1);
   // Record ops that the next op issued to a stream must follow (stream waits not yet met by an op).
   const pendingWaits: number[][] = t.lanes.map(() => []);
-  let events = 0;
-  for (let i = 0; i < C; i++) events = Math.max(events, event[i] + 1, event2[i] + 1);
-  const current = new Int32Array(events).fill(NEVER_RECORDED); // event string id -> record call
+  // Event string id -> the record call that holds it, biased like recordOp (0: never recorded).
+  // Event ids are string ids: the table grows only for a trace that names one beyond its strings.
+  let current: Int32Array = new Int32Array(t.strings.length);
+  const waits = new IntList();
+  // Per lane, its last device-to-host copy call; lanes the trace does not list share the last slot.
+  const lastCopy = new Int32Array(t.lanes.length + 1).fill(-1);
+  const copySlot = (i: number) => Math.min(c.lane[i], t.lanes.length);
+  const syncCopies = new IntList();
   // Host waits as (call, op) pairs in replay order, grouped by call at the end.
   const awaitCall = new IntList();
   const awaitOp = new IntList();
@@ -96,26 +124,35 @@ export function bindEvents(t: Trace): Bindings {
     awaitOp.push(op);
   };
   const bind = (ev: number): number => {
-    const r = current[ev];
+    const r = (ev >= 0 && ev < current.length ? current[ev] : 0) - ID_BIAS;
     if (r >= 0) consumers[r]++;
     return r;
+  };
+  const record = (ev: number, call: number): void => {
+    if (ev >= current.length) current = grown(current, ev + 1);
+    replaced[call] = current[ev];
+    current[ev] = call + ID_BIAS;
   };
 
   // One call at a time: a small function that the engine optimizes as a whole.
   const replay = (i: number): void => {
     const ki = kind[i];
+    if (isWait(t, i)) waits.push(i);
     // What call i binds to and awaits, then the ops it issued, then its record.
     if (ki === streamWaitKind || ki === eventSyncKind || ki === queryKind) {
-      const r = (bound[i] = bind(event[i]));
-      const op = r >= 0 ? recordOp[r] : -1;
+      const r = bind(event[i]);
+      bound[i] = r + BOUND_BIAS;
+      const op = r >= 0 ? recordOp[r] - ID_BIAS : -1;
       if (op >= 0 && ki === streamWaitKind && stream[i] >= 0) pendingWaits[stream[i]].push(op);
       if (op >= 0 && (ki === eventSyncKind || (ki === queryKind && answer[i] === ready))) wait(i, op);
     } else if (ki === elapsedKind) {
-      bound[i] = bind(event[i]);
+      bound[i] = bind(event[i]) + BOUND_BIAS;
       bound2.set(i, bind(event2[i]));
     } else if (ki === streamSyncKind) {
       const s = stream[i];
       if (s >= 0 && lastOp[s] >= 0) wait(i, lastOp[s]);
+      syncCopies.push(i);
+      syncCopies.push(lastCopy[copySlot(i)]);
     } else if (ki === deviceSyncKind) {
       // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
       const device = c.device[i] || (t.lanes[c.lane[i]]?.device ?? 0);
@@ -128,10 +165,11 @@ export function bindEvents(t: Trace): Bindings {
       for (let q = opsStart[i]; q < opsStart[i + 1] && op < 0; q++)
         if (opKind[opsOf[q]] === eventRecordOp) op = opsOf[q];
       if (op < 0 && stream[i] >= 0) op = lastOp[stream[i]];
-      recordOp[i] = op;
-      replaced[i] = current[event[i]];
-      current[event[i]] = i;
+      recordOp[i] = op + ID_BIAS;
+      record(event[i], i);
     }
+    if (ki === memcpyKind && opsStart[i + 1] > opsStart[i] && copyKind[opsOf[opsStart[i]]] === dtoh)
+      lastCopy[copySlot(i)] = i;
     // A copy or memset that blocked until its own op completed (S17, S18), as opposed to one
     // that waited for room in the launch queue (S19).
     if (
@@ -143,22 +181,45 @@ export function bindEvents(t: Trace): Bindings {
       for (let q = opsStart[i]; q < opsStart[i + 1]; q++) wait(i, opsOf[q]);
     }
   };
-  for (let k = 0; k < timeOrder.length; k++) replay(timeOrder[k]);
-  const { start: awaitStart, ids: awaited } = groupByKey(awaitCall.view(), awaitCall.length, C, awaitOp.view());
+  replayAll(timeOrder, replay);
+  const awaits = sparseRows(awaitCall.view(), awaitOp.view(), awaitCall.length, C);
   return {
     timeOrder,
     opsStart,
     opsOf,
-    bound,
+    biasedBound: bound,
     bound2,
-    recordOp,
-    replaced,
+    biasedRecordOp: recordOp,
+    biasedReplaced: replaced,
     consumers,
-    awaitStart,
-    awaited,
+    waits: ascending(waits.view()),
+    syncCopies: syncCopies.view(),
+    awaits,
     eventFrom: eventFrom.view(),
     eventTo: eventTo.view(),
   };
+}
+
+/**
+ * Each call replayed in turn: the loop in a function of its own, small, which the engine optimizes
+ * (with `replay` in it) after a few thousand calls; inside bindEvents, a large function, it would
+ * run unoptimized for far longer.
+ */
+function replayAll(order: Int32Array, replay: (i: number) => void): void {
+  for (let k = 0; k < order.length; k++) replay(order[k]);
+}
+
+/** `ids` sorted, in place where they are not in order already (calls replayed in time order). */
+function ascending(ids: Int32Array): Int32Array {
+  for (let k = 1; k < ids.length; k++) if (ids[k - 1] > ids[k]) return ids.sort();
+  return ids;
+}
+
+/** `a` copied into a zeroed array of `n` entries. */
+function grown(a: Int32Array, n: number): Int32Array {
+  const b = new Int32Array(Math.max(n, 2 * a.length));
+  b.set(a);
+  return b;
 }
 
 /** The ops call `i` issued, each following the stream waits pending on its stream (S8). */

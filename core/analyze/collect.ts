@@ -37,22 +37,32 @@ export class FindingList {
       return;
     }
     seen.count++;
-    for (const c of calls) {
+    // Indexed loops: a place met thousands of times runs this as often, mostly before the engine
+    // has optimized it, where each for-of takes an iterator.
+    const f = seen.f;
+    for (let k = 0; k < calls.length; k++) {
+      const c = calls[k];
       seen.all.push(c);
-      if (seen.f.calls.length < MAX_IDS && !seen.f.calls.includes(c)) seen.f.calls.push(c);
+      if (f.calls.length < MAX_IDS && !f.calls.includes(c)) f.calls.push(c);
     }
-    for (const o of ops) if (seen.f.ops.length < MAX_IDS && !seen.f.ops.includes(o)) seen.f.ops.push(o);
-    if (savedNs !== undefined) seen.f.savedNs = (seen.f.savedNs ?? 0) + savedNs;
+    for (let k = 0; k < ops.length; k++) if (f.ops.length < MAX_IDS && !f.ops.includes(ops[k])) f.ops.push(ops[k]);
+    if (savedNs !== undefined) f.savedNs = (f.savedNs ?? 0) + savedNs;
   }
 
   list(): Finding[] {
     return [...this.byKey.values()].map(({ f, count, all }) =>
       withMembers(
         count > 1 ? { ...f, message: `${f.message} (${count} times)` } : f,
-        all.length > MAX_IDS ? [...new Set(all)] : all,
+        all.length > MAX_IDS ? distinct(all) : all,
       ),
     );
   }
+}
+
+/** `ids` without repeats, each where first met: `ids` itself when they rise throughout, as calls met in time order do. */
+function distinct(ids: number[]): number[] {
+  for (let k = 1; k < ids.length; k++) if (!(ids[k - 1] < ids[k])) return [...new Set(ids)];
+  return ids;
 }
 
 /** A key for "the same place": the call's scenario position, or its lane and name. */

@@ -5,7 +5,7 @@ import { CK, isWait, OK } from '../trace/kinds';
 import { ANSWERS, CALL_KINDS, Finding, Trace, callKind, str } from '../trace/model';
 import { formatNs } from '../units';
 import type { AccessIndex } from './accesses';
-import { NEVER_RECORDED, NOT_EVENT_CALL } from './bindings';
+import { boundRecord, NEVER_RECORDED, NOT_EVENT_CALL, recordOpOf, replacedRecord } from './bindings';
 import { FindingList, placeKey } from './collect';
 import { atLine, callSource, laneName, opLabel, programStep, workAt } from './describe';
 import { laneNext, lanePrev } from './graph';
@@ -42,7 +42,7 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
     const kind = callKind(t, i);
     if (kind === 'elapsed') elapsedUnrecorded(t, b, i, firstRecord, out);
     if (kind !== 'streamWait' && kind !== 'eventSync' && kind !== 'query') continue;
-    const r = b.bound[i];
+    const r = boundRecord(b, i);
     if (r === NEVER_RECORDED) {
       const ev = str(t, c.event[i]);
       const src = callSource(t, i);
@@ -63,10 +63,10 @@ export function eventSmells(t: Trace, hb: HappensBefore, access: AccessIndex, pr
       continue;
     }
     if (r < 0) continue;
-    const p = b.replaced[r];
+    const p = replacedRecord(b, r);
     if (p >= 0 && b.consumers[p] === 0) {
-      const newOp = b.recordOp[r];
-      const oldOp = b.recordOp[p];
+      const newOp = recordOpOf(b, r);
+      const oldOp = recordOpOf(b, p);
       const otherThread = c.lane[r] !== c.lane[i];
       const uncovered = oldOp >= 0 && newOp >= 0 && !hb.beforeNode(g.calls + oldOp, g.calls + newOp);
       const overWaits = !otherThread && !uncovered && usesOnlyOlder(t, hb, access, i, p, r);
@@ -107,7 +107,7 @@ function elapsedUnrecorded(
 ): void {
   const c = t.calls;
   const unrecorded = [
-    [b.bound[i], c.event[i]],
+    [boundRecord(b, i), c.event[i]],
     [b.bound2.get(i) ?? NOT_EVENT_CALL, c.event2[i]],
   ].filter(([r]) => r === NEVER_RECORDED);
   if (!unrecorded.length) return;
@@ -142,7 +142,7 @@ function queryRace(
   key: string,
 ): void {
   const g = hb.graph;
-  const op = g.bindings.recordOp[r];
+  const op = recordOpOf(g.bindings, r);
   if (op < 0) return;
   const prev = lanePrev(g, i);
   if (prev >= 0 && hb.beforeNode(g.calls + op, prev)) return; // the host already knew: ready by ordering
@@ -180,9 +180,9 @@ function queryRace(
 function segment(hb: HappensBefore, r: number): number[] {
   const g = hb.graph;
   const b = g.bindings;
-  const op = b.recordOp[r];
+  const op = recordOpOf(b, r);
   if (op < 0) return [];
-  const prev = b.replaced[r] >= 0 ? b.recordOp[b.replaced[r]] : -1;
+  const prev = replacedRecord(b, r) >= 0 ? recordOpOf(b, replacedRecord(b, r)) : -1;
   const out: number[] = [];
   for (let n = g.calls + op, k = 0; n >= 0 && n !== g.calls + prev && k < SCAN; n = lanePrev(g, n), k++)
     out.push(n - g.calls);

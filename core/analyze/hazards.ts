@@ -30,14 +30,16 @@ export function findHazards(
   const g = hb.graph;
   const C = g.calls;
   const L = t.lanes.length;
+  const bufferIndex = indexBuffers(t, L, memory);
+  const B = bufferIndex.size;
+  // No buffer declared, nothing to race on (imported traces declare none): no pass over the ops.
+  if (!B) return { hazards: [], findings: [] };
   const ops: number[] = [];
   for (let j = 0; j < t.ops.count; j++) if (access.start[j + 1] > access.start[j]) ops.push(j);
   let sorted = true;
   for (let k = 1; k < ops.length && sorted; k++) sorted = t.ops.start[ops[k - 1]] <= t.ops.start[ops[k]];
   if (!sorted) ops.sort((x, y) => t.ops.start[x] - t.ops.start[y] || x - y);
 
-  const bufferIndex = indexBuffers(t, L, memory);
-  const B = bufferIndex.size;
   const lastWrite = new Int32Array(B).fill(-1);
   const reads = new Int32Array(B * L).fill(-1);
 

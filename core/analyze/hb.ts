@@ -7,7 +7,8 @@
 // edges, so a trace of a million launches stores about one row per op.
 import { checkClockRoom, type MemoryBudget } from '../memory';
 import type { Trace } from '../trace/model';
-import { buildGraph, HbGraph } from './graph';
+import { int32Tables, rowOfKey } from './csr';
+import { buildGraph, HbGraph, launcherOf } from './graph';
 
 export interface NodeRef {
   kind: 'call' | 'op';
@@ -37,13 +38,12 @@ export const nodeId = (g: HbGraph, r: NodeRef): number => (r.kind === 'call' ? r
 export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t), memory?: MemoryBudget): HappensBefore {
   const g = graph;
   const { lane, seq, lanes: L } = g;
-  const launcher = launcherOf(t, g);
-  const { rows, rowOf } = vectorClocks(g, launcher, memory);
+  const { rows, rowOf } = vectorClocks(g, memory);
   const clock = (x: number, d: number): number => {
     if (lane[x] === d) return seq[x];
     if (lane[x] < 0) return 0;
     const v = rows[rowOf[x] * L + d];
-    const c = launcher(x);
+    const c = launcherOf(g, x);
     return c >= 0 && lane[c] === d && seq[c] > v ? seq[c] : v;
   };
   const beforeNode = (a: number, b: number): boolean => {
@@ -60,53 +60,22 @@ export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t), memory?:
 }
 
 /**
- * The call whose launch edge reaches op node `x` from another lane, or -1. A node's clock is its
- * row raised by its launcher's position: the ops a thread launches in a row then share the row of
- * the op before them, where their launch taught their stream nothing but the launch itself.
- */
-function launcherOf(t: Trace, g: HbGraph): (x: number) => number {
-  const { lane, calls: C } = g;
-  const opCall = t.ops.call;
-  // Looked up several times per node while the clocks are built: found once per op.
-  const launchers = new Int32Array(t.ops.count);
-  for (let j = 0; j < launchers.length; j++) {
-    const c = opCall[j];
-    launchers[j] = c >= 0 && lane[c] >= 0 && lane[C + j] >= 0 && lane[c] !== lane[C + j] ? c : -1;
-  }
-  return (x) => (x < C ? -1 : launchers[x - C]);
-}
-
-/**
  * Every node's clock: `rows` holds the distinct rows, L components each, and `rowOf` each node's
- * row; a node's own component and its launcher's position (launcherOf) are kept apart from it.
+ * row; a node's own component and its launcher's position are kept apart from it. A node's clock
+ * is its row raised by its launcher's position: the ops a thread launches in a row then share the
+ * row of the op before them, where their launch taught their stream nothing but the launch itself.
  */
-function vectorClocks(
-  g: HbGraph,
-  launcher: (x: number) => number,
-  memory: MemoryBudget | undefined,
-): { rows: Int32Array; rowOf: Int32Array } {
-  const { lane, seq, nodes: N, lanes: L, order, laneStart, predStart, pred } = g;
-  // Whether x's launcher `c` stands for its lane predecessor p's launcher too (same thread, later).
-  const covers = (p: number, c: number) => {
-    const cp = p >= 0 ? launcher(p) : -1;
-    return cp < 0 || (c >= 0 && lane[c] === lane[cp] && seq[c] >= seq[cp]);
-  };
-  // A node takes a row of its own only where it has cross-lane predecessors or is not covered,
-  // which needs a launcher before it in its lane: counted without asking about its own.
-  let rowCount = 1; // row 0: the empty clock
-  for (let l = 0; l < L; l++)
-    for (let k = laneStart[l]; k < laneStart[l + 1]; k++) {
-      const x = order[k];
-      if (predStart[x + 1] > predStart[x] || (k > laneStart[l] && launcher(order[k - 1]) >= 0)) rowCount++;
-    }
-  if (memory) checkClockRoom(memory, { rows: rowCount, lanes: L, calls: g.calls });
-  const rows = new Int32Array(rowCount * L);
-  const rowOf = new Int32Array(N);
-  const done = new Uint8Array(N);
+function vectorClocks(g: HbGraph, memory: MemoryBudget | undefined): { rows: Int32Array; rowOf: Int32Array } {
+  const { lane, seq, nodes: N, lanes: L, calls: C, order, laneStart, preds } = g;
+  const launchers = g.launcher;
+  const launcher = (x: number) => (x < C ? -1 : launchers[x - C]);
+  const rowCount = memory ? countRows(g) : rowBound(g);
+  if (memory) checkClockRoom(memory, { rows: rowCount, lanes: L, calls: C });
+  const [rows, rowOf] = int32Tables(rowCount * L, N);
+  // How many nodes of each lane have their clocks: always a prefix of the lane.
+  const doneIn = new Int32Array(L);
+  const done = (q: number) => seq[q] <= doneIn[lane[q]];
   let nextRow = 1;
-  const raise = (r: number, c: number) => {
-    if (c >= 0 && seq[c] > rows[r + lane[c]]) rows[r + lane[c]] = seq[c];
-  };
   // Whether launcher c knows nothing beyond p's row but its own lane (x's own lane is kept apart).
   const known = (c: number, p: number, own: number) => {
     const rc = rowOf[c] * L;
@@ -114,63 +83,100 @@ function vectorClocks(
     for (let d = 0; d < L; d++) if (d !== lane[c] && d !== own && rows[rc + d] > rows[rp + d]) return false;
     return true;
   };
+  /** Joins node q's clock (its row, its own position and its launcher's) into row r. */
+  const join = (r: number, q: number) => {
+    const rq = rowOf[q] * L;
+    for (let d = 0; d < L; d++) if (rows[rq + d] > rows[r + d]) rows[r + d] = rows[rq + d];
+    if (seq[q] > rows[r + lane[q]]) rows[r + lane[q]] = seq[q];
+    const c = launcher(q);
+    if (c >= 0 && seq[c] > rows[r + lane[c]]) rows[r + lane[c]] = seq[c];
+  };
 
   let partial = false; // set for the nodes of a cycle, whose predecessors may not be done
-  // Whether predecessor q's clock joins x's: not where x's launcher cx already implies it.
-  const joins = (q: number, cx: number, implied: boolean) => !(q === cx && implied) && !(partial && !done[q]);
   /** Node x's clock, p being the node before it in its lane or -1. */
   const compute = (x: number, p: number) => {
-    const cx = launcher(x);
-    const covered = covers(p, cx);
-    const implied = covered && cx >= 0 && (!partial || done[cx] === 1) && known(cx, p, lane[x]);
-    const k0 = predStart[x];
-    const k1 = predStart[x + 1];
-    let any = false;
-    for (let k = k0; k < k1 && !any; k++) any = joins(pred[k], cx, implied);
+    const cx = x < C ? -1 : launchers[x - C];
+    const cp = p < C ? -1 : launchers[p - C];
+    // Whether x's launcher stands for p's launcher too (same thread, later).
+    const covered = cp < 0 || (cx >= 0 && lane[cx] === lane[cp] && seq[cx] >= seq[cp]);
+    // Whether x's launch adds nothing to what p's clock and the launcher's position tell.
+    const implied = covered && cx >= 0 && (!partial || done(cx)) && known(cx, p, lane[x]);
+    const joinsLaunch = cx >= 0 && !implied && !(partial && !done(cx));
+    // Most nodes have no other predecessor: their bit says so without the row's look-up.
+    const row = preds.has[x >>> 5] & (1 << (x & 31)) ? rowOfKey(preds, x) : -1;
+    const k0 = row < 0 ? 0 : preds.start[row];
+    const k1 = row < 0 ? 0 : preds.start[row + 1];
+    const pred = preds.ids;
+    let any = joinsLaunch;
+    for (let k = k0; k < k1 && !any; k++) any = !(partial && !done(pred[k]));
     if (!any && covered) {
       rowOf[x] = p >= 0 ? rowOf[p] : 0;
-      done[x] = 1;
       return;
     }
     const r = nextRow++ * L;
     if (p >= 0) {
-      const rp = rowOf[p] * L;
-      for (let d = 0; d < L; d++) rows[r + d] = rows[rp + d];
-      raise(r, launcher(p));
+      rows.copyWithin(r, rowOf[p] * L, rowOf[p] * L + L);
+      // Stored whether or not it raises the row: a store made every time is one the optimized code
+      // has seen, where a rare one would send it back to the interpreter when first met.
+      if (cp >= 0) rows[r + lane[cp]] = Math.max(rows[r + lane[cp]], seq[cp]);
     }
-    for (let k = k0; k < k1; k++) {
-      const q = pred[k];
-      if (!joins(q, cx, implied)) continue;
-      const rq = rowOf[q] * L;
-      for (let d = 0; d < L; d++) if (rows[rq + d] > rows[r + d]) rows[r + d] = rows[rq + d];
-      if (seq[q] > rows[r + lane[q]]) rows[r + lane[q]] = seq[q];
-      raise(r, launcher(q));
-    }
+    if (joinsLaunch) join(r, cx);
+    for (let k = k0; k < k1; k++) if (!(partial && !done(pred[k]))) join(r, pred[k]);
     rows[r + lane[x]] = seq[x];
     rowOf[x] = r / L;
-    done[x] = 1;
   };
 
-  sweepLanes(g, done, compute);
+  sweepLanes(g, doneIn, rowOf, compute);
   // Edges that contradict each other (clock skew in an imported trace) leave a cycle: take its
   // nodes in lane order with what is known.
   partial = true;
   for (let l = 0; l < L; l++)
-    for (let k = laneStart[l]; k < laneStart[l + 1]; k++)
-      if (!done[order[k]]) compute(order[k], k > laneStart[l] ? order[k - 1] : -1);
-  // Rows were counted for every node that might need one; the view keeps those used. The rows
-  // never written were never touched, so no memory backs them; a copy would touch the rest again.
+    for (let k = laneStart[l] + doneIn[l]; k < laneStart[l + 1]; k++) {
+      compute(order[k], k > laneStart[l] ? order[k - 1] : -1);
+      doneIn[l]++;
+    }
+  // There was room for a row for every node that might need one; the view keeps those used. The
+  // rows never written were never touched, so no memory backs them; a copy would touch them again.
   return { rows: rows.subarray(0, nextRow * L), rowOf };
+}
+
+/**
+ * Room for the rows where no budget asks for their count: one per node on a lane and the empty
+ * row, which saves countRows' pass over every node. Only the rows made are ever touched, so the
+ * room costs nothing; where it would reach past MAX_ROOM_BYTES, the rows are counted.
+ */
+function rowBound(g: HbGraph): number {
+  const rows = g.laneStart[g.lanes] + 1;
+  return rows * g.lanes * 4 <= MAX_ROOM_BYTES ? rows : countRows(g);
+}
+
+const MAX_ROOM_BYTES = 64 << 20;
+
+/**
+ * How many rows the clocks may take: the empty row, and one per node that has cross-lane
+ * predecessors (its launch or others) or follows an op with a launcher in its lane.
+ */
+function countRows(g: HbGraph): number {
+  const { lanes: L, order, laneStart, preds } = g;
+  let rows = 1;
+  for (let l = 0; l < L; l++)
+    for (let k = laneStart[l]; k < laneStart[l + 1]; k++) {
+      const x = order[k];
+      const p = k > laneStart[l] ? order[k - 1] : -1;
+      if (launcherOf(g, x) >= 0 || rowOfKey(preds, x) >= 0 || (p >= 0 && launcherOf(g, p) >= 0)) rows++;
+    }
+  return rows;
 }
 
 /**
  * Visits every node after its lane predecessor and its cross-lane predecessors (a topological
  * order), lane by lane: a lane runs until its next node waits for a node not yet done, and waits
- * on that node's lane until the node is done. Nodes on a cycle are left undone.
+ * on that node's lane until the node is done. Nodes on a cycle are left undone. `doneIn[l]`
+ * counts the nodes of lane l visited, a prefix of the lane.
  */
-function sweepLanes(g: HbGraph, done: Uint8Array, visit: (x: number, prev: number) => void): void {
-  const { lane, lanes: L, order, laneStart, predStart, pred } = g;
-  const pos = laneStart.slice(0, L);
+function sweepLanes(g: HbGraph, doneIn: Int32Array, rowOf: Int32Array, visit: (x: number, prev: number) => void): void {
+  const { lane, seq, lanes: L, calls: C, order, laneStart, launcher, preds } = g;
+  const { has, ids: pred } = preds;
   const blocker = new Int32Array(L); // the node a waiting lane waits for
   const waiters = new Int32Array(L).fill(-1); // lane -> first lane waiting on it, then nextWaiter
   const nextWaiter = new Int32Array(L);
@@ -179,28 +185,42 @@ function sweepLanes(g: HbGraph, done: Uint8Array, visit: (x: number, prev: numbe
   for (let l = L - 1; l >= 0; l--) ready[readyCount++] = l;
   while (readyCount > 0) {
     const l = ready[--readyCount];
-    const from = pos[l];
+    const from = laneStart[l] + doneIn[l];
     const end = laneStart[l + 1];
-    for (let k = from; k < end; k++) {
+    let k = from;
+    for (; k < end; k++) {
       const x = order[k];
-      let waitFor = -1;
-      for (let e = predStart[x]; e < predStart[x + 1] && waitFor < 0; e++) if (!done[pred[e]]) waitFor = pred[e];
+      const p = k > laneStart[l] ? order[k - 1] : -1;
+      // A call after a call (or first in its lane) with no cross-lane predecessor has the clock of
+      // the call before it (of none, first): most of a thread's calls, taken here without a visit.
+      if (x < C && p < C && !(has[x >>> 5] & (1 << (x & 31)))) {
+        rowOf[x] = p >= 0 ? rowOf[p] : 0;
+        doneIn[l]++;
+        continue;
+      }
+      // The first predecessor not yet done, the launch first.
+      let waitFor = x < C ? -1 : launcher[x - C];
+      if (waitFor >= 0 && seq[waitFor] <= doneIn[lane[waitFor]]) waitFor = -1;
+      const row = preds.has[x >>> 5] & (1 << (x & 31)) ? rowOfKey(preds, x) : -1;
+      if (row >= 0)
+        for (let e = preds.start[row]; e < preds.start[row + 1] && waitFor < 0; e++)
+          if (seq[pred[e]] > doneIn[lane[pred[e]]]) waitFor = pred[e];
       if (waitFor >= 0) {
         blocker[l] = waitFor;
         nextWaiter[l] = waiters[lane[waitFor]];
         waiters[lane[waitFor]] = l;
         break;
       }
-      visit(x, k > laneStart[l] ? order[k - 1] : -1);
-      pos[l] = k + 1;
+      visit(x, p);
+      doneIn[l]++;
     }
-    if (pos[l] === from) continue;
+    if (k === from) continue;
     // Lanes whose node is now done run again; the others keep waiting.
     let w = waiters[l];
     waiters[l] = -1;
     while (w >= 0) {
       const next = nextWaiter[w];
-      if (done[blocker[w]]) ready[readyCount++] = w;
+      if (seq[blocker[w]] <= doneIn[lane[blocker[w]]]) ready[readyCount++] = w;
       else {
         nextWaiter[w] = waiters[l];
         waiters[l] = w;

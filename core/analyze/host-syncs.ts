@@ -6,7 +6,7 @@ import { CK } from '../trace/kinds';
 import { COPY_KINDS, Finding, HOST_MEMORY, Trace, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
 import type { Bindings } from './bindings';
-import { IntList } from './csr';
+import { IntList, rowsWhere } from './csr';
 import { FindingList, placeKey } from './collect';
 import { atLine, callSource, isAsyncCall, laneName, opName } from './describe';
 import { formatNs } from '../units';
@@ -14,8 +14,8 @@ import { formatNs } from '../units';
 export function hostSyncSmells(t: Trace, b: Bindings, access: AccessIndex, program?: Program): Finding[] {
   const out = new FindingList();
   const claimed = hiddenSyncs(t, b, out);
-  pageableCopies(t, access, out, claimed, program);
-  queueStalls(t, out);
+  pageableCopies(t, access, out, (call) => isClaimed(claimed, call), program);
+  queueStalls(t, b.waits, out);
   return out.list();
 }
 
@@ -28,43 +28,21 @@ function frameworkOp(context: string): string {
 const copyWords = (t: Trace, op: number): string =>
   [COPY_KINDS[t.ops.copy[op]], HOST_MEMORY[t.ops.hostMemory[op]]].filter(Boolean).join(', ');
 
-/**
- * Each stream synchronize made inside a framework op, with the device-to-host copy before it on its
- * lane, or -1: pairs (sync, copy) in time order. One tight pass over every call, kept apart from
- * the words of the findings, which only the few pairs need.
- */
-function syncsAfterCopies(t: Trace, b: Bindings): Int32Array {
-  const c = t.calls;
-  const L = t.lanes.length;
-  const lastCopy = new Int32Array(L + 1).fill(-1); // lane -> last device-to-host copy call
-  const dtoh = COPY_KINDS.indexOf('DtoH');
-  const { kind: kindOf, lane: laneOf, context } = c;
-  const { opsStart, opsOf, timeOrder: order } = b;
-  const copyKind = t.ops.copy;
-  const memcpy = CK.memcpy;
-  const streamSync = CK.streamSync;
-  const pairs = new IntList();
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k];
-    const kind = kindOf[i];
-    const lane = laneOf[i] < L ? laneOf[i] : L;
-    if (kind === memcpy && opsStart[i + 1] > opsStart[i] && copyKind[opsOf[opsStart[i]]] === dtoh) lastCopy[lane] = i;
-    else if (kind === streamSync && context[i]) {
-      pairs.push(i);
-      pairs.push(lastCopy[lane]);
-    }
-  }
-  return pairs.view();
-}
+/** The lane slot the replay keeps a call's last copy in (Bindings.syncCopies): its lane, lanes the trace does not list sharing one. */
+const copySlot = (t: Trace, call: number): number => Math.min(t.calls.lane[call], t.lanes.length);
 
 /**
  * A stream synchronize made by a framework op (not by the user's own synchronize), after a
  * device-to-host copy inside the same op: the host stops until the GPU catches up, although the
- * Python line only asked for a value. Returns the copy calls it explains; each copy explains one sync.
+ * Python line only asked for a value. Returns the copy calls it explains, ascending; each copy
+ * explains one sync.
  */
-function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
+function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Int32Array {
   const c = t.calls;
-  const claimed = new Set<number>();
+  const claimed = new IntList();
+  // A sync's copy is its slot's last copy: the syncs of one slot meet each copy in one stretch,
+  // so a copy was claimed before if it is the last one its slot claimed.
+  const lastClaimed = new Int32Array(t.lanes.length + 1).fill(-1);
   const firstOp = (call: number) => (b.opsStart[call + 1] > b.opsStart[call] ? b.opsOf[b.opsStart[call]] : -1);
   // A run repeats the same few framework contexts: each one's op is found once ('' for a context
   // without an aten:: op, which makes no finding).
@@ -109,14 +87,24 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
   // The syncs of one place repeat: its key is made again only where the place changes.
   let key = '';
   let keyOf = [-1, -1, -1];
-  const pairs = syncsAfterCopies(t, b);
+  const pairs = b.syncCopies;
   for (let k = 0; k < pairs.length; k += 2) {
     i = pairs[k];
     copyIn = pairs[k + 1];
+    // Only a synchronize made inside a framework op (not by the user's own synchronize).
+    if (!c.context[i]) continue;
     op = opOfContext(c.context[i]);
-    if (!op || copyIn < 0 || claimed.has(copyIn) || !c.context[copyIn] || opOfContext(c.context[copyIn]) !== op)
+    const slot = copySlot(t, i);
+    if (
+      !op ||
+      copyIn < 0 ||
+      lastClaimed[slot] === copyIn ||
+      !c.context[copyIn] ||
+      opOfContext(c.context[copyIn]) !== op
+    )
       continue;
-    claimed.add(copyIn);
+    lastClaimed[slot] = copyIn;
+    claimed.push(copyIn);
     blocked = c.blockedNs[i] + c.blockedNs[copyIn];
     if (keyOf[0] !== c.context[i] || keyOf[1] !== c.name[copyIn] || keyOf[2] !== c.name[i]) {
       keyOf = [c.context[i], c.name[copyIn], c.name[i]];
@@ -127,30 +115,37 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Set<number> {
     ops[0] = firstOp(copyIn);
     out.addLazily(key, ids, ops, blocked, finding);
   }
-  return claimed;
+  const sorted = claimed.view();
+  for (let k = 1; k < sorted.length; k++) if (sorted[k - 1] > sorted[k]) return sorted.sort();
+  return sorted;
+}
+
+/** Whether `call` is in the ascending `claimed`. */
+function isClaimed(claimed: Int32Array, call: number): boolean {
+  let lo = 0;
+  let hi = claimed.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (claimed[mid] < call) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < claimed.length && claimed[lo] === call;
 }
 
 function pageableCopies(
   t: Trace,
   access: AccessIndex,
   out: FindingList,
-  claimed: Set<number>,
+  claimed: (call: number) => boolean,
   program?: Program,
 ): void {
   const c = t.calls;
-  const pageable = HOST_MEMORY.indexOf('pageable');
-  const { hostMemory, count } = t.ops;
-  for (let j = 0; j < count; j++) {
-    if (hostMemory[j] !== pageable) continue;
+  for (const j of rowsWhere(t.ops.hostMemory, t.ops.count, HOST_MEMORY.indexOf('pageable'))) {
     const call = t.ops.call[j];
-    if (call < 0 || claimed.has(call) || c.kind[call] !== CK.memcpy) continue;
+    if (call < 0 || claimed(call) || c.kind[call] !== CK.memcpy) continue;
     const dir = COPY_KINDS[t.ops.copy[j]];
     if ((dir !== 'HtoD' && dir !== 'DtoH') || !isAsyncCall(t, call, program)) continue;
-    let buffer = '';
-    for (let k = access.start[j]; k < access.start[j + 1]; k++) {
-      const row = access.rows[k];
-      if ((t.accesses.write[row] === 1) === (dir === 'DtoH')) buffer = str(t, t.accesses.buffer[row]);
-    }
+    const buffer = hostBuffer(t, access, j, dir === 'DtoH');
     const src = callSource(t, call);
     const took = c.end[call] - c.begin[call];
     out.add(`pageable|${placeKey(c.line[call], c.column[call], `${c.lane[call]} ${opName(t, j)}`)}`, {
@@ -171,7 +166,20 @@ function pageableCopies(
   }
 }
 
-function queueStalls(t: Trace, out: FindingList): void {
+/** The host-side buffer of copy op j by name (the last it writes for a copy to the host, else reads), or ''. */
+function hostBuffer(t: Trace, access: AccessIndex, j: number, toHost: boolean): string {
+  // A trace that declares no accesses (an imported one) has no row to read.
+  if (!t.accesses.count) return '';
+  let buffer = '';
+  for (let k = access.start[j]; k < access.start[j + 1]; k++) {
+    const row = access.rows[k];
+    if ((t.accesses.write[row] === 1) === toHost) buffer = str(t, t.accesses.buffer[row]);
+  }
+  return buffer;
+}
+
+/** The launches that blocked, found among `waits` (in call order): a launch that blocked is a wait. */
+function queueStalls(t: Trace, waits: Int32Array, out: FindingList): void {
   const c = t.calls;
   const launch = CK.launch;
   // Stalls repeat at one place: its key is made again only where the place changes.
@@ -179,9 +187,8 @@ function queueStalls(t: Trace, out: FindingList): void {
   let line = NaN;
   let column = NaN;
   let lane = NaN;
-  const { kind, blockedNs, count } = c;
-  for (let i = 0; i < count; i++) {
-    if (kind[i] !== launch || !(blockedNs[i] > 0)) continue;
+  for (const i of waits) {
+    if (c.kind[i] !== launch || !(c.blockedNs[i] > 0)) continue;
     if (c.line[i] !== line || c.column[i] !== column || c.lane[i] !== lane) {
       line = c.line[i];
       column = c.column[i];

@@ -31,8 +31,8 @@ export function analyze(trace: Trace, opts: { program?: Program; memory?: Memory
   // Imported traces start mid-run and may miss records and launches: judge event use and
   // redundancy only where the trace holds every call of the program.
   const complete = holdsEveryCall(trace);
-  const doubts = releaseDoubts(trace);
   const graphed = withGraph(trace, access, complete, program, opts.memory);
+  const doubts = releaseDoubts(trace, graphed.facts.ids);
   // The happens-before graph is gone by now: the waits, one object each, never share the memory with it.
   const explained = waitExplainer(trace, graphed.facts, program);
   const explain = (k: number) => {

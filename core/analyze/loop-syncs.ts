@@ -141,24 +141,21 @@ interface Place {
  * the first two distinct short names, whether a third followed, and the last name.
  */
 class WorkSinceWait {
-  private readonly count: Float64Array;
-  private readonly lastKey: Float64Array;
-  private readonly more: Uint8Array;
-  private readonly first: string[];
-  private readonly second: (string | undefined)[];
-  private readonly last: string[];
+  private count = new Float64Array(0);
+  private lastKey = new Float64Array(0);
+  private more = new Uint8Array(0);
+  private readonly first: string[] = [];
+  private readonly second: (string | undefined)[] = [];
+  private readonly last: string[] = [];
 
+  /** `lanes`: the lanes expected; a lane past them (one the trace does not list) adds room. */
   constructor(lanes: number) {
-    this.count = new Float64Array(lanes);
-    this.lastKey = new Float64Array(lanes).fill(-1);
-    this.more = new Uint8Array(lanes);
-    this.first = new Array<string>(lanes).fill('');
-    this.second = new Array<string | undefined>(lanes).fill(undefined);
-    this.last = new Array<string>(lanes).fill('');
+    this.room(lanes);
   }
 
   /** `key` names op's short name: equal keys, equal names. */
   add(lane: number, key: number, op: number, nameOf: (key: number, op: number) => string): void {
+    if (lane >= this.count.length) this.room(lane + 1);
     const n = this.count[lane]++;
     if (key === this.lastKey[lane]) return;
     const name = nameOf(key, op);
@@ -172,6 +169,7 @@ class WorkSinceWait {
 
   /** The work in a few words: one or two kernel names, else a count and the last; then forgotten. */
   take(lane: number): string {
+    if (lane >= this.count.length) this.room(lane + 1);
     const n = this.count[lane];
     const second = this.second[lane];
     const words =
@@ -187,6 +185,23 @@ class WorkSinceWait {
     this.more[lane] = 0;
     this.second[lane] = undefined;
     return words;
+  }
+
+  /** Room for `lanes` lanes, the state of those before kept. */
+  private room(lanes: number): void {
+    const from = this.count.length;
+    const count = new Float64Array(lanes);
+    const lastKey = new Float64Array(lanes).fill(-1);
+    const more = new Uint8Array(lanes);
+    count.set(this.count);
+    lastKey.set(this.lastKey);
+    more.set(this.more);
+    [this.count, this.lastKey, this.more] = [count, lastKey, more];
+    for (let l = from; l < lanes; l++) {
+      this.first.push('');
+      this.second.push(undefined);
+      this.last.push('');
+    }
   }
 }
 
@@ -210,10 +225,8 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
   };
   const intervals = new Map<number, ReturnType<typeof busyIntervals>>();
   const busyOf = (d: number) => intervals.get(d) ?? intervals.set(d, sharedBusyIntervals(t, busy, d)).get(d)!;
-  const { kind, lane: laneOf, count } = t.calls;
-  let lanes = t.lanes.length;
-  for (let i = 0; i < count; i++) if (laneOf[i] >= lanes) lanes = laneOf[i] + 1;
-  const sinceWait = new WorkSinceWait(lanes);
+  const { kind, lane: laneOf } = t.calls;
+  const sinceWait = new WorkSinceWait(t.lanes.length);
   const places = new Map<string, Place>();
   const order = b.timeOrder;
   for (let k = 0; k < order.length; k++) {

@@ -5,6 +5,7 @@ import type { Program } from '../scenario/program';
 import { OK } from '../trace/kinds';
 import { CALL_KINDS, EDGE_KINDS, Finding, Trace } from '../trace/model';
 import { FindingList, placeKey } from './collect';
+import { rowsWhere } from './csr';
 import { atLine, callSource, isAsyncCall, opName, opStream, workAt } from './describe';
 import { laneNext, lanePrev } from './graph';
 import type { HappensBefore } from './hb';
@@ -17,6 +18,8 @@ export function serializationSmells(t: Trace, hb: HappensBefore, program?: Progr
   const g = hb.graph;
   const C = g.calls;
   const legacy = EDGE_KINDS.indexOf('legacy');
+  // Most traces have no legacy edges: then there is nothing to judge, and no edge to gather.
+  if (!g.edgeCounts[legacy]) return [];
   const byTarget = new Map<number, number[]>();
   const { kind: edgeKind, from, to, count: edges } = t.edges;
   for (let k = 0; k < edges; k++) {
@@ -25,8 +28,6 @@ export function serializationSmells(t: Trace, hb: HappensBefore, program?: Progr
     list.push(from[k]);
     byTarget.set(to[k], list);
   }
-  // Most traces have no legacy edges: then there is nothing to judge, and no other edge to gather.
-  if (!byTarget.size) return [];
   const syncCopy = (op: number) => {
     const call = t.ops.call[op];
     const kind = call >= 0 ? CALL_KINDS[t.calls.kind[call]] : '';
@@ -96,11 +97,8 @@ export function serializationSmells(t: Trace, hb: HappensBefore, program?: Progr
 /** S20: a host function holds its stream until it returns; work queued behind it waits. */
 export function hostFuncStalls(t: Trace, hb: HappensBefore): Finding[] {
   const g = hb.graph;
-  const hostFunc = OK.hostFunc;
   const out = new FindingList();
-  const { kind, count } = t.ops;
-  for (let j = 0; j < count; j++) {
-    if (kind[j] !== hostFunc) continue;
+  for (const j of rowsWhere(t.ops.kind, t.ops.count, OK.hostFunc)) {
     const next = laneNext(g, g.calls + j) - g.calls;
     const queued = next >= 0 && t.ops.call[next] >= 0 && t.calls.begin[t.ops.call[next]] < t.ops.end[j];
     if (!queued) continue;

@@ -1,8 +1,9 @@
 // Host waits that cost more than they buy: waits on work the host already knew was complete,
 // and device-wide waits where an event wait on the op the host needed would have returned sooner.
 import type { Finding, Trace } from '../trace/model';
-import { NEVER_RECORDED } from './bindings';
+import { boundRecord, NEVER_RECORDED } from './bindings';
 import { FindingList, placeKey } from './collect';
+import { rowEnd, rowFirst } from './csr';
 import { atLine, callSource, opLabel } from './describe';
 import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
@@ -40,7 +41,7 @@ export function waitSmells(
     const i = ids[k];
     const ck = kindOf[i];
     if (ck !== CK.eventSync && ck !== CK.streamSync && ck !== CK.deviceSync) continue;
-    const redundant = complete && b.bound[i] !== NEVER_RECORDED;
+    const redundant = complete && boundRecord(b, i) !== NEVER_RECORDED;
     if (!redundant && !(ck === CK.deviceSync && (narrower.get(i)?.savedNs ?? 0) >= MIN_SAVED_NS)) continue;
     const w = explain(k);
     const what = WHAT[w.kind];
@@ -50,10 +51,11 @@ export function waitSmells(
     if (redundant) {
       const prev = lanePrev(g, i);
       let known = true;
-      for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1] && known; q++)
-        known = prev >= 0 && hb.beforeNode(g.calls + b.awaited[q], prev);
+      const first = rowFirst(b.awaits, i);
+      const end = rowEnd(b.awaits, i);
+      for (let q = first; q < end && known; q++) known = prev >= 0 && hb.beforeNode(g.calls + b.awaits.ids[q], prev);
       if (known) {
-        const empty = b.awaitStart[i + 1] === b.awaitStart[i];
+        const empty = end === first;
         out.add(key('redundant-wait'), {
           rule: w.kind === 'eventSync' ? 'S12' : w.kind === 'streamSync' ? 'S13' : 'S14',
           kind: 'redundant-wait',

@@ -5,8 +5,9 @@ import type { Program } from '../scenario/program';
 import { CK, isWait } from '../trace/kinds';
 import { COPY_KINDS, Trace, callKind, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
-import { NEVER_RECORDED, NOT_EVENT_CALL } from './bindings';
+import { boundRecord, namesEvent, NEVER_RECORDED, NOT_EVENT_CALL, recordOpOf } from './bindings';
 import { callRules, callTarget, holdsEveryCall, isAsyncCall, laneName, releasingOps } from './describe';
+import { rowEnd, rowFirst } from './csr';
 import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
 import type { WaitExplanation } from './types';
@@ -28,22 +29,18 @@ export function waitFacts(t: Trace, hb: HappensBefore, access: AccessIndex): Wai
   const c = t.calls;
   const b = hb.graph.bindings;
   const complete = holdsEveryCall(t);
-  const all = new Int32Array(c.count);
-  let n = 0;
-  const { kind, count } = c;
-  const context = CK.context;
-  // The host waits, less the framework ranges.
-  for (let i = 0; i < count; i++) if (kind[i] !== context && isWait(t, i)) all[n++] = i;
-  const ids = all.slice(0, n);
+  // The host waits, less the framework ranges: found as the calls were replayed.
+  const ids = b.waits;
+  const n = ids.length;
   const flags = new Uint8Array(n);
   const narrower: WaitFacts['narrower'] = new Map();
   for (let k = 0; k < n; k++) {
     const i = ids[k];
     const r = c.releasedBy[i];
     let pending = c.blockedNs[i] > 0 || (r >= 0 && t.ops.end[r] > c.begin[i]);
-    for (let q = b.awaitStart[i]; q < b.awaitStart[i + 1]; q++)
-      if (t.ops.end[b.awaited[q]] > c.begin[i]) pending = true;
-    const neverRecorded = c.kind[i] === CK.eventSync && b.bound[i] === NEVER_RECORDED && complete;
+    for (let q = rowFirst(b.awaits, i), end = rowEnd(b.awaits, i); q < end; q++)
+      if (t.ops.end[b.awaits.ids[q]] > c.begin[i]) pending = true;
+    const neverRecorded = c.kind[i] === CK.eventSync && boundRecord(b, i) === NEVER_RECORDED && complete;
     flags[k] = (pending ? PENDING : 0) | (neverRecorded ? NEVER_RECORDED_EVENT : 0);
     if (pending && (c.kind[i] === CK.streamSync || c.kind[i] === CK.deviceSync)) {
       const w = narrowerWait(t, hb, access, i);
@@ -167,11 +164,11 @@ export function neededOps(t: Trace, hb: HappensBefore, access: AccessIndex, w: n
   const C = g.calls;
   const candidates: number[] = [];
   const known = lanePrev(g, w);
-  for (let q = b.awaitStart[w]; q < b.awaitStart[w + 1]; q++) {
+  for (let q = rowFirst(b.awaits, w), end = rowEnd(b.awaits, w); q < end; q++) {
     // Going back from the last awaited op in stream order: the ops this wait newly covers, the
     // ones the host did not know to be complete (a needed op may have finished already).
     for (
-      let n = C + b.awaited[q], k = 0;
+      let n = C + b.awaits.ids[q], k = 0;
       n >= C && k < SCAN && !(known >= 0 && hb.beforeNode(n, known));
       n = lanePrev(g, n), k++
     )
@@ -187,19 +184,26 @@ export function neededOps(t: Trace, hb: HappensBefore, access: AccessIndex, w: n
 
   // The buffers the candidates touch, and for each, which lanes the thread's next work writes
   // and touches: a candidate is needed if work on another lane conflicts with it.
+  // A trace that declares no buffer accesses (an imported one) has none to compare.
   const touched = new Map<number, { writes: Set<number>; all: Set<number> }>();
-  for (const j of candidates) {
-    for (let k = access.start[j]; k < access.start[j + 1]; k++)
-      touched.set(t.accesses.buffer[access.rows[k]], { writes: new Set(), all: new Set() });
-  }
-  const candidateSet = new Set(candidates);
+  if (t.accesses.count)
+    for (const j of candidates) {
+      for (let k = access.start[j]; k < access.start[j + 1]; k++)
+        touched.set(t.accesses.buffer[access.rows[k]], { writes: new Set(), all: new Set() });
+    }
+  // Made at the first call that names an event: most calls name none, and most waits meet none.
+  let candidateSet: Set<number> | undefined;
+  const isCandidate = (op: number) => (candidateSet ??= new Set(candidates)).has(op);
   const lane = g.lane[w];
   for (let k = g.laneStart[lane] + g.seq[w]; k < g.laneStart[lane + 1]; k++) {
     const call = g.order[k];
     if (isWait(t, call)) break;
-    if (b.bound[call] >= 0 && candidateSet.has(b.recordOp[b.bound[call]])) needed.add(b.recordOp[b.bound[call]]);
-    const end = b.bound2.get(call) ?? NOT_EVENT_CALL;
-    if (end >= 0 && candidateSet.has(b.recordOp[end])) needed.add(b.recordOp[end]);
+    if (namesEvent(b, call)) {
+      const start = boundRecord(b, call);
+      if (start >= 0 && isCandidate(recordOpOf(b, start))) needed.add(recordOpOf(b, start));
+      const end = b.bound2.get(call) ?? NOT_EVENT_CALL;
+      if (end >= 0 && isCandidate(recordOpOf(b, end))) needed.add(recordOpOf(b, end));
+    }
     if (!touched.size) continue;
     for (let q = b.opsStart[call]; q < b.opsStart[call + 1]; q++) {
       const y = b.opsOf[q];
@@ -212,6 +216,7 @@ export function neededOps(t: Trace, hb: HappensBefore, access: AccessIndex, w: n
       }
     }
   }
+  if (!touched.size) return [...needed];
   const elsewhere = (lanes: Set<number>, own: number) => lanes.size > 1 || (lanes.size === 1 && !lanes.has(own));
   for (const x of candidates) {
     for (let k = access.start[x]; k < access.start[x + 1]; k++) {

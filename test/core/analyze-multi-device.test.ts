@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { happensBefore } from '../../core/analyze';
 import { bindEvents } from '../../core/analyze/bindings';
+import { rowEnd, rowFirst } from '../../core/analyze/csr';
 import { TraceBuilder, type Finding } from '../../core/trace/model';
 import { opNamed, run, type ScenarioSpec } from './analyze-scenario';
 
@@ -84,7 +85,7 @@ test('S21 a deviceSync awaits the last op of each stream of the device it names,
   });
   const sync0 = b.call({ lane: host, kind: 'deviceSync', begin: 105, end: 904, releasedBy: k0, blockedNs: 799 });
   const bind = bindEvents(b.finish({ source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 }));
-  const awaited = (c: number) => [...bind.awaited.subarray(bind.awaitStart[c], bind.awaitStart[c + 1])];
+  const awaited = (c: number) => [...bind.awaits.ids.subarray(rowFirst(bind.awaits, c), rowEnd(bind.awaits, c))];
   assert.deepEqual(awaited(sync1), [k1]);
   assert.deepEqual(awaited(sync0), [k0]);
 });
