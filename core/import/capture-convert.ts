@@ -454,8 +454,15 @@ class Converter {
     }
   }
 
+  /**
+   * GPU ops whose issuing call was not captured, in the order they are put on their streams, each
+   * at `start`: the time it was issued by, before any call that began after. One launch issues all of
+   * a graph's nodes, which CUPTI gives the launch's correlation id: they are issued together, when
+   * the first of them started, and go on their stream in the order they ended, as a captured graph
+   * launch's do (graphLaunch). A wait that began after the first of them started waits for them all.
+   */
   private orphanOps(): { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] {
-    const list: { start: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] = [];
+    const list: { start: number; end: number; corr: number; key: string; init: Omit<OpInit, 'lane' | 'call'> }[] = [];
     const captured = new Set(this.raw.calls.map((c) => c.correlationId));
     const key = ({ deviceId, streamId }: { deviceId: number; streamId: number }) => {
       const k = this.streamIdKey.get(streamIdOf(deviceId, streamId)) ?? `sid:${deviceId}:${streamId}`;
@@ -468,14 +475,20 @@ class Converter {
       }
       return k;
     };
-    for (const k of this.raw.kernels)
-      if (!captured.has(k.correlationId)) list.push({ start: k.start, key: key(k), init: this.kernelInit(k) });
-    for (const m of this.raw.memcpys)
-      if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m), init: this.copyInit([m], '', '') });
-    for (const m of this.raw.memsets)
-      if (!captured.has(m.correlationId)) list.push({ start: m.start, key: key(m), init: this.memsetInit([m], '') });
+    const add = (
+      a: { correlationId: number; start: number; end: number },
+      k: string,
+      init: Omit<OpInit, 'lane' | 'call'>,
+    ) => list.push({ start: a.start, end: a.end, corr: a.correlationId, key: k, init });
+    for (const k of this.raw.kernels) if (!captured.has(k.correlationId)) add(k, key(k), this.kernelInit(k));
+    for (const m of this.raw.memcpys) if (!captured.has(m.correlationId)) add(m, key(m), this.copyInit([m], '', ''));
+    for (const m of this.raw.memsets) if (!captured.has(m.correlationId)) add(m, key(m), this.memsetInit([m], ''));
     this.orphans = list.length;
-    return list.sort((a, b) => a.start - b.start);
+    // The ops of one launch (one correlation id) are issued when its first op started.
+    const issued = new Map<number, number>();
+    for (const o of list) if (o.corr > 0) issued.set(o.corr, Math.min(issued.get(o.corr) ?? Infinity, o.start));
+    for (const o of list) if (o.corr > 0) o.start = issued.get(o.corr)!;
+    return list.sort((a, b) => a.start - b.start || a.corr - b.corr || a.end - b.end);
   }
 
   private orphan(o: { key: string; init: Omit<OpInit, 'lane' | 'call'> }): void {

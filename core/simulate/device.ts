@@ -31,10 +31,12 @@ export interface HostSide {
 // State of the ops in flight (issued, not yet completed), in pooled slots of two typed arrays
 // that a completed op hands back: a million-op run then needs a few kilobytes of it, not a few
 // objects or tens of bytes per op.
-/** Float64 fields: earliest start (submission, raised to each dependency's end), duration (a block's, for kernels). */
+/** Float64 fields: earliest start (submission, raised to each dependency's end), duration (a block's, for kernels),
+ * and a kernel's own latency, which its first blocks placed carry (once per kernel, not per wave). */
 const GATE = 0,
   DUR = 1,
-  F = 2;
+  LEAD = 2,
+  F = 3;
 /** Int32 fields: dependencies not yet completed, head of the dependents list, flags, kernel blocks
  * not yet placed, block groups running, block slots one block takes, the copy engines it holds
  * (engine = device * 2 + 0 inbound / 1 outbound, or -1). */
@@ -153,6 +155,7 @@ export class Device {
    * It may start at `gate` (when the host has submitted it) once every op it is ordered after has
    * completed. `on`/`dur`: what it runs on and for how long (a block's time, for a kernel of `grid`
    * blocks of `block` threads, at most `perSm` of them on one SM when given). `counts`: it takes a launch-queue entry.
+   * `lead`: a kernel's own latency, added once: to the blocks it places first, not to every wave.
    */
   issue(
     kind: number,
@@ -166,6 +169,7 @@ export class Device {
     block: number,
     counts: boolean,
     perSm?: number,
+    lead = 0,
   ): number {
     const ops = this.b.ops;
     const op = ops.add();
@@ -184,6 +188,7 @@ export class Device {
     const i = slot * I;
     this.f[f + GATE] = gate;
     this.f[f + DUR] = dur;
+    this.f[f + LEAD] = lead;
     this.i[i + WAITS] = 0;
     this.i[i + DEP_HEAD] = -1;
     this.i[i + FLAGS] = on | (counts ? COUNTED : 0);
@@ -255,12 +260,14 @@ export class Device {
         const slots = this.i[i + SLOTS];
         const fit = Math.floor(this.smSlots[gpu] / slots);
         if (fit === 0) break;
-        if (Number.isNaN(this.b.ops.cols.start[k])) this.start(k, now);
+        const first = Number.isNaN(this.b.ops.cols.start[k]);
+        if (first) this.start(k, now);
         const n = Math.min(this.i[i + BLOCKS_LEFT], fit);
         this.i[i + BLOCKS_LEFT] -= n;
         this.i[i + RUNNING]++;
         this.smSlots[gpu] -= n * slots;
-        this.agenda.push(now + this.f[slot * F + DUR], GPU, BLOCKS_END, k, n);
+        const f = slot * F;
+        this.agenda.push(now + this.f[f + DUR] + (first ? this.f[f + LEAD] : 0), GPU, BLOCKS_END, k, n);
         if (this.i[i + BLOCKS_LEFT] === 0) list.shift();
       }
     }

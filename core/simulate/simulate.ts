@@ -314,11 +314,12 @@ class Simulation implements HostSide {
       s.stream,
       this.gate(now, cost),
       ON_SMS,
-      ns(run) + ns(p.kernelOverheadNs),
+      ns(run),
       s.grid,
       s.block,
       true,
       s.blocksPerSm,
+      ns(p.kernelOverheadNs),
     );
     if (touch) this.b.ops.cols.bytes[op] = touch.bytes;
     for (const r of s.reads) this.access(op, r, false);

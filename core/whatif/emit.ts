@@ -44,7 +44,7 @@ export function scenarioText(p: ScenarioParts, o: EmitOptions = {}): string {
   let lines: string[] = [
     '{',
     `  "name": ${JSON.stringify(p.name)},`,
-    `  // made from a ${p.source} trace; kernel times are measured, less the profile's kernel overhead; host gaps are hostWork`,
+    `  // made from a ${p.source} trace; kernel times are measured (with the time each started late), less the profile's kernel overhead; host gaps are hostWork`,
     ...(p.notes ?? []).map((n) => `  // ${n.replace(/[\r\n]/g, ' ')}`),
   ];
   for (const [key, m] of declarations(p)) lines.push(`  "${key}": ${JSON.stringify(m)},`);

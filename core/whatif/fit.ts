@@ -66,7 +66,8 @@ function fitPass(t: Trace, g: GeneratedScenario, sim: Trace, p: SimProfile, fitt
     const st = call >= 0 ? stepsOf.get(sim.calls.lane[call])?.[sim.calls.step[call]] : undefined;
     const op = st?.op;
     if (op === undefined || !('launch' in st!.step) || t.ops.kind[op] !== OK.kernel) continue;
-    const measured = t.ops.end[op] - t.ops.start[op];
+    // The duration the scenario gave it: measured, and the time it started after it could have (./op-lead.ts).
+    const measured = st!.spanNs ?? t.ops.end[op] - t.ops.start[op];
     const replayed = sim.ops.end[j] - sim.ops.start[j];
     if (!Number.isFinite(measured) || !Number.isFinite(replayed)) continue;
     if (Math.abs(replayed - measured) <= Math.max(WITHIN_NS, WITHIN * measured)) continue;

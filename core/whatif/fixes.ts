@@ -92,6 +92,9 @@ const removeSync: Edit = (_g, th, f) => {
   for (const [name, steps] of th) {
     const out: GeneratedStep[] = [];
     steps.forEach((s, k) => {
+      // A removed wait's measured return after its releasing op (GeneratedStep.partOf) goes with it.
+      if (s.partOf !== undefined && calls.has(s.partOf) && SYNC_STEP.some((key) => key in (steps[k - 1]?.step ?? {})))
+        return;
       if (!(calls.has(s.call) && SYNC_STEP.some((key) => key in s.step))) return void out.push(s);
       n++;
       for (const step of orderKeeping(steps, k)) {
@@ -170,9 +173,11 @@ const moveSyncLater: Edit = (_g, th, f) => {
     const carried: GeneratedStep[] = [];
     for (const s of steps) {
       const sync = SYNC_STEP.some((k) => k in s.step);
-      if (sync && calls.has(s.call)) {
+      // A moved wait's measured return after its releasing op (GeneratedStep.partOf) moves with it.
+      const wake = s.partOf !== undefined && carried.length > 0 && carried[carried.length - 1].call === s.partOf;
+      if ((sync && calls.has(s.call)) || wake) {
         carried.push(s);
-        moved++;
+        if (!wake) moved++;
         continue;
       }
       if (sync && carried.length) out.push(...carried.splice(0));

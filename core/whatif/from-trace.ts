@@ -5,7 +5,7 @@
 import { callSiteText } from '../analyze/describe';
 import type { Node } from '../scenario/jsonc';
 import { LIMITS } from '../scenario/kinds';
-import type { SimProfile } from '../simulate/profile';
+import { TINY_COPY_BYTES, type SimProfile } from '../simulate/profile';
 import { CK, OK } from '../trace/kinds';
 import {
   COPY_KINDS,
@@ -23,6 +23,7 @@ import {
 import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from './emit';
 import { inferredRelease, nonBlockingByOverlap } from './inferred';
 import { kernelSignature, occupancyFromQueueing } from './occupancy';
+import { OpLeads } from './op-lead';
 import { gapOverhead, overheadFor, overheadUsed, type OverheadUsed } from './overhead';
 import type { TraceOverhead, TraceOverheadCost } from '../simulate/trace-overhead';
 
@@ -46,6 +47,18 @@ export interface GeneratedStep {
    * simulator holds the call only for the wait and the copy, so this time is host work after it.
    */
   heldOwnNs?: number;
+  /**
+   * How long the step's op is to run in the replay where that is more than the trace measured for
+   * it: its measured duration and the time it started after it could have (./op-lead.ts).
+   */
+  spanNs?: number;
+  /**
+   * Host work that is call `partOf`'s own time, which the trace measured and the simulator's model of
+   * the call leaves out: before a call submitted its work (where the work started late on a free
+   * stream), or a wait's return after its releasing op beyond the profile's wake-up. The replay
+   * counts it as that call's, and a fix that removes or moves the call takes it along.
+   */
+  partOf?: number;
 }
 
 /** A scenario's threads by name, each its steps in order. */
@@ -87,30 +100,20 @@ const identifier = (s: string): string => s.replace(/[^A-Za-z0-9_.-]+/g, '_').sl
 /** How a step's binding is labelled in its comment: an inference says so and how it was made. */
 const boundWord = (how: ReleaseHow): string => (how === 'exact' ? 'bound by the trace' : `inferred (${how})`);
 
-/** What the simulator charges the host for a call that does not block: the rest of a measured call is host work. */
-function modelledCallNs(kind: number, p: SimProfile): number {
-  switch (kind) {
-    case CK.launch:
-      return p.launchNs;
-    case CK.record:
-      return p.recordNoTimingNs;
-    case CK.streamWait:
-      return p.streamWaitNs;
-    case CK.query:
-      return p.queryNs;
-    case CK.eventSync:
-    case CK.streamSync:
-    case CK.deviceSync:
-      return p.syncNs;
-    case CK.memcpy:
-      return p.copyCallNs;
-    case CK.memset:
-      return p.memsetCallNs;
-    case CK.hostFunc:
-      return p.hostFuncCallNs;
-    default:
-      return 0;
-  }
+/**
+ * What the simulator charges the host for a step that does not block (core/simulate/simulate.ts),
+ * but a launch, whose cost depends on its stream (Generator.stepCostNs): the rest of a measured call
+ * is host work. A scenario's events keep no timing, so a record costs recordNoTimingNs.
+ */
+function modelledStepNs(step: Record<string, unknown>, p: SimProfile): number {
+  if ('record' in step) return p.recordNoTimingNs;
+  if ('wait' in step) return p.streamWaitNs;
+  if ('query' in step) return p.queryNs;
+  if ('eventSync' in step || 'streamSync' in step || 'deviceSync' in step) return p.syncNs;
+  if ('copy' in step) return p.copyCallNs;
+  if ('memset' in step) return p.memsetCallNs;
+  if ('hostFunc' in step) return p.hostFuncCallNs;
+  return 0;
 }
 
 class Names {
@@ -164,32 +167,92 @@ function handOffs(t: Trace, byThread: Map<number, number[]>): Map<number, number
   return new Map([[first, all]]);
 }
 
-/** GPU work the trace has no call for: a captured program's graph launches are not always recorded, only their nodes. */
-const orphanWork = (t: Trace, j: number): boolean =>
-  t.ops.call[j] < 0 && (t.ops.kind[j] === OK.kernel || t.ops.kind[j] === OK.memcpy || t.ops.kind[j] === OK.memset);
+/** Ops that hold a stream for a time. */
+const WORK_OPS = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
+
+/** Calls that wait for the GPU and return after their releasing op by the wake-up. */
+const SYNC_KINDS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
+
+/** Ops whose start shows when their call submitted them: a kernel, a copy or a memset on a free stream. */
+const SUBMITTED = new Set<number>([OK.kernel, OK.memcpy, OK.memset]);
 
 /**
- * Each orphan op (orphanWork) under the last call of the window that ended before the op started: the
- * host launched it in the gap after that call. Ops before the window's first call or after its end are left out.
+ * Ops that a launch put on a stream. One with no call in the trace is an orphan: a captured program's
+ * graph launches are not always recorded, only their nodes.
+ */
+const LAUNCHED = new Set<number>([OK.kernel, OK.memcpy, OK.memset]);
+
+/** orphansAfter's key for the work launched before the scenario's first call. */
+const BEFORE_FIRST = -1;
+
+/**
+ * Work that no call of the scenario issued, under the call after which the host launched it:
+ * - each orphan op under the last call of the window that ended before the op started
+ *   (the host launched it in the gap after that call), and before any call that issued later work
+ *   on its stream, since a stream runs its work in the order it was launched (S1);
+ * - under BEFORE_FIRST, work on its stream when the window's first call began, which the host
+ *   launched before: an orphan that no call of the window can be launched after (in a torch.profiler
+ *   trace, any orphan that no work of the window's calls ran before on its stream), and an op that
+ *   a call before the window issued, which ran or waited on its stream after the window began.
+ * Ops after the window's end, and ops that ended before its first call, are left out.
  */
 function orphansAfter(t: Trace, byThread: Map<number, number[]>, w: ScenarioWindow): Map<number, number[]> {
   const out = new Map<number, number[]>();
-  const byEnd = [...byThread.values()].flat().sort((a, b) => t.calls.end[a] - t.calls.end[b]);
+  const calls = [...byThread.values()].flat();
+  const inWindow = new Set(calls);
+  const byEnd = [...calls].sort((a, b) => t.calls.end[a] - t.calls.end[b]);
+  let first = Infinity;
+  for (const i of calls) first = Math.min(first, t.calls.begin[i]);
   const to = w.to ?? Infinity;
+  // Per stream lane, the ops the window's calls issued by start, and from each on the earliest begin of their calls.
+  const issued = new Map<number, { start: number[]; begin: number[] }>();
   const ops: number[] = [];
-  for (let j = 0; j < t.ops.count; j++) if (orphanWork(t, j) && t.ops.start[j] < to) ops.push(j);
-  ops.sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
-  for (const j of ops) {
-    let lo = 0;
-    let hi = byEnd.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (t.calls.end[byEnd[mid]] <= t.ops.start[j]) lo = mid + 1;
-      else hi = mid;
+  const byStart = [...Array(t.ops.count).keys()].sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
+  for (const j of byStart) {
+    const c = t.ops.call[j];
+    if (c >= 0 && inWindow.has(c)) {
+      const lane = issued.get(t.ops.lane[j]) ?? issued.set(t.ops.lane[j], { start: [], begin: [] }).get(t.ops.lane[j])!;
+      lane.start.push(t.ops.start[j]);
+      lane.begin.push(t.calls.begin[c]);
+      continue;
     }
-    if (lo === 0) continue;
-    const after = byEnd[lo - 1];
-    (out.get(after) ?? out.set(after, []).get(after)!).push(j);
+    if (!LAUNCHED.has(t.ops.kind[j]) || t.ops.start[j] >= to || !(t.ops.end[j] > first)) continue;
+    if (c < 0 || t.calls.begin[c] < first) ops.push(j);
+  }
+  for (const lane of issued.values())
+    for (let k = lane.begin.length - 2; k >= 0; k--) lane.begin[k] = Math.min(lane.begin[k], lane.begin[k + 1]);
+  // A torch.profiler trace has every runtime call of the threads it profiled while it ran, graph
+  // launches too: GPU work with no call was launched before it began, unless work that a call of the
+  // window issued ran before it on its stream (S1: then it was launched after that call).
+  const profiled = t.meta.source === 'pytorch';
+  for (const j of ops) {
+    let after = -1;
+    const lane = issued.get(t.ops.lane[j]);
+    const beforeTrace = profiled && !(lane && lane.start[0] < t.ops.start[j]);
+    if (t.ops.call[j] < 0 && !beforeTrace) {
+      // The earliest begin of a call that issued work after this op on its stream: the op was launched before it.
+      let limit = Infinity;
+      if (lane) {
+        let lo = 0;
+        let hi = lane.start.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (lane.start[mid] <= t.ops.start[j]) lo = mid + 1;
+          else hi = mid;
+        }
+        if (lo < lane.begin.length) limit = lane.begin[lo];
+      }
+      let lo = 0;
+      let hi = byEnd.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (t.calls.end[byEnd[mid]] <= t.ops.start[j]) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo - 1; k >= 0 && after < 0; k--) if (t.calls.begin[byEnd[k]] < limit) after = byEnd[k];
+    }
+    const key = after >= 0 ? after : BEFORE_FIRST;
+    (out.get(key) ?? out.set(key, []).get(key)!).push(j);
   }
   return out;
 }
@@ -228,12 +291,17 @@ export function scenarioFromTrace(
   const threads = new Map<string, GeneratedStep[]>();
   // Every scenario thread starts at once: a thread that began later in the trace first works that long.
   let start = Infinity;
-  for (const calls of byThread.values()) start = Math.min(start, t.calls.begin[calls[0]]);
+  let firstLane = -1;
+  for (const [lane, calls] of byThread)
+    if (t.calls.begin[calls[0]] < start) [start, firstLane] = [t.calls.begin[calls[0]], lane];
+  // The first thread first launches the work that was on the GPU when its first call began; the others wait as long.
+  const before = g.launchedBefore(start);
   for (const [lane, calls] of byThread) {
     const name = g.threadName(lane);
-    const late = Math.round(t.calls.begin[calls[0]] - start);
-    const steps = g.thread(calls);
-    if (late > 0) steps.unshift({ step: { hostWork: { ns: late } }, call: -1, note: 'this thread began later' });
+    const late = Math.round(t.calls.begin[calls[0]] - start) + (lane === firstLane ? 0 : before.ns);
+    const steps = g.thread(calls, lane === firstLane && before.steps.length > 0);
+    if (lane === firstLane) steps.unshift(...before.steps);
+    else if (late > 0) steps.unshift({ step: { hostWork: { ns: late } }, call: -1, note: 'this thread began later' });
     threads.set(name, steps);
   }
   let text: string | undefined;
@@ -276,7 +344,9 @@ class Generator {
    * Ops that event synchronizes without an event in the trace were bound to (by deduction or timing),
    * with the event the scenario records after each and how the binding was found.
    */
-  private readonly recordAfter = new Map<number, { event: string; how: ReleaseHow; call: number }>();
+  private readonly recordAfter = new Map<number, { event: string; how: ReleaseHow; call: number; wait?: boolean }>();
+  /** Stream waits whose event no record of the scenario records, bound by timing to a record after an op (recordAfter): the event. */
+  private readonly waitFor = new Map<number, { event: string; op: number }>();
 
   /**
    * The host's own time in a copy call that the simulator holds until its op ends (S17): the simulator
@@ -289,6 +359,13 @@ class Generator {
 
   /** The ops each call issued, found once: a scan per call would be quadratic on long traces. */
   private readonly opsByCall = new Map<number, number[]>();
+  /** The time each op started after it could have in the replay, which its step's duration takes in (./op-lead.ts). */
+  private readonly leads: OpLeads;
+  /** Work ops' ends in order, per stream lane and (-1) over all, made when first asked for. */
+  private workEnds?: Map<number, number[]>;
+  /** While a thread's steps are made: whether it made a CUDA call yet; over the run, the copy directions used (the simulator's cold costs). */
+  private warm = false;
+  private readonly copied = new Set<string>();
 
   constructor(
     private readonly t: Trace,
@@ -306,7 +383,7 @@ class Generator {
     }
     this.nonBlocking = nonBlockingByOverlap(t);
     this.occupancy = occupancyFromQueueing(t, t.meta.device?.sms ?? p.sms);
-    this.planInferredRecords(byThread);
+    this.leads = new OpLeads(t);
     this.prevEnd = new Float64Array(t.ops.count).fill(-Infinity);
     const order = [...Array(t.ops.count).keys()].sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
     const lastEnd = new Map<number, number>();
@@ -314,6 +391,7 @@ class Generator {
       this.prevEnd[j] = lastEnd.get(t.ops.lane[j]) ?? -Infinity;
       lastEnd.set(t.ops.lane[j], Math.max(this.prevEnd[j], t.ops.end[j]));
     }
+    this.planInferredRecords(byThread);
   }
 
   private opsOf(call: number): number[] {
@@ -366,78 +444,286 @@ class Generator {
     return name;
   }
 
-  thread(calls: number[]): GeneratedStep[] {
+  /** The steps of a host thread's `calls`; `warm`: the thread has made a CUDA call before them (launchedBefore's launches). */
+  thread(calls: number[], warm = false): GeneratedStep[] {
     const t = this.t;
     const out: GeneratedStep[] = [];
+    this.warm = warm;
     const recorder = this.overhead ? gapOverhead(t, calls, this.overhead) : undefined;
+    // Host time the replay spent beyond the trace's, where calls took less than the model's cost and
+    // the gap after was too short to take it back: the next host work is shorter by it.
+    let owed = 0;
     for (let k = 0; k < calls.length; k++) {
       const i = calls[k];
       const steps = this.steps(i);
-      for (const s of steps) if (Object.keys(s.step).length || s.note) out.push(s);
+      const next = calls[k + 1] as number | undefined;
       // The host's own time: the gap to its next call, and what this call took beyond the model's cost of it.
-      const next = calls[k + 1];
-      if (next === undefined) continue;
       const took = t.calls.end[i] - t.calls.begin[i] - t.calls.blockedNs[i];
-      // An inferred record is a call the trace did not make here: the simulator charges it, the host work pays it back.
-      const records =
-        t.calls.kind[i] === CK.record ? 0 : steps.filter((s) => 'record' in s.step).length * this.p.recordNoTimingNs;
+      // Each step's cost as the simulator charges it; an inferred record is a call the trace did not
+      // make here: the simulator charges it, the host work pays it back.
+      const costs = steps.map((s) => this.stepCostNs(i, s));
+      const modelled = costs.reduce((a, b) => a + b, 0);
+      // A call that did not wait and took less than the model's cost: the host work after it is that
+      // much shorter, so that the next call begins when it did. A wait puts the host on the GPU's time.
+      const waited = SYNC_KINDS.has(t.calls.kind[i]) || t.calls.blockedNs[i] > 0;
+      if (t.calls.blockedNs[i] > 0) owed = 0;
       const own = steps.some((s) => !s.note?.startsWith('left out'))
-        ? (this.heldOwn.get(i) ?? Math.max(0, took - modelledCallNs(t.calls.kind[i], this.p) - records))
+        ? (this.heldOwn.get(i) ?? (waited ? Math.max(0, took - modelled) : took - modelled))
         : took;
-      const gap = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
-      const taken = recorder ? Math.min(Math.max(0, gap), Math.round(recorder[k])) : 0;
-      this.subtractedNs += taken;
-      const work = gap - taken;
+      let work = Math.max(0, own);
+      if (next !== undefined) {
+        const gap = Math.round(t.calls.begin[next] - t.calls.end[i] + own);
+        const taken = recorder ? Math.min(Math.max(0, gap), Math.round(recorder[k])) : 0;
+        this.subtractedNs += taken;
+        work = gap - taken + owed;
+        owed = Math.min(0, work);
+      }
+      // The part of its own time the call spent before it submitted its work, which the trace shows
+      // where the work started after the call's cost with its stream free: host work before the
+      // call's steps, so that the replay's GPU starts the work when the trace's did.
+      const before = Math.min(Math.max(0, work), this.beforeSubmitNs(i, steps, costs, Math.max(0, own)));
+      if (before > 0)
+        out.push({
+          step: { hostWork: { ns: before } },
+          call: -1,
+          partOf: i,
+          note: `call ${i}'s own time before it submitted its work (its work started that late on a free stream)`,
+        });
+      this.takeLeads(i, steps, costs, before);
+      for (const s of steps) if (Object.keys(s.step).length || s.note) out.push(s);
+      const wake = this.wakeBeyondNs(i, steps, own);
+      if (wake > 0)
+        out.push({
+          step: { hostWork: { ns: wake } },
+          call: -1,
+          partOf: i,
+          note: `call ${i} returned this much later after the op that released it than the profile's wake-up`,
+        });
+      if (next === undefined) continue;
       const orphans = this.orphans.get(i);
-      if (orphans) this.orphanLaunches(out, i, orphans, work);
-      else this.hostWork(out, work);
+      if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before);
+      else this.hostWork(out, work - before);
     }
     return out;
+  }
+
+  /**
+   * How much later than the simulator's wake-up wait `i` returned after the op that released it,
+   * beyond the call's own time the host work after it already holds: the trace measured it
+   * (unblockNs). A scenario's waits spin (it declares no blocking-sync event or schedule). At most
+   * the time since the last op that ended before the wait returned (on its stream, where it names
+   * one): a releaser the import named wrongly (an earlier op) gives no wake-up of its own.
+   */
+  private wakeBeyondNs(i: number, steps: GeneratedStep[], own: number): number {
+    const c = this.t.calls;
+    if (!SYNC_KINDS.has(c.kind[i]) || !(c.blockedNs[i] > 0) || c.releasedBy[i] < 0 || !Number.isFinite(c.unblockNs[i]))
+      return 0;
+    if (!steps.some((s) => SYNC_NAMES.some((k) => k in s.step))) return 0;
+    const lane = c.kind[i] === CK.streamSync && c.stream[i] >= 0 ? c.stream[i] : -1;
+    const since = c.end[i] - this.lastEndBefore(lane, c.end[i]);
+    return Math.max(0, Math.round(Math.min(c.unblockNs[i], since) - this.p.spinWakeNs - own));
+  }
+
+  /** The latest end of a work op (on stream lane `lane`, or any where -1) at or before `at`; -Infinity for none. */
+  private lastEndBefore(lane: number, at: number): number {
+    if (!this.workEnds) {
+      this.workEnds = new Map([[-1, []]]);
+      const o = this.t.ops;
+      for (let j = 0; j < o.count; j++) {
+        if (!WORK_OPS.has(o.kind[j])) continue;
+        this.workEnds.get(-1)!.push(o.end[j]);
+        (this.workEnds.get(o.lane[j]) ?? this.workEnds.set(o.lane[j], []).get(o.lane[j])!).push(o.end[j]);
+      }
+      for (const ends of this.workEnds.values()) ends.sort((a, b) => a - b);
+    }
+    const ends = this.workEnds.get(lane) ?? [];
+    let lo = 0;
+    let hi = ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid] <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? ends[lo - 1] : -Infinity;
+  }
+
+  /**
+   * What the simulator charges the host for call `i`'s step `s`: a launch costs more onto a stream
+   * with nothing pending, and a thread's first CUDA step and the run's first copy in each direction
+   * cost more (cold), as core/simulate/simulate.ts charges them. Called once per step, in order.
+   */
+  private stepCostNs(i: number, s: GeneratedStep): number {
+    const p = this.p;
+    if (!Object.keys(s.step).length || 'hostWork' in s.step) return 0;
+    let cold = 0;
+    const copy = 'copy' in s.step && s.op !== undefined ? COPY_KINDS[this.t.ops.copy[s.op]] : undefined;
+    const first = !this.warm;
+    if (first) {
+      this.warm = true;
+      cold = copy && (s.step.bytes as number) <= TINY_COPY_BYTES ? p.coldTinyCopyNs : p.coldCallNs;
+    }
+    if (copy && !this.copied.has(copy)) {
+      this.copied.add(copy);
+      if (!first) cold = p.coldCopyNs;
+    }
+    if (!('launch' in s.step)) return cold + modelledStepNs(s.step, p);
+    return cold + (s.op !== undefined ? this.launchCostNs(s.op, this.t.calls.begin[i]) : p.launchNs);
+  }
+
+  /** A launch of op `j` at `at` (trace time): idle when every op issued before it on its stream had ended (as the simulator decides). */
+  private launchCostNs(j: number, at: number): number {
+    return this.prevEnd[j] <= at ? this.p.idleLaunchNs : this.p.launchNs;
+  }
+
+  /**
+   * How long call `i` ran before it submitted its first op, beyond the model's cost of the steps up to
+   * it: where the op's stream was free by then, the op started a submit latency after its submission.
+   * At most the call's own time; none for a call that blocks (its own time is counted apart).
+   */
+  private beforeSubmitNs(i: number, steps: GeneratedStep[], costs: number[], own: number): number {
+    const t = this.t;
+    if (this.heldOwn.has(i) || own <= 0) return 0;
+    const k = steps.findIndex((s) => s.op !== undefined);
+    if (k < 0) return 0;
+    const j = steps[k].op!;
+    if (!SUBMITTED.has(t.ops.kind[j]) || ('copy' in steps[k].step && !steps[k].step.async)) return 0;
+    const upTo = costs.slice(0, k + 1).reduce((a, b) => a + b, 0);
+    const begin = t.calls.begin[i];
+    if (this.prevEnd[j] > begin + upTo) return 0;
+    return Math.min(own, Math.max(0, Math.round(t.ops.start[j] - this.p.submitNs - upTo - begin)));
+  }
+
+  /**
+   * The time each op of call `i`'s steps started after it could have in the replay (./op-lead.ts),
+   * added to its step's duration: the replay submits it when the call's steps up to it have cost
+   * their model's time after `before`, and the GPU may start it a submit latency later.
+   */
+  private takeLeads(i: number, steps: GeneratedStep[], costs: number[], before: number): void {
+    let at = this.t.calls.begin[i] + before;
+    steps.forEach((s, k) => {
+      at += costs[k];
+      if (s.op !== undefined) this.takeLead(s, s.op, at + this.p.submitNs);
+    });
+  }
+
+  /** Op `j`'s lead on step `s` (a kernel's launch or a copy that does not block), when the replay may start it at `ready`. */
+  private takeLead(s: GeneratedStep, j: number, ready: number): void {
+    const t = this.t;
+    const isKernel = 'launch' in s.step && t.ops.kind[j] === OK.kernel;
+    const isCopy = 'copy' in s.step && s.heldOwnNs === undefined && !this.heldOwn.has(s.call);
+    if (!isKernel && !isCopy) return;
+    const lead = Math.round(this.leads.leadNs(j, ready));
+    if (lead <= 0) return;
+    const measured = t.ops.end[j] - t.ops.start[j];
+    if (isKernel) Object.assign(s.step, this.kernelShape(j, lead));
+    else if (typeof s.step.ns === 'number') s.step.ns += lead;
+    else return;
+    s.spanNs = Math.round(measured + lead);
   }
 
   private hostWork(out: GeneratedStep[], work: number): void {
     if (work <= 0) return;
     // Calls the scenario does not model (stream creation, API queries) fold into the host work around them.
     const prev = out[out.length - 1];
-    const held = prev?.call === -1 && 'hostWork' in prev.step ? (prev.step.hostWork as { ns: number }) : undefined;
+    const held =
+      prev?.call === -1 && prev.partOf === undefined && 'hostWork' in prev.step
+        ? (prev.step.hostWork as { ns: number })
+        : undefined;
     if (held) held.ns += work;
     else out.push({ step: { hostWork: { ns: work } }, call: -1 });
   }
 
   /**
    * Ops that no call of the trace issued (a graph launch's nodes), launched in the host gap `work`
-   * after call `i`: host work until the launch that lets the first one start when it did, a launch
-   * step per op with its measured duration on its stream, then the rest of the gap less the launches' cost.
+   * after call `i`: host work until the launch that lets the first one start when it did (as far as
+   * the gap leaves room for the launches), a launch step per op with its measured duration on its
+   * stream, then the rest of the gap less the launches' cost. The replay's call ends `ownAfter` before the trace's (its own time after its steps is host work).
    */
-  private orphanLaunches(out: GeneratedStep[], i: number, ops: number[], work: number): void {
+  private orphanLaunches(out: GeneratedStep[], i: number, ops: number[], work: number, ownAfter: number): void {
     const t = this.t;
-    const launchNs = this.p.launchNs;
-    const lead = Math.max(
-      0,
-      Math.min(work, Math.round(t.ops.start[ops[0]] - t.calls.end[i] - launchNs - this.p.submitNs)),
-    );
+    const ended = t.calls.end[i] - ownAfter;
+    const first = this.launchCostNs(ops[0], ended);
+    // The launches take the host's time: the host work before them leaves room for them in the gap.
+    let costs = this.warm ? 0 : this.p.coldCallNs;
+    for (const j of ops) costs += this.launchCostNs(j, ended) + (this.recordAfter.has(j) ? this.p.recordNoTimingNs : 0);
+    const room = Math.max(0, work - costs);
+    const lead = Math.max(0, Math.min(room, Math.round(t.ops.start[ops[0]] - ended - first - this.p.submitNs)));
     this.hostWork(out, lead);
-    let records = 0;
+    let at = ended + lead;
+    let spent = 0;
     for (const j of ops) {
-      out.push({
+      const cost = this.launchCostNs(j, at) + (this.warm ? 0 : this.p.coldCallNs);
+      this.warm = true;
+      at += cost;
+      spent += cost;
+      const step: GeneratedStep = {
         step: { ...this.kernelStep(j), ...this.onLane(t.ops.lane[j]) },
         call: -1,
         op: j,
         note: `no call in the trace issued ${str(t, t.ops.name[j]).slice(0, 80)} (a graph launch's node): launched here`,
-      });
+      };
+      this.takeLead(step, j, at + this.p.submitNs);
+      out.push(step);
       const record = this.inferredRecord(j, -1);
       if (record) {
         out.push(record);
-        records++;
+        at += this.p.recordNoTimingNs;
+        spent += this.p.recordNoTimingNs;
       }
     }
-    this.hostWork(out, work - lead - ops.length * launchNs - records * this.p.recordNoTimingNs);
+    this.hostWork(out, work - lead - spent);
+  }
+
+  /**
+   * The work on the GPU when the scenario's first call began (at `first`), which the host launched
+   * before it (orphansAfter's BEFORE_FIRST): a launch step each, at the first thread's start, and how
+   * long they take the host. Each runs on its stream until it ended in the trace, so one that was
+   * already running runs only its part after the replay could start it.
+   */
+  launchedBefore(first: number): { steps: GeneratedStep[]; ns: number } {
+    const t = this.t;
+    const p = this.p;
+    const ops = this.orphans.get(BEFORE_FIRST);
+    if (!ops) return { steps: [], ns: 0 };
+    // The simulator's costs: the thread's first call runs cold, a stream's first launch finds it idle.
+    const lanes = new Set<number>();
+    const costs = ops.map((j) => {
+      const idle = !lanes.has(t.ops.lane[j]);
+      lanes.add(t.ops.lane[j]);
+      return (idle ? p.idleLaunchNs : p.launchNs) + (this.recordAfter.has(j) ? p.recordNoTimingNs : 0);
+    });
+    const ns = p.coldCallNs + costs.reduce((a, b) => a + b, 0);
+    // The replay's time `x` after the thread's start is the trace's `first - ns + x`.
+    let at = first - ns + p.coldCallNs;
+    const steps: GeneratedStep[] = [];
+    const ended = new Map<number, number>();
+    ops.forEach((j, k) => {
+      const lane = t.ops.lane[j];
+      const ready = at + (this.recordAfter.has(j) ? costs[k] - p.recordNoTimingNs : costs[k]) + p.submitNs;
+      at += costs[k];
+      const startsAt = Math.max(ready, ended.get(lane) ?? -Infinity);
+      const measured = t.ops.end[j] - t.ops.start[j];
+      const span =
+        t.ops.start[j] < startsAt ? Math.max(1, t.ops.end[j] - startsAt) : measured + this.leads.leadNs(j, ready);
+      ended.set(lane, t.ops.end[j]);
+      const launcher = t.ops.call[j];
+      steps.push({
+        step: { ...this.kernelStep(j, Math.round(span - measured)), ...this.onLane(lane) },
+        call: -1,
+        op: j,
+        spanNs: Math.round(span),
+        note: `${str(t, t.ops.name[j]).slice(0, 80)} was on its stream when the first call began, launched before${launcher >= 0 ? ` (by call ${launcher})` : ''}: launched here, to end when it did`,
+      });
+      const record = this.inferredRecord(j, -1);
+      if (record) steps.push(record);
+    });
+    return { steps, ns: Math.round(ns) };
   }
 
   /** A launch step of op `j` with its measured duration; a copy or memset the graph ran is a kernel of that duration here. */
-  private kernelStep(j: number): Record<string, unknown> {
+  private kernelStep(j: number, leadNs = 0): Record<string, unknown> {
     const t = this.t;
-    return { launch: identifier(str(t, t.ops.name[j]) || 'kernel'), ...this.kernelShape(j) };
+    return { launch: identifier(str(t, t.ops.name[j]) || 'kernel'), ...this.kernelShape(j, leadNs) };
   }
 
   /**
@@ -464,6 +750,77 @@ class Generator {
       this.events.add(event);
       this.recordAfter.set(op, { event, how: releaseHow(t, i), call: i });
     }
+    this.planWaitRecords(all, issued);
+  }
+
+  /**
+   * Stream waits on an event that no record of the scenario records before them (a torch.profiler
+   * trace's records name no event or stream): where the first op issued to the waiting stream after
+   * the wait started later than its launch and its stream let it, at the end of an op of another
+   * stream launched before the wait, the wait is bound to a record after that op, inferred by timing.
+   * Otherwise the wait orders nothing the trace shows, and stays as it is (S9: it orders nothing).
+   */
+  private planWaitRecords(all: number[], issued: Set<number>): void {
+    const t = this.t;
+    const c = t.calls;
+    const o = t.ops;
+    // Per stream lane, the ops the scenario's calls issued in the order of their calls, and its work ops by end.
+    const byLane = new Map<number, number[]>();
+    const byEnd = new Map<number, number[]>();
+    for (let j = 0; j < o.count; j++) {
+      if (!WORK_OPS.has(o.kind[j])) continue;
+      (byEnd.get(o.lane[j]) ?? byEnd.set(o.lane[j], []).get(o.lane[j])!).push(j);
+      if (o.call[j] >= 0 && issued.has(o.call[j]))
+        (byLane.get(o.lane[j]) ?? byLane.set(o.lane[j], []).get(o.lane[j])!).push(j);
+    }
+    for (const list of byLane.values()) list.sort((a, b) => c.begin[o.call[a]] - c.begin[o.call[b]] || a - b);
+    for (const list of byEnd.values()) list.sort((a, b) => o.end[a] - o.end[b] || a - b);
+    // When the scenario launches each op no call of it issued: at its start, or after the call it is placed after.
+    const placed = new Map<number, number>();
+    for (const [key, ops] of this.orphans) for (const j of ops) placed.set(j, key < 0 ? -Infinity : c.begin[key]);
+    const launchedAt = (k: number): number | undefined =>
+      o.call[k] >= 0 ? (issued.has(o.call[k]) ? c.begin[o.call[k]] : undefined) : placed.get(k);
+    const recorded = new Set<number>();
+    for (const i of all) {
+      if (c.kind[i] === CK.record && c.event[i] && c.stream[i] >= 0) recorded.add(c.event[i]);
+      if (c.kind[i] !== CK.streamWait || !c.event[i] || c.stream[i] < 0 || recorded.has(c.event[i])) continue;
+      const list = byLane.get(c.stream[i]) ?? [];
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (c.begin[o.call[list[mid]]] <= c.begin[i]) lo = mid + 1;
+        else hi = mid;
+      }
+      const j = list[lo];
+      if (j === undefined) continue;
+      // When that op could have started without the wait (the submit latency aside), and when it did:
+      // the op of another stream launched before the wait that ended last between the two held it.
+      const free = Math.max(this.prevEnd[j], c.end[o.call[j]]);
+      let held = -1;
+      for (const [lane, ends] of byEnd) {
+        if (lane === o.lane[j]) continue;
+        let a = 0;
+        let b = ends.length;
+        while (a < b) {
+          const mid = (a + b) >> 1;
+          if (o.end[ends[mid]] <= o.start[j]) a = mid + 1;
+          else b = mid;
+        }
+        for (let k = a - 1; k >= 0 && o.end[ends[k]] > free; k--) {
+          const at = launchedAt(ends[k]);
+          if (at === undefined || !(at < c.begin[i])) continue;
+          if (held < 0 || o.end[ends[k]] > o.end[held]) held = ends[k];
+          break;
+        }
+      }
+      if (held < 0) continue;
+      const known = this.recordAfter.get(held);
+      const event = known?.event ?? this.names.get(`after${held}`, `ev_after_op${held}`);
+      this.events.add(event);
+      if (!known) this.recordAfter.set(held, { event, how: 'timing', call: i, wait: true });
+      this.waitFor.set(i, { event, op: held });
+    }
   }
 
   /** The record of an event after op `j`, where an event synchronize whose record the trace lacks was bound to `j`. */
@@ -474,7 +831,9 @@ class Generator {
       step: { record: r.event, ...this.onLane(this.t.ops.lane[j]) },
       call,
       ...this.bound(r.how),
-      note: `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, which released the event synchronize of call ${r.call} (the trace has no record of its event)`,
+      note: r.wait
+        ? `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, whose end the stream wait of call ${r.call} held its stream's next op for (the trace has no record of its event)`
+        : `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, which released the event synchronize of call ${r.call} (the trace has no record of its event)`,
     };
   }
 
@@ -558,6 +917,18 @@ class Generator {
           const bound = this.inferredEventSync(i, site);
           if (bound) return bound;
         }
+        const held = c.kind[i] === CK.streamWait ? this.waitFor.get(i) : undefined;
+        if (held && stream !== undefined) {
+          const note = `inferred (timing): the trace has no record of its event; it waits for the record after op ${held.op} ${this.opLabel(held.op)}, at whose end its stream's next op started`;
+          return [
+            {
+              step: { wait: held.event, ...on },
+              call: i,
+              ...this.bound('timing'),
+              note: site ? `${note}; ${site}` : note,
+            },
+          ];
+        }
         if (!c.event[i]) return [this.mark(i, `${str(t, c.name[i])} names no event in the trace`)];
         const kind =
           c.kind[i] === CK.record
@@ -604,13 +975,15 @@ class Generator {
   /**
    * A kernel step's duration, grid, block and, where the trace shows it, blocks per SM. With them the
    * kernel shares SMs with other streams' kernels as it did; the simulator's duration is one wave's,
-   * so the measured one is split over the waves it took.
+   * so the measured one (and `leadNs`, the time it started after it could have) is split over the
+   * waves it took, less the kernel's own latency, which the simulator adds once.
    */
-  private kernelShape(j: number): Record<string, number> {
+  private kernelShape(j: number, leadNs = 0): Record<string, number> {
     const t = this.t;
     const perSm = this.occupancy.get(kernelSignature(t, j));
+    const span = t.ops.end[j] - t.ops.start[j] + leadNs;
     return {
-      ns: Math.max(1, Math.round((t.ops.end[j] - t.ops.start[j] - this.p.kernelOverheadNs) / this.waves(j, perSm))),
+      ns: Math.max(1, Math.round((span - this.p.kernelOverheadNs) / this.waves(j, perSm))),
       ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
       ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
       ...(perSm ? { blocksPerSm: perSm } : {}),

@@ -85,7 +85,8 @@ function stepMaps(scenario: GeneratedScenario, sim: Trace) {
     const simName = single ? 'main' : name;
     const lane = sim.lanes.find((l) => l.kind === 'thread' && l.name === simName)?.id ?? -1;
     const compiled = steps.filter((s) => Object.keys(s.step).length);
-    const original = compiled.map((s) => s.call);
+    // Host work that is a call's own time before its steps counts as that call's (its begin is the call's).
+    const original = compiled.map((s) => (s.call >= 0 ? s.call : (s.partOf ?? -1)));
     const originalOp = compiled.map((s) => s.op);
     const simulated = new Map<number, number>();
     for (let i = 0; i < sim.calls.count; i++) if (sim.calls.lane[i] === lane) simulated.set(sim.calls.step[i], i);
@@ -119,6 +120,12 @@ function compare(
   // Each trace call's last op, found once: a scan of every op per wait is quadratic on long traces.
   const lastOpOf = new Map<number, number>();
   for (let j = 0; j < t.ops.count; j++) if (t.ops.call[j] >= 0) lastOpOf.set(t.ops.call[j], j);
+  // A wait's return beyond the profile's wake-up, which the trace measured: host work after it (GeneratedStep.partOf).
+  const wakeOf = new Map<number, number>();
+  for (const steps of scenario.threads.values())
+    for (const s of steps)
+      if (s.partOf !== undefined && SYNCS.has(t.calls.kind[s.partOf]) && 'hostWork' in s.step)
+        wakeOf.set(s.partOf, (wakeOf.get(s.partOf) ?? 0) + (s.step.hostWork as { ns: number }).ns);
   const spans: ThreadSpan[] = [];
   const waits: WaitReplay[] = [];
   const iterations: IterationSpan[] = [];
@@ -160,7 +167,7 @@ function compare(
       const w =
         s === undefined
           ? leftOutWait(t, call, st.note!)
-          : waitReplay(t, sim, call, s, st.heldOwnNs ?? 0, { simToOriginal, simToOp, lastOpOf });
+          : waitReplay(t, sim, call, s, st.heldOwnNs ?? 0, wakeOf.get(call) ?? 0, { simToOriginal, simToOp, lastOpOf });
       if (st.inferred) w.inferred = st.inferred;
       // Work left out makes the replay wait less; a wait that blocked as long is not explained by it.
       const waitedLess = w.replayedNs < w.measuredNs * (1 - WAIT_TOLERANCE);
@@ -240,15 +247,16 @@ function iterationSpans(
   let compiled = 0;
   for (const s of steps) {
     const sim = Object.keys(s.step).length ? (m.simulated.get(compiled++) ?? -1) : -1;
-    if (s.call < 0) continue;
-    if (calls[calls.length - 1] === s.call) {
+    const call = s.call >= 0 ? s.call : (s.partOf ?? -1);
+    if (call < 0) continue;
+    if (calls[calls.length - 1] === call) {
       if (sim >= 0) {
         lastSim[lastSim.length - 1] = sim;
         if (firstSim[firstSim.length - 1] < 0) firstSim[firstSim.length - 1] = sim;
       }
       continue;
     }
-    calls.push(s.call);
+    calls.push(call);
     firstSim.push(sim);
     lastSim.push(sim);
   }
@@ -295,6 +303,9 @@ function iterationSpans(
   return { list, until, from: found.from };
 }
 
+/** Calls that wait for the GPU and nothing else: their host work after them (GeneratedStep.partOf) is their late return. */
+const SYNCS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
+
 /** Calls whose step, left out, would have issued work or ordered streams. */
 const ORDERS_WORK = new Set<number>([CK.launch, CK.memcpy, CK.memset, CK.hostFunc, CK.streamWait]);
 
@@ -324,6 +335,8 @@ function waitReplay(
   call: number,
   s: number,
   heldOwnNs: number,
+  /** The wait's measured return beyond the profile's wake-up, host work after it: part of its blocked time where the replay's wait blocked. */
+  wakeNs: number,
   m: { simToOriginal: Map<number, number>; simToOp: Map<number, number>; lastOpOf: Map<number, number> },
 ): WaitReplay {
   const measuredNs = t.calls.blockedNs[call];
@@ -334,7 +347,9 @@ function waitReplay(
       ? simOp
       : (m.simToOp.get(sim.ops.call[simOp]) ?? m.lastOpOf.get(m.simToOriginal.get(sim.ops.call[simOp]) ?? -1) ?? -2);
   const staged = copyReadByTraceRule(t, sim, call, s, heldOwnNs);
-  const replayedNs = staged?.blockedNs ?? sim.calls.blockedNs[s];
+  const replayedNs =
+    staged?.blockedNs ??
+    sim.calls.blockedNs[s] + (sim.calls.releasedBy[s] >= 0 && sim.calls.blockedNs[s] > 0 ? wakeNs : 0);
   const replayedBy = asTraceOp(staged?.op ?? sim.calls.releasedBy[s]);
   const sameReleaser = measuredBy === replayedBy || (measuredBy < 0 && replayedBy < 0 && measuredNs < LONG_WAIT_NS);
   const error = relErr(replayedNs, measuredNs);

@@ -674,6 +674,43 @@ test("a capture from a library that wrote no devices: every call takes its ops' 
   assert.equal(released(t, callsNamed(t, 'cudaDeviceSynchronize')[0]), 'on1');
 });
 
+test("an uncaptured graph launch's nodes (one correlation id) go on their stream together, when the first started: the node that ended last releases a sync that began between them", () => {
+  // The same two GEMMs as below, but the capture did not follow the launch: only their activity
+  // records, both with the launch's correlation id, 999. The synchronize began after the first
+  // started and before the second did.
+  const w = new RawCaptureWriter();
+  const gemm = 'sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8';
+  const k = w.call({
+    api: 'launch',
+    name: 'cudaLaunchKernel',
+    begin: 156_000_000,
+    end: 156_005_000,
+    stream: LEGACY_STREAM,
+  });
+  w.kernel(k, 'before', 156_010_000, 156_020_000, 7);
+  w.kernel(999, gemm, 159_585_575, 162_260_761, 7);
+  w.kernel(999, gemm, 156_900_629, 159_585_287, 7);
+  w.call({
+    api: 'streamSync',
+    name: 'cudaStreamSynchronize_v3020',
+    begin: 156_959_487,
+    end: 162_279_911,
+    stream: LEGACY_STREAM,
+  });
+  const t = importCapture(w.bytes());
+  const [first, second] = opNamed(t, gemm).sort((a, b) => t.ops.start[a] - t.ops.start[b]);
+  assert.deepEqual([t.ops.call[first], t.ops.call[second]], [-1, -1]);
+  const [before] = opNamed(t, 'before');
+  assert.deepEqual(edges(t, 'stream'), [
+    [before, first],
+    [first, second],
+  ]);
+  const [sync] = callsNamed(t, 'cudaStreamSynchronize');
+  assert.equal(t.calls.releasedBy[sync], second, 'the second GEMM, issued with the first, ends last');
+  assert.equal(t.calls.unblockNs[sync], 162_279_911 - 162_260_761);
+  assert.match(t.meta.notes?.join('\n') ?? '', /2 GPU ops whose issuing call was not captured/);
+});
+
 test('a graph launch issues its graph kernels on its stream, and the node that ended last releases the sync', () => {
   // Times of the first replay in a capture of test/gpu/torch/programs/graph_replay.py on an H200
   // (ns from the capture's start): two GEMMs of one graph, then current_stream().synchronize().

@@ -1,6 +1,6 @@
 // Simulator cases the rule-per-test file does not reach: waits issued after a re-record (S7), a
-// launch queue filled by host functions and memsets (S19), and elapsed time on an event that was
-// never recorded (S9, S11).
+// launch queue filled by host functions and memsets (S19), a kernel's own latency over its waves,
+// and elapsed time on an event that was never recorded (S9, S11).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { h200 } from '../../core/simulate';
@@ -54,6 +54,20 @@ test('S19 host functions and memsets take launch-queue entries like kernels do',
   const long = op(t, 'long');
   assert.equal(t.calls.releasedBy[last], long);
   assert.equal(t.calls.begin[last] + t.calls.blockedNs[last], end(t, long));
+});
+
+test("a kernel's own latency (kernelOverheadNs) is paid once, by its first blocks, not by every wave", () => {
+  const slots = h200.sms * h200.blocksPerSm;
+  const t = sim({
+    streams: { s: { nonBlocking: true } },
+    steps: [
+      { launch: 'three', stream: 's', us: 100, grid: 3 * slots, block: 32 },
+      { launch: 'one', stream: 's', us: 100, grid: 1 },
+    ],
+  });
+  // Three waves of 100 us and 2.6 us once: 302.6 us (not 3 x 102.6); a one-block kernel 102.6 us.
+  assert.equal(end(t, op(t, 'three')) - start(t, op(t, 'three')), 302_600);
+  assert.equal(end(t, op(t, 'one')) - start(t, op(t, 'one')), 102_600);
 });
 
 test('S11 elapsed time on a never-recorded event is an error, nothing is measured, and the analysis says so', () => {

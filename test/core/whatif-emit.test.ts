@@ -141,24 +141,26 @@ test('identical iterations of a small loop fold into one repeat; the warm-up ite
   const steps = g.text.split('\n').slice(g.text.split('\n').indexOf('  "steps": [') + 1, -3);
   // The copy as measured (40 us); after it the gap to the first launch plus what its call took before
   // its op started on a free stream, beyond the model's 2 us (50 + 5 - 2 = 53 us): the simulator holds
-  // the call for the copy itself. The kernel less the profile's 2.6 us overhead; a launch's host work is the gap to the next call
-  // plus what the call took beyond the model's 3.9 us (15 + 1.1 us); after a synchronize, the gap to
-  // the next launch plus what the sync took unblocked beyond its 1.6 us (2 - 1.6 = 0.4 us).
+  // the call for the copy itself. Each launch finds its stream idle and costs the model's 5 us, all of
+  // its call; its kernel started 10 us after the call began, 4 us after the launch and the 1 us submit
+  // allow: the kernel is that 4 us and its own time less the profile's 2.6 us overhead. A launch's host
+  // work is the gap to the next call (15 us); after a synchronize, the gap to the next launch plus what
+  // the sync took unblocked beyond its 1.6 us (2 - 1.6 = 0.4 us).
   assert.deepEqual(steps, [
     '    {"copy":"h_pinned_4096","to":"d_4096","bytes":4096,"ns":40000},',
     '    {"hostWork":{"ns":53000}},',
-    '    {"launch":"k","stream":"s7","ns":147400}, // k',
-    '    {"hostWork":{"ns":16100}},',
+    '    {"launch":"k","stream":"s7","ns":151400}, // k',
+    '    {"hostWork":{"ns":15000}},',
     '    {"streamSync":"s7"},',
     '    {"hostWork":{"ns":138400}},',
     '    { "repeat": 3, "steps": [ // 3 identical iterations',
-    '      {"launch":"k","stream":"s7","ns":97400}, // k',
-    '      {"hostWork":{"ns":16100}},',
+    '      {"launch":"k","stream":"s7","ns":101400}, // k',
+    '      {"hostWork":{"ns":15000}},',
     '      {"streamSync":"s7"},',
     '      {"hostWork":{"ns":188400}},',
     '    ] },',
-    '    {"launch":"k","stream":"s7","ns":97400}, // k',
-    '    {"hostWork":{"ns":16100}},',
+    '    {"launch":"k","stream":"s7","ns":101400}, // k',
+    '    {"hostWork":{"ns":15000}},',
     '    {"streamSync":"s7"},',
   ]);
 });
@@ -204,7 +206,7 @@ test('steps that differ by a nanosecond, or only in their comment, stay unrolled
   });
   // The noted launch stays a step of its own; what folds around it (a rotation of the loop) leaves it out.
   assert.doesNotMatch(noted, /"repeat": 3/);
-  assert.match(noted, /^ {4}\{"launch":"k","stream":"s7","ns":97400\}, \/\/ train\.py:12$/m);
+  assert.match(noted, /^ {4}\{"launch":"k","stream":"s7","ns":101400\}, \/\/ train\.py:12$/m);
 });
 
 test('a step the compiler rejects is reported as a bug in Syncscope, with no position in a file that does not exist', () => {

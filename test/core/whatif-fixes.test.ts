@@ -5,6 +5,7 @@ import { h200, simulate } from '../../core/simulate';
 import { compileScenario } from '../../core/scenario/parse';
 import { str, TraceBuilder } from '../../core/trace/model';
 import { savedNs, whatIf } from '../../core/whatif/fixes';
+import { scenarioFromTrace } from '../../core/whatif/from-trace';
 import { readFileSync } from 'node:fs';
 import { repoPath } from '../helpers/paths';
 
@@ -89,6 +90,45 @@ test('a loop-sync fix: the synchronizes are removed and the GPU runs the kernels
     r.waits.filter((w) => w.afterNs === undefined).map((w) => w.name),
     ['cudaDeviceSynchronize', 'cudaDeviceSynchronize', 'cudaDeviceSynchronize', 'cudaDeviceSynchronize'],
   );
+});
+
+test("a removed synchronize takes its measured return with it: the host work that the trace's late wake-up became", () => {
+  // The loop above, but each of the loop's four synchronizes returned 20 us later after its kernel
+  // than the profile's 3.6 us wake-up (as a capture's callbacks make it): everything after moves on.
+  const t = simulated(`{ "name": "loop", "steps": [
+    { "repeat": 4, "steps": [ { "launch": "k", "us": 100 }, { "deviceSync": true }, { "hostWork": { "us": 20 } } ] },
+    { "deviceSync": true } ] }`);
+  const { calls: c, ops: o } = t;
+  const syncs = [...Array(c.count).keys()].filter((i) => str(t, c.name[i]) === 'cudaDeviceSynchronize');
+  for (const i of syncs.slice(0, 4)) {
+    const from = c.end[i];
+    for (let k = 0; k < c.count; k++)
+      if (c.begin[k] >= from) {
+        c.begin[k] += 20_000;
+        c.end[k] += 20_000;
+      }
+    for (let j = 0; j < o.count; j++)
+      if (o.start[j] >= from) {
+        o.start[j] += 20_000;
+        o.end[j] += 20_000;
+      }
+    c.end[i] += 20_000;
+    c.blockedNs[i] += 20_000;
+    c.unblockNs[i] += 20_000;
+  }
+  const wakes = [...scenarioFromTrace(t, h200).threads.values()][0].filter((st) => st.partOf !== undefined);
+  assert.deepEqual(
+    wakes.map((st) => [st.partOf, st.step]),
+    syncs.slice(0, 4).map((i) => [i, { hostWork: { ns: 20_000 } }]),
+  );
+  const [r] = whatIf(t, h200, 'all', {});
+  assert.equal(r.finding.kind, 'loop-sync');
+  assert.equal(r.edit, 'remove 4 synchronize steps');
+  assert.doesNotMatch(r.scenario!, /returned this much later/);
+  // The host saves the 4 x 20 us of host work the GPU did not overlap and the 4 x 20 us of late
+  // returns, plus what each removed synchronize cost beyond that (its call and wake-up).
+  const saved = r.before.hostNs - r.after!.hostNs;
+  assert.ok(saved >= 160_000 && saved <= 160_000 + 4 * 10_000, `saved ${saved}`);
 });
 
 /** `.item()` as PyTorch leaves it: a kernel, a 4-byte device-to-host copy and a stream synchronize in aten::item, then more work. */
@@ -178,10 +218,10 @@ test('a race fix: the second stream waits for the first, and the fix reports its
   const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'race')!;
   assert.equal(r.applied, true, r.edit);
   assert.equal(r.isCost, true);
-  // Recorded right after "load" and waited for right before "train" (the host work between them stays).
+  // Recorded right after "load" and waited for right before "train" (the simulator issued them back to back).
   assert.match(
     r.scenario!,
-    /"launch":"load".*\n.*\{"record":"fix_0_1","stream":"a"\}.*\n.*"hostWork".*\n.*\{"wait":"fix_0_1","stream":"b"\}.*\n.*"launch":"train"/,
+    /"launch":"load".*\n.*\{"record":"fix_0_1","stream":"a"\}.*\n.*\{"wait":"fix_0_1","stream":"b"\}.*\n.*"launch":"train"/,
   );
   // Before, both ran at once: ~300 us. After, "train" starts when "load" ends: ~150 + 300 us. The
   // cost is load's 150 us, give or take the record and wait calls.
@@ -200,9 +240,10 @@ test('a legacy-serialization fix: the blocking stream becomes non-blocking, and 
   assert.equal(r.edit, 'make stream "s" non-blocking, so the legacy default stream no longer orders it');
   assert.match(r.scenario!, /"streams": \{"s":\{"nonBlocking":true\}\}/);
   // Before: "long" runs from 6.5 us to 1,009.1 us (1 ms and the 2.6 us kernel overhead), and "short"
-  // starts only when it ends; after, "short" starts once its launch call (7.1 to 12.1 us) is submitted,
-  // at 13.1 us, so the host's synchronize returns 1,009.1 - 13.1 = 996 us earlier.
-  assert.equal(r.before.hostNs - r.after!.hostNs, 1_009_100 - 13_100);
+  // starts only when it ends; after, "short" starts once its launch call (5.5 to 10.5 us, onto an
+  // idle stream, as the simulated trace has it) is submitted, at 11.5 us, so the host's synchronize
+  // returns 1,009.1 - 11.5 = 997.6 us earlier.
+  assert.equal(r.before.hostNs - r.after!.hostNs, 1_009_100 - 11_500);
   assert.equal(r.waits.length, 1);
 });
 

@@ -16,21 +16,23 @@ const GEMM = 'sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize25';
 test("a graph's nodes without a call are launched in the gap before they started, with their measured durations", async () => {
   const t = await fixture();
   const steps = scenarioFromTrace(t, h200).threads.get('main')!;
-  // Call 167 (cudaDeviceSynchronize) ends at 156,822,617 ns; ops 12 and 13, the first replay's two
-  // GEMMs on the legacy default stream, have no call; op 12 starts at 156,900,629.
+  // Call 167 (cudaDeviceSynchronize) ends at 156,822,617 ns, 35,500 ns after it began, of which the
+  // model's 1.6 us is the call: the replay's call ends 33,900 ns before the trace's. Ops 12 and 13, the
+  // first replay's two GEMMs on the legacy default stream, have no call; op 12 starts at 156,900,629.
   const at = steps.findIndex((s) => s.call === 167);
   assert.deepEqual(
     steps.slice(at, at + 6).map((s) => [s.call, s.op, s.step]),
     [
       [167, undefined, { deviceSync: true }],
-      // until op 12's start, less the launch (3.9 us) and the submit (1 us)
-      [-1, undefined, { hostWork: { ns: 156_900_629 - 156_822_617 - 3900 - 1000 } }],
+      // until op 12's start, less the launch onto the idle stream (5 us) and the submit (1 us)
+      [-1, undefined, { hostWork: { ns: 156_900_629 - (156_822_617 - 33_900) - 5000 - 1000 } }],
       // 156,900,629..159,585,287 less the 2.6 us kernel overhead; 512 blocks of 256 threads fit in one wave
       [-1, 12, { launch: GEMM, ns: 159_585_287 - 156_900_629 - 2600, grid: 512, block: 256 }],
-      [-1, 13, { launch: GEMM, ns: 162_260_761 - 159_585_575 - 2600, grid: 512, block: 256 }],
-      // the gap to call 168 (136,870 ns) and the sync's own 35,500 ns less the model's 1.6 us, less
-      // the host work and the two launches above
-      [-1, undefined, { hostWork: { ns: 136_870 + 35_500 - 1600 - 73_112 - 2 * 3900 } }],
+      // op 13 queued behind op 12, and started 288 ns after it ended: its duration takes that in
+      [-1, 13, { launch: GEMM, ns: 162_260_761 - 159_585_287 - 2600, grid: 512, block: 256 }],
+      // the gap to call 168 (136,870 ns) and the sync's own 33,900 ns, less the host work and the
+      // two launches above (the second queued: 3.9 us)
+      [-1, undefined, { hostWork: { ns: 136_870 + 33_900 - 105_912 - 5000 - 3900 } }],
       [168, undefined, { streamSync: 'default' }],
     ],
   );

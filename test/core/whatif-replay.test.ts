@@ -26,9 +26,14 @@ test('a small trace as a scenario: the stream with its flag, the kernel less the
   assert.match(g.text, /"streams": \{"s7":\{"nonBlocking":true\}\}/);
   const steps = g.threads.get('main')!.map((s) => s.step);
   assert.deepEqual(steps, [
-    { launch: 'k', stream: 's7', ns: 100_600 - 2600 },
-    // gap 10 us, plus the launch's 10 us less the model's 3.9 us; then the marked launch's 5 us and the next gap
-    { hostWork: { ns: 10_000 + 10_000 - 3900 } },
+    // The thread's first call, a launch onto an idle stream, costs the model's 0.5 us (cold) and 5 us
+    // of its 10; its kernel started 12 us after the call began, later than the submit (1 us) after
+    // them allows: its other 4.5 us came before it submitted the kernel.
+    { hostWork: { ns: 4500 } },
+    // 100.6 us less the 2.6 us kernel overhead, and the 1 us it started after it could have (at 11 us)
+    { launch: 'k', stream: 's7', ns: 100_600 + 1000 - 2600 },
+    // gap 10 us; then the marked launch's 5 us and the next gap
+    { hostWork: { ns: 10_000 } },
     {},
     { hostWork: { ns: 5000 + 5000 } },
     { streamSync: 's7' },
