@@ -172,11 +172,13 @@ function timed<T>(f: () => T): { value: T; time: { ms: number; cpuMs: number } }
   return { value, time: { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 } };
 }
 
-function run(mode: string, path: string): Sample {
+/** `env`: more of the child's environment (SYNCSCOPE_PARSE_THREADS, to read with one thread). */
+function run(mode: string, path: string, env: Record<string, string> = {}): Sample {
   // JSON.parse of 1 GB of events makes more than 4 GB of objects.
   const heap = mode === 'parse-file' ? 12288 : 4096;
   const r = spawnSync(process.execPath, [`--max-old-space-size=${heap}`, __filename, 'child', mode, path], {
     encoding: 'utf8',
+    env: { ...process.env, ...env },
   });
   if (r.status !== 0) throw new Error(`${mode} ${path} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Sample;
@@ -209,6 +211,8 @@ async function main(): Promise<void> {
   const analysis = [run('analyze', small), run('analyze', small), run('analyze', small)];
   const withAnalysis = alternately(small, 5, 'import-analyze');
   const withAnalysis1g = alternately(big, 3, 'import-analyze');
+  // The native reader parses on every core; one parsing thread shows what the others give.
+  const oneThread = native.addon ? [1, 2, 3].map(() => run('file', small, { SYNCSCOPE_PARSE_THREADS: '1' })) : [];
 
   const rounds = 5;
   const parse: Sample[] = [];
@@ -282,6 +286,15 @@ async function main(): Promise<void> {
       withAnalysis1g.parses,
       bigMB,
     ),
+    ...(oneThread.length
+      ? [
+          row(
+            `import (loadAnyTrace, ${reader}) with one parsing thread (SYNCSCOPE_PARSE_THREADS=1), 100 MB`,
+            oneThread,
+            smallMB,
+          ),
+        ]
+      : []),
     '',
     `Import / (read + JSON.parse), 100 MB: ${ratio(vs100, 'ms').toFixed(2)}x as fast by wall time, ${ratio(vs100, 'cpuMs').toFixed(2)}x by CPU time.`,
     `Import / (read + JSON.parse), 1 GB: ${ratio(vs1g, 'ms').toFixed(2)}x by wall time, ${ratio(vs1g, 'cpuMs').toFixed(2)}x by CPU time.`,
