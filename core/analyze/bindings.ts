@@ -96,7 +96,7 @@ const dtoh = COPY_KINDS.indexOf('DtoH');
 export function bindEvents(t: Trace, timeOrder = timeOrderedCalls(t)): Bindings {
   const c = t.calls;
   const C = c.count;
-  const { kind, event, event2, stream, answer, blockedNs, releasedBy } = c;
+  const { kind, event, event2, stream, answer } = c;
   const { call: opCall, lane: opLane, kind: opKind, copy: copyKind } = t.ops;
   const { start: opsStart, ids: opsOf } = groupByKey(t.ops.call, t.ops.count, C);
   const [bound, recordOp, replaced, consumers] = int32Tables(C, C, C, C);
@@ -161,25 +161,12 @@ export function bindEvents(t: Trace, timeOrder = timeOrderedCalls(t)): Bindings 
     issue(i, opsStart, opsOf, opLane, pendingWaits, lastOp, eventFrom, eventTo);
     // A record call: the op marking its captured point, and the record it replaced (S7).
     if (ki === recordKind && event[i]) {
-      let op = -1;
-      for (let q = opsStart[i]; q < opsStart[i + 1] && op < 0; q++)
-        if (opKind[opsOf[q]] === eventRecordOp) op = opsOf[q];
-      if (op < 0 && stream[i] >= 0) op = lastOp[stream[i]];
-      recordOp[i] = op + ID_BIAS;
+      recordOp[i] = capturedOp(i, opsStart, opsOf, opKind, stream[i] >= 0 ? lastOp[stream[i]] : -1) + ID_BIAS;
       record(event[i], i);
     }
     if (ki === memcpyKind && opsStart[i + 1] > opsStart[i] && copyKind[opsOf[opsStart[i]]] === dtoh)
       lastCopy[copySlot(i)] = i;
-    // A copy or memset that blocked until its own op completed (S17, S18), as opposed to one
-    // that waited for room in the launch queue (S19).
-    if (
-      (ki === memcpyKind || ki === memsetKind) &&
-      blockedNs[i] > 0 &&
-      releasedBy[i] >= 0 &&
-      opCall[releasedBy[i]] === i
-    ) {
-      for (let q = opsStart[i]; q < opsStart[i + 1]; q++) wait(i, opsOf[q]);
-    }
+    if (blockedOnOwnOps(c, opCall, i)) for (let q = opsStart[i]; q < opsStart[i + 1]; q++) wait(i, opsOf[q]);
   };
   replayAll(timeOrder, replay);
   const awaits = sparseRows(awaitCall.view(), awaitOp.view(), awaitCall.length, C);
@@ -198,6 +185,32 @@ export function bindEvents(t: Trace, timeOrder = timeOrderedCalls(t)): Bindings 
     eventFrom: eventFrom.view(),
     eventTo: eventTo.view(),
   };
+}
+
+/** The op marking a record call's captured point: its event-record op, else its stream's last op. */
+function capturedOp(
+  i: number,
+  opsStart: Int32Array,
+  opsOf: Int32Array,
+  opKind: Uint8Array,
+  streamLast: number,
+): number {
+  for (let q = opsStart[i]; q < opsStart[i + 1]; q++) if (opKind[opsOf[q]] === eventRecordOp) return opsOf[q];
+  return streamLast;
+}
+
+/**
+ * A copy or memset that blocked until its own op completed (S17, S18), as opposed to one that
+ * waited for room in the launch queue (S19).
+ */
+function blockedOnOwnOps(c: Trace['calls'], opCall: Int32Array, i: number): boolean {
+  const k = c.kind[i];
+  return (
+    (k === memcpyKind || k === memsetKind) &&
+    c.blockedNs[i] > 0 &&
+    c.releasedBy[i] >= 0 &&
+    opCall[c.releasedBy[i]] === i
+  );
 }
 
 /**
