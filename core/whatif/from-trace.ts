@@ -192,7 +192,8 @@ const BEFORE_FIRST = -1;
  *   on its stream, since a stream runs its work in the order it was launched (S1);
  * - under BEFORE_FIRST, work on its stream when the window's first call began, which the host
  *   launched before: an orphan that no call of the window can be launched after (in a torch.profiler
- *   trace, any orphan that no work of the window's calls ran before on its stream), and an op that
+ *   trace, an orphan on a stream busy without a break since before the first call, with no work of
+ *   the window's calls before it on its stream), and an op that
  *   a call before the window issued, which ran or waited on its stream after the window began.
  * Ops after the window's end, and ops that ended before its first call, are left out.
  */
@@ -208,6 +209,7 @@ function orphansAfter(t: Trace, byThread: Map<number, number[]>, w: ScenarioWind
   const issued = new Map<number, { start: number[]; begin: number[] }>();
   const ops: number[] = [];
   const byStart = [...Array(t.ops.count).keys()].sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
+  const queued = queuedSince(t, byStart, first);
   for (const j of byStart) {
     const c = t.ops.call[j];
     if (c >= 0 && inWindow.has(c)) {
@@ -221,14 +223,16 @@ function orphansAfter(t: Trace, byThread: Map<number, number[]>, w: ScenarioWind
   }
   for (const lane of issued.values())
     for (let k = lane.begin.length - 2; k >= 0; k--) lane.begin[k] = Math.min(lane.begin[k], lane.begin[k + 1]);
-  // A torch.profiler trace has every runtime call of the threads it profiled while it ran, graph
-  // launches too: GPU work with no call was launched before it began, unless work that a call of the
-  // window issued ran before it on its stream (S1: then it was launched after that call).
+  // A torch.profiler trace has the runtime calls of the threads it profiled while it ran: GPU work
+  // with no call, on a stream busy without a break since before the first call, was launched before
+  // it, unless work that a call of the window issued ran before it on its stream (S1: then it was
+  // launched after that call). After a break, work with no call was launched by a call the trace
+  // does not show (a graph launch not recorded), after the calls that ended before it began.
   const profiled = t.meta.source === 'pytorch';
   for (const j of ops) {
     let after = -1;
     const lane = issued.get(t.ops.lane[j]);
-    const beforeTrace = profiled && !(lane && lane.start[0] < t.ops.start[j]);
+    const beforeTrace = profiled && queued[j] === 1 && !(lane && lane.start[0] < t.ops.start[j]);
     if (t.ops.call[j] < 0 && !beforeTrace) {
       // The earliest begin of a call that issued work after this op on its stream: the op was launched before it.
       let limit = Infinity;
@@ -253,6 +257,28 @@ function orphansAfter(t: Trace, byThread: Map<number, number[]>, w: ScenarioWind
     }
     const key = after >= 0 ? after : BEFORE_FIRST;
     (out.get(key) ?? out.set(key, []).get(key)!).push(j);
+  }
+  return out;
+}
+
+/** The most idle time between two ops on a stream that still counts as one queue of work. */
+const QUEUED_GAP_NS = 20_000;
+
+/**
+ * Per op, 1 where its stream's work ran without a break from before `first` until it began: work
+ * that may have been queued before the first call. An op after a break was launched later, by a
+ * call the trace may not show (a graph launch that the profiler did not record).
+ */
+function queuedSince(t: Trace, byStart: number[], first: number): Uint8Array {
+  const out = new Uint8Array(t.ops.count);
+  const unbroken = new Map<number, number>(); // lane -> end of its work so far, while unbroken since before `first`
+  for (const j of byStart) {
+    const lane = t.ops.lane[j];
+    const end = unbroken.get(lane);
+    if (t.ops.start[j] <= first || (end !== undefined && t.ops.start[j] - end <= QUEUED_GAP_NS)) {
+      out[j] = 1;
+      unbroken.set(lane, Math.max(end ?? -Infinity, t.ops.end[j]));
+    } else unbroken.delete(lane);
   }
   return out;
 }

@@ -102,8 +102,8 @@ test("a finding's quick fix on its line simulates the fix beside the trace", { s
   const afterTab = wb.page.locator('.tab', { hasText: 'What if F1 hidden-sync' }).first();
   await afterTab.waitFor({ timeout: 60_000 });
   const title = (await afterTab.getAttribute('aria-label')) ?? (await afterTab.innerText());
-  // Over the trace's recorded window, iterations 2 and 3 (syncscope whatif --fix F1: done 6.26 ms -> 6.26 ms).
-  assert.match(title, /What if F1 hidden-sync: done 6\.26 ms -> 6\.26 ms \(saves 0 ns\)/);
+  // Over the trace's recorded window, iterations 2 and 3 (syncscope whatif --fix F1: done 11.3 ms -> 11.3 ms).
+  assert.match(title, /What if F1 hidden-sync: done 11\.3 ms -> 11\.3 ms \(saves 7\.84 µs\)/);
   const fixed = await wb.webviewFrame('.toolbar', 30_000, /What if F1 hidden-sync/);
   await fixed.locator('canvas.plot-canvas').waitFor({ timeout: 30_000 });
   // One timeline on one time axis: the replayed run's rows beside the fixed run's.
