@@ -2,6 +2,7 @@
 // (S17), launches that blocked on a full launch queue (S19), and in imported PyTorch traces the
 // copy-then-synchronize pattern behind `.item()`, `.cpu()` and `nonzero`.
 import type { Program } from '../scenario/program';
+import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
 import { COPY_KINDS, Finding, HOST_MEMORY, Trace, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
@@ -122,14 +123,8 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Int32Array {
 
 /** Whether `call` is in the ascending `claimed`. */
 function isClaimed(claimed: Int32Array, call: number): boolean {
-  let lo = 0;
-  let hi = claimed.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (claimed[mid] < call) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < claimed.length && claimed[lo] === call;
+  // Call ids are integers: those below `call` are those at most call - 1.
+  return claimed[countAtMost(claimed.length, (k) => claimed[k], call - 1)] === call;
 }
 
 function pageableCopies(

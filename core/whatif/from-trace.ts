@@ -6,6 +6,7 @@ import { callSiteText } from '../analyze/describe';
 import type { Node } from '../scenario/jsonc';
 import { LIMITS } from '../scenario/kinds';
 import { TINY_COPY_BYTES, type SimProfile } from '../simulate/profile';
+import { countAtMost } from '../stats';
 import { CK, OK } from '../trace/kinds';
 import {
   COPY_KINDS,
@@ -237,22 +238,10 @@ function orphansAfter(t: Trace, byThread: Map<number, number[]>, w: ScenarioWind
       // The earliest begin of a call that issued work after this op on its stream: the op was launched before it.
       let limit = Infinity;
       if (lane) {
-        let lo = 0;
-        let hi = lane.start.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (lane.start[mid] <= t.ops.start[j]) lo = mid + 1;
-          else hi = mid;
-        }
+        const lo = countAtMost(lane.start.length, (k) => lane.start[k], t.ops.start[j]);
         if (lo < lane.begin.length) limit = lane.begin[lo];
       }
-      let lo = 0;
-      let hi = byEnd.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (t.calls.end[byEnd[mid]] <= t.ops.start[j]) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = countAtMost(byEnd.length, (k) => t.calls.end[byEnd[k]], t.ops.start[j]);
       for (let k = lo - 1; k >= 0 && after < 0; k--) if (t.calls.begin[byEnd[k]] < limit) after = byEnd[k];
     }
     const key = after >= 0 ? after : BEFORE_FIRST;
@@ -563,13 +552,7 @@ class Generator {
       for (const ends of this.workEnds.values()) ends.sort((a, b) => a - b);
     }
     const ends = this.workEnds.get(lane) ?? [];
-    let lo = 0;
-    let hi = ends.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ends[mid] <= at) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = countAtMost(ends.length, (k) => ends[k], at);
     return lo > 0 ? ends[lo - 1] : -Infinity;
   }
 
@@ -811,14 +794,7 @@ class Generator {
       if (c.kind[i] === CK.record && c.event[i] && c.stream[i] >= 0) recorded.add(c.event[i]);
       if (c.kind[i] !== CK.streamWait || !c.event[i] || c.stream[i] < 0 || recorded.has(c.event[i])) continue;
       const list = byLane.get(c.stream[i]) ?? [];
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (c.begin[o.call[list[mid]]] <= c.begin[i]) lo = mid + 1;
-        else hi = mid;
-      }
-      const j = list[lo];
+      const j = list[countAtMost(list.length, (k) => c.begin[o.call[list[k]]], c.begin[i])];
       if (j === undefined) continue;
       // When that op could have started without the wait (the submit latency aside), and when it did:
       // the op of another stream launched before the wait that ended last between the two held it.
@@ -826,13 +802,7 @@ class Generator {
       let held = -1;
       for (const [lane, ends] of byEnd) {
         if (lane === o.lane[j]) continue;
-        let a = 0;
-        let b = ends.length;
-        while (a < b) {
-          const mid = (a + b) >> 1;
-          if (o.end[ends[mid]] <= o.start[j]) a = mid + 1;
-          else b = mid;
-        }
+        const a = countAtMost(ends.length, (k) => o.end[ends[k]], o.start[j]);
         for (let k = a - 1; k >= 0 && o.end[ends[k]] > free; k--) {
           const at = launchedAt(ends[k]);
           if (at === undefined || !(at < c.begin[i])) continue;

@@ -6,6 +6,7 @@
 // that the replay's op ends when the trace's did. None is added where the op may have waited for
 // something the scenario models itself: an event another stream records (a stream wait before it),
 // or SMs or ordering that another stream's work held (work of another stream ran in that time).
+import { countAtMost } from '../stats';
 import { OK } from '../trace/kinds';
 import type { Trace } from '../trace/model';
 
@@ -72,13 +73,7 @@ export class OpLeads {
     for (const [other, spans] of this.busy) {
       if (other === lane) continue;
       // The first span that ends after `from`: busy if it begins before `to`.
-      let lo = 0;
-      let hi = spans.to.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (spans.to[mid] <= from) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = countAtMost(spans.to.length, (k) => spans.to[k], from);
       if (lo < spans.to.length && spans.from[lo] < to) return true;
     }
     return false;
