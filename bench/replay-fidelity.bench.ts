@@ -17,6 +17,7 @@ const FOLDERS: [string, RegExp][] = [
   ['test/fixtures/torch/programs', /\.(default|stack|sync)\.json\.gz$/],
   ['test/fixtures/torch/profile', /\.profile\.json\.gz$/],
   ['test/fixtures/capture/programs', /\.syncscope\.json\.gz$/],
+  ['test/fixtures/capture/recaptured', /\.syncscope\.json\.gz$/],
   // Recorded since, by programs written as users write theirs: the replay has not been fitted to them.
   ['test/fixtures/python', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
   ['test/fixtures/whatif-truth', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
@@ -87,12 +88,12 @@ void (async () => {
     .toString()
     .trim();
   const text = [
-    '# Replay fidelity on the recorded H200 traces',
+    '# Replay fidelity on the recorded traces',
     '',
-    `${new Date().toISOString().slice(0, 10)}, commit ${commit}, ${cpus()[0]?.model ?? 'unknown CPU'} (replay needs no GPU; the traces were recorded on an H200).`,
+    `${new Date().toISOString().slice(0, 10)}, commit ${commit}, ${cpus()[0]?.model ?? 'unknown CPU'} (replay needs no GPU; the traces were recorded on H200 and H100 GPUs, as each fixture folder says).`,
     '`npm run bench:replay` (bench/replay-fidelity.bench.ts): every trace of the recorded programs (test/gpu/torch/programs):',
     'torch.profiler with default settings, with stacks and with cuda_sync events (torch/programs/*.{default,stack,sync}),',
-    '`syncscope profile` (torch/profile) and the CUPTI captures (capture/programs, `plain` and `fix` runs), and, recorded',
+    '`syncscope profile` (torch/profile) and the CUPTI captures (capture/programs, `plain` and `fix` runs; capture/recaptured, the same for graph_replay with a capture library that records graph launches), and, recorded',
     'later and never fitted to, the captures and profiles of test/gpu/python/programs (python/) and of the buggy programs',
     'of bench/whatif-truth (whatif-truth/), each turned into',
     'a scenario (core/whatif/from-trace.ts), simulated with the h200 profile and compared (core/whatif/replay.ts).',

@@ -5,6 +5,7 @@
 // return after its releasing op.
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { compileScenario } from '../../core/scenario/parse';
 import { h200, simulate } from '../../core/simulate';
@@ -482,6 +483,34 @@ test('graph work mid-trace with no call in the profile is launched where it ran,
       [5, 3, 3],
       [10, 5, 5],
     ],
+  );
+  for (const w of long) assert.ok(Math.abs(w.replayedNs - w.measuredNs) < 0.15 * w.measuredNs, `call ${w.call}`);
+});
+
+test("a capture's graph launches queue the graph's kernels: each replayed graph's GEMM releases the stream synchronize after it, as measured", () => {
+  // test/fixtures/capture/recaptured/graph_replay.plain (its report): calls 169, 171 and 173,
+  // `torch.cuda.current_stream().synchronize()` after each `graph.replay()`, block 5.30, 5.30 and
+  // 5.31 ms, released by ops 13, 15 and 17, the GEMM each cudaGraphLaunch queued; call 162, the
+  // synchronize of the graph's capture, blocks 9.81 ms for op 7.
+  const t = parseTrace(
+    gunzipSync(
+      readFileSync(repoPath('test/fixtures/capture/recaptured/graph_replay.plain.syncscope.json.gz')),
+    ).toString(),
+    'graph_replay',
+  );
+  const long = replay(t, h200).waits.filter((w) => w.measuredNs > 50 * US);
+  assert.deepEqual(
+    long.map((w) => [w.call, w.measuredBy, w.replayedBy]),
+    [
+      [162, 7, 7],
+      [169, 13, 13],
+      [171, 15, 15],
+      [173, 17, 17],
+    ],
+  );
+  assert.deepEqual(
+    long.map((w) => Math.round(w.measuredNs / 10 / US) / 100),
+    [9.81, 5.3, 5.3, 5.31],
   );
   for (const w of long) assert.ok(Math.abs(w.replayedNs - w.measuredNs) < 0.15 * w.measuredNs, `call ${w.call}`);
 });
