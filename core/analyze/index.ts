@@ -9,6 +9,7 @@ import { candidateOp, holdsEveryCall } from './describe';
 import { eventSmells } from './event-smells';
 import { happensBefore } from './hb';
 import { findHazards } from './hazards';
+import { copyRaces } from './copy-races';
 import { hostSyncSmells } from './host-syncs';
 import { loopSyncs } from './loop-syncs';
 import { busyTimes, computeMetrics } from './metrics';
@@ -91,7 +92,9 @@ function withGraph(
 ): { facts: WaitFacts; findings: Finding[]; hazards: Hazard[]; metrics: Metrics } {
   const hb = happensBefore(trace, undefined, memory);
   const facts = waitFacts(trace, hb, access);
-  const { hazards, findings: races } = findHazards(trace, hb, access, memory);
+  const declared = findHazards(trace, hb, access, memory);
+  // A trace that declares no buffers (an imported one) shows its races by inference alone.
+  const { hazards, findings: races } = trace.accesses.count || complete ? declared : copyRaces(trace, hb);
   const busy = busyTimes(trace);
   const findings: Finding[] = [
     ...races,

@@ -98,6 +98,11 @@ export interface Hazard {
   count: number;
   /** The smallest fix: record an event on first.stream after first.call, wait on it in second.stream before second.call. */
   fix: { recordOn: string; after: number; waitIn: string; before: number };
+  /**
+   * Every pair of calls the place raced at, `fix`'s first (an inferred race, core/analyze/copy-races.ts):
+   * the fix orders each, as the program's fix would in every pass of its loop.
+   */
+  occurrences?: { after: number; before: number }[];
 }
 
 export interface Analysis {

@@ -190,29 +190,40 @@ const moveSyncLater: Edit = (_g, th, f) => {
     : 'cannot apply: its synchronize is not a step of the scenario';
 };
 
+/**
+ * A race: an event recorded after the first access, on its stream, and waited for on the second's
+ * stream before the second; for every pair of calls the finding stands for (an inferred race lists
+ * each pass of its loop, Hazard.occurrences), as the program's fix orders every pass.
+ */
 const addRaceWait: Edit = (g, th, f, a, t) => {
-  const h = a.hazards.find((z) => f.calls.includes(z.fix.after) && f.calls.includes(z.fix.before));
+  const calls = new Set(findingCalls(f));
+  const h = a.hazards.find((z) => calls.has(z.fix.after) && calls.has(z.fix.before));
   if (!h) return 'cannot apply: the race has no structured fix';
-  const all = [...th.values()].flat();
-  const after = all.find((s) => s.call === h.fix.after);
-  const before = all.find((s) => s.call === h.fix.before);
-  if (!after || !before) return 'cannot apply: one of the racing calls is not a step of the scenario';
-  const ev = `fix_${h.fix.after}_${h.fix.before}`;
-  g.events.add(ev);
-  const on = (lane: number) => {
-    const s = g.streamName(lane);
-    return s === 'default' ? {} : { stream: s };
-  };
-  const firstLane = t.calls.stream[h.fix.after];
-  const secondLane = t.calls.stream[h.fix.before];
-  for (const [name, steps] of th) {
-    const i = steps.indexOf(after);
-    if (i >= 0) steps.splice(i + 1, 0, { step: { record: ev, ...on(firstLane) }, call: -1, note: 'fix: record' });
-    const k = steps.indexOf(before);
-    if (k >= 0) steps.splice(k, 0, { step: { wait: ev, ...on(secondLane) }, call: -1, note: 'fix: wait' });
-    th.set(name, steps);
+  const stepOf = new Map<number, GeneratedStep>();
+  // A call's work step, else its first: the record goes right after the write, the wait right before the read.
+  const works = (s: GeneratedStep | undefined) => !!s && WORK_STEP.some((k) => k in s.step);
+  for (const s of [...th.values()].flat())
+    if (s.call >= 0 && !works(stepOf.get(s.call)) && (works(s) || !stepOf.has(s.call))) stepOf.set(s.call, s);
+  const on = (lane: number) => onStream(g.streamName(lane));
+  let n = 0;
+  for (const { after: a1, before: b1 } of h.occurrences ?? [h.fix]) {
+    const after = stepOf.get(a1);
+    const before = stepOf.get(b1);
+    if (!after || !before) continue;
+    const ev = `fix_${a1}_${b1}`;
+    g.events.add(ev);
+    for (const steps of th.values()) {
+      const i = steps.indexOf(after);
+      if (i >= 0)
+        steps.splice(i + 1, 0, { step: { record: ev, ...on(t.calls.stream[a1]) }, call: -1, note: 'fix: record' });
+      const k = steps.indexOf(before);
+      if (k >= 0) steps.splice(k, 0, { step: { wait: ev, ...on(t.calls.stream[b1]) }, call: -1, note: 'fix: wait' });
+    }
+    n++;
   }
-  return `record "${ev}" on ${h.fix.recordOn} after the first access and wait for it on ${h.fix.waitIn} before the second`;
+  if (!n) return 'cannot apply: one of the racing calls is not a step of the scenario';
+  const times = n > 1 ? ` (${n} times)` : '';
+  return `record an event on ${h.fix.recordOn} after the first access and wait for it on ${h.fix.waitIn} before the second${times}`;
 };
 
 /**

@@ -22,7 +22,7 @@ import {
   traceExtent,
 } from '../trace/model';
 import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from './emit';
-import { inferredRelease, nonBlockingByOverlap } from './inferred';
+import { inferredRelease, nonBlockingByOverlap, recordedBeforeWaits } from './inferred';
 import { kernelSignature, occupancyFromQueueing } from './occupancy';
 import { OpLeads } from './op-lead';
 import { gapOverhead, overheadFor, overheadUsed, type OverheadUsed } from './overhead';
@@ -361,7 +361,7 @@ class Generator {
    */
   private readonly recordAfter = new Map<number, { event: string; how: ReleaseHow; call: number; wait?: boolean }>();
   /** Stream waits whose event no record of the scenario records, bound by timing to a record after an op (recordAfter): the event. */
-  private readonly waitFor = new Map<number, { event: string; op: number }>();
+  private readonly waitFor = new Map<number, { event: string; op: number; how: ReleaseHow }>();
 
   /**
    * The host's own time in a copy call that the simulator holds until its op ends (S17): the simulator
@@ -790,6 +790,7 @@ class Generator {
     const launchedAt = (k: number): number | undefined =>
       o.call[k] >= 0 ? (issued.has(o.call[k]) ? c.begin[o.call[k]] : undefined) : placed.get(k);
     const recorded = new Set<number>();
+    const deduced = recordedBeforeWaits(t, all);
     for (const i of all) {
       if (c.kind[i] === CK.record && c.event[i] && c.stream[i] >= 0) recorded.add(c.event[i]);
       if (c.kind[i] !== CK.streamWait || !c.event[i] || c.stream[i] < 0 || recorded.has(c.event[i])) continue;
@@ -810,12 +811,15 @@ class Generator {
           break;
         }
       }
+      // Where the timing shows nothing (the wait held nothing back), the record call just before it.
+      const how: ReleaseHow = held >= 0 ? 'timing' : 'deduced';
+      if (held < 0) held = deduced.get(i) ?? -1;
       if (held < 0) continue;
       const known = this.recordAfter.get(held);
       const event = known?.event ?? this.names.get(`after${held}`, `ev_after_op${held}`);
       this.events.add(event);
-      if (!known) this.recordAfter.set(held, { event, how: 'timing', call: i, wait: true });
-      this.waitFor.set(i, { event, op: held });
+      if (!known) this.recordAfter.set(held, { event, how, call: i, wait: true });
+      this.waitFor.set(i, { event, op: held, how });
     }
   }
 
@@ -828,7 +832,7 @@ class Generator {
       call,
       ...this.bound(r.how),
       note: r.wait
-        ? `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, whose end the stream wait of call ${r.call} held its stream's next op for (the trace has no record of its event)`
+        ? `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, ${r.how === 'timing' ? 'whose end the stream wait of call ' + r.call + " held its stream's next op for" : 'for the stream wait of call ' + r.call + ', whose record call names no stream'} (the trace has no record of its event)`
         : `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, which released the event synchronize of call ${r.call} (the trace has no record of its event)`,
     };
   }
@@ -915,12 +919,16 @@ class Generator {
         }
         const held = c.kind[i] === CK.streamWait ? this.waitFor.get(i) : undefined;
         if (held && stream !== undefined) {
-          const note = `inferred (timing): the trace has no record of its event; it waits for the record after op ${held.op} ${this.opLabel(held.op)}, at whose end its stream's next op started`;
+          const why =
+            held.how === 'timing'
+              ? "at whose end its stream's next op started"
+              : 'the last op its thread issued before the record call just before the wait, whose stream the trace does not name';
+          const note = `${boundWord(held.how)}: the trace has no record of its event; it waits for the record after op ${held.op} ${this.opLabel(held.op)}, ${why}`;
           return [
             {
               step: { wait: held.event, ...on },
               call: i,
-              ...this.bound('timing'),
+              ...this.bound(held.how),
               note: site ? `${note}; ${site}` : note,
             },
           ];

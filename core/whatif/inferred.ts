@@ -3,7 +3,7 @@
 // ordered the two), and a synchronize whose target the trace does not name waits for the op the
 // import bound it to by deduction or timing (core/trace/release-infer.ts). Both are marked as
 // inferred where the scenario uses them.
-import { OK } from '../trace/kinds';
+import { CK, OK } from '../trace/kinds';
 import { releaseHow, type ReleaseHow, type Trace } from '../trace/model';
 
 /** GPU work that S3 orders: markers (an event's record or wait) take no time. */
@@ -59,4 +59,46 @@ export function inferredRelease(t: Trace, call: number): { op: number; how: Excl
   const op = t.calls.releasedBy[call];
   const how = releaseHow(t, call);
   return op >= 0 && how !== 'exact' ? { op, how } : undefined;
+}
+
+/**
+ * Stream waits whose event the trace does not say who recorded (a torch.profiler trace's records
+ * name no event and no stream), paired with the record call made just before them on their thread,
+ * nothing but calls that issue no event between: Stream.wait_stream records on the other stream and
+ * waits at once, and a record names no stream only because the trace leaves it out. The record was
+ * made on the stream the thread had issued its work to (a framework's current stream): the stream of
+ * the thread's last op before the record. It captured that stream's work issued before it: the op
+ * returned for each wait, by the wait's call id. A record on the waiting stream itself orders
+ * nothing, and gives none. Deduced from call order, and marked so where used.
+ */
+export function recordedBeforeWaits(t: Trace, calls: readonly number[]): Map<number, number> {
+  const c = t.calls;
+  const o = t.ops;
+  const opsOf = new Map<number, number[]>();
+  for (let j = 0; j < o.count; j++)
+    if (o.call[j] >= 0) (opsOf.get(o.call[j]) ?? opsOf.set(o.call[j], []).get(o.call[j])!).push(j);
+  // Per stream, the last op issued so far; per thread, its last op and its pending record's capture.
+  const lastOnLane = new Map<number, number>();
+  const lastOfThread = new Map<number, number>();
+  const pending = new Map<number, number>();
+  const out = new Map<number, number>();
+  for (const i of calls) {
+    const thread = c.lane[i];
+    if (c.kind[i] === CK.record) {
+      const last = lastOfThread.get(thread);
+      const captured = c.stream[i] < 0 && last !== undefined ? lastOnLane.get(o.lane[last]) : undefined;
+      if (captured === undefined) pending.delete(thread);
+      else pending.set(thread, captured);
+    } else if (c.kind[i] === CK.streamWait) {
+      const op = pending.get(thread);
+      pending.delete(thread);
+      if (op !== undefined && c.stream[i] >= 0 && o.lane[op] !== c.stream[i]) out.set(i, op);
+    } else if (c.kind[i] === CK.eventSync || c.kind[i] === CK.query) pending.delete(thread);
+    for (const j of opsOf.get(i) ?? []) {
+      if (!WORK.has(o.kind[j])) continue;
+      lastOnLane.set(o.lane[j], j);
+      lastOfThread.set(thread, j);
+    }
+  }
+  return out;
 }
