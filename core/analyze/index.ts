@@ -10,6 +10,7 @@ import { eventSmells } from './event-smells';
 import { happensBefore } from './hb';
 import { findHazards } from './hazards';
 import { copyRaces } from './copy-races';
+import { legacyByTiming } from './legacy-timing';
 import { hostSyncSmells } from './host-syncs';
 import { loopSyncs } from './loop-syncs';
 import { busyTimes, computeMetrics } from './metrics';
@@ -100,6 +101,7 @@ function withGraph(
     ...races,
     ...(complete ? eventSmells(trace, hb, access, program) : []),
     ...serializationSmells(trace, hb, program),
+    ...(complete ? [] : legacyByTiming(trace, hb)),
     ...hostFuncStalls(trace, hb),
     ...hostSyncSmells(trace, hb.graph.bindings, access, program),
     ...loopSyncs(trace, hb.graph.bindings, busy),
