@@ -9,7 +9,7 @@ import type { AccessIndex } from './accesses';
 import type { Bindings } from './bindings';
 import { IntList, rowsWhere } from './csr';
 import { FindingList, placeKey } from './collect';
-import { atLine, callSource, isAsyncCall, laneName, opName } from './describe';
+import { atLine, callSiteText, callSource, isAsyncCall, laneName, opName } from './describe';
 import { formatNs } from '../units';
 
 export function hostSyncSmells(t: Trace, b: Bindings, access: AccessIndex, program?: Program): Finding[] {
@@ -66,7 +66,7 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Int32Array {
   const ids = [0, 0];
   const ops = [0];
   const finding = (): Finding => {
-    const context = str(t, c.context[i]);
+    const context = str(t, c.context[i]) || 'the copy and the synchronize made there';
     const names = [str(t, c.name[copyIn]) || 'memcpy', str(t, c.name[i]) || 'stream synchronize'];
     return {
       rule: 'S17',
@@ -93,23 +93,24 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Int32Array {
     i = pairs[k];
     copyIn = pairs[k + 1];
     // Only a synchronize made inside a framework op (not by the user's own synchronize).
-    if (!c.context[i]) continue;
-    op = opOfContext(c.context[i]);
+    if (copyIn < 0) continue;
+    op =
+      c.context[i] && c.context[copyIn] && opOfContext(c.context[i]) === opOfContext(c.context[copyIn])
+        ? opOfContext(c.context[i])
+        : '';
+    // A capture names no framework op, but the Python line of each call: one line that made both
+    // the copy and the synchronize (`.item()`, `.cpu()`) asked for a value, not for a synchronize.
+    const line = !op && c.site[i] > 0 && c.site[copyIn] === c.site[i] ? callSiteText(t, i) : '';
     const slot = copySlot(t, i);
-    if (
-      !op ||
-      copyIn < 0 ||
-      lastClaimed[slot] === copyIn ||
-      !c.context[copyIn] ||
-      opOfContext(c.context[copyIn]) !== op
-    )
-      continue;
+    if ((!op && !line) || lastClaimed[slot] === copyIn) continue;
+    op ||= `the line ${line}`;
     lastClaimed[slot] = copyIn;
     claimed.push(copyIn);
     blocked = c.blockedNs[i] + c.blockedNs[copyIn];
-    if (keyOf[0] !== c.context[i] || keyOf[1] !== c.name[copyIn] || keyOf[2] !== c.name[i]) {
-      keyOf = [c.context[i], c.name[copyIn], c.name[i]];
-      key = `hidden-sync|${str(t, c.context[i])}|${str(t, c.name[copyIn]) || 'memcpy'},${str(t, c.name[i]) || 'stream synchronize'}`;
+    const place = c.context[i] || -c.site[i];
+    if (keyOf[0] !== place || keyOf[1] !== c.name[copyIn] || keyOf[2] !== c.name[i]) {
+      keyOf = [place, c.name[copyIn], c.name[i]];
+      key = `hidden-sync|${line ? `site ${c.site[i]}` : str(t, c.context[i])}|${str(t, c.name[copyIn]) || 'memcpy'},${str(t, c.name[i]) || 'stream synchronize'}`;
     }
     ids[0] = copyIn;
     ids[1] = i;
