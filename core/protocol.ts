@@ -1,10 +1,10 @@
 // The one message protocol between the extension (or the standalone page) and the timeline
-// webview. Both sides import this module. A Trace is posted as it is: its columns are typed
-// arrays, which structured clone copies as whole buffers rather than an object per op.
+// webview. Both sides import this module. A Trace's columns are typed arrays, posted as whole
+// buffers rather than an object per op, compressed (WireTrace).
 import type { Overview } from './overview/types';
 import { ACCESS_COLUMNS, CALL_COLUMNS, EDGE_COLUMNS, OP_COLUMNS } from './trace/model';
 import type { CallSite, Finding, Lane, Trace, TraceMeta } from './trace/model';
-import { tableFrom, type ColumnSchema, type Table } from './trace/table';
+import type { ColumnSchema, Columns, Table } from './trace/table';
 
 /**
  * "Simulate this fix" on findings; "Open as Scenario" in the toolbar; `openSource`: an editor opens
@@ -35,6 +35,14 @@ export type ToWebview =
   | { type: 'status'; text: string; busy: boolean }
   | { type: 'error'; message: string };
 
+type TraceMessage = Extract<ToWebview, { type: 'trace' }>;
+
+/** The trace message as the extension posts it: the page unpacks its trace and takes it as `trace`. */
+export type WireTraceMessage = Omit<TraceMessage, 'type' | 'trace'> & { type: 'wireTrace'; trace: WireTrace };
+
+/** What the extension posts to the webview: its traces as WireTrace. */
+export type PostedToWebview = Exclude<ToWebview, TraceMessage> | WireTraceMessage;
+
 /** What the webview sends back. */
 export type FromWebview =
   | { type: 'ready' }
@@ -52,48 +60,70 @@ export type FromWebview =
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
 
 export const SCHEMAS = { calls: CALL_COLUMNS, ops: OP_COLUMNS, edges: EDGE_COLUMNS, accesses: ACCESS_COLUMNS } as const;
-type TableName = keyof typeof SCHEMAS;
+export type TableName = keyof typeof SCHEMAS;
 
 /**
- * A Trace for embedding in a page: every column as base64 of its bytes, so that a large trace is
- * a few long strings rather than one JSON object per op. Byte order is the platform's (little
- * endian everywhere this runs).
+ * A Trace with every column as one value `C` made of its bytes: base64 text for embedding in a page,
+ * compressed bytes for posting to a webview (WireTrace), so that a large trace is a few long values
+ * rather than one JSON object per op. Byte order is the platform's (little endian everywhere this
+ * runs).
  */
-export interface PackedTrace {
+export interface PackedTrace<C = string> {
   meta: TraceMeta;
   lanes: Lane[];
   strings: string[];
   findings: Finding[];
   sites: CallSite[];
-  tables: Record<TableName, { count: number; columns: Record<string, string> }>;
+  tables: Record<TableName, { count: number; columns: Record<string, C> }>;
 }
 
-export function packTrace(t: Trace, toBase64: (bytes: Uint8Array) => string): PackedTrace {
-  const tables = {} as PackedTrace['tables'];
+/**
+ * A trace as the extension posts it to the webview: each column's bytes compressed as deflate-raw.
+ * A webview's message crosses a socket in a remote window (SSH, a container, the browser), where a
+ * trace's columns of a gigabyte would hold every other message behind them; compressed, they are a
+ * tenth of that or less.
+ */
+export type WireTrace = PackedTrace<Uint8Array>;
+
+/** The byte length of each column of a table of `count` rows. */
+export const columnBytes = (name: TableName, key: string, count: number): number =>
+  (SCHEMAS[name] as ColumnSchema)[key].BYTES_PER_ELEMENT * count;
+
+export function packTrace<C>(t: Trace, encode: (bytes: Uint8Array) => C): PackedTrace<C> {
+  const tables = {} as PackedTrace<C>['tables'];
   for (const name of Object.keys(SCHEMAS) as TableName[]) {
     const table = t[name] as unknown as Record<string, ArrayBufferView> & { count: number };
-    const columns: Record<string, string> = {};
+    const columns: Record<string, C> = {};
     for (const key of Object.keys(SCHEMAS[name])) {
       const v = table[key];
-      columns[key] = toBase64(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+      columns[key] = encode(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
     }
     tables[name] = { count: table.count, columns };
   }
   return { meta: t.meta, lanes: t.lanes, strings: t.strings, findings: t.findings, sites: t.sites, tables };
 }
 
-export function unpackTrace(p: PackedTrace, fromBase64: (text: string) => Uint8Array): Trace {
-  const table = <S extends ColumnSchema>(schema: S, packed: PackedTrace['tables'][TableName]): Table<S> =>
-    tableFrom(schema, packed.count, (cols) => {
-      for (const key of Object.keys(schema) as (keyof S & string)[]) {
-        const text = packed.columns[key];
-        if (text === undefined) throw new Error(`packed trace lacks column ${key}`);
-        const bytes = fromBase64(text);
-        if (bytes.byteLength !== cols[key].byteLength)
-          throw new Error(`packed column ${key} has ${bytes.byteLength} bytes, expected ${cols[key].byteLength}`);
-        new Uint8Array(cols[key].buffer).set(bytes);
-      }
-    });
+/**
+ * The Trace of a packed one. A column whose decoded bytes are a whole buffer of the column's size
+ * becomes the column as it is; other bytes are copied into a new one.
+ */
+export function unpackTrace<C>(p: PackedTrace<C>, decode: (packed: C) => Uint8Array): Trace {
+  const table = <S extends ColumnSchema>(schema: S, packed: PackedTrace<C>['tables'][TableName]): Table<S> => {
+    const cols = {} as Columns<S>;
+    for (const key of Object.keys(schema) as (keyof S & string)[]) {
+      const value = packed.columns[key];
+      if (value === undefined) throw new Error(`packed trace lacks column ${key}`);
+      const bytes = decode(value);
+      const size = schema[key].BYTES_PER_ELEMENT * packed.count;
+      if (bytes.byteLength !== size)
+        throw new Error(`packed column ${key} has ${bytes.byteLength} bytes, expected ${size}`);
+      const whole = bytes.byteOffset === 0 && bytes.buffer.byteLength === size && bytes.buffer instanceof ArrayBuffer;
+      const col = whole ? new schema[key](bytes.buffer as ArrayBuffer) : new schema[key](packed.count);
+      if (!whole) new Uint8Array(col.buffer).set(bytes);
+      cols[key] = col as Columns<S>[keyof S & string];
+    }
+    return Object.assign(cols, { count: packed.count }) as Table<S>;
+  };
   return {
     meta: p.meta,
     lanes: p.lanes,

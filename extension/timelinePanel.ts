@@ -6,11 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Overview } from '../core/overview/types';
-import type { FromWebview, Offer, ToWebview } from '../core/protocol';
+import type { FromWebview, Offer, PostedToWebview, ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 import { BlankWatch } from './logic/blankWatch';
 import { makeNonce, timelineHtml } from './logic/webviewHtml';
 import { openSource } from './sourceLink';
+import { wireTrace } from '../node/wire-trace';
 
 export interface Shown {
   trace: Trace;
@@ -52,6 +53,9 @@ export class TimelinePanel implements vscode.Disposable {
   /** The range of the linked timeline this one follows, sent again whenever the page reloads. */
   private followed?: [number, number];
   private disposed = false;
+  /** The last post: the next waits for it (post). */
+  private posting: Promise<void> = Promise.resolve();
+  private readonly title: string;
   private readonly webview: vscode.Webview;
   private readonly blank: BlankWatch;
   private readonly subscriptions: vscode.Disposable[];
@@ -77,6 +81,7 @@ export class TimelinePanel implements vscode.Disposable {
   ) {
     const { webview, title } = panel;
     this.webview = webview;
+    this.title = title;
     webview.options = timelineOptions;
     webview.html = timelineHtml({
       cspSource: webview.cspSource,
@@ -169,9 +174,21 @@ export class TimelinePanel implements vscode.Disposable {
     return this.shown?.trace;
   }
 
+  /**
+   * Posts in order: a trace is compressed first (node/wire-trace.ts), and what follows it (a
+   * selection, a range, the overview) must not overtake it.
+   */
   private post(m: ToWebview): void {
-    // A linked timeline may outlive this one's panel.
-    if (!this.disposed) void this.webview.postMessage(m);
+    this.posting = this.posting
+      .then(async () => {
+        const posted: PostedToWebview =
+          m.type === 'trace' ? { ...m, type: 'wireTrace', trace: await wireTrace(m.trace) } : m;
+        // A linked timeline may outlive this one's panel.
+        if (!this.disposed) await this.webview.postMessage(posted);
+      })
+      .catch((e: unknown) =>
+        this.handlers.log.error(`cannot send ${m.type} to "${this.title}": ${(e as Error).message}`),
+      );
   }
 
   private receive(m: FromWebview): void {

@@ -2,10 +2,11 @@
 // standalone page the trace is embedded in the page and handed over the same way.
 import './timeline.css';
 import type { Overview } from '../core/overview/types';
-import type { FromWebview, PackedTrace, ToWebview } from '../core/protocol';
+import type { FromWebview, PackedTrace, PostedToWebview, ToWebview } from '../core/protocol';
 import { unpackTrace } from '../core/protocol';
 import { TimelineApp } from './app';
 import { connectHost, inVsCode } from './host';
+import { orderedInbox } from './wire';
 
 declare global {
   interface Window {
@@ -69,12 +70,13 @@ function boot(): void {
   app = new TimelineApp(root, host);
   const a = app;
   const standalone = !inVsCode();
+  const take = orderedInbox((m) => a.receive(m));
   window.addEventListener('message', (e: MessageEvent) => {
     // Inside VS Code the host's messages come from the enclosing frame. A standalone page has no
     // host but itself, and any page that frames or opens it could post to it.
     if (standalone && e.source !== window) return;
-    const msg = e.data as ToWebview;
-    if (msg && typeof msg === 'object' && typeof msg.type === 'string') a.receive(msg);
+    const msg = e.data as PostedToWebview | ToWebview;
+    if (msg && typeof msg === 'object' && typeof msg.type === 'string') take(msg);
   });
   if (!inVsCode()) window.syncscope = { app: a, posted };
   host.postMessage({ type: 'ready' });

@@ -15,6 +15,7 @@ import {
   until,
 } from './browser';
 import { SAMPLE, sampleTrace } from './sample';
+import { wireTrace } from '../../node/wire-trace';
 
 const trace = sampleTrace();
 const t = trace;
@@ -282,6 +283,47 @@ describe('timeline in headless Chromium', { skip: skipReason() }, () => {
     assert.deepEqual(posted, [{ type: 'selected', call: SAMPLE.sync }]);
     assert.equal(await page.locator('.details-title').textContent(), 'cudaEventSynchronize');
     assert.equal((await fieldMap(page))['Released by'], 'second · side');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a trace posted compressed, as the extension posts it, shows once inflated, and a selection posted after it waits for it', async () => {
+    const { page, errors } = await openTimeline(browser, trace, 'wire');
+    // The extension's own compression (node/wire-trace.ts); the page gets each column as bytes.
+    const wire = await wireTrace(trace);
+    const columns = Object.fromEntries(
+      Object.entries(wire.tables).map(([name, table]) => [
+        name,
+        Object.fromEntries(Object.entries(table.columns).map(([key, b]) => [key, Buffer.from(b).toString('base64')])),
+      ]),
+    );
+    const renamed = { ...wire, strings: wire.strings.map((s) => (s === 'produce' ? 'inflated' : s)), tables: {} };
+    await page.evaluate(`(() => {
+      const bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+      const columns = ${JSON.stringify(columns)};
+      const counts = ${JSON.stringify(Object.fromEntries(Object.entries(wire.tables).map(([n, t]) => [n, t.count])))};
+      const trace = ${JSON.stringify(renamed)};
+      for (const name of Object.keys(columns))
+        trace.tables[name] = { count: counts[name], columns: Object.fromEntries(Object.entries(columns[name]).map(([k, v]) => [k, bytes(v)])) };
+      window.postMessage({ type: 'wireTrace', title: 'compressed', trace }, '*');
+      window.postMessage({ type: 'select', call: ${SAMPLE.sync}, reveal: true }, '*');
+    })()`);
+    await until(page, `document.querySelector('.title')?.textContent === 'compressed'`);
+    await until(page, `document.querySelector('.details-title')?.textContent === 'cudaEventSynchronize'`);
+    assert.equal((await fieldMap(page))['Released by'], 'inflated · side');
+    assert.equal(
+      await inPage(page, 'return JSON.stringify(Array.from(app.trace.ops.start));'),
+      JSON.stringify(Array.from(trace.ops.start)),
+    );
+    // A column that does not inflate to its size is an error the page shows, not a broken trace.
+    await page.evaluate(`(() => {
+      const t = { ...${JSON.stringify(renamed)} };
+      t.tables = { calls: { count: 1, columns: {} }, ops: { count: 0, columns: {} }, edges: { count: 0, columns: {} }, accesses: { count: 0, columns: {} } };
+      window.postMessage({ type: 'wireTrace', title: 'broken', trace: t }, '*');
+    })()`);
+    await until(page, `!document.querySelector('.error').hidden`);
+    assert.match((await page.locator('.error').textContent()) ?? '', /^Cannot read the trace: /);
+    assert.equal(await page.locator('.title').textContent(), 'compressed');
     assert.deepEqual(errors, []);
     await page.close();
   });
