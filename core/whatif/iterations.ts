@@ -146,28 +146,38 @@ function repeatedRun(
   // cuBLAS's set-up) outweighs no longer loop.
   let bestWeight = 0;
   const weight = (r: NonNullable<typeof best>) => {
-    const d: number[] = [];
+    const d = new Float64Array(r.reps);
+    let total = 0;
     for (let k = 0; k < r.reps; k++) {
       const first = r.start + k * r.period;
       const next = first + r.period;
       const until = k + 1 < r.reps ? t.calls.begin[calls[next]] : t.calls.end[calls[next - 1]];
-      d.push(Math.max(until - t.calls.begin[calls[first]], busyFrom[first] - busyFrom[next]));
+      d[k] = Math.max(until - t.calls.begin[calls[first]], busyFrom[first] - busyFrom[next]);
+      total += d[k];
     }
-    const total = d.reduce((x, y) => x + y, 0);
-    d.sort((x, y) => x - y);
+    d.sort();
     return total - d[d.length - 1] + d[(d.length - 1) >> 1];
   };
-  // What bounds the weight of a run of calls from `a` to `end` (exclusive) from above.
-  const bound = (a: number, end: number) => lasts(a, end - 1) + busyFrom[a] - busyFrom[end];
+  // What bounds the weight of a run of calls from `a` to `end` (exclusive) from above: its host
+  // time plus its GPU time; and, tighter where both are busy, the sum over its calls of the longer of
+  // each call's host time (to the next call's start) and its work's GPU time, since a repeat's
+  // longer side is at most the sum of its calls' longer sides.
+  const eachFrom = new Float64Array(n + 1);
+  for (let k = n - 1; k >= 0; k--) {
+    const host = Math.max(k + 1 < n ? t.calls.begin[calls[k + 1]] : 0, t.calls.end[calls[k]]) - t.calls.begin[calls[k]];
+    eachFrom[k] = eachFrom[k + 1] + Math.max(host, busy[k]);
+  }
+  const bound = (a: number, end: number) =>
+    Math.min(lasts(a, end - 1) + busyFrom[a] - busyFrom[end], eachFrom[a] - eachFrom[end]);
   const starts = new Set<number>();
   for (const s of from) for (let k = 0; k < STARTS_TRIED && s + k < n; k++) starts.add(s + k);
+  const breaks = new RepeatBreaks(sig);
   for (const a of [...starts].sort((x, y) => x - y)) {
     if (bound(a, n) <= bestWeight) continue;
     for (let p = 1; p <= Math.min(MAX_PERIOD, (n - a) >> 1); p++) {
       // A multiple of a period whose run reaches past it repeats no more than that period.
       if (best && best.start === a && p % best.period === 0 && best.period * best.reps >= 2 * p) continue;
-      let reps = 0;
-      while (a + (reps + 2) * p <= n && same(sig, a + reps * p, a + (reps + 1) * p, p)) reps++;
+      const reps = Math.floor((breaks.at(a, p, best && p % best.period === 0 ? best.period : p) - a) / p);
       if (reps === 0) continue;
       const run = { start: a, period: p, reps: reps + 1 };
       if (bound(a, a + run.reps * p) <= bestWeight) continue;
@@ -197,6 +207,31 @@ function stretchedBack(sig: Int32Array, run: { start: number; period: number; re
   let start = run.start;
   while (start > 0 && sig[start - 1] === sig[start - 1 + run.period]) start--;
   return { start, period: run.period, reps: Math.floor((end - start) / run.period) };
+}
+
+/**
+ * Where a sequence stops repeating with period p: the first k from a start on where sig[k] differs
+ * from sig[k + p], or where k + p runs past the end. Searches start at neighbouring calls, whose
+ * walks would cover the same loop again and again, once per multiple of its period. So the last
+ * walk of each period is kept, and a start inside it has the same break; and where a divisor q of p
+ * repeats from the start up to its break b, so does p up to b - p + q, and the walk begins there.
+ */
+class RepeatBreaks {
+  private readonly walked = new Map<number, { from: number; to: number }>();
+
+  constructor(private readonly sig: Int32Array) {}
+
+  /** The break of period p from a; `q`: a divisor of p whose walk may cover a. */
+  at(a: number, p: number, q: number): number {
+    const w = this.walked.get(p);
+    if (w && a >= w.from && a <= w.to) return w.to;
+    const d = q === p ? undefined : this.walked.get(q);
+    const { sig } = this;
+    let k = d && a >= d.from && a <= d.to ? Math.max(a, d.to - p + q) : a;
+    while (k + p < sig.length && sig[k] === sig[k + p]) k++;
+    this.walked.set(p, { from: a, to: k });
+    return k;
+  }
 }
 
 function same(sig: Int32Array, x: number, y: number, len: number): boolean {
