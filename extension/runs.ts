@@ -125,36 +125,36 @@ export class Runs {
 
   /** The analysis of a trace that has none yet (Compare). */
   analyze(trace: Trace, title: string): Promise<Analysis> {
-    return this.engine('analyze', { trace }, { subject: title, timeoutMs: workerTimeoutMs() });
+    return this.engine('analyze', { trace }, { subject: title, timeoutMs: traceWorkTimeoutMs(trace) });
   }
 
   /** The Chrome/Perfetto JSON of a trace. */
   chromeJson(trace: Trace, title: string): Promise<string> {
-    return this.engine('chrome', { trace }, { subject: title, timeoutMs: workerTimeoutMs() });
+    return this.engine('chrome', { trace }, { subject: title, timeoutMs: traceWorkTimeoutMs(trace) });
   }
 
   /** Simulates the fix of a trace's finding in the worker (no trust needed: nothing runs but the simulator). */
   async whatIf(trace: Trace, finding: number, title: string): Promise<EngineOps['whatIf']['result']> {
     const profile = await this.profile();
-    return this.engine('whatIf', { trace, profile, finding }, { subject: title, timeoutMs: workerTimeoutMs() });
+    return this.engine('whatIf', { trace, profile, finding }, { subject: title, timeoutMs: traceWorkTimeoutMs(trace) });
   }
 
   /** The trace's overview, made in the worker: every finding's fix simulated there. */
   async overview(trace: Trace, title: string): Promise<EngineOps['overview']['result']> {
     const profile = await this.profile();
-    return this.engine('overview', { trace, profile }, { subject: title, timeoutMs: workerTimeoutMs() });
+    return this.engine('overview', { trace, profile }, { subject: title, timeoutMs: traceWorkTimeoutMs(trace) });
   }
 
   /** Every fix of a trace simulated in the worker, largest predicted saving first. */
   async fixSavings(trace: Trace, title: string): Promise<EngineOps['fixSavings']['result']> {
     const profile = await this.profile();
-    return this.engine('fixSavings', { trace, profile }, { subject: title, timeoutMs: workerTimeoutMs() });
+    return this.engine('fixSavings', { trace, profile }, { subject: title, timeoutMs: traceWorkTimeoutMs(trace) });
   }
 
   /** The trace written as a scenario, in the worker. */
   async scenarioText(trace: Trace, title: string): Promise<string> {
     const profile = await this.profile();
-    return this.engine('scenarioText', { trace, profile }, { subject: title, timeoutMs: workerTimeoutMs() });
+    return this.engine('scenarioText', { trace, profile }, { subject: title, timeoutMs: traceWorkTimeoutMs(trace) });
   }
 
   /** A language-model tool's arguments, checked in the worker against the tool's schema; a wrong one is said plainly. */
@@ -179,7 +179,9 @@ export class Runs {
     subject: string,
   ): Promise<EngineOps[K]['result']> {
     try {
-      return await this.engine(op, args, { subject, timeoutMs: workerTimeoutMs() });
+      const trace = (args as { trace?: Trace }).trace;
+      const timeoutMs = trace ? traceWorkTimeoutMs(trace) : workerTimeoutMs();
+      return await this.engine(op, args, { subject, timeoutMs });
     } catch (e) {
       throw e instanceof vscode.CancellationError ? e : new UserFacingError((e as Error).message);
     }
@@ -318,6 +320,11 @@ export class Runs {
     for (const f of analysis.findings)
       this.log.info(`  ${f.severity} ${f.rule} ${f.kind}${f.source ? ` line ${f.source.line}` : ''}: ${f.message}`);
   }
+}
+
+/** How long the worker may spend on a request about a trace already read: longer for a larger trace. */
+function traceWorkTimeoutMs(trace: Trace): number {
+  return WORKER_LIMITS.traceWorkTimeoutMs(trace.calls.count + trace.ops.count, workerTimeoutMs());
 }
 
 /** How long the editor's worker may spend on one request (syncscope.workerTimeoutSeconds). */

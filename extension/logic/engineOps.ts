@@ -81,6 +81,11 @@ export const WORKER_LIMITS = {
   timeoutMs: 20_000,
   /** Importing a trace file: as long, plus a second per 10 MB, so that a large genuine trace still opens. */
   traceTimeoutMs: (bytes: number, baseMs = 20_000): number => baseMs + Math.ceil(bytes / 10_000_000) * 1000,
+  /**
+   * Work on a trace already read (its analysis, overview, a fix's simulation, an export): as long,
+   * plus a second per 100,000 calls and ops, since each walks them at least once.
+   */
+  traceWorkTimeoutMs: (rows: number, baseMs = 20_000): number => baseMs + Math.ceil(rows / 100_000) * 1000,
   /** How far a scenario may unroll: the editor parses whatever file is open, on every edit. */
   scenario: HOSTILE_BUDGET,
 };
