@@ -206,11 +206,13 @@ const addRaceWait: Edit = (g, th, f, a, t) => {
     if (s.call >= 0 && !works(stepOf.get(s.call)) && (works(s) || !stepOf.has(s.call))) stepOf.set(s.call, s);
   const on = (lane: number) => onStream(g.streamName(lane));
   let n = 0;
+  let first = '';
   for (const { after: a1, before: b1 } of h.occurrences ?? [h.fix]) {
     const after = stepOf.get(a1);
     const before = stepOf.get(b1);
     if (!after || !before) continue;
     const ev = `fix_${a1}_${b1}`;
+    first ||= ev;
     g.events.add(ev);
     for (const steps of th.values()) {
       const i = steps.indexOf(after);
@@ -223,7 +225,7 @@ const addRaceWait: Edit = (g, th, f, a, t) => {
   }
   if (!n) return 'cannot apply: one of the racing calls is not a step of the scenario';
   const times = n > 1 ? ` (${n} times)` : '';
-  return `record an event on ${h.fix.recordOn} after the first access and wait for it on ${h.fix.waitIn} before the second${times}`;
+  return `record "${first}" on ${h.fix.recordOn} after the first access and wait for it on ${h.fix.waitIn} before the second${times}`;
 };
 
 /**
