@@ -11,7 +11,7 @@ import type { Trace } from '../core/trace/model';
 import { BlankWatch } from './logic/blankWatch';
 import { makeNonce, timelineHtml } from './logic/webviewHtml';
 import { openSource } from './sourceLink';
-import { wireTrace } from '../node/wire-trace';
+import { wireText, wireTrace } from '../node/wire-trace';
 
 export interface Shown {
   trace: Trace;
@@ -43,6 +43,8 @@ function webviewBundle(extensionPath: string): { script: string; styles: string[
   }
   return bundle;
 }
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 export class TimelinePanel implements vscode.Disposable {
   private shown?: Shown;
@@ -181,10 +183,21 @@ export class TimelinePanel implements vscode.Disposable {
   private post(m: ToWebview): void {
     this.posting = this.posting
       .then(async () => {
-        const posted: PostedToWebview =
-          m.type === 'trace' ? { ...m, type: 'wireTrace', trace: await wireTrace(m.trace) } : m;
-        // A linked timeline may outlive this one's panel.
-        if (!this.disposed) await this.webview.postMessage(posted);
+        if (m.type !== 'trace') {
+          // A linked timeline may outlive this one's panel.
+          if (!this.disposed) await this.webview.postMessage(m);
+          return;
+        }
+        const started = performance.now();
+        const trace = await wireTrace(m.trace);
+        const packed = performance.now();
+        if (this.disposed) return;
+        await this.webview.postMessage({ ...m, type: 'wireTrace', trace } satisfies PostedToWebview);
+        // How long a large trace takes to reach its page, and where: said once per send.
+        this.handlers.log.info(
+          `sent "${this.title}" to its timeline: ${wireText(m.trace, trace)}, compressed in ` +
+            `${seconds(packed - started)}, delivered ${seconds(performance.now() - packed)} later`,
+        );
       })
       .catch((e: unknown) =>
         this.handlers.log.error(`cannot send ${m.type} to "${this.title}": ${(e as Error).message}`),
