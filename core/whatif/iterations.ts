@@ -3,6 +3,7 @@
 // of a call sequence that repeats back to back.
 import { CK, OK } from '../trace/kinds';
 import { str, type Trace } from '../trace/model';
+import { kthSmallest } from '../stats';
 
 export interface Iteration {
   /** "ProfilerStep#3", or "iteration 2" (counted from 1) for a loop found by its calls. */
@@ -148,15 +149,16 @@ function repeatedRun(
   const weight = (r: NonNullable<typeof best>) => {
     const d = new Float64Array(r.reps);
     let total = 0;
+    let longest = -Infinity;
     for (let k = 0; k < r.reps; k++) {
       const first = r.start + k * r.period;
       const next = first + r.period;
       const until = k + 1 < r.reps ? t.calls.begin[calls[next]] : t.calls.end[calls[next - 1]];
       d[k] = Math.max(until - t.calls.begin[calls[first]], busyFrom[first] - busyFrom[next]);
       total += d[k];
+      longest = Math.max(longest, d[k]);
     }
-    d.sort();
-    return total - d[d.length - 1] + d[(d.length - 1) >> 1];
+    return total - longest + kthSmallest(d, (d.length - 1) >> 1);
   };
   // What bounds the weight of a run of calls from `a` to `end` (exclusive) from above: its host
   // time plus its GPU time; and, tighter where both are busy, the sum over its calls of the longer of
@@ -175,8 +177,12 @@ function repeatedRun(
   for (const a of [...starts].sort((x, y) => x - y)) {
     if (bound(a, n) <= bestWeight) continue;
     for (let p = 1; p <= Math.min(MAX_PERIOD, (n - a) >> 1); p++) {
-      // A multiple of a period whose run reaches past it repeats no more than that period.
-      if (best && best.start === a && p % best.period === 0 && best.period * best.reps >= 2 * p) continue;
+      // The best run's period, or a multiple of it, from a start inside that run: its repeats are
+      // the best run's from a later call, or fewer and longer, so it weighs no more. Without this,
+      // every start that meets a long loop would weigh it once more.
+      if (best && p % best.period === 0 && a >= best.start && a + 2 * p <= best.start + best.period * best.reps)
+        continue;
+      if (sig[a] !== sig[a + p]) continue;
       const reps = Math.floor((breaks.at(a, p, best && p % best.period === 0 ? best.period : p) - a) / p);
       if (reps === 0) continue;
       const run = { start: a, period: p, reps: reps + 1 };

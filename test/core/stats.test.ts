@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mean, median, quantile } from '../../core/stats';
+import { mean, median, quantile, kthSmallest } from '../../core/stats';
 
 test('median: the middle sample; for an even count, the upper of the middle two', () => {
   assert.equal(median([5, 1, 3]), 3);
@@ -35,4 +35,15 @@ test('every statistic skips values that are not finite, and is NaN when none is 
   const xs = [3, NaN, 1];
   median(xs);
   assert.deepEqual(xs, [3, NaN, 1], 'the samples are left in their order');
+});
+
+test('kthSmallest: the value at index k of the sorted samples, duplicates counted', () => {
+  const xs = () => Float64Array.from([5, 1, 4, 1, 3]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4].map((k) => kthSmallest(xs(), k)),
+    [1, 1, 3, 4, 5],
+  );
+  assert.equal(kthSmallest(Float64Array.from([2, 2, 2, 2]), 2), 2);
+  assert.equal(kthSmallest(Float64Array.from([7]), 0), 7);
+  assert.equal(kthSmallest(Float64Array.from([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]), 4), 4);
 });

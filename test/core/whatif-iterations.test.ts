@@ -7,6 +7,13 @@ import { TraceBuilder } from '../../core/trace/model';
 import { scenarioFromTrace } from '../../core/whatif/from-trace';
 import { iterationsOf } from '../../core/whatif/iterations';
 import { replay } from '../../core/whatif/replay';
+import { CK } from '../../core/trace/kinds';
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { parseTrace } from '../../core/trace/json';
+import { repoPath } from '../helpers/paths';
+
+const loadTrace = (path: string) => parseTrace(gunzipSync(readFileSync(repoPath(path))).toString(), path);
 
 const META = { source: 'capture', clock: 'test', alignmentErrorNs: 0 } as const;
 
@@ -195,4 +202,17 @@ test('a loop past a long set-up with no wide gap before it is found, from its fi
   assert.equal(found?.list.length, 30);
   assert.deepEqual(found?.list[0], { label: 'iteration 1', first: 308, last: 309 });
   assert.deepEqual(found?.list[29], { label: 'iteration 30', first: 366, last: 367 });
+});
+
+test('a loop is found over all its repeats, to the last, whichever call a search met it at', () => {
+  // dataloader_workers' capture, its main thread: 338 calls, a loop of 28 calls a step that repeats
+  // 32 times to the last call; the search meets it mid-way.
+  const t = loadTrace('test/fixtures/python/dataloader_workers.capture.syncscope.json.gz');
+  const calls: number[] = [];
+  for (let i = 0; i < t.calls.count; i++) if (t.calls.lane[i] === 1 && t.calls.kind[i] !== CK.context) calls.push(i);
+  const found = iterationsOf(t, calls, opsByCall(t));
+  assert.equal(calls.length, 338);
+  assert.equal(found?.list.length, 32);
+  assert.deepEqual(found?.list[0], { label: 'iteration 1', first: 0, last: 27 });
+  assert.deepEqual(found?.list[31], { label: 'iteration 32', first: 328, last: 337 });
 });
