@@ -10,7 +10,7 @@
 // each such hold is reported as `legacy-serialization`, saying so.
 import { CK, OK } from '../trace/kinds';
 import { EDGE_KINDS, type Finding, type Trace } from '../trace/model';
-import { nonBlockingByOverlap } from '../trace/stream-flags';
+import { gpuWorkByLane, nonBlockingByOverlap } from '../trace/stream-flags';
 import { formatNs } from '../units';
 import { boundRecord, recordOpOf } from './bindings';
 import { FindingList, placeKey } from './collect';
@@ -41,8 +41,9 @@ export function legacyByTiming(t: Trace, hb: HappensBefore): Finding[] {
   const legacy = t.lanes.filter((l) => l.kind === 'stream' && l.legacyDefault);
   const unknown = t.lanes.filter((l) => l.kind === 'stream' && !l.legacyDefault && l.nonBlocking === undefined);
   if (!legacy.length || !unknown.length) return [];
-  const overlapped = nonBlockingByOverlap(t);
-  const work = workByLane(t);
+  const gpu = gpuWorkByLane(t);
+  const overlapped = nonBlockingByOverlap(t, gpu);
+  const work = kernelsAndCopies(t, gpu);
   const unexplained = unknownWaitTimes(t, hb);
   const out = new FindingList();
   for (const l of legacy)
@@ -58,15 +59,14 @@ export function legacyByTiming(t: Trace, hb: HappensBefore): Finding[] {
   return out.list();
 }
 
-/** Each stream lane's kernels and copies in stream order. */
-function workByLane(t: Trace): Map<number, number[]> {
+/** Each stream lane's kernels and copies (its host functions left out), in order of start. */
+function kernelsAndCopies(t: Trace, gpu: Map<number, number[]>): Map<number, number[]> {
   const out = new Map<number, number[]>();
-  for (let j = 0; j < t.ops.count; j++) {
-    const k = t.ops.kind[j];
-    if (k !== OK.kernel && k !== OK.memcpy && k !== OK.memset) continue;
-    (out.get(t.ops.lane[j]) ?? out.set(t.ops.lane[j], []).get(t.ops.lane[j])!).push(j);
-  }
-  for (const ops of out.values()) ops.sort((a, b) => t.ops.start[a] - t.ops.start[b] || a - b);
+  for (const [lane, ops] of gpu)
+    out.set(
+      lane,
+      ops.filter((j) => t.ops.kind[j] !== OK.hostFunc),
+    );
   return out;
 }
 

@@ -14,40 +14,55 @@ const OVERLAP_NS = 1000;
  * work on the legacy default stream of their device: under S3 a blocking stream and the legacy one
  * wait for each other, so such a stream was created non-blocking.
  */
-export function nonBlockingByOverlap(t: Trace): Set<number> {
+export function nonBlockingByOverlap(t: Trace, work = gpuWorkByLane(t)): Set<number> {
   const out = new Set<number>();
-  const spans = new Map<number, [number, number][]>();
-  for (let j = 0; j < t.ops.count; j++) {
-    if (!GPU_WORK.has(t.ops.kind[j])) continue;
-    const lane = t.ops.lane[j];
-    (spans.get(lane) ?? spans.set(lane, []).get(lane)!).push([t.ops.start[j], t.ops.end[j]]);
-  }
   for (const legacy of t.lanes) {
     if (!legacy.legacyDefault) continue;
-    const ref = (spans.get(legacy.id) ?? []).sort((a, b) => a[0] - b[0]);
+    const ref = work.get(legacy.id) ?? [];
     if (!ref.length) continue;
     for (const l of t.lanes)
       if (l.kind === 'stream' && !l.legacyDefault && l.nonBlocking === undefined && l.device === legacy.device)
-        if (overlaps(ref, spans.get(l.id) ?? [])) out.add(l.id);
+        if (overlaps(t, ref, work.get(l.id) ?? [])) out.add(l.id);
   }
   return out;
 }
 
-/** Whether any span of `other` overlaps a span of `sorted` (sorted by start) by more than OVERLAP_NS. */
-function overlaps(sorted: [number, number][], other: [number, number][]): boolean {
-  // The longest span reaching past each start: enough to test one span against all before it.
+/**
+ * Each lane's GPU work, in order of start. A stream runs its work in issue order, so the ops of a
+ * lane are in start order already unless the trace interleaved them: sorted only then.
+ */
+export function gpuWorkByLane(t: Trace): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (let j = 0; j < t.ops.count; j++) {
+    if (!GPU_WORK.has(t.ops.kind[j])) continue;
+    const lane = t.ops.lane[j];
+    (out.get(lane) ?? out.set(lane, []).get(lane)!).push(j);
+  }
+  const start = t.ops.start;
+  for (const ops of out.values()) {
+    let sorted = true;
+    for (let k = 1; k < ops.length && sorted; k++) sorted = start[ops[k - 1]] <= start[ops[k]];
+    if (!sorted) ops.sort((a, b) => start[a] - start[b] || a - b);
+  }
+  return out;
+}
+
+/** Whether any op of `other` overlaps an op of `sorted` (ops in order of start) by more than OVERLAP_NS. */
+function overlaps(t: Trace, sorted: number[], other: number[]): boolean {
+  const { start, end } = t.ops;
+  // The longest op reaching past each start: enough to test one op against all before it.
   const reach = new Float64Array(sorted.length);
-  sorted.forEach(([, e], k) => (reach[k] = Math.max(e, k ? reach[k - 1] : -Infinity)));
-  for (const [a, b] of other) {
+  for (let k = 0; k < sorted.length; k++) reach[k] = Math.max(end[sorted[k]], k ? reach[k - 1] : -Infinity);
+  for (const j of other) {
     let lo = 0;
     let hi = sorted.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (sorted[mid][0] < b - OVERLAP_NS) lo = mid + 1;
+      if (start[sorted[mid]] < end[j] - OVERLAP_NS) lo = mid + 1;
       else hi = mid;
     }
-    // Spans starting before this one ends: the one reaching furthest must reach into it.
-    if (lo > 0 && reach[lo - 1] - a > OVERLAP_NS) return true;
+    // Ops starting before this one ends: the one reaching furthest must reach into it.
+    if (lo > 0 && reach[lo - 1] - start[j] > OVERLAP_NS) return true;
   }
   return false;
 }
