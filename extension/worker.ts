@@ -36,6 +36,7 @@ const handlers: Handlers = {
       path !== undefined
         ? await engines.loadTrace(path, progress(id), undefined, userCode)
         : await engines.loadTraceBytes(bytes ?? new Uint8Array(), name, progress(id), undefined, userCode);
+    shareColumns(trace);
     try {
       // The findings go with the trace; the waits' explanations do not: the page makes its waits
       // from the trace's columns, and a trace's millions of them, as objects, would cost the
@@ -75,7 +76,27 @@ const handlers: Handlers = {
   },
 };
 
-/** The column buffers of every trace in a result: moved to the host rather than copied. */
+/**
+ * Puts a read trace's columns in shared memory, copied here, on the worker's thread. The extension
+ * host keeps the trace and sends it back to a worker for its overview, each fix simulated, each
+ * agent's answer: shared columns go without a copy, where a gigabyte of them would be copied on
+ * the extension host's thread each time and held twice. Nothing writes a trace's columns once it is
+ * read.
+ */
+function shareColumns(trace: Trace): void {
+  for (const table of [trace.calls, trace.ops, trace.edges, trace.accesses]) {
+    const columns = table as unknown as Record<string, unknown>;
+    for (const [key, column] of Object.entries(columns)) {
+      if (!ArrayBuffer.isView(column) || column instanceof DataView) continue;
+      const typed = column as Uint8Array;
+      const shared = new (typed.constructor as Uint8ArrayConstructor)(new SharedArrayBuffer(typed.byteLength));
+      shared.set(typed);
+      columns[key] = shared;
+    }
+  }
+}
+
+/** The column buffers of every trace in a result: moved to the host rather than copied (shared ones go as they are). */
 function traceBuffers(result: unknown): ArrayBuffer[] {
   const trace = (result as { trace?: Trace } | undefined)?.trace;
   if (!trace) return [];

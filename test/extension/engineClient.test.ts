@@ -62,6 +62,38 @@ test(
 );
 
 test(
+  'a trace imported in the worker has its columns in shared memory: the overview of it, asked of another request, is the in-process one',
+  {
+    skip: !existsSync(workerBundle) && 'npm run build first',
+  },
+  async () => {
+    const client = new EngineClient(workerBundle, { memoryMb: 1024, concurrency: 2 });
+    try {
+      const path = repoPath('test', 'fixtures', 'torch', 'profile', 'train_step.profile.json.gz');
+      const got = await client.request<EngineOps['loadTrace']['result']>(
+        'loadTrace',
+        { path, name: 'train_step.profile.json.gz' },
+        opts('train_step.profile.json.gz', 60_000),
+      );
+      for (const table of [got.trace.calls, got.trace.ops, got.trace.edges, got.trace.accesses])
+        for (const [key, column] of Object.entries(table))
+          if (key !== 'count') assert.ok((column as Uint8Array).buffer instanceof SharedArrayBuffer, key);
+      const overview = await client.request<EngineOps['overview']['result']>(
+        'overview',
+        { trace: got.trace, profile: 'h200' },
+        opts('train_step.profile.json.gz', 60_000),
+      );
+      const trace = await loadTraceFile(path);
+      const analysis = analyze(trace);
+      trace.findings = analysis.findings;
+      assert.deepEqual(overview, buildOverview(trace, analysis, h200));
+    } finally {
+      client.dispose();
+    }
+  },
+);
+
+test(
   'a trace imported in the worker bundle arrives whole, with its analysis and progress',
   {
     skip: !existsSync(workerBundle) && 'npm run build first',
