@@ -399,7 +399,7 @@ async function main(): Promise<void> {
     console.log(
       `\n${r.file}: extension log lines about it:\n${r.log
         .split('\n')
-        .filter((l) => /opened|sent "|overview|stopped|blank|error|warn|exited|stderr/i.test(l))
+        .filter((l) => /opened|sent "|took "|overview|stopped|blank|error|warn|exited|stderr/i.test(l))
         .join('\n')}`,
     );
 }

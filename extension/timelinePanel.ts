@@ -192,7 +192,9 @@ export class TimelinePanel implements vscode.Disposable {
         const trace = await wireTrace(m.trace);
         const packed = performance.now();
         if (this.disposed) return;
-        await this.webview.postMessage({ ...m, type: 'wireTrace', trace } satisfies PostedToWebview);
+        const delivered = await this.webview.postMessage({ ...m, type: 'wireTrace', trace } satisfies PostedToWebview);
+        // A hidden page is gone: it asks again (ready) when it is shown.
+        if (!delivered) return this.handlers.log.info(`"${this.title}" was hidden: its trace goes when it shows again`);
         // How long a large trace takes to reach its page, and where: said once per send.
         this.handlers.log.info(
           `sent "${this.title}" to its timeline: ${wireText(m.trace, trace)}, compressed in ` +

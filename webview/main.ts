@@ -70,7 +70,10 @@ function boot(): void {
   app = new TimelineApp(root, host);
   const a = app;
   const standalone = !inVsCode();
-  const take = orderedInbox((m) => a.receive(m));
+  const take = orderedInbox(
+    (m) => a.receive(m),
+    (message) => host.postMessage({ type: 'log', level: 'info', message }),
+  );
   window.addEventListener('message', (e: MessageEvent) => {
     // Inside VS Code the host's messages come from the enclosing frame. A standalone page has no
     // host but itself, and any page that frames or opens it could post to it.
