@@ -1,21 +1,28 @@
 // The page's side of the trace as the extension posts it (core/protocol WireTrace): each column
-// inflated by the browser's DecompressionStream into one buffer, checked to be the column's size,
-// which becomes the column. Messages are taken in the order they came: those after a trace wait
+// inflated by the browser's DecompressionStream straight into a buffer of its size, which becomes
+// the column. Messages are taken in the order they came: those after a trace wait
 // until it is unpacked.
 import { columnBytes, unpackTrace, type PostedToWebview, type TableName, type ToWebview } from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 
-/**
- * Inflates deflate-raw `bytes` into a new buffer, which must be `size` bytes: the browser reads the
- * whole stream natively into one buffer of its own, which becomes the column.
- */
+/** Inflates deflate-raw `bytes` into a new buffer of exactly `size` bytes, or throws. */
 async function inflate(bytes: Uint8Array, size: number): Promise<Uint8Array> {
-  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>])
+  const out = new Uint8Array(size);
+  const reader = new Blob([bytes as Uint8Array<ArrayBuffer>])
     .stream()
-    .pipeThrough(new DecompressionStream('deflate-raw'));
-  const out = await new Response(stream).arrayBuffer();
-  if (out.byteLength !== size) throw new Error(`a column inflates to ${out.byteLength} bytes, expected ${size}`);
-  return new Uint8Array(out);
+    .pipeThrough(new DecompressionStream('deflate-raw'))
+    .getReader();
+  let at = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    if (at + r.value.byteLength > size) {
+      await reader.cancel();
+      throw new Error(`a column inflates past its ${size} bytes`);
+    }
+    out.set(r.value, at);
+    at += r.value.byteLength;
+  }
+  if (at !== size) throw new Error(`a column inflates to ${at} bytes, expected ${size}`);
+  return out;
 }
 
 /** The Trace of a posted one. */
