@@ -11,6 +11,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -28,6 +29,10 @@ import { kinetoAddon } from '../node/native-kineto';
 import { median } from '../core/stats';
 import { traceJsonChunks } from '../core/trace/json';
 import { generateKineto } from './import.generate';
+import { main as cliMain } from '../cli/main';
+import { createGzip } from 'node:zlib';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 
 const root = join(__dirname, '..', '..');
 const tmp = join(root, 'bench', 'tmp');
@@ -53,6 +58,32 @@ function ensure(name: string, bytes: number): string {
   closeSync(fd);
   renameSync(part, path);
   return path;
+}
+
+/** A gzipped trace of about `bytes` of JSON (level 1, as a profiler's writer would), made once. */
+async function ensureGz(name: string, bytes: number): Promise<string> {
+  const path = join(tmp, name);
+  if (existsSync(path)) return path;
+  mkdirSync(tmp, { recursive: true });
+  const part = path + '.part';
+  const gz = createGzip({ level: 1 });
+  const out = createWriteStream(part);
+  gz.pipe(out);
+  for (const piece of generateKineto({ steps: Math.round(bytes / 760), streams: 4, syncEvery: 10 }, 8 << 20))
+    if (!gz.write(piece)) await once(gz, 'drain');
+  gz.end();
+  await once(out, 'close');
+  renameSync(part, path);
+  return path;
+}
+
+/** A gzip file's uncompressed size, from its last four bytes: exact under 4 GiB. */
+function gzipTrailerSize(path: string): number {
+  const fd = openSync(path, 'r');
+  const tail = Buffer.alloc(4);
+  readSync(fd, tail, 0, 4, statSync(path).size - 4);
+  closeSync(fd);
+  return tail.readUInt32LE(0);
 }
 
 async function child(
@@ -103,6 +134,20 @@ async function child(
     const c = process.cpuUsage(c0);
     const time = { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000 };
     return { ...time, maxRssMB: rss(), calls: t.calls.count, ops: t.ops.count };
+  }
+  if (mode === 'cli-report') {
+    // `syncscope report <file>` as a user runs it: import, analysis, overview and the printed report.
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    let printed = 0;
+    const code = await cliMain(['report', path], {
+      stdout: (text) => void (printed += text.length),
+      stderr: (text) => void process.stderr.write(text),
+      cwd: process.cwd(),
+    });
+    if (code !== 0 && code !== 1) throw new Error(`syncscope report exited with ${code}`);
+    const c = process.cpuUsage(c0);
+    return { ms: performance.now() - t0, cpuMs: (c.user + c.system) / 1000, maxRssMB: rss(), calls: printed, ops: 0 };
   }
   if (mode === 'memory' || mode === 'memory-portable') {
     const bytes = readFileSync(path);
@@ -226,6 +271,11 @@ async function main(): Promise<void> {
     js.push(run('js', small));
   }
   const jsBig = run('js', big);
+  // The CLI on a 2 GB .json.gz, start to report: its uncompressed size from the gzip trailer (under 4 GiB).
+  const huge = await ensureGz('kineto-2000mb.json.gz', 2000 * MB);
+  const hugeMB = gzipTrailerSize(huge) / MB;
+  const hugeReport = run('cli-report', huge);
+  const bigReport = run('cli-report', big);
   const saved = big.replace(/\.json$/, '.syncscope.json');
   if (!existsSync(saved)) run('save', big);
   const savedMB = statSync(saved).size / MB;
@@ -305,6 +355,17 @@ async function main(): Promise<void> {
       `>= 3x with analysis on 1 GB: ${met(ratio(withAnalysis1g, 'ms') >= 3)} (wall), ${met(ratio(withAnalysis1g, 'cpuMs') >= 3)} (CPU); ` +
       `peak RSS of the 1 GB import within 1.5x its size: ${met(med(vs1g.imports, 'maxRssMB') <= 1.5 * bigMB)}.`,
     `Load average when this part ended: ${load()} on ${cpus().length} cores.`,
+    '',
+    '## The CLI on large traces',
+    '',
+    '`syncscope report <file>` as a user runs it (import, analysis, overview, the report printed), one run each.',
+    '',
+    '| what | MB | s (wall) | s (CPU) | MB/s (wall) | peak RSS (MB) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    row('syncscope report, 1 GB .json', [bigReport], bigMB),
+    row(`syncscope report, 2 GB .json.gz (${(statSync(huge).size / MB).toFixed(0)} MB gzipped)`, [hugeReport], hugeMB),
+    '',
+    `Peak RSS within 1.5x the uncompressed size: ${met(bigReport.maxRssMB <= 1.5 * bigMB)} (1 GB), ${met(hugeReport.maxRssMB <= 1.5 * hugeMB)} (2 GB .json.gz).`,
     '',
     '## The JavaScript reader (where the native one is not built), and saved traces',
     '',
