@@ -108,7 +108,9 @@ export function packTrace<C>(t: Trace, encode: (bytes: Uint8Array) => C): Packed
  * becomes the column as it is; other bytes are copied into a new one.
  */
 export function unpackTrace<C>(p: PackedTrace<C>, decode: (packed: C) => Uint8Array): Trace {
-  const table = <S extends ColumnSchema>(schema: S, packed: PackedTrace<C>['tables'][TableName]): Table<S> => {
+  const table = <S extends ColumnSchema>(schema: S, name: TableName): Table<S> => {
+    const packed = p.tables?.[name];
+    if (!packed) throw new Error(`packed trace lacks table ${name}`);
     const cols = {} as Columns<S>;
     for (const key of Object.keys(schema) as (keyof S & string)[]) {
       const value = packed.columns[key];
@@ -130,9 +132,9 @@ export function unpackTrace<C>(p: PackedTrace<C>, decode: (packed: C) => Uint8Ar
     strings: p.strings,
     findings: p.findings,
     sites: p.sites ?? [],
-    calls: table(CALL_COLUMNS, p.tables.calls),
-    ops: table(OP_COLUMNS, p.tables.ops),
-    edges: table(EDGE_COLUMNS, p.tables.edges),
-    accesses: table(ACCESS_COLUMNS, p.tables.accesses),
+    calls: table(CALL_COLUMNS, 'calls'),
+    ops: table(OP_COLUMNS, 'ops'),
+    edges: table(EDGE_COLUMNS, 'edges'),
+    accesses: table(ACCESS_COLUMNS, 'accesses'),
   };
 }

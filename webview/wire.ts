@@ -2,7 +2,14 @@
 // inflated by the browser's DecompressionStream straight into a buffer of its size, which becomes
 // the column. Messages are taken in the order they came: those after a trace wait
 // until it is unpacked.
-import { columnBytes, unpackTrace, type PostedToWebview, type TableName, type ToWebview } from '../core/protocol';
+import {
+  columnBytes,
+  SCHEMAS,
+  unpackTrace,
+  type PostedToWebview,
+  type TableName,
+  type ToWebview,
+} from '../core/protocol';
 import type { Trace } from '../core/trace/model';
 
 /** Inflates deflate-raw `bytes` into a new buffer of exactly `size` bytes, or throws. */
@@ -30,9 +37,15 @@ export async function unwireTrace(wire: PostedToWebview & { type: 'wireTrace' })
   const tables = wire.trace.tables;
   const inflated = new Map<Uint8Array, Uint8Array>();
   const pending: Promise<void>[] = [];
-  for (const name of Object.keys(tables) as TableName[])
-    for (const [key, bytes] of Object.entries(tables[name].columns))
-      pending.push(inflate(bytes, columnBytes(name, key, tables[name].count)).then((b) => void inflated.set(bytes, b)));
+  // The schema's columns only: one the posted trace lacks is unpackTrace's error to give.
+  for (const name of Object.keys(SCHEMAS) as TableName[])
+    for (const key of Object.keys(SCHEMAS[name])) {
+      const bytes = tables[name]?.columns[key];
+      if (bytes)
+        pending.push(
+          inflate(bytes, columnBytes(name, key, tables[name].count)).then((b) => void inflated.set(bytes, b)),
+        );
+    }
   await Promise.all(pending);
   return unpackTrace(wire.trace, (bytes) => inflated.get(bytes) ?? bytes);
 }
