@@ -27,6 +27,7 @@ const MIN_EVIDENCE = 3;
  */
 const MAX_START_GAP_NS = 20_000;
 const HOLD_RATIO = 4;
+const NONE = new Int32Array(0);
 
 interface Hold {
   /** The op held, and the op of the other stream it waited for. */
@@ -50,8 +51,8 @@ export function legacyByTiming(t: Trace, hb: HappensBefore): Finding[] {
     for (const x of unknown) {
       if (x.device !== l.device || overlapped.has(x.id)) continue;
       const holds = [
-        ...holdsOf(t, hb, work.get(l.id) ?? [], work.get(x.id) ?? [], unexplained.get(l.id)),
-        ...holdsOf(t, hb, work.get(x.id) ?? [], work.get(l.id) ?? [], unexplained.get(x.id)),
+        ...holdsOf(t, hb, work.get(l.id) ?? NONE, work.get(x.id) ?? NONE, unexplained.get(l.id)),
+        ...holdsOf(t, hb, work.get(x.id) ?? NONE, work.get(l.id) ?? NONE, unexplained.get(x.id)),
       ];
       if (holds.length < MIN_EVIDENCE) continue;
       for (const h of holds) report(t, out, h, holds.length);
@@ -60,12 +61,12 @@ export function legacyByTiming(t: Trace, hb: HappensBefore): Finding[] {
 }
 
 /** Each stream lane's kernels and copies (its host functions left out), in order of start. */
-function kernelsAndCopies(t: Trace, gpu: Map<number, number[]>): Map<number, number[]> {
-  const out = new Map<number, number[]>();
+function kernelsAndCopies(t: Trace, gpu: Map<number, Int32Array>): Map<number, Int32Array> {
+  const out = new Map<number, Int32Array>();
   for (const [lane, ops] of gpu)
     out.set(
       lane,
-      ops.filter((j) => t.ops.kind[j] !== OK.hostFunc),
+      ops.some((j) => t.ops.kind[j] === OK.hostFunc) ? ops.filter((j) => t.ops.kind[j] !== OK.hostFunc) : ops,
     );
   return out;
 }
@@ -85,7 +86,13 @@ function unknownWaitTimes(t: Trace, hb: HappensBefore): Map<number, number[]> {
 }
 
 /** The ops of `ops` (one stream, in order) that an op of `others` (another stream, in order) held. */
-function holdsOf(t: Trace, hb: HappensBefore, ops: number[], others: number[], waits: number[] = []): Hold[] {
+function holdsOf(
+  t: Trace,
+  hb: HappensBefore,
+  ops: ArrayLike<number>,
+  others: ArrayLike<number>,
+  waits: number[] = [],
+): Hold[] {
   const o = t.ops;
   const C = hb.graph.calls;
   const holds: Hold[] = [];
