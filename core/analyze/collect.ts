@@ -1,6 +1,7 @@
 // Findings of one kind at one place are one finding: a bug inside a `repeat` of a thousand
 // iterations is reported once, with its count, its first ids, and the time it cost in total.
-import type { Finding } from '../trace/model';
+import type { Finding, Trace } from '../trace/model';
+import { opName } from './describe';
 
 /** A finding lists at most this many of its calls and ops (findingCalls has every call). */
 export const MAX_IDS = 50;
@@ -68,3 +69,16 @@ function distinct(ids: number[]): number[] {
 /** A key for "the same place": the call's scenario position, or its lane and name. */
 export const placeKey = (line: number, column: number, fallback: string | number): string =>
   line > 0 ? `${line}:${column}` : `#${fallback}`;
+
+/** A key for the place an op was issued: its call's scenario position, or its lane and name. */
+export const opPlaceKey = (t: Trace, op: number): string => {
+  const call = t.ops.call[op];
+  return placeKey(t.calls.line[call] ?? 0, t.calls.column[call] ?? 0, `${t.ops.lane[op]} ${opName(t, op)}`);
+};
+
+/** Where in the program a call was made, where the trace says: its source site, else its scenario line. */
+export function sourcePlace(t: Trace, call: number): string | undefined {
+  if (t.calls.site[call] > 0) return `site ${t.calls.site[call]}`;
+  if (t.calls.line[call] > 0) return `line ${t.calls.line[call]}:${t.calls.column[call]}`;
+  return undefined;
+}

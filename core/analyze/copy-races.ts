@@ -11,7 +11,7 @@
 import { CK, OK } from '../trace/kinds';
 import { COPY_KINDS, RELEASED_UNKNOWN, type Finding, type Trace } from '../trace/model';
 import { boundRecord, recordOpOf, type Bindings } from './bindings';
-import { MAX_IDS, withMembers } from './collect';
+import { MAX_IDS, sourcePlace, withMembers } from './collect';
 import { atLine, callSiteText, callSource, opName, opShortName, opStream } from './describe';
 import type { HbGraph } from './graph';
 import type { HappensBefore } from './hb';
@@ -41,8 +41,8 @@ function readsDevice(t: Trace, j: number): boolean {
 
 /** Where a call was made, as loop-syncs groups places: its source site, scenario line, framework op, else its name. */
 function placeOf(t: Trace, call: number): string {
-  if (t.calls.site[call] > 0) return `site ${t.calls.site[call]}`;
-  if (t.calls.line[call] > 0) return `line ${t.calls.line[call]}:${t.calls.column[call]}`;
+  const source = sourcePlace(t, call);
+  if (source) return source;
   if (t.calls.context[call]) return `context ${t.strings[t.calls.context[call]]}`;
   return `name ${t.calls.name[call]}`;
 }

@@ -13,8 +13,8 @@ import { EDGE_KINDS, type Finding, type Trace } from '../trace/model';
 import { gpuWorkByLane, nonBlockingByOverlap } from '../trace/stream-flags';
 import { formatNs } from '../units';
 import { boundRecord, recordOpOf } from './bindings';
-import { FindingList, placeKey } from './collect';
-import { atLine, callSource, opName, opShortName, opStream } from './describe';
+import { FindingList, opPlaceKey } from './collect';
+import { atLine, callSource, opShortName, opStream } from './describe';
 import type { HappensBefore } from './hb';
 import { MIN_DELAY_NS } from './serialization';
 
@@ -131,11 +131,7 @@ function report(t: Trace, out: FindingList, h: Hold, evidence: number): void {
   const where = (op: number) => (legacyLane(op) ? 'the legacy default stream' : stream(op));
   const other = legacyLane(y) ? stream(x) : stream(y);
   const src = callSource(t, cy);
-  const key = [
-    'legacy-serialization',
-    placeKey(t.calls.line[cy] ?? 0, t.calls.column[cy] ?? 0, `${t.ops.lane[y]} ${opName(t, y)}`),
-    placeKey(t.calls.line[cx] ?? 0, t.calls.column[cx] ?? 0, `${t.ops.lane[x]} ${opName(t, x)}`),
-  ].join('|');
+  const key = ['legacy-serialization', opPlaceKey(t, y), opPlaceKey(t, x)].join('|');
   out.add(key, {
     rule: 'S3',
     kind: 'legacy-serialization',

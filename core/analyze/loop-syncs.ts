@@ -9,7 +9,7 @@ import type { Bindings } from './bindings';
 import type { BusyTimes } from './metrics';
 import { callSiteText, callTarget, laneName, opName } from './describe';
 import { shortKernelName } from '../trace/kernel-names';
-import { MAX_IDS, withMembers } from './collect';
+import { MAX_IDS, sourcePlace, withMembers } from './collect';
 
 /** A place must make the host wait this many times to count as a loop. */
 export const MIN_LOOP_SYNCS = 3;
@@ -207,8 +207,8 @@ class WorkSinceWait {
 
 /** Where a synchronize was made: its source site, its framework op, else its kind, target and the work it followed. */
 function placeKey(t: Trace, i: number, launched: string): string {
-  if (t.calls.site[i] > 0) return `site ${t.calls.site[i]}`;
-  if (t.calls.line[i] > 0) return `line ${t.calls.line[i]}:${t.calls.column[i]}`;
+  const source = sourcePlace(t, i);
+  if (source) return source;
   if (t.calls.context[i]) return `context ${t.strings[t.calls.context[i]]} after ${launched}`;
   return `${t.calls.lane[i]} ${t.calls.kind[i]} ${callTarget(t, i)} after ${launched}`;
 }

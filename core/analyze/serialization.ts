@@ -4,7 +4,7 @@
 import type { Program } from '../scenario/program';
 import { OK } from '../trace/kinds';
 import { CALL_KINDS, EDGE_KINDS, Finding, Trace } from '../trace/model';
-import { FindingList, placeKey } from './collect';
+import { FindingList, opPlaceKey } from './collect';
 import { rowsWhere } from './csr';
 import { atLine, callSource, isAsyncCall, opName, opStream, workAt } from './describe';
 import { laneNext, lanePrev } from './graph';
@@ -65,31 +65,24 @@ export function serializationSmells(t: Trace, hb: HappensBefore, program?: Progr
     const cy = t.ops.call[y];
     const where = (op: number) => (legacyLane(op) ? 'the legacy default stream' : `blocking stream ${opStream(t, op)}`);
     const src = callSource(t, cy);
-    out.add(
-      [
-        kind,
-        placeKey(t.calls.line[cy] ?? 0, t.calls.column[cy] ?? 0, `${t.ops.lane[y]} ${opName(t, y)}`),
-        placeKey(t.calls.line[cx] ?? 0, t.calls.column[cx] ?? 0, `${t.ops.lane[x]} ${opName(t, x)}`),
-      ].join('|'),
-      {
-        rule: copy >= 0 ? 'S18' : 'S3',
-        kind,
-        severity: 'warning',
-        calls: [cy, cx].filter((n) => n >= 0),
-        ops: shown === x ? [y, x] : [y, shown, x],
-        ...(src ? { source: src } : {}),
-        message:
-          `"${opName(t, y)}" on ${where(y)}${atLine(t, cy)} waited ${formatNs(delay)} for "${opName(t, shown)}" on ${where(x)}${atLine(t, cx)}` +
-          (copy >= 0
-            ? `: the synchronous ${opName(t, copy)} runs on the legacy default stream, which orders it with every blocking stream`
-            : ': the legacy default stream orders it with every blocking stream') +
-          ', and nothing in the program asked for this order',
-        fix:
-          copy >= 0
-            ? 'use an asynchronous copy ("async": true, cudaMemcpyAsync) from pinned memory on a non-blocking stream, and order it with an event where needed'
-            : `make ${legacyLane(y) ? opStream(t, x) : opStream(t, y)} a non-blocking stream ("nonBlocking": true) or enable per-thread default streams, and order with an event where an order is needed`,
-      },
-    );
+    out.add([kind, opPlaceKey(t, y), opPlaceKey(t, x)].join('|'), {
+      rule: copy >= 0 ? 'S18' : 'S3',
+      kind,
+      severity: 'warning',
+      calls: [cy, cx].filter((n) => n >= 0),
+      ops: shown === x ? [y, x] : [y, shown, x],
+      ...(src ? { source: src } : {}),
+      message:
+        `"${opName(t, y)}" on ${where(y)}${atLine(t, cy)} waited ${formatNs(delay)} for "${opName(t, shown)}" on ${where(x)}${atLine(t, cx)}` +
+        (copy >= 0
+          ? `: the synchronous ${opName(t, copy)} runs on the legacy default stream, which orders it with every blocking stream`
+          : ': the legacy default stream orders it with every blocking stream') +
+        ', and nothing in the program asked for this order',
+      fix:
+        copy >= 0
+          ? 'use an asynchronous copy ("async": true, cudaMemcpyAsync) from pinned memory on a non-blocking stream, and order it with an event where needed'
+          : `make ${legacyLane(y) ? opStream(t, x) : opStream(t, y)} a non-blocking stream ("nonBlocking": true) or enable per-thread default streams, and order with an event where an order is needed`,
+    });
   }
   return out.list();
 }
@@ -106,21 +99,18 @@ export function hostFuncStalls(t: Trace, hb: HappensBefore): Finding[] {
     if (!(held >= MIN_DELAY_NS)) continue;
     const call = t.ops.call[j];
     const src = callSource(t, call);
-    out.add(
-      `hostfunc|${placeKey(t.calls.line[call] ?? 0, t.calls.column[call] ?? 0, `${t.ops.lane[j]} ${opName(t, j)}`)}`,
-      {
-        rule: 'S20',
-        kind: 'host-func-stall',
-        severity: 'warning',
-        calls: call >= 0 ? [call] : [],
-        ops: [j, next],
-        ...(src ? { source: src } : {}),
-        message:
-          `host function "${opName(t, j)}"${atLine(t, call)} held stream ${opStream(t, j)} for ${formatNs(held)} while ` +
-          `"${opName(t, next)}" waited behind it: a stream waits for its host functions to return`,
-        fix: 'record an event instead, and let the host query or synchronize it when it needs to know',
-      },
-    );
+    out.add(`hostfunc|${opPlaceKey(t, j)}`, {
+      rule: 'S20',
+      kind: 'host-func-stall',
+      severity: 'warning',
+      calls: call >= 0 ? [call] : [],
+      ops: [j, next],
+      ...(src ? { source: src } : {}),
+      message:
+        `host function "${opName(t, j)}"${atLine(t, call)} held stream ${opStream(t, j)} for ${formatNs(held)} while ` +
+        `"${opName(t, next)}" waited behind it: a stream waits for its host functions to return`,
+      fix: 'record an event instead, and let the host query or synchronize it when it needs to know',
+    });
   }
   return out.list();
 }
