@@ -10,7 +10,7 @@
 // each such hold is reported as `legacy-serialization`, saying so.
 import { CK, OK } from '../trace/kinds';
 import { EDGE_KINDS, type Finding, type Trace } from '../trace/model';
-import { gpuWorkByLane, nonBlockingByOverlap } from '../trace/stream-flags';
+import { gallopToStart, gpuWorkByLane, nonBlockingByOverlap } from '../trace/stream-flags';
 import { formatNs } from '../units';
 import { boundRecord, recordOpOf } from './bindings';
 import { FindingList, opPlaceKey } from './collect';
@@ -99,17 +99,23 @@ function holdsOf(
   let k = 0;
   for (let q = 0; q < ops.length; q++) {
     const y = ops[q];
+    // The other stream's last op to end by y's start.
+    while (k < others.length && o.end[others[k]] <= o.start[y]) k++;
+    const x = k > 0 ? others[k - 1] : -1;
+    const gap = x >= 0 ? o.start[y] - o.end[x] : Infinity;
+    if (gap > MAX_START_GAP_NS) {
+      // No op before the other stream's next end can start soon enough after x's.
+      if (k < others.length) q = gallopToStart(t, ops, q + 1, o.end[others[k]]) - 1;
+      else break;
+      continue;
+    }
     const call = o.call[y];
     const prev = q > 0 ? ops[q - 1] : -1;
     let ready = call >= 0 ? t.calls.end[call] - t.calls.blockedNs[call] : -Infinity;
     if (prev >= 0) ready = Math.max(ready, o.end[prev]);
-    // The other stream's last op to end by y's start.
-    while (k < others.length && o.end[others[k]] <= o.start[y]) k++;
-    const x = k > 0 ? others[k - 1] : -1;
-    if (x < 0 || !(o.end[x] > ready)) continue;
+    if (!(o.end[x] > ready)) continue;
     const delayNs = o.end[x] - ready;
-    const gap = o.start[y] - o.end[x];
-    if (delayNs < MIN_DELAY_NS || gap > MAX_START_GAP_NS || delayNs < HOLD_RATIO * gap) continue;
+    if (delayNs < MIN_DELAY_NS || delayNs < HOLD_RATIO * gap) continue;
     // Two kernels share SMs and two copies an engine: only a kernel and a copy are evidence.
     if ((o.kind[y] === OK.kernel) === (o.kind[x] === OK.kernel)) continue;
     if (hb.beforeNode(C + x, C + y)) continue;

@@ -1,7 +1,7 @@
 // What a trace's timing shows of its streams' flags where the trace does not give them (a
 // torch.profiler trace names no flags): S3 makes a blocking stream and the legacy default stream
 // wait for each other, so work of both that overlapped shows a non-blocking stream.
-import { OK } from './kinds';
+import { OK, OP_KINDS } from './kinds';
 import type { Trace } from './model';
 
 /** GPU work that S3 orders: markers (an event's record or wait) take no time. */
@@ -21,58 +21,86 @@ export function nonBlockingByOverlap(t: Trace, work = gpuWorkByLane(t)): Set<num
     if (!legacy.legacyDefault) continue;
     const ref = work.get(legacy.id) ?? NONE;
     if (!ref.length) continue;
+    const reach = reaches(t, ref);
     for (const l of t.lanes)
       if (l.kind === 'stream' && !l.legacyDefault && l.nonBlocking === undefined && l.device === legacy.device)
-        if (overlaps(t, ref, work.get(l.id) ?? NONE)) out.add(l.id);
+        if (overlaps(t, ref, reach, work.get(l.id) ?? NONE)) out.add(l.id);
   }
   return out;
 }
+
+/** Whether each op kind is GPU work that S3 orders, indexed by kind: one look-up per op on a hot path. */
+const IS_GPU_WORK = Uint8Array.from({ length: OP_KINDS.length }, (_, k) => (GPU_WORK.has(k) ? 1 : 0));
 
 /**
  * Each lane's GPU work, in order of start. A stream runs its work in issue order, so the ops of a
- * lane are in start order already unless the trace interleaved them: sorted only then.
+ * lane are in start order already unless the trace interleaved them: sorted only then. Lane ids
+ * are the lanes' indices.
  */
 export function gpuWorkByLane(t: Trace): Map<number, Int32Array> {
-  const { kind, lane, start } = t.ops;
-  const counts = new Map<number, number>();
-  for (let j = 0; j < t.ops.count; j++) if (GPU_WORK.has(kind[j])) counts.set(lane[j], (counts.get(lane[j]) ?? 0) + 1);
+  const { kind, lane, start, count } = t.ops;
+  const counts = new Int32Array(t.lanes.length);
+  for (let j = 0; j < count; j++) if (IS_GPU_WORK[kind[j]]) counts[lane[j]]++;
+  const lists = Array.from(counts, (n) => new Int32Array(n));
+  const filled = new Int32Array(t.lanes.length);
+  for (let j = 0; j < count; j++) if (IS_GPU_WORK[kind[j]]) lists[lane[j]][filled[lane[j]]++] = j;
   const out = new Map<number, Int32Array>();
-  const filled = new Map<number, number>();
-  for (const [l, n] of counts) {
-    out.set(l, new Int32Array(n));
-    filled.set(l, 0);
-  }
-  for (let j = 0; j < t.ops.count; j++) {
-    if (!GPU_WORK.has(kind[j])) continue;
-    const at = filled.get(lane[j])!;
-    out.get(lane[j])![at] = j;
-    filled.set(lane[j], at + 1);
-  }
-  for (const ops of out.values()) {
+  lists.forEach((ops, l) => {
+    if (!ops.length) return;
     let sorted = true;
     for (let k = 1; k < ops.length && sorted; k++) sorted = start[ops[k - 1]] <= start[ops[k]];
     if (!sorted) ops.sort((a, b) => start[a] - start[b] || a - b);
-  }
+    out.set(l, ops);
+  });
   return out;
 }
 
-/** Whether any op of `other` overlaps an op of `sorted` (ops in order of start) by more than OVERLAP_NS. */
-function overlaps(t: Trace, sorted: ArrayLike<number>, other: ArrayLike<number>): boolean {
-  const { start, end } = t.ops;
-  // The longest op reaching past each start: enough to test one op against all before it.
+/** The furthest end among each prefix of `sorted` (ops in order of start). */
+function reaches(t: Trace, sorted: Int32Array): Float64Array {
   const reach = new Float64Array(sorted.length);
-  for (let k = 0; k < sorted.length; k++) reach[k] = Math.max(end[sorted[k]], k ? reach[k - 1] : -Infinity);
+  for (let k = 0; k < sorted.length; k++) reach[k] = Math.max(t.ops.end[sorted[k]], k ? reach[k - 1] : -Infinity);
+  return reach;
+}
+
+/**
+ * Whether an op of `other` and an op of `sorted` (ops in order of start, `reach` their prefixes'
+ * furthest ends) each start more than OVERLAP_NS before the other ends.
+ */
+function overlaps(t: Trace, sorted: Int32Array, reach: Float64Array, other: ArrayLike<number>): boolean {
+  const { start, end } = t.ops;
+  // How many ops of `sorted` start early enough for op j; ends mostly grow along `other`, so the
+  // count is sought forward from the last one's, in steps that double, and back by bisection.
+  let lo = 0;
   for (let o = 0; o < other.length; o++) {
     const j = other[o];
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (start[sorted[mid]] < end[j] - OVERLAP_NS) lo = mid + 1;
-      else hi = mid;
-    }
-    // Ops starting before this one ends: the one reaching furthest must reach into it.
+    const bound = end[j] - OVERLAP_NS;
+    if (lo > 0 && start[sorted[lo - 1]] >= bound) lo = firstStartAtOrAfter(t, sorted, 0, lo, bound);
+    else lo = gallopToStart(t, sorted, lo, bound);
+    // Ops starting early enough: the one reaching furthest must end late enough.
     if (lo > 0 && reach[lo - 1] - start[j] > OVERLAP_NS) return true;
   }
   return false;
+}
+
+/** The first index from `from` on of `ops` (in order of start) whose op starts at or after `ns`: steps that double, then bisection, so a near one costs little. */
+export function gallopToStart(t: Trace, ops: ArrayLike<number>, from: number, ns: number): number {
+  let lo = from;
+  let hi = from;
+  for (let step = 1; hi < ops.length && t.ops.start[ops[hi]] < ns; step *= 2) {
+    lo = hi + 1;
+    hi = lo + step;
+  }
+  return firstStartAtOrAfter(t, ops, lo, Math.min(hi, ops.length), ns);
+}
+
+/** The first index in [from, to) of `ops` (in order of start) whose op starts at or after `ns`, or `to`. */
+export function firstStartAtOrAfter(t: Trace, ops: ArrayLike<number>, from: number, to: number, ns: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (t.ops.start[ops[mid]] < ns) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
