@@ -34,7 +34,7 @@ test('S3: only work that overlapped the legacy stream by more than 1 µs shows a
   assert.deepEqual([...nonBlockingByOverlap(t)].sort(), [3, 4]);
 });
 
-test('each lane\'s GPU work comes in order of start, whatever order the trace holds it in', () => {
+test("each lane's GPU work comes in order of start, whatever order the trace holds it in", () => {
   const t = trace([
     [
       [20_000, 30_000],
