@@ -205,10 +205,14 @@ class WorkSinceWait {
   }
 }
 
-/** Where a synchronize was made: its source site, its framework op, else its kind, target and the work it followed. */
+/**
+ * Where a synchronize was made: its source site, its framework op, else its kind, target and the
+ * work it followed; '' where it has no source and followed no work the trace holds.
+ */
 function placeKey(t: Trace, i: number, launched: string): string {
   const source = sourcePlace(t, i);
   if (source) return source;
+  if (!launched) return '';
   if (t.calls.context[i]) return `context ${t.strings[t.calls.context[i]]} after ${launched}`;
   return `${t.calls.lane[i]} ${t.calls.kind[i]} ${callTarget(t, i)} after ${launched}`;
 }
@@ -242,12 +246,18 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
     }
     if (ck !== CK.eventSync && ck !== CK.streamSync && ck !== CK.deviceSync) continue;
     const launched = sinceWait.take(lane);
-    if (!(t.calls.blockedNs[i] > 0) || !launched) continue;
+    // A synchronize with no source is told apart by the work before it; the trace's first one may
+    // follow work it did not record.
     const key = placeKey(t, i, launched);
+    if (!key) continue;
+    // A pass that found the GPU done, or whose work began before the trace, is still the same line,
+    // and the fix removes it too; only the passes that blocked show what it costs.
     const place = places.get(key) ?? places.set(key, { first: i, calls: [], unused: 0, idleNs: 0, launched }).get(key)!;
     place.calls.push(i);
-    // The last pass of a loop is followed by what comes after the loop: it recurs, but costs no launch gap.
-    if (!nextIsLaunch(t, b, k, i)) continue;
+    place.launched ||= launched;
+    // Evidence of a drained GPU: the pass blocked after launching work, and the host launched again
+    // (the last pass of a loop is followed by what comes after the loop: it costs no launch gap).
+    if (!launched || !(t.calls.blockedNs[i] > 0) || !nextIsLaunch(t, b, k, i)) continue;
     place.unused++;
     place.idleNs += idleGapAt(busyOf(t.calls.device[i]), t.calls.end[i]);
   }

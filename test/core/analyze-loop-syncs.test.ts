@@ -128,3 +128,15 @@ test('the busy times the metrics gathered give the same loop-syncs as gathering 
   assert.ok(found.length > 0 && found[0].savedNs! > 0);
   assert.deepEqual(findLoopSyncs(t, b, busyTimes(t)), found);
 });
+
+test('S14: every pass of a loop-sync line is its member, those that found the GPU done too (loop_sync profile, H100)', async () => {
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/loop_sync.profile.json.gz'));
+  const [f] = loopSyncs(t);
+  // Read by hand: the ten cudaDeviceSynchronize calls of loop_sync.py:60 in ProfilerStep#10 to #19.
+  // The first five took 11 to 16 µs and blocked 0 (the profiled host was slower than the GPU); the
+  // last five blocked 186, 231, 181, 68 and 50 µs. The first follows work of the step before the trace.
+  assert.deepEqual(f.calls, [65, 1597, 3129, 4661, 6193, 7725, 9257, 10789, 12321, 13853]);
+  assert.match(f.message, /loop_sync\.py:60 in step\(\) recurs 10 times in a loop/);
+  // Evidence of a drained GPU comes from the passes that blocked and were followed by a launch alone.
+  assert.match(f.message, /; 5 times the host launched again without another wait/);
+});
