@@ -16,23 +16,40 @@ const SEARCH_STEPS = 10;
 /** Close enough: the plain step is one measurement of a few steps, noisier than this. */
 const TOLERANCE = 0.005;
 
-/** Scales every host work step of `th` (a copy the caller owns) by `scale`. */
-export function scaleHostWork(th: Threads, scale: number): void {
-  if (scale === 1) return;
+/** Host work as the program without the recorder would do it: `perRangeNs` less for each range the recorder logged in it, then scaled by `scale`. */
+export function plainHostWork(th: Threads, perRangeNs: number, scale: number): void {
+  if (scale === 1 && perRangeNs === 0) return;
   for (const steps of th.values())
     for (let k = 0; k < steps.length; k++) {
       const s = steps[k];
       if ('hostWork' in s.step) {
         const ns = (s.step.hostWork as { ns: number }).ns;
-        steps[k] = { ...s, step: { ...s.step, hostWork: { ns: Math.max(1, Math.round(ns * scale)) } } };
+        const trimmed = Math.max(0, ns - perRangeNs * (s.ranges ?? 0));
+        steps[k] = { ...s, step: { ...s.step, hostWork: { ns: Math.max(1, Math.round(trimmed * scale)) } } };
       }
     }
 }
 
+/** Scales every host work step of `th` (a copy the caller owns) by `scale`. */
+export function scaleHostWork(th: Threads, scale: number): void {
+  plainHostWork(th, 0, scale);
+}
+
+/** The most a range can be said to cost: enough to empty every host work step that logged ranges. */
+function maxPerRangeNs(th: Threads): number {
+  let most = 0;
+  for (const steps of th.values())
+    for (const s of steps)
+      if ('hostWork' in s.step && s.ranges) most = Math.max(most, (s.step.hostWork as { ns: number }).ns / s.ranges);
+  return most;
+}
+
 /**
- * The host scale at which `base` (the unchanged program, `recorded` its simulation as recorded)
- * runs `iterations` steps at `plain.ns` each, found by bisection (the step only grows with the host
- * work), with the simulation at that scale. Scale 0 where the GPU alone takes longer than the plain step.
+ * The cost per recorded range, then the host scale, at which `base` (the unchanged program,
+ * `recorded` its simulation as recorded) runs `iterations` steps at `plain.ns` each, each found by
+ * bisection (the step only grows with the host work), with the simulation there. The recorder's
+ * cost is in its ranges: the host work that logged the most of them (Python calls under a tracer)
+ * is the most inflated. Only where no cost per range is enough is the rest scaled.
  */
 export function calibrateHost(
   base: GeneratedScenario,
@@ -42,25 +59,32 @@ export function calibrateHost(
   recorded: Trace,
 ): { calibration: PlainCalibration; simulated: Trace } {
   const stepOf = (sim: Trace) => doneAt(sim) / iterations;
-  const at = (scale: number) => {
+  const at = (perRangeNs: number, scale: number) => {
     const th = new Map([...base.threads].map(([n, steps]) => [n, steps.slice()]));
-    scaleHostWork(th, scale);
+    plainHostWork(th, perRangeNs, scale);
     return simulate(compileGenerated(base, th), profile);
   };
   const recordedStepNs = stepOf(recorded);
-  let best = { scale: 1, sim: recorded };
-  if (recordedStepNs > plain.ns) {
-    const floor = at(0);
-    best = { scale: 0, sim: floor };
-    const off = (sim: Trace) => Math.abs(stepOf(sim) - plain.ns);
-    let lo = 0;
-    let hi = 1;
-    for (let k = 0; k < SEARCH_STEPS && stepOf(floor) < plain.ns && off(best.sim) > TOLERANCE * plain.ns; k++) {
+  const off = (sim: Trace) => Math.abs(stepOf(sim) - plain.ns);
+  let best = { perRangeNs: 0, scale: 1, sim: recorded };
+  const search = (lo: number, hi: number, sim: (x: number) => { perRangeNs: number; scale: number; sim: Trace }) => {
+    for (let k = 0; k < SEARCH_STEPS && off(best.sim) > TOLERANCE * plain.ns; k++) {
       const mid = (lo + hi) / 2;
-      const sim = at(mid);
-      if (off(sim) < off(best.sim)) best = { scale: mid, sim };
-      if (stepOf(sim) > plain.ns) hi = mid;
-      else lo = mid;
+      const tried = sim(mid);
+      if (off(tried.sim) < off(best.sim)) best = tried;
+      if (stepOf(tried.sim) > plain.ns) lo = mid;
+      else hi = mid;
+    }
+  };
+  if (recordedStepNs > plain.ns) {
+    const most = process.env.SYNCSCOPE_CAL === 'scale' ? 0 : maxPerRangeNs(base.threads);
+    const emptied = { perRangeNs: most, scale: 1, sim: most > 0 ? at(most, 1) : recorded };
+    if (stepOf(emptied.sim) <= plain.ns) search(0, most, (x) => ({ perRangeNs: x, scale: 1, sim: at(x, 1) }));
+    else {
+      best = emptied;
+      const floor = at(most, 0);
+      if (off(floor) < off(best.sim)) best = { perRangeNs: most, scale: 0, sim: floor };
+      if (stepOf(floor) < plain.ns) search(0, 1, (x) => ({ perRangeNs: most, scale: 1 - x, sim: at(most, 1 - x) }));
     }
   }
   return {
@@ -69,6 +93,7 @@ export function calibrateHost(
       steps: plain.steps,
       recordedStepNs: Math.round(recordedStepNs),
       calibratedStepNs: Math.round(stepOf(best.sim)),
+      perRangeNs: Math.round(best.perRangeNs),
       hostScale: best.scale,
     },
     simulated: best.sim,

@@ -21,7 +21,9 @@ export function describeFix(r: FixResult): string[] {
       ? `    cost of the fix: ${formatNs(Math.max(0, -saved))} more host time`
       : `    predicted saving: ${saved >= 0 ? formatNs(saved) : `none (${formatNs(-saved)} longer)`}`,
     ...(each !== undefined && saved > 0 && !r.isCost
-      ? [`    per iteration: ${formatNs(each)} (${r.iterations} iterations)`]
+      ? [
+          `    per iteration: ${formatNs(each)} (${r.iterations} iterations${r.pace ? ', at their pace after the first' : ''})`,
+        ]
       : []),
     `    ${overheadText(r.overhead)}`,
   ];

@@ -17,14 +17,15 @@ import {
   type Threads,
 } from './from-trace';
 import { iterationsOf } from './iterations';
-import { withOrigins } from './origins';
+import { stepsOfSimCalls, withOrigins } from './origins';
+import { paceAfterFirst, type Pace } from './pace';
 import type { OverheadUsed } from './overhead';
 import { compileGenerated } from './compile';
 import { rankFindings } from '../overview/rank';
 import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overview/window';
 import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
-import { calibrateHost, scaleHostWork } from './calibrate';
+import { calibrateHost, plainHostWork } from './calibrate';
 
 export interface Outcome {
   /** The longest host thread's span, from its first call to its last. */
@@ -69,6 +70,8 @@ export interface FixResult {
   overhead: OverheadUsed;
   /** The iterations of the loop the window holds (core/whatif/iterations.ts), over which a saving is shared; 0 where no loop was found. */
   iterations: number;
+  /** The time per iteration after the first, before and after the fix (pace.ts), where the window's iterations set one. */
+  pace?: Pace;
 }
 
 /** An edit on a copy of the threads; returns what it did, or a string starting "cannot" saying why not. */
@@ -286,15 +289,9 @@ function outcome(sim: Trace): Outcome {
 /** Each trace call's blocked time in a simulation of `threads`. */
 function blockedByCall(threads: Threads, sim: Trace): Map<number, number> {
   const out = new Map<number, number>();
-  const single = threads.size === 1;
-  for (const [name, steps] of threads) {
-    const lane = sim.lanes.find((l) => l.kind === 'thread' && l.name === (single ? 'main' : name))?.id ?? -1;
-    const original = steps.filter((s) => Object.keys(s.step).length).map((s) => s.call);
-    for (let i = 0; i < sim.calls.count; i++) {
-      const call = sim.calls.lane[i] === lane ? original[sim.calls.step[i]] : undefined;
-      if (call !== undefined && call >= 0) out.set(call, (out.get(call) ?? 0) + sim.calls.blockedNs[i]);
-    }
-  }
+  stepsOfSimCalls(threads, sim).forEach((s, i) => {
+    if (s && s.call >= 0) out.set(s.call, (out.get(s.call) ?? 0) + sim.calls.blockedNs[i]);
+  });
   return out;
 }
 
@@ -313,10 +310,15 @@ function missingSteps(th: Threads, calls: readonly number[]): string {
 /** Time a fix saves until the window's work is done (Outcome.doneNs); negative where it costs time (a race fix adds a wait); undefined where it could not apply. */
 export const savedNs = (r: FixResult): number | undefined => (r.after ? r.before.doneNs - r.after.doneNs : undefined);
 
-/** The saving shared over the window's loop iterations; undefined where the fix could not apply or no loop was found. */
+/**
+ * The saving per iteration of the window's loop: from the pace of the iterations after the first
+ * where they set one (pace.ts), else the saving shared over the iterations; undefined where the fix
+ * could not apply or no loop was found.
+ */
 export const savedPerIterationNs = (r: FixResult): number | undefined => {
   const saved = savedNs(r);
-  return saved === undefined || !r.iterations ? undefined : saved / r.iterations;
+  if (saved === undefined || !r.iterations) return undefined;
+  return r.pace ? r.pace.beforeNs - r.pace.afterNs : saved / r.iterations;
 };
 
 /** Fixes in the one order of findings (core/overview/rank.ts): largest predicted saving first, a cost after the savings, those that cannot apply last. */
@@ -332,6 +334,12 @@ export function rankedBySaving<T extends FixResult>(results: T[]): T[] {
 
 /** The iterations, counted or left out, that a saving over the recorded window is shared by (0: no loop found). */
 const windowIterations = (rw: RecordedWindow): number => (rw.summary.detectedBy === 'none' ? 0 : rw.inWindow);
+
+/** Where the window's second iteration begins (trace time), where the window holds a loop. */
+function secondIterationBegins(rw: RecordedWindow | undefined): number | undefined {
+  if (!rw || rw.summary.detectedBy === 'none') return undefined;
+  return rw.spans.find((s) => s.beginNs > rw.summary.beginNs)?.beginNs;
+}
 
 /** How many iterations of its loop the longest host thread of the scenario runs (0: no loop found). */
 function loopIterations(t: Trace, g: GeneratedScenario): number {
@@ -379,6 +387,10 @@ export function whatIf(
   const overhead: OverheadUsed = plain ? { ...base.overhead, plain: plain.calibration } : base.overhead;
   const before = outcome(baseSim);
   const baseBlocked = blockedByCall(base.threads, baseSim);
+  const second = secondIterationBegins(rw);
+  const paceOf = (th: Threads, sim: Trace) =>
+    second === undefined ? undefined : paceAfterFirst(t, stepsOfSimCalls(th, sim), sim, second, iterations);
+  const basePace = paceOf(base.threads, baseSim);
   withOrigins(t, base, baseSim);
   const chosen = a.findings
     .map((f, k) => ({ f, id: `F${k + 1}` }))
@@ -388,7 +400,7 @@ export function whatIf(
     const g = scenarioFromTrace(t, profile, w, made);
     applyFitted(g, fitted);
     const th = copyThreads(g.threads);
-    if (plain) scaleHostWork(th, plain.calibration.hostScale);
+    if (plain) plainHostWork(th, plain.calibration.perRangeNs, plain.calibration.hostScale);
     const edit = editFor(f);
     const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
     const said =
@@ -407,6 +419,7 @@ export function whatIf(
     if (said.startsWith('cannot')) return result;
     const sim = simulate(compileGenerated(g, th), profile);
     const after = blockedByCall(th, sim);
+    const afterPace = basePace === undefined ? undefined : paceOf(th, sim);
     withOrigins(t, g, sim, th);
     for (const [call, was] of baseBlocked) {
       const now = after.get(call);
@@ -418,6 +431,9 @@ export function whatIf(
       ...result,
       applied: true,
       after: outcome(sim),
+      ...(basePace !== undefined && afterPace !== undefined
+        ? { pace: { beforeNs: basePace, afterNs: afterPace } }
+        : {}),
       simulated: { before: baseSim, after: sim },
       get scenario() {
         return g.render(th);

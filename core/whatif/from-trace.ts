@@ -25,7 +25,7 @@ import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from
 import { inferredRelease, nonBlockingByOverlap, recordedBeforeWaits } from './inferred';
 import { kernelSignature, occupancyFromQueueing } from './occupancy';
 import { OpLeads } from './op-lead';
-import { gapOverhead, overheadFor, overheadUsed, type OverheadUsed } from './overhead';
+import { gapOverhead, overheadFor, overheadUsed, rangesPerGap, type OverheadUsed } from './overhead';
 import type { TraceOverhead, TraceOverheadCost } from '../simulate/trace-overhead';
 
 export interface ScenarioWindow {
@@ -60,6 +60,11 @@ export interface GeneratedStep {
    * counts it as that call's, and a fix that removes or moves the call takes it along.
    */
   partOf?: number;
+  /**
+   * Host work only: how many framework ranges (ops, user ranges, Python calls) the recorder logged
+   * in it, each at a cost of its own that the program without the recorder does not pay.
+   */
+  ranges?: number;
 }
 
 /** A scenario's threads by name, each its steps in order. */
@@ -465,6 +470,7 @@ class Generator {
     const out: GeneratedStep[] = [];
     this.warm = warm;
     const recorder = this.overhead ? gapOverhead(t, calls, this.overhead) : undefined;
+    const ranges = rangesPerGap(t, calls);
     // Host time the replay spent beyond the trace's, where calls took less than the model's cost and
     // the gap after was too short to take it back: the next host work is shorter by it.
     let owed = 0;
@@ -516,8 +522,8 @@ class Generator {
         });
       if (next === undefined) continue;
       const orphans = this.orphans.get(i);
-      if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before);
-      else this.hostWork(out, work - before);
+      if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before, ranges[k]);
+      else this.hostWork(out, work - before, ranges[k]);
     }
     return out;
   }
@@ -630,7 +636,7 @@ class Generator {
     s.spanNs = Math.round(measured + lead);
   }
 
-  private hostWork(out: GeneratedStep[], work: number): void {
+  private hostWork(out: GeneratedStep[], work: number, ranges = 0): void {
     if (work <= 0) return;
     // Calls the scenario does not model (stream creation, API queries) fold into the host work around them.
     const prev = out[out.length - 1];
@@ -638,8 +644,10 @@ class Generator {
       prev?.call === -1 && prev.partOf === undefined && 'hostWork' in prev.step
         ? (prev.step.hostWork as { ns: number })
         : undefined;
-    if (held) held.ns += work;
-    else out.push({ step: { hostWork: { ns: work } }, call: -1 });
+    if (held) {
+      held.ns += work;
+      if (ranges) prev.ranges = (prev.ranges ?? 0) + ranges;
+    } else out.push({ step: { hostWork: { ns: work } }, call: -1, ...(ranges ? { ranges } : {}) });
   }
 
   /**
@@ -648,7 +656,14 @@ class Generator {
    * the gap leaves room for the launches), a launch step per op with its measured duration on its
    * stream, then the rest of the gap less the launches' cost. The replay's call ends `ownAfter` before the trace's (its own time after its steps is host work).
    */
-  private orphanLaunches(out: GeneratedStep[], i: number, ops: number[], work: number, ownAfter: number): void {
+  private orphanLaunches(
+    out: GeneratedStep[],
+    i: number,
+    ops: number[],
+    work: number,
+    ownAfter: number,
+    ranges: number,
+  ): void {
     const t = this.t;
     const ended = t.calls.end[i] - ownAfter;
     const first = this.launchCostNs(ops[0], ended);
@@ -680,7 +695,7 @@ class Generator {
         spent += this.p.recordNoTimingNs;
       }
     }
-    this.hostWork(out, work - lead - spent);
+    this.hostWork(out, work - lead - spent, ranges);
   }
 
   /**

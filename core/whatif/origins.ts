@@ -10,6 +10,27 @@ import type { GeneratedScenario, GeneratedStep } from './from-trace';
 /** Ops that are work: a marker (an event's record or wait) keeps the simulator's name. */
 const WORK = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
 
+/**
+ * The scenario step each call of `sim` (a simulation of `threads`, its lanes still named as the
+ * scenario names them) stands for; undefined for a call of no step. A lone thread is the
+ * simulator's `main`, whatever the scenario called it.
+ */
+export function stepsOfSimCalls(threads: Map<string, GeneratedStep[]>, sim: Trace): (GeneratedStep | undefined)[] {
+  const single = threads.size === 1;
+  const byLane = new Map<number, GeneratedStep[]>();
+  for (const [name, steps] of threads) {
+    const lane = sim.lanes.find((l) => l.kind === 'thread' && l.name === (single ? 'main' : name));
+    if (lane)
+      byLane.set(
+        lane.id,
+        steps.filter((s) => Object.keys(s.step).length),
+      );
+  }
+  const out: (GeneratedStep | undefined)[] = new Array(sim.calls.count);
+  for (let i = 0; i < sim.calls.count; i++) out[i] = byLane.get(sim.calls.lane[i])?.[sim.calls.step[i]];
+  return out;
+}
+
 /** `sim`, a simulation of `g` with these `threads` (g's own or an edit of them), relabelled in place after `t`. */
 export function withOrigins(
   t: Trace,
@@ -37,17 +58,16 @@ export function withOrigins(
     }
     return k;
   };
+  const stepOf = stepsOfSimCalls(threads, sim);
+  // Every lane is found by its scenario name before any takes its trace name.
   const single = threads.size === 1;
-  const stepsOf = new Map<number, GeneratedStep[]>();
-  for (const [name, steps] of threads) {
-    const lane = sim.lanes.find((l) => l.kind === 'thread' && l.name === (single ? 'main' : name));
-    if (!lane) continue;
-    stepsOf.set(
-      lane.id,
-      steps.filter((s) => Object.keys(s.step).length),
-    );
+  const found = [...threads.keys()].map((name) => ({
+    name,
+    lane: sim.lanes.find((l) => l.kind === 'thread' && l.name === (single ? 'main' : name)),
+  }));
+  for (const { name, lane } of found) {
     const from = g.laneOf('thread', name);
-    if (from !== undefined && t.lanes[from]) lane.name = t.lanes[from].name;
+    if (lane && from !== undefined && t.lanes[from]) lane.name = t.lanes[from].name;
   }
   for (const lane of sim.lanes) {
     if (lane.kind !== 'stream') continue;
@@ -60,8 +80,7 @@ export function withOrigins(
   const c = sim.calls;
   const tc = t.calls;
   for (let i = 0; i < c.count; i++) {
-    const step = stepsOf.get(c.lane[i])?.[c.step[i]];
-    const call = step?.call ?? -1;
+    const call = stepOf[i]?.call ?? -1;
     if (call < 0) continue;
     // The generated scenario's position means nothing to the user: the trace's site and context say where.
     c.line[i] = 0;
@@ -75,7 +94,7 @@ export function withOrigins(
   for (let j = 0; j < sim.ops.count; j++) {
     if (!WORK.has(sim.ops.kind[j])) continue;
     const call = sim.ops.call[j];
-    const op = call >= 0 ? stepsOf.get(c.lane[call])?.[c.step[call]]?.op : undefined;
+    const op = call >= 0 ? stepOf[call]?.op : undefined;
     // An edited copy (pinned where the trace's was pageable) is no longer the trace's op: it keeps its own name.
     const edited =
       op !== undefined &&

@@ -20,7 +20,9 @@ export interface PlainCalibration {
   /** The unchanged program's simulated step with the host work as recorded, and at `hostScale`. */
   recordedStepNs: number;
   calibratedStepNs: number;
-  /** The share of the recorded host work kept: 1 where the recording already ran at the plain speed. */
+  /** The recorder's cost taken out of host work for each range it logged there (ops, user ranges, Python calls). */
+  perRangeNs: number;
+  /** The share of the recorded host work kept after that: 1 where the cost per range was enough. */
   hostScale: number;
 }
 
@@ -80,15 +82,18 @@ export function overheadText(o: OverheadUsed): string {
   return `${o.model === NONE_MEASURED ? `trace overhead: ${NONE_MEASURED}${kind}` : modelText(o)}; ${plainText(o.plain)}`;
 }
 
-/** "host work scaled to 62% so that the unchanged program's step takes 4.40 ms, its plain speed (...)". */
+/** "host work less 5.48 µs per range the recorder logged in it, so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
 function plainText(p: PlainCalibration): string {
   const measured = `measured over ${p.steps} steps without the profiler; recorded, its step took ${formatNs(p.recordedStepNs)}`;
-  if (p.hostScale === 1)
+  if (p.hostScale === 1 && p.perRangeNs === 0)
     return `the recording ran at the program's plain speed, ${formatNs(p.plainStepNs)} per step (${measured})`;
-  const scaled = `host work scaled to ${Math.round(p.hostScale * 100)}%`;
+  const trimmed =
+    p.perRangeNs > 0 ? `host work less ${formatNs(p.perRangeNs)} per range the profiler logged in it` : '';
+  const scaled =
+    p.hostScale < 1 ? `${trimmed ? ', the rest' : 'host work'} scaled to ${Math.round(p.hostScale * 100)}%` : '';
   return p.hostScale === 0
-    ? `${scaled}: even without it the simulated step takes ${formatNs(p.calibratedStepNs)}, over the plain ${formatNs(p.plainStepNs)} (${measured})`
-    : `${scaled} so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)} (${measured})`;
+    ? `${trimmed}${scaled}: even without it the simulated step takes ${formatNs(p.calibratedStepNs)}, over the plain ${formatNs(p.plainStepNs)} (${measured})`
+    : `${trimmed}${scaled} so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)} (${measured})`;
 }
 
 function modelText(o: OverheadUsed): string {
@@ -105,6 +110,15 @@ function modelText(o: OverheadUsed): string {
  * own callback and those of the framework ranges that begin before the next call.
  */
 export function gapOverhead(t: Trace, calls: number[], cost: TraceOverheadCost): Float64Array {
+  return rangesPerGap(t, calls).map((n) => cost.perCudaCallNs + n * cost.perRecordFunctionNs);
+}
+
+/**
+ * Per gap between a thread's consecutive calls (`calls`, in begin order), how many framework ranges
+ * the trace recorded beginning in it (ops, user ranges, and with stacks each Python call): the
+ * recorder paid for each.
+ */
+export function rangesPerGap(t: Trace, calls: number[]): Float64Array {
   const lanes = new Set(calls.map((i) => t.calls.lane[i]));
   const ranges: number[] = [];
   for (let i = 0; i < t.calls.count; i++)
@@ -120,7 +134,7 @@ export function gapOverhead(t: Trace, calls: number[], cost: TraceOverheadCost):
       if (ranges[r] >= t.calls.begin[calls[k]]) n++;
       r++;
     }
-    out[k] = cost.perCudaCallNs + n * cost.perRecordFunctionNs;
+    out[k] = n;
   }
   return out;
 }

@@ -20,6 +20,8 @@ export interface FixJson {
   /** Host time saved over the window; negative for a fix that costs time (a race fix adds a wait). */
   savedNs: number | null;
   savedPerIterationNs: number | null;
+  /** The time per iteration after the first, before and after the fix, that savedPerIterationNs is read from; null where it is the saving shared over the iterations. */
+  pace: { beforeNs: number; afterNs: number } | null;
   isCost: boolean;
   waits: { call: number; name: string; beforeNs: number; afterNs: number | null }[];
   overhead: OverheadUsed;
@@ -54,6 +56,7 @@ export function whatIfJson(results: FixResult[], o: { file: string; profile: str
       after: r.after ?? null,
       savedNs: savedNs(r) ?? null,
       savedPerIterationNs: savedPerIterationNs(r) ?? null,
+      pace: r.pace ?? null,
       isCost: r.isCost,
       waits: r.waits.map((w) => ({ call: w.call, name: w.name, beforeNs: w.beforeNs, afterNs: w.afterNs ?? null })),
       overhead: r.overhead,

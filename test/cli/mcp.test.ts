@@ -228,7 +228,7 @@ test('findings, ranked by predicted saving, with "no fix to simulate" where ther
   const [first] = capture.data.findings;
   assert.equal(first.kind, 'pageable-async-copy');
   assert.equal(Math.round(first.predictedSavingNs / 1e5), 153);
-  assert.equal(Math.round(first.predictedSavingPerIterationNs / 1e4), 170);
+  assert.equal(Math.round(first.predictedSavingPerIterationNs / 1e4), 171);
   assert.equal(first.prediction, 'copy from pinned host memory, asynchronously, in 9 copies');
   assert.equal(first.callCount, 10);
   assert.equal(
@@ -237,7 +237,7 @@ test('findings, ranked by predicted saving, with "no fix to simulate" where ther
   );
   assert.match(
     capture.text,
-    /\nF6 warning S17 pageable-async-copy: .*\n {4}predicted saving 15\.3 ms \(1\.7 ms per iteration\): copy from pinned/,
+    /\nF6 warning S17 pageable-async-copy: .*\n {4}predicted saving 15\.3 ms \(1\.71 ms per iteration\): copy from pinned/,
   );
   // F2 has no fix the simulator can run: last, though it is second in report order (F3 7 µs, F1 705 ns).
   const query = await ok('findings', { path: 'examples/seed-query-before-after.scenario.json' });

@@ -101,8 +101,15 @@ test('the first-ranked finding is the one whatif predicts the largest saving for
     o.findings.map((f) => Math.round(f.predictedSavingNs! / 1e4)),
     [1444, 147, 145],
   );
+  // Per iteration, from the pace of the window's iterations after its first (`syncscope whatif` on
+  // it: 1.62 ms, 183 µs and 181 µs): the copies' saving is steady, within 1% of the 14.4 ms shared
+  // over the 9; the waits' fixes free a GPU that the first iteration still finds idle, and save
+  // more per iteration once it runs than shared (163 and 161 µs).
+  assert.deepEqual(
+    o.findings.map((f) => Math.round(f.perIterationNs! / 1e4)),
+    [162, 18, 18],
+  );
   for (const f of o.findings) {
-    assert.equal(f.perIterationNs, f.predictedSavingNs! / 9);
     assert.equal(f.isCost, false);
     assert.equal(f.noSaving, undefined);
   }
@@ -169,13 +176,14 @@ test('report --json carries the predictions, and meets the schema', async () => 
     json.findings.map((f: { predictedSavingNs: number }) => Math.round(f.predictedSavingNs / 1e4)),
     [1444, 145, 147],
   );
-  assert.equal(json.findings[0].predictedSavingPerIterationNs, Math.round(json.findings[0].predictedSavingNs / 9));
+  const shared = json.findings[0].predictedSavingNs / 9;
+  assert.ok(Math.abs(json.findings[0].predictedSavingPerIterationNs - shared) < 0.01 * shared);
   assert.match(json.predictedOver.window, /^9 iterations, iteration 2 to iteration 10/);
   // The text lists them by saving, each with the id whatif takes.
   const text = formatReport(report);
   const ids = [...text.matchAll(/\n {2}(F\d+) warning/g)].map((m) => m[1]);
   assert.deepEqual(ids, ['F1', 'F3', 'F2']);
-  assert.match(text, /\n {6}predicted saving 14\.4 ms \(1\.6 ms per iteration\)\n/);
+  assert.match(text, /\n {6}predicted saving 14\.4 ms \(1\.62 ms per iteration\)\n/);
 });
 
 test('ranking: savings largest first, a cost after them, then the rest by severity; ties keep the analysis order', () => {

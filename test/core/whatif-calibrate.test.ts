@@ -1,6 +1,7 @@
 // The what-if's calibration to the program's plain speed (core/whatif/calibrate.ts): a profile from
-// `syncscope profile` holds the script's step timed with the profiler off, and the what-if scales the
-// recorded host work so that the unchanged program's simulated step takes that long. loop_sync's
+// `syncscope profile` holds the script's step timed with the profiler off, and the what-if takes the
+// same time out of host work for each range the profiler logged there (scaling the rest only where
+// that is not enough) so that the unchanged program's simulated step takes that long. loop_sync's
 // profile (test/fixtures/whatif-truth, H100): its plain step, read by hand from the trace's marker,
 // is 4140176 ns over 5 steps; its recorded steps take about 7.9 ms.
 import { test } from 'node:test';
@@ -9,26 +10,29 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { importPytorch } from '../../core/import/pytorch';
 import { h200 } from '../../core/simulate/profile';
-import { whatIf } from '../../core/whatif/fixes';
-import { scaleHostWork } from '../../core/whatif/calibrate';
+import { savedPerIterationNs, whatIf } from '../../core/whatif/fixes';
+import { plainHostWork } from '../../core/whatif/calibrate';
 import { overheadText } from '../../core/whatif/overhead';
-import type { GeneratedStep } from '../../core/whatif/from-trace';
+import { scenarioFromTrace, type GeneratedStep } from '../../core/whatif/from-trace';
+import { TraceBuilder } from '../../core/trace/model';
 import { repoPath } from '../helpers/paths';
 
 const loopSync = () =>
   importPytorch(gunzipSync(readFileSync(repoPath('test/fixtures/whatif-truth/loop_sync.profile.json.gz'))));
 
-test('scaleHostWork scales host work steps alone, on the copy it is given, and never to 0 ns', () => {
+test('plainHostWork takes the time per range out of host work steps alone, then scales, on the copy it is given, never to 0 ns', () => {
   const steps: GeneratedStep[] = [
-    { step: { hostWork: { ns: 1000 } }, call: -1 },
+    { step: { hostWork: { ns: 1000 } }, call: -1, ranges: 3 },
     { step: { sync: 'device' }, call: 3 },
-    { step: { hostWork: { ns: 1 } }, call: -1 },
+    { step: { hostWork: { ns: 500 } }, call: -1 },
+    { step: { hostWork: { ns: 100 } }, call: -1, ranges: 2 },
   ];
   const th = new Map([['main', steps.slice()]]);
-  scaleHostWork(th, 0.25);
+  plainHostWork(th, 200, 0.5);
   assert.deepEqual(
     th.get('main')!.map((s) => s.step),
-    [{ hostWork: { ns: 250 } }, { sync: 'device' }, { hostWork: { ns: 1 } }],
+    // (1000 - 3 x 200) / 2; a step without ranges is only scaled; 100 - 2 x 200 is nothing, kept at 1 ns.
+    [{ hostWork: { ns: 200 } }, { sync: 'device' }, { hostWork: { ns: 250 } }, { hostWork: { ns: 1 } }],
   );
   assert.deepEqual(steps[0].step, { hostWork: { ns: 1000 } }, 'the original steps are untouched');
 });
@@ -40,14 +44,20 @@ test("a profile's plain step calibrates the host work: the unchanged program's s
   const plain = fix.overhead.plain!;
   assert.equal(plain.plainStepNs, 4140176);
   assert.ok(plain.recordedStepNs > 7_000_000, `recorded ${plain.recordedStepNs}`);
-  assert.ok(plain.hostScale > 0 && plain.hostScale < 1, `scale ${plain.hostScale}`);
+  // The ranges are enough: loop_sync logs about a thousand a step (Python calls and ops), and a few
+  // µs each is what a tracer of Python calls costs.
+  assert.equal(plain.hostScale, 1);
+  assert.ok(plain.perRangeNs > 2000 && plain.perRangeNs < 10_000, `per range ${plain.perRangeNs}`);
   assert.ok(Math.abs(plain.calibratedStepNs - 4140176) <= 0.005 * 4140176, `calibrated ${plain.calibratedStepNs}`);
   // Per iteration of the 10 recorded: the calibrated before is the plain step, 10 of them.
   assert.ok(Math.abs(fix.before.doneNs / fix.iterations - plain.calibratedStepNs) < 1000);
   assert.match(
     overheadText(fix.overhead),
-    /host work scaled to \d+% so that the unchanged program's step takes 4\.1\d ms, its plain speed of 4\.14 ms/,
+    /host work less \d\.\d+ µs per range the profiler logged in it so that the unchanged program's step takes 4\.1\d ms, its plain speed of 4\.14 ms/,
   );
+  // Its 10 steps set a pace after the first, and the saving per iteration is read from it.
+  assert.ok(fix.pace, 'a pace');
+  assert.equal(savedPerIterationNs(fix), fix.pace.beforeNs - fix.pace.afterNs);
   // The same trace without its plain step is not scaled: its before is the recorded step.
   delete t.meta.plainStep;
   const [bare] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'loop-sync');
@@ -83,5 +93,34 @@ test('the plain marker is read, and a malformed one is a counted fault, not a st
   assert.ok(
     bad.meta.notes?.some((n) => n.includes('"plain" is not {"stepNs": n, "steps": k} with n and k positive integers')),
     JSON.stringify(bad.meta.notes),
+  );
+});
+
+test('each host work step of a scenario counts the ranges the profiler logged in its gap', () => {
+  // Two launches 100 µs apart; three ranges (a Python call, an op, a nested op) begin between them,
+  // one inside the first launch's call, and one after the second.
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'stream 7', device: 0, legacyDefault: true });
+  const launch = (at: number) => {
+    const c = b.call({ lane: host, kind: 'launch', name: 'cudaLaunchKernel', begin: at, end: at + 5_000, stream: s });
+    b.op({ lane: s, kind: 'kernel', name: 'k', start: at + 8_000, end: at + 9_000, call: c });
+  };
+  const range = (at: number, name: string) => b.call({ lane: host, kind: 'context', name, begin: at, end: at + 1_000 });
+  launch(0);
+  range(2_000, 'aten::add');
+  range(30_000, 'model.py(12): forward');
+  range(40_000, 'aten::mm');
+  range(40_500, 'aten::addmm');
+  launch(100_000);
+  range(110_000, 'aten::relu');
+  launch(200_000);
+  const t = b.finish({ source: 'pytorch', clock: 'kineto', alignmentErrorNs: 0 });
+  const steps = scenarioFromTrace(t, h200).threads.get('main')!;
+  const work = steps.filter((x) => 'hostWork' in x.step);
+  // The gap after each launch: from its call's begin to the next call's; the last launch has none.
+  assert.deepEqual(
+    work.map((x) => x.ranges ?? 0),
+    [4, 1],
   );
 });

@@ -36,9 +36,9 @@ describe('findings list ranked by predicted saving', { skip: skipReason() }, () 
     await nextFrame(page);
     assert.deepEqual(await ids(), ['F1', 'F3', 'F2']);
     assert.deepEqual(await page.locator('li.finding .saving').allTextContents(), [
-      'predicted saving 14.4 ms (1.6 ms per iteration)',
-      'predicted saving 1.47 ms (163 µs per iteration)',
-      'predicted saving 1.45 ms (161 µs per iteration)',
+      'predicted saving 14.4 ms (1.62 ms per iteration)',
+      'predicted saving 1.47 ms (183 µs per iteration)',
+      'predicted saving 1.45 ms (181 µs per iteration)',
     ]);
     await page.screenshot({ path: join(resultsDir(), 'findings-rank.png') });
     assert.deepEqual(errors, []);
