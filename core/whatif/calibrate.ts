@@ -1,8 +1,9 @@
 // A recorder slows the host it records: torch.profiler's callbacks, its Python tracer and the line
 // markers add to every host gap, and a fix that frees the host then runs ahead on gaps the program
 // never has. `syncscope profile` measures the program's own step with the recorder off
-// (TraceMeta.plainStep); the what-if scales the scenario's host work so that the unchanged
-// program's simulated steps take that long, and simulates every fix at the same scale.
+// (TraceMeta.plainStep); the what-if takes the recorder's cost out of the scenario's host work so
+// that the unchanged program's simulated steps take that long, and simulates every fix with the
+// same host work.
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import type { Trace } from '../trace/model';
@@ -11,12 +12,12 @@ import { compileGenerated } from './compile';
 import type { GeneratedScenario, Threads } from './from-trace';
 import type { PlainCalibration } from './overhead';
 
-/** Bisection steps on the scale; each is one simulation of the window. */
+/** Bisection steps on the cost per range or the scale; each is one simulation of the window. */
 const SEARCH_STEPS = 10;
 /** Close enough: the plain step is one measurement of a few steps, noisier than this. */
 const TOLERANCE = 0.005;
 
-/** Host work as the program without the recorder would do it: `perRangeNs` less for each range the recorder logged in it, then scaled by `scale`. */
+/** Host work of `th` (a copy the caller owns) as the program without the recorder does it: `perRangeNs` less for each range the recorder logged in it, then scaled by `scale`. */
 export function plainHostWork(th: Threads, perRangeNs: number, scale: number): void {
   if (scale === 1 && perRangeNs === 0) return;
   for (const steps of th.values())
@@ -28,11 +29,6 @@ export function plainHostWork(th: Threads, perRangeNs: number, scale: number): v
         steps[k] = { ...s, step: { ...s.step, hostWork: { ns: Math.max(1, Math.round(trimmed * scale)) } } };
       }
     }
-}
-
-/** Scales every host work step of `th` (a copy the caller owns) by `scale`. */
-export function scaleHostWork(th: Threads, scale: number): void {
-  plainHostWork(th, 0, scale);
 }
 
 /** The most a range can be said to cost: enough to empty every host work step that logged ranges. */
@@ -77,7 +73,7 @@ export function calibrateHost(
     }
   };
   if (recordedStepNs > plain.ns) {
-    const most = process.env.SYNCSCOPE_CAL === 'scale' ? 0 : maxPerRangeNs(base.threads);
+    const most = maxPerRangeNs(base.threads);
     const emptied = { perRangeNs: most, scale: 1, sim: most > 0 ? at(most, 1) : recorded };
     if (stepOf(emptied.sim) <= plain.ns) search(0, most, (x) => ({ perRangeNs: x, scale: 1, sim: at(x, 1) }));
     else {

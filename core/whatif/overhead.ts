@@ -82,7 +82,7 @@ export function overheadText(o: OverheadUsed): string {
   return `${o.model === NONE_MEASURED ? `trace overhead: ${NONE_MEASURED}${kind}` : modelText(o)}; ${plainText(o.plain)}`;
 }
 
-/** "host work less 5.48 µs per range the recorder logged in it, so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
+/** "host work less 5.48 µs per range the profiler logged in it so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
 function plainText(p: PlainCalibration): string {
   const measured = `measured over ${p.steps} steps without the profiler; recorded, its step took ${formatNs(p.recordedStepNs)}`;
   if (p.hostScale === 1 && p.perRangeNs === 0)
