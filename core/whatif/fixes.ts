@@ -313,12 +313,15 @@ export const savedNs = (r: FixResult): number | undefined => (r.after ? r.before
 /**
  * The saving per iteration of the window's loop: from the pace of the iterations after the first
  * where they set one (pace.ts), else the saving shared over the iterations; undefined where the fix
- * could not apply or no loop was found.
+ * could not apply or no loop was found. A pace that says the opposite of the window's saving (a
+ * saving of microseconds either way) gives way to the shared one, so that the two never disagree
+ * on whether the fix saves.
  */
 export const savedPerIterationNs = (r: FixResult): number | undefined => {
   const saved = savedNs(r);
   if (saved === undefined || !r.iterations) return undefined;
-  return r.pace ? r.pace.beforeNs - r.pace.afterNs : saved / r.iterations;
+  const paced = r.pace ? r.pace.beforeNs - r.pace.afterNs : undefined;
+  return paced !== undefined && Math.sign(paced) === Math.sign(saved) ? paced : saved / r.iterations;
 };
 
 /** Fixes in the one order of findings (core/overview/rank.ts): largest predicted saving first, a cost after the savings, those that cannot apply last. */

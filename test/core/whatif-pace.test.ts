@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { TraceBuilder, type Trace } from '../../core/trace/model';
 import type { GeneratedStep } from '../../core/whatif/from-trace';
 import { doneWithWorkBefore, paceAfterFirst } from '../../core/whatif/pace';
+import { savedPerIterationNs, type FixResult } from '../../core/whatif/fixes';
 
 const meta = { source: 'simulator', clock: 'simulated', alignmentErrorNs: 0 } as const;
 
@@ -69,4 +70,26 @@ test('the pace is the time from the first iteration done to the window done, ove
     ),
     undefined,
   );
+});
+
+test('the saving per iteration comes from the pace, unless the pace says the opposite of the window', () => {
+  const base = {
+    id: 'F1',
+    finding: {} as FixResult['finding'],
+    edit: 'remove 9 synchronize steps',
+    applied: true,
+    waits: [],
+    isCost: false,
+    overhead: { model: 'none measured', perCudaCallNs: 0, perRecordFunctionNs: 0, subtractedNs: 0 },
+    iterations: 10,
+    before: { hostNs: 0, gpuBusyNs: 0, doneNs: 41_000_000 },
+    after: { hostNs: 0, gpuBusyNs: 0, doneNs: 30_000_000 },
+  };
+  // 11 ms over the window; at the pace after the first, 4.1 ms before and 2.9 ms after.
+  assert.equal(savedPerIterationNs({ ...base, pace: { beforeNs: 4_100_000, afterNs: 2_900_000 } }), 1_200_000);
+  // No pace: the window's saving shared over its 10 iterations.
+  assert.equal(savedPerIterationNs(base), 1_100_000);
+  // A pace 1.6 µs slower after a fix that saves 4.14 µs over the window: the shared 414 ns.
+  const tiny = { ...base, after: { hostNs: 0, gpuBusyNs: 0, doneNs: 41_000_000 - 4_140 } };
+  assert.equal(savedPerIterationNs({ ...tiny, pace: { beforeNs: 4_100_000, afterNs: 4_101_600 } }), 414);
 });
