@@ -261,7 +261,9 @@ function findingLines(r: Report, out: string[]): void {
     ? `, largest predicted saving first (fixes simulated with the ${r.predictedOver.profile} profile over ${r.predictedOver.window})`
     : '';
   out.push(`Findings (${r.findings.length})${by}:`);
-  const ranked = rankFindings(r.findings.map((f, index) => ({ ...f, index })));
+  const ranked = rankFindings(
+    r.findings.map((f, index) => ({ ...f, index, perIterationNs: f.predictedSavingPerIterationNs })),
+  );
   for (const f of ranked) {
     const at = f.source && !('file' in f.source) ? 'at ' + where(f.source) : where(f.source);
     const place = at || (f.context ? `in ${f.context}` : '');

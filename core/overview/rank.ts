@@ -12,17 +12,23 @@ export interface Rankable {
   severity: Severity;
   /** Negative where the fix costs host time. */
   predictedSavingNs?: number;
+  /** The same per iteration of the window's loop, where it holds one: the figure every list shows. */
+  perIterationNs?: number;
 }
 
 /**
  * Findings with a predicted saving first, the largest first (a cost counts as a negative saving, so
  * it comes after every saving); then those without one, errors before warnings before infos. Ties
- * keep the analysis order.
+ * keep the analysis order. Savings compare per iteration where every one has that figure (the
+ * window holds a loop), since that is what the program saves each step once it runs; else over the
+ * window.
  */
 export function rankFindings<T extends Rankable>(items: readonly T[]): T[] {
+  const perIteration = items.every((i) => i.predictedSavingNs === undefined || i.perIterationNs !== undefined);
+  const saving = (i: T) => (perIteration && i.predictedSavingNs !== undefined ? i.perIterationNs : i.predictedSavingNs);
   return [...items].sort((a, b) => {
-    const x = a.predictedSavingNs;
-    const y = b.predictedSavingNs;
+    const x = saving(a);
+    const y = saving(b);
     if (x !== undefined && y !== undefined && x !== y) return y - x;
     if ((x === undefined) !== (y === undefined)) return x === undefined ? 1 : -1;
     if (x === undefined && a.severity !== b.severity) return BY_SEVERITY[a.severity] - BY_SEVERITY[b.severity];

@@ -331,6 +331,7 @@ export function rankedBySaving<T extends FixResult>(results: T[]): T[] {
     index: Number(r.id.slice(1)) - 1,
     severity: r.finding.severity,
     predictedSavingNs: savedNs(r),
+    perIterationNs: savedPerIterationNs(r),
   }));
   return rankFindings(items).map(({ r }) => r);
 }

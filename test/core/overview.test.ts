@@ -203,6 +203,25 @@ test('ranking: savings largest first, a cost after them, then the rest by severi
   );
 });
 
+test('ranking compares savings per iteration where every saving has one, else over the window', () => {
+  // F1 saves more over the window (its first iteration gains most), F2 more each iteration after it.
+  const items = [
+    { index: 0, severity: 'warning' as const, predictedSavingNs: 1_470_000, perIterationNs: 163_000 },
+    { index: 1, severity: 'warning' as const, predictedSavingNs: 1_450_000, perIterationNs: 181_000 },
+    { index: 2, severity: 'error' as const },
+  ];
+  assert.deepEqual(
+    rankFindings(items).map((r) => r.index),
+    [1, 0, 2],
+  );
+  // One saving without its figure per iteration (no loop): all compare over the window.
+  const mixed = [items[0], { ...items[1], perIterationNs: undefined }, items[2]];
+  assert.deepEqual(
+    rankFindings(mixed).map((r) => r.index),
+    [0, 1, 2],
+  );
+});
+
 test("the Problems entries of a profiled script follow the overview's ranking", async () => {
   const { trace, analysis } = await load(PROFILED);
   const o = buildOverview(trace, analysis, h200);
