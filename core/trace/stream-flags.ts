@@ -39,10 +39,13 @@ const IS_GPU_WORK = Uint8Array.from({ length: OP_KINDS.length }, (_, k) => (GPU_
  */
 export function gpuWorkByLane(t: Trace): Map<number, Int32Array> {
   const { kind, lane, start, count } = t.ops;
-  const counts = new Int32Array(t.lanes.length);
+  // A lane the trace does not list still has its work counted.
+  let lanes = t.lanes.length;
+  for (let j = 0; j < count; j++) if (lane[j] >= lanes) lanes = lane[j] + 1;
+  const counts = new Int32Array(lanes);
   for (let j = 0; j < count; j++) if (IS_GPU_WORK[kind[j]]) counts[lane[j]]++;
   const lists = Array.from(counts, (n) => new Int32Array(n));
-  const filled = new Int32Array(t.lanes.length);
+  const filled = new Int32Array(lanes);
   for (let j = 0; j < count; j++) if (IS_GPU_WORK[kind[j]]) lists[lane[j]][filled[lane[j]]++] = j;
   const out = new Map<number, Int32Array>();
   lists.forEach((ops, l) => {
