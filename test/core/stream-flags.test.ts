@@ -45,3 +45,12 @@ test("each lane's GPU work comes in order of start, whatever order the trace hol
   assert.deepEqual([...gpuWorkByLane(t).get(0)!], [1, 0]);
   assert.deepEqual([...gpuWorkByLane(t).get(1)!], [2]);
 });
+
+test("an op on a lane the trace does not list is that lane's work", () => {
+  const b = new TraceBuilder();
+  b.lane({ kind: 'stream', name: 'stream 7', device: 0, legacyDefault: true });
+  b.op({ lane: 0, kind: 'kernel', start: 0, end: 10_000 });
+  b.op({ lane: 3, kind: 'kernel', start: 2_000, end: 3_000 });
+  const t = b.finish({ source: 'pytorch', clock: 'cupti', alignmentErrorNs: 0 });
+  assert.deepEqual([...gpuWorkByLane(t).get(3)!], [1]);
+});
