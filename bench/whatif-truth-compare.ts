@@ -21,6 +21,8 @@ export interface ManifestProgram {
   /** Finding kinds whose fix is this program's fix, the one to take first first. */
   kinds: string[];
   fix: string;
+  /** `syncscope profile --step-on` for a loop with no optimizer step, so that its profile has steps and a plain one. */
+  stepOn?: string;
 }
 
 export interface Manifest {
@@ -79,11 +81,12 @@ export function parseManifest(text: string, file: string): Manifest {
         typeof p.name === 'string' &&
         strings(p.kinds) &&
         p.kinds.length > 0 &&
-        typeof p.fix === 'string',
+        typeof p.fix === 'string' &&
+        (p.stepOn === undefined || typeof p.stepOn === 'string'),
     );
   if (!ok)
     throw new InputError(
-      `${file}: expected {"recordArgs": [..], "profileSteps": n, "programs": [{"name", "kinds": [finding kinds], "fix"}]}`,
+      `${file}: expected {"recordArgs": [..], "profileSteps": n, "programs": [{"name", "kinds": [finding kinds], "fix", optional "stepOn"}]}`,
     );
   return m as unknown as Manifest;
 }

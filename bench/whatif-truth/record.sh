@@ -3,7 +3,8 @@
 # build/Release/ built and node and a CUDA PyTorch (python3) on PATH. For each program of
 # bench/whatif-truth/manifest.json: RUNS (default 5) alternating plain runs of the buggy and the
 # fixed program (iter_ns of each), then `syncscope profile` and `syncscope capture` of the buggy one,
-# all with the manifest's recordArgs (the same warm-up and timed steps).
+# all with the manifest's recordArgs (the same warm-up and timed steps). A program whose loop has no
+# optimizer step names its step function (the manifest's stepOn), passed to the profile as --step-on.
 # Writes to $OUT/whatif-truth (default ./gpu-out/whatif-truth): measured.json, the traces
 # (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
 # captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
@@ -55,8 +56,10 @@ for name in ${RECORDED:-${names[@]}}; do
   prog="$here/programs/$name.py"
   if [ "$(elapsed)" -ge "$deadline" ]; then echo "skipped profile and capture of $name: past ${deadline} s"; continue; fi
   s=$(date +%s)
+  # A loop with no optimizer step names its step function (the manifest's stepOn).
+  step_on=$(node -e 'const p = require("./'$here'/manifest.json").programs.find((p) => p.name === process.argv[1]); console.log(p?.stepOn ?? "")' "$name")
   if [ "${ONLY:-profile}" = profile ]; then
-    timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps 5 --json \
+    timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps 5 ${step_on:+--step-on "$step_on"} --json \
       -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
     echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
   fi

@@ -33,6 +33,15 @@ test('measured.json that is not a recording: an error that names the file and wh
     /m\.json: programs\.a needs "buggy" and "fixed"/,
   );
   assert.throws(() => parseManifest('{"programs": []}', 'manifest.json'), /manifest\.json: expected \{"recordArgs"/);
+  // A program's step function for `syncscope profile --step-on`, where it has no optimizer step.
+  const program = (stepOn: unknown) =>
+    JSON.stringify({
+      recordArgs: ['--iters', '60'],
+      profileSteps: 10,
+      programs: [{ name: 'legacy_stream', kinds: ['legacy-serialization'], fix: 'non-blocking', stepOn }],
+    });
+  assert.equal(parseManifest(program('step'), 'manifest.json').programs[0].stepOn, 'step');
+  assert.throws(() => parseManifest(program(3), 'manifest.json'), /optional "stepOn"/);
 });
 
 const fix = (kind: string, perIterationNs: number | null, applies = true, edit?: string): FixPrediction => ({
