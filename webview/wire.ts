@@ -1,7 +1,7 @@
 // The page's side of the trace as the extension posts it (core/protocol WireTrace): each column
 // inflated by the browser's DecompressionStream straight into a buffer of its size, which becomes
-// the column. Messages are taken in the order they came: those after a trace wait
-// until it is unpacked.
+// the column. Messages are taken in the order they came: those after a trace wait until it is
+// unpacked.
 import {
   columnBytes,
   SCHEMAS,

@@ -286,10 +286,10 @@ function outcome(sim: Trace): Outcome {
   return { hostNs, gpuBusyNs: busy, doneNs: doneAt(sim) };
 }
 
-/** Each trace call's blocked time in a simulation of `threads`. */
-function blockedByCall(threads: Threads, sim: Trace): Map<number, number> {
+/** Each trace call's blocked time in a simulation (`steps`: the scenario step of each of its calls). */
+function blockedByCall(steps: readonly (GeneratedStep | undefined)[], sim: Trace): Map<number, number> {
   const out = new Map<number, number>();
-  stepsOfSimCalls(threads, sim).forEach((s, i) => {
+  steps.forEach((s, i) => {
     if (s && s.call >= 0) out.set(s.call, (out.get(s.call) ?? 0) + sim.calls.blockedNs[i]);
   });
   return out;
@@ -390,12 +390,13 @@ export function whatIf(
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain ? { ...base.overhead, plain: plain.calibration } : base.overhead;
   const before = outcome(baseSim);
-  const baseBlocked = blockedByCall(base.threads, baseSim);
+  const baseSteps = stepsOfSimCalls(base.threads, baseSim);
+  const baseBlocked = blockedByCall(baseSteps, baseSim);
   const second = secondIterationBegins(rw);
-  const paceOf = (th: Threads, sim: Trace) =>
-    second === undefined ? undefined : paceAfterFirst(t, stepsOfSimCalls(th, sim), sim, second, iterations);
-  const basePace = paceOf(base.threads, baseSim);
-  withOrigins(t, base, baseSim);
+  const paceOf = (steps: readonly (GeneratedStep | undefined)[], sim: Trace) =>
+    second === undefined ? undefined : paceAfterFirst(t, steps, sim, second, iterations);
+  const basePace = paceOf(baseSteps, baseSim);
+  withOrigins(t, base, baseSim, base.threads, baseSteps);
   const chosen = a.findings
     .map((f, k) => ({ f, id: `F${k + 1}` }))
     .filter(({ f, id }) => (ids === 'all' ? !!f.fix : ids.includes(id)));
@@ -422,9 +423,10 @@ export function whatIf(
     };
     if (said.startsWith('cannot')) return result;
     const sim = simulate(compileGenerated(g, th), profile);
-    const after = blockedByCall(th, sim);
-    const afterPace = basePace === undefined ? undefined : paceOf(th, sim);
-    withOrigins(t, g, sim, th);
+    const steps = stepsOfSimCalls(th, sim);
+    const after = blockedByCall(steps, sim);
+    const afterPace = basePace === undefined ? undefined : paceOf(steps, sim);
+    withOrigins(t, g, sim, th, steps);
     for (const [call, was] of baseBlocked) {
       const now = after.get(call);
       if (was > 1000 && (now === undefined || was - now > 1000))

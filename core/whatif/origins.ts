@@ -31,12 +31,16 @@ export function stepsOfSimCalls(threads: Map<string, GeneratedStep[]>, sim: Trac
   return out;
 }
 
-/** `sim`, a simulation of `g` with these `threads` (g's own or an edit of them), relabelled in place after `t`. */
+/**
+ * `sim`, a simulation of `g` with these `threads` (g's own or an edit of them), relabelled in place
+ * after `t`; `stepOf`: stepsOfSimCalls of them, where the caller made it already.
+ */
 export function withOrigins(
   t: Trace,
   g: GeneratedScenario,
   sim: Trace,
   threads: Map<string, GeneratedStep[]> = g.threads,
+  stepOf = stepsOfSimCalls(threads, sim),
 ): Trace {
   const ids = new Map<string, number>(sim.strings.map((s, k) => [s, k]));
   const id = (s: string): number => {
@@ -58,7 +62,6 @@ export function withOrigins(
     }
     return k;
   };
-  const stepOf = stepsOfSimCalls(threads, sim);
   // Every lane is found by its scenario name before any takes its trace name.
   const single = threads.size === 1;
   const found = [...threads.keys()].map((name) => ({

@@ -8,6 +8,7 @@ import {
   type TraceOverhead,
   type TraceOverheadCost,
 } from '../simulate/trace-overhead';
+import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
 import { formatNs } from '../units';
 import type { Trace } from '../trace/model';
@@ -107,34 +108,46 @@ function modelText(o: OverheadUsed): string {
 
 /**
  * Per gap between a thread's consecutive calls, the host time the recorder added there: the call's
- * own callback and those of the framework ranges that begin before the next call.
+ * own callback and those of the framework ranges that begin before the next call (`ranges`,
+ * rangesPerGap's counts).
  */
-export function gapOverhead(t: Trace, calls: number[], cost: TraceOverheadCost): Float64Array {
-  return rangesPerGap(t, calls).map((n) => cost.perCudaCallNs + n * cost.perRecordFunctionNs);
+export const gapOverhead = (ranges: Float64Array, cost: TraceOverheadCost): Float64Array =>
+  ranges.map((n) => cost.perCudaCallNs + n * cost.perRecordFunctionNs);
+
+/** Each thread lane's framework range begins, ascending, made once per trace: a what-if makes a scenario per fix. */
+const rangeBeginsOf = new WeakMap<Trace, Map<number, Float64Array>>();
+
+function rangeBegins(t: Trace): Map<number, Float64Array> {
+  let byLane = rangeBeginsOf.get(t);
+  if (byLane) return byLane;
+  const lists = new Map<number, number[]>();
+  for (let i = 0; i < t.calls.count; i++) {
+    if (t.calls.kind[i] !== CK.context) continue;
+    const lane = t.calls.lane[i];
+    (lists.get(lane) ?? lists.set(lane, []).get(lane)!).push(t.calls.begin[i]);
+  }
+  byLane = new Map([...lists].map(([lane, begins]) => [lane, Float64Array.from(begins).sort()]));
+  rangeBeginsOf.set(t, byLane);
+  return byLane;
 }
 
 /**
- * Per gap between a thread's consecutive calls (`calls`, in begin order), how many framework ranges
- * the trace recorded beginning in it (ops, user ranges, and with stacks each Python call): the
- * recorder paid for each.
+ * Per gap between a thread's consecutive calls (`calls`, in begin order, of one lane or of several
+ * that take turns), how many framework ranges the trace recorded on those lanes beginning in it,
+ * from the call's begin to the next one's (ops, user ranges, and with stacks each Python call):
+ * the recorder paid for each.
  */
 export function rangesPerGap(t: Trace, calls: number[]): Float64Array {
-  const lanes = new Set(calls.map((i) => t.calls.lane[i]));
-  const ranges: number[] = [];
-  for (let i = 0; i < t.calls.count; i++)
-    if (t.calls.kind[i] === CK.context && lanes.has(t.calls.lane[i])) ranges.push(t.calls.begin[i]);
-  ranges.sort((a, b) => a - b);
+  const all = rangeBegins(t);
+  const lanes = [...new Set(calls.map((i) => t.calls.lane[i]))]
+    .map((l) => all.get(l))
+    .filter((begins): begins is Float64Array => begins !== undefined);
+  const before = (x: number) =>
+    lanes.reduce((n, begins) => n + countAtMost(begins.length, (k) => (begins[k] < x ? 0 : 1), 0), 0);
   const out = new Float64Array(calls.length);
-  let r = 0;
   for (let k = 0; k < calls.length; k++) {
     const next = calls[k + 1];
-    const until = next === undefined ? Infinity : t.calls.begin[next];
-    let n = 0;
-    while (r < ranges.length && ranges[r] < until) {
-      if (ranges[r] >= t.calls.begin[calls[k]]) n++;
-      r++;
-    }
-    out[k] = n;
+    out[k] = before(next === undefined ? Infinity : t.calls.begin[next]) - before(t.calls.begin[calls[k]]);
   }
   return out;
 }
