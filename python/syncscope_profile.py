@@ -4,7 +4,9 @@
 
 - Steps: with --plain-steps P, 2 + P plain steps first; W warm-up steps, then N recorded ones; the
   script is stopped once they are written. The plain steps run with the profiler off and every hook
-  of this launcher paused; the mean duration of the last P, between two torch.cuda.synchronize()
+  of this launcher paused (a --step-on step is still seen there, through events on its own code
+  objects alone: sys.monitoring from Python 3.12, a trace function that follows only those code
+  objects before it); the mean duration of the last P, between two torch.cuda.synchronize()
   calls, is the script's own speed, written into the trace as a zero-length record_function
   "syncscope.site:" + {"plain": {"stepNs": n, "steps": P}} at the start of the recorded steps (a
   what-if scales the recorded host time to it). A step
@@ -249,9 +251,46 @@ class LineEvents:
                     continue
                 self.tool = tool
                 self.monitoring.register_callback(tool, self.monitoring.events.LINE, self.on_line)
+                self.monitoring.register_callback(tool, self.monitoring.events.PY_RETURN, self.on_return)
                 break
+        self.steps = None  # while the hooks are paused: {step code: its events before}, the step and its hook
+
+    def count_steps(self, codes, step_on, on_step):
+        """A --step-on step seen while the hooks are paused, through events on the step's own code
+        objects alone; False where there is no sys.monitoring (before Python 3.12)."""
+        if self.tool is None:
+            return False
+        event = self.monitoring.events.LINE if step_on.line else self.monitoring.events.PY_RETURN
+        before = {code: self.monitoring.get_local_events(self.tool, code) for code in codes}
+        self.steps = (before, step_on, on_step)
+        for code, events in before.items():
+            self.monitoring.set_local_events(self.tool, code, events | event)
+        self.monitoring.restart_events()
+        return True
+
+    def stop_counting_steps(self):
+        if self.steps is None:
+            return
+        for code, events in self.steps[0].items():
+            self.monitoring.set_local_events(self.tool, code, events)
+        self.steps = None
+
+    def on_return(self, code, _offset, _value):
+        if self.steps is None or code not in self.steps[0]:
+            return self.monitoring.DISABLE
+        _before, step_on, on_step = self.steps
+        if step_on.ends_at_return(code):
+            on_step()
+        return None
 
     def on_line(self, code, line):
+        if self.steps is not None and code in self.steps[0]:
+            _before, step_on, on_step = self.steps
+            if step_on.ends_at_line(code, line):
+                on_step()
+            return None  # the step's code keeps its line events while the hooks are paused
+        if self.sites.paused:
+            return None
         lines = self.sites.known.get(code)
         if lines is None or line not in lines:
             return self.monitoring.DISABLE
@@ -281,6 +320,10 @@ class StepOn:
         self.file, self.line = (head, int(tail)) if sep and head and tail.isdigit() else (None, None)
         self.function = None if self.line else what
         self._codes = {}
+
+    def codes(self):
+        """The code objects seen so far that hold the step."""
+        return [code for code, known in self._codes.items() if known]
 
     def describe(self):
         return f"line {self.what}" if self.line else f"function {self.what}"
@@ -312,14 +355,28 @@ class UserLines:
         self.step_on = step_on
         self.on_step = on_step
         self.last = threading.local()
+        self.paused = False
+        self.step_codes = ()
 
     def install(self):
+        self.paused = False
+        self.sites.lines.stop_counting_steps()
         self._set_trace(self.on_call)
 
     def pause(self):
-        """No trace function anywhere: the plain steps run as the script would alone."""
+        """No line is followed: the plain steps run as the script would alone. A --step-on step is
+        still seen, through events on the step's own code objects alone."""
+        self.paused = True
         self._set_trace(None)
         self.last = threading.local()
+        if self.step_on is None:
+            return
+        self.step_codes = frozenset(self.step_on.codes())
+        if not self.sites.lines.count_steps(self.step_codes, self.step_on, self.on_step):
+            self._set_trace(self.on_step_call)
+
+    def on_step_call(self, frame, _event, _arg):
+        return self.on_event if frame.f_code in self.step_codes else None
 
     def _set_trace(self, function):
         # Python 3.12 sets every running thread's trace function at once; before it, the threads the
@@ -339,6 +396,14 @@ class UserLines:
         return self.on_event
 
     def on_event(self, frame, event, arg):
+        if self.paused:
+            # A frame that kept this function from before the pause, or the step's own code: the
+            # step alone is looked for.
+            if event == "line" and self.step_on is not None and self.step_on.ends_at_line(frame.f_code, frame.f_lineno):
+                self.on_step()
+            elif event == "return" and self.step_on is not None and self.step_on.ends_at_return(frame.f_code):
+                self.on_step()
+            return self.on_event
         if event == "line":
             self.sites.lines.on_traced_line(frame)
             if self.step_on is not None and self.step_on.ends_at_line(frame.f_code, frame.f_lineno):

@@ -220,6 +220,23 @@ test('--step-on a line: each start of it ends a step', { skip: noPython }, async
   assert.equal(readTrace(result.trace!).filter((e) => e.cat === 'cuda_runtime').length, 4);
 });
 
+// Python 3.12 on sees the step through sys.monitoring, before it through a trace function.
+for (const python of pythons)
+  test(`${python}: --step-on with plain steps: the paused hooks still see each step`, async () => {
+    // Calls 1 to 4 are the plain steps (2 settle, 2 timed), 5 and 6 warm up, 7 to 9 are recorded.
+    const fn = await profile('decode.py', { python, steps: 3, stepOn: 'next_token', plainSteps: 2 });
+    assert.equal(fn.result.error, undefined);
+    assert.ok(fn.progress.includes('plain step 4/4'), fn.progress.join('\n'));
+    assert.ok(fn.progress.some((l) => /^plain steps: \d+\.\d{3} ms per step without the profiler$/.test(l)));
+    assert.match(fn.output, /token 10\n$/);
+    assert.equal(readTrace(fn.result.trace!).filter((e) => e.cat === 'cuda_runtime').length, 4);
+    // The line's sixth start before the plain steps' four: the script stops before token 10.
+    const line = await profile('decode.py', { python, steps: 3, stepOn: 'decode.py:13', plainSteps: 2 });
+    assert.equal(line.result.error, undefined);
+    assert.ok(line.progress.includes('plain step 4/4'), line.progress.join('\n'));
+    assert.match(line.output, /token 9\n$/);
+  });
+
 test('without an optimizer the run is recorded up to the time limit', { skip: noPython }, async () => {
   const { result, progress } = await profile('forever.py', { seconds: 0.5 });
   assert.equal(result.error, undefined);
