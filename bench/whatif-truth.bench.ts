@@ -44,7 +44,7 @@ function predictions(t: Awaited<ReturnType<typeof loadTraceFile>>, file: string)
   }));
   const o = json.overhead;
   const scaled = o?.plain
-    ? `; host work less ${formatNs(o.plain.perRangeNs)} per recorded range, then ${Math.round(o.plain.hostScale * 100)}% (plain step ${formatNs(o.plain.plainStepNs)}, recorded ${formatNs(o.plain.recordedStepNs)})`
+    ? `; ${o.plain.gpuScale < 1 ? `GPU work at ${Math.round(o.plain.gpuScale * 1000) / 10}%, ` : ''}host work less ${formatNs(o.plain.perRangeNs)} per recorded range, then ${Math.round(o.plain.hostScale * 100)}% (plain step ${formatNs(o.plain.plainStepNs)}, recorded ${formatNs(o.plain.recordedStepNs)})`
     : '';
   const overhead = o ? `${o.model}${o.kind ? ` (${o.kind})` : ''}${scaled}` : '—';
   return { fixes, overhead, iterations: json.iterations, window: recordedWindow(t).summary.text };

@@ -25,7 +25,7 @@ import { rankFindings } from '../overview/rank';
 import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overview/window';
 import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
-import { calibrateHost, plainHostWork } from './calibrate';
+import { calibrateToPlain, plainWork } from './calibrate';
 
 export interface Outcome {
   /** The longest host thread's span, from its first call to its last. */
@@ -385,7 +385,7 @@ export function whatIf(
   // The plain step is the launcher's steps': it calibrates a window of those steps alone.
   const plain =
     t.meta.plainStep && rw?.summary.detectedBy === 'ProfilerStep' && iterations > 0
-      ? calibrateHost(base, profile, iterations, t.meta.plainStep, recorded)
+      ? calibrateToPlain(base, profile, iterations, t.meta.plainStep, recorded)
       : undefined;
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain ? { ...base.overhead, plain: plain.calibration } : base.overhead;
@@ -405,7 +405,7 @@ export function whatIf(
     const g = scenarioFromTrace(t, profile, w, made);
     applyFitted(g, fitted);
     const th = copyThreads(g.threads);
-    if (plain) plainHostWork(th, plain.calibration.perRangeNs, plain.calibration.hostScale);
+    if (plain) plainWork(th, plain.calibration);
     const edit = editFor(f);
     const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
     const said =

@@ -25,6 +25,8 @@ export interface PlainCalibration {
   perRangeNs: number;
   /** The share of the recorded host work kept after that: 1 where the cost per range was enough. */
   hostScale: number;
+  /** The share of the recorded GPU work (kernels and copies) kept: below 1 only where the step without host work was longer than the plain one. */
+  gpuScale: number;
 }
 
 /** The overhead model a prediction used, as every prediction states it. */
@@ -86,16 +88,25 @@ export function overheadText(o: OverheadUsed): string {
 /** "host work less 5.48 µs per range the profiler logged in it so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
 function plainText(p: PlainCalibration): string {
   const measured = `measured over ${p.steps} steps without the profiler; recorded, its step took ${formatNs(p.recordedStepNs)}`;
-  if (p.hostScale === 1 && p.perRangeNs === 0)
+  const taken = [
+    p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '',
+    p.perRangeNs > 0 ? `host work less ${formatNs(p.perRangeNs)} per range the profiler logged in it` : '',
+    p.hostScale < 1 ? `${p.perRangeNs > 0 ? 'the rest' : 'host work'} scaled to ${percent(p.hostScale)}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  if (!taken)
     return `the recording ran at the program's plain speed, ${formatNs(p.plainStepNs)} per step (${measured})`;
-  const trimmed =
-    p.perRangeNs > 0 ? `host work less ${formatNs(p.perRangeNs)} per range the profiler logged in it` : '';
-  const scaled =
-    p.hostScale < 1 ? `${trimmed ? ', the rest' : 'host work'} scaled to ${Math.round(p.hostScale * 100)}%` : '';
-  return p.hostScale === 0
-    ? `${trimmed}${scaled}: even without it the simulated step takes ${formatNs(p.calibratedStepNs)}, over the plain ${formatNs(p.plainStepNs)} (${measured})`
-    : `${trimmed}${scaled} so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)} (${measured})`;
+  const reached = Math.abs(p.calibratedStepNs - p.plainStepNs) <= PLAIN_TOLERANCE * p.plainStepNs;
+  return reached
+    ? `${taken} so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)} (${measured})`
+    : `${taken}: even so the simulated step takes ${formatNs(p.calibratedStepNs)}, over the plain ${formatNs(p.plainStepNs)} (${measured})`;
 }
+
+/** How close to the plain step a calibration must come: the plain step is one measurement of a few steps, noisier than this. */
+export const PLAIN_TOLERANCE = 0.005;
+
+const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
 
 function modelText(o: OverheadUsed): string {
   const kind = o.kind ? ` (${o.kind} trace)` : '';

@@ -14,12 +14,13 @@ test('legacy_stream profile: the encoder on the legacy default stream held by th
   const found = await serialized('test/fixtures/whatif-truth/legacy_stream.profile.json.gz');
   assert.equal(found.length, 1);
   const [f] = found;
-  // Read by hand: call 3639 launched a GEMM (op 17) on the legacy default stream, stream 7, whose
-  // call returned at 266.733 ms with the stream idle; it started at 266.940 ms, 5.6 µs after the
-  // device-to-host copy op 16 (call 3600) on stream 13 ended at 266.934 ms: held 201 µs.
-  assert.deepEqual(f.ops.slice(0, 2), [17, 16]);
-  assert.deepEqual(f.calls.slice(0, 2), [3639, 3600]);
-  assert.match(f.message, /waited 201 µs for "Memcpy DtoH \(Device -> Pinned\)" on stream 13/);
+  // Read by hand: call 17 launched a GEMM (op 4) on the legacy default stream, stream 7, and returned
+  // at 0.804 ms; the stream was free from 1.684 ms (op 2 ended) and the GEMM started at 2.303 ms,
+  // 8 µs after the device-to-host copy op 3 on stream 13 ended at 2.295 ms (launched before the
+  // recording began, so it has no call): it waited 2.295 - 1.684 = 611 µs.
+  assert.deepEqual(f.ops.slice(0, 2), [4, 3]);
+  assert.equal(f.calls[0], 17);
+  assert.match(f.message, /waited 611 µs for "Memcpy DtoH \(Device -> Pinned\)" on stream 13/);
   assert.match(f.message, /inferred from timing: the trace gives no flags for stream 13/);
 });
 

@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { importPytorch } from '../../core/import/pytorch';
 import { h200 } from '../../core/simulate/profile';
 import { savedPerIterationNs, whatIf } from '../../core/whatif/fixes';
-import { plainHostWork } from '../../core/whatif/calibrate';
+import { plainGpuWork, plainHostWork } from '../../core/whatif/calibrate';
 import { overheadText } from '../../core/whatif/overhead';
 import { scenarioFromTrace, type GeneratedStep } from '../../core/whatif/from-trace';
 import { TraceBuilder } from '../../core/trace/model';
@@ -63,6 +63,51 @@ test("a profile's plain step calibrates the host work: the unchanged program's s
   const [bare] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'loop-sync');
   assert.equal(bare.overhead.plain, undefined);
   assert.ok(Math.abs(bare.before.doneNs / bare.iterations - plain.recordedStepNs) < 1000);
+});
+
+test('plainGpuWork scales the measured durations of kernels and copies alone, on the copy it is given, never to 0 ns', () => {
+  const steps: GeneratedStep[] = [
+    { step: { launch: 'gemm', stream: 's1', ns: 1000, grid: 132 }, call: 1 },
+    { step: { copy: 'a', to: 'b', bytes: 4096, async: true, stream: 's1', ns: 300 }, call: 2 },
+    { step: { copy: 'a', to: 'b', bytes: 4096 }, call: 3 },
+    { step: { hostWork: { ns: 500 } }, call: -1 },
+    { step: { launch: 'tiny', stream: 's1', ns: 1 }, call: 4 },
+  ];
+  const th = new Map([['main', steps.slice()]]);
+  plainGpuWork(th, 0.25);
+  assert.deepEqual(
+    th.get('main')!.map((s) => s.step),
+    [
+      { launch: 'gemm', stream: 's1', ns: 250, grid: 132 },
+      { copy: 'a', to: 'b', bytes: 4096, async: true, stream: 's1', ns: 75 },
+      { copy: 'a', to: 'b', bytes: 4096 },
+      { hostWork: { ns: 500 } },
+      { launch: 'tiny', stream: 's1', ns: 1 },
+    ],
+  );
+  assert.equal(steps[0].step.ns, 1000, 'the original steps are untouched');
+});
+
+test("a GPU-bound profile's plain step scales its GPU work: no host work is left to take (legacy_stream)", () => {
+  // legacy_stream's profile (H100, --step-on step): its plain marker, read by hand, is 2068714 ns
+  // over 5 steps. Its encoder and copies serialize on the GPU, 2.23 ms a step as recorded, with the
+  // host far ahead: taking all host work out leaves the step as it was.
+  const t = importPytorch(
+    gunzipSync(readFileSync(repoPath('test/fixtures/whatif-truth/legacy_stream.profile.json.gz'))),
+  );
+  assert.deepEqual(t.meta.plainStep, { ns: 2068714, steps: 5 });
+  const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'legacy-serialization');
+  const plain = fix.overhead.plain!;
+  assert.ok(plain.recordedStepNs > 2_200_000 && plain.recordedStepNs < 2_260_000, `recorded ${plain.recordedStepNs}`);
+  // 2068714 / 2.23 ms: the GPU's work at about 93% of what the profiler recorded; the host's untouched.
+  assert.ok(plain.gpuScale > 0.91 && plain.gpuScale < 0.95, `GPU scale ${plain.gpuScale}`);
+  assert.equal(plain.perRangeNs, 0);
+  assert.equal(plain.hostScale, 1);
+  assert.ok(Math.abs(plain.calibratedStepNs - 2068714) <= 0.005 * 2068714, `calibrated ${plain.calibratedStepNs}`);
+  assert.match(
+    overheadText(fix.overhead),
+    /GPU work scaled to 9\d(\.\d)?% so that the unchanged program's step takes 2\.0\d ms, its plain speed of 2\.07 ms/,
+  );
 });
 
 test('the plain marker is read, and a malformed one is a counted fault, not a step', () => {
