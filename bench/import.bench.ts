@@ -25,7 +25,7 @@ import { decodeUtf8, loadAnyTrace } from '../cli/load-trace';
 import { createPytorchImporter } from '../core/import';
 import { analyze } from '../core/analyze';
 import { importTraceStream } from '../node/trace-file';
-import { kinetoAddon } from '../node/native-kineto';
+import { kinetoAddon, useNativeGraph } from '../node/native-kineto';
 import { median } from '../core/stats';
 import { traceJsonChunks } from '../core/trace/json';
 import { generateKineto } from './import.generate';
@@ -391,6 +391,8 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === 'child') {
+  // As the CLI and the editor do: the happens-before graph built natively where the addon loads.
+  useNativeGraph();
   child(process.argv[3], process.argv[4]).then((s) => process.stdout.write(JSON.stringify(s)));
 } else {
   main().catch((e) => {

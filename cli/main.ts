@@ -21,6 +21,7 @@ import * as simulate from './commands/simulate';
 import { commandHelp, overview, usageText } from './help';
 import { escapeControls, escapeControlsKeepLines } from '../core/terminal';
 import { CliIo, EXIT, isInputError, UsageError } from './io';
+import { useNativeGraph } from '../node/native-kineto';
 
 type Command = { spec: CommandSpec; run(argv: string[], io: CliIo): Promise<number> };
 
@@ -47,6 +48,7 @@ const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === 
 const OVERVIEW = new Set(['--help', '-h', 'help']);
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
+  useNativeGraph();
   const [name, ...rest] = argv;
   const specs = COMMANDS.map((c) => c.spec);
   if (!name) {

@@ -28,6 +28,10 @@ import { readToolAnswer } from '../core/agent/tools';
 import { sourceTextReader } from '../node/source-text';
 import type { PositionedError } from './logic/problems';
 import { WORKER_LIMITS, type WhatIfResult } from './logic/engineOps';
+import { useNativeGraph } from '../node/native-kineto';
+
+// The analyses here build their happens-before graphs natively where the trace addon loads.
+useNativeGraph();
 
 export interface Parsed {
   program?: Program;

@@ -11,12 +11,13 @@ import { builtFile } from './built-file';
 import { KINETO_VOCABULARY, stagedFromColumns, type KinetoColumns } from '../core/import/pytorch-columns';
 import type { Staged } from '../core/import/pytorch';
 import type { ArrangeInput, ArrangeOut, Arranged } from '../core/import/pytorch-arranged';
+import { useGraphKernel, type GraphKernel } from '../core/analyze/graph-kernel';
 
 /** The staged columns, and the staged names kept in native memory for arrange(). */
 type NativeStaged = KinetoColumns & { names: unknown };
 type NativeAnswer = { staged: NativeStaged } | { declined: string } | { cancelled: true };
 
-interface KinetoAddon {
+interface KinetoAddon extends GraphKernel {
   readKineto(
     source: string | Uint8Array,
     options: typeof KINETO_VOCABULARY & {
@@ -46,6 +47,17 @@ export function kinetoAddon(): { addon?: KinetoAddon; reason?: string } {
   } catch (e) {
     return (loaded = { reason: `the native trace reader failed to load (${(e as Error).message.split('\n')[0]})` });
   }
+}
+
+/**
+ * The happens-before graph's native half (core/analyze/graph-kernel.ts), from the same addon, for
+ * every analysis in this process or thread; whether it loaded. Without it the analysis builds the
+ * graph in TypeScript, with the same results.
+ */
+export function useNativeGraph(): boolean {
+  const { addon } = kinetoAddon();
+  useGraphKernel(addon);
+  return addon !== undefined;
 }
 
 let notice: ((text: string) => void) | undefined = (text) => void process.stderr.write(text + '\n');

@@ -12,9 +12,9 @@ import { CK } from '../trace/kinds';
 import { EDGE_KINDS, Trace } from '../trace/model';
 import { Bindings, bindEvents } from './bindings';
 import { int32Tables, rowEnd, rowFirst, shiftStarts, sparseRows, type SparseRows } from './csr';
+import { viaKernel, type KernelLanes, type LaneIds } from './graph-kernel';
 
-/** Node -> lane: the narrowest signed array that holds every lane and -1. */
-export type LaneIds = Int8Array | Int16Array | Int32Array;
+export type { LaneIds } from './graph-kernel';
 
 export interface HbGraph {
   calls: number;
@@ -43,11 +43,66 @@ export function buildGraph(t: Trace, given?: Bindings): HbGraph {
   const C = t.calls.count;
   const N = C + t.ops.count;
   const L = t.lanes.length;
-  const { ids: order, start: laneStart, lane, seq, launcher, callOrder } = laneOrder(t);
+  const { ids: order, start: laneStart, lane, seq, launcher, callOrder } = nativeLaneOrder(t) ?? laneOrder(t);
   const bindings = given ?? bindEvents(t, callOrder);
-  const edgeCounts = new Int32Array(EDGE_KINDS.length);
-  const preds = crossLaneEdges(t, bindings, { lane, seq, order, laneStart }, edgeCounts);
-  return { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart, launcher, preds, edgeCounts, bindings };
+  const lanes = { calls: C, nodes: N, lanes: L, lane, seq, order, laneStart };
+  const native = nativeCrossLanes(t, bindings, lanes);
+  const edgeCounts = native?.edgeCounts ?? new Int32Array(EDGE_KINDS.length);
+  const preds = native?.preds ?? crossLaneEdges(t, bindings, lanes, edgeCounts);
+  return { ...lanes, launcher, preds, edgeCounts, bindings };
+}
+
+/** laneOrder by the native half (graph-kernel.ts), where there is one and it takes the trace. */
+function nativeLaneOrder(t: Trace): ReturnType<typeof laneOrder> | undefined {
+  return viaKernel((k) => {
+    const r = k.hbLaneOrder({
+      calls: t.calls.count,
+      ops: t.ops.count,
+      lanes: t.lanes.length,
+      callLane: t.calls.lane,
+      callKind: t.calls.kind,
+      callBegin: t.calls.begin,
+      opLane: t.ops.lane,
+      opStart: t.ops.start,
+      opCall: t.ops.call,
+      contextKind: CK.context,
+    });
+    return {
+      ids: r.order,
+      start: r.start,
+      lane: r.lane,
+      seq: r.seq,
+      launcher: r.launcher ?? t.ops.call,
+      callOrder: r.callOrderFrom >= 0 ? r.order.subarray(r.callOrderFrom, r.callOrderTo) : undefined,
+    };
+  });
+}
+
+/** crossLaneEdges by the native half, with the edge counts, where there is one and it takes the trace. */
+function nativeCrossLanes(
+  t: Trace,
+  b: Bindings,
+  lanes: KernelLanes,
+): { preds: SparseRows; edgeCounts: Int32Array } | undefined {
+  return viaKernel((k) => {
+    const { edgeCounts, ...preds } = k.hbCrossLanes(lanes, {
+      opCall: t.ops.call,
+      edges: t.edges.count,
+      edgeKind: t.edges.kind,
+      edgeFrom: t.edges.from,
+      edgeTo: t.edges.to,
+      edgeKinds: EDGE_KINDS.length,
+      launchEdge: LAUNCH,
+      releaseEdge: RELEASE,
+      eventEdge: EDGE_KINDS.indexOf('event'),
+      eventFrom: b.eventFrom,
+      eventTo: b.eventTo,
+      waitKeys: b.awaits.keys,
+      waitStart: b.awaits.start,
+      waitIds: b.awaits.ids,
+    });
+    return { preds, edgeCounts };
+  });
 }
 
 /** The call whose launch reaches node x from another lane (x's first predecessor), or -1. */

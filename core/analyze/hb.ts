@@ -9,6 +9,7 @@ import { checkClockRoom, type MemoryBudget } from '../memory';
 import type { Trace } from '../trace/model';
 import { int32Tables, rowOfKey } from './csr';
 import { buildGraph, HbGraph, launcherOf } from './graph';
+import { viaKernel } from './graph-kernel';
 
 export interface NodeRef {
   kind: 'call' | 'op';
@@ -66,6 +67,14 @@ export function happensBefore(t: Trace, graph: HbGraph = buildGraph(t), memory?:
  * row of the op before them, where their launch taught their stream nothing but the launch itself.
  */
 function vectorClocks(g: HbGraph, memory: MemoryBudget | undefined): { rows: Int32Array; rowOf: Int32Array } {
+  // The native half counts the rows it needs, exactly, before it makes them.
+  const rows = viaKernel((k) => k.hbClockRows(g));
+  if (rows !== undefined && memory) checkClockRoom(memory, { rows, lanes: g.lanes, calls: g.calls });
+  return (rows !== undefined && viaKernel((k) => k.hbClocks(g, rows))) || clocksHere(g, memory);
+}
+
+/** vectorClocks in TypeScript: the reference, and where there is no native half. */
+function clocksHere(g: HbGraph, memory: MemoryBudget | undefined): { rows: Int32Array; rowOf: Int32Array } {
   const { lane, seq, nodes: N, lanes: L, calls: C, order, laneStart, preds } = g;
   const launchers = g.launcher;
   const launcher = (x: number) => (x < C ? -1 : launchers[x - C]);

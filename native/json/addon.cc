@@ -11,7 +11,9 @@
 
 #include "arrange.h"
 #include "byte_source.h"
+#include "hb_addon.h"
 #include "kineto_reader.h"
+#include "napi_arrays.h"
 
 namespace {
 
@@ -266,25 +268,6 @@ class ReadWorker : public Napi::AsyncWorker {
   Napi::ThreadSafeFunction progress_;
 };
 
-template <class T>
-constexpr napi_typedarray_type typedArrayOf() {
-  if constexpr (std::is_same_v<T, uint8_t>) return napi_uint8_array;
-  if constexpr (std::is_same_v<T, int8_t>) return napi_int8_array;
-  if constexpr (std::is_same_v<T, uint32_t>) return napi_uint32_array;
-  if constexpr (std::is_same_v<T, int32_t>) return napi_int32_array;
-  return napi_float64_array;
-}
-
-/** o[key], a typed array of T with at least `length` elements. */
-template <class T>
-T *column(const Napi::Object &o, const char *key, size_t length) {
-  Napi::Value v = o.Get(key);
-  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != typedArrayOf<T>() ||
-      v.As<Napi::TypedArray>().ElementLength() < length)
-    throw Napi::TypeError::New(o.Env(), std::string("arrange(): ") + key + " is not a typed array of the rows");
-  return v.As<Napi::TypedArrayOf<T>>().Data();
-}
-
 /** arrange(names, host, gpu, input, out): fills out's columns, returns what else it made (native/json/arrange.h). */
 Napi::Value Arrange(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
@@ -383,6 +366,7 @@ Napi::Value ReadKineto(const Napi::CallbackInfo &info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("readKineto", Napi::Function::New(env, ReadKineto));
   exports.Set("arrange", Napi::Function::New(env, Arrange));
+  exportHappensBefore(env, exports);
   return exports;
 }
 

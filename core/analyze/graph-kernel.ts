@@ -1,0 +1,89 @@
+// The happens-before graph's native half, where the host has one (node/native-graph.ts sets it):
+// the lane order, the cross-lane edges and the vector clocks, by the same rules as graph.ts and
+// hb.ts, which stay the reference and the fallback (test/native/hb-native.test.ts holds them equal).
+// Where it is not set, or declines a graph (an index out of range: it checks every one it reads),
+// the TypeScript builds it.
+import type { SparseRows } from './csr';
+
+/** Node -> lane: the narrowest signed array that holds every lane and -1. */
+export type LaneIds = Int8Array | Int16Array | Int32Array;
+
+export interface GraphKernel {
+  hbLaneOrder(input: {
+    calls: number;
+    ops: number;
+    lanes: number;
+    callLane: Uint32Array;
+    callKind: Uint8Array;
+    callBegin: Float64Array;
+    opLane: Uint32Array;
+    opStart: Float64Array;
+    opCall: Int32Array;
+    contextKind: number;
+  }): {
+    order: Int32Array;
+    start: Int32Array;
+    seq: Int32Array;
+    lane: LaneIds;
+    /** Absent where every op's call is its launch from another lane. */
+    launcher?: Int32Array;
+    /** The one call lane's range of `order` where it is the calls in time order; -1 where there is none. */
+    callOrderFrom: number;
+    callOrderTo: number;
+  };
+  hbCrossLanes(
+    graph: KernelLanes,
+    input: {
+      opCall: Int32Array;
+      edges: number;
+      edgeKind: Uint8Array;
+      edgeFrom: Int32Array;
+      edgeTo: Int32Array;
+      edgeKinds: number;
+      launchEdge: number;
+      releaseEdge: number;
+      eventEdge: number;
+      eventFrom: Int32Array;
+      eventTo: Int32Array;
+      waitKeys: Int32Array;
+      waitStart: Int32Array;
+      waitIds: Int32Array;
+    },
+  ): SparseRows & { edgeCounts: Int32Array };
+  hbClockRows(graph: KernelGraph): number;
+  hbClocks(graph: KernelGraph, rowCount: number): { rows: Int32Array; rowOf: Int32Array };
+}
+
+/** What the kernel reads of a graph's lanes. */
+export interface KernelLanes {
+  calls: number;
+  nodes: number;
+  lanes: number;
+  lane: LaneIds;
+  seq: Int32Array;
+  order: Int32Array;
+  laneStart: Int32Array;
+}
+
+/** What the kernel reads of a graph for its clocks. */
+export interface KernelGraph extends KernelLanes {
+  launcher: Int32Array;
+  preds: SparseRows;
+}
+
+let kernel: GraphKernel | undefined;
+
+/** Sets (or, with undefined, clears) the native half. */
+export function useGraphKernel(k: GraphKernel | undefined): void {
+  kernel = k;
+}
+
+/** `run` through the native half, or undefined where there is none or it declined the graph. */
+export function viaKernel<T>(run: (k: GraphKernel) => T): T | undefined {
+  if (!kernel) return undefined;
+  try {
+    return run(kernel);
+  } catch {
+    return undefined;
+  }
+}

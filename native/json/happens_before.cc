@@ -1,0 +1,282 @@
+#include "happens_before.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace syncscope::hb {
+
+namespace {
+
+int popcount(uint32_t v) { return __builtin_popcount(v); }
+
+/** Whether the edge a -> b joins two nodes of different lanes (crosses in graph.ts). */
+bool crosses(const int32_t *lane, int64_t a, int64_t b) {
+  if (a < 0 || b < 0) return false;
+  int32_t la = lane[a], lb = lane[b];
+  return !(la < 0 || lb < 0 || la == lb);
+}
+
+/** The node after `node` in its lane, or -1 (laneNext in graph.ts). */
+int32_t laneNext(const LaneView &g, int64_t node) {
+  if (node < 0 || g.lane[node] < 0) return -1;
+  int32_t l = g.lane[node];
+  int64_t k = int64_t(g.laneStart[l]) + g.seq[node];
+  return k < g.laneStart[l + 1] ? g.order[k] : -1;
+}
+
+/** The row of `key` in rows marked by `has` (rowOfKey in csr.ts), or -1. */
+int32_t rowOfKey(const int32_t *has, const int32_t *before, int64_t key) {
+  uint32_t word = uint32_t(has[key >> 5]);
+  uint32_t bit = 1u << (key & 31);
+  return word & bit ? before[key >> 5] + popcount(word & (bit - 1)) : -1;
+}
+
+/** values[i] grouped by keys[i] in rows for the keys that have any, each row in item order (sparseRows in csr.ts). */
+SparseRows sparseRows(const std::vector<int32_t> &keys, const std::vector<int32_t> &values, size_t keyCount) {
+  SparseRows r;
+  size_t words = (keyCount >> 5) + 1, n = keys.size();
+  r.has.assign(words, 0);
+  for (int32_t k : keys) r.has[k >> 5] = int32_t(uint32_t(r.has[k >> 5]) | (1u << (k & 31)));
+  r.before.assign(words, 0);
+  int32_t rows = 0;
+  for (size_t w = 0; w < words; w++) {
+    r.before[w] = rows;
+    rows += popcount(uint32_t(r.has[w]));
+  }
+  r.keys.assign(size_t(rows), 0);
+  r.start.assign(size_t(rows) + 1, 0);
+  r.ids.assign(n, 0);
+  for (int32_t k : keys) r.start[rowOfKey(r.has.data(), r.before.data(), k) + 1]++;
+  for (int32_t q = 0; q < rows; q++) r.start[q + 1] += r.start[q];
+  std::vector<int32_t> next(r.start.begin(), r.start.end() - 1);
+  for (size_t i = 0; i < n; i++) {
+    int32_t q = rowOfKey(r.has.data(), r.before.data(), keys[i]);
+    r.keys[q] = keys[i];
+    r.ids[next[q]++] = values[i];
+  }
+  return r;
+}
+
+}  // namespace
+
+LaneOrder laneOrder(const LaneOrderInput &in) {
+  const size_t C = in.calls, O = in.ops, L = in.lanes, N = C + O;
+  LaneOrder r;
+  r.start.assign(L + 1, 0);
+  size_t callsOutside = 0;
+  for (size_t i = 0; i < C; i++) {
+    if (in.callKind[i] == in.contextKind) continue;
+    if (in.callLane[i] < L) r.start[in.callLane[i] + 1]++;
+    else callsOutside++;
+  }
+  int32_t callLane = -1;
+  if (!callsOutside)
+    for (size_t l = 0; l < L; l++) {
+      if (!r.start[l + 1]) continue;
+      if (callLane >= 0) {
+        callLane = -1;
+        break;
+      }
+      callLane = int32_t(l);
+    }
+  const int32_t callsOnIt = callLane < 0 ? 0 : r.start[callLane + 1];
+  for (size_t i = 0; i < O; i++)
+    if (in.opLane[i] < L) r.start[in.opLane[i] + 1]++;
+  for (size_t l = 0; l < L; l++) r.start[l + 1] += r.start[l];
+  r.order.assign(size_t(r.start[L]), 0);
+  r.seq.assign(N, 0);
+  r.lane.assign(N, -1);
+  std::vector<int32_t> next(r.start.begin(), r.start.end() - 1);
+  std::vector<double> last(L, 0);
+  std::vector<uint8_t> unordered(L, 0);
+  size_t notLaunches = 0;
+  auto place = [&](size_t x, uint32_t l, double time) {
+    int32_t k = next[l]++;
+    r.order[k] = int32_t(x);
+    r.lane[x] = int32_t(l);
+    r.seq[x] = k - r.start[l] + 1;
+    if (k > r.start[l] && !(last[l] <= time)) unordered[l] = 1;
+    last[l] = time;
+  };
+  for (size_t i = 0; i < C; i++)
+    if (in.callLane[i] < L && in.callKind[i] != in.contextKind) place(i, in.callLane[i], in.callBegin[i]);
+  for (size_t i = 0; i < O; i++) {
+    const uint32_t l = in.opLane[i];
+    const bool placed = l < L;
+    const int32_t c = in.opCall[i];
+    if (c >= 0 && !(size_t(c) < C && placed && r.lane[c] >= 0 && r.lane[c] != int32_t(l))) notLaunches++;
+    if (placed) place(C + i, l, in.opStart[i]);
+  }
+  auto time = [&](int32_t x) { return size_t(x) < C ? in.callBegin[x] : in.opStart[x - C]; };
+  for (size_t l = 0; l < L; l++) {
+    if (!unordered[l]) continue;
+    // (time, id): the TypeScript comparator `time(x) - time(y) || x - y`, a difference that is 0 or NaN falling to the
+    // ids.
+    std::sort(r.order.begin() + r.start[l], r.order.begin() + r.start[l + 1], [&](int32_t x, int32_t y) {
+      double d = time(x) - time(y);
+      return d != 0 && !std::isnan(d) ? d < 0 : x < y;
+    });
+    for (int32_t k = r.start[l]; k < r.start[l + 1]; k++) r.seq[r.order[k]] = k - r.start[l] + 1;
+  }
+  if (callLane >= 0 && !unordered[callLane] && r.start[callLane + 1] - r.start[callLane] == callsOnIt) {
+    r.callOrderFrom = r.start[callLane];
+    r.callOrderTo = r.start[callLane + 1];
+  }
+  if (notLaunches) {
+    r.launcher.assign(O, -1);
+    for (size_t j = 0; j < O; j++)
+      if (crosses(r.lane.data(), in.opCall[j], int64_t(C + j))) r.launcher[j] = in.opCall[j];
+  }
+  return r;
+}
+
+SparseRows crossLanes(const LaneView &g, const CrossLaneInput &in, std::vector<int32_t> &edgeCounts) {
+  const int64_t C = int64_t(g.calls);
+  std::vector<int32_t> from, to;
+  auto keep = [&](int64_t a, int64_t b) {
+    if (!crosses(g.lane, a, b)) return;
+    from.push_back(int32_t(a));
+    to.push_back(int32_t(b));
+  };
+  // A call that waits for an op it issued itself orders that op before the calls after it.
+  auto keepOpToCall = [&](int32_t op, int32_t call) { keep(C + op, in.opCall[op] == call ? laneNext(g, call) : call); };
+  edgeCounts.assign(in.edgeKinds, 0);
+  for (size_t k = 0; k < in.edges; k++) {
+    const uint8_t kind = in.edgeKind[k];
+    edgeCounts[kind]++;
+    if (kind == in.launchEdge) {
+      if (in.opCall[in.edgeTo[k]] != in.edgeFrom[k]) keep(in.edgeFrom[k], C + in.edgeTo[k]);
+    } else if (kind == in.releaseEdge) keepOpToCall(in.edgeFrom[k], in.edgeTo[k]);
+    else if (g.lane[C + in.edgeFrom[k]] != g.lane[C + in.edgeTo[k]]) keep(C + in.edgeFrom[k], C + in.edgeTo[k]);
+  }
+  if (in.eventOrderings) {
+    std::vector<int32_t> eventInto(g.nodes - g.calls, -1);
+    for (size_t k = 0; k < in.edges; k++)
+      if (in.edgeKind[k] == in.eventEdge && in.edgeTo[k] >= 0) eventInto[in.edgeTo[k]] = in.edgeFrom[k];
+    for (size_t k = 0; k < in.eventOrderings; k++)
+      if (eventInto[in.eventTo[k]] != in.eventFrom[k]) keep(C + in.eventFrom[k], C + in.eventTo[k]);
+  }
+  for (size_t r = 0; r < in.waitRows; r++)
+    for (int32_t q = in.waitStart[r]; q < in.waitStart[r + 1]; q++) keepOpToCall(in.waitIds[q], in.waitKeys[r]);
+  return sparseRows(to, from, g.nodes);
+}
+
+size_t clockRows(const ClockGraph &g) {
+  const LaneView &v = g.lanes;
+  const int64_t C = int64_t(v.calls);
+  auto launcherOf = [&](int64_t x) { return x < C ? -1 : g.launcher[x - C]; };
+  size_t rows = 1;
+  for (size_t l = 0; l < v.lanes; l++)
+    for (int32_t k = v.laneStart[l]; k < v.laneStart[l + 1]; k++) {
+      const int32_t x = v.order[k], p = k > v.laneStart[l] ? v.order[k - 1] : -1;
+      if (launcherOf(x) >= 0 || rowOfKey(g.predHas, g.predBefore, x) >= 0 || (p >= 0 && launcherOf(p) >= 0)) rows++;
+    }
+  return rows;
+}
+
+size_t vectorClocks(const ClockGraph &g, int32_t *rows, size_t rowCount, int32_t *rowOf) {
+  const LaneView &v = g.lanes;
+  const int64_t C = int64_t(v.calls);
+  const int64_t L = int64_t(v.lanes);
+  const int32_t *lane = v.lane, *seq = v.seq, *launcher = g.launcher, *pred = g.predIds;
+  std::vector<int32_t> doneIn(size_t(L), 0);
+  auto done = [&](int32_t q) { return seq[q] <= doneIn[lane[q]]; };
+  auto hasPreds = [&](int64_t x) { return (uint32_t(g.predHas[x >> 5]) >> (x & 31)) & 1u; };
+  size_t nextRow = 1;
+  bool partial = false;  // set for the nodes of a cycle, whose predecessors may not be done
+
+  auto known = [&](int32_t c, int32_t p, int32_t own) {
+    const int64_t rc = int64_t(rowOf[c]) * L, rp = p >= 0 ? int64_t(rowOf[p]) * L : 0;
+    for (int64_t d = 0; d < L; d++)
+      if (d != lane[c] && d != own && rows[rc + d] > rows[rp + d]) return false;
+    return true;
+  };
+  auto join = [&](int64_t r, int32_t q) {
+    const int64_t rq = int64_t(rowOf[q]) * L;
+    for (int64_t d = 0; d < L; d++) rows[r + d] = std::max(rows[r + d], rows[rq + d]);
+    if (seq[q] > rows[r + lane[q]]) rows[r + lane[q]] = seq[q];
+    const int32_t c = q < C ? -1 : launcher[q - C];
+    if (c >= 0 && seq[c] > rows[r + lane[c]]) rows[r + lane[c]] = seq[c];
+  };
+  auto compute = [&](int32_t x, int32_t p) {
+    const int32_t cx = x < C ? -1 : launcher[x - C];
+    const int32_t cp = p < C ? -1 : launcher[p - C];
+    const bool covered = cp < 0 || (cx >= 0 && lane[cx] == lane[cp] && seq[cx] >= seq[cp]);
+    const bool implied = covered && cx >= 0 && (!partial || done(cx)) && known(cx, p, lane[x]);
+    const bool joinsLaunch = cx >= 0 && !implied && !(partial && !done(cx));
+    const int32_t row = hasPreds(x) ? rowOfKey(g.predHas, g.predBefore, x) : -1;
+    const int32_t k0 = row < 0 ? 0 : g.predStart[row], k1 = row < 0 ? 0 : g.predStart[row + 1];
+    bool any = joinsLaunch;
+    for (int32_t k = k0; k < k1 && !any; k++) any = !(partial && !done(pred[k]));
+    if (!any && covered) {
+      rowOf[x] = p >= 0 ? rowOf[p] : 0;
+      return;
+    }
+    if (nextRow >= rowCount) throw std::length_error("vectorClocks(): more rows than counted");
+    const int64_t r = int64_t(nextRow++) * L;
+    if (p >= 0) {
+      std::copy(rows + int64_t(rowOf[p]) * L, rows + int64_t(rowOf[p]) * L + L, rows + r);
+      if (cp >= 0) rows[r + lane[cp]] = std::max(rows[r + lane[cp]], seq[cp]);
+    }
+    if (joinsLaunch) join(r, cx);
+    for (int32_t k = k0; k < k1; k++)
+      if (!(partial && !done(pred[k]))) join(r, pred[k]);
+    rows[r + lane[x]] = seq[x];
+    rowOf[x] = int32_t(r / L);
+  };
+
+  // sweepLanes in hb.ts: every node after its lane predecessor and its cross-lane predecessors.
+  std::vector<int32_t> blocker(size_t(L), 0), waiters(size_t(L), -1), nextWaiter(size_t(L), 0), ready(size_t(L), 0);
+  size_t readyCount = 0;
+  for (int64_t l = L - 1; l >= 0; l--) ready[readyCount++] = int32_t(l);
+  while (readyCount > 0) {
+    const int32_t l = ready[--readyCount];
+    const int32_t from = v.laneStart[l] + doneIn[l], end = v.laneStart[l + 1];
+    int32_t k = from;
+    for (; k < end; k++) {
+      const int32_t x = v.order[k], p = k > v.laneStart[l] ? v.order[k - 1] : -1;
+      if (x < C && p < C && !hasPreds(x)) {
+        rowOf[x] = p >= 0 ? rowOf[p] : 0;
+        doneIn[l]++;
+        continue;
+      }
+      int32_t waitFor = x < C ? -1 : launcher[x - C];
+      if (waitFor >= 0 && seq[waitFor] <= doneIn[lane[waitFor]]) waitFor = -1;
+      const int32_t row = hasPreds(x) ? rowOfKey(g.predHas, g.predBefore, x) : -1;
+      if (row >= 0)
+        for (int32_t e = g.predStart[row]; e < g.predStart[row + 1] && waitFor < 0; e++)
+          if (seq[pred[e]] > doneIn[lane[pred[e]]]) waitFor = pred[e];
+      if (waitFor >= 0) {
+        blocker[l] = waitFor;
+        nextWaiter[l] = waiters[lane[waitFor]];
+        waiters[lane[waitFor]] = l;
+        break;
+      }
+      compute(x, p);
+      doneIn[l]++;
+    }
+    if (k == from) continue;
+    int32_t w = waiters[l];
+    waiters[l] = -1;
+    while (w >= 0) {
+      const int32_t nextW = nextWaiter[w];
+      if (seq[blocker[w]] <= doneIn[lane[blocker[w]]]) ready[readyCount++] = w;
+      else {
+        nextWaiter[w] = waiters[l];
+        waiters[l] = w;
+      }
+      w = nextW;
+    }
+  }
+  // A cycle (edges that contradict each other): its nodes in lane order with what is known.
+  partial = true;
+  for (int64_t l = 0; l < L; l++)
+    for (int32_t k = v.laneStart[l] + doneIn[l]; k < v.laneStart[l + 1]; k++) {
+      compute(v.order[k], k > v.laneStart[l] ? v.order[k - 1] : -1);
+      doneIn[l]++;
+    }
+  return nextRow;
+}
+
+}  // namespace syncscope::hb

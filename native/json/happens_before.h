@@ -1,0 +1,80 @@
+// The happens-before graph's lane order, cross-lane edges and vector clocks in native code: the same
+// rules as core/analyze/graph.ts and core/analyze/hb.ts, which stay the reference and the fallback
+// (test/native/hb-native.test.ts compares them on every fixture). Comments here say only where the
+// code departs from the TypeScript in form; the rules are documented there.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace syncscope::hb {
+
+/** laneOrder's input: the trace's call and op columns. */
+struct LaneOrderInput {
+  size_t calls = 0, ops = 0, lanes = 0;
+  const uint32_t *callLane = nullptr;
+  const uint8_t *callKind = nullptr;
+  const double *callBegin = nullptr;
+  const uint32_t *opLane = nullptr;
+  const double *opStart = nullptr;
+  const int32_t *opCall = nullptr;
+  uint8_t contextKind = 0;
+};
+
+struct LaneOrder {
+  std::vector<int32_t> order, start, seq;
+  /** Per node its lane, -1 outside any. */
+  std::vector<int32_t> lane;
+  /** Empty where every op's call is its launch from another lane: the launchers are the ops' calls. */
+  std::vector<int32_t> launcher;
+  /** The one call lane's range of `order` where it is the calls in time order, else [-1, -1). */
+  int32_t callOrderFrom = -1, callOrderTo = -1;
+};
+
+LaneOrder laneOrder(const LaneOrderInput &in);
+
+/** The graph's lanes as crossLanes and the clocks read them. */
+struct LaneView {
+  size_t calls = 0, nodes = 0, lanes = 0;
+  const int32_t *lane = nullptr;  // per node
+  const int32_t *seq = nullptr;
+  const int32_t *order = nullptr;
+  const int32_t *laneStart = nullptr;
+};
+
+/** Compressed rows for the few keys that have one (SparseRows in core/analyze/csr.ts). */
+struct SparseRows {
+  std::vector<int32_t> has, before, keys, start, ids;
+};
+
+struct CrossLaneInput {
+  const int32_t *opCall = nullptr;
+  size_t edges = 0;
+  const uint8_t *edgeKind = nullptr;
+  const int32_t *edgeFrom = nullptr, *edgeTo = nullptr;
+  size_t edgeKinds = 0;
+  uint8_t launchEdge = 0, releaseEdge = 0, eventEdge = 0;
+  size_t eventOrderings = 0;
+  const int32_t *eventFrom = nullptr, *eventTo = nullptr;
+  size_t waitRows = 0;
+  const int32_t *waitKeys = nullptr, *waitStart = nullptr, *waitIds = nullptr;
+};
+
+/** crossLaneEdges: the rows of cross-lane predecessors other than launches; counts edges per kind. */
+SparseRows crossLanes(const LaneView &g, const CrossLaneInput &in, std::vector<int32_t> &edgeCounts);
+
+/** The graph as the clocks read it: the lanes, each op's launcher from another lane, the predecessor rows. */
+struct ClockGraph {
+  LaneView lanes;
+  const int32_t *launcher = nullptr;  // per op
+  const int32_t *predHas = nullptr, *predBefore = nullptr, *predStart = nullptr, *predIds = nullptr;
+};
+
+/** countRows in hb.ts: how many rows the clocks may take. */
+size_t clockRows(const ClockGraph &g);
+
+/** vectorClocks in hb.ts: `rows` (rowCount x lanes, zeroed) and `rowOf` (per node) filled; returns the rows used. */
+size_t vectorClocks(const ClockGraph &g, int32_t *rows, size_t rowCount, int32_t *rowOf);
+
+}  // namespace syncscope::hb
