@@ -5,6 +5,7 @@
 import { CK, isWait, OK } from '../trace/kinds';
 import { ANSWERS, COPY_KINDS, Trace } from '../trace/model';
 import { groupByKey, int32Tables, IntList, sparseRows, type SparseRows } from './csr';
+import { viaKernel } from './graph-kernel';
 
 export const NOT_EVENT_CALL = -2;
 export const NEVER_RECORDED = -1;
@@ -94,6 +95,58 @@ const dtoh = COPY_KINDS.indexOf('DtoH');
  * `timeOrder`: the calls in time order (timeOrderedCalls), where the caller has them already.
  */
 export function bindEvents(t: Trace, timeOrder = timeOrderedCalls(t)): Bindings {
+  return nativeBindings(t, timeOrder) ?? bindHere(t, timeOrder);
+}
+
+/** bindEvents by the native half (graph-kernel.ts), where there is one and it takes the trace. */
+function nativeBindings(t: Trace, timeOrder: Int32Array): Bindings | undefined {
+  return viaKernel((k) => {
+    const streams = t.lanes.filter((l) => l.kind === 'stream');
+    const made = k.hbBind({
+      calls: t.calls.count,
+      ops: t.ops.count,
+      lanes: t.lanes.length,
+      strings: t.strings.length,
+      kind: t.calls.kind,
+      answer: t.calls.answer,
+      device: t.calls.device,
+      event: t.calls.event,
+      event2: t.calls.event2,
+      stream: t.calls.stream,
+      releasedBy: t.calls.releasedBy,
+      lane: t.calls.lane,
+      blockedNs: t.calls.blockedNs,
+      opCall: t.ops.call,
+      opLane: t.ops.lane,
+      opKind: t.ops.kind,
+      copyKind: t.ops.copy,
+      laneDevice: Int32Array.from(t.lanes, (l) => l?.device ?? -1),
+      streamLane: Int32Array.from(streams, (s) => s.id),
+      streamDevice: Int32Array.from(streams, (s) => s.device ?? -1),
+      timeOrder,
+      kinds: {
+        streamWait: streamWaitKind,
+        eventSync: eventSyncKind,
+        query: queryKind,
+        elapsed: elapsedKind,
+        streamSync: streamSyncKind,
+        deviceSync: deviceSyncKind,
+        record: recordKind,
+        memcpy: memcpyKind,
+        memset: memsetKind,
+        eventRecordOp,
+        dtoh,
+        ready: ANSWERS.indexOf('ready'),
+      },
+    });
+    const bound2 = new Map<number, number>();
+    for (let q = 0; q < made.bound2.length; q += 2) bound2.set(made.bound2[q], made.bound2[q + 1]);
+    return { ...made, timeOrder, bound2 };
+  });
+}
+
+/** bindEvents in TypeScript: the reference, and where there is no native half. */
+function bindHere(t: Trace, timeOrder: Int32Array): Bindings {
   const c = t.calls;
   const C = c.count;
   const { kind, event, event2, stream, answer } = c;

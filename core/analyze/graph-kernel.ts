@@ -1,6 +1,6 @@
 // The happens-before graph's native half, where the host has one (node/native-graph.ts sets it):
-// the lane order, the cross-lane edges and the vector clocks, by the same rules as graph.ts and
-// hb.ts, which stay the reference and the fallback (test/native/hb-native.test.ts holds them equal).
+// the lane order, the replay of the calls, the cross-lane edges and the vector clocks, by the same
+// rules as graph.ts, bindings.ts and hb.ts, which stay the reference and the fallback (test/native/hb-native.test.ts holds them equal).
 // Where it is not set, or declines a graph (an index out of range: it checks every one it reads),
 // the TypeScript builds it.
 import type { SparseRows } from './csr';
@@ -31,6 +31,60 @@ export interface GraphKernel {
     callOrderFrom: number;
     callOrderTo: number;
   };
+  hbBind(input: {
+    calls: number;
+    ops: number;
+    lanes: number;
+    strings: number;
+    kind: Uint8Array;
+    answer: Uint8Array;
+    device: Uint8Array;
+    event: Int32Array;
+    event2: Int32Array;
+    stream: Int32Array;
+    releasedBy: Int32Array;
+    lane: Uint32Array;
+    blockedNs: Float64Array;
+    opCall: Int32Array;
+    opLane: Uint32Array;
+    opKind: Uint8Array;
+    copyKind: Uint8Array;
+    /** Per lane its device, -1 where it names none. */
+    laneDevice: Int32Array;
+    /** The stream lanes in lane order, and each one's device (-1: none). */
+    streamLane: Int32Array;
+    streamDevice: Int32Array;
+    timeOrder: Int32Array;
+    kinds: Record<
+      | 'streamWait'
+      | 'eventSync'
+      | 'query'
+      | 'elapsed'
+      | 'streamSync'
+      | 'deviceSync'
+      | 'record'
+      | 'memcpy'
+      | 'memset'
+      | 'eventRecordOp'
+      | 'dtoh'
+      | 'ready',
+      number
+    >;
+  }): Record<
+    | 'opsStart'
+    | 'opsOf'
+    | 'biasedBound'
+    | 'biasedRecordOp'
+    | 'biasedReplaced'
+    | 'consumers'
+    | 'waits'
+    | 'syncCopies'
+    | 'eventFrom'
+    | 'eventTo'
+    /** The elapsed calls' end records, as (call, record) pairs in replay order. */
+    | 'bound2',
+    Int32Array
+  > & { awaits: SparseRows };
   hbCrossLanes(
     graph: KernelLanes,
     input: {

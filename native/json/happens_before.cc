@@ -162,6 +162,104 @@ SparseRows crossLanes(const LaneView &g, const CrossLaneInput &in, std::vector<i
   return sparseRows(to, from, g.nodes);
 }
 
+Bound bindEvents(const BindInput &in) {
+  const size_t C = in.calls, O = in.ops, L = in.lanes;
+  constexpr int32_t kBoundBias = 2, kIdBias = 1;
+  Bound b;
+  // groupByKey(t.ops.call, O, C): the ops of each call, in op order.
+  b.opsStart.assign(C + 1, 0);
+  for (size_t j = 0; j < O; j++)
+    if (in.opCall[j] >= 0 && size_t(in.opCall[j]) < C) b.opsStart[in.opCall[j] + 1]++;
+  for (size_t c = 0; c < C; c++) b.opsStart[c + 1] += b.opsStart[c];
+  b.opsOf.assign(size_t(b.opsStart[C]), 0);
+  {
+    std::vector<int32_t> next(b.opsStart.begin(), b.opsStart.end() - 1);
+    for (size_t j = 0; j < O; j++)
+      if (in.opCall[j] >= 0 && size_t(in.opCall[j]) < C) b.opsOf[next[in.opCall[j]]++] = int32_t(j);
+  }
+  b.bound.assign(C, 0);
+  b.recordOp.assign(C, 0);
+  b.replaced.assign(C, 0);
+  b.consumers.assign(C, 0);
+  std::vector<int32_t> lastOp(L, -1), lastCopy(L + 1, -1), awaitCall, awaitOp;
+  std::vector<std::vector<int32_t>> pendingWaits(L);
+  // Event string id -> the record call that holds it, biased (0: never recorded).
+  int64_t events = int64_t(in.strings);
+  for (size_t i = 0; i < C; i++) events = std::max<int64_t>(events, std::max(in.event[i], in.event2[i]) + int64_t(1));
+  std::vector<int32_t> current(size_t(events), 0);
+  auto copySlot = [&](size_t i) { return std::min<size_t>(in.lane[i], L); };
+  auto wait = [&](int32_t call, int32_t op) {
+    awaitCall.push_back(call);
+    awaitOp.push_back(op);
+  };
+  auto bind = [&](int32_t ev) {
+    const int32_t r = (ev >= 0 ? current[ev] : 0) - kIdBias;
+    if (r >= 0) b.consumers[r]++;
+    return r;
+  };
+  for (size_t k = 0; k < in.timed; k++) {
+    const int32_t i = in.timeOrder[k];
+    const uint8_t ki = in.kind[i];
+    if (ki == in.eventSyncKind || ki == in.streamSyncKind || ki == in.deviceSyncKind || in.blockedNs[i] > 0)
+      b.waits.push_back(i);
+    if (ki == in.streamWaitKind || ki == in.eventSyncKind || ki == in.queryKind) {
+      const int32_t r = bind(in.event[i]);
+      b.bound[i] = r + kBoundBias;
+      const int32_t op = r >= 0 ? b.recordOp[r] - kIdBias : -1;
+      if (op >= 0 && ki == in.streamWaitKind && in.stream[i] >= 0) pendingWaits[in.stream[i]].push_back(op);
+      if (op >= 0 && (ki == in.eventSyncKind || (ki == in.queryKind && in.answer[i] == in.ready))) wait(i, op);
+    } else if (ki == in.elapsedKind) {
+      b.bound[i] = bind(in.event[i]) + kBoundBias;
+      b.bound2.push_back(i);
+      b.bound2.push_back(bind(in.event2[i]));
+    } else if (ki == in.streamSyncKind) {
+      const int32_t st = in.stream[i];
+      if (st >= 0 && lastOp[st] >= 0) wait(i, lastOp[st]);
+      b.syncCopies.push_back(i);
+      b.syncCopies.push_back(lastCopy[copySlot(i)]);
+    } else if (ki == in.deviceSyncKind) {
+      // S21: the device the call names; traces that do not say (device 0) mean the thread's device.
+      const int32_t laneDevice = in.lane[i] < L ? in.laneDevice[in.lane[i]] : -1;
+      const int32_t device = in.device[i] ? in.device[i] : laneDevice >= 0 ? laneDevice : 0;
+      for (size_t q = 0; q < in.streams; q++)
+        if (in.streamDevice[q] == device && lastOp[in.streamLane[q]] >= 0) wait(i, lastOp[in.streamLane[q]]);
+    }
+    // The ops call i issued, each following the stream waits pending on its stream (S8).
+    for (int32_t q = b.opsStart[i]; q < b.opsStart[i + 1]; q++) {
+      const int32_t j = b.opsOf[q];
+      std::vector<int32_t> &pending = pendingWaits[in.opLane[j]];
+      for (int32_t from : pending) {
+        b.eventFrom.push_back(from);
+        b.eventTo.push_back(j);
+      }
+      pending.clear();
+      lastOp[in.opLane[j]] = j;
+    }
+    if (ki == in.recordKind && in.event[i]) {
+      int32_t op = in.stream[i] >= 0 ? lastOp[in.stream[i]] : -1;
+      for (int32_t q = b.opsStart[i]; q < b.opsStart[i + 1]; q++)
+        if (in.opKind[b.opsOf[q]] == in.eventRecordOp) {
+          op = b.opsOf[q];
+          break;
+        }
+      b.recordOp[i] = op + kIdBias;
+      const int32_t ev = in.event[i];
+      b.replaced[i] = ev >= 0 ? current[ev] : 0;
+      if (ev >= 0) current[ev] = i + kIdBias;
+    }
+    const bool issued = b.opsStart[i + 1] > b.opsStart[i];
+    if (ki == in.memcpyKind && issued && in.copyKind[b.opsOf[b.opsStart[i]]] == in.dtoh) lastCopy[copySlot(i)] = i;
+    // A copy or memset that blocked until its own op completed (S17, S18).
+    const int32_t released = in.releasedBy[i];
+    if ((ki == in.memcpyKind || ki == in.memsetKind) && in.blockedNs[i] > 0 && released >= 0 && size_t(released) < O &&
+        in.opCall[released] == i)
+      for (int32_t q = b.opsStart[i]; q < b.opsStart[i + 1]; q++) wait(i, b.opsOf[q]);
+  }
+  if (!std::is_sorted(b.waits.begin(), b.waits.end())) std::sort(b.waits.begin(), b.waits.end());
+  b.awaits = sparseRows(awaitCall, awaitOp, C);
+  return b;
+}
+
 size_t clockRows(const ClockGraph &g) {
   const LaneView &v = g.lanes;
   const int64_t C = int64_t(v.calls);

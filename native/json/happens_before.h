@@ -64,6 +64,37 @@ struct CrossLaneInput {
 /** crossLaneEdges: the rows of cross-lane predecessors other than launches; counts edges per kind. */
 SparseRows crossLanes(const LaneView &g, const CrossLaneInput &in, std::vector<int32_t> &edgeCounts);
 
+/** bindEvents' input: the columns the replay of the calls reads (bindings.ts). */
+struct BindInput {
+  size_t calls = 0, ops = 0, lanes = 0, strings = 0;
+  const uint8_t *kind = nullptr, *answer = nullptr, *device = nullptr;
+  const int32_t *event = nullptr, *event2 = nullptr, *stream = nullptr, *releasedBy = nullptr;
+  const uint32_t *lane = nullptr;
+  const double *blockedNs = nullptr;
+  const int32_t *opCall = nullptr;
+  const uint32_t *opLane = nullptr;
+  const uint8_t *opKind = nullptr, *copyKind = nullptr;
+  /** Per lane its device, -1 where the lane names none. */
+  const int32_t *laneDevice = nullptr;
+  /** The stream lanes, in lane order, and each one's device (-1: none). */
+  size_t streams = 0;
+  const int32_t *streamLane = nullptr, *streamDevice = nullptr;
+  size_t timed = 0;
+  const int32_t *timeOrder = nullptr;
+  uint8_t streamWaitKind = 0, eventSyncKind = 0, queryKind = 0, elapsedKind = 0, streamSyncKind = 0, deviceSyncKind = 0,
+          recordKind = 0, memcpyKind = 0, memsetKind = 0;
+  uint8_t eventRecordOp = 0, dtoh = 0, ready = 0;
+};
+
+/** bindEvents in bindings.ts: its columns as they are stored there (biased), `bound2` as (call, record) pairs. */
+struct Bound {
+  std::vector<int32_t> opsStart, opsOf, bound, recordOp, replaced, consumers, bound2, waits, syncCopies, eventFrom,
+      eventTo;
+  SparseRows awaits;
+};
+
+Bound bindEvents(const BindInput &in);
+
 /** The graph as the clocks read it: the lanes, each op's launcher from another lane, the predecessor rows. */
 struct ClockGraph {
   LaneView lanes;

@@ -184,6 +184,85 @@ Napi::Value CrossLanes(const Napi::CallbackInfo &info) {
   return out;
 }
 
+/** hbBind(input): bindEvents in bindings.ts, its per-call columns biased as stored there. */
+Napi::Value Bind(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = info[0].As<Napi::Object>();
+  const char *caller = "hbBind()";
+  syncscope::hb::BindInput in;
+  in.calls = count(o, "calls");
+  in.ops = count(o, "ops");
+  in.lanes = count(o, "lanes");
+  in.strings = count(o, "strings");
+  const size_t C = in.calls, O = in.ops, L = in.lanes;
+  in.kind = column<uint8_t>(o, "kind", C, caller);
+  in.answer = column<uint8_t>(o, "answer", C, caller);
+  in.device = column<uint8_t>(o, "device", C, caller);
+  in.event = column<int32_t>(o, "event", C, caller);
+  in.event2 = column<int32_t>(o, "event2", C, caller);
+  in.stream = column<int32_t>(o, "stream", C, caller);
+  in.releasedBy = column<int32_t>(o, "releasedBy", C, caller);
+  in.lane = column<uint32_t>(o, "lane", C, caller);
+  in.blockedNs = column<double>(o, "blockedNs", C, caller);
+  in.opCall = column<int32_t>(o, "opCall", O, caller);
+  in.opLane = column<uint32_t>(o, "opLane", O, caller);
+  in.opKind = column<uint8_t>(o, "opKind", O, caller);
+  in.copyKind = column<uint8_t>(o, "copyKind", O, caller);
+  in.laneDevice = column<int32_t>(o, "laneDevice", L, caller);
+  in.streams = lengthOf(o, "streamLane");
+  in.streamLane = column<int32_t>(o, "streamLane", in.streams, caller);
+  in.streamDevice = column<int32_t>(o, "streamDevice", in.streams, caller);
+  in.timed = lengthOf(o, "timeOrder");
+  in.timeOrder = column<int32_t>(o, "timeOrder", in.timed, caller);
+  Napi::Object k = o.Get("kinds").As<Napi::Object>();
+  auto kindOf = [&](const char *name) { return uint8_t(k.Get(name).ToNumber().Int32Value()); };
+  in.streamWaitKind = kindOf("streamWait");
+  in.eventSyncKind = kindOf("eventSync");
+  in.queryKind = kindOf("query");
+  in.elapsedKind = kindOf("elapsed");
+  in.streamSyncKind = kindOf("streamSync");
+  in.deviceSyncKind = kindOf("deviceSync");
+  in.recordKind = kindOf("record");
+  in.memcpyKind = kindOf("memcpy");
+  in.memsetKind = kindOf("memset");
+  in.eventRecordOp = kindOf("eventRecordOp");
+  in.dtoh = kindOf("dtoh");
+  in.ready = kindOf("ready");
+  // Event ids are string ids: one far past the strings would make a table of its size.
+  constexpr int32_t kMostEvents = 1 << 26;
+  for (size_t i = 0; i < C; i++) {
+    check(env, in.stream[i] >= -1 && in.stream[i] < int64_t(L), "a call targets a stream that is not there");
+    check(env, in.event[i] < kMostEvents && in.event2[i] < kMostEvents, "a call names an event far past the strings");
+  }
+  for (size_t j = 0; j < O; j++)
+    check(env, in.opCall[j] < int64_t(C) && (in.opCall[j] < 0 || in.opLane[j] < L), "an issued op is on no lane");
+  for (size_t q = 0; q < in.streams; q++)
+    check(env, in.streamLane[q] >= 0 && size_t(in.streamLane[q]) < L, "a stream is not one of the lanes");
+  for (size_t t = 0; t < in.timed; t++)
+    check(env, in.timeOrder[t] >= 0 && size_t(in.timeOrder[t]) < C, "the time order names a call that is not there");
+  const syncscope::hb::Bound b = syncscope::hb::bindEvents(in);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("opsStart", int32s(env, b.opsStart));
+  out.Set("opsOf", int32s(env, b.opsOf));
+  out.Set("biasedBound", int32s(env, b.bound));
+  out.Set("biasedRecordOp", int32s(env, b.recordOp));
+  out.Set("biasedReplaced", int32s(env, b.replaced));
+  out.Set("consumers", int32s(env, b.consumers));
+  out.Set("bound2", int32s(env, b.bound2));
+  out.Set("waits", int32s(env, b.waits));
+  out.Set("syncCopies", int32s(env, b.syncCopies));
+  out.Set("eventFrom", int32s(env, b.eventFrom));
+  out.Set("eventTo", int32s(env, b.eventTo));
+  Napi::Object awaits = Napi::Object::New(env);
+  awaits.Set("has", int32s(env, b.awaits.has));
+  awaits.Set("before", int32s(env, b.awaits.before));
+  awaits.Set("keys", int32s(env, b.awaits.keys));
+  awaits.Set("start", int32s(env, b.awaits.start));
+  awaits.Set("ids", int32s(env, b.awaits.ids));
+  out.Set("awaits", awaits);
+  return out;
+}
+
 /** The graph as the clocks read it, every launcher and predecessor checked to be on a lane. */
 ClockGraph clockGraph(const Napi::Object &g, std::vector<int32_t> &lanes) {
   Napi::Env env = g.Env();
@@ -253,6 +332,7 @@ Napi::Value Clocks(const Napi::CallbackInfo &info) {
 
 void exportHappensBefore(Napi::Env env, Napi::Object exports) {
   exports.Set("hbLaneOrder", Napi::Function::New(env, LaneOrderOf));
+  exports.Set("hbBind", Napi::Function::New(env, Bind));
   exports.Set("hbCrossLanes", Napi::Function::New(env, CrossLanes));
   exports.Set("hbClockRows", Napi::Function::New(env, ClockRows));
   exports.Set("hbClocks", Napi::Function::New(env, Clocks));

@@ -1,5 +1,5 @@
 // The JavaScript face of the happens-before graph's native half (happens_before.h):
-// hbLaneOrder, hbCrossLanes, hbClockRows and hbClocks. core/analyze/graph-kernel.ts documents them.
+// hbLaneOrder, hbBind, hbCrossLanes, hbClockRows and hbClocks. core/analyze/graph-kernel.ts documents them.
 #pragma once
 
 #include <napi.h>

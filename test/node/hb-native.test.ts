@@ -1,9 +1,9 @@
 // The happens-before graph's native half (native/json/happens_before.cc) against the TypeScript,
 // which stays the reference: on every trace fixture, generated and simulated traces, and traces made
 // to reach each rule (a cycle, lanes out of time order, several threads, an op launched from its own
-// lane), both give the same lane order, positions, launchers, predecessor rows, edge counts and
-// bindings, and the same clock for every node and lane. The native half must be the one that ran:
-// each of its four functions is counted, and none may decline a well-formed trace.
+// lane), both give the same lane order, positions, launchers, bindings (the replay of the calls),
+// predecessor rows and edge counts, and the same clock for every node and lane. The native half must
+// be the one that ran: each of its five functions is counted, and none may decline a well-formed trace.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -30,7 +30,7 @@ type Calls = Record<keyof GraphKernel, number>;
 /** The addon's graph functions, each call counted, each decline kept. */
 function counted(): { kernel: GraphKernel; calls: Calls; declined: string[] } {
   const addon = built.addon!;
-  const calls: Calls = { hbLaneOrder: 0, hbCrossLanes: 0, hbClockRows: 0, hbClocks: 0 };
+  const calls: Calls = { hbLaneOrder: 0, hbBind: 0, hbCrossLanes: 0, hbClockRows: 0, hbClocks: 0 };
   const declined: string[] = [];
   const wrap =
     <K extends keyof GraphKernel>(k: K) =>
@@ -45,6 +45,7 @@ function counted(): { kernel: GraphKernel; calls: Calls; declined: string[] } {
     };
   const kernel: GraphKernel = {
     hbLaneOrder: wrap('hbLaneOrder'),
+    hbBind: wrap('hbBind'),
     hbCrossLanes: wrap('hbCrossLanes'),
     hbClockRows: wrap('hbClockRows'),
     hbClocks: wrap('hbClocks'),
@@ -82,7 +83,7 @@ const GRAPH_FIELDS = [
 function assertSame(t: Trace, name: string): void {
   const { js, jsHb, nat, natHb, calls, declined } = bothWays(t);
   assert.deepEqual(declined, [], `${name}: the native half declined a well-formed trace`);
-  assert.deepEqual(calls, { hbLaneOrder: 1, hbCrossLanes: 1, hbClockRows: 1, hbClocks: 1 }, name);
+  assert.deepEqual(calls, { hbLaneOrder: 1, hbBind: 1, hbCrossLanes: 1, hbClockRows: 1, hbClocks: 1 }, name);
   for (const f of GRAPH_FIELDS) assert.deepEqual(nat[f], js[f], `${name}: ${f}`);
   for (const f of ['has', 'before', 'keys', 'start', 'ids'] as const)
     assert.deepEqual(Array.from(nat.preds[f]), Array.from(js.preds[f]), `${name}: preds.${f}`);
