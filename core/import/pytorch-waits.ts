@@ -64,8 +64,9 @@ export function resolveWaits(
     } else if (settleRelease(b, call, op, how)) counts.skew++;
   };
 
-  for (let call = 0; call < b.calls.count; call++) {
-    if (!RESOLVED[c.kind[call]]) continue;
+  const resolved = callsResolved(c.kind, b.calls.count);
+  for (let r = 0; r < resolved.length; r++) {
+    const call = resolved[r];
     const k = CALL_KINDS[c.kind[call]];
     const corr = callCorr[call];
     const sync = syncs.get(corr);
@@ -148,6 +149,18 @@ export function settleRelease(b: TraceBuilder, call: number, op: number, how: Re
   if (ops.end[op] > end) return true;
   c.unblockNs[call] = end - ops.end[op];
   return false;
+}
+
+/**
+ * The calls whose kind resolveWaits settles, in id order: a small function of its own, which the
+ * engine optimizes while its loop over every call runs; in resolveWaits, a large one, that loop
+ * would run unoptimized to its end.
+ */
+function callsResolved(kind: Uint8Array, n: number): Int32Array {
+  const ids = new Int32Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) if (RESOLVED[kind[i]]) ids[m++] = i;
+  return ids.subarray(0, m);
 }
 
 /** By kind code: whether resolveWaits looks at a call of that kind (a table, as it is asked once per call). */

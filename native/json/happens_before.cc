@@ -60,9 +60,8 @@ SparseRows sparseRows(const std::vector<int32_t> &keys, const std::vector<int32_
 
 }  // namespace
 
-LaneOrder laneOrder(const LaneOrderInput &in) {
+void laneOrder(const LaneOrderInput &in, LaneOrder &r) {
   const size_t C = in.calls, O = in.ops, L = in.lanes, N = C + O;
-  LaneOrder r;
   r.start.assign(L + 1, 0);
   size_t callsOutside = 0;
   for (size_t i = 0; i < C; i++) {
@@ -84,8 +83,6 @@ LaneOrder laneOrder(const LaneOrderInput &in) {
   for (size_t i = 0; i < O; i++)
     if (in.opLane[i] < L) r.start[in.opLane[i] + 1]++;
   for (size_t l = 0; l < L; l++) r.start[l + 1] += r.start[l];
-  r.order.assign(size_t(r.start[L]), 0);
-  r.seq.assign(N, 0);
   r.lane.assign(N, -1);
   std::vector<int32_t> next(r.start.begin(), r.start.end() - 1);
   std::vector<double> last(L, 0);
@@ -113,7 +110,7 @@ LaneOrder laneOrder(const LaneOrderInput &in) {
     if (!unordered[l]) continue;
     // (time, id): the TypeScript comparator `time(x) - time(y) || x - y`, a difference that is 0 or NaN falling to the
     // ids.
-    std::sort(r.order.begin() + r.start[l], r.order.begin() + r.start[l + 1], [&](int32_t x, int32_t y) {
+    std::sort(r.order + r.start[l], r.order + r.start[l + 1], [&](int32_t x, int32_t y) {
       double d = time(x) - time(y);
       return d != 0 && !std::isnan(d) ? d < 0 : x < y;
     });
@@ -128,7 +125,6 @@ LaneOrder laneOrder(const LaneOrderInput &in) {
     for (size_t j = 0; j < O; j++)
       if (crosses(r.lane.data(), in.opCall[j], int64_t(C + j))) r.launcher[j] = in.opCall[j];
   }
-  return r;
 }
 
 SparseRows crossLanes(const LaneView &g, const CrossLaneInput &in, std::vector<int32_t> &edgeCounts) {
@@ -162,25 +158,19 @@ SparseRows crossLanes(const LaneView &g, const CrossLaneInput &in, std::vector<i
   return sparseRows(to, from, g.nodes);
 }
 
-Bound bindEvents(const BindInput &in) {
+void bindEvents(const BindInput &in, Bound &b) {
   const size_t C = in.calls, O = in.ops, L = in.lanes;
   constexpr int32_t kBoundBias = 2, kIdBias = 1;
-  Bound b;
   // groupByKey(t.ops.call, O, C): the ops of each call, in op order.
-  b.opsStart.assign(C + 1, 0);
   for (size_t j = 0; j < O; j++)
     if (in.opCall[j] >= 0 && size_t(in.opCall[j]) < C) b.opsStart[in.opCall[j] + 1]++;
   for (size_t c = 0; c < C; c++) b.opsStart[c + 1] += b.opsStart[c];
-  b.opsOf.assign(size_t(b.opsStart[C]), 0);
+  b.opsOfCount = size_t(b.opsStart[C]);
   {
-    std::vector<int32_t> next(b.opsStart.begin(), b.opsStart.end() - 1);
+    std::vector<int32_t> next(b.opsStart, b.opsStart + C);
     for (size_t j = 0; j < O; j++)
       if (in.opCall[j] >= 0 && size_t(in.opCall[j]) < C) b.opsOf[next[in.opCall[j]]++] = int32_t(j);
   }
-  b.bound.assign(C, 0);
-  b.recordOp.assign(C, 0);
-  b.replaced.assign(C, 0);
-  b.consumers.assign(C, 0);
   std::vector<int32_t> lastOp(L, -1), lastCopy(L + 1, -1), awaitCall, awaitOp;
   std::vector<std::vector<int32_t>> pendingWaits(L);
   // Event string id -> the record call that holds it, biased (0: never recorded).
@@ -257,7 +247,6 @@ Bound bindEvents(const BindInput &in) {
   }
   if (!std::is_sorted(b.waits.begin(), b.waits.end())) std::sort(b.waits.begin(), b.waits.end());
   b.awaits = sparseRows(awaitCall, awaitOp, C);
-  return b;
 }
 
 size_t clockRows(const ClockGraph &g) {

@@ -22,8 +22,10 @@ struct LaneOrderInput {
   uint8_t contextKind = 0;
 };
 
+/** laneOrder's result; `order` (room for every node) and `seq` (per node, zeroed) are the caller's. */
 struct LaneOrder {
-  std::vector<int32_t> order, start, seq;
+  int32_t *order = nullptr, *seq = nullptr;
+  std::vector<int32_t> start;
   /** Per node its lane, -1 outside any. */
   std::vector<int32_t> lane;
   /** Empty where every op's call is its launch from another lane: the launchers are the ops' calls. */
@@ -32,7 +34,7 @@ struct LaneOrder {
   int32_t callOrderFrom = -1, callOrderTo = -1;
 };
 
-LaneOrder laneOrder(const LaneOrderInput &in);
+void laneOrder(const LaneOrderInput &in, LaneOrder &r);
 
 /** The graph's lanes as crossLanes and the clocks read them. */
 struct LaneView {
@@ -86,14 +88,21 @@ struct BindInput {
   uint8_t eventRecordOp = 0, dtoh = 0, ready = 0;
 };
 
-/** bindEvents in bindings.ts: its columns as they are stored there (biased), `bound2` as (call, record) pairs. */
+/**
+ * bindEvents in bindings.ts: its columns as they are stored there (biased), `bound2` as (call,
+ * record) pairs. The per-call columns are the caller's, zeroed, written only where they are not 0:
+ * memory never written is never touched.
+ */
 struct Bound {
-  std::vector<int32_t> opsStart, opsOf, bound, recordOp, replaced, consumers, bound2, waits, syncCopies, eventFrom,
-      eventTo;
+  int32_t *opsStart = nullptr;  // calls + 1
+  int32_t *opsOf = nullptr;     // room for every op; opsOfCount used
+  int32_t *bound = nullptr, *recordOp = nullptr, *replaced = nullptr, *consumers = nullptr;  // calls each
+  size_t opsOfCount = 0;
+  std::vector<int32_t> bound2, waits, syncCopies, eventFrom, eventTo;
   SparseRows awaits;
 };
 
-Bound bindEvents(const BindInput &in);
+void bindEvents(const BindInput &in, Bound &b);
 
 /** The graph as the clocks read it: the lanes, each op's launcher from another lane, the predecessor rows. */
 struct ClockGraph {

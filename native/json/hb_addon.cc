@@ -114,11 +114,17 @@ Napi::Value LaneOrderOf(const Napi::CallbackInfo &info) {
   in.contextKind = uint8_t(o.Get("contextKind").ToNumber().Int32Value());
   for (size_t j = 0; j < in.ops; j++)
     check(env, in.opCall[j] < int64_t(in.calls), "an op names a call that is not there");
-  syncscope::hb::LaneOrder r = syncscope::hb::laneOrder(in);
+  // The order and the positions in arrays the engine made, zeroed, written once.
+  Napi::Int32Array order = Napi::Int32Array::New(env, in.calls + in.ops),
+                   seq = Napi::Int32Array::New(env, in.calls + in.ops);
+  syncscope::hb::LaneOrder r;
+  r.order = order.Data();
+  r.seq = seq.Data();
+  syncscope::hb::laneOrder(in, r);
   Napi::Object out = Napi::Object::New(env);
-  out.Set("order", int32s(env, r.order));
+  out.Set("order", Napi::Int32Array::New(env, size_t(r.start[in.lanes]), order.ArrayBuffer(), 0));
   out.Set("start", int32s(env, r.start));
-  out.Set("seq", int32s(env, r.seq));
+  out.Set("seq", seq);
   out.Set("lane", laneIds(env, r.lane, in.lanes));
   if (!r.launcher.empty()) out.Set("launcher", int32s(env, r.launcher));
   out.Set("callOrderFrom", double(r.callOrderFrom));
@@ -240,14 +246,25 @@ Napi::Value Bind(const Napi::CallbackInfo &info) {
     check(env, in.streamLane[q] >= 0 && size_t(in.streamLane[q]) < L, "a stream is not one of the lanes");
   for (size_t t = 0; t < in.timed; t++)
     check(env, in.timeOrder[t] >= 0 && size_t(in.timeOrder[t]) < C, "the time order names a call that is not there");
-  const syncscope::hb::Bound b = syncscope::hb::bindEvents(in);
+  // The per-call columns in arrays the engine made, zeroed: bindEvents writes only what is not 0.
+  Napi::Int32Array opsStart = Napi::Int32Array::New(env, C + 1), opsOf = Napi::Int32Array::New(env, O),
+                   bound = Napi::Int32Array::New(env, C), recordOp = Napi::Int32Array::New(env, C),
+                   replaced = Napi::Int32Array::New(env, C), consumers = Napi::Int32Array::New(env, C);
+  syncscope::hb::Bound b;
+  b.opsStart = opsStart.Data();
+  b.opsOf = opsOf.Data();
+  b.bound = bound.Data();
+  b.recordOp = recordOp.Data();
+  b.replaced = replaced.Data();
+  b.consumers = consumers.Data();
+  syncscope::hb::bindEvents(in, b);
   Napi::Object out = Napi::Object::New(env);
-  out.Set("opsStart", int32s(env, b.opsStart));
-  out.Set("opsOf", int32s(env, b.opsOf));
-  out.Set("biasedBound", int32s(env, b.bound));
-  out.Set("biasedRecordOp", int32s(env, b.recordOp));
-  out.Set("biasedReplaced", int32s(env, b.replaced));
-  out.Set("consumers", int32s(env, b.consumers));
+  out.Set("opsStart", opsStart);
+  out.Set("opsOf", Napi::Int32Array::New(env, b.opsOfCount, opsOf.ArrayBuffer(), 0));
+  out.Set("biasedBound", bound);
+  out.Set("biasedRecordOp", recordOp);
+  out.Set("biasedReplaced", replaced);
+  out.Set("consumers", consumers);
   out.Set("bound2", int32s(env, b.bound2));
   out.Set("waits", int32s(env, b.waits));
   out.Set("syncCopies", int32s(env, b.syncCopies));
@@ -313,8 +330,8 @@ Napi::Value Clocks(const Napi::CallbackInfo &info) {
   const size_t L = g.lanes.lanes;
   check(env, asked >= 1 && asked * double(L) < 2147483647.0, "no room for the clocks' rows");
   const size_t rowCount = size_t(asked);
+  // Zeroed by the engine, its pages untouched until a row is made.
   Napi::ArrayBuffer rowBuffer = Napi::ArrayBuffer::New(env, rowCount * L * sizeof(int32_t));
-  std::memset(rowBuffer.Data(), 0, rowCount * L * sizeof(int32_t));
   Napi::Int32Array rowOf = Napi::Int32Array::New(env, g.lanes.nodes);
   size_t used;
   try {
