@@ -85,6 +85,25 @@ export interface GraphKernel {
     | 'bound2',
     Int32Array
   > & { awaits: SparseRows };
+  hbStreamWork(input: {
+    ops: number;
+    lanes: number;
+    kind: Uint8Array;
+    lane: Uint32Array;
+    start: Float64Array;
+    end: Float64Array;
+    /** Per op kind, 1 where it is GPU work that S3 orders. */
+    isWork: Uint8Array;
+    /** (legacy lane, candidate lane) pairs, flat. */
+    pairs: Int32Array;
+    overlapNs: number;
+  }): {
+    /** Lane l's GPU work is ids[start[l] .. start[l + 1]), in order of start. */
+    start: Int32Array;
+    ids: Int32Array;
+    /** Per pair, 1 where the two lanes' work overlapped. */
+    overlapped: Uint8Array;
+  };
   hbCrossLanes(
     graph: KernelLanes,
     input: {

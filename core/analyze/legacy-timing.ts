@@ -10,7 +10,7 @@
 // each such hold is reported as `legacy-serialization`, saying so.
 import { CK, OK } from '../trace/kinds';
 import { EDGE_KINDS, type Finding, type Trace } from '../trace/model';
-import { gallopToStart, gpuWorkByLane, nonBlockingByOverlap } from '../trace/stream-flags';
+import { gallopToStart, streamWorkByTiming } from '../trace/stream-flags';
 import { formatNs } from '../units';
 import { boundRecord, recordOpOf } from './bindings';
 import { FindingList, opPlaceKey } from './collect';
@@ -42,8 +42,7 @@ export function legacyByTiming(t: Trace, hb: HappensBefore): Finding[] {
   const legacy = t.lanes.filter((l) => l.kind === 'stream' && l.legacyDefault);
   const unknown = t.lanes.filter((l) => l.kind === 'stream' && !l.legacyDefault && l.nonBlocking === undefined);
   if (!legacy.length || !unknown.length) return [];
-  const gpu = gpuWorkByLane(t);
-  const overlapped = nonBlockingByOverlap(t, gpu);
+  const { work: gpu, nonBlocking: overlapped } = streamWorkByTiming(t);
   const work = kernelsAndCopies(t, gpu);
   const unexplained = unknownWaitTimes(t, hb);
   const out = new FindingList();

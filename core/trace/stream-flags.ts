@@ -3,6 +3,7 @@
 // wait for each other, so work of both that overlapped shows a non-blocking stream.
 import { OK, OP_KINDS } from './kinds';
 import type { Trace } from './model';
+import { viaKernel } from '../analyze/graph-kernel';
 
 /** GPU work that S3 orders: markers (an event's record or wait) take no time. */
 export const GPU_WORK = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
@@ -27,6 +28,49 @@ export function nonBlockingByOverlap(t: Trace, work = gpuWorkByLane(t)): Set<num
         if (overlaps(t, ref, reach, work.get(l.id) ?? NONE)) out.add(l.id);
   }
   return out;
+}
+
+/**
+ * Each lane's GPU work (gpuWorkByLane) and the lanes non-blocking by overlap (nonBlockingByOverlap),
+ * in one pass of the native half where there is one (core/analyze/graph-kernel.ts).
+ */
+export function streamWorkByTiming(t: Trace): { work: Map<number, Int32Array>; nonBlocking: Set<number> } {
+  const pairs = overlapPairs(t);
+  const native = viaKernel((k) =>
+    k.hbStreamWork({
+      ops: t.ops.count,
+      lanes: t.lanes.length,
+      kind: t.ops.kind,
+      lane: t.ops.lane,
+      start: t.ops.start,
+      end: t.ops.end,
+      isWork: IS_GPU_WORK,
+      pairs: Int32Array.from(pairs.flat()),
+      overlapNs: OVERLAP_NS,
+    }),
+  );
+  if (!native) {
+    const work = gpuWorkByLane(t);
+    return { work, nonBlocking: nonBlockingByOverlap(t, work) };
+  }
+  const work = new Map<number, Int32Array>();
+  for (let l = 0; l + 1 < native.start.length; l++)
+    if (native.start[l + 1] > native.start[l]) work.set(l, native.ids.subarray(native.start[l], native.start[l + 1]));
+  const nonBlocking = new Set<number>();
+  pairs.forEach(([, lane], p) => native.overlapped[p] && nonBlocking.add(lane));
+  return { work, nonBlocking };
+}
+
+/** The (legacy lane, stream lane) pairs whose overlap nonBlockingByOverlap looks for, in its order. */
+function overlapPairs(t: Trace): [number, number][] {
+  const pairs: [number, number][] = [];
+  for (const legacy of t.lanes) {
+    if (!legacy.legacyDefault) continue;
+    for (const l of t.lanes)
+      if (l.kind === 'stream' && !l.legacyDefault && l.nonBlocking === undefined && l.device === legacy.device)
+        pairs.push([legacy.id, l.id]);
+  }
+  return pairs;
 }
 
 /** Whether each op kind is GPU work that S3 orders, indexed by kind: one look-up per op on a hot path. */

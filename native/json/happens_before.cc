@@ -10,6 +10,9 @@ namespace {
 
 int popcount(uint32_t v) { return __builtin_popcount(v); }
 
+/** Math.max of two numbers: NaN where either is. */
+double maxOf(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
+
 /** Whether the edge a -> b joins two nodes of different lanes (crosses in graph.ts). */
 bool crosses(const int32_t *lane, int64_t a, int64_t b) {
   if (a < 0 || b < 0) return false;
@@ -247,6 +250,72 @@ void bindEvents(const BindInput &in, Bound &b) {
   }
   if (!std::is_sorted(b.waits.begin(), b.waits.end())) std::sort(b.waits.begin(), b.waits.end());
   b.awaits = sparseRows(awaitCall, awaitOp, C);
+}
+
+StreamWork streamWork(const StreamWorkInput &in) {
+  StreamWork w;
+  size_t lanes = in.lanes;
+  for (size_t j = 0; j < in.ops; j++) lanes = std::max<size_t>(lanes, size_t(in.lane[j]) + 1);
+  w.start.assign(lanes + 1, 0);
+  auto isWork = [&](size_t j) { return in.kind[j] < in.kinds && in.isWork[in.kind[j]]; };
+  for (size_t j = 0; j < in.ops; j++)
+    if (isWork(j)) w.start[in.lane[j] + 1]++;
+  for (size_t l = 0; l < lanes; l++) w.start[l + 1] += w.start[l];
+  w.ids.resize(size_t(w.start[lanes]));
+  std::vector<int32_t> next(w.start.begin(), w.start.end() - 1);
+  for (size_t j = 0; j < in.ops; j++)
+    if (isWork(j)) w.ids[next[in.lane[j]]++] = int32_t(j);
+  for (size_t l = 0; l < lanes; l++) {
+    auto first = w.ids.begin() + w.start[l], last = w.ids.begin() + w.start[l + 1];
+    // In order where each start is at or after the one before (a NaN start is not).
+    bool sorted = true;
+    for (auto k = first; k != last && k + 1 != last && sorted; ++k) sorted = in.start[*k] <= in.start[*(k + 1)];
+    // (start, id): the TypeScript comparator `start[a] - start[b] || a - b`.
+    if (!sorted)
+      std::sort(first, last, [&](int32_t a, int32_t b) {
+        double d = in.start[a] - in.start[b];
+        return d != 0 && !std::isnan(d) ? d < 0 : a < b;
+      });
+  }
+  // overlaps() in stream-flags.ts: an op of the other lane and one of the legacy lane each start
+  // more than overlapNs before the other ends; the legacy lane's prefixes keep their furthest end.
+  w.overlapped.assign(in.pairs, 0);
+  for (size_t p = 0; p < in.pairs; p++) {
+    const int32_t legacy = in.pairs2[2 * p], other = in.pairs2[2 * p + 1];
+    if (legacy < 0 || size_t(legacy) >= lanes || other < 0 || size_t(other) >= lanes) continue;
+    const int32_t *ref = w.ids.data() + w.start[legacy];
+    const size_t n = size_t(w.start[legacy + 1] - w.start[legacy]);
+    std::vector<double> reach(n);
+    for (size_t k = 0; k < n; k++) reach[k] = maxOf(in.end[ref[k]], k ? reach[k - 1] : -INFINITY);
+    size_t lo = 0;
+    for (int32_t q = w.start[other]; q < w.start[other + 1]; q++) {
+      const int32_t j = w.ids[q];
+      const double bound = in.end[j] - in.overlapNs;
+      // How many ops of the legacy lane start before `bound` (a start, then a search either way).
+      auto firstAtOrAfter = [&](size_t from, size_t to) {
+        while (from < to) {
+          const size_t mid = (from + to) >> 1;
+          if (in.start[ref[mid]] < bound) from = mid + 1;
+          else to = mid;
+        }
+        return from;
+      };
+      if (lo > 0 && in.start[ref[lo - 1]] >= bound) lo = firstAtOrAfter(0, lo);
+      else {
+        size_t a = lo, b = lo;
+        for (size_t step = 1; b < n && in.start[ref[b]] < bound; step *= 2) {
+          a = b + 1;
+          b = a + step;
+        }
+        lo = firstAtOrAfter(a, std::min(b, n));
+      }
+      if (lo > 0 && reach[lo - 1] - in.start[j] > in.overlapNs) {
+        w.overlapped[p] = 1;
+        break;
+      }
+    }
+  }
+  return w;
 }
 
 size_t clockRows(const ClockGraph &g) {

@@ -104,6 +104,30 @@ struct Bound {
 
 void bindEvents(const BindInput &in, Bound &b);
 
+/** gpuWorkByLane and nonBlockingByOverlap's input (core/trace/stream-flags.ts). */
+struct StreamWorkInput {
+  size_t ops = 0, lanes = 0;
+  const uint8_t *kind = nullptr;
+  const uint32_t *lane = nullptr;
+  const double *start = nullptr, *end = nullptr;
+  /** Per op kind, whether it is GPU work that S3 orders. */
+  size_t kinds = 0;
+  const uint8_t *isWork = nullptr;
+  /** (legacy lane, candidate lane) pairs to test for overlap. */
+  size_t pairs = 0;
+  const int32_t *pairs2 = nullptr;
+  double overlapNs = 0;
+};
+
+struct StreamWork {
+  /** Lane l's work is ids[start[l] .. start[l + 1]), in order of start (then id). */
+  std::vector<int32_t> start, ids;
+  /** Per pair, whether the two lanes' work overlapped by more than overlapNs. */
+  std::vector<uint8_t> overlapped;
+};
+
+StreamWork streamWork(const StreamWorkInput &in);
+
 /** The graph as the clocks read it: the lanes, each op's launcher from another lane, the predecessor rows. */
 struct ClockGraph {
   LaneView lanes;

@@ -280,6 +280,36 @@ Napi::Value Bind(const Napi::CallbackInfo &info) {
   return out;
 }
 
+/** hbStreamWork(input): gpuWorkByLane and the overlaps of nonBlockingByOverlap in stream-flags.ts. */
+Napi::Value StreamWorkOf(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = info[0].As<Napi::Object>();
+  const char *caller = "hbStreamWork()";
+  syncscope::hb::StreamWorkInput in;
+  in.ops = count(o, "ops");
+  in.lanes = count(o, "lanes");
+  in.kind = column<uint8_t>(o, "kind", in.ops, caller);
+  in.lane = column<uint32_t>(o, "lane", in.ops, caller);
+  in.start = column<double>(o, "start", in.ops, caller);
+  in.end = column<double>(o, "end", in.ops, caller);
+  in.kinds = lengthOf(o, "isWork");
+  in.isWork = column<uint8_t>(o, "isWork", in.kinds, caller);
+  in.pairs = lengthOf(o, "pairs") / 2;
+  in.pairs2 = column<int32_t>(o, "pairs", 2 * in.pairs, caller);
+  in.overlapNs = o.Get("overlapNs").ToNumber().DoubleValue();
+  // A lane far past the listed ones would make a table of its size.
+  for (size_t j = 0; j < in.ops; j++)
+    check(env, in.lane[j] < in.lanes + (1u << 16), "an op's lane is far past the lanes");
+  const syncscope::hb::StreamWork w = syncscope::hb::streamWork(in);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("start", int32s(env, w.start));
+  out.Set("ids", int32s(env, w.ids));
+  Napi::Uint8Array overlapped = Napi::Uint8Array::New(env, w.overlapped.size());
+  std::copy(w.overlapped.begin(), w.overlapped.end(), overlapped.Data());
+  out.Set("overlapped", overlapped);
+  return out;
+}
+
 /** The graph as the clocks read it, every launcher and predecessor checked to be on a lane. */
 ClockGraph clockGraph(const Napi::Object &g, std::vector<int32_t> &lanes) {
   Napi::Env env = g.Env();
@@ -350,6 +380,7 @@ Napi::Value Clocks(const Napi::CallbackInfo &info) {
 void exportHappensBefore(Napi::Env env, Napi::Object exports) {
   exports.Set("hbLaneOrder", Napi::Function::New(env, LaneOrderOf));
   exports.Set("hbBind", Napi::Function::New(env, Bind));
+  exports.Set("hbStreamWork", Napi::Function::New(env, StreamWorkOf));
   exports.Set("hbCrossLanes", Napi::Function::New(env, CrossLanes));
   exports.Set("hbClockRows", Napi::Function::New(env, ClockRows));
   exports.Set("hbClocks", Napi::Function::New(env, Clocks));

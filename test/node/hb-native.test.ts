@@ -2,8 +2,9 @@
 // which stays the reference: on every trace fixture, generated and simulated traces, and traces made
 // to reach each rule (a cycle, lanes out of time order, several threads, an op launched from its own
 // lane), both give the same lane order, positions, launchers, bindings (the replay of the calls),
-// predecessor rows and edge counts, and the same clock for every node and lane. The native half must
-// be the one that ran: each of its five functions is counted, and none may decline a well-formed trace.
+// predecessor rows and edge counts, the same clock for every node and lane, and the same GPU work per
+// lane and streams non-blocking by overlap. The native half must
+// be the one that ran: each of its six functions is counted, and none may decline a well-formed trace.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { importPytorch } from '../../core/import/pytorch';
 import { parseScenario } from '../../core/scenario/parse';
 import { h200, simulate } from '../../core/simulate';
 import { TraceBuilder, type Trace } from '../../core/trace/model';
+import { streamWorkByTiming } from '../../core/trace/stream-flags';
 import { kinetoAddon } from '../../node/native-kineto';
 import { loadTraceFile } from '../../node/trace-file';
 import { generateKineto } from '../../bench/import.generate';
@@ -30,7 +32,7 @@ type Calls = Record<keyof GraphKernel, number>;
 /** The addon's graph functions, each call counted, each decline kept. */
 function counted(): { kernel: GraphKernel; calls: Calls; declined: string[] } {
   const addon = built.addon!;
-  const calls: Calls = { hbLaneOrder: 0, hbBind: 0, hbCrossLanes: 0, hbClockRows: 0, hbClocks: 0 };
+  const calls: Calls = { hbLaneOrder: 0, hbBind: 0, hbStreamWork: 0, hbCrossLanes: 0, hbClockRows: 0, hbClocks: 0 };
   const declined: string[] = [];
   const wrap =
     <K extends keyof GraphKernel>(k: K) =>
@@ -46,6 +48,7 @@ function counted(): { kernel: GraphKernel; calls: Calls; declined: string[] } {
   const kernel: GraphKernel = {
     hbLaneOrder: wrap('hbLaneOrder'),
     hbBind: wrap('hbBind'),
+    hbStreamWork: wrap('hbStreamWork'),
     hbCrossLanes: wrap('hbCrossLanes'),
     hbClockRows: wrap('hbClockRows'),
     hbClocks: wrap('hbClocks'),
@@ -83,7 +86,11 @@ const GRAPH_FIELDS = [
 function assertSame(t: Trace, name: string): void {
   const { js, jsHb, nat, natHb, calls, declined } = bothWays(t);
   assert.deepEqual(declined, [], `${name}: the native half declined a well-formed trace`);
-  assert.deepEqual(calls, { hbLaneOrder: 1, hbBind: 1, hbCrossLanes: 1, hbClockRows: 1, hbClocks: 1 }, name);
+  assert.deepEqual(
+    calls,
+    { hbLaneOrder: 1, hbBind: 1, hbStreamWork: 0, hbCrossLanes: 1, hbClockRows: 1, hbClocks: 1 },
+    name,
+  );
   for (const f of GRAPH_FIELDS) assert.deepEqual(nat[f], js[f], `${name}: ${f}`);
   for (const f of ['has', 'before', 'keys', 'start', 'ids'] as const)
     assert.deepEqual(Array.from(nat.preds[f]), Array.from(js.preds[f]), `${name}: preds.${f}`);
@@ -94,6 +101,26 @@ function assertSame(t: Trace, name: string): void {
     (x, d) => natHb.clock(x, d),
     name,
   );
+  assertSameStreamWork(t, name);
+}
+
+/** Each lane's GPU work in order of start, and the lanes whose work overlapped the legacy stream's. */
+function assertSameStreamWork(t: Trace, name: string): void {
+  useGraphKernel(undefined);
+  const js = streamWorkByTiming(t);
+  const native = counted();
+  useGraphKernel(native.kernel);
+  try {
+    const nat = streamWorkByTiming(t);
+    assert.deepEqual(native.declined, [], `${name}: the native half declined the stream work`);
+    assert.equal(native.calls.hbStreamWork, 1, name);
+    assert.deepEqual([...nat.work.keys()], [...js.work.keys()], `${name}: lanes with work`);
+    for (const [lane, ops] of js.work)
+      assert.deepEqual(Array.from(nat.work.get(lane)!), Array.from(ops), `${name}: lane ${lane}`);
+    assert.deepEqual([...nat.nonBlocking], [...js.nonBlocking], `${name}: non-blocking by overlap`);
+  } finally {
+    useGraphKernel(undefined);
+  }
 }
 
 function assertSameClocks(
@@ -149,6 +176,12 @@ test('traces made to reach each rule: the same graph and clocks natively', { ski
   const loader = b.lane({ kind: 'thread', name: 'loader', device: 0 });
   const s1 = b.lane({ kind: 'stream', name: 's1', device: 0 });
   const s2 = b.lane({ kind: 'stream', name: 's2', device: 0 });
+  // The legacy default stream, and a stream of unknown flags whose work overlaps it, listed out of order.
+  const legacy = b.lane({ kind: 'stream', name: 'default', device: 0, legacyDefault: true });
+  const s3 = b.lane({ kind: 'stream', name: 's3', device: 0 });
+  b.op({ lane: legacy, kind: 'kernel', start: 100, end: 5000 });
+  b.op({ lane: s3, kind: 'memcpy', start: 3000, end: 9000 });
+  b.op({ lane: s3, kind: 'kernel', start: 1000, end: 1500 });
   const a = b.call({ lane: main, kind: 'launch', begin: 0, end: 10, stream: s1 });
   const c = b.call({ lane: main, kind: 'launch', begin: 20, end: 30, stream: s1 });
   // The loader thread's calls listed out of time order: its lane is sorted, by time then id.
