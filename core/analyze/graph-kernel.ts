@@ -104,6 +104,24 @@ export interface GraphKernel {
     /** Per pair, 1 where the two lanes' work overlapped. */
     overlapped: Uint8Array;
   };
+  hbHoldCandidates(input: {
+    ops: Int32Array;
+    others: Int32Array;
+    start: Float64Array;
+    end: Float64Array;
+    kind: Uint8Array;
+    call: Int32Array;
+    callEnd: Float64Array;
+    callBlockedNs: Float64Array;
+    kernelKind: number;
+    maxStartGapNs: number;
+    minDelayNs: number;
+    holdRatio: number;
+  }): {
+    /** (op held, op it waited for, the op before it in its stream or -1) per hold. */
+    ops: Int32Array;
+    delayNs: Float64Array;
+  };
   hbCrossLanes(
     graph: KernelLanes,
     input: {

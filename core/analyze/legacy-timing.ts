@@ -16,6 +16,7 @@ import { boundRecord, recordOpOf } from './bindings';
 import { FindingList, opPlaceKey } from './collect';
 import { atLine, callSource, opShortName, opStream } from './describe';
 import type { HappensBefore } from './hb';
+import { viaKernel } from './graph-kernel';
 import { MIN_DELAY_NS } from './serialization';
 
 /** Holds met fewer times than this are not read as a stream's flag: a loop shows it each pass. */
@@ -85,16 +86,57 @@ function unknownWaitTimes(t: Trace, hb: HappensBefore): Map<number, number[]> {
 }
 
 /** The ops of `ops` (one stream, in order) that an op of `others` (another stream, in order) held. */
-function holdsOf(
-  t: Trace,
-  hb: HappensBefore,
-  ops: ArrayLike<number>,
-  others: ArrayLike<number>,
-  waits: number[] = [],
-): Hold[] {
+function holdsOf(t: Trace, hb: HappensBefore, ops: Int32Array, others: Int32Array, waits: number[] = []): Hold[] {
   const o = t.ops;
   const C = hb.graph.calls;
+  const found = nativeCandidates(t, ops, others) ?? holdCandidates(t, ops, others);
   const holds: Hold[] = [];
+  for (let h = 0; h < found.delayNs.length; h++) {
+    const [y, x, prev] = [found.ops[3 * h], found.ops[3 * h + 1], found.ops[3 * h + 2]];
+    if (hb.beforeNode(C + x, C + y)) continue;
+    const call = o.call[y];
+    const since = prev >= 0 && o.call[prev] >= 0 ? t.calls.begin[o.call[prev]] : -Infinity;
+    const until = call >= 0 ? t.calls.begin[call] : o.start[y];
+    if (waits.some((w) => w > since && w < until)) continue;
+    holds.push({ late: y, before: x, delayNs: found.delayNs[h] });
+  }
+  return holds;
+}
+
+/**
+ * The holds that timing alone shows, before what the graph and the stream waits rule out: each as
+ * (op held, op it waited for, the op before it in its stream or -1) in `ops`, and its delay.
+ */
+interface Candidates {
+  ops: Int32Array;
+  delayNs: Float64Array;
+}
+
+/** holdCandidates by the native half (graph-kernel.ts), where there is one and it takes the trace. */
+function nativeCandidates(t: Trace, ops: Int32Array, others: Int32Array): Candidates | undefined {
+  return viaKernel((k) =>
+    k.hbHoldCandidates({
+      ops,
+      others,
+      start: t.ops.start,
+      end: t.ops.end,
+      kind: t.ops.kind,
+      call: t.ops.call,
+      callEnd: t.calls.end,
+      callBlockedNs: t.calls.blockedNs,
+      kernelKind: OK.kernel,
+      maxStartGapNs: MAX_START_GAP_NS,
+      minDelayNs: MIN_DELAY_NS,
+      holdRatio: HOLD_RATIO,
+    }),
+  );
+}
+
+/** The holds that timing alone shows (Candidates): the reference for the native half. */
+function holdCandidates(t: Trace, ops: Int32Array, others: Int32Array): Candidates {
+  const o = t.ops;
+  const found: number[] = [];
+  const delays: number[] = [];
   let k = 0;
   for (let q = 0; q < ops.length; q++) {
     const y = ops[q];
@@ -117,13 +159,10 @@ function holdsOf(
     if (delayNs < MIN_DELAY_NS || delayNs < HOLD_RATIO * gap) continue;
     // Two kernels share SMs and two copies an engine: only a kernel and a copy are evidence.
     if ((o.kind[y] === OK.kernel) === (o.kind[x] === OK.kernel)) continue;
-    if (hb.beforeNode(C + x, C + y)) continue;
-    const since = prev >= 0 && o.call[prev] >= 0 ? t.calls.begin[o.call[prev]] : -Infinity;
-    const until = call >= 0 ? t.calls.begin[call] : o.start[y];
-    if (waits.some((w) => w > since && w < until)) continue;
-    holds.push({ late: y, before: x, delayNs });
+    found.push(y, x, prev);
+    delays.push(delayNs);
   }
-  return holds;
+  return { ops: Int32Array.from(found), delayNs: Float64Array.from(delays) };
 }
 
 function report(t: Trace, out: FindingList, h: Hold, evidence: number): void {

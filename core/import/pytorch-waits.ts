@@ -64,13 +64,17 @@ export function resolveWaits(
     } else if (settleRelease(b, call, op, how)) counts.skew++;
   };
 
+  // An event's name, made and looked up once per event: a loop synchronizes on the same few.
+  const eventNames = new Map<number, number>();
+  const eventName = (event: number) =>
+    eventNames.get(event) ?? eventNames.set(event, b.strings.id(`event ${event}`)).get(event)!;
   const resolved = callsResolved(c.kind, b.calls.count);
   for (let r = 0; r < resolved.length; r++) {
     const call = resolved[r];
     const k = CALL_KINDS[c.kind[call]];
     const corr = callCorr[call];
     const sync = syncs.get(corr);
-    if (sync && sync.event >= 0) c.event[call] = b.strings.id(`event ${sync.event}`);
+    if (sync && sync.event >= 0) c.event[call] = eventName(sync.event);
     if (corr < 0) continue;
     const device = sync && sync.device >= 0 ? sync.device : onlyDevice;
     // Everything issued before `bound` on any stream: what an unnamed target could have waited for.

@@ -318,6 +318,46 @@ StreamWork streamWork(const StreamWorkInput &in) {
   return w;
 }
 
+void holdCandidates(const HoldInput &in, std::vector<int32_t> &found, std::vector<double> &delays) {
+  const int32_t *ops = in.op, *others = in.other;
+  const int64_t n = int64_t(in.ops), m = int64_t(in.others);
+  int64_t k = 0;
+  for (int64_t q = 0; q < n; q++) {
+    const int32_t y = ops[q];
+    while (k < m && in.end[others[k]] <= in.start[y]) k++;
+    const int32_t x = k > 0 ? others[k - 1] : -1;
+    const double gap = x >= 0 ? in.start[y] - in.end[x] : INFINITY;
+    if (gap > in.maxStartGapNs) {
+      if (k >= m) break;
+      // gallopToStart in stream-flags.ts: the first op from q + 1 on that starts at or after the other's next end.
+      const double bound = in.end[others[k]];
+      int64_t lo = q + 1, hi = q + 1;
+      for (int64_t step = 1; hi < n && in.start[ops[hi]] < bound; step *= 2) {
+        lo = hi + 1;
+        hi = lo + step;
+      }
+      hi = std::min(hi, n);
+      while (lo < hi) {
+        const int64_t mid = (lo + hi) >> 1;
+        if (in.start[ops[mid]] < bound) lo = mid + 1;
+        else hi = mid;
+      }
+      q = lo - 1;
+      continue;
+    }
+    const int32_t call = in.call[y];
+    const int32_t prev = q > 0 ? ops[q - 1] : -1;
+    double ready = call >= 0 ? in.callEnd[call] - in.callBlockedNs[call] : -INFINITY;
+    if (prev >= 0) ready = maxOf(ready, in.end[prev]);
+    if (!(in.end[x] > ready)) continue;
+    const double delay = in.end[x] - ready;
+    if (delay < in.minDelayNs || delay < in.holdRatio * gap) continue;
+    if ((in.kind[y] == in.kernelKind) == (in.kind[x] == in.kernelKind)) continue;
+    found.insert(found.end(), {y, x, prev});
+    delays.push_back(delay);
+  }
+}
+
 size_t clockRows(const ClockGraph &g) {
   const LaneView &v = g.lanes;
   const int64_t C = int64_t(v.calls);

@@ -128,6 +128,21 @@ struct StreamWork {
 
 StreamWork streamWork(const StreamWorkInput &in);
 
+/** holdCandidates' input (core/analyze/legacy-timing.ts): two streams' work, each in order of start. */
+struct HoldInput {
+  size_t ops = 0, others = 0;
+  const int32_t *op = nullptr, *other = nullptr;
+  const double *start = nullptr, *end = nullptr;
+  const uint8_t *kind = nullptr;
+  const int32_t *call = nullptr;
+  const double *callEnd = nullptr, *callBlockedNs = nullptr;
+  uint8_t kernelKind = 0;
+  double maxStartGapNs = 0, minDelayNs = 0, holdRatio = 0;
+};
+
+/** holdCandidates: (op held, op it waited for, the op before it or -1) per hold, and each delay. */
+void holdCandidates(const HoldInput &in, std::vector<int32_t> &ops, std::vector<double> &delayNs);
+
 /** The graph as the clocks read it: the lanes, each op's launcher from another lane, the predecessor rows. */
 struct ClockGraph {
   LaneView lanes;

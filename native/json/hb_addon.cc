@@ -310,6 +310,46 @@ Napi::Value StreamWorkOf(const Napi::CallbackInfo &info) {
   return out;
 }
 
+/** hbHoldCandidates(input): holdCandidates in legacy-timing.ts. */
+Napi::Value HoldCandidates(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = info[0].As<Napi::Object>();
+  const char *caller = "hbHoldCandidates()";
+  syncscope::hb::HoldInput in;
+  in.ops = lengthOf(o, "ops");
+  in.others = lengthOf(o, "others");
+  in.op = column<int32_t>(o, "ops", in.ops, caller);
+  in.other = column<int32_t>(o, "others", in.others, caller);
+  const size_t O = lengthOf(o, "start"), C = lengthOf(o, "callEnd");
+  in.start = column<double>(o, "start", O, caller);
+  in.end = column<double>(o, "end", O, caller);
+  in.kind = column<uint8_t>(o, "kind", O, caller);
+  in.call = column<int32_t>(o, "call", O, caller);
+  in.callEnd = column<double>(o, "callEnd", C, caller);
+  in.callBlockedNs = column<double>(o, "callBlockedNs", C, caller);
+  in.kernelKind = uint8_t(o.Get("kernelKind").ToNumber().Int32Value());
+  in.maxStartGapNs = o.Get("maxStartGapNs").ToNumber().DoubleValue();
+  in.minDelayNs = o.Get("minDelayNs").ToNumber().DoubleValue();
+  in.holdRatio = o.Get("holdRatio").ToNumber().DoubleValue();
+  auto checkOps = [&](const int32_t *ids, size_t n) {
+    for (size_t q = 0; q < n; q++) {
+      const int32_t j = ids[q];
+      check(env, j >= 0 && size_t(j) < O && in.call[j] < int64_t(C), "a stream's op is not there");
+    }
+  };
+  checkOps(in.op, in.ops);
+  checkOps(in.other, in.others);
+  std::vector<int32_t> ops;
+  std::vector<double> delays;
+  syncscope::hb::holdCandidates(in, ops, delays);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("ops", int32s(env, ops));
+  Napi::Float64Array delayNs = Napi::Float64Array::New(env, delays.size());
+  std::copy(delays.begin(), delays.end(), delayNs.Data());
+  out.Set("delayNs", delayNs);
+  return out;
+}
+
 /** The graph as the clocks read it, every launcher and predecessor checked to be on a lane. */
 ClockGraph clockGraph(const Napi::Object &g, std::vector<int32_t> &lanes) {
   Napi::Env env = g.Env();
@@ -381,6 +421,7 @@ void exportHappensBefore(Napi::Env env, Napi::Object exports) {
   exports.Set("hbLaneOrder", Napi::Function::New(env, LaneOrderOf));
   exports.Set("hbBind", Napi::Function::New(env, Bind));
   exports.Set("hbStreamWork", Napi::Function::New(env, StreamWorkOf));
+  exports.Set("hbHoldCandidates", Napi::Function::New(env, HoldCandidates));
   exports.Set("hbCrossLanes", Napi::Function::New(env, CrossLanes));
   exports.Set("hbClockRows", Napi::Function::New(env, ClockRows));
   exports.Set("hbClocks", Napi::Function::New(env, Clocks));

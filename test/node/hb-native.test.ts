@@ -32,7 +32,15 @@ type Calls = Record<keyof GraphKernel, number>;
 /** The addon's graph functions, each call counted, each decline kept. */
 function counted(): { kernel: GraphKernel; calls: Calls; declined: string[] } {
   const addon = built.addon!;
-  const calls: Calls = { hbLaneOrder: 0, hbBind: 0, hbStreamWork: 0, hbCrossLanes: 0, hbClockRows: 0, hbClocks: 0 };
+  const calls: Calls = {
+    hbLaneOrder: 0,
+    hbBind: 0,
+    hbStreamWork: 0,
+    hbHoldCandidates: 0,
+    hbCrossLanes: 0,
+    hbClockRows: 0,
+    hbClocks: 0,
+  };
   const declined: string[] = [];
   const wrap =
     <K extends keyof GraphKernel>(k: K) =>
@@ -49,6 +57,7 @@ function counted(): { kernel: GraphKernel; calls: Calls; declined: string[] } {
     hbLaneOrder: wrap('hbLaneOrder'),
     hbBind: wrap('hbBind'),
     hbStreamWork: wrap('hbStreamWork'),
+    hbHoldCandidates: wrap('hbHoldCandidates'),
     hbCrossLanes: wrap('hbCrossLanes'),
     hbClockRows: wrap('hbClockRows'),
     hbClocks: wrap('hbClocks'),
@@ -88,7 +97,7 @@ function assertSame(t: Trace, name: string): void {
   assert.deepEqual(declined, [], `${name}: the native half declined a well-formed trace`);
   assert.deepEqual(
     calls,
-    { hbLaneOrder: 1, hbBind: 1, hbStreamWork: 0, hbCrossLanes: 1, hbClockRows: 1, hbClocks: 1 },
+    { hbLaneOrder: 1, hbBind: 1, hbStreamWork: 0, hbHoldCandidates: 0, hbCrossLanes: 1, hbClockRows: 1, hbClocks: 1 },
     name,
   );
   for (const f of GRAPH_FIELDS) assert.deepEqual(nat[f], js[f], `${name}: ${f}`);
@@ -159,6 +168,38 @@ test('every trace fixture: the same graph and clocks natively', { skip }, async 
   }
   assert.ok(loaded >= 60, `${loaded} fixtures loaded`);
 });
+
+test(
+  'every trace fixture: the same findings, hazards and metrics with the native half as without',
+  { skip },
+  async () => {
+    let holdsAsked = 0;
+    for (const file of traceFixtures()) {
+      let t: Trace;
+      try {
+        t = await loadTraceFile(file);
+      } catch {
+        continue;
+      }
+      useGraphKernel(undefined);
+      const js = analyze(t);
+      const native = counted();
+      useGraphKernel(native.kernel);
+      try {
+        const nat = analyze(t);
+        assert.deepEqual(native.declined, [], file);
+        assert.deepEqual(nat.findings, js.findings, `${file}: findings`);
+        assert.deepEqual(nat.hazards, js.hazards, `${file}: hazards`);
+        assert.deepEqual(JSON.stringify(nat.metrics), JSON.stringify(js.metrics), `${file}: metrics`);
+      } finally {
+        useGraphKernel(undefined);
+      }
+      holdsAsked += native.calls.hbHoldCandidates;
+    }
+    // The profiles of PyTorch programs with a legacy default stream and streams of unknown flags.
+    assert.ok(holdsAsked >= 10, `the legacy stream's holds were sought natively ${holdsAsked} times`);
+  },
+);
 
 test('generated Kineto traces and simulated examples: the same graph and clocks natively', { skip }, () => {
   const text = [...generateKineto({ steps: 3000, streams: 4, syncEvery: 10 }, 1 << 20)].join('');
