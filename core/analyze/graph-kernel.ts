@@ -145,20 +145,28 @@ export interface GraphKernel {
   hbClocks(graph: KernelGraph, rowCount: number): { rows: Int32Array; rowOf: Int32Array };
 }
 
-/** What the kernel reads of a graph's lanes. */
+/** A graph's lanes (graph.ts): calls are nodes 0..C-1, ops C..C+O-1. */
 export interface KernelLanes {
   calls: number;
   nodes: number;
   lanes: number;
+  /** Node -> its lane, or -1 for nodes outside any order (enclosing framework ranges). */
   lane: LaneIds;
+  /** Node -> 1-based position in its lane. */
   seq: Int32Array;
+  /** Lane l holds nodes order[laneStart[l]] .. order[laneStart[l + 1] - 1], in order. */
   order: Int32Array;
   laneStart: Int32Array;
 }
 
-/** What the kernel reads of a graph for its clocks. */
+/** A graph as its clocks read it. */
 export interface KernelGraph extends KernelLanes {
+  /** Per op j: the call whose launch reaches node C + j from another lane, or -1 (launcherOf). */
   launcher: Int32Array;
+  /**
+   * Cross-lane predecessors other than the launch, in a row per node that has any (successors,
+   * launches included: `successors` in graph.ts, built when needed).
+   */
   preds: SparseRows;
 }
 

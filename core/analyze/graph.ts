@@ -12,28 +12,12 @@ import { CK } from '../trace/kinds';
 import { EDGE_KINDS, Trace } from '../trace/model';
 import { Bindings, bindEvents } from './bindings';
 import { int32Tables, rowEnd, rowFirst, shiftStarts, sparseRows, type SparseRows } from './csr';
-import { viaKernel, type KernelLanes, type LaneIds } from './graph-kernel';
+import { viaKernel, type KernelGraph, type KernelLanes, type LaneIds } from './graph-kernel';
 
 export type { LaneIds } from './graph-kernel';
 
-export interface HbGraph {
-  calls: number;
-  nodes: number;
-  lanes: number;
-  /** Node -> its lane, or -1 for nodes outside any order (enclosing framework ranges). */
-  lane: LaneIds;
-  /** Node -> 1-based position in its lane. */
-  seq: Int32Array;
-  /** Lane l holds nodes order[laneStart[l]] .. order[laneStart[l + 1] - 1], in order. */
-  order: Int32Array;
-  laneStart: Int32Array;
-  /** Per op j: the call whose launch reaches node C + j from another lane, or -1 (launcherOf). */
-  launcher: Int32Array;
-  /**
-   * Cross-lane predecessors other than the launch, in a row per node that has any (successors,
-   * launches included: `successors`, built when needed).
-   */
-  preds: SparseRows;
+/** The graph: its lanes, launchers and cross-lane predecessors (KernelGraph, which the native half reads too), and what else the analyses read of it. */
+export interface HbGraph extends KernelGraph {
   /** How many edges of each kind (EDGE_KINDS) the trace lists: a check of one kind skips a trace without any. */
   edgeCounts: Int32Array;
   bindings: Bindings;
