@@ -48,7 +48,6 @@ const find = (name: string | undefined) => COMMANDS.find((c) => c.spec.name === 
 const OVERVIEW = new Set(['--help', '-h', 'help']);
 
 export async function main(argv: string[], io: CliIo): Promise<number> {
-  useNativeGraph();
   const [name, ...rest] = argv;
   const specs = COMMANDS.map((c) => c.spec);
   if (!name) {
@@ -70,6 +69,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`syncscope: unknown command "${escapeControls(name)}"\n${overview(specs)}`);
     return EXIT.usage;
   }
+  // A command's analyses build their happens-before graphs natively where the trace addon loads.
+  useNativeGraph();
   try {
     return await cmd.run(rest, io);
   } catch (e) {

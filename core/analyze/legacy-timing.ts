@@ -92,7 +92,9 @@ function holdsOf(t: Trace, hb: HappensBefore, ops: Int32Array, others: Int32Arra
   const found = nativeCandidates(t, ops, others) ?? holdCandidates(t, ops, others);
   const holds: Hold[] = [];
   for (let h = 0; h < found.delayNs.length; h++) {
-    const [y, x, prev] = [found.ops[3 * h], found.ops[3 * h + 1], found.ops[3 * h + 2]];
+    const y = found.ops[3 * h];
+    const x = found.ops[3 * h + 1];
+    const prev = found.ops[3 * h + 2];
     if (hb.beforeNode(C + x, C + y)) continue;
     const call = o.call[y];
     const since = prev >= 0 && o.call[prev] >= 0 ? t.calls.begin[o.call[prev]] : -Infinity;

@@ -24,10 +24,21 @@ size_t count(const Napi::Object &o, const char *key) {
   return size_t(n);
 }
 
-Napi::Int32Array int32s(Napi::Env env, const std::vector<int32_t> &v) {
-  Napi::Int32Array a = Napi::Int32Array::New(env, v.size());
-  if (!v.empty()) std::memcpy(a.Data(), v.data(), v.size() * sizeof(int32_t));
+/** A typed array the engine makes, holding a copy of `v`. */
+template <class T>
+Napi::TypedArrayOf<T> copyOf(Napi::Env env, const std::vector<T> &v) {
+  Napi::TypedArrayOf<T> a = Napi::TypedArrayOf<T>::New(env, v.size());
+  if (!v.empty()) std::memcpy(a.Data(), v.data(), v.size() * sizeof(T));
   return a;
+}
+
+/** SparseRows in csr.ts: its five arrays as the fields of `out`. */
+void setSparseRows(Napi::Env env, Napi::Object out, const syncscope::hb::SparseRows &rows) {
+  out.Set("has", copyOf(env, rows.has));
+  out.Set("before", copyOf(env, rows.before));
+  out.Set("keys", copyOf(env, rows.keys));
+  out.Set("start", copyOf(env, rows.start));
+  out.Set("ids", copyOf(env, rows.ids));
 }
 
 /** Lanes per node in the narrowest signed array that holds every lane and -1 (laneIds in graph.ts). */
@@ -38,7 +49,7 @@ Napi::Value laneIds(Napi::Env env, const std::vector<int32_t> &lane, size_t lane
   };
   if (lanes <= 0x7f) return fill(Napi::Int8Array::New(env, lane.size()));
   if (lanes <= 0x7fff) return fill(Napi::Int16Array::New(env, lane.size()));
-  return int32s(env, lane);
+  return copyOf(env, lane);
 }
 
 /** o.lane, an Int8, Int16 or Int32 array of `n` lanes, widened; each -1 or below `lanes`. */
@@ -123,10 +134,10 @@ Napi::Value LaneOrderOf(const Napi::CallbackInfo &info) {
   syncscope::hb::laneOrder(in, r);
   Napi::Object out = Napi::Object::New(env);
   out.Set("order", Napi::Int32Array::New(env, size_t(r.start[in.lanes]), order.ArrayBuffer(), 0));
-  out.Set("start", int32s(env, r.start));
+  out.Set("start", copyOf(env, r.start));
   out.Set("seq", seq);
   out.Set("lane", laneIds(env, r.lane, in.lanes));
-  if (!r.launcher.empty()) out.Set("launcher", int32s(env, r.launcher));
+  if (!r.launcher.empty()) out.Set("launcher", copyOf(env, r.launcher));
   out.Set("callOrderFrom", double(r.callOrderFrom));
   out.Set("callOrderTo", double(r.callOrderTo));
   return out;
@@ -181,12 +192,8 @@ Napi::Value CrossLanes(const Napi::CallbackInfo &info) {
   std::vector<int32_t> edgeCounts;
   syncscope::hb::SparseRows rows = syncscope::hb::crossLanes(v, in, edgeCounts);
   Napi::Object out = Napi::Object::New(env);
-  out.Set("has", int32s(env, rows.has));
-  out.Set("before", int32s(env, rows.before));
-  out.Set("keys", int32s(env, rows.keys));
-  out.Set("start", int32s(env, rows.start));
-  out.Set("ids", int32s(env, rows.ids));
-  out.Set("edgeCounts", int32s(env, edgeCounts));
+  setSparseRows(env, out, rows);
+  out.Set("edgeCounts", copyOf(env, edgeCounts));
   return out;
 }
 
@@ -265,17 +272,13 @@ Napi::Value Bind(const Napi::CallbackInfo &info) {
   out.Set("biasedRecordOp", recordOp);
   out.Set("biasedReplaced", replaced);
   out.Set("consumers", consumers);
-  out.Set("bound2", int32s(env, b.bound2));
-  out.Set("waits", int32s(env, b.waits));
-  out.Set("syncCopies", int32s(env, b.syncCopies));
-  out.Set("eventFrom", int32s(env, b.eventFrom));
-  out.Set("eventTo", int32s(env, b.eventTo));
+  out.Set("bound2", copyOf(env, b.bound2));
+  out.Set("waits", copyOf(env, b.waits));
+  out.Set("syncCopies", copyOf(env, b.syncCopies));
+  out.Set("eventFrom", copyOf(env, b.eventFrom));
+  out.Set("eventTo", copyOf(env, b.eventTo));
   Napi::Object awaits = Napi::Object::New(env);
-  awaits.Set("has", int32s(env, b.awaits.has));
-  awaits.Set("before", int32s(env, b.awaits.before));
-  awaits.Set("keys", int32s(env, b.awaits.keys));
-  awaits.Set("start", int32s(env, b.awaits.start));
-  awaits.Set("ids", int32s(env, b.awaits.ids));
+  setSparseRows(env, awaits, b.awaits);
   out.Set("awaits", awaits);
   return out;
 }
@@ -302,11 +305,9 @@ Napi::Value StreamWorkOf(const Napi::CallbackInfo &info) {
     check(env, in.lane[j] < in.lanes + (1u << 16), "an op's lane is far past the lanes");
   const syncscope::hb::StreamWork w = syncscope::hb::streamWork(in);
   Napi::Object out = Napi::Object::New(env);
-  out.Set("start", int32s(env, w.start));
-  out.Set("ids", int32s(env, w.ids));
-  Napi::Uint8Array overlapped = Napi::Uint8Array::New(env, w.overlapped.size());
-  std::copy(w.overlapped.begin(), w.overlapped.end(), overlapped.Data());
-  out.Set("overlapped", overlapped);
+  out.Set("start", copyOf(env, w.start));
+  out.Set("ids", copyOf(env, w.ids));
+  out.Set("overlapped", copyOf(env, w.overlapped));
   return out;
 }
 
@@ -343,10 +344,8 @@ Napi::Value HoldCandidates(const Napi::CallbackInfo &info) {
   std::vector<double> delays;
   syncscope::hb::holdCandidates(in, ops, delays);
   Napi::Object out = Napi::Object::New(env);
-  out.Set("ops", int32s(env, ops));
-  Napi::Float64Array delayNs = Napi::Float64Array::New(env, delays.size());
-  std::copy(delays.begin(), delays.end(), delayNs.Data());
-  out.Set("delayNs", delayNs);
+  out.Set("ops", copyOf(env, ops));
+  out.Set("delayNs", copyOf(env, delays));
   return out;
 }
 
