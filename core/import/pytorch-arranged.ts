@@ -1,13 +1,24 @@
-// The build's mechanical part done by the native reader (native/json/arrange.cc) for the rows it
-// staged: ops and calls with their ids, contexts and Python stacks, the launch and stream edges and
-// the ops' issue order, as pytorch.ts's addOps, addCalls and issueIndex make them. What needs the
-// trace's vocabulary goes to it as tables by name, made here; what it returns goes into the
-// TraceBuilder as whole columns. The tests compare the two readers' traces field by field.
+// The build's mechanical part done by the native reader (native/json/arrange.cc, waits.cc) for the
+// rows it staged: ops and calls with their ids, contexts and Python stacks, the launch and stream
+// edges and the ops' issue order, as pytorch.ts's addOps, addCalls and issueIndex make them, then
+// the waits settled as resolveWaits settles them. What needs the trace's vocabulary goes to it as
+// tables, made here; what it returns goes into the TraceBuilder as whole columns. The tests
+// compare the two readers' traces field by field.
 import { CK } from '../trace/kinds';
-import { EDGE_KINDS, RELEASED_NONE, TraceBuilder } from '../trace/model';
-import { callKindOf } from './cuda-api';
-import { corrIndex, type CorrIndex } from './corr-index';
-import { indexOfLists, type IssueIndex, type IssueList } from './issue-order';
+import {
+  COPY_KINDS,
+  copyBlocksHost,
+  EDGE_KINDS,
+  HOST_MEMORY,
+  RELEASE_HOW,
+  RELEASED_NONE,
+  RELEASED_UNKNOWN,
+  TraceBuilder,
+} from '../trace/model';
+import { callKindOf, isAsyncApi } from './cuda-api';
+import type { CorrIndex } from './corr-index';
+import type { IssueIndex } from './issue-order';
+import { type Sync, type WaitCounts, WAIT_ROLE_OF_KIND } from './pytorch-waits';
 import { launcherRole, type LauncherRole, type SiteTable } from './python-sites';
 
 /** What the native build is given besides the rows. */
@@ -25,6 +36,35 @@ export interface ArrangeInput {
   /** The edge kind codes of a launch and of stream order. */
   launchEdge: number;
   streamEdge: number;
+  /** What resolveWaits reads besides the rows: the native build settles the waits too. */
+  waits: WaitTables;
+}
+
+/** resolveWaits' inputs as tables (native/json/waits.h says what each is). */
+export interface WaitTables {
+  syncCorr: Float64Array;
+  syncStream: Float64Array;
+  syncDevice: Float64Array;
+  syncEvent: Float64Array;
+  syncRecordCorr: Float64Array;
+  syncWaitOnStream: Float64Array;
+  streamDevice: Float64Array;
+  streamHandle: Float64Array;
+  streamLane: Int32Array;
+  onlyDevice: number;
+  role: Uint8Array;
+  asyncName: Uint8Array;
+  copies: number;
+  hostMemories: number;
+  blocks: Uint8Array;
+  opCopy: Uint8Array;
+  opHostMemory: Uint8Array;
+  releasedNone: number;
+  releasedUnknown: number;
+  howExact: number;
+  howDeduced: number;
+  releaseEdge: number;
+  eventEdge: number;
 }
 
 /** The columns it fills: the trace's own, given at their full size (native/json/arrange.h says what each is). */
@@ -45,6 +85,11 @@ export interface ArrangeOut {
   edgeKind: Uint8Array<ArrayBuffer>;
   edgeFrom: Int32Array<ArrayBuffer>;
   edgeTo: Int32Array<ArrayBuffer>;
+  /** The waits' columns: releasedBy already RELEASED_NONE and unblockNs NaN, as callRow makes them. */
+  callReleasedBy: Int32Array<ArrayBuffer>;
+  callBlockedNs: Float64Array<ArrayBuffer>;
+  callUnblockNs: Float64Array<ArrayBuffer>;
+  callHow: Uint8Array<ArrayBuffer>;
 }
 
 /** What else it made. */
@@ -59,13 +104,16 @@ export interface Arranged {
   /** SiteTable's nodes 1.., as entered: parent node and frame name. */
   nodeParent: Int32Array<ArrayBuffer>;
   nodeName: Int32Array<ArrayBuffer>;
-  /** Issue lists by stream lane and by device (keys in the order first met), then of all ops, at offsets listStart. */
-  streamKeys: Float64Array<ArrayBuffer>;
-  deviceKeys: Float64Array<ArrayBuffer>;
-  listStart: Int32Array<ArrayBuffer>;
-  listOps: Int32Array<ArrayBuffer>;
-  listBest: Int32Array<ArrayBuffer>;
-  listCorr: Float64Array<ArrayBuffer>;
+  /** resolveWaits' counts, and the events the calls name: eventCall[k] names events[eventIndex[k]]. */
+  waits: {
+    unknown: number;
+    noRecord: number;
+    skew: number;
+    noSync: number;
+    eventCall: Int32Array<ArrayBuffer>;
+    eventIndex: Int32Array<ArrayBuffer>;
+    events: Float64Array<ArrayBuffer>;
+  };
 }
 
 /** The native build of the rows a native reader staged (see Staged.arrange in pytorch.ts). */
@@ -81,15 +129,20 @@ export function arrangeInput(
   laneMap: Int32Array,
   t0: number,
   maxCorr: number,
+  waits: WaitRows,
 ): ArrangeInput {
   const n = b.strings.list.length;
+  const asyncName = new Uint8Array(n);
   const kindOfName = new Int8Array(n);
   const roleTop = new Int8Array(n);
   const roleInner = new Int8Array(n);
   for (let id = 0; id < n && id < nameUse.length; id++) {
     if (!nameUse[id]) continue;
     const name = b.strings.get(id);
-    if (nameUse[id] & 1) kindOfName[id] = CK[callKindOf(name)];
+    if (nameUse[id] & 1) {
+      kindOfName[id] = CK[callKindOf(name)];
+      asyncName[id] = isAsyncApi(name) ? 1 : 0;
+    }
     if (nameUse[id] & 2) {
       const top = launcherRole(name, true);
       const inner = launcherRole(name, false);
@@ -109,6 +162,53 @@ export function arrangeInput(
     contextKind: CK.context,
     launchEdge: EDGE_KINDS.indexOf('launch'),
     streamEdge: EDGE_KINDS.indexOf('stream'),
+    waits: waitTables(waits, asyncName),
+  };
+}
+
+/** What resolveWaits is given besides the trace (see its parameters), for the native build. */
+export interface WaitRows {
+  syncs: Map<number, Sync>;
+  /** Each stream's lane: device, stream and the trace lane, in the order a Map of them is set. */
+  streams: { device: number; handle: number; lane: number }[];
+  devices: Set<number>;
+  gpu: { copy: Uint8Array; hostMemory: Uint8Array };
+}
+
+function waitTables(w: WaitRows, asyncName: Uint8Array): WaitTables {
+  const syncs = [...w.syncs];
+  const syncColumn = (field: keyof Omit<Sync, 'kind'>) => Float64Array.from(syncs, ([, s]) => s[field]);
+  const blocks = new Uint8Array(COPY_KINDS.length * HOST_MEMORY.length * 2);
+  COPY_KINDS.forEach((copy, c) =>
+    HOST_MEMORY.forEach((memory, m) => {
+      for (const async of [0, 1])
+        blocks[(c * HOST_MEMORY.length + m) * 2 + async] = copyBlocksHost(copy, async === 1, memory) ? 1 : 0;
+    }),
+  );
+  return {
+    syncCorr: Float64Array.from(syncs, ([corr]) => corr),
+    syncStream: syncColumn('stream'),
+    syncDevice: syncColumn('device'),
+    syncEvent: syncColumn('event'),
+    syncRecordCorr: syncColumn('recordCorr'),
+    syncWaitOnStream: syncColumn('waitOnStream'),
+    streamDevice: Float64Array.from(w.streams, (s) => s.device),
+    streamHandle: Float64Array.from(w.streams, (s) => s.handle),
+    streamLane: Int32Array.from(w.streams, (s) => s.lane),
+    onlyDevice: w.devices.size === 1 ? [...w.devices][0] : -1,
+    role: WAIT_ROLE_OF_KIND,
+    asyncName,
+    copies: COPY_KINDS.length,
+    hostMemories: HOST_MEMORY.length,
+    blocks,
+    opCopy: w.gpu.copy,
+    opHostMemory: w.gpu.hostMemory,
+    releasedNone: RELEASED_NONE,
+    releasedUnknown: RELEASED_UNKNOWN,
+    howExact: RELEASE_HOW.indexOf('exact'),
+    howDeduced: RELEASE_HOW.indexOf('deduced'),
+    releaseEdge: EDGE_KINDS.indexOf('release'),
+    eventEdge: EDGE_KINDS.indexOf('event'),
   };
 }
 
@@ -125,12 +225,11 @@ interface OpRows {
   hostMemory: Uint8Array<ArrayBuffer>;
 }
 
-/** What the rest of the build reads: the ops' issue order, and each call's and op's correlation id. */
-export interface RowIndex {
-  order: IssueIndex;
-  callCorr: Float64Array;
-  opByCorr: CorrIndex;
-}
+/**
+ * What the rest of the build reads: the ops' issue order, and each call's and op's correlation id;
+ * or, where the waits are settled already, their counts.
+ */
+export type RowIndex = { order: IssueIndex; callCorr: Float64Array; opByCorr: CorrIndex } | { counts: WaitCounts };
 
 /**
  * The rows arranged natively into `b` (which has no calls, ops or edges yet): the trace's columns
@@ -161,6 +260,10 @@ export function arrangeNatively(
     edgeKind: new Uint8Array(edgeRoom),
     edgeFrom: new Int32Array(edgeRoom),
     edgeTo: new Int32Array(edgeRoom),
+    callReleasedBy: new Int32Array(hostCount).fill(RELEASED_NONE),
+    callBlockedNs: new Float64Array(hostCount),
+    callUnblockNs: new Float64Array(hostCount).fill(NaN),
+    callHow: new Uint8Array(hostCount),
   };
   const made = arrange(input, out);
   for (const s of made.strings) b.strings.id(s);
@@ -181,13 +284,20 @@ export function arrangeNatively(
   b.ops.cols.truthEnd.fill(NaN);
   adoptCalls(b, out, made, sites);
   b.edges.adopt(made.edges, { kind: out.edgeKind, from: out.edgeFrom, to: out.edgeTo });
-  const opByCorr = corrIndex(input.maxCorr, gpu.count);
-  for (let op = 0; op < gpu.count; op++) opByCorr.add(gpu.corr[op], op);
-  return { order: issueOrder(made), callCorr: out.callCorr, opByCorr };
+  const w = made.waits;
+  // Named as resolveWaits names them: in the order first met, after the contexts' strings.
+  const eventIds = Array.from(w.events, (event) => b.strings.id(`event ${event}`));
+  for (let k = 0; k < w.eventCall.length; k++) b.calls.cols.event[w.eventCall[k]] = eventIds[w.eventIndex[k]];
+  const { unknown, noRecord, skew, noSync } = w;
+  return { counts: { unknown, noRecord, skew, noSync, deduced: 0, timing: 0, ambiguous: 0 } };
 }
 
 function adoptCalls(b: TraceBuilder, out: ArrangeOut, made: Arranged, sites: SiteTable): void {
   b.calls.adopt(made.calls, {
+    releasedBy: out.callReleasedBy,
+    blockedNs: out.callBlockedNs,
+    unblockNs: out.callUnblockNs,
+    how: out.callHow,
     lane: out.callLane,
     kind: out.callKind,
     depth: out.callDepth,
@@ -197,28 +307,10 @@ function adoptCalls(b: TraceBuilder, out: ArrangeOut, made: Arranged, sites: Sit
     context: out.callContext,
     stream: out.callStream,
   });
-  // callRow's defaults that are not 0.
+  // callRow's defaults that are not 0 (releasedBy's and unblockNs' were given).
   const t = b.calls.cols;
-  t.releasedBy.fill(RELEASED_NONE);
-  t.unblockNs.fill(NaN);
   t.value.fill(NaN);
   t.step.fill(-1);
   for (let k = 0; k < made.nodeParent.length; k++) sites.enter(made.nodeParent[k], made.nodeName[k]);
   for (let k = 0; k < made.siteCall.length; k++) t.site[made.siteCall[k]] = sites.siteAt(made.siteNode[k]) + 1;
-}
-
-function issueOrder(a: Arranged): IssueIndex {
-  const list = (i: number): IssueList => {
-    const from = a.listStart[i];
-    const to = a.listStart[i + 1];
-    return {
-      ops: a.listOps.subarray(from, to),
-      corr: a.listCorr.subarray(from, to),
-      best: a.listBest.subarray(from, to),
-    };
-  };
-  const streams = a.streamKeys.length;
-  const byStream = new Map(Array.from(a.streamKeys, (key, i) => [key, list(i)]));
-  const byDevice = new Map(Array.from(a.deviceKeys, (key, i) => [key, list(streams + i)]));
-  return indexOfLists(byStream, byDevice, list(streams + a.deviceKeys.length));
 }

@@ -53,7 +53,7 @@ export function resolveWaits(
   const c = b.calls.cols;
   const ops = b.ops.cols;
   const counts: WaitCounts = { unknown: 0, deduced: 0, timing: 0, ambiguous: 0, noRecord: 0, skew: 0, noSync: 0 };
-  const laneOf = (device: number, stream: number) => (stream >= 0 ? (streamLane.get(`${device}/${stream}`) ?? -1) : -1);
+  const laneOf = laneLookup(streamLane);
   const onlyDevice = devices.size === 1 ? [...devices][0] : -1;
 
   const settle = (call: number, op: number, exact: boolean, how: ReleaseHow = 'exact') => {
@@ -77,8 +77,6 @@ export function resolveWaits(
     if (sync && sync.event >= 0) c.event[call] = eventName(sync.event);
     if (corr < 0) continue;
     const device = sync && sync.device >= 0 ? sync.device : onlyDevice;
-    // Everything issued before `bound` on any stream: what an unnamed target could have waited for.
-    const anyBefore = (bound: number) => (device >= 0 ? order.lastOnDevice(device, bound) : order.lastAnywhere(bound));
 
     if (k === 'streamSync') {
       const lane = sync ? laneOf(device, sync.stream) : -1;
@@ -87,18 +85,18 @@ export function resolveWaits(
       if (lane >= 0) settle(call, order.lastOnStream(lane, corr), true);
       else if (sync && sync.stream >= 0 && device >= 0)
         settle(call, -1, true); // a stream that ran nothing in the trace
-      else settle(call, anyBefore(corr), false); // no stream named, or on no known device
+      else settle(call, lastBefore(order, device, corr), false); // no stream named, or on no known device
     } else if (k === 'deviceSync') {
       if (!sync) counts.noSync++;
       // S14 with the device taken as the trace's only one: deduced, not named by the data.
-      settle(call, anyBefore(corr), device >= 0, sync ? 'exact' : 'deduced');
+      settle(call, lastBefore(order, device, corr), device >= 0, sync ? 'exact' : 'deduced');
     } else if (k === 'eventSync') {
       if (!sync) counts.noSync++;
       const streamOfRecord = sync && sync.recordCorr >= 0 ? laneOf(device, sync.waitOnStream) : -1;
       if (streamOfRecord >= 0) settle(call, order.lastOnStream(streamOfRecord, sync!.recordCorr), true);
       else {
         if (sync) counts.noRecord++;
-        settle(call, anyBefore(sync && sync.recordCorr >= 0 ? sync.recordCorr : corr), false);
+        settle(call, lastBefore(order, device, sync && sync.recordCorr >= 0 ? sync.recordCorr : corr), false);
       }
     } else if (k === 'memcpy') {
       const op = opByCorr.get(corr);
@@ -127,6 +125,25 @@ export function resolveWaits(
     }
   }
   return counts;
+}
+
+/** Everything issued before `bound` on the device's streams (on any, where the device is not known): what an unnamed target could have waited for. */
+function lastBefore(order: IssueIndex, device: number, bound: number): number {
+  return device >= 0 ? order.lastOnDevice(device, bound) : order.lastAnywhere(bound);
+}
+
+/**
+ * `streamLane` (keyed "device/stream") as a lookup by numbers: it is asked once per wait, and a
+ * key made per ask costs more than the rest of the wait's resolution.
+ */
+function laneLookup(streamLane: Map<string, number>): (device: number, stream: number) => number {
+  const byDevice = new Map<number, Map<number, number>>();
+  for (const [key, lane] of streamLane) {
+    const [device, stream] = key.split('/').map(Number);
+    const streams = byDevice.get(device) ?? byDevice.set(device, new Map()).get(device)!;
+    streams.set(stream, lane);
+  }
+  return (device, stream) => (stream >= 0 ? (byDevice.get(device)?.get(stream) ?? -1) : -1);
 }
 
 /**
@@ -163,11 +180,17 @@ export function settleRelease(b: TraceBuilder, call: number, op: number, how: Re
 function callsResolved(kind: Uint8Array, n: number): Int32Array {
   const ids = new Int32Array(n);
   let m = 0;
-  for (let i = 0; i < n; i++) if (RESOLVED[kind[i]]) ids[m++] = i;
+  for (let i = 0; i < n; i++) if (WAIT_ROLE_OF_KIND[kind[i]]) ids[m++] = i;
   return ids.subarray(0, m);
 }
 
-/** By kind code: whether resolveWaits looks at a call of that kind (a table, as it is asked once per call). */
-const RESOLVED = Uint8Array.from(CALL_KINDS, (k: CallKind) =>
-  ['eventSync', 'streamSync', 'deviceSync', 'memcpy', 'streamWait', 'query'].includes(k) ? 1 : 0,
+/**
+ * What resolveWaits does with a call, by the call's kind: its role's index here (0: nothing). The
+ * native build (native/json/waits.h) is given the same codes.
+ */
+export const WAIT_ROLES = ['', 'streamSync', 'deviceSync', 'eventSync', 'memcpy', 'streamWait', 'query'] as const;
+
+/** By kind code: the kind's WAIT_ROLES index (a table, as it is asked once per call). */
+export const WAIT_ROLE_OF_KIND = Uint8Array.from(CALL_KINDS, (k: CallKind) =>
+  Math.max(0, (WAIT_ROLES as readonly string[]).indexOf(k)),
 );

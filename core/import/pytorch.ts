@@ -343,7 +343,12 @@ export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
     ? arrangeNatively(
         b,
         s.arrange,
-        arrangeInput(b, s.nameUse!, lanes.laneMap, t0, maxCorr),
+        arrangeInput(b, s.nameUse!, lanes.laneMap, t0, maxCorr, {
+          syncs: s.syncs,
+          streams: lanes.streams,
+          devices: lanes.devices,
+          gpu,
+        }),
         {
           hostCount: host.count,
           gpu,
@@ -352,7 +357,10 @@ export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
         sites,
       )
     : arrangeHere(b, s, lanes.laneMap, t0, maxCorr, sites);
-  const counts = resolveWaits(b, rows.order, rows.callCorr, rows.opByCorr, s.syncs, lanes.streamLane, lanes.devices);
+  const counts =
+    'counts' in rows
+      ? rows.counts
+      : resolveWaits(b, rows.order, rows.callCorr, rows.opByCorr, s.syncs, lanes.streamLane, lanes.devices);
   inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
   const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
   const m = meta(s.root, b, importNotes(counts, markers, s));
@@ -403,7 +411,12 @@ const LEGACY_STREAM = 7;
 function addLanes(
   b: TraceBuilder,
   s: Staged,
-): { laneMap: Int32Array; streamLane: Map<string, number>; devices: Set<number> } {
+): {
+  laneMap: Int32Array;
+  streamLane: Map<string, number>;
+  streams: { device: number; handle: number; lane: number }[];
+  devices: Set<number>;
+} {
   const pids = new Set(s.lanes.filter((l) => l.thread).map((l) => l.a));
   const devices = new Set(s.lanes.filter((l) => !l.thread).map((l) => l.a));
   const laneOrder = s.lanes
@@ -420,6 +433,7 @@ function addLanes(
   const cuda = s.root.cuda_runtime_version !== undefined || s.root.cuda_driver_version !== undefined;
   const laneMap = new Int32Array(s.lanes.length);
   const streamLane = new Map<string, number>();
+  const streams: { device: number; handle: number; lane: number }[] = [];
   for (const i of laneOrder) {
     const l = s.lanes[i];
     const init: Omit<Lane, 'id'> = l.thread
@@ -431,9 +445,12 @@ function addLanes(
       : { kind: 'stream', name: `stream ${l.b}` + (devices.size > 1 ? ` (GPU ${l.a})` : ''), device: l.a, handle: l.b };
     if (!l.thread && l.b === LEGACY_STREAM && cuda) init.legacyDefault = true;
     laneMap[i] = b.lane(init);
-    if (!l.thread) streamLane.set(`${l.a}/${l.b}`, laneMap[i]);
+    if (!l.thread) {
+      streamLane.set(`${l.a}/${l.b}`, laneMap[i]);
+      streams.push({ device: l.a, handle: l.b, lane: laneMap[i] });
+    }
   }
-  return { laneMap, streamLane, devices };
+  return { laneMap, streamLane, streams, devices };
 }
 
 /** The earliest begin of any call or op: the trace's time 0. */

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "arrange.h"
+#include "waits.h"
 #include "byte_source.h"
 #include "hb_addon.h"
 #include "kineto_reader.h"
@@ -268,6 +269,43 @@ class ReadWorker : public Napi::AsyncWorker {
   Napi::ThreadSafeFunction progress_;
 };
 
+/** input.waits of arrange(): the tables resolveWaits reads besides the rows (native/json/waits.h). */
+WaitsInput waitsInput(const Napi::Value &value, const ArrangeInput &in) {
+  const char *caller = "arrange() waits";
+  if (!value.IsObject()) throw Napi::TypeError::New(value.Env(), std::string(caller) + " is not an object");
+  Napi::Object o = value.As<Napi::Object>();
+  WaitsInput w;
+  w.syncs = lengthOf(o, "syncCorr");
+  w.syncCorr = column<double>(o, "syncCorr", w.syncs, caller);
+  w.syncStream = column<double>(o, "syncStream", w.syncs, caller);
+  w.syncDevice = column<double>(o, "syncDevice", w.syncs, caller);
+  w.syncEvent = column<double>(o, "syncEvent", w.syncs, caller);
+  w.syncRecordCorr = column<double>(o, "syncRecordCorr", w.syncs, caller);
+  w.syncWaitOnStream = column<double>(o, "syncWaitOnStream", w.syncs, caller);
+  w.streams = lengthOf(o, "streamLane");
+  w.streamDevice = column<double>(o, "streamDevice", w.streams, caller);
+  w.streamHandle = column<double>(o, "streamHandle", w.streams, caller);
+  w.streamLane = column<int32_t>(o, "streamLane", w.streams, caller);
+  w.onlyDevice = o.Get("onlyDevice").ToNumber().DoubleValue();
+  w.kinds = lengthOf(o, "role");
+  w.role = column<uint8_t>(o, "role", w.kinds, caller);
+  w.asyncName = column<uint8_t>(o, "asyncName", in.names, caller);
+  w.copies = size_t(o.Get("copies").ToNumber().Uint32Value());
+  w.hostMemories = size_t(o.Get("hostMemories").ToNumber().Uint32Value());
+  if (w.copies > 256 || w.hostMemories > 256)
+    throw Napi::RangeError::New(o.Env(), std::string(caller) + ": more copy kinds or host memories than codes");
+  w.blocks = column<uint8_t>(o, "blocks", w.copies * w.hostMemories * 2, caller);
+  w.opCopy = column<uint8_t>(o, "opCopy", in.gpuCount, caller);
+  w.opHostMemory = column<uint8_t>(o, "opHostMemory", in.gpuCount, caller);
+  w.releasedNone = o.Get("releasedNone").ToNumber().Int32Value();
+  w.releasedUnknown = o.Get("releasedUnknown").ToNumber().Int32Value();
+  w.howExact = uint8_t(o.Get("howExact").ToNumber().Uint32Value());
+  w.howDeduced = uint8_t(o.Get("howDeduced").ToNumber().Uint32Value());
+  w.releaseEdge = uint8_t(o.Get("releaseEdge").ToNumber().Uint32Value());
+  w.eventEdge = uint8_t(o.Get("eventEdge").ToNumber().Uint32Value());
+  return w;
+}
+
 /** arrange(names, host, gpu, input, out): fills out's columns, returns what else it made (native/json/arrange.h). */
 Napi::Value Arrange(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
@@ -328,9 +366,18 @@ Napi::Value Arrange(const Napi::CallbackInfo &info) {
   out.launchEdge = uint8_t(o.Get("launchEdge").ToNumber().Int32Value());
   out.streamEdge = uint8_t(o.Get("streamEdge").ToNumber().Int32Value());
 
+  WaitsInput w = waitsInput(o.Get("waits"), in);
+  WaitsOut settled;
+  settled.releasedBy = column<int32_t>(o2, "callReleasedBy", in.hostCount);
+  settled.blockedNs = column<double>(o2, "callBlockedNs", in.hostCount);
+  settled.unblockNs = column<double>(o2, "callUnblockNs", in.hostCount);
+  settled.how = column<uint8_t>(o2, "callHow", in.hostCount);
+
   Arranged a;
+  Waits waits;
   try {
     arrange(in, names, out, a);
+    resolveWaits(w, in, out, a, settled, waits);
   } catch (const std::length_error &e) {
     throw Napi::RangeError::New(env, e.what());
   } catch (const std::bad_alloc &) {
@@ -344,12 +391,15 @@ Napi::Value Arrange(const Napi::CallbackInfo &info) {
   made.Set("siteNode", adopt(env, a.siteNode));
   made.Set("nodeParent", adopt(env, a.nodeParent));
   made.Set("nodeName", adopt(env, a.nodeName));
-  made.Set("streamKeys", adopt(env, a.streamKeys));
-  made.Set("deviceKeys", adopt(env, a.deviceKeys));
-  made.Set("listStart", adopt(env, a.listStart));
-  made.Set("listOps", adopt(env, a.listOps));
-  made.Set("listBest", adopt(env, a.listBest));
-  made.Set("listCorr", adopt(env, a.listCorr));
+  Napi::Object counts = Napi::Object::New(env);
+  counts.Set("unknown", waits.unknown);
+  counts.Set("noRecord", waits.noRecord);
+  counts.Set("skew", waits.skew);
+  counts.Set("noSync", waits.noSync);
+  counts.Set("eventCall", adopt(env, waits.eventCall));
+  counts.Set("eventIndex", adopt(env, waits.eventIndex));
+  counts.Set("events", adopt(env, waits.events));
+  made.Set("waits", counts);
   return made;
 }
 

@@ -1,5 +1,7 @@
 #include "arrange.h"
 
+#include "corr_index.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -45,32 +47,6 @@ const StackEntry *openPython(const std::vector<StackEntry> &stack, double time) 
 
 /** Names below this make unique keys with a node or a context id (2^26, as in pytorch.ts). */
 constexpr double kNameKeys = 67108864.0;
-
-/** corrIndex in corr-index.ts: the first row given for each correlation id, in an array when ids are dense. */
-class CorrIndex {
- public:
-  CorrIndex(double maxCorr, size_t rows) {
-    dense_ = maxCorr >= 0 && maxCorr <= 8.0 * double(rows) + 1048576.0;
-    if (dense_) at_.assign(size_t(std::floor(maxCorr)) + 1, -1);
-  }
-  void add(double c, int32_t row) {
-    if (dense_) {
-      if (c >= 0 && c < double(at_.size()) && c == std::floor(c) && at_[size_t(c)] < 0) at_[size_t(c)] = row;
-    } else if (c >= 0) {
-      map_.emplace(c == 0 ? 0.0 : c, row);  // keeps the first; -0 and 0 are one key
-    }
-  }
-  int32_t get(double c) const {
-    if (dense_) return c >= 0 && c < double(at_.size()) && c == std::floor(c) ? at_[size_t(c)] : -1;
-    auto it = map_.find(c == 0 ? 0.0 : c);
-    return it == map_.end() ? -1 : it->second;
-  }
-
- private:
-  bool dense_ = false;
-  std::vector<int32_t> at_;
-  std::unordered_map<double, int32_t> map_;
-};
 
 /** SiteTable.enter's nodes: one per distinct (node, frame name), as python-sites.ts numbers them. */
 class Nodes {

@@ -42,7 +42,11 @@ Batch::Outcome parseBatch(Batch &b, dom::parser &parser, const Vocabulary &vocab
     if (b.staged) b.staged->clear();
     else b.staged = std::make_unique<Staged>();
     EventStager stager(*b.staged, vocabulary, categories);
-    for (dom::element e : list) stager.onEvent(eventOf(dom::object(e)));
+    for (dom::element e : list) {
+      Event event;
+      eventOf(dom::object(e), event);
+      stager.onEvent(event);
+    }
   } catch (const Decline &d) {
     b.declined = d.why;
     return Batch::Outcome::Declined;

@@ -12,6 +12,11 @@ namespace {
 /** What a parsed value is; its text points into the parser's memory, valid until the next parse. */
 Val valOf(dom::element x) {
   Val v;
+  // Every field set, so that a value copied is a value read.
+  v.truth = false;
+  v.num = 0;
+  v.chars = nullptr;
+  v.length = 0;
   switch (x.type()) {
     case dom::element_type::INT64:
       v.kind = Kind::Number;
@@ -25,10 +30,13 @@ Val valOf(dom::element x) {
       v.kind = Kind::Number;
       v.num = double(x);
       break;
-    case dom::element_type::STRING:
+    case dom::element_type::STRING: {
       v.kind = Kind::String;
-      v.str = std::string_view(x);
+      std::string_view text(x);
+      v.chars = text.data();
+      v.length = text.size();
       break;
+    }
     case dom::element_type::BOOL:
       v.kind = Kind::Boolean;
       v.truth = bool(x);
@@ -56,10 +64,10 @@ Val productOf(dom::element x) {
   return v;
 }
 
-/** An event's args; an array is an object to JavaScript too, with none of these fields. */
-Args argsOf(dom::element x) {
-  Args a;
-  if (x.type() != dom::element_type::OBJECT) return a;
+/** An event's args into `a`; an array is an object to JavaScript too, with none of these fields. */
+void argsOf(dom::element x, Args &a) {
+  a.clear();
+  if (x.type() != dom::element_type::OBJECT) return;
   for (dom::key_value_pair f : dom::object(x)) {
     std::string_view k = f.key;
     if (k == "correlation") a.correlation = valOf(f.value);
@@ -74,14 +82,12 @@ Args argsOf(dom::element x) {
     else if (k == "wait_on_stream") a.waitOnStream = valOf(f.value);
     else if (k == "name") a.name = valOf(f.value);
   }
-  return a;
 }
 
 }  // namespace
 
 /** The fields of one event object; a key given twice keeps its last value, as JSON.parse does. */
-Event eventOf(dom::object o) {
-  Event e;
+void eventOf(dom::object o, Event &e) {
   for (dom::key_value_pair f : o) {
     std::string_view k = f.key;
     switch (k.size()) {
@@ -96,12 +102,11 @@ Event eventOf(dom::object o) {
         else if (k == "dur") e.dur = valOf(f.value);
         break;
       case 4:
-        if (k == "args") e.args = argsOf(f.value);
+        if (k == "args") argsOf(f.value, e.args);
         else if (k == "name") e.name = valOf(f.value);
         break;
     }
   }
-  return e;
 }
 
 /**

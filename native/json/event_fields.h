@@ -12,19 +12,31 @@ namespace syncscope::json {
 
 enum class Kind : uint8_t { Missing, Null, Boolean, Number, String, Object, Array };
 
-/** A JSON value as far as the reader needs it: its type, and its number, string or truth. */
+/**
+ * A JSON value as far as the reader needs it: its type, and its number, string or truth. Only the
+ * kind is set where a value is missing: events are read by the hundred thousand, and zeroing every
+ * field of every event costs more than reading it.
+ */
 struct Val {
   Kind kind = Kind::Missing;
-  bool truth = false;
-  double num = 0;  // for arrays read by productOf: the product of their numbers
-  std::string_view str;
-  bool is(std::string_view s) const { return kind == Kind::String && str == s; }
+  bool truth;
+  double num;  // for arrays read by productOf: the product of their numbers
+  const char *chars;
+  size_t length;
+  std::string_view str() const { return {chars, length}; }
+  bool is(std::string_view s) const { return kind == Kind::String && str() == s; }
   /** num() in pytorch.ts: a finite number, else the fallback (JSON numbers are finite). */
   double number(double fallback) const { return kind == Kind::Number ? num : fallback; }
 };
 
 struct Args {
   Val correlation, device, stream, grid, block, bytes, syncKind, eventId, recordCorr, waitOnStream, name;
+  /** Every field missing again (args given twice: the last object is the args). */
+  void clear() {
+    for (Val *v : {&correlation, &device, &stream, &grid, &block, &bytes, &syncKind, &eventId, &recordCorr,
+                   &waitOnStream, &name})
+      v->kind = Kind::Missing;
+  }
 };
 
 struct Event {
@@ -32,9 +44,11 @@ struct Event {
   Args args;
 };
 
-/** The fields of one event object; a key given twice keeps its last value, as JSON.parse does. Its text points into the
- * parser's memory. */
-Event eventOf(simdjson::dom::object o);
+/**
+ * The fields of one event object into `e`, made with none; a key given twice keeps its last value,
+ * as JSON.parse does. Its text points into the parser's memory.
+ */
+void eventOf(simdjson::dom::object o, Event &e);
 
 /**
  * Whether the JSON text holds an integer written `-0`: simdjson reads it as the integer 0,

@@ -35,7 +35,7 @@ std::vector<int32_t> idsIn(StringTable &table, const StringTable &later) {
 std::string_view EventStager::textOf(const Val &v, std::string_view fallback) {
   switch (v.kind) {
     case Kind::String:
-      return v.str;
+      return v.str();
     case Kind::Boolean:
       return v.truth ? "true" : "false";
     case Kind::Number:

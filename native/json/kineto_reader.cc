@@ -425,7 +425,9 @@ class Reader {
     if (!parsed(reinterpret_cast<const char *>(data() + from), to - from, doc) ||
         doc.type() != dom::element_type::OBJECT)
       decline("a malformed trace event");
-    stager_->onEvent(eventOf(dom::object(doc)));
+    Event event;
+    eventOf(dom::object(doc), event);
+    stager_->onEvent(event);
   }
 
   ByteSource &source_;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { buildPytorchTrace } from '../../core/import/pytorch';
-import type { Trace } from '../../core/trace/model';
+import { EDGE_KINDS, RELEASE_HOW, RELEASED_NONE, RELEASED_UNKNOWN, type Trace } from '../../core/trace/model';
 import { sniffFormat } from '../../core/import';
 import {
   decompressedLimit,
@@ -120,6 +120,15 @@ const launch = (corr: number, more = '') =>
   X(`"cat":"cuda_runtime","name":"cudaLaunchKernel","args":{"correlation":${corr}}${more}`);
 const kernel = (corr: number, args = '') =>
   `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":101,"dur":3,"args":{"device":0,"stream":7,"correlation":${corr}${args}}}`;
+/** A GPU op of `cat` on stream `stream` of device 0. */
+const op = (cat: string, name: string, corr: number, stream: number, ts: number, dur: number) =>
+  `{"ph":"X","cat":"${cat}","name":"${name}","pid":0,"tid":${stream},"ts":${ts},"dur":${dur},"args":{"device":0,"stream":${stream},"correlation":${corr}}}`;
+/** A CUDA runtime call on thread 1 at `ts` for `dur` microseconds. */
+const at = (ts: number, dur: number, name: string, corr: number) =>
+  `{"ph":"X","cat":"cuda_runtime","name":"${name}","pid":1,"tid":1,"ts":${ts},"dur":${dur},"args":{"correlation":${corr}}}`;
+/** Kineto's cuda_sync event for the call of correlation id `corr`. */
+const sync = (corr: number, args: string) =>
+  `{"ph":"X","cat":"cuda_sync","name":"sync","pid":0,"tid":7,"ts":190,"dur":1,"args":{"correlation":${corr},${args}}}`;
 
 /** Traces the native reader reads itself, each made to meet one of the JavaScript reader's rules. */
 const READ_NATIVELY: Record<string, string> = {
@@ -218,6 +227,35 @@ const READ_NATIVELY: Record<string, string> = {
     '{"ph":"X","cat":"cuda_sync","name":"Stream Sync","pid":0,"tid":7,"ts":102,"dur":1,"args":{"cuda_sync_kind":"Stream Sync","stream":7,"device":0,"correlation":2}}',
     '{"ph":"X","cat":"cuda_sync","name":"Event Sync","pid":0,"tid":7,"ts":102,"dur":1,"args":{"cuda_sync_kind":"Event Sync","correlation":-1,"stream":3,"device":1}}',
   ]),
+  'waits of each kind: events recorded and named, streams that ran nothing, copies, no syncs': traceOf([
+    launch(1),
+    kernel(1),
+    X('"cat":"cuda_runtime","name":"cudaEventRecord","args":{"correlation":3}'),
+    X('"cat":"cuda_runtime","name":"cudaStreamWaitEvent","args":{"correlation":4}'),
+    sync(
+      4,
+      '"stream":9,"device":0,"wait_on_stream":7,"wait_on_cuda_event_id":42,"wait_on_cuda_event_record_corr_id":3',
+    ),
+    // An op with the wait's own correlation id: issued before the work the wait holds back.
+    op('kernel', 'k3', 4, 9, 104, 1),
+    launch(5),
+    op('kernel', 'k2', 5, 9, 110, 20),
+    at(102, 2, 'cudaEventSynchronize', 6),
+    sync(6, '"device":0,"wait_on_stream":7,"wait_on_cuda_event_id":42,"wait_on_cuda_event_record_corr_id":3'),
+    at(103, 2, 'cudaEventSynchronize', 7),
+    sync(7, '"device":0,"wait_on_cuda_event_id":43'),
+    at(111, 2, 'cudaStreamSynchronize', 8),
+    sync(8, '"stream":11'),
+    at(112, 20, 'cudaStreamSynchronize', 9),
+    sync(9, '"stream":9,"device":0'),
+    at(120, 12, 'cudaDeviceSynchronize', 10),
+    at(140, 8, 'cudaMemcpyAsync', 11),
+    op('gpu_memcpy', 'Memcpy DtoH (Device -> Pageable)', 11, 7, 141, 5),
+    at(150, 20, 'cudaMemcpy', 12),
+    op('gpu_memcpy', 'Memcpy HtoD (Pinned -> Device)', 12, 9, 160, 5),
+    at(172, 1, 'cudaEventQuery', 13),
+    sync(13, '"wait_on_cuda_event_id":42'),
+  ]),
   'a byte order mark, CRLF line ends and tabs': '\ufeff' + traceOf([launch(1), kernel(1)]).replace(/,/g, ',\r\n\t'),
   'a bare array of events': `[${launch(1)},\n${kernel(1)}]`,
   'an empty events array, and root fields after it':
@@ -304,6 +342,57 @@ const REJECTED: Record<string, string> = {
   'a malformed root': `{"a": tru, "traceEvents": [${launch(1)}]}`,
   'a comment': `{"traceEvents": [${launch(1)}] /* no */}`,
 };
+
+test('both readers settle each kind of wait as the rules say (S14, S16-S18)', { skip }, async () => {
+  const bytes = Buffer.from(
+    READ_NATIVELY['waits of each kind: events recorded and named, streams that ran nothing, copies, no syncs'],
+  );
+  const reference = await javascriptReader(bytes, 'waits.json');
+  assert.ok('trace' in reference);
+  for (const [reader, t] of [
+    ['JavaScript', reference.trace],
+    ['native', await nativeReader(bytes)],
+  ] as const) {
+    assert.ok(t, `${reader}: declined`);
+    const c = t.calls;
+    // Read by hand: times are from the first call (100.5 us); calls in time order, the waits 4 to 11;
+    // ops 0 (k on stream 7), 2 (k2 on stream 9), 3 and 4 (the copies).
+    const settled = (i: number) => [c.releasedBy[i], RELEASE_HOW[c.how[i]], c.blockedNs[i], c.unblockNs[i]];
+    assert.deepEqual(settled(4), [0, 'exact', 2000, 0], `${reader}: event sync on a record of stream 7`);
+    assert.deepEqual(
+      settled(5).slice(0, 3),
+      [RELEASED_UNKNOWN, 'exact', 2000],
+      `${reader}: event sync without its record`,
+    );
+    assert.deepEqual(settled(6).slice(0, 3), [RELEASED_NONE, 'exact', 0], `${reader}: a stream that ran nothing`);
+    assert.deepEqual(settled(7), [2, 'exact', 18000, 2000], `${reader}: stream sync`);
+    assert.deepEqual(settled(8), [2, 'deduced', 10000, 2000], `${reader}: device sync without cuda_sync (S14)`);
+    assert.deepEqual(settled(9), [3, 'exact', 6000, 2000], `${reader}: async copy to pageable memory (S17)`);
+    assert.deepEqual(settled(10), [4, 'exact', 15000, 5000], `${reader}: cudaMemcpy (S18)`);
+    assert.deepEqual(
+      [2, 4, 5, 11].map((i) => t.strings[c.event[i]]),
+      ['event 42', 'event 42', 'event 43', 'event 42'],
+      `${reader}: events named`,
+    );
+    const edges = (kind: string) =>
+      Array.from({ length: t.edges.count }, (_, i) => i)
+        .filter((i) => EDGE_KINDS[t.edges.kind[i]] === kind)
+        .map((i) => [t.edges.from[i], t.edges.to[i]]);
+    // The wait holds back k2, the first op of stream 9 issued after it, until k (the record's work) ends.
+    assert.deepEqual(edges('event'), [[0, 2]], `${reader}: event edges`);
+    assert.deepEqual(
+      edges('release'),
+      [
+        [0, 4],
+        [2, 7],
+        [2, 8],
+        [3, 9],
+        [4, 10],
+      ],
+      `${reader}: release edges`,
+    );
+  }
+});
 
 test('traces the native reader declines read as the JavaScript reader reads them', { skip }, async () => {
   for (const [what, text] of Object.entries(DECLINED)) {
