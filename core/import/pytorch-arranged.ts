@@ -176,8 +176,20 @@ export interface WaitRows {
 }
 
 function waitTables(w: WaitRows, asyncName: Uint8Array): WaitTables {
-  const syncs = [...w.syncs];
-  const syncColumn = (field: keyof Omit<Sync, 'kind'>) => Float64Array.from(syncs, ([, s]) => s[field]);
+  const n = w.syncs.size;
+  const [syncCorr, syncStream, syncDevice, syncEvent, syncRecordCorr, syncWaitOnStream] = Array.from(
+    { length: 6 },
+    () => new Float64Array(n),
+  );
+  let k = 0;
+  for (const [corr, s] of w.syncs) {
+    syncCorr[k] = corr;
+    syncStream[k] = s.stream;
+    syncDevice[k] = s.device;
+    syncEvent[k] = s.event;
+    syncRecordCorr[k] = s.recordCorr;
+    syncWaitOnStream[k++] = s.waitOnStream;
+  }
   const blocks = new Uint8Array(COPY_KINDS.length * HOST_MEMORY.length * 2);
   COPY_KINDS.forEach((copy, c) =>
     HOST_MEMORY.forEach((memory, m) => {
@@ -186,12 +198,12 @@ function waitTables(w: WaitRows, asyncName: Uint8Array): WaitTables {
     }),
   );
   return {
-    syncCorr: Float64Array.from(syncs, ([corr]) => corr),
-    syncStream: syncColumn('stream'),
-    syncDevice: syncColumn('device'),
-    syncEvent: syncColumn('event'),
-    syncRecordCorr: syncColumn('recordCorr'),
-    syncWaitOnStream: syncColumn('waitOnStream'),
+    syncCorr,
+    syncStream,
+    syncDevice,
+    syncEvent,
+    syncRecordCorr,
+    syncWaitOnStream,
     streamDevice: Float64Array.from(w.streams, (s) => s.device),
     streamHandle: Float64Array.from(w.streams, (s) => s.handle),
     streamLane: Int32Array.from(w.streams, (s) => s.lane),
