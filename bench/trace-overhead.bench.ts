@@ -5,6 +5,8 @@
 // launch; x.view(-1): one op; event.record(): one CUDA call) plain and under each recorder, in
 // alternating rounds of fresh processes pinned to the same cores. Per round and recorder:
 //   perRecordFunctionNs = op time added;  perCudaCallNs = launch time added less that.
+// It also times two kernels on the GPU, queued so that the GPU runs them back to back, for what the
+// recorder adds to a kernel's own duration (reported, not part of the model).
 // Writes Markdown and the profile's `traceOverhead` field to $SYNCSCOPE_BENCH_OUT (default stdout
 // only) and $SYNCSCOPE_BENCH_OUT.json. Needs a GPU, torch, and the capture library.
 import { spawnSync } from 'node:child_process';
@@ -26,14 +28,20 @@ interface Probe {
   launch: number;
   op: number;
   record: number;
+  /** GPU time per kernel, queued behind a sleeping kernel: a one-element add, a 1024x1024 matmul. */
+  gpuAdd: number;
+  gpuMm: number;
 }
 
 function probe(mode: string, env: NodeJS.ProcessEnv): Probe {
   const command = [...PIN, 'python3', PROBE, mode];
   const r = spawnSync(command[0], command.slice(1), { env, encoding: 'utf8', timeout: 120_000 });
-  const m = /launch_ns ([\d.]+) op_ns ([\d.]+) record_ns ([\d.]+)/.exec(r.stdout ?? '');
+  const m = /launch_ns ([\d.]+) op_ns ([\d.]+) record_ns ([\d.]+) gpu_add_ns ([\d.]+) gpu_mm_ns ([\d.]+)/.exec(
+    r.stdout ?? '',
+  );
   if (r.status !== 0 || !m) throw new Error(`probe.py ${mode} failed (${r.status}): ${r.stdout}${r.stderr}`);
-  return { launch: Number(m[1]), op: Number(m[2]), record: Number(m[3]) };
+  const [launch, op, record, gpuAdd, gpuMm] = m.slice(1).map(Number);
+  return { launch, op, record, gpuAdd, gpuMm };
 }
 
 function main(): void {
@@ -42,7 +50,16 @@ function main(): void {
   const plainEnv = { ...process.env, CUDA_MODULE_LOADING: 'EAGER' };
   const captured = captureEnv(library, join(mkdtempSync(join(tmpdir(), 'syncscope-overhead-')), 'c-%p.raw'), plainEnv);
   const added = new Map(
-    RECORDERS.map((k) => [k, { op: [] as number[], call: [] as number[], record: [] as number[] }]),
+    RECORDERS.map((k) => [
+      k,
+      {
+        op: [] as number[],
+        call: [] as number[],
+        record: [] as number[],
+        gpuAdd: [] as number[],
+        gpuMm: [] as number[],
+      },
+    ]),
   );
   const plains: Probe[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -55,11 +72,14 @@ function main(): void {
       a.op.push(op);
       a.call.push(p.launch - plain.launch - op);
       a.record.push(p.record - plain.record);
+      a.gpuAdd.push(p.gpuAdd - plain.gpuAdd);
+      a.gpuMm.push(p.gpuMm - plain.gpuMm);
     }
     console.log(`round ${round + 1} of ${ROUNDS} done`);
   }
   const model: TraceOverhead = { name: `${device()} torch probe ${new Date().toISOString().slice(0, 10)}`, kinds: {} };
   const rows: string[] = [];
+  const gpuRows: string[] = [];
   for (const kind of RECORDERS) {
     const a = added.get(kind)!;
     // A capture has no framework ops to slow; what its op loop shows is noise between processes.
@@ -69,9 +89,10 @@ function main(): void {
     rows.push(
       `| ${kind} | ${range(a.op)} | ${range(a.call)} | ${range(a.record)} | ${perCudaCallNs} | ${perRecordFunctionNs} |`,
     );
+    gpuRows.push(`| ${kind} | ${range(a.gpuAdd)} | ${range(a.gpuMm)} |`);
   }
   const text = [
-    '# Trace overhead: what a recorder adds per CUDA call and per framework op',
+    '# Trace overhead: what a recorder adds per CUDA call and per framework op, and per kernel on the GPU',
     '',
     `- date: ${new Date().toISOString()}`,
     `- device: ${device()}`,
@@ -84,6 +105,12 @@ function main(): void {
     '| recorder | x.view(-1): per op | x.add_(1) less the op: per CUDA call | event.record(): per CUDA call | model: perCudaCallNs | model: perRecordFunctionNs |',
     '| --- | --- | --- | --- | --- | --- |',
     ...rows,
+    '',
+    `GPU time added per kernel against the plain process of the same round, ns: median (range). Plain, per kernel: a one-element add ${fmt(median(plains.map((p) => p.gpuAdd)))} ns, a 1024x1024 matmul ${fmt(median(plains.map((p) => p.gpuMm)))} ns; each kernel queued 400 at a time behind a sleeping kernel, so that the GPU runs them back to back, timed between CUDA events (median of 5 batches).`,
+    '',
+    '| recorder | one-element add | 1024x1024 matmul |',
+    '| --- | --- | --- |',
+    ...gpuRows,
     '',
     'The profile field:',
     '',

@@ -3,6 +3,9 @@
 #   launch: x.add_(1), one framework op (a record_function range) and one kernel launch;
 #   op:     x.view(-1), one framework op and no CUDA call;
 #   record: an event's record(), one CUDA call and no framework op.
+# And what it adds to the GPU's time per kernel: two kernels (x.add_(1) on one element, a
+# 1024x1024 matmul) queued behind a sleeping kernel, so that the host is far ahead and the GPU runs
+# them back to back, timed between CUDA events.
 # Usage: probe.py MODE [CALLS], MODE one of plain, profiler-default, profiler-stacks,
 # profiler-cuda-sync (stacks and cuda_sync events, as `syncscope profile` records). Under
 # `syncscope capture`, run it plain. Prints "launch_ns L op_ns O record_ns R".
@@ -50,8 +53,35 @@ def per_call(batch):
     return statistics.median(times)
 
 
+a = torch.randn(1024, 1024, device="cuda")
+b = torch.randn(1024, 1024, device="cuda")
+c = torch.empty(1024, 1024, device="cuda")
+KERNELS = 400
+# Long enough for the host to queue KERNELS launches under the slowest recorder (tens of ms).
+SLEEP_CYCLES = 200_000_000
+
+
+def gpu_per_kernel(kernel):
+    """GPU time per kernel, the kernels queued while the GPU sleeps: the median of 5 batches."""
+    times = []
+    for _ in range(5):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        torch.cuda._sleep(SLEEP_CYCLES)
+        start.record()
+        for _ in range(KERNELS):
+            kernel()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e6 / KERNELS)
+    return statistics.median(times)
+
+
 def measure():
-    return {name: per_call(batch) for name, batch in (("launch", launch_batch), ("op", op_batch), ("record", record_batch))}
+    result = {name: per_call(batch) for name, batch in (("launch", launch_batch), ("op", op_batch), ("record", record_batch))}
+    result["gpu_add"] = gpu_per_kernel(lambda: x.add_(1))
+    result["gpu_mm"] = gpu_per_kernel(lambda: torch.mm(a, b, out=c))
+    return result
 
 
 def profiler_options():
@@ -65,6 +95,7 @@ def profiler_options():
 
 for batch in (launch_batch, op_batch, record_batch):  # warm-up, outside any recorder
     batch()
+torch.mm(a, b, out=c)
 torch.cuda.synchronize()
 if MODE == "plain":
     result = measure()
@@ -72,8 +103,12 @@ elif MODE in ("profiler-default", "profiler-stacks", "profiler-cuda-sync"):
     with profile(**profiler_options()):
         for batch in (launch_batch, op_batch, record_batch):  # the recorder's first calls, untimed
             batch()
+        torch.mm(a, b, out=c)
         torch.cuda.synchronize()
         result = measure()
 else:
     sys.exit(f"probe.py: unknown mode {MODE!r}; modes are plain, profiler-default, profiler-stacks, profiler-cuda-sync")
-print(f"launch_ns {result['launch']:.1f} op_ns {result['op']:.1f} record_ns {result['record']:.1f}")
+print(
+    f"launch_ns {result['launch']:.1f} op_ns {result['op']:.1f} record_ns {result['record']:.1f}"
+    f" gpu_add_ns {result['gpu_add']:.1f} gpu_mm_ns {result['gpu_mm']:.1f}"
+)
