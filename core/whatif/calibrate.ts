@@ -7,7 +7,6 @@
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import type { Trace } from '../trace/model';
-import { doneAt } from './before-after';
 import { compileGenerated } from './compile';
 import type { GeneratedScenario, Threads } from './from-trace';
 import { PLAIN_TOLERANCE, type PlainCalibration } from './overhead';
@@ -60,8 +59,10 @@ function maxPerRangeNs(th: Threads): number {
 
 /**
  * The recorder's cost at which `base` (the unchanged program, `recorded` its simulation as
- * recorded) runs `iterations` steps at `plain.ns` each, each part found by bisection (the step only
- * grows with the work), with the simulation there. The host's cost is in its ranges: the host work
+ * recorded) steps at `plain.ns`, each part found by bisection (the step only grows with the work),
+ * with the simulation there. `stepOf` reads a simulation's step as the predictions read it: the
+ * pace once the loop runs, the first iteration left out (pace.ts), as the plain step is timed after
+ * steps that settle. The host's cost is in its ranges: the host work
  * that logged the most of them (Python calls under a tracer) is the most inflated; only where no
  * cost per range is enough is the rest scaled. Where the step is longer than the plain one even
  * with no host work at all, the GPU's work is what the recorder slowed: it is scaled first, until
@@ -70,11 +71,10 @@ function maxPerRangeNs(th: Threads): number {
 export function calibrateToPlain(
   base: GeneratedScenario,
   profile: SimProfile,
-  iterations: number,
+  stepOf: (sim: Trace) => number,
   plain: { ns: number; steps: number },
   recorded: Trace,
 ): { calibration: PlainCalibration; simulated: Trace } {
-  const stepOf = (sim: Trace) => doneAt(sim) / iterations;
   const at = (c: Calibrated) => {
     const th = new Map([...base.threads].map(([n, steps]) => [n, steps.slice()]));
     plainWork(th, c);

@@ -382,19 +382,21 @@ export function whatIf(
   const w = asked ?? scenarioWindowOf(rw!);
   const { scenario: base, simulated: recorded, fitted } = replayableScenario(t, profile, w, made);
   const iterations = rw ? windowIterations(rw) : loopIterations(t, base);
-  // The plain step is the launcher's steps': it calibrates a window of those steps alone.
+  const second = secondIterationBegins(rw);
+  const paceOf = (steps: readonly (GeneratedStep | undefined)[], sim: Trace) =>
+    second === undefined ? undefined : paceAfterFirst(t, steps, sim, second, iterations);
+  // The plain step is the launcher's steps': it calibrates a window of those steps alone, read as
+  // the savings are read (the pace after the first iteration).
+  const stepOf = (sim: Trace) => paceOf(stepsOfSimCalls(base.threads, sim), sim) ?? doneAt(sim) / iterations;
   const plain =
     t.meta.plainStep && rw?.summary.detectedBy === 'ProfilerStep' && iterations > 0
-      ? calibrateToPlain(base, profile, iterations, t.meta.plainStep, recorded)
+      ? calibrateToPlain(base, profile, stepOf, t.meta.plainStep, recorded)
       : undefined;
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain ? { ...base.overhead, plain: plain.calibration } : base.overhead;
   const before = outcome(baseSim);
   const baseSteps = stepsOfSimCalls(base.threads, baseSim);
   const baseBlocked = blockedByCall(baseSteps, baseSim);
-  const second = secondIterationBegins(rw);
-  const paceOf = (steps: readonly (GeneratedStep | undefined)[], sim: Trace) =>
-    second === undefined ? undefined : paceAfterFirst(t, steps, sim, second, iterations);
   const basePace = paceOf(baseSteps, baseSim);
   withOrigins(t, base, baseSim, base.threads, baseSteps);
   const chosen = a.findings

@@ -96,7 +96,9 @@ function plainText(p: PlainCalibration): string {
     .filter(Boolean)
     .join(', ');
   if (!taken)
-    return `the recording ran at the program's plain speed, ${formatNs(p.plainStepNs)} per step (${measured})`;
+    return p.recordedStepNs < (1 - PLAIN_TOLERANCE) * p.plainStepNs
+      ? `the recording ran faster than the program's plain speed of ${formatNs(p.plainStepNs)} per step, and nothing was taken out (${measured})`
+      : `the recording ran at the program's plain speed, ${formatNs(p.plainStepNs)} per step (${measured})`;
   const reached = Math.abs(p.calibratedStepNs - p.plainStepNs) <= PLAIN_TOLERANCE * p.plainStepNs;
   return reached
     ? `${taken} so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)} (${measured})`
