@@ -10,6 +10,7 @@ import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { recordedWindow } from '../core/overview/window';
 import { h200 } from '../core/simulate/profile';
+import { median } from '../core/stats';
 import { formatNs } from '../core/units';
 import { whatIf } from '../core/whatif/fixes';
 import { whatIfJson } from '../core/whatif/whatif-json';
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const notes: string[] = [];
+  const errors: Record<string, number[]> = {};
   for (const p of manifest.programs) {
     const m = measured.programs[p.name];
     const saving = m && m.buggy.length && m.fixed.length ? measuredSaving(m) : undefined;
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
       const k = predictionFor(fixes, p.kinds);
       const found = k.kind ? `${k.kind}: ${k.applied}/${k.found}` : (k.why ?? '');
       const each = k.perIterationNs;
+      if (each !== undefined && saving) (errors[traceKind] ??= []).push(errorPercent(each, saving.savingNs));
       rows.push(
         `| ${[
           ...cells,
@@ -120,11 +123,28 @@ async function main(): Promise<void> {
     '',
     ...rows,
     '',
+    ...targetLines(errors),
+    '',
     ...notes.map((n) => `- ${n}`),
     '',
   ].join('\n');
   writeFileSync(repoPath('bench/results/whatif-truth.md'), text);
   process.stdout.write(text);
+}
+
+/** Against the target (every prediction within 20% of the measured saving, the median within 10%), per kind of trace and in all. */
+function targetLines(errors: Record<string, number[]>): string[] {
+  const line = (what: string, xs: number[]) => {
+    const off = xs.map(Math.abs);
+    const within = (bound: number) => off.filter((x) => x <= bound).length;
+    const middle = median(off);
+    return (
+      `${what}: ${within(10)} of ${xs.length} within 10%, ${within(20)} within 20%, median error ${middle.toFixed(0)}% ` +
+      `(target: all within 20%, median within 10%: ${within(20) === xs.length && middle <= 10 ? 'met' : 'NOT met'}).`
+    );
+  };
+  const all = Object.values(errors).flat();
+  return [...Object.entries(errors).map(([kind, xs]) => line(`From ${kind} traces`, xs)), line('In all', all)];
 }
 
 main().catch((e: Error) => {
