@@ -18,7 +18,10 @@ export interface PlainCalibration {
   /** The program's step without the recorder, and over how many steps it was measured. */
   plainStepNs: number;
   steps: number;
-  /** The unchanged program's simulated step with the host work as recorded, and at `hostScale`. */
+  /**
+   * The unchanged program's simulated step with the work as recorded, and as calibrated: its pace
+   * after the window's first iteration, as savings per iteration are read.
+   */
   recordedStepNs: number;
   calibratedStepNs: number;
   /** The recorder's cost taken out of host work for each range it logged there (ops, user ranges, Python calls). */
