@@ -22,6 +22,17 @@ function exampleTrace(): Trace {
 const canvasShare = (page: Page): Promise<number> =>
   inPage(page, 'return canvas.getBoundingClientRect().width / document.documentElement.clientWidth;');
 
+/** `read()` once `ok` holds of it, or its last value after 5 s. */
+async function settled<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5000;
+  let value = await read();
+  while (!ok(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    value = await read();
+  }
+  return value;
+}
+
 const WIDTHS = [500, 700, 1000, 1400, 1800];
 
 describe('layout and the waits table in headless Chromium', { skip: skipReason() }, () => {
@@ -185,7 +196,12 @@ describe('layout and the waits table in headless Chromium', { skip: skipReason()
     assert.equal(await drawerH(), h0 + 100);
     const share0 = await canvasShare(page);
     await page.locator('.labels-toggle').click();
-    assert.ok((await canvasShare(page)) > share0 + 0.1, 'folded labels give their width to the canvas');
+    // The canvas takes the width when its resize observer runs, a frame after the click.
+    const grown = await settled(
+      () => canvasShare(page),
+      (share) => share > share0 + 0.1,
+    );
+    assert.ok(grown > share0 + 0.1, `folded labels give their width to the canvas: ${share0} -> ${grown}`);
     await page.reload();
     await until(page, '!!(window.syncscope && window.syncscope.app.view)');
     await nextFrame(page);
