@@ -18,7 +18,7 @@ import {
 import { callKindOf, isAsyncApi } from './cuda-api';
 import type { CorrIndex } from './corr-index';
 import type { IssueIndex } from './issue-order';
-import { type Sync, type WaitCounts, WAIT_ROLE_OF_KIND } from './pytorch-waits';
+import { type StreamLane, type Sync, type WaitCounts, WAIT_ROLE_OF_KIND } from './pytorch-waits';
 import { launcherRole, type LauncherRole, type SiteTable } from './python-sites';
 
 /** What the native build is given besides the rows. */
@@ -169,8 +169,8 @@ export function arrangeInput(
 /** What resolveWaits is given besides the trace (see its parameters), for the native build. */
 export interface WaitRows {
   syncs: Map<number, Sync>;
-  /** Each stream's lane: device, stream and the trace lane, in the order a Map of them is set. */
-  streams: { device: number; handle: number; lane: number }[];
+  /** Each stream's lane, in the order given to resolveWaits (the last given for a pair is kept). */
+  streams: readonly StreamLane[];
   devices: Set<number>;
   gpu: { copy: Uint8Array; hostMemory: Uint8Array };
 }

@@ -26,6 +26,13 @@ export interface Sync {
   waitOnStream: number;
 }
 
+/** A stream's lane in the trace: Kineto's device and stream, and the lane made for them. */
+export interface StreamLane {
+  device: number;
+  handle: number;
+  lane: number;
+}
+
 export interface WaitCounts {
   unknown: number;
   deduced: number;
@@ -47,13 +54,13 @@ export function resolveWaits(
   callCorr: Float64Array,
   opByCorr: CorrIndex,
   syncs: Map<number, Sync>,
-  streamLane: Map<string, number>,
+  streams: readonly StreamLane[],
   devices: Set<number>,
 ): WaitCounts {
   const c = b.calls.cols;
   const ops = b.ops.cols;
   const counts: WaitCounts = { unknown: 0, deduced: 0, timing: 0, ambiguous: 0, noRecord: 0, skew: 0, noSync: 0 };
-  const laneOf = laneLookup(streamLane);
+  const laneOf = laneLookup(streams);
   const onlyDevice = devices.size === 1 ? [...devices][0] : -1;
 
   const settle = (call: number, op: number, exact: boolean, how: ReleaseHow = 'exact') => {
@@ -132,16 +139,12 @@ function lastBefore(order: IssueIndex, device: number, bound: number): number {
   return device >= 0 ? order.lastOnDevice(device, bound) : order.lastAnywhere(bound);
 }
 
-/**
- * `streamLane` (keyed "device/stream") as a lookup by numbers: it is asked once per wait, and a
- * key made per ask costs more than the rest of the wait's resolution.
- */
-function laneLookup(streamLane: Map<string, number>): (device: number, stream: number) => number {
+/** The lane of (device, stream): numbers as a Map keys them, the last lane given for a pair kept. */
+function laneLookup(streams: readonly StreamLane[]): (device: number, stream: number) => number {
   const byDevice = new Map<number, Map<number, number>>();
-  for (const [key, lane] of streamLane) {
-    const [device, stream] = key.split('/').map(Number);
-    const streams = byDevice.get(device) ?? byDevice.set(device, new Map()).get(device)!;
-    streams.set(stream, lane);
+  for (const { device, handle, lane } of streams) {
+    const lanes = byDevice.get(device) ?? byDevice.set(device, new Map()).get(device)!;
+    lanes.set(handle, lane);
   }
   return (device, stream) => (stream >= 0 ? (byDevice.get(device)?.get(stream) ?? -1) : -1);
 }

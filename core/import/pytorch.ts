@@ -10,7 +10,7 @@ import { callKindOf, copyOf } from './cuda-api';
 import { issueIndex } from './issue-order';
 import { arrangeInput, arrangeNatively, type Arrange, type RowIndex } from './pytorch-arranged';
 import { corrIndex } from './corr-index';
-import { resolveWaits, Sync } from './pytorch-waits';
+import { resolveWaits, type StreamLane, Sync } from './pytorch-waits';
 import { inferReleases } from './pytorch-infer';
 import { attachMarkers, Marker, SiteMarkers } from './pytorch-markers';
 import { launcherRole, markerKind, SITE_MARKER, SiteTable, type LauncherRole, type UserCode } from './python-sites';
@@ -360,7 +360,7 @@ export function buildPytorchTrace(s: Staged, userCode?: UserCode): Trace {
   const counts =
     'counts' in rows
       ? rows.counts
-      : resolveWaits(b, rows.order, rows.callCorr, rows.opByCorr, s.syncs, lanes.streamLane, lanes.devices);
+      : resolveWaits(b, rows.order, rows.callCorr, rows.opByCorr, s.syncs, lanes.streams, lanes.devices);
   inferReleases(b, lanes.devices.size === 1 ? [...lanes.devices][0] : -1, counts);
   const markers = attachMarkers(b, sites, s.markers, lanes.laneMap, t0);
   const m = meta(s.root, b, importNotes(counts, markers, s));
@@ -413,8 +413,7 @@ function addLanes(
   s: Staged,
 ): {
   laneMap: Int32Array;
-  streamLane: Map<string, number>;
-  streams: { device: number; handle: number; lane: number }[];
+  streams: StreamLane[];
   devices: Set<number>;
 } {
   const pids = new Set(s.lanes.filter((l) => l.thread).map((l) => l.a));
@@ -432,8 +431,7 @@ function addLanes(
   if (hostDevice === Infinity) hostDevice = 0;
   const cuda = s.root.cuda_runtime_version !== undefined || s.root.cuda_driver_version !== undefined;
   const laneMap = new Int32Array(s.lanes.length);
-  const streamLane = new Map<string, number>();
-  const streams: { device: number; handle: number; lane: number }[] = [];
+  const streams: StreamLane[] = [];
   for (const i of laneOrder) {
     const l = s.lanes[i];
     const init: Omit<Lane, 'id'> = l.thread
@@ -445,12 +443,9 @@ function addLanes(
       : { kind: 'stream', name: `stream ${l.b}` + (devices.size > 1 ? ` (GPU ${l.a})` : ''), device: l.a, handle: l.b };
     if (!l.thread && l.b === LEGACY_STREAM && cuda) init.legacyDefault = true;
     laneMap[i] = b.lane(init);
-    if (!l.thread) {
-      streamLane.set(`${l.a}/${l.b}`, laneMap[i]);
-      streams.push({ device: l.a, handle: l.b, lane: laneMap[i] });
-    }
+    if (!l.thread) streams.push({ device: l.a, handle: l.b, lane: laneMap[i] });
   }
-  return { laneMap, streamLane, streams, devices };
+  return { laneMap, streams, devices };
 }
 
 /** The earliest begin of any call or op: the trace's time 0. */
