@@ -45,8 +45,10 @@ function predictions(t: Awaited<ReturnType<typeof loadTraceFile>>, file: string)
   }));
   const o = json.overhead;
   const scaled = o?.plain
-    ? `; ${o.plain.gpuScale < 1 ? `GPU work at ${Math.round(o.plain.gpuScale * 1000) / 10}%, ` : ''}host work less ${formatNs(o.plain.perRangeNs)} per recorded range, then ${Math.round(o.plain.hostScale * 100)}% (plain step ${formatNs(o.plain.plainStepNs)}, recorded ${formatNs(o.plain.recordedStepNs)})`
-    : '';
+    ? `; ${o.plain.gpuScale < 1 ? `GPU work at ${Math.round(o.plain.gpuScale * 1000) / 10}%, ` : ''}host work less ${formatNs(o.plain.perRangeNs)} per recorded call or range, then ${Math.round(o.plain.hostScale * 100)}% (plain step ${formatNs(o.plain.plainStepNs)}, recorded ${formatNs(o.plain.recordedStepNs)})`
+    : o?.plainUnused
+      ? `; ${o.plainUnused}`
+      : '';
   const overhead = o ? `${o.model}${o.kind ? ` (${o.kind})` : ''}${scaled}` : '—';
   return { fixes, overhead, iterations: json.iterations, window: recordedWindow(t).summary.text };
 }

@@ -1,5 +1,6 @@
 import { UsageError } from './io';
 import { parseUserCode, type UserCode } from '../core/import/python-sites';
+import { stepOnError } from '../core/import/step-on';
 import { SUMMARY_WAITS } from '../core/report';
 
 /** One option of a command. `value` names what it takes (`--out <file>`); without it the option is a bare flag. */
@@ -128,4 +129,23 @@ export function userCodeFlag(args: ParsedArgs): UserCode | undefined {
   const parsed = parseUserCode(text);
   if (typeof parsed === 'string') throw new UsageError(`--user-code: ${parsed}`);
   return parsed;
+}
+
+/** `--step-on`, checked; a usage error that says what is wrong with it. */
+export function stepOnFlag(args: ParsedArgs): string | undefined {
+  const text = flagString(args, 'step-on');
+  if (text === undefined) return undefined;
+  const error = stepOnError(text);
+  if (error) throw new UsageError(error);
+  return text;
+}
+
+/** A flag that takes a whole number of 0 or more. */
+export function countFlag(args: ParsedArgs, name: string): number | undefined {
+  const text = flagString(args, name);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new UsageError(`--${name} takes a whole number of 0 or more, not "${text}"`);
+  return n;
 }

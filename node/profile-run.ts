@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { plainStepOf } from '../core/import/python-sites';
 
 export interface ProfileOptions {
   /** The interpreter. */
@@ -84,10 +85,15 @@ interface Said {
   error?: { kind: string; text: string };
   written?: string;
   raised?: string;
+  /** The plain steps' speed, from a --plain-only run (or why the line did not read). */
+  plain?: { ns: number; steps: number } | string;
 }
 
+/** The launcher's line that gives a --plain-only run's measure. */
+const PLAIN_LINE = 'plain step measured ';
+
 /** Splits stderr into the launcher's lines (progress, errors) and the script's own text. */
-function stderrReader(said: Said, o: ProfileOptions, output: (t: string) => void) {
+function stderrReader(said: Said, o: Pick<ProfileOptions, 'onProgress'>, output: (t: string) => void) {
   let pending = '';
   const line = (l: string) => {
     if (!l.startsWith(PREFIX)) return output(l + '\n');
@@ -96,6 +102,7 @@ function stderrReader(said: Said, o: ProfileOptions, output: (t: string) => void
     if (error) said.error ??= { kind: error[1], text: error[2] };
     else if (text.startsWith('trace written ')) said.written = text.slice('trace written '.length);
     else if (text.startsWith('the script raised ')) said.raised = text.slice('the script '.length);
+    else if (text.startsWith(PLAIN_LINE)) said.plain = plainLine(text.slice(PLAIN_LINE.length));
     o.onProgress?.(text);
   };
   return {
@@ -111,15 +118,73 @@ function stderrReader(said: Said, o: ProfileOptions, output: (t: string) => void
   };
 }
 
-export function profileScript(o: ProfileOptions): Promise<ProfileResult> {
+function plainLine(json: string): { ns: number; steps: number } | string {
+  try {
+    const plain = plainStepOf((JSON.parse(json) as { plain?: unknown } | null)?.plain);
+    return typeof plain === 'string' ? `the launcher's plain step does not read: ${plain}` : plain;
+  } catch {
+    return `the launcher's plain step is not JSON: ${json.slice(0, 80)}`;
+  }
+}
+
+export async function profileScript(o: ProfileOptions): Promise<ProfileResult> {
+  const launcher = launcherPath();
+  if (!existsSync(launcher)) return { exitCode: 2, error: missing(launcher) };
+  const ran = await runLauncher(o, launcherArgs(o, launcher));
+  const { said } = ran;
+  const trace = said.written && existsSync(said.written) ? said.written : undefined;
+  if (ran.spawnError) return { exitCode: 2, error: interpreterError(o.python, ran.spawnError) };
+  const kept = trace ? `; the trace keeps what was recorded until then (${trace})` : '; no trace was written';
+  const error = failure(o, ran, kept) ?? (trace ? undefined : `${o.script}: no trace was written`);
+  return { trace, exitCode: ran.exitCode, error };
+}
+
+export type PlainOptions = Omit<ProfileOptions, 'out' | 'steps' | 'seconds' | 'plainSteps'> & { plainSteps: number };
+
+export interface PlainResult {
+  /** The script's step without a recorder (TraceMeta.plainStep). */
+  plain?: { ns: number; steps: number };
+  exitCode: number;
+  error?: string;
+}
+
+/**
+ * The script's own step, without any recorder: the launcher runs it with its hooks paused for 2 +
+ * `plainSteps` steps, times the last `plainSteps` as `syncscope profile --plain-steps` does, and
+ * stops it. For a recorder that cannot pause (a capture), run before it.
+ */
+export async function timePlainSteps(o: PlainOptions): Promise<PlainResult> {
+  const launcher = launcherPath();
+  if (!existsSync(launcher)) return { exitCode: 2, error: missing(launcher) };
+  const cwd = o.cwd ?? process.cwd();
+  const args = [launcher, '--plain-only', '--plain-steps', String(o.plainSteps)];
+  if (o.stepOn) args.push('--step-on', o.stepOn);
+  const ran = await runLauncher(o, [...args, '--', resolve(cwd, o.script), ...o.args]);
+  if (ran.spawnError) return { exitCode: 2, error: interpreterError(o.python, ran.spawnError) };
+  const { plain } = ran.said;
+  const error =
+    failure(o, ran, '; its plain steps were not timed') ??
+    (typeof plain === 'string' ? plain : plain ? undefined : `${o.script}: its plain steps were not timed`);
+  return { ...(plain && typeof plain !== 'string' ? { plain } : {}), exitCode: ran.exitCode, error };
+}
+
+const missing = (launcher: string) => `${launcher}: the profile launcher is missing; rebuild Syncscope`;
+
+interface Ran {
+  said: Said;
+  exitCode: number;
+  cancelled: boolean;
+  signal: NodeJS.Signals | null;
+  spawnError?: NodeJS.ErrnoException;
+}
+
+/** The launcher run to its end: what it said, and how it ended. */
+function runLauncher(o: Omit<ProfileOptions, 'out'>, args: string[]): Promise<Ran> {
   const output = o.onOutput ?? ((t: string) => void process.stderr.write(t));
   const said: Said = {};
   const reader = stderrReader(said, o, output);
-  const launcher = launcherPath();
-  if (!existsSync(launcher))
-    return Promise.resolve({ exitCode: 2, error: `${launcher}: the profile launcher is missing; rebuild Syncscope` });
   return new Promise((done) => {
-    const child = spawn(o.python, launcherArgs(o, launcher), {
+    const child = spawn(o.python, args, {
       cwd: o.cwd,
       env: pythonEnv(o.env ?? process.env),
       // Its own process group: a terminal's Ctrl-C reaches the caller, who cancels once through `signal`.
@@ -144,11 +209,9 @@ export function profileScript(o: ProfileOptions): Promise<ProfileResult> {
       o.signal?.removeEventListener('abort', cancel);
       timers.forEach(clearTimeout);
       reader.end();
-      const trace = said.written && existsSync(said.written) ? said.written : undefined;
-      if (spawnError) return done({ exitCode: 2, error: interpreterError(o.python, spawnError) });
       // A process ended by a signal has the shell's status for it: 128 + the signal's number.
       const exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
-      done({ trace, exitCode, error: failure(o, said, exitCode, cancelled, trace, signal) });
+      done({ said, exitCode, cancelled, signal, spawnError });
     });
   });
 }
@@ -166,24 +229,16 @@ function interpreterError(python: string, e: NodeJS.ErrnoException): string {
   return `${python}: cannot start it (${e.message})`;
 }
 
-/** The one line that says what went wrong, or undefined for a run that did what was asked. */
-function failure(
-  o: ProfileOptions,
-  said: Said,
-  exitCode: number,
-  cancelled: boolean,
-  trace?: string,
-  signal?: NodeJS.Signals | null,
-): string | undefined {
-  const kept = trace ? `; the trace keeps what was recorded until then (${trace})` : '; no trace was written';
+/** The one line that says what went wrong (`kept`: what was kept of the run), or undefined for a run that ended well. */
+function failure(o: Pick<ProfileOptions, 'script'>, ran: Ran, kept: string): string | undefined {
+  const { said, exitCode, signal } = ran;
   if (said.error && LAUNCHER_EXIT[exitCode] === said.error.kind) return errorLine(said.error);
-  if (cancelled) return `cancelled${kept}`;
+  if (ran.cancelled) return `cancelled${kept}`;
   if (exitCode !== 0) {
     const what = said.raised ?? (signal ? `was ended by ${signal}` : `exited with code ${exitCode}`);
     return `${o.script}: the script ${what}${kept}`;
   }
   if (said.error) return errorLine(said.error);
-  if (!trace) return `${o.script}: no trace was written`;
   return undefined;
 }
 

@@ -1,19 +1,24 @@
 """Runs a Python script unchanged under torch.profiler and writes a gzipped Chrome trace for Syncscope.
 
     python syncscope_profile.py --out TRACE.json.gz [--steps N] [--warmup W] [--plain-steps P] [--seconds S] [--step-on WHAT] -- SCRIPT [ARGS...]
+    python syncscope_profile.py --plain-only --plain-steps P [--step-on WHAT] -- SCRIPT [ARGS...]
 
 - Steps: with --plain-steps P, 2 + P plain steps first; W warm-up steps, then N recorded ones; the
-  script is stopped once they are written. The plain steps run with the profiler off and every hook
+  script is stopped once they are written. The plain steps run before the profiler starts, with every hook
   of this launcher paused (a --step-on step is still seen there, through events on its own code
   objects alone: sys.monitoring from Python 3.12, a trace function that follows only those code
   objects before it); the mean duration of the last P, between two torch.cuda.synchronize()
   calls, is the script's own speed, written into the trace as a zero-length record_function
   "syncscope.site:" + {"plain": {"stepNs": n, "steps": P}} at the start of the recorded steps (a
-  what-if scales the recorded host time to it). A step
+  what-if scales the recorded host time to it). With --plain-only, nothing is recorded: the script
+  is stopped after its plain steps, and the line "plain step measured " + the same JSON on stderr
+  gives their speed (for a recorder that cannot pause, a capture, to be scaled to). A step
   ends at each optimizer step (the global optimizer step post hook), or with --step-on at each
   return from the user's function WHAT (its name, or Class.method) or each start of the user's line
-  WHAT (FILE:LINE, FILE a path or a file name). Until the first step ends, the whole run is
-  recorded, up to S seconds (then the script is stopped).
+  WHAT (FILE:LINE, FILE a path or a file name). Without plain steps, the profiler starts with the
+  script and, until the first step ends, the whole run is recorded, up to S seconds (then the script
+  is stopped). With them, it starts only once they are timed: a process that was ever profiled
+  keeps CUPTI attached, and its launches stay slower.
 - Call sites: a zero-length record_function named "syncscope.site:" + {"stack": [[file, line,
   function], ...]} (innermost first, at most 32 frames, this file's and runpy's frames dropped) on
   the calling thread just before each synchronizing call it can foresee:
@@ -500,8 +505,10 @@ def profiler_options(torch):
 class Recording:
     """The profiler, its schedule (the whole run, or warm-up then N steps) and the trace file."""
 
-    def __init__(self, torch, out, steps, warmup, seconds, step_on=None, plain=0):
+    def __init__(self, torch, out, steps, warmup, seconds, step_on=None, plain=0, plain_only=False):
         self.torch = torch
+        # Only the plain steps are run and timed, for a recorder that cannot pause (a capture).
+        self.plain_only = plain_only
         self.out = out
         self.steps = steps
         self.plain = max(0, plain)
@@ -517,17 +524,22 @@ class Recording:
         self.plain_started = None
         self.plain_step_ns = None
         self.discard_next = False
+        # The step whose end starts the profiler: 0, at launch; with plain steps, once they are timed.
+        # Kineto leaves CUPTI attached to the process when it stops, and every launch after pays for
+        # it: plain steps after any recording are not the script's own speed.
+        self.profiler_from = self.settle + self.plain + 1 if self.plain else 0
+        self.profiling = False
         self.written = False
         self.write_error = None
         self.stopped = False
         self.time_up = False
-        from torch.profiler import profile
-
-        self.prof = profile(schedule=self.schedule, on_trace_ready=self.trace_ready, **profiler_options(torch))
+        self.prof_options = profiler_options(torch)
+        self.prof = None
 
     def schedule(self, step):
         from torch.profiler import ProfilerAction
 
+        step += self.profiler_from  # the profiler counts from its start
         if self.steps_seen == 0:
             # The whole run until the first step ends, handed to trace_ready when it does (and then
             # dropped): torch stops a plain RECORD left for WARMUP without preparing the next one,
@@ -547,6 +559,8 @@ class Recording:
         return f"{self.settle + self.plain} plain steps ({self.plain} timed), " if self.plain else ""
 
     def describe_steps(self):
+        if self.plain_only:
+            return f"{self.settle + self.plain} plain steps, the last {self.plain} timed"
         warmup = self.warmup - self.settle - self.plain
         return f"{self.describe_plain()}{warmup} warm-up steps, then {self.steps} recorded"
 
@@ -562,7 +576,8 @@ class Recording:
                 progress("this torch has no global optimizer step hook: the run is recorded whole (--step-on names a step)")
             else:
                 hook(self.on_step)
-        self.prof.start()
+        if self.profiler_from == 0:
+            self.start_profiler()
         timer = threading.Timer(self.seconds, self.on_time_up)
         timer.daemon = True
         timer.start()
@@ -574,10 +589,12 @@ class Recording:
         k = self.steps_seen
         if k == 1:
             # What ran before the first step is not one of the steps asked for.
-            self.discard_next = True
+            self.discard_next = self.profiling
             progress(f"{self.what_steps()} found: {self.describe_steps()}")
         if k <= self.settle + self.plain:
             progress(f"plain step {k}/{self.settle + self.plain}")
+        elif self.plain_only:
+            pass
         elif k <= self.warmup:
             progress(f"warm-up step {k - self.settle - self.plain}/{self.warmup - self.settle - self.plain}")
         elif k <= self.warmup + self.steps:
@@ -588,8 +605,14 @@ class Recording:
             self.mark_end()
         if k == self.settle + self.plain + 1 and self.plain_started is not None:
             self.end_plain()
-        with self.launcher_work():
-            self.prof.step()
+            if self.plain_only:
+                self.say_plain()
+                raise _Stop(0, f"{self.plain} plain steps timed")
+        if k == self.profiler_from:
+            self.start_profiler()
+        elif self.profiling:
+            with self.launcher_work():
+                self.prof.step()
         if k == 1 and self.plain:
             self.pause_hooks()
         if k == self.settle + 1 and self.plain:
@@ -598,6 +621,15 @@ class Recording:
             self.mark_plain()
         if self.written:
             raise _Stop(0, f"{self.steps} steps recorded")
+
+    def start_profiler(self):
+        """Made when it starts: torch asks the schedule for the first action as it makes it."""
+        from torch.profiler import profile
+
+        self.prof = profile(schedule=self.schedule, on_trace_ready=self.trace_ready, **self.prof_options)
+        with self.launcher_work():
+            self.prof.start()
+        self.profiling = True
 
     def begin_plain(self):
         """The profiler and the launcher's hooks are off: the clock starts on an idle GPU."""
@@ -611,9 +643,17 @@ class Recording:
         self.resume_hooks()
         progress(f"plain steps: {self.plain_step_ns / 1e6:.3f} ms per step without the profiler")
 
+    def plain_fields(self):
+        return {"plain": {"stepNs": round(self.plain_step_ns), "steps": self.plain}}
+
+    def say_plain(self):
+        """The plain speed, for the caller: the run records nothing else."""
+        self.written = True
+        progress("plain step measured " + json.dumps(self.plain_fields(), separators=(",", ":")))
+
     def mark_plain(self):
         """The plain speed, in the recording that has just begun."""
-        fields = {"plain": {"stepNs": round(self.plain_step_ns), "steps": self.plain}}
+        fields = self.plain_fields()
         with self.launcher_work(), self.torch.profiler.record_function(
             MARKER + quote(json.dumps(fields, separators=(",", ":")), safe=MARKER_SAFE)
         ):
@@ -657,8 +697,9 @@ class Recording:
         if self.stopped:
             return
         self.stopped = True
-        with self.launcher_work():
-            self.prof.stop()
+        if self.profiling:
+            with self.launcher_work():
+                self.prof.stop()
 
 
 def _cancel(signum, _frame):
@@ -697,13 +738,14 @@ def run_script(script, args, recording):
 
 def parse(argv):
     parser = argparse.ArgumentParser(prog="syncscope_profile.py", add_help=True)
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--out")
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--warmup", type=int, default=2)
     # Off unless asked: a script with few steps would spend them unrecorded.
     parser.add_argument("--plain-steps", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--step-on", default=None)
+    parser.add_argument("--plain-only", action="store_true")
     if "--" not in argv:
         fail("usage", "expected -- SCRIPT [ARGS...]", EXIT_USAGE)
     split = argv.index("--")
@@ -713,6 +755,10 @@ def parse(argv):
         fail("usage", "expected the script after --", EXIT_USAGE)
     if options.steps < 1 or options.seconds <= 0 or options.plain_steps < 0:
         fail("usage", "--steps must be at least 1, --plain-steps at least 0 and --seconds above 0", EXIT_USAGE)
+    if not options.out and not options.plain_only:
+        fail("usage", "--out names the trace to write", EXIT_USAGE)
+    if options.plain_only and options.plain_steps < 1:
+        fail("usage", "--plain-only times the plain steps: give --plain-steps 1 or more", EXIT_USAGE)
     return options, os.path.abspath(rest[0]), rest[1:]
 
 
@@ -728,16 +774,26 @@ def main(argv):
     if not torch.cuda.is_available():
         fail("no-cuda", f"torch {torch.__version__} sees no CUDA device; profiling needs an NVIDIA GPU", EXIT_NO_CUDA)
     recording = Recording(
-        torch, options.out, options.steps, options.warmup, options.seconds, options.step_on, options.plain_steps
+        torch,
+        options.out,
+        options.steps,
+        options.warmup,
+        options.seconds,
+        options.step_on,
+        options.plain_steps,
+        options.plain_only,
     )
     install_sites(torch, recording)
     signal.signal(signal.SIGTERM, _cancel)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the parent started us ignoring it
-    progress(
-        f"profiling {os.path.basename(script)}: {options.steps} steps ({recording.what_steps()}) after"
-        f" {recording.describe_plain()}{recording.warmup - recording.settle - recording.plain} warm-up steps,"
-        f" or the first {options.seconds:g} s if no step ends"
-    )
+    if options.plain_only:
+        progress(f"timing {os.path.basename(script)} alone: {recording.describe_steps()} ({recording.what_steps()} steps)")
+    else:
+        progress(
+            f"profiling {os.path.basename(script)}: {options.steps} steps ({recording.what_steps()}) after"
+            f" {recording.describe_plain()}{recording.warmup - recording.settle - recording.plain} warm-up steps,"
+            f" or the first {options.seconds:g} s if no step ends"
+        )
     recording.start()
     status = run_script(script, args, recording)
     try:
@@ -749,7 +805,8 @@ def main(argv):
     if recording.write_error is not None:
         fail("write", f"{options.out}: the trace could not be written ({recording.write_error})", EXIT_WRITE)
     if not recording.written:
-        progress("error no-trace: the script ended before a recorded step; nothing was written")
+        what = "its plain steps were timed" if options.plain_only else "a recorded step"
+        progress(f"error no-trace: the script ended before {what}; nothing was written")
     return status
 
 

@@ -3,7 +3,8 @@
 # build/Release/ built and node and a CUDA PyTorch (python3) on PATH. For each program of
 # bench/whatif-truth/manifest.json: RUNS (default 5) alternating plain runs of the buggy and the
 # fixed program (iter_ns of each), then `syncscope profile` and `syncscope capture` of the buggy one,
-# all with the manifest's recordArgs (the same warm-up and timed steps). A program whose loop has no
+# all with the manifest's recordArgs (the same warm-up and timed steps); both time 5 plain steps
+# first (the capture in a run of its own), to which the what-if scales the trace. A program whose loop has no
 # optimizer step names its step function (the manifest's stepOn), passed to the profile as --step-on.
 # Writes to $OUT/whatif-truth (default ./gpu-out/whatif-truth): measured.json, the traces
 # (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
@@ -65,7 +66,7 @@ for name in ${RECORDED:-${names[@]}}; do
   fi
   [ "${ONLY:-capture}" = capture ] || continue
   s=$(date +%s)
-  CUDA_MODULE_LOADING=EAGER timeout 150 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --json \
+  CUDA_MODULE_LOADING=EAGER timeout 180 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --plain-steps 5 ${step_on:+--step-on "$step_on"} --json \
     -- python3 "$prog" "${record_args[@]}" > "$out/$name.capture.report.json" 2> "$out/$name.capture.log"
   rc=$?
   [ -f "$out/$name.capture.syncscope.json" ] && gzip -f "$out/$name.capture.syncscope.json"

@@ -4,7 +4,9 @@ import { importCapture } from '../../core/import/capture-convert';
 import { writeFileAtomic } from '../../node/atomic-write';
 import { captureTrace, type CaptureResult } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
-import { CommandSpec, flagString, OPTIONS, parseArgs, userCodeFlag } from '../args';
+import { STEP_ON_HELP } from '../../core/import/step-on';
+import { timePlainSteps } from '../../node/profile-run';
+import { CommandSpec, countFlag, flagString, OPTIONS, parseArgs, stepOnFlag, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { finishRun } from './simulate';
 
@@ -21,14 +23,22 @@ export const spec: CommandSpec = {
     OPTIONS.json,
     { name: 'keep-raw', value: 'file.raw', help: 'also keep the raw stream the capture library wrote' },
     { name: 'raw', value: 'file.raw', help: 'convert a raw stream written earlier instead of running a command' },
+    {
+      name: 'plain-steps',
+      value: 'P',
+      help: 'for a Python script: first run it alone for 2 + P steps, timing its own speed for the what-if (default 0: none)',
+    },
+    { name: 'step-on', value: 'WHAT', help: `with --plain-steps: ${STEP_ON_HELP}` },
     OPTIONS.userCode,
   ],
 };
 
 /**
- * `capture [--out t.syncscope.json] -- <command...>`: run the command with CUPTI recording every CUDA
- * call and GPU op, then convert, report and save the trace. `capture --raw f.raw` converts a raw
- * stream written earlier (by a run with the environment set by hand, or a SIGUSR2 snapshot).
+ * `capture [--out t.syncscope.json] [--plain-steps P [--step-on WHAT]] -- <command...>`: run the
+ * command with CUPTI recording every CUDA call and GPU op, then convert, report and save the trace.
+ * With --plain-steps, a Python script is first run alone for its plain steps (TraceMeta.plainStep),
+ * to which the what-if scales the capture. `capture --raw f.raw` converts a raw stream written
+ * earlier (by a run with the environment set by hand, or a SIGUSR2 snapshot).
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const args = parseArgs(argv, spec.options);
@@ -45,6 +55,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const command = args.positional;
   if (!command.length)
     throw new UsageError('expected the command to capture after --, e.g. syncscope capture -- python3 train.py');
+  const plainSteps = countFlag(args, 'plain-steps');
+  const stepOn = stepOnFlag(args);
+  if (stepOn !== undefined && !plainSteps)
+    throw new UsageError('--step-on says what a plain step is: give --plain-steps too');
+  if (plainSteps && !isPythonScript(command))
+    throw new UsageError(
+      `--plain-steps times a Python script's steps; expected the command as <python> <script.py> [args...], not "${command.slice(0, 2).join(' ')}"`,
+    );
   const library = findCaptureLibrary();
   if (!library.ok) {
     io.stderr(`syncscope capture: ${library.reason}\n`);
@@ -57,7 +75,19 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const terminate = () => stop.abort();
   process.on('SIGTERM', terminate);
   let result: CaptureResult;
+  let plain: PlainStep | undefined;
   try {
+    if (plainSteps) {
+      // Ctrl-C during the plain run stops it, and the capture is not begun.
+      process.on('SIGINT', terminate);
+      plain = await timePlain(command, plainSteps, stepOn, io, stop.signal).finally(() =>
+        process.off('SIGINT', terminate),
+      );
+      if (stop.signal.aborted) {
+        io.stderr('syncscope capture: cancelled during the plain steps; nothing was captured\n');
+        return EXIT.usage;
+      }
+    }
     result = await captureTrace({
       library,
       command,
@@ -75,6 +105,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT.usage;
   }
   if (result.failure) io.stderr(`syncscope capture: ${result.failure}\n`);
+  if (plain) result.trace.meta.plainStep = plain;
   const keep = flagString(args, 'keep-raw');
   if (keep) {
     await writeFileAtomic(resolve(io.cwd, keep), [result.raw.bytes]);
@@ -82,4 +113,39 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const code = await finishRun(result.trace, undefined, command.join(' '), args, io);
   return result.failure ? EXIT.findings : code;
+}
+
+type PlainStep = { ns: number; steps: number };
+
+/** An interpreter named python (python3, /usr/bin/python3.12, ...), then the script: the launcher runs it so. */
+const isPythonScript = (command: string[]): boolean =>
+  command.length >= 2 && /^python[\d.]*$/.test(basename(command[0])) && command[1].endsWith('.py');
+
+/**
+ * The script's own step without the capture, which cannot be paused: a first run of it under the
+ * launcher, stopped after its plain steps. A run that fails is said, and the capture goes on
+ * without it (its what-if then uses the trace as recorded).
+ */
+async function timePlain(
+  command: string[],
+  plainSteps: number,
+  stepOn: string | undefined,
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<PlainStep | undefined> {
+  const [python, script, ...scriptArgs] = command;
+  const timed = await timePlainSteps({
+    python,
+    script,
+    args: scriptArgs,
+    plainSteps,
+    stepOn,
+    cwd: io.cwd,
+    signal,
+    onProgress: (line) => io.stderr(`syncscope capture: ${line}\n`),
+    onOutput: io.stderr,
+  });
+  if (timed.plain) return timed.plain;
+  io.stderr(`syncscope capture: ${timed.error ?? 'the plain steps were not timed'}; capturing without them\n`);
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { STEP_ON_HELP, stepOnError } from '../../core/import/step-on';
+import { STEP_ON_HELP } from '../../core/import/step-on';
 import { profileScript } from '../../node/profile-run';
-import { CommandSpec, flagString, OPTIONS, parseArgs, userCodeFlag } from '../args';
+import { CommandSpec, countFlag, flagString, OPTIONS, parseArgs, stepOnFlag, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadAnyTrace } from '../load-trace';
 import { finishRun } from './simulate';
@@ -64,8 +64,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       out,
       steps: positive(args, 'steps', true),
       seconds: positive(args, 'seconds', false),
-      plainSteps: count(args, 'plain-steps'),
-      stepOn: stepOn(args),
+      plainSteps: countFlag(args, 'plain-steps'),
+      stepOn: stepOnFlag(args),
       cwd: io.cwd,
       signal: stop.signal,
       onProgress: (line) => io.stderr(`syncscope profile: ${line}\n`),
@@ -87,23 +87,6 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   io.stderr(`profiler trace written to ${resolve(io.cwd, result.trace)}\n`);
   if (result.error) io.stderr(`syncscope profile: ${result.error}\n`);
   return result.error ? EXIT.findings : code;
-}
-
-function stepOn(args: ReturnType<typeof parseArgs>): string | undefined {
-  const text = flagString(args, 'step-on');
-  if (text === undefined) return undefined;
-  const error = stepOnError(text);
-  if (error) throw new UsageError(error);
-  return text;
-}
-
-function count(args: ReturnType<typeof parseArgs>, name: string): number | undefined {
-  const text = flagString(args, name);
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 0)
-    throw new UsageError(`--${name} takes a whole number of 0 or more, not "${text}"`);
-  return n;
 }
 
 function positive(args: ReturnType<typeof parseArgs>, name: string, integer: boolean): number | undefined {

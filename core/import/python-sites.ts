@@ -200,10 +200,16 @@ export function parseMarker(name: string): MarkerSite | string {
 }
 
 function plainOf(v: unknown): MarkerSite | string {
+  const plain = plainStepOf(v);
+  return typeof plain === 'string' ? plain : { stack: [], line: false, plain };
+}
+
+/** The launcher's `{"stepNs": n, "steps": k}` (TraceMeta.plainStep), or why it is not one. */
+export function plainStepOf(v: unknown): { ns: number; steps: number } | string {
   const { stepNs, steps } = (v ?? {}) as { stepNs?: unknown; steps?: unknown };
   if (!Number.isSafeInteger(stepNs) || (stepNs as number) <= 0 || !Number.isSafeInteger(steps) || (steps as number) < 1)
     return '"plain" is not {"stepNs": n, "steps": k} with n and k positive integers';
-  return { stack: [], line: false, plain: { ns: stepNs as number, steps: steps as number } };
+  return { ns: stepNs as number, steps: steps as number };
 }
 
 /**

@@ -1,12 +1,14 @@
 // A recorder slows the host it records: torch.profiler's callbacks, its Python tracer and the line
 // markers add to every host gap, and a fix that frees the host then runs ahead on gaps the program
 // never has. It slows the GPU's work too, a little (activity records of every kernel and copy).
-// `syncscope profile` measures the program's own step with the recorder off (TraceMeta.plainStep);
+// `syncscope profile --plain-steps` measures the program's own step with the recorder off, and
+// `syncscope capture --plain-steps` in a run of its own before the capture (TraceMeta.plainStep);
 // the what-if takes the recorder's cost out of the scenario so that the unchanged program's
 // simulated steps take that long, and simulates every fix with the same work.
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import type { Trace } from '../trace/model';
+import { formatNs } from '../units';
 import { compileGenerated } from './compile';
 import type { GeneratedScenario, Threads } from './from-trace';
 import { PLAIN_TOLERANCE, type PlainCalibration } from './overhead';
@@ -62,8 +64,9 @@ function maxPerRangeNs(th: Threads): number {
  * recorded) steps at `plain.ns`, each part found by bisection (the step only grows with the work),
  * with the simulation there. `stepOf` reads a simulation's step as the predictions read it: the
  * pace once the loop runs, the first iteration left out (pace.ts), as the plain step is timed after
- * steps that settle. The host's cost is in its ranges: the host work
- * that logged the most of them (Python calls under a tracer) is the most inflated; only where no
+ * steps that settle. The host's cost is in what the recorder logged: each call, and the framework
+ * ranges (ops, user ranges, Python calls under a tracer) that begin before the next one; the host
+ * work that logged the most of them is the most inflated; only where no
  * cost per range is enough is the rest scaled. Where the step is longer than the plain one even
  * with no host work at all, the GPU's work is what the recorder slowed: it is scaled first, until
  * the step without host work takes the plain step, and the host work then loses only what is left.
@@ -127,3 +130,20 @@ export function calibrateToPlain(
 }
 
 type Calibrated = Pick<PlainCalibration, 'perRangeNs' | 'hostScale' | 'gpuScale'>;
+
+/**
+ * How far a recorded iteration may be from the plain step and still be that step. A recorder slows
+ * the step it records, by a third in a capture of small kernels; an iteration of twice the step or
+ * half of it is a loop found over two steps or inside one.
+ */
+const SAME_STEP = { below: 0.75, above: 1.9 };
+
+/**
+ * Why a loop found by its repeating calls (not by the launcher's step markers) is not the step the
+ * launcher timed (`recordedStepNs` the simulated iteration as recorded), or undefined where it can be.
+ */
+export function unmatchedStep(recordedStepNs: number, plainStepNs: number): string | undefined {
+  const ratio = recordedStepNs / plainStepNs;
+  if (ratio >= SAME_STEP.below && ratio <= SAME_STEP.above) return undefined;
+  return `not scaled to the plain step of ${formatNs(plainStepNs)}: an iteration of the loop found in the trace takes ${formatNs(recordedStepNs)}, too far from it to be the same step`;
+}

@@ -25,7 +25,7 @@ import { rankFindings } from '../overview/rank';
 import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overview/window';
 import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
-import { calibrateToPlain, plainWork } from './calibrate';
+import { calibrateToPlain, unmatchedStep, plainWork } from './calibrate';
 
 export interface Outcome {
   /** The longest host thread's span, from its first call to its last. */
@@ -388,12 +388,18 @@ export function whatIf(
   // The plain step is the launcher's steps': it calibrates a window of those steps alone, read as
   // the savings are read (the pace after the first iteration).
   const stepOf = (sim: Trace) => paceOf(stepsOfSimCalls(base.threads, sim), sim) ?? doneAt(sim) / iterations;
-  const plain =
-    t.meta.plainStep && rw?.summary.detectedBy === 'ProfilerStep' && iterations > 0
-      ? calibrateToPlain(base, profile, stepOf, t.meta.plainStep, recorded)
-      : undefined;
+  const { plainStep } = t.meta;
+  const calibrates = plainStep && rw && rw.summary.detectedBy !== 'none' && iterations > 0;
+  // A loop found by its repeating calls (a capture's) may not be the launcher's step.
+  const unmatched =
+    calibrates && rw.summary.detectedBy === 'loop' ? unmatchedStep(stepOf(recorded), plainStep.ns) : undefined;
+  const plain = calibrates && !unmatched ? calibrateToPlain(base, profile, stepOf, plainStep, recorded) : undefined;
   const baseSim = plain?.simulated ?? recorded;
-  const overhead: OverheadUsed = plain ? { ...base.overhead, plain: plain.calibration } : base.overhead;
+  const overhead: OverheadUsed = plain
+    ? { ...base.overhead, plain: plain.calibration }
+    : unmatched
+      ? { ...base.overhead, plainUnused: unmatched }
+      : base.overhead;
   const before = outcome(baseSim);
   const baseSteps = stepsOfSimCalls(base.threads, baseSim);
   const baseBlocked = blockedByCall(baseSteps, baseSim);

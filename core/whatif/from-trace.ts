@@ -61,8 +61,9 @@ export interface GeneratedStep {
    */
   partOf?: number;
   /**
-   * Host work only: how many framework ranges (ops, user ranges, Python calls) the recorder logged
-   * in it, each at a cost of its own that the program without the recorder does not pay.
+   * Host work only: how many calls and framework ranges (ops, user ranges, Python calls) the
+   * recorder logged in it (the call before it, the ranges that begin before the next), each at a
+   * cost of its own that the program without the recorder does not pay.
    */
   ranges?: number;
 }
@@ -522,8 +523,10 @@ class Generator {
         });
       if (next === undefined) continue;
       const orphans = this.orphans.get(i);
-      if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before, ranges[k]);
-      else this.hostWork(out, work - before, ranges[k]);
+      // The recorder logged the call itself, and the framework ranges that begin before the next.
+      const logged = ranges[k] + 1;
+      if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before, logged);
+      else this.hostWork(out, work - before, logged);
     }
     return out;
   }

@@ -24,7 +24,7 @@ export interface PlainCalibration {
    */
   recordedStepNs: number;
   calibratedStepNs: number;
-  /** The recorder's cost taken out of host work for each range it logged there (ops, user ranges, Python calls). */
+  /** The recorder's cost taken out of host work for each call and range it logged there (ops, user ranges, Python calls). */
   perRangeNs: number;
   /** The share of the recorded host work kept after that: 1 where the cost per range was enough. */
   hostScale: number;
@@ -44,6 +44,8 @@ export interface OverheadUsed {
   subtractedNs: number;
   /** The host work scaled to the program's plain speed, where the trace measured it (calibrate.ts). */
   plain?: PlainCalibration;
+  /** Why the trace's plain step was not used (calibrate.ts unmatchedStep). */
+  plainUnused?: string;
 }
 
 /**
@@ -82,18 +84,21 @@ export function overheadUsed(t: Trace, model: TraceOverhead | undefined, subtrac
 
 /** "trace overhead: none measured (profiler-default trace); its host gaps include the recorder's own cost". */
 export function overheadText(o: OverheadUsed): string {
+  if (o.plainUnused) return `${modelText(o)}; ${o.plainUnused}`;
   if (!o.plain) return modelText(o);
   const kind = o.kind ? ` (${o.kind} trace)` : '';
   // Scaled to the plain speed, the recorder's cost goes with the host work it inflated.
-  return `${o.model === NONE_MEASURED ? `trace overhead: ${NONE_MEASURED}${kind}` : modelText(o)}; ${plainText(o.plain)}`;
+  return `${o.model === NONE_MEASURED ? `trace overhead: ${NONE_MEASURED}${kind}` : modelText(o)}; ${plainText(o.plain, recorderOf(o.kind))}`;
 }
 
-/** "host work less 5.48 µs per range the profiler logged in it so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
-function plainText(p: PlainCalibration): string {
-  const measured = `measured over ${p.steps} steps without the profiler; recorded, its step took ${formatNs(p.recordedStepNs)}`;
+const recorderOf = (kind: TraceKind | undefined) => (kind === 'capture' ? 'the capture' : 'the profiler');
+
+/** "host work less 5.48 µs per call or range the profiler logged in it so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
+function plainText(p: PlainCalibration, recorder: string): string {
+  const measured = `measured over ${p.steps} steps without ${recorder}; recorded, its step took ${formatNs(p.recordedStepNs)}`;
   const taken = [
     p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '',
-    p.perRangeNs > 0 ? `host work less ${formatNs(p.perRangeNs)} per range the profiler logged in it` : '',
+    p.perRangeNs > 0 ? `host work less ${formatNs(p.perRangeNs)} per call or range ${recorder} logged in it` : '',
     p.hostScale < 1 ? `${p.perRangeNs > 0 ? 'the rest' : 'host work'} scaled to ${percent(p.hostScale)}` : '',
   ]
     .filter(Boolean)

@@ -5,8 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { parseTrace } from '../../core/trace/json';
 import { runCli } from '../helpers/cli';
+import { repoPath } from '../helpers/paths';
 import { RawCaptureWriter } from '../helpers/raw-capture';
 
 const dir = mkdtempSync(join(tmpdir(), 'syncscope-capture-cli-'));
@@ -102,6 +104,85 @@ test('a program that fails after capturing keeps what was captured: exit 1, the 
   // When the program started, so that a script edited after it reads as stale beside the trace.
   const created = Date.parse(trace.meta.createdAt!);
   assert.ok(created >= before - 1000 && created <= done, trace.meta.createdAt);
+});
+
+const noPython = spawnSync('python3', ['--version']).status === 0 ? false : 'no python3 on this machine';
+
+test(
+  'capture --plain-steps: a first run of the script alone times its steps, and the trace carries them for the what-if',
+  { skip: noPython },
+  async () => {
+    const raw = join(dir, 'plain.raw');
+    writeFileSync(raw, sampleRaw());
+    // A training loop on the fake torch; under the capture (its environment set), it writes its raw
+    // stream where the library would. It prints each step, so that the runs can be told apart.
+    const script = join(dir, 'loop.py');
+    writeFileSync(
+      script,
+      [
+        'import os, shutil, sys, torch',
+        'out = os.environ.get("SYNCSCOPE_CAPTURE_OUT")',
+        'if out:',
+        '    shutil.copyfile(sys.argv[1], out.replace("%p", str(os.getpid())))',
+        'opt = torch.optim.SGD([], lr=0.1)',
+        'for step in range(1, 21):',
+        '    print("captured" if out else "plain", step, flush=True)',
+        '    opt.step()',
+        '',
+      ].join('\n'),
+    );
+    const out = join(dir, 'plain.syncscope.json');
+    const before = process.env.PYTHONPATH;
+    process.env.PYTHONPATH = repoPath('test/fixtures/fake-torch/site-packages');
+    let r;
+    try {
+      r = await withLibrary(standInLibrary, () =>
+        runCli(['capture', '--out', out, '--plain-steps', '3', '--', 'python3', script, raw], dir),
+      );
+    } finally {
+      if (before === undefined) delete process.env.PYTHONPATH;
+      else process.env.PYTHONPATH = before;
+    }
+    assert.equal(r.code, 0, r.stderr);
+    // 2 steps settle and 3 are timed, and the run is stopped at the next step's end; then the capture runs whole.
+    assert.match(
+      r.stderr,
+      /^syncscope capture: timing loop\.py alone: 5 plain steps, the last 3 timed \(optimizer steps\)$/m,
+    );
+    // The plain run's own output comes through the report's stream; the captured run's goes to the terminal.
+    assert.deepEqual(r.stderr.match(/^plain \d+$/gm), [
+      'plain 1',
+      'plain 2',
+      'plain 3',
+      'plain 4',
+      'plain 5',
+      'plain 6',
+    ]);
+    const line = /^syncscope capture: plain step measured \{"plain":\{"stepNs":(\d+),"steps":3\}\}$/m.exec(r.stderr);
+    assert.ok(line, r.stderr);
+    const trace = parseTrace(readFileSync(out, 'utf8'));
+    assert.deepEqual(trace.meta.plainStep, { ns: Number(line[1]), steps: 3 });
+  },
+);
+
+test('capture --plain-steps needs a Python script, and --step-on needs --plain-steps', async () => {
+  const notPython = await runCli(['capture', '--plain-steps', '3', '--', 'sh', '-c', 'exit 0'], dir);
+  assert.equal(notPython.code, 2);
+  assert.equal(
+    notPython.stderr.split('\n')[0],
+    'syncscope capture: --plain-steps times a Python script\'s steps; expected the command as <python> <script.py> [args...], not "sh -c"',
+  );
+  const alone = await runCli(['capture', '--step-on', 'train_step', '--', 'python3', 'train.py'], dir);
+  assert.equal(alone.code, 2);
+  assert.equal(
+    alone.stderr.split('\n')[0],
+    'syncscope capture: --step-on says what a plain step is: give --plain-steps too',
+  );
+  const bad = await runCli(['capture', '--plain-steps', '-1', '--', 'python3', 'train.py'], dir);
+  assert.equal(
+    bad.stderr.split('\n')[0],
+    'syncscope capture: --plain-steps takes a whole number of 0 or more, not "-1"',
+  );
 });
 
 test('capture --raw converts a raw stream written earlier; a corrupt one fails with where', async () => {

@@ -1,6 +1,6 @@
 // The what-if's calibration to the program's plain speed (core/whatif/calibrate.ts): a profile from
 // `syncscope profile` holds the script's step timed with the profiler off, and the what-if takes the
-// same time out of host work for each range the profiler logged there (scaling the rest only where
+// same time out of host work for each call and range the profiler logged there (scaling the rest only where
 // that is not enough) so that the unchanged program's simulated step takes that long. loop_sync's
 // profile (test/fixtures/whatif-truth, H100): its plain step, read by hand from the trace's marker,
 // is 3732884 ns over 5 steps; its recorded steps (ProfilerStep#11 to #19) take 6.1 to 6.5 ms.
@@ -16,6 +16,7 @@ import { overheadText } from '../../core/whatif/overhead';
 import { scenarioFromTrace, type GeneratedStep } from '../../core/whatif/from-trace';
 import { TraceBuilder } from '../../core/trace/model';
 import { repoPath } from '../helpers/paths';
+import { loadTraceFile } from '../../node/trace-file';
 
 const loopSync = () =>
   importPytorch(gunzipSync(readFileSync(repoPath('test/fixtures/whatif-truth/loop_sync.profile.json.gz'))));
@@ -54,7 +55,7 @@ test("a profile's plain step calibrates the host work: the unchanged program's s
   assert.ok(Math.abs(fix.pace.beforeNs - plain.calibratedStepNs) < 1000, `pace ${fix.pace.beforeNs}`);
   assert.match(
     overheadText(fix.overhead),
-    /host work less \d\.\d+ µs per range the profiler logged in it so that the unchanged program's step takes 3\.7\d ms, its plain speed of 3\.73 ms/,
+    /host work less \d\.\d+ µs per call or range the profiler logged in it so that the unchanged program's step takes 3\.7\d ms, its plain speed of 3\.73 ms/,
   );
   // Its 10 steps set a pace after the first, and the saving per iteration is read from it.
   assert.equal(savedPerIterationNs(fix), fix.pace.beforeNs - fix.pace.afterNs);
@@ -158,7 +159,7 @@ test('the plain marker is read, and a malformed one is a counted fault, not a st
   );
 });
 
-test('each host work step of a scenario counts the ranges the profiler logged in its gap', () => {
+test('each host work step of a scenario counts the call and the ranges the profiler logged in its gap', () => {
   // Two launches 100 µs apart; three ranges (a Python call, an op, a nested op) begin between them,
   // one inside the first launch's call, and one after the second.
   const b = new TraceBuilder();
@@ -180,9 +181,44 @@ test('each host work step of a scenario counts the ranges the profiler logged in
   const t = b.finish({ source: 'pytorch', clock: 'kineto', alignmentErrorNs: 0 });
   const steps = scenarioFromTrace(t, h200).threads.get('main')!;
   const work = steps.filter((x) => 'hostWork' in x.step);
-  // The gap after each launch: from its call's begin to the next call's; the last launch has none.
+  // The gap after each launch: the launch itself, and the ranges from its call's begin to the next
+  // call's; the last launch has no gap.
   assert.deepEqual(
     work.map((x) => x.ranges ?? 0),
-    [4, 1],
+    [1 + 4, 1 + 1],
+  );
+});
+
+test("a capture's plain step calibrates it as a profile's does, where its loop's iteration can be that step", async () => {
+  // item_every_step's capture (H100): its loop, found by the calls that repeat, is one optimizer
+  // step, 7.6 to 7.9 ms captured; the script's plain step there was about 6 ms (its profile's plain
+  // marker, read by hand: 5979567 ns over 5 steps). `syncscope capture --plain-steps` puts it in the meta.
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/item_every_step.capture.syncscope.json.gz'));
+  assert.equal(t.meta.plainStep, undefined);
+  const hiddenSync = (r: ReturnType<typeof whatIf>) => r.find((f) => f.finding.kind === 'hidden-sync' && f.applied)!;
+  const bare = hiddenSync(whatIf(t, h200, 'all'));
+  assert.equal(bare.overhead.plain, undefined);
+  assert.ok(bare.pace!.beforeNs > 7_500_000 && bare.pace!.beforeNs < 8_000_000, `recorded ${bare.pace!.beforeNs}`);
+  t.meta.plainStep = { ns: 5979567, steps: 5 };
+  const fix = hiddenSync(whatIf(t, h200, 'all'));
+  const plain = fix.overhead.plain!;
+  assert.ok(Math.abs(plain.calibratedStepNs - 5979567) <= 0.005 * 5979567, `calibrated ${plain.calibratedStepNs}`);
+  // A capture logs no framework ranges: its cost is the one it pays for each CUDA call.
+  assert.ok(plain.perRangeNs > 0 && plain.hostScale === 1, JSON.stringify(plain));
+  assert.match(
+    overheadText(fix.overhead),
+    /per call or range the capture logged in it .* \(measured over 5 steps without the capture;/,
+  );
+  // Freed of the capture's cost, the host no longer trails the GPU by a third of a step: the saving
+  // of the .item() removed shrinks to the GPU's idle time after each wait.
+  const [saved, savedBare] = [savedPerIterationNs(fix)!, savedPerIterationNs(bare)!];
+  assert.ok(saved < savedBare / 2, `${saved} against ${savedBare}`);
+  // A plain step a third of the loop's iteration is not that step: nothing is scaled, and it says why.
+  t.meta.plainStep = { ns: 2_500_000, steps: 5 };
+  const unmatched = hiddenSync(whatIf(t, h200, 'all'));
+  assert.equal(unmatched.overhead.plain, undefined);
+  assert.match(
+    overheadText(unmatched.overhead),
+    /not scaled to the plain step of 2\.5 ms: an iteration of the loop found in the trace takes 7\.\d+ ms, too far from it to be the same step/,
   );
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { profileScript, type ProfileOptions } from '../../node/profile-run';
+import { profileScript, timePlainSteps, type ProfileOptions } from '../../node/profile-run';
 import { loadTraceFile } from '../../node/trace-file';
 import { callSite, isWait, str } from '../../core/trace/model';
 import { CK } from '../../core/trace/kinds';
@@ -168,7 +168,66 @@ test(
 );
 
 test(
-  "plain steps: the script's own speed, timed with the profiler and the launcher's hooks off, then in the trace",
+  'plain steps run in a process the profiler has not yet touched; it starts once they are timed',
+  { skip: noPython },
+  async () => {
+    // A profiler once started leaves CUPTI attached in torch, and the launches after it stay slower.
+    const { result, output } = await profile('attached.py', { steps: 2, plainSteps: 3 });
+    assert.equal(result.error, undefined);
+    const lines = output.trim().split('\n');
+    // 2 settle and 3 timed plain steps end at hooks 1 to 5; the timing ends, and the profiler starts,
+    // at hook 6, which ends step 6; 2 warm-up and 2 recorded steps follow, and hook 10 stops the script.
+    assert.deepEqual(
+      lines.map((l) => l.split(' ').slice(2).join(' ')),
+      [...Array(6).fill('never profiled'), ...Array(4).fill('after a profiler')],
+      output,
+    );
+    // --plain-only never starts it, and stops the script where the profile would start it.
+    let plainOutput = '';
+    const plain = await timePlainSteps({
+      python: 'python3',
+      script: join(scripts, 'attached.py'),
+      args: [],
+      plainSteps: 3,
+      env: fakeEnv,
+      onOutput: (t) => (plainOutput += t),
+    });
+    assert.equal(plain.error, undefined);
+    assert.equal(plain.plain?.steps, 3);
+    assert.ok(plain.plain!.ns > 0);
+    assert.match(plainOutput, /^(step \d+ never profiled\n){6}$/);
+  },
+);
+
+test(
+  '--plain-only: a script that ends before its plain steps are timed, and no plain steps asked, say so in one line',
+  { skip: noPython },
+  async () => {
+    const short = await timePlainSteps({
+      python: 'python3',
+      script: join(scripts, 'decode.py'),
+      args: [],
+      plainSteps: 200,
+      stepOn: 'next_token',
+      env: fakeEnv,
+      onOutput: () => undefined,
+    });
+    assert.equal(short.plain, undefined);
+    assert.equal(short.error, 'the script ended before its plain steps were timed; nothing was written');
+    const none = await timePlainSteps({
+      python: 'python3',
+      script: join(scripts, 'train.py'),
+      args: [],
+      plainSteps: 0,
+      env: fakeEnv,
+      onOutput: () => undefined,
+    });
+    assert.equal(none.error, '--plain-only times the plain steps: give --plain-steps 1 or more');
+  },
+);
+
+test(
+  "plain steps: the script's own speed, timed before the profiler starts and with the launcher's hooks off, then in the trace",
   { skip: noPython },
   async () => {
     const { result, progress, output } = await profile('train.py', { steps: 3, plainSteps: 4 });
