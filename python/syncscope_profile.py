@@ -784,6 +784,11 @@ def main(argv):
         options.plain_only,
     )
     install_sites(torch, recording)
+    if recording.plain and recording.step_on is None:
+        # Nothing is recorded before the plain steps are timed, and the optimizer's hook needs no
+        # tracer to see a step: the script starts as it would alone. A --step-on step's code
+        # objects are found by the tracer, which runs until the first step ends.
+        recording.pause_hooks()
     signal.signal(signal.SIGTERM, _cancel)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even where the parent started us ignoring it
     if options.plain_only:

@@ -174,7 +174,9 @@ test(
     // A profiler once started leaves CUPTI attached in torch, and the launches after it stay slower.
     const { result, output } = await profile('attached.py', { steps: 2, plainSteps: 3 });
     assert.equal(result.error, undefined);
-    const lines = output.trim().split('\n');
+    const [start, ...lines] = output.trim().split('\n');
+    // Nothing is recorded before the plain steps are timed: the script starts as it would alone.
+    assert.equal(start, 'start untraced');
     // 2 settle and 3 timed plain steps end at hooks 1 to 5; the timing ends, and the profiler starts,
     // at hook 6, which ends step 6; 2 warm-up and 2 recorded steps follow, and hook 10 stops the script.
     assert.deepEqual(
@@ -195,7 +197,10 @@ test(
     assert.equal(plain.error, undefined);
     assert.equal(plain.plain?.steps, 3);
     assert.ok(plain.plain!.ns > 0);
-    assert.match(plainOutput, /^(step \d+ never profiled\n){6}$/);
+    assert.match(plainOutput, /^start untraced\n(step \d+ never profiled\n){6}$/);
+    // Without plain steps the run is recorded, with its lines, from the start.
+    const whole = await profile('attached.py', { steps: 2 });
+    assert.match(whole.output, /^start traced\nstep 1 after a profiler\n/);
   },
 );
 
