@@ -19,6 +19,16 @@ runs=${RUNS:-5}
 deadline=${DEADLINE:-380}
 mkdir -p "$out"
 t0=$(date +%s)
+# Every process on the CPUs nearest the GPU, and the memory it touches first on their node: where
+# a process runs decides how fast its pinned and pageable copies go (a far node's pinned buffers
+# copy at about half the speed), and a trace must be compared with runs of the same placement.
+bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader -i 0 2>/dev/null | tr 'A-F' 'a-f' | sed 's/^0000\(....:\)/\1/')
+near=$(cat "/sys/bus/pci/devices/$bus/local_cpulist" 2>/dev/null || true)
+if [ -n "$near" ] && command -v taskset > /dev/null; then
+  pin=(taskset -c "$near")
+else
+  pin=()
+fi
 elapsed() { echo $(($(date +%s) - t0)); }
 mapfile -t names < <(node -e 'for (const p of require("./'$here'/manifest.json").programs) console.log(p.name)')
 read -r -a record_args < <(node -e 'console.log(require("./'$here'/manifest.json").recordArgs.join(" "))')
@@ -26,6 +36,7 @@ steps=$(node -e 'console.log(require("./'$here'/manifest.json").profileSteps)')
 python3 -c 'import sys, torch; print(sys.version.split()[0], torch.__version__, torch.version.cuda, torch.cuda.get_device_name())' \
   > "$out/RECORDED-WITH.txt" 2>&1
 nvidia-smi -L >> "$out/RECORDED-WITH.txt" 2>&1
+echo "CPUs: ${near:-all, none found nearest the GPU}" >> "$out/RECORDED-WITH.txt"
 cat "$out/RECORDED-WITH.txt"
 
 # 1. Plain runs, buggy and fixed alternating, so that drift of the machine hits both alike.
@@ -35,7 +46,7 @@ if [ -n "${timed// /}" ]; then
   timings="$out/timings.tsv"
   : > "$timings"
   # Children forked after torch's import, so that each run costs the program's time, not the import's.
-  python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${record_args[@]}"
+  "${pin[@]}" python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${record_args[@]}"
   echo "timed at $(elapsed) s"
   python3 - "$timings" "$out/measured.json" "$out/RECORDED-WITH.txt" <<'PY'
 import json, sys
@@ -60,13 +71,13 @@ for name in ${RECORDED:-${names[@]}}; do
   # A loop with no optimizer step names its step function (the manifest's stepOn).
   step_on=$(node -e 'const p = require("./'$here'/manifest.json").programs.find((p) => p.name === process.argv[1]); console.log(p?.stepOn ?? "")' "$name")
   if [ "${ONLY:-profile}" = profile ]; then
-    timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps 5 ${step_on:+--step-on "$step_on"} --json \
+    "${pin[@]}" timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps 5 ${step_on:+--step-on "$step_on"} --json \
       -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
     echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
   fi
   [ "${ONLY:-capture}" = capture ] || continue
   s=$(date +%s)
-  CUDA_MODULE_LOADING=EAGER timeout 180 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --plain-steps 5 ${step_on:+--step-on "$step_on"} --json \
+  CUDA_MODULE_LOADING=EAGER "${pin[@]}" timeout 180 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --plain-steps 5 ${step_on:+--step-on "$step_on"} --json \
     -- python3 "$prog" "${record_args[@]}" > "$out/$name.capture.report.json" 2> "$out/$name.capture.log"
   rc=$?
   [ -f "$out/$name.capture.syncscope.json" ] && gzip -f "$out/$name.capture.syncscope.json"
