@@ -22,7 +22,7 @@ import {
   traceExtent,
 } from '../trace/model';
 import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from './emit';
-import { inferredRelease, nonBlockingByOverlap, recordedBeforeWaits } from './inferred';
+import { inferredRelease, latestCandidate, nonBlockingByOverlap, recordedBeforeWaits } from './inferred';
 import { kernelSignature, occupancyFromQueueing } from './occupancy';
 import { OpLeads } from './op-lead';
 import { gapOverhead, overheadFor, overheadUsed, rangesPerGap, type OverheadUsed } from './overhead';
@@ -768,16 +768,25 @@ class Generator {
     for (const i of all) {
       if (c.kind[i] === CK.record && c.event[i] && c.stream[i] >= 0) recorded.add(c.event[i]);
       if (c.kind[i] !== CK.eventSync || (c.event[i] && recorded.has(c.event[i]))) continue;
-      const op = c.releasedBy[i];
+      const op = this.boundOp(i);
       if (op < 0 || this.recordAfter.has(op)) continue;
       const launcher = t.ops.call[op];
       // The record goes after the op's launch step: an op launched outside the scenario has none.
       if (launcher >= 0 ? !issued.has(launcher) : !orphans.has(op)) continue;
       const event = this.names.get(`after${op}`, `ev_after_op${op}`);
       this.events.add(event);
-      this.recordAfter.set(op, { event, how: releaseHow(t, i), call: i });
+      this.recordAfter.set(op, { event, how: this.boundHow(i), call: i });
     }
     this.planWaitRecords(all, issued);
+  }
+
+  /** The op an event synchronize without its record waits for: the import's, else the latest of its candidates (latestCandidate). */
+  private boundOp(i: number): number {
+    return this.t.calls.releasedBy[i] >= 0 ? this.t.calls.releasedBy[i] : (latestCandidate(this.t, i)?.op ?? -1);
+  }
+
+  private boundHow(i: number): ReleaseHow {
+    return this.t.calls.releasedBy[i] >= 0 ? releaseHow(this.t, i) : 'timing';
   }
 
   /**
@@ -851,17 +860,21 @@ class Generator {
       ...this.bound(r.how),
       note: r.wait
         ? `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, ${r.how === 'timing' ? 'whose end the stream wait of call ' + r.call + " held its stream's next op for" : 'for the stream wait of call ' + r.call + ', whose record call names no stream'} (the trace has no record of its event)`
-        : `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, which released the event synchronize of call ${r.call} (the trace has no record of its event)`,
+        : `${boundWord(r.how)}: records an event after op ${j} ${this.opLabel(j)}, which ${this.t.calls.releasedBy[r.call] >= 0 ? 'released' : 'of the ops the trace leaves it between ended last before'} the event synchronize of call ${r.call} (the trace has no record of its event)`,
     };
   }
 
   /** An event synchronize whose record the trace lacks, as a wait for the record after the op it was bound to. */
   private inferredEventSync(i: number, site?: string): GeneratedStep[] | undefined {
-    const op = this.t.calls.releasedBy[i];
+    const op = this.boundOp(i);
     const r = op >= 0 ? this.recordAfter.get(op) : undefined;
     if (!r) return undefined;
-    const how = releaseHow(this.t, i);
-    const note = `${boundWord(how)}: the trace has no record of its event; it waits for the record after op ${op} ${this.opLabel(op)}, the op that released it`;
+    const how = this.boundHow(i);
+    const latest = this.t.calls.releasedBy[i] < 0 ? latestCandidate(this.t, i) : undefined;
+    const which = latest
+      ? `the last to end before the host resumed of the ${latest.candidates.length} ops the trace leaves it between`
+      : 'the op that released it';
+    const note = `${boundWord(how)}: the trace has no record of its event; it waits for the record after op ${op} ${this.opLabel(op)}, ${which}`;
     return [{ step: { eventSync: r.event }, call: i, ...this.bound(how), note: site ? `${note}; ${site}` : note }];
   }
 

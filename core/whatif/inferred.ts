@@ -5,7 +5,9 @@
 // inferred where the scenario uses them.
 import { CK } from '../trace/kinds';
 import { GPU_WORK } from '../trace/stream-flags';
-import { releaseHow, type ReleaseHow, type Trace } from '../trace/model';
+import { RELEASED_UNKNOWN, releaseHow, type ReleaseHow, type Trace } from '../trace/model';
+import { ambiguousCandidates, issueByTime, releaseBound } from '../trace/release-infer';
+import type { IssueIndex } from '../import/issue-order';
 
 export { nonBlockingByOverlap } from '../trace/stream-flags';
 
@@ -14,6 +16,27 @@ export function inferredRelease(t: Trace, call: number): { op: number; how: Excl
   const op = t.calls.releasedBy[call];
   const how = releaseHow(t, call);
   return op >= 0 && how !== 'exact' ? { op, how } : undefined;
+}
+
+/** Each trace's issue index and release bound, made once: a what-if makes a scenario per fix. */
+const releaseViews = new WeakMap<Trace, { index: IssueIndex; boundNs: number }>();
+
+/**
+ * The ops that could have released an event synchronize the import left unknown (none alone ended
+ * within the trace's bound before the host resumed), and the one of them that ended last: a record
+ * completes when the last op before it does and the host resumes after that, so the last to end
+ * asks the shortest wake-up of the host. A scenario that must wait for something waits for it,
+ * inferred by timing and said so. Undefined where the wait is not such a one.
+ */
+export function latestCandidate(t: Trace, call: number): { op: number; candidates: number[] } | undefined {
+  if (t.calls.kind[call] !== CK.eventSync || t.calls.releasedBy[call] !== RELEASED_UNKNOWN) return undefined;
+  let view = releaseViews.get(t);
+  if (!view) releaseViews.set(t, (view = { index: issueByTime(t), boundNs: releaseBound(t).boundNs }));
+  const candidates = ambiguousCandidates(t, view.index, call, view.boundNs);
+  const ended = candidates.filter((j) => t.ops.end[j] <= t.calls.end[call]);
+  if (!ended.length) return undefined;
+  const op = ended.reduce((a, b) => (t.ops.end[b] > t.ops.end[a] ? b : a));
+  return { op, candidates };
 }
 
 /**

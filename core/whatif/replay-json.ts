@@ -50,6 +50,8 @@ export interface WaitJson {
   replayed: { blockedNs: number; releasedBy: OpRef };
   error: number | null;
   sameReleaser: boolean;
+  /** The trace leaves the releaser among several ops, and the replay's is one of them. */
+  amongCandidates?: true;
   matches: boolean;
   inferred?: 'deduced' | 'timing';
   leftOut?: string;
@@ -117,6 +119,7 @@ function waitJson(t: Trace, w: WaitReplay, start: number): WaitJson {
     replayed: { blockedNs: w.replayedNs, releasedBy: opRef(t, w.replayedBy) },
     error: finite(w.error),
     sameReleaser: w.sameReleaser,
+    ...(w.amongCandidates ? { amongCandidates: true as const } : {}),
     matches: waitMatches(w),
     ...(w.inferred ? { inferred: w.inferred } : {}),
     ...(w.leftOut ? { leftOut: w.leftOut } : {}),

@@ -2,7 +2,8 @@
 // span, each wait's blocked time and the op that released it (docs/whatif.md).
 import type { SimProfile } from '../simulate/profile';
 import { CK, OK } from '../trace/kinds';
-import { isWait, RELEASED_NONE, str, type Trace } from '../trace/model';
+import { isWait, RELEASED_NONE, RELEASED_UNKNOWN, str, type Trace } from '../trace/model';
+import { latestCandidate } from './inferred';
 import { iterationsOf } from './iterations';
 import { replayableScenario } from './fit';
 import { withOrigins } from './origins';
@@ -46,6 +47,8 @@ export interface WaitReplay {
   measuredBy: number;
   replayedBy: number;
   sameReleaser: boolean;
+  /** The trace leaves the releaser among several ops (measuredBy -2), and the replay's is one of them: the same as far as the trace can tell. */
+  amongCandidates?: true;
   /** Why the replay differs, when it does beyond the bounds. */
   why?: string;
   /** The scenario has no step for this wait: the comment it left instead. */
@@ -351,7 +354,11 @@ function waitReplay(
     staged?.blockedNs ??
     sim.calls.blockedNs[s] + (sim.calls.releasedBy[s] >= 0 && sim.calls.blockedNs[s] > 0 ? wakeNs : 0);
   const replayedBy = asTraceOp(staged?.op ?? sim.calls.releasedBy[s]);
-  const sameReleaser = measuredBy === replayedBy || (measuredBy < 0 && replayedBy < 0 && measuredNs < LONG_WAIT_NS);
+  // Where the trace leaves the releaser among candidates, the replay's must be one of them.
+  const amongCandidates =
+    measuredBy === RELEASED_UNKNOWN && !!latestCandidate(t, call)?.candidates.includes(replayedBy);
+  const sameReleaser =
+    measuredBy === replayedBy || amongCandidates || (measuredBy < 0 && replayedBy < 0 && measuredNs < LONG_WAIT_NS);
   const error = relErr(replayedNs, measuredNs);
   const w: WaitReplay = {
     call,
@@ -362,6 +369,7 @@ function waitReplay(
     measuredBy,
     replayedBy,
     sameReleaser,
+    ...(amongCandidates ? { amongCandidates } : {}),
     ...(staged ? { readAs: 'copy' as const } : {}),
   };
   const long = measuredNs > LONG_WAIT_NS;

@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { compileScenario } from '../../core/scenario/parse';
 import { h200, simulate } from '../../core/simulate';
-import { str, TraceBuilder, type Trace } from '../../core/trace/model';
+import { RELEASED_UNKNOWN, str, TraceBuilder, type Trace } from '../../core/trace/model';
 import { scenarioFromTrace } from '../../core/whatif/from-trace';
 import { replay, type Replay } from '../../core/whatif/replay';
 import { parseTrace } from '../../core/trace/json';
@@ -376,6 +376,62 @@ test("a stream wait whose event the trace records nowhere waits, inferred by tim
   const [w] = r.waits;
   assert.equal(w.replayedBy, 1);
   assert.ok(Math.abs(w.replayedNs - 190.6 * US) < 2 * US, `replayed ${w.replayedNs}`);
+});
+
+/**
+ * A torch.profiler trace whose records name no event: "train" on stream 7 (6 to 1000 us), then
+ * "ema" on stream 13 (1000 to 1100 us); the host synchronized the event at 30 us and resumed at
+ * 1180 us, 80 us after "ema" ended, beyond the 50 us within which the import takes the op that
+ * ended last for the releaser. It leaves the wait unknown, between the two.
+ */
+function ambiguousEventSync(): Trace {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const train = b.lane({ kind: 'stream', name: 'stream 7', device: 0, nonBlocking: true, handle: 7 });
+  const ema = b.lane({ kind: 'stream', name: 'stream 13', device: 0, nonBlocking: true, handle: 13 });
+  const l1 = b.call({ lane: host, kind: 'launch', begin: 0, end: 5 * US, stream: train });
+  b.op({ lane: train, kind: 'kernel', start: 6 * US, end: 1000 * US, call: l1, name: 'train' });
+  // ema_stream.wait_stream(current_stream()): a record on stream 7 and a wait on stream 13.
+  b.call({ lane: host, kind: 'record', begin: 6 * US, end: 7 * US, name: 'cudaEventRecordWithFlags' });
+  b.call({ lane: host, kind: 'streamWait', begin: 8 * US, end: 9 * US, stream: ema, event: 'event 5' });
+  const l2 = b.call({ lane: host, kind: 'launch', begin: 10 * US, end: 15 * US, stream: ema });
+  b.op({ lane: ema, kind: 'kernel', start: 1000 * US, end: 1100 * US, call: l2, name: 'ema' });
+  b.call({ lane: host, kind: 'record', begin: 20 * US, end: 22 * US, name: 'cudaEventRecordWithFlags' });
+  b.call({
+    lane: host,
+    kind: 'eventSync',
+    begin: 30 * US,
+    end: 1180 * US,
+    event: 'event 39',
+    blockedNs: 1150 * US,
+    releasedBy: RELEASED_UNKNOWN,
+  });
+  return b.finish({ source: 'pytorch', clock: 'test', alignmentErrorNs: 0 });
+}
+
+test('an event synchronize the trace leaves between two ops waits, inferred by timing, for the one that ended last, and replays as measured', () => {
+  const t = ambiguousEventSync();
+  const g = scenarioFromTrace(t, h200);
+  const steps = g.threads.get('main')!.filter((s) => Object.keys(s.step).length && !('hostWork' in s.step));
+  const record = steps.find((s) => 'record' in s.step && s.step.record === 'ev_after_op1')!;
+  assert.deepEqual(
+    [record.call, record.step, record.inferred],
+    [3, { record: 'ev_after_op1', stream: 's13' }, 'timing'],
+  );
+  assert.match(
+    record.note!,
+    /which of the ops the trace leaves it between ended last before the event synchronize of call 5/,
+  );
+  const sync = steps.find((s) => s.call === 5)!;
+  assert.deepEqual([sync.step, sync.inferred], [{ eventSync: 'ev_after_op1' }, 'timing']);
+  assert.match(
+    sync.note!,
+    /^inferred \(timing\): the trace has no record of its event; it waits for the record after op 1 "ema", the last to end before the host resumed of the 2 ops the trace leaves it between/,
+  );
+  const [w] = replay(t, h200).waits;
+  assert.deepEqual([w.measuredBy, w.replayedBy, w.amongCandidates, w.sameReleaser], [RELEASED_UNKNOWN, 1, true, true]);
+  // The host resumed 80 us after "ema" ended: its wake-up beyond the profile's is the wait's too.
+  assert.ok(Math.abs(w.replayedNs - 1150 * US) < 0.15 * 1150 * US, `replayed ${w.replayedNs}`);
 });
 
 /**
