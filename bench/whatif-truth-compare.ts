@@ -28,6 +28,8 @@ export interface ManifestProgram {
 export interface Manifest {
   recordArgs: string[];
   profileSteps: number;
+  /** The plain steps the profile and the capture time first, to which the what-if scales each trace. */
+  plainSteps: number;
   programs: ManifestProgram[];
 }
 
@@ -74,6 +76,7 @@ export function parseManifest(text: string, file: string): Manifest {
     isObject(m) &&
     strings(m.recordArgs) &&
     typeof m.profileSteps === 'number' &&
+    typeof m.plainSteps === 'number' &&
     Array.isArray(m.programs) &&
     m.programs.every(
       (p) =>
@@ -86,7 +89,7 @@ export function parseManifest(text: string, file: string): Manifest {
     );
   if (!ok)
     throw new InputError(
-      `${file}: expected {"recordArgs": [..], "profileSteps": n, "programs": [{"name", "kinds": [finding kinds], "fix", optional "stepOn"}]}`,
+      `${file}: expected {"recordArgs": [..], "profileSteps": n, "plainSteps": n, "programs": [{"name", "kinds": [finding kinds], "fix", optional "stepOn"}]}`,
     );
   return m as unknown as Manifest;
 }

@@ -3,9 +3,10 @@
 # build/Release/ built and node and a CUDA PyTorch (python3) on PATH. For each program of
 # bench/whatif-truth/manifest.json: RUNS (default 5) alternating plain runs of the buggy and the
 # fixed program (iter_ns of each), then `syncscope profile` and `syncscope capture` of the buggy one,
-# all with the manifest's recordArgs (the same warm-up and timed steps); both time 5 plain steps
-# first (the capture in a run of its own), to which the what-if scales the trace. A program whose loop has no
-# optimizer step names its step function (the manifest's stepOn), passed to the profile as --step-on.
+# all with the manifest's recordArgs (the same warm-up and timed steps); both time the manifest's
+# plainSteps first (the capture in a run of its own), to which the what-if scales the trace. A
+# program whose loop has no optimizer step names its step function (the manifest's stepOn), passed
+# to both as --step-on.
 # Writes to $OUT/whatif-truth (default ./gpu-out/whatif-truth): measured.json, the traces
 # (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
 # captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
@@ -33,6 +34,8 @@ elapsed() { echo $(($(date +%s) - t0)); }
 mapfile -t names < <(node -e 'for (const p of require("./'$here'/manifest.json").programs) console.log(p.name)')
 read -r -a record_args < <(node -e 'console.log(require("./'$here'/manifest.json").recordArgs.join(" "))')
 steps=$(node -e 'console.log(require("./'$here'/manifest.json").profileSteps)')
+# A host-bound loop's steps move by a tenth from one to the next: the plain step is timed over many.
+plain_steps=$(node -e 'console.log(require("./'$here'/manifest.json").plainSteps)')
 python3 -c 'import sys, torch; print(sys.version.split()[0], torch.__version__, torch.version.cuda, torch.cuda.get_device_name())' \
   > "$out/RECORDED-WITH.txt" 2>&1
 nvidia-smi -L >> "$out/RECORDED-WITH.txt" 2>&1
@@ -71,13 +74,13 @@ for name in ${RECORDED:-${names[@]}}; do
   # A loop with no optimizer step names its step function (the manifest's stepOn).
   step_on=$(node -e 'const p = require("./'$here'/manifest.json").programs.find((p) => p.name === process.argv[1]); console.log(p?.stepOn ?? "")' "$name")
   if [ "${ONLY:-profile}" = profile ]; then
-    "${pin[@]}" timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps 5 ${step_on:+--step-on "$step_on"} --json \
+    "${pin[@]}" timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps "$plain_steps" ${step_on:+--step-on "$step_on"} --json \
       -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
     echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
   fi
   [ "${ONLY:-capture}" = capture ] || continue
   s=$(date +%s)
-  CUDA_MODULE_LOADING=EAGER "${pin[@]}" timeout 180 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --plain-steps 5 ${step_on:+--step-on "$step_on"} --json \
+  CUDA_MODULE_LOADING=EAGER "${pin[@]}" timeout 180 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --plain-steps "$plain_steps" ${step_on:+--step-on "$step_on"} --json \
     -- python3 "$prog" "${record_args[@]}" > "$out/$name.capture.report.json" 2> "$out/$name.capture.log"
   rc=$?
   [ -f "$out/$name.capture.syncscope.json" ] && gzip -f "$out/$name.capture.syncscope.json"

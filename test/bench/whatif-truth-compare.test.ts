@@ -34,14 +34,18 @@ test('measured.json that is not a recording: an error that names the file and wh
   );
   assert.throws(() => parseManifest('{"programs": []}', 'manifest.json'), /manifest\.json: expected \{"recordArgs"/);
   // A program's step function for `syncscope profile --step-on`, where it has no optimizer step.
-  const program = (stepOn: unknown) =>
+  const program = (stepOn: unknown, plainSteps: unknown = 20) =>
     JSON.stringify({
       recordArgs: ['--iters', '60'],
       profileSteps: 10,
+      plainSteps,
       programs: [{ name: 'legacy_stream', kinds: ['legacy-serialization'], fix: 'non-blocking', stepOn }],
     });
   assert.equal(parseManifest(program('step'), 'manifest.json').programs[0].stepOn, 'step');
   assert.throws(() => parseManifest(program(3), 'manifest.json'), /optional "stepOn"/);
+  // The plain steps the profile and the capture time first.
+  assert.equal(parseManifest(program('step'), 'manifest.json').plainSteps, 20);
+  assert.throws(() => parseManifest(program('step', '20'), 'manifest.json'), /"plainSteps": n/);
 });
 
 const fix = (kind: string, perIterationNs: number | null, applies = true, edit?: string): FixPrediction => ({
