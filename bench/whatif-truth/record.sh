@@ -12,7 +12,8 @@
 # captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
 # TIMED and RECORDED name the programs to time and to profile and capture (default: all of them);
 # timings.tsv is written as each run ends, so a run cut short keeps what it measured. ONLY=profile or
-# ONLY=capture records the buggy programs one way alone.
+# ONLY=capture records the buggy programs one way alone. The traces name the scripts as if the
+# repository were at AS_ROOT (default /home/dev/syncscope), wherever it is.
 set -u
 here=bench/whatif-truth
 out=${OUT:-./gpu-out}/whatif-truth
@@ -43,11 +44,14 @@ echo "CPUs: ${near:-all, none found nearest the GPU}" >> "$out/RECORDED-WITH.txt
 cat "$out/RECORDED-WITH.txt"
 
 # 1. Plain runs, buggy and fixed alternating, so that drift of the machine hits both alike.
-# TIMED=" " times none: timings.tsv and measured.json of an earlier run are kept.
+# TIMED=" " times none. The rows of programs not timed now are kept from an earlier run into the
+# same $OUT, so that a recording split over several runs on one machine adds up to one measured.json.
 timed=${TIMED:-${names[*]}}
 if [ -n "${timed// /}" ]; then
   timings="$out/timings.tsv"
-  : > "$timings"
+  touch "$timings"
+  grep -v -E "^($(echo $timed | tr ' ' '|'))"$'\t' "$timings" > "$timings.kept" || true
+  mv "$timings.kept" "$timings"
   # Children forked after torch's import, so that each run costs the program's time, not the import's.
   "${pin[@]}" python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${record_args[@]}"
   echo "timed at $(elapsed) s"
@@ -85,6 +89,12 @@ for name in ${RECORDED:-${names[@]}}; do
   rc=$?
   [ -f "$out/$name.capture.syncscope.json" ] && gzip -f "$out/$name.capture.syncscope.json"
   echo "capture $name rc=$rc $(($(date +%s) - s)) s (at $(elapsed) s)"
+done
+
+# The traces name the scripts by their paths here; they are kept as if recorded at $AS_ROOT.
+for f in "$out"/*.json.gz; do
+  [ -f "$f" ] || continue
+  gzip -dc "$f" | sed "s#$PWD/#${AS_ROOT:-/home/dev/syncscope}/#g" | gzip -6 > "$f.tmp" && mv "$f.tmp" "$f"
 done
 
 echo "==== whatif-truth summary (median ns per iteration, $runs runs each; total $(elapsed) s)"
