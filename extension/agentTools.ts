@@ -11,7 +11,7 @@ import type { Answer } from '../core/agent/answer';
 import { outputKeeper, RunError } from '../core/agent/runs';
 import type { ToolName } from '../core/agent/schemas';
 import { findCaptureLibrary } from '../node/capture-library';
-import { profileScript } from '../node/profile-run';
+import { plainStepsRefusal, profileScript, timeCommandPlainSteps } from '../node/profile-run';
 import { engines } from './loadEngines';
 import { agentToolName, AGENT_TOOL_NAMES, runConfirmation, runInvocationText } from './logic/agentTools';
 import { UserFacingError, type Runs, type RunResult } from './runs';
@@ -158,6 +158,8 @@ async function profile(args: Input, cwd: string, signal: AbortSignal, onOutput: 
     args: (args.args as string[] | undefined) ?? [],
     out: resolve(cwd, (args.out as string | undefined) ?? 'profile.json.gz'),
     steps: args.steps as number | undefined,
+    stepOn: args.stepOn as string | undefined,
+    plainSteps: args.plainSteps as number | undefined,
     seconds: args.seconds as number | undefined,
     cwd,
     signal,
@@ -170,6 +172,18 @@ async function capture(args: Input, cwd: string, signal: AbortSignal, onOutput: 
   const library = findCaptureLibrary();
   if (!library.ok) throw new UserFacingError(library.reason);
   const command = args.command as string[];
+  const plainSteps = (args.plainSteps as number | undefined) ?? 0;
+  const refused = plainSteps ? plainStepsRefusal(command) : undefined;
+  if (refused) throw new UserFacingError(`plainSteps: ${refused}`);
+  const timed = plainSteps
+    ? await timeCommandPlainSteps(command, {
+        plainSteps,
+        stepOn: args.stepOn as string | undefined,
+        cwd,
+        signal,
+        onOutput,
+      })
+    : undefined;
   const result = await engines().capture({
     library,
     command,
@@ -180,7 +194,9 @@ async function capture(args: Input, cwd: string, signal: AbortSignal, onOutput: 
     userCode: userCodeSetting(),
   });
   if (!result.ok) return { error: result.reason };
+  if (timed?.plain) result.trace.meta.plainStep = timed.plain;
   const out = resolve(cwd, (args.out as string | undefined) ?? 'capture.syncscope.json');
   await engines().saveAnalyzedTrace(result.trace, out, command.join(' '));
-  return { trace: out, error: result.failure };
+  const failures = [result.failure, timed?.error && `the plain steps were not timed (${timed.error})`].filter(Boolean);
+  return { trace: out, error: failures.length ? failures.join('; ') : undefined };
 }

@@ -8,7 +8,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { findCaptureLibrary } from '../node/capture-library';
-import { profileScript } from '../node/profile-run';
+import { profileScript, timePlainSteps } from '../node/profile-run';
 import { captureAvailable } from './captureCommand';
 import { engines } from './loadEngines';
 import { pickInterpreter, selectedInterpreter } from './logic/python';
@@ -78,17 +78,35 @@ interface RunOutcome {
   error?: string;
 }
 
-async function profile(r: RunRequest, script: vscode.Uri): Promise<RunOutcome> {
+/** What ends a step, and the plain steps to time first (0: none), as the settings say. */
+function stepSettings(script: vscode.Uri): { stepOn?: string; plainSteps: number } {
   const config = vscode.workspace.getConfiguration('syncscope', script);
-  const steps = config.get<number>('profileSteps') ?? 10;
   const stepOn = config.get<string>('profileStepOn')?.trim() || undefined;
-  const result = await profileScript({ ...r, steps, stepOn, onProgress: r.onLine });
+  return { stepOn, plainSteps: Math.max(0, Math.floor(config.get<number>('plainSteps') ?? 0)) };
+}
+
+async function profile(r: RunRequest, script: vscode.Uri): Promise<RunOutcome> {
+  const steps = vscode.workspace.getConfiguration('syncscope', script).get<number>('profileSteps') ?? 10;
+  const { stepOn, plainSteps } = stepSettings(script);
+  const result = await profileScript({ ...r, steps, stepOn, plainSteps, onProgress: r.onLine });
   return { trace: result.trace, error: result.error };
 }
 
-async function capture(r: RunRequest): Promise<RunOutcome> {
+async function capture(r: RunRequest, script: vscode.Uri): Promise<RunOutcome> {
   const library = findCaptureLibrary();
   if (!library.ok) return { error: library.reason };
+  // The capture cannot pause: the script's own speed comes from a run of it alone first.
+  const { stepOn, plainSteps } = stepSettings(script);
+  const timed = plainSteps
+    ? await timePlainSteps({
+        ...r,
+        plainSteps,
+        stepOn,
+        onProgress: r.onLine,
+        onOutput: (t) => t.split('\n').forEach(r.onLine),
+      })
+    : undefined;
+  if (r.signal.aborted) return { error: 'cancelled during the plain steps; nothing was captured' };
   const command = [r.python, r.script, ...r.args];
   const result = await engines().capture({
     library,
@@ -101,9 +119,11 @@ async function capture(r: RunRequest): Promise<RunOutcome> {
     userCode: userCodeSetting(),
   });
   if (!result.ok) return { error: result.reason };
+  if (timed?.plain) result.trace.meta.plainStep = timed.plain;
   const report = await engines().saveAnalyzedTrace(result.trace, r.out, command.join(' '));
   report.split('\n').forEach(r.onLine);
-  return { trace: r.out, warning: result.failure && `${result.failure}.` };
+  const warnings = [result.failure, timed?.error && `the plain steps were not timed (${timed.error})`].filter(Boolean);
+  return { trace: r.out, warning: warnings.length ? `${warnings.join('; ')}.` : undefined };
 }
 
 /** Runs the script the chosen way, then shows its trace beside it with its lenses and Problems entries. */
@@ -138,7 +158,7 @@ async function recordScript(
       };
       try {
         const request = { python, script: script.fsPath, args, out: out.fsPath, cwd, signal: stop.signal, onLine };
-        const result = runner === 'capture' ? await capture(request) : await profile(request, script);
+        const result = runner === 'capture' ? await capture(request, script) : await profile(request, script);
         return { result, cancelled: stop.signal.aborted };
       } finally {
         sub.dispose();

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { plainStepOf } from '../core/import/python-sites';
 
 export interface ProfileOptions {
@@ -166,6 +166,30 @@ export async function timePlainSteps(o: PlainOptions): Promise<PlainResult> {
     failure(o, ran, '; its plain steps were not timed') ??
     (typeof plain === 'string' ? plain : plain ? undefined : `${o.script}: its plain steps were not timed`);
   return { ...(plain && typeof plain !== 'string' ? { plain } : {}), exitCode: ran.exitCode, error };
+}
+
+/** An interpreter named python (python3, /usr/bin/python3.12, ...), then the script: the launcher runs it so. */
+export const isPythonScript = (command: readonly string[]): boolean =>
+  command.length >= 2 && /^python[\d.]*$/.test(basename(command[0])) && command[1].endsWith('.py');
+
+/** Why a command cannot have its plain steps timed, or undefined where it can. */
+export const plainStepsRefusal = (command: readonly string[]): string | undefined =>
+  isPythonScript(command)
+    ? undefined
+    : `plain steps are timed for a Python script; expected the command as <python> <script.py> [args...], not "${command.slice(0, 2).join(' ')}"`;
+
+/**
+ * The plain steps of a command about to be captured, which cannot pause: timePlainSteps on its
+ * script. A command that is not a Python script is refused before anything runs (plainStepsRefusal).
+ */
+export function timeCommandPlainSteps(
+  command: readonly string[],
+  o: Omit<PlainOptions, 'python' | 'script' | 'args'>,
+): Promise<PlainResult> {
+  const refused = plainStepsRefusal(command);
+  if (refused) return Promise.resolve({ exitCode: 2, error: refused });
+  const [python, script, ...args] = command;
+  return timePlainSteps({ ...o, python, script, args });
 }
 
 const missing = (launcher: string) => `${launcher}: the profile launcher is missing; rebuild Syncscope`;

@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../../node/atomic-write';
 import { captureTrace, type CaptureResult } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
 import { STEP_ON_HELP } from '../../core/import/step-on';
-import { timePlainSteps } from '../../node/profile-run';
+import { plainStepsRefusal, timeCommandPlainSteps } from '../../node/profile-run';
 import { CommandSpec, countFlag, flagString, OPTIONS, parseArgs, stepOnFlag, userCodeFlag } from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { finishRun } from './simulate';
@@ -59,10 +59,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const stepOn = stepOnFlag(args);
   if (stepOn !== undefined && !plainSteps)
     throw new UsageError('--step-on says what a plain step is: give --plain-steps too');
-  if (plainSteps && !isPythonScript(command))
-    throw new UsageError(
-      `--plain-steps times a Python script's steps; expected the command as <python> <script.py> [args...], not "${command.slice(0, 2).join(' ')}"`,
-    );
+  const refused = plainSteps ? plainStepsRefusal(command) : undefined;
+  if (refused) throw new UsageError(`--plain-steps: ${refused}`);
   const library = findCaptureLibrary();
   if (!library.ok) {
     io.stderr(`syncscope capture: ${library.reason}\n`);
@@ -117,14 +115,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
 type PlainStep = { ns: number; steps: number };
 
-/** An interpreter named python (python3, /usr/bin/python3.12, ...), then the script: the launcher runs it so. */
-const isPythonScript = (command: string[]): boolean =>
-  command.length >= 2 && /^python[\d.]*$/.test(basename(command[0])) && command[1].endsWith('.py');
-
 /**
- * The script's own step without the capture, which cannot be paused: a first run of it under the
- * launcher, stopped after its plain steps. A run that fails is said, and the capture goes on
- * without it (its what-if then uses the trace as recorded).
+ * The script's own step without the capture, from a first run of it alone (timeCommandPlainSteps).
+ * A run that fails is said, and the capture goes on without it (its what-if then uses the trace as
+ * recorded).
  */
 async function timePlain(
   command: string[],
@@ -133,11 +127,7 @@ async function timePlain(
   io: CliIo,
   signal: AbortSignal,
 ): Promise<PlainStep | undefined> {
-  const [python, script, ...scriptArgs] = command;
-  const timed = await timePlainSteps({
-    python,
-    script,
-    args: scriptArgs,
+  const timed = await timeCommandPlainSteps(command, {
     plainSteps,
     stepOn,
     cwd: io.cwd,

@@ -7,7 +7,7 @@ import { saveTraceFile } from '../../node/trace-file';
 import { resolve } from 'node:path';
 import { captureTrace } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
-import { profileScript } from '../../node/profile-run';
+import { plainStepsRefusal, profileScript, timeCommandPlainSteps } from '../../node/profile-run';
 import type { Answer } from '../../core/agent/answer';
 import { outputKeeper, RunError, runAnswer, type RunOut } from '../../core/agent/runs';
 import type { INPUTS } from '../../core/agent/schemas';
@@ -45,6 +45,7 @@ export async function profileAnswer(args: z.infer<typeof INPUTS.profile>, ctx: R
     steps: args.steps,
     seconds: args.seconds,
     stepOn: args.stepOn,
+    plainSteps: args.plainSteps,
     cwd: ctx.cwd,
     signal: ctx.signal,
     onProgress: ctx.progress,
@@ -59,6 +60,7 @@ export async function captureAnswer(args: z.infer<typeof INPUTS.capture>, ctx: R
   const library = findCaptureLibrary();
   if (!library.ok) throw new UsageError(library.reason);
   const output = outputKeeper();
+  const plain = args.plainSteps ? await plainStepsBefore(args.command, args.plainSteps, args.stepOn, ctx, output) : {};
   ctx.progress(`running ${args.command.join(' ')}`);
   const result = await captureTrace({
     library,
@@ -69,9 +71,32 @@ export async function captureAnswer(args: z.infer<typeof INPUTS.capture>, ctx: R
     signal: ctx.signal,
   });
   if (!result.ok) throw new RunError(result.reason, output.text);
+  if (plain.plain) result.trace.meta.plainStep = plain.plain;
   const trace = resolve(ctx.cwd, args.out ?? 'capture.syncscope.json');
   await saveTraceFile(result.trace, trace);
-  return answer(trace, result.failure, output.text, ctx.cwd);
+  const failures = [result.failure, plain.error && `the plain steps were not timed (${plain.error})`].filter(Boolean);
+  return answer(trace, failures.length ? failures.join('; ') : undefined, output.text, ctx.cwd);
+}
+
+/** The script's own step before its capture; a command that is not a Python script is refused before anything runs. */
+async function plainStepsBefore(
+  command: string[],
+  plainSteps: number,
+  stepOn: string | undefined,
+  ctx: RunContext,
+  output: ReturnType<typeof outputKeeper>,
+): Promise<{ plain?: { ns: number; steps: number }; error?: string }> {
+  const refused = plainStepsRefusal(command);
+  if (refused) throw new UsageError(`plainSteps: ${refused}`);
+  const timed = await timeCommandPlainSteps(command, {
+    plainSteps,
+    stepOn,
+    cwd: ctx.cwd,
+    signal: ctx.signal,
+    onProgress: ctx.progress,
+    onOutput: output.add,
+  });
+  return timed.plain ? { plain: timed.plain } : { error: timed.error };
 }
 
 async function answer(

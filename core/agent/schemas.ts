@@ -8,6 +8,17 @@ import * as z from 'zod';
 import { CALL_KINDS } from '../trace/kinds';
 import { STEP_ON, STEP_ON_HELP } from '../import/step-on';
 
+/** Steps run first with no recorder, timing the script's own speed (TraceMeta.plainStep). */
+const PLAIN_STEPS = z
+  .number()
+  .int()
+  .min(0)
+  .max(10000)
+  .optional()
+  .describe(
+    "steps run first with no recorder, timing the script's own speed, to which the what-if scales the trace (default 0: none)",
+  );
+
 /** At most this many items in one answer (waits, findings, changed waits). */
 export const MAX_ITEMS = 100;
 
@@ -73,6 +84,7 @@ const inputs = <P extends z.ZodType>(path: P) => ({
     out: z.string().min(1).optional().describe('where to write the profiler trace (default profile.json.gz)'),
     steps: z.number().int().min(1).max(10000).optional().describe('steps to record after a warm-up (default 5)'),
     stepOn: z.string().max(1000).regex(STEP_ON).optional().describe(STEP_ON_HELP),
+    plainSteps: PLAIN_STEPS,
     seconds: z
       .number()
       .positive()
@@ -87,6 +99,10 @@ const inputs = <P extends z.ZodType>(path: P) => ({
       .max(1000)
       .describe('the program and its arguments, as in ["python3", "train.py"]'),
     out: z.string().min(1).optional().describe('where to write the trace (default capture.syncscope.json)'),
+    plainSteps: PLAIN_STEPS.describe(
+      'for a Python script (the command is [python, script.py, ...]): first run it alone for 2 + plainSteps steps, timing its own speed, to which the what-if scales the capture (default 0: none)',
+    ),
+    stepOn: z.string().max(1000).regex(STEP_ON).optional().describe(`with plainSteps: ${STEP_ON_HELP}`),
   }),
 });
 

@@ -122,7 +122,7 @@ function modelText(o: OverheadUsed): string {
   const kind = o.kind ? ` (${o.kind} trace)` : '';
   if (o.model === NONE_MEASURED)
     return o.kind
-      ? `trace overhead: ${NONE_MEASURED}${kind}; its host gaps include the recorder's own cost, so a saving may be overstated`
+      ? `trace overhead: ${NONE_MEASURED}${kind}; its host gaps include the recorder's own cost, so a saving may be overstated (a recording with plain steps, --plain-steps, is scaled to the program's own speed)`
       : `trace overhead: ${NONE_MEASURED}`;
   return `trace overhead: ${o.model}${kind}, ${o.perCudaCallNs} ns per CUDA call and ${o.perRecordFunctionNs} ns per record_function, ${o.subtractedNs} ns taken out of the host gaps`;
 }

@@ -170,7 +170,7 @@ test('capture --plain-steps needs a Python script, and --step-on needs --plain-s
   assert.equal(notPython.code, 2);
   assert.equal(
     notPython.stderr.split('\n')[0],
-    'syncscope capture: --plain-steps times a Python script\'s steps; expected the command as <python> <script.py> [args...], not "sh -c"',
+    'syncscope capture: --plain-steps: plain steps are timed for a Python script; expected the command as <python> <script.py> [args...], not "sh -c"',
   );
   const alone = await runCli(['capture', '--step-on', 'train_step', '--', 'python3', 'train.py'], dir);
   assert.equal(alone.code, 2);

@@ -431,6 +431,12 @@ test("with --allow-run, capture writes the trace; the program's output stays off
     ]),
     [['deviceSync', 103000, 'step']],
   );
+  // Plain steps are timed for a Python script alone: any other command is refused before it runs.
+  const notPython = await error('capture', { command: [process.execPath, fake], plainSteps: 5 }, running);
+  assert.equal(
+    notPython,
+    `plainSteps: plain steps are timed for a Python script; expected the command as <python> <script.py> [args...], not "${process.execPath} ${fake}"`,
+  );
   const none = await error('capture', { command: ['sh', '-c', 'echo not CUDA'] }, running);
   assert.equal(
     none,
