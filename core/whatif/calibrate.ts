@@ -8,7 +8,6 @@
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import type { Trace } from '../trace/model';
-import { formatNs } from '../units';
 import { compileGenerated } from './compile';
 import type { GeneratedScenario, Threads } from './from-trace';
 import { PLAIN_TOLERANCE, type PlainCalibration } from './overhead';
@@ -130,20 +129,3 @@ export function calibrateToPlain(
 }
 
 type Calibrated = Pick<PlainCalibration, 'perRangeNs' | 'hostScale' | 'gpuScale'>;
-
-/**
- * How far a recorded iteration may be from the plain step and still be that step. A recorder slows
- * the step it records, by a third in a capture of small kernels; an iteration of twice the step or
- * half of it is a loop found over two steps or inside one.
- */
-const SAME_STEP = { below: 0.75, above: 1.9 };
-
-/**
- * Why a loop found by its repeating calls (not by the launcher's step markers) is not the step the
- * launcher timed (`recordedStepNs` the simulated iteration as recorded), or undefined where it can be.
- */
-export function unmatchedStep(recordedStepNs: number, plainStepNs: number): string | undefined {
-  const ratio = recordedStepNs / plainStepNs;
-  if (ratio >= SAME_STEP.below && ratio <= SAME_STEP.above) return undefined;
-  return `not scaled to the plain step of ${formatNs(plainStepNs)}: an iteration of the loop found in the trace takes ${formatNs(recordedStepNs)}, too far from it to be the same step`;
-}

@@ -25,7 +25,8 @@ import { rankFindings } from '../overview/rank';
 import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overview/window';
 import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
-import { calibrateToPlain, unmatchedStep, plainWork } from './calibrate';
+import { calibrateToPlain, plainWork } from './calibrate';
+import { loopStepMismatch } from './loop-step';
 
 export interface Outcome {
   /** The longest host thread's span, from its first call to its last. */
@@ -392,7 +393,9 @@ export function whatIf(
   const calibrates = plainStep && rw && rw.summary.detectedBy !== 'none' && iterations > 0;
   // A loop found by its repeating calls (a capture's) may not be the launcher's step.
   const unmatched =
-    calibrates && rw.summary.detectedBy === 'loop' ? unmatchedStep(stepOf(recorded), plainStep.ns) : undefined;
+    calibrates && rw.summary.detectedBy === 'loop'
+      ? loopStepMismatch(t, rw, stepOf(recorded), plainStep.ns)
+      : undefined;
   const plain = calibrates && !unmatched ? calibrateToPlain(base, profile, stepOf, plainStep, recorded) : undefined;
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain

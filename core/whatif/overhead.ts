@@ -44,7 +44,7 @@ export interface OverheadUsed {
   subtractedNs: number;
   /** The host work scaled to the program's plain speed, where the trace measured it (calibrate.ts). */
   plain?: PlainCalibration;
-  /** Why the trace's plain step was not used (calibrate.ts unmatchedStep). */
+  /** Why the trace's plain step was not used (loop-step.ts). */
   plainUnused?: string;
 }
 

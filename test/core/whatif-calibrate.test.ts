@@ -17,6 +17,8 @@ import { scenarioFromTrace, type GeneratedStep } from '../../core/whatif/from-tr
 import { TraceBuilder } from '../../core/trace/model';
 import { repoPath } from '../helpers/paths';
 import { loadTraceFile } from '../../node/trace-file';
+import { recordedWindow } from '../../core/overview/window';
+import { loopStepMismatch, optimizerStepsPerIteration } from '../../core/whatif/loop-step';
 
 const loopSync = () =>
   importPytorch(gunzipSync(readFileSync(repoPath('test/fixtures/whatif-truth/loop_sync.profile.json.gz'))));
@@ -213,7 +215,9 @@ test("a capture's plain step calibrates it as a profile's does, where its loop's
   // of the .item() removed shrinks to the GPU's idle time after each wait.
   const [saved, savedBare] = [savedPerIterationNs(fix)!, savedPerIterationNs(bare)!];
   assert.ok(saved < savedBare / 2, `${saved} against ${savedBare}`);
-  // A plain step a third of the loop's iteration is not that step: nothing is scaled, and it says why.
+  // Where the stacks do not show the optimizer, a plain step a third of the loop's iteration is not
+  // that step: nothing is scaled, and it says why.
+  t.sites = t.sites.map((s) => ({ ...s, stack: s.stack.filter((f) => !f.file.includes('torch/optim/')) }));
   t.meta.plainStep = { ns: 2_500_000, steps: 5 };
   const unmatched = hiddenSync(whatIf(t, h200, 'all'));
   assert.equal(unmatched.overhead.plain, undefined);
@@ -221,4 +225,29 @@ test("a capture's plain step calibrates it as a profile's does, where its loop's
     overheadText(unmatched.overhead),
     /not scaled to the plain step of 2\.5 ms: an iteration of the loop found in the trace takes 7\.\d+ ms, too far from it to be the same step/,
   );
+});
+
+test("a capture's loop is the optimizer's step where its calls' stacks say each iteration holds one", async () => {
+  // item_every_step's capture: each of its 60 iterations runs the script's step(), whose
+  // optimizer.step() (line 49) launches the SGD kernels inside torch/optim/optimizer.py's wrapper.
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/item_every_step.capture.syncscope.json.gz'));
+  const rw = recordedWindow(t);
+  assert.equal(rw.summary.detectedBy, 'loop');
+  assert.equal(optimizerStepsPerIteration(t, rw), 1);
+  // So a capture slowed far past the plain step is still scaled to it...
+  assert.equal(loopStepMismatch(t, rw, 20_000_000, 5_979_567), undefined);
+  // ...and a loop found over two steps is not, whatever its length.
+  const pairs = {
+    ...rw,
+    spans: rw.spans.flatMap((s, k) => (k % 2 ? [] : [{ ...s, endNs: rw.spans[k + 1]?.endNs ?? s.endNs }])),
+  };
+  assert.equal(optimizerStepsPerIteration(t, pairs), 2);
+  assert.equal(
+    loopStepMismatch(t, pairs, 7_000_000, 5_979_567),
+    'not scaled to the plain step of 5.98 ms: each iteration of the loop found in the trace holds 2 optimizer steps',
+  );
+  // Without stacks, the length alone decides.
+  t.calls.site.fill(0);
+  assert.equal(optimizerStepsPerIteration(t, rw), undefined);
+  assert.equal(loopStepMismatch(t, rw, 7_900_000, 5_979_567), undefined);
 });

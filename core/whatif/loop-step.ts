@@ -1,0 +1,72 @@
+// Whether a loop found by its repeating calls (a capture's: core/whatif/iterations.ts) is the step
+// whose plain speed the launcher timed (TraceMeta.plainStep), before the what-if scales the loop to
+// it. The launcher's step is, unless told otherwise, torch's optimizer step, and a capture's calls
+// carry their Python stacks: a loop whose every iteration holds one optimizer step is that step.
+// Where the stacks say nothing, the iteration's recorded length must be near the plain step's.
+import type { RecordedWindow } from '../overview/window';
+import { spanAt } from '../overview/window';
+import type { Trace } from '../trace/model';
+import { formatNs } from '../units';
+
+/** A frame of torch's optimizer step: its hook wrapper, around every torch optimizer's step. */
+const OPTIMIZER_FRAME = /(^|[\\/])torch[\\/]optim[\\/]optimizer\.py$/;
+
+/**
+ * How far a recorded iteration may be from the plain step and still be that step, where the
+ * stacks cannot say: a recorder slows the step it records (a capture by a third, for a step of
+ * small kernels), and an iteration of twice the step or half of it is a loop found over two steps
+ * or inside one.
+ */
+const SAME_STEP = { below: 0.75, above: 1.9 };
+
+/** Iterations that must hold the same number of optimizer steps for it to be the loop's. */
+const AGREEING = 0.9;
+
+/**
+ * Why the loop of `rw` is not the launcher's step (`recordedStepNs`: its simulated iteration as
+ * recorded), or undefined where it can be scaled to `plainStepNs`.
+ */
+export function loopStepMismatch(
+  t: Trace,
+  rw: RecordedWindow,
+  recordedStepNs: number,
+  plainStepNs: number,
+): string | undefined {
+  const plain = `not scaled to the plain step of ${formatNs(plainStepNs)}`;
+  const steps = optimizerStepsPerIteration(t, rw);
+  if (steps === 1) return undefined;
+  if (steps !== undefined && steps > 1)
+    return `${plain}: each iteration of the loop found in the trace holds ${steps} optimizer steps`;
+  const ratio = recordedStepNs / plainStepNs;
+  if (ratio >= SAME_STEP.below && ratio <= SAME_STEP.above) return undefined;
+  return `${plain}: an iteration of the loop found in the trace takes ${formatNs(recordedStepNs)}, too far from it to be the same step`;
+}
+
+/**
+ * How many optimizer steps each iteration of `rw` holds, from the Python stacks of its thread's
+ * calls: a run of calls made inside torch's optimizer step is one. The count that nearly every
+ * iteration holds; undefined where they hold none (no stacks, an optimizer of the program's own, a
+ * loop that steps no optimizer) or disagree.
+ */
+export function optimizerStepsPerIteration(t: Trace, rw: RecordedWindow): number | undefined {
+  if (rw.thread < 0 || !rw.spans.length || !t.sites.length) return undefined;
+  const inStep = t.sites.map((s) => s.stack.some((f) => OPTIMIZER_FRAME.test(f.file)));
+  if (!inStep.some(Boolean)) return undefined;
+  const counts = new Array<number>(rw.spans.length).fill(0);
+  let inside = false;
+  for (let i = 0; i < t.calls.count; i++) {
+    // A call without a stack says nothing of where it was made: it neither opens nor ends a run.
+    if (t.calls.lane[i] !== rw.thread || t.calls.site[i] <= 0) continue;
+    const now = inStep[t.calls.site[i] - 1];
+    if (now && !inside) {
+      const k = spanAt(rw.spans, t.calls.begin[i]);
+      if (k >= 0) counts[k]++;
+    }
+    inside = now;
+  }
+  const tally = new Map<number, number>();
+  for (const c of counts) tally.set(c, (tally.get(c) ?? 0) + 1);
+  const [most, times] = [...tally].reduce((a, b) => (b[1] > a[1] ? b : a));
+  // Iterations that hold no optimizer step (an evaluation loop, or calls without stacks) say nothing.
+  return most > 0 && times >= AGREEING * counts.length ? most : undefined;
+}
