@@ -794,10 +794,11 @@ def main(argv):
     if options.plain_only:
         progress(f"timing {os.path.basename(script)} alone: {recording.describe_steps()} ({recording.what_steps()} steps)")
     else:
+        # Without plain steps the run is recorded until the first step ends; with them, nothing is.
+        whole = "" if recording.plain else f", or the first {options.seconds:g} s if no step ends"
         progress(
             f"profiling {os.path.basename(script)}: {options.steps} steps ({recording.what_steps()}) after"
-            f" {recording.describe_plain()}{recording.warmup - recording.settle - recording.plain} warm-up steps,"
-            f" or the first {options.seconds:g} s if no step ends"
+            f" {recording.describe_plain()}{recording.warmup - recording.settle - recording.plain} warm-up steps{whole}"
         )
     recording.start()
     status = run_script(script, args, recording)
@@ -809,7 +810,12 @@ def main(argv):
         recording.write_error = e
     if recording.write_error is not None:
         fail("write", f"{options.out}: the trace could not be written ({recording.write_error})", EXIT_WRITE)
-    if not recording.written:
+    if not recording.written and recording.plain and recording.steps_seen == 0:
+        progress(
+            f"error no-trace: no step ended ({recording.what_steps()} steps), and nothing is recorded before the plain"
+            " steps; nothing was written (--step-on names the step, --seconds gives the script longer to reach it)"
+        )
+    elif not recording.written:
         what = "its plain steps were timed" if options.plain_only else "a recorded step"
         progress(f"error no-trace: the script ended before {what}; nothing was written")
     return status

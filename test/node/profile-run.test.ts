@@ -310,6 +310,20 @@ test('without an optimizer the run is recorded up to the time limit', { skip: no
 });
 
 test(
+  'with plain steps nothing is recorded before them: a run whose step never ends says so, and how to name it',
+  { skip: noPython },
+  async () => {
+    const { result, progress } = await profile('forever.py', { seconds: 0.5, plainSteps: 2 });
+    assert.equal(result.trace, undefined);
+    assert.ok(progress.some((l) => l.includes('time limit')));
+    assert.equal(
+      result.error,
+      'no step ended (optimizer steps), and nothing is recorded before the plain steps; nothing was written (--step-on names the step, --seconds gives the script longer to reach it)',
+    );
+  },
+);
+
+test(
   "a synchronize inside torch.compile's code is at the line that called the compiled function",
   { skip: noPython },
   async () => {
