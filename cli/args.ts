@@ -149,3 +149,13 @@ export function countFlag(args: ParsedArgs, name: string): number | undefined {
     throw new UsageError(`--${name} takes a whole number of 0 or more, not "${text}"`);
   return n;
 }
+
+/** A flag that takes a number above 0, whole where `integer`. */
+export function positiveFlag(args: ParsedArgs, name: string, integer: boolean): number | undefined {
+  const text = flagString(args, name);
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new UsageError(`--${name} takes a ${integer ? 'whole ' : ''}number above 0, not "${text}"`);
+  return n;
+}

@@ -184,6 +184,7 @@ async function capture(args: Input, cwd: string, signal: AbortSignal, onOutput: 
         onOutput,
       })
     : undefined;
+  if (signal.aborted) return { error: 'cancelled during the plain steps; nothing was captured' };
   const result = await engines().capture({
     library,
     command,
@@ -197,6 +198,6 @@ async function capture(args: Input, cwd: string, signal: AbortSignal, onOutput: 
   if (timed?.plain) result.trace.meta.plainStep = timed.plain;
   const out = resolve(cwd, (args.out as string | undefined) ?? 'capture.syncscope.json');
   await engines().saveAnalyzedTrace(result.trace, out, command.join(' '));
-  const failures = [result.failure, timed?.error && `the plain steps were not timed (${timed.error})`].filter(Boolean);
+  const failures = [result.failure, timed?.error].filter(Boolean);
   return { trace: out, error: failures.length ? failures.join('; ') : undefined };
 }

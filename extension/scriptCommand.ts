@@ -122,7 +122,7 @@ async function capture(r: RunRequest, script: vscode.Uri): Promise<RunOutcome> {
   if (timed?.plain) result.trace.meta.plainStep = timed.plain;
   const report = await engines().saveAnalyzedTrace(result.trace, r.out, command.join(' '));
   report.split('\n').forEach(r.onLine);
-  const warnings = [result.failure, timed?.error && `the plain steps were not timed (${timed.error})`].filter(Boolean);
+  const warnings = [result.failure, timed?.error].filter(Boolean);
   return { trace: r.out, warning: warnings.length ? `${warnings.join('; ')}.` : undefined };
 }
 

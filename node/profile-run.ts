@@ -139,7 +139,8 @@ export async function profileScript(o: ProfileOptions): Promise<ProfileResult> {
   return { trace, exitCode: ran.exitCode, error };
 }
 
-export type PlainOptions = Omit<ProfileOptions, 'out' | 'steps' | 'seconds' | 'plainSteps'> & { plainSteps: number };
+/** `seconds`: how long the script may take to end its first step (the launcher's default where unset). */
+export type PlainOptions = Omit<ProfileOptions, 'out' | 'steps' | 'plainSteps'> & { plainSteps: number };
 
 export interface PlainResult {
   /** The script's step without a recorder (TraceMeta.plainStep). */
@@ -149,9 +150,10 @@ export interface PlainResult {
 }
 
 /**
- * The script's own step, without any recorder: the launcher runs it with its hooks paused for 2 +
- * `plainSteps` steps, times the last `plainSteps` as `syncscope profile --plain-steps` does, and
- * stops it. For a recorder that cannot pause (a capture), run before it.
+ * The script's own step, without any recorder: the launcher runs it with no profiler and its hooks
+ * paused (with `stepOn`, from the end of the first step), times the last `plainSteps` of 2 +
+ * `plainSteps` steps as `syncscope profile --plain-steps` does, and stops it at the next step's end.
+ * For a recorder that cannot pause (a capture), run before it.
  */
 export async function timePlainSteps(o: PlainOptions): Promise<PlainResult> {
   const launcher = launcherPath();
@@ -159,6 +161,7 @@ export async function timePlainSteps(o: PlainOptions): Promise<PlainResult> {
   const cwd = o.cwd ?? process.cwd();
   const args = [launcher, '--plain-only', '--plain-steps', String(o.plainSteps)];
   if (o.stepOn) args.push('--step-on', o.stepOn);
+  if (o.seconds !== undefined) args.push('--seconds', String(o.seconds));
   const ran = await runLauncher(o, [...args, '--', resolve(cwd, o.script), ...o.args]);
   if (ran.spawnError) return { exitCode: 2, error: interpreterError(o.python, ran.spawnError) };
   const { plain } = ran.said;

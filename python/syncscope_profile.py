@@ -811,9 +811,10 @@ def main(argv):
     if recording.write_error is not None:
         fail("write", f"{options.out}: the trace could not be written ({recording.write_error})", EXIT_WRITE)
     if not recording.written and recording.plain and recording.steps_seen == 0:
+        nothing = "nothing was timed" if options.plain_only else "nothing is recorded before the plain steps; nothing was written"
         progress(
-            f"error no-trace: no step ended ({recording.what_steps()} steps), and nothing is recorded before the plain"
-            " steps; nothing was written (--step-on names the step, --seconds gives the script longer to reach it)"
+            f"error no-trace: no step ended ({recording.what_steps()} steps); {nothing}"
+            " (--step-on names the step, --seconds gives the script longer to reach it)"
         )
     elif not recording.written:
         what = "its plain steps were timed" if options.plain_only else "a recorded step"

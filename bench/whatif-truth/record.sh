@@ -50,10 +50,11 @@ timed=${TIMED:-${names[*]}}
 if [ -n "${timed// /}" ]; then
   timings="$out/timings.tsv"
   touch "$timings"
-  grep -v -E "^($(echo $timed | tr ' ' '|'))"$'\t' "$timings" > "$timings.kept" || true
-  mv "$timings.kept" "$timings"
+  # grep exits 1 where it keeps no row, 2 where it fails: only the latter loses the earlier rows.
+  grep -v -E "^($(echo $timed | tr ' ' '|'))"$'\t' "$timings" > "$timings.kept"
+  [ $? -le 1 ] && mv "$timings.kept" "$timings"
   # Children forked after torch's import, so that each run costs the program's time, not the import's.
-  "${pin[@]}" python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${record_args[@]}"
+  ${pin[@]+"${pin[@]}"} python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${record_args[@]}"
   echo "timed at $(elapsed) s"
   python3 - "$timings" "$out/measured.json" "$out/RECORDED-WITH.txt" <<'PY'
 import json, sys
@@ -78,13 +79,13 @@ for name in ${RECORDED:-${names[@]}}; do
   # A loop with no optimizer step names its step function (the manifest's stepOn).
   step_on=$(node -e 'const p = require("./'$here'/manifest.json").programs.find((p) => p.name === process.argv[1]); console.log(p?.stepOn ?? "")' "$name")
   if [ "${ONLY:-profile}" = profile ]; then
-    "${pin[@]}" timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps "$plain_steps" ${step_on:+--step-on "$step_on"} --json \
+    ${pin[@]+"${pin[@]}"} timeout 120 node dist/cli.js profile -o "$out/$name.profile.json.gz" --steps "$steps" --plain-steps "$plain_steps" ${step_on:+--step-on "$step_on"} --json \
       -- python3 "$prog" "${record_args[@]}" > "$out/$name.profile.report.json" 2> "$out/$name.profile.log"
     echo "profile $name rc=$? $(($(date +%s) - s)) s (at $(elapsed) s)"
   fi
   [ "${ONLY:-capture}" = capture ] || continue
   s=$(date +%s)
-  CUDA_MODULE_LOADING=EAGER "${pin[@]}" timeout 180 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --plain-steps "$plain_steps" ${step_on:+--step-on "$step_on"} --json \
+  CUDA_MODULE_LOADING=EAGER ${pin[@]+"${pin[@]}"} timeout 180 node dist/cli.js capture -o "$out/$name.capture.syncscope.json" --plain-steps "$plain_steps" ${step_on:+--step-on "$step_on"} --json \
     -- python3 "$prog" "${record_args[@]}" > "$out/$name.capture.report.json" 2> "$out/$name.capture.log"
   rc=$?
   [ -f "$out/$name.capture.syncscope.json" ] && gzip -f "$out/$name.capture.syncscope.json"
@@ -92,9 +93,11 @@ for name in ${RECORDED:-${names[@]}}; do
 done
 
 # The traces name the scripts by their paths here; they are kept as if recorded at $AS_ROOT.
+root=${AS_ROOT:-/home/dev/syncscope}
 for f in "$out"/*.json.gz; do
-  [ -f "$f" ] || continue
-  gzip -dc "$f" | sed "s#$PWD/#${AS_ROOT:-/home/dev/syncscope}/#g" | gzip -6 > "$f.tmp" && mv "$f.tmp" "$f"
+  # Only a trace that still names this checkout is rewritten, and only if every stage of it worked.
+  [ -f "$f" ] && [ "$PWD" != "$root" ] && gzip -dc "$f" | grep -q -F "$PWD/" || continue
+  (set -o pipefail; gzip -dc "$f" | sed "s#$PWD/#$root/#g" | gzip -6 > "$f.tmp") && mv "$f.tmp" "$f"
 done
 
 echo "==== whatif-truth summary (median ns per iteration, $runs runs each; total $(elapsed) s)"

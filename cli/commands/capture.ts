@@ -6,7 +6,16 @@ import { captureTrace, type CaptureResult } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
 import { STEP_ON_HELP } from '../../core/import/step-on';
 import { plainStepsRefusal, timeCommandPlainSteps } from '../../node/profile-run';
-import { CommandSpec, countFlag, flagString, OPTIONS, parseArgs, stepOnFlag, userCodeFlag } from '../args';
+import {
+  CommandSpec,
+  countFlag,
+  flagString,
+  OPTIONS,
+  parseArgs,
+  positiveFlag,
+  stepOnFlag,
+  userCodeFlag,
+} from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { finishRun } from './simulate';
 
@@ -29,6 +38,11 @@ export const spec: CommandSpec = {
       help: 'for a Python script: first run it alone for 2 + P steps, timing its own speed for the what-if (default 0: none)',
     },
     { name: 'step-on', value: 'WHAT', help: `with --plain-steps: ${STEP_ON_HELP}` },
+    {
+      name: 'seconds',
+      value: 'S',
+      help: 'with --plain-steps: how long the script may take to end its first step (default 60)',
+    },
     OPTIONS.userCode,
   ],
 };
@@ -59,6 +73,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const stepOn = stepOnFlag(args);
   if (stepOn !== undefined && !plainSteps)
     throw new UsageError('--step-on says what a plain step is: give --plain-steps too');
+  const seconds = positiveFlag(args, 'seconds', false);
+  if (seconds !== undefined && !plainSteps)
+    throw new UsageError('--seconds bounds the plain run: give --plain-steps too');
   const refused = plainSteps ? plainStepsRefusal(command) : undefined;
   if (refused) throw new UsageError(`--plain-steps: ${refused}`);
   const library = findCaptureLibrary();
@@ -78,7 +95,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     if (plainSteps) {
       // Ctrl-C during the plain run stops it, and the capture is not begun.
       process.on('SIGINT', terminate);
-      plain = await timePlain(command, plainSteps, stepOn, io, stop.signal).finally(() =>
+      plain = await timePlain(command, { plainSteps, stepOn, seconds }, io, stop.signal).finally(() =>
         process.off('SIGINT', terminate),
       );
       if (stop.signal.aborted) {
@@ -122,20 +139,18 @@ type PlainStep = { ns: number; steps: number };
  */
 async function timePlain(
   command: string[],
-  plainSteps: number,
-  stepOn: string | undefined,
+  how: { plainSteps: number; stepOn?: string; seconds?: number },
   io: CliIo,
   signal: AbortSignal,
 ): Promise<PlainStep | undefined> {
   const timed = await timeCommandPlainSteps(command, {
-    plainSteps,
-    stepOn,
+    ...how,
     cwd: io.cwd,
     signal,
     onProgress: (line) => io.stderr(`syncscope capture: ${line}\n`),
     onOutput: io.stderr,
   });
-  if (timed.plain) return timed.plain;
+  if (timed.plain || signal.aborted) return timed.plain;
   io.stderr(`syncscope capture: ${timed.error ?? 'the plain steps were not timed'}; capturing without them\n`);
   return undefined;
 }

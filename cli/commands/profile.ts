@@ -1,7 +1,16 @@
 import { resolve } from 'node:path';
 import { STEP_ON_HELP } from '../../core/import/step-on';
 import { profileScript } from '../../node/profile-run';
-import { CommandSpec, countFlag, flagString, OPTIONS, parseArgs, stepOnFlag, userCodeFlag } from '../args';
+import {
+  CommandSpec,
+  countFlag,
+  flagString,
+  OPTIONS,
+  parseArgs,
+  positiveFlag,
+  stepOnFlag,
+  userCodeFlag,
+} from '../args';
 import { CliIo, EXIT, UsageError } from '../io';
 import { loadAnyTrace } from '../load-trace';
 import { finishRun } from './simulate';
@@ -62,8 +71,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       script,
       args: scriptArgs,
       out,
-      steps: positive(args, 'steps', true),
-      seconds: positive(args, 'seconds', false),
+      steps: positiveFlag(args, 'steps', true),
+      seconds: positiveFlag(args, 'seconds', false),
       plainSteps: countFlag(args, 'plain-steps'),
       stepOn: stepOnFlag(args),
       cwd: io.cwd,
@@ -87,13 +96,4 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   io.stderr(`profiler trace written to ${resolve(io.cwd, result.trace)}\n`);
   if (result.error) io.stderr(`syncscope profile: ${result.error}\n`);
   return result.error ? EXIT.findings : code;
-}
-
-function positive(args: ReturnType<typeof parseArgs>, name: string, integer: boolean): number | undefined {
-  const text = flagString(args, name);
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
-    throw new UsageError(`--${name} takes a ${integer ? 'whole ' : ''}number above 0, not "${text}"`);
-  return n;
 }

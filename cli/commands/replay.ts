@@ -63,7 +63,7 @@ function waitLine(t: Trace, w: WaitReplay): string {
   const head = `  call ${w.call} ${w.name}${w.inferred ? ` (inferred, ${w.inferred})` : ''}`;
   const body = w.leftOut
     ? `blocked ${formatNs(w.measuredNs)}, not replayed: left out of the scenario (${w.leftOut})`
-    : `blocked ${formatNs(w.measuredNs)} -> ${formatNs(w.replayedNs)} (${pct(w.error)}), released by ${releaser(t, w.measuredBy)} -> ${w.sameReleaser ? 'the same' : releaser(t, w.replayedBy)}`;
+    : `blocked ${formatNs(w.measuredNs)} -> ${formatNs(w.replayedNs)} (${pct(w.error)}), released by ${releaser(t, w.measuredBy)} -> ${w.amongCandidates ? `${releaser(t, w.replayedBy)}, one of the ops the trace leaves it between` : w.sameReleaser ? 'the same' : releaser(t, w.replayedBy)}`;
   return `${head}: ${body}` + (w.why && !w.leftOut ? `\n      ${w.why}` : '');
 }
 

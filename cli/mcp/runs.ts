@@ -60,7 +60,10 @@ export async function captureAnswer(args: z.infer<typeof INPUTS.capture>, ctx: R
   const library = findCaptureLibrary();
   if (!library.ok) throw new UsageError(library.reason);
   const output = outputKeeper();
+  if (args.stepOn !== undefined && !args.plainSteps)
+    throw new UsageError('stepOn says what a plain step is: give plainSteps too');
   const plain = args.plainSteps ? await plainStepsBefore(args.command, args.plainSteps, args.stepOn, ctx, output) : {};
+  if (ctx.signal.aborted) throw new RunError('cancelled during the plain steps; nothing was captured', output.text);
   ctx.progress(`running ${args.command.join(' ')}`);
   const result = await captureTrace({
     library,
@@ -74,7 +77,7 @@ export async function captureAnswer(args: z.infer<typeof INPUTS.capture>, ctx: R
   if (plain.plain) result.trace.meta.plainStep = plain.plain;
   const trace = resolve(ctx.cwd, args.out ?? 'capture.syncscope.json');
   await saveTraceFile(result.trace, trace);
-  const failures = [result.failure, plain.error && `the plain steps were not timed (${plain.error})`].filter(Boolean);
+  const failures = [result.failure, plain.error].filter(Boolean);
   return answer(trace, failures.length ? failures.join('; ') : undefined, output.text, ctx.cwd);
 }
 

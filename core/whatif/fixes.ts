@@ -9,6 +9,7 @@ import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
 import { str, type Finding, type Trace } from '../trace/model';
+import { formatNs } from '../units';
 import {
   scenarioFromTrace,
   type GeneratedScenario,
@@ -392,10 +393,16 @@ export function whatIf(
   const { plainStep } = t.meta;
   const calibrates = plainStep && rw && rw.summary.detectedBy !== 'none' && iterations > 0;
   // A loop found by its repeating calls (a capture's) may not be the launcher's step.
-  const unmatched =
-    calibrates && rw.summary.detectedBy === 'loop'
-      ? loopStepMismatch(t, rw, stepOf(recorded), plainStep.ns)
-      : undefined;
+  const notScaled = plainStep && `not scaled to the plain step of ${formatNs(plainStep.ns)}`;
+  const unmatched = !plainStep
+    ? undefined
+    : !rw
+      ? `${notScaled}: a window asked for is simulated as recorded`
+      : !calibrates
+        ? `${notScaled}: the trace shows no loop of steps to scale`
+        : rw.summary.detectedBy === 'loop'
+          ? loopStepMismatch(t, rw, stepOf(recorded), plainStep.ns)
+          : undefined;
   const plain = calibrates && !unmatched ? calibrateToPlain(base, profile, stepOf, plainStep, recorded) : undefined;
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain

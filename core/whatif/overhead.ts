@@ -84,7 +84,7 @@ export function overheadUsed(t: Trace, model: TraceOverhead | undefined, subtrac
 
 /** "trace overhead: none measured (profiler-default trace); its host gaps include the recorder's own cost". */
 export function overheadText(o: OverheadUsed): string {
-  if (o.plainUnused) return `${modelText(o)}; ${o.plainUnused}`;
+  if (o.plainUnused) return `${modelText(o, false)}; ${o.plainUnused}`;
   if (!o.plain) return modelText(o);
   const kind = o.kind ? ` (${o.kind} trace)` : '';
   // Scaled to the plain speed, the recorder's cost goes with the host work it inflated.
@@ -118,11 +118,12 @@ export const PLAIN_TOLERANCE = 0.005;
 
 const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
 
-function modelText(o: OverheadUsed): string {
+/** `hint`: say how to get a plain step, where the trace has none. */
+function modelText(o: OverheadUsed, hint = true): string {
   const kind = o.kind ? ` (${o.kind} trace)` : '';
   if (o.model === NONE_MEASURED)
     return o.kind
-      ? `trace overhead: ${NONE_MEASURED}${kind}; its host gaps include the recorder's own cost, so a saving may be overstated (a recording with plain steps, --plain-steps, is scaled to the program's own speed)`
+      ? `trace overhead: ${NONE_MEASURED}${kind}; its host gaps include the recorder's own cost, so a saving may be overstated${hint ? " (a recording with plain steps, --plain-steps, is scaled to the program's own speed)" : ''}`
       : `trace overhead: ${NONE_MEASURED}`;
   return `trace overhead: ${o.model}${kind}, ${o.perCudaCallNs} ns per CUDA call and ${o.perRecordFunctionNs} ns per record_function, ${o.subtractedNs} ns taken out of the host gaps`;
 }

@@ -178,6 +178,11 @@ test('capture --plain-steps needs a Python script, and --step-on needs --plain-s
     alone.stderr.split('\n')[0],
     'syncscope capture: --step-on says what a plain step is: give --plain-steps too',
   );
+  const seconds = await runCli(['capture', '--seconds', '30', '--', 'python3', 'train.py'], dir);
+  assert.equal(
+    seconds.stderr.split('\n')[0],
+    'syncscope capture: --seconds bounds the plain run: give --plain-steps too',
+  );
   const bad = await runCli(['capture', '--plain-steps', '-1', '--', 'python3', 'train.py'], dir);
   assert.equal(
     bad.stderr.split('\n')[0],

@@ -437,6 +437,8 @@ test("with --allow-run, capture writes the trace; the program's output stays off
     notPython,
     `plainSteps: plain steps are timed for a Python script; expected the command as <python> <script.py> [args...], not "${process.execPath} ${fake}"`,
   );
+  const stepOnAlone = await error('capture', { command: ['python3', 'train.py'], stepOn: 'step' }, running);
+  assert.equal(stepOnAlone, 'stepOn says what a plain step is: give plainSteps too');
   const none = await error('capture', { command: ['sh', '-c', 'echo not CUDA'] }, running);
   assert.equal(
     none,

@@ -318,7 +318,21 @@ test(
     assert.ok(progress.some((l) => l.includes('time limit')));
     assert.equal(
       result.error,
-      'no step ended (optimizer steps), and nothing is recorded before the plain steps; nothing was written (--step-on names the step, --seconds gives the script longer to reach it)',
+      'no step ended (optimizer steps); nothing is recorded before the plain steps; nothing was written (--step-on names the step, --seconds gives the script longer to reach it)',
+    );
+    // A plain run alone has the same bound.
+    const plain = await timePlainSteps({
+      python: 'python3',
+      script: join(scripts, 'forever.py'),
+      args: [],
+      plainSteps: 2,
+      seconds: 0.5,
+      env: fakeEnv,
+      onOutput: () => undefined,
+    });
+    assert.equal(
+      plain.error,
+      'no step ended (optimizer steps); nothing was timed (--step-on names the step, --seconds gives the script longer to reach it)',
     );
   },
 );
