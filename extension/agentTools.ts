@@ -11,7 +11,7 @@ import type { Answer } from '../core/agent/answer';
 import { outputKeeper, RunError } from '../core/agent/runs';
 import type { ToolName } from '../core/agent/schemas';
 import { findCaptureLibrary } from '../node/capture-library';
-import { plainStepsRefusal, profileScript, timeCommandPlainSteps } from '../node/profile-run';
+import { plainStepsRefusal, profileScript } from '../node/profile-run';
 import { engines } from './loadEngines';
 import { agentToolName, AGENT_TOOL_NAMES, runConfirmation, runInvocationText } from './logic/agentTools';
 import { UserFacingError, type Runs, type RunResult } from './runs';
@@ -172,19 +172,9 @@ async function capture(args: Input, cwd: string, signal: AbortSignal, onOutput: 
   const library = findCaptureLibrary();
   if (!library.ok) throw new UserFacingError(library.reason);
   const command = args.command as string[];
-  const plainSteps = (args.plainSteps as number | undefined) ?? 0;
+  const plainSteps = args.plainSteps as number | undefined;
   const refused = plainSteps ? plainStepsRefusal(command) : undefined;
   if (refused) throw new UserFacingError(`plainSteps: ${refused}`);
-  const timed = plainSteps
-    ? await timeCommandPlainSteps(command, {
-        plainSteps,
-        stepOn: args.stepOn as string | undefined,
-        cwd,
-        signal,
-        onOutput,
-      })
-    : undefined;
-  if (signal.aborted) return { error: 'cancelled during the plain steps; nothing was captured' };
   const result = await engines().capture({
     library,
     command,
@@ -193,11 +183,11 @@ async function capture(args: Input, cwd: string, signal: AbortSignal, onOutput: 
     onOutput,
     signal,
     userCode: userCodeSetting(),
+    ...(plainSteps ? { plain: { steps: plainSteps, stepOn: args.stepOn as string | undefined, onOutput } } : {}),
   });
   if (!result.ok) return { error: result.reason };
-  if (timed?.plain) result.trace.meta.plainStep = timed.plain;
   const out = resolve(cwd, (args.out as string | undefined) ?? 'capture.syncscope.json');
   await engines().saveAnalyzedTrace(result.trace, out, command.join(' '));
-  const failures = [result.failure, timed?.error].filter(Boolean);
+  const failures = [result.failure, result.plainFailure].filter(Boolean);
   return { trace: out, error: failures.length ? failures.join('; ') : undefined };
 }

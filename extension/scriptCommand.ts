@@ -8,7 +8,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { findCaptureLibrary } from '../node/capture-library';
-import { profileScript, timePlainSteps } from '../node/profile-run';
+import { profileScript } from '../node/profile-run';
 import { captureAvailable } from './captureCommand';
 import { engines } from './loadEngines';
 import { pickInterpreter, selectedInterpreter } from './logic/python';
@@ -95,34 +95,24 @@ async function profile(r: RunRequest, script: vscode.Uri): Promise<RunOutcome> {
 async function capture(r: RunRequest, script: vscode.Uri): Promise<RunOutcome> {
   const library = findCaptureLibrary();
   if (!library.ok) return { error: library.reason };
-  // The capture cannot pause: the script's own speed comes from a run of it alone first.
   const { stepOn, plainSteps } = stepSettings(script);
-  const timed = plainSteps
-    ? await timePlainSteps({
-        ...r,
-        plainSteps,
-        stepOn,
-        onProgress: r.onLine,
-        onOutput: (t) => t.split('\n').forEach(r.onLine),
-      })
-    : undefined;
-  if (r.signal.aborted) return { error: 'cancelled during the plain steps; nothing was captured' };
   const command = [r.python, r.script, ...r.args];
+  const onOutput = (text: string) => text.split('\n').forEach(r.onLine);
   const result = await engines().capture({
     library,
     command,
     cwd: r.cwd,
     env: { ...process.env, PYTHONUNBUFFERED: '1' },
     stdio: 'pipe',
-    onOutput: (text) => text.split('\n').forEach(r.onLine),
+    onOutput,
     signal: r.signal,
     userCode: userCodeSetting(),
+    ...(plainSteps ? { plain: { steps: plainSteps, stepOn, onProgress: r.onLine, onOutput } } : {}),
   });
   if (!result.ok) return { error: result.reason };
-  if (timed?.plain) result.trace.meta.plainStep = timed.plain;
   const report = await engines().saveAnalyzedTrace(result.trace, r.out, command.join(' '));
   report.split('\n').forEach(r.onLine);
-  const warnings = [result.failure, timed?.error].filter(Boolean);
+  const warnings = [result.failure, result.plainFailure].filter(Boolean);
   return { trace: r.out, warning: warnings.length ? `${warnings.join('; ')}.` : undefined };
 }
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { importCapture } from '../core/import/capture-convert';
 import type { Trace } from '../core/trace/model';
 import type { CaptureLibrary } from './capture-library';
+import { plainStepsRefusal, timePlainSteps, type PlainResult } from './profile-run';
 
 export interface CaptureRequest {
   library: Extract<CaptureLibrary, { ok: true }>;
@@ -23,6 +24,18 @@ export interface CaptureRequest {
   forward?: NodeJS.Signals[];
   /** Paths added to or taken out of the user's code, for the calls' lines. */
   userCode?: UserCode;
+  /**
+   * A Python script's own speed, timed first in a run of it alone (the capture cannot pause), and
+   * kept in the trace as meta.plainStep: `steps` plain steps, ended as `stepOn` says, the first
+   * within `seconds`; the launcher's lines and the script's output to the callbacks.
+   */
+  plain?: {
+    steps: number;
+    stepOn?: string;
+    seconds?: number;
+    onProgress?: (line: string) => void;
+    onOutput?: (text: string) => void;
+  };
 }
 
 /** How long a program has to exit after SIGTERM before the group gets SIGKILL. */
@@ -127,11 +140,15 @@ export type CaptureResult =
       raw: RawStream;
       /** Set when the program failed or was ended: the trace holds what was captured until then. */
       failure?: string;
+      /** Why the plain steps asked for were not timed: the capture went on without them. */
+      plainFailure?: string;
     }
   | { ok: false; reason: string };
 
 /** Runs the program under the capture library and converts the stream of the process that did the most CUDA work. */
 export async function captureTrace(req: CaptureRequest): Promise<CaptureResult> {
+  const plain = req.plain ? await timePlainRun(req, req.plain) : undefined;
+  if (plain && 'reason' in plain) return { ok: false, reason: plain.reason };
   // When the program started: a source file changed after it is newer than what the trace shows.
   const started = new Date().toISOString();
   const outcome = await captureProgram(req);
@@ -153,7 +170,46 @@ export async function captureTrace(req: CaptureRequest): Promise<CaptureResult> 
       reason: `nothing was captured: "${shown}" ${ended} after initialising CUDA but made no CUDA call the capture follows`,
     };
   }
+  if (plain?.timed.plain) trace.meta.plainStep = plain.timed.plain;
   const failure =
     outcome.exitCode !== 0 ? `"${shown}" ${ended}; the trace holds what was captured until then` : undefined;
-  return { ok: true, trace, raw: main, failure };
+  return { ok: true, trace, raw: main, failure, ...(plain?.timed.error ? { plainFailure: plain.timed.error } : {}) };
+}
+
+/**
+ * The plain run before a capture (timePlainSteps), or why the capture must not begin: a cancel. The
+ * signals passed on to the program cancel it. A command that is not `<python> <script.py>` (which
+ * callers that take a command line refuse first, plainStepsRefusal) fails its plain run alone.
+ */
+async function timePlainRun(
+  req: CaptureRequest,
+  plain: NonNullable<CaptureRequest['plain']>,
+): Promise<{ timed: PlainResult } | { reason: string }> {
+  if (req.command.length < 2) return { timed: { exitCode: 2, error: plainStepsRefusal(req.command) } };
+  const stop = new AbortController();
+  const cancel = () => stop.abort();
+  const forwarded = req.forward ?? [];
+  for (const sig of forwarded) process.on(sig, cancel);
+  if (req.signal?.aborted) cancel();
+  else req.signal?.addEventListener('abort', cancel, { once: true });
+  const [python, script, ...args] = req.command;
+  try {
+    const timed = await timePlainSteps({
+      python,
+      script,
+      args,
+      plainSteps: plain.steps,
+      stepOn: plain.stepOn,
+      seconds: plain.seconds,
+      cwd: req.cwd,
+      env: req.env,
+      signal: stop.signal,
+      onProgress: plain.onProgress,
+      onOutput: plain.onOutput,
+    });
+    return stop.signal.aborted ? { reason: 'cancelled during the plain steps; nothing was captured' } : { timed };
+  } finally {
+    for (const sig of forwarded) process.off(sig, cancel);
+    req.signal?.removeEventListener('abort', cancel);
+  }
 }

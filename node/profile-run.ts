@@ -181,20 +181,6 @@ export const plainStepsRefusal = (command: readonly string[]): string | undefine
     ? undefined
     : `plain steps are timed for a Python script; expected the command as <python> <script.py> [args...], not "${command.slice(0, 2).join(' ')}"`;
 
-/**
- * The plain steps of a command about to be captured, which cannot pause: timePlainSteps on its
- * script. A command that is not a Python script is refused before anything runs (plainStepsRefusal).
- */
-export function timeCommandPlainSteps(
-  command: readonly string[],
-  o: Omit<PlainOptions, 'python' | 'script' | 'args'>,
-): Promise<PlainResult> {
-  const refused = plainStepsRefusal(command);
-  if (refused) return Promise.resolve({ exitCode: 2, error: refused });
-  const [python, script, ...args] = command;
-  return timePlainSteps({ ...o, python, script, args });
-}
-
 const missing = (launcher: string) => `${launcher}: the profile launcher is missing; rebuild Syncscope`;
 
 interface Ran {

@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../../node/atomic-write';
 import { captureTrace, type CaptureResult } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
 import { STEP_ON_HELP } from '../../core/import/step-on';
-import { plainStepsRefusal, timeCommandPlainSteps } from '../../node/profile-run';
+import { plainStepsRefusal } from '../../node/profile-run';
 import {
   CommandSpec,
   countFlag,
@@ -90,19 +90,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const terminate = () => stop.abort();
   process.on('SIGTERM', terminate);
   let result: CaptureResult;
-  let plain: PlainStep | undefined;
   try {
-    if (plainSteps) {
-      // Ctrl-C during the plain run stops it, and the capture is not begun.
-      process.on('SIGINT', terminate);
-      plain = await timePlain(command, { plainSteps, stepOn, seconds }, io, stop.signal).finally(() =>
-        process.off('SIGINT', terminate),
-      );
-      if (stop.signal.aborted) {
-        io.stderr('syncscope capture: cancelled during the plain steps; nothing was captured\n');
-        return EXIT.usage;
-      }
-    }
     result = await captureTrace({
       library,
       command,
@@ -111,6 +99,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       signal: stop.signal,
       forward: ['SIGINT'],
       userCode,
+      ...(plainSteps
+        ? {
+            plain: {
+              steps: plainSteps,
+              stepOn,
+              seconds,
+              onProgress: (line: string) => io.stderr(`syncscope capture: ${line}\n`),
+              onOutput: io.stderr,
+            },
+          }
+        : {}),
     });
   } finally {
     process.off('SIGTERM', terminate);
@@ -119,8 +118,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`syncscope capture: ${result.reason}\n`);
     return EXIT.usage;
   }
+  if (result.plainFailure) io.stderr(`syncscope capture: ${result.plainFailure}; captured without them\n`);
   if (result.failure) io.stderr(`syncscope capture: ${result.failure}\n`);
-  if (plain) result.trace.meta.plainStep = plain;
   const keep = flagString(args, 'keep-raw');
   if (keep) {
     await writeFileAtomic(resolve(io.cwd, keep), [result.raw.bytes]);
@@ -128,29 +127,4 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const code = await finishRun(result.trace, undefined, command.join(' '), args, io);
   return result.failure ? EXIT.findings : code;
-}
-
-type PlainStep = { ns: number; steps: number };
-
-/**
- * The script's own step without the capture, from a first run of it alone (timeCommandPlainSteps).
- * A run that fails is said, and the capture goes on without it (its what-if then uses the trace as
- * recorded).
- */
-async function timePlain(
-  command: string[],
-  how: { plainSteps: number; stepOn?: string; seconds?: number },
-  io: CliIo,
-  signal: AbortSignal,
-): Promise<PlainStep | undefined> {
-  const timed = await timeCommandPlainSteps(command, {
-    ...how,
-    cwd: io.cwd,
-    signal,
-    onProgress: (line) => io.stderr(`syncscope capture: ${line}\n`),
-    onOutput: io.stderr,
-  });
-  if (timed.plain || signal.aborted) return timed.plain;
-  io.stderr(`syncscope capture: ${timed.error ?? 'the plain steps were not timed'}; capturing without them\n`);
-  return undefined;
 }

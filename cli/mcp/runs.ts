@@ -7,7 +7,7 @@ import { saveTraceFile } from '../../node/trace-file';
 import { resolve } from 'node:path';
 import { captureTrace } from '../../node/capture-process';
 import { findCaptureLibrary } from '../../node/capture-library';
-import { plainStepsRefusal, profileScript, timeCommandPlainSteps } from '../../node/profile-run';
+import { plainStepsRefusal, profileScript } from '../../node/profile-run';
 import type { Answer } from '../../core/agent/answer';
 import { outputKeeper, RunError, runAnswer, type RunOut } from '../../core/agent/runs';
 import type { INPUTS } from '../../core/agent/schemas';
@@ -57,13 +57,13 @@ export async function profileAnswer(args: z.infer<typeof INPUTS.profile>, ctx: R
 
 export async function captureAnswer(args: z.infer<typeof INPUTS.capture>, ctx: RunContext): Promise<Answer<RunOut>> {
   refuseUnlessAllowed('capture', ctx);
+  if (args.stepOn !== undefined && !args.plainSteps)
+    throw new UsageError('stepOn says what a plain step is: give plainSteps too');
+  const refused = args.plainSteps ? plainStepsRefusal(args.command) : undefined;
+  if (refused) throw new UsageError(`plainSteps: ${refused}`);
   const library = findCaptureLibrary();
   if (!library.ok) throw new UsageError(library.reason);
   const output = outputKeeper();
-  if (args.stepOn !== undefined && !args.plainSteps)
-    throw new UsageError('stepOn says what a plain step is: give plainSteps too');
-  const plain = args.plainSteps ? await plainStepsBefore(args.command, args.plainSteps, args.stepOn, ctx, output) : {};
-  if (ctx.signal.aborted) throw new RunError('cancelled during the plain steps; nothing was captured', output.text);
   ctx.progress(`running ${args.command.join(' ')}`);
   const result = await captureTrace({
     library,
@@ -72,34 +72,15 @@ export async function captureAnswer(args: z.infer<typeof INPUTS.capture>, ctx: R
     stdio: 'pipe',
     onOutput: output.add,
     signal: ctx.signal,
+    ...(args.plainSteps
+      ? { plain: { steps: args.plainSteps, stepOn: args.stepOn, onProgress: ctx.progress, onOutput: output.add } }
+      : {}),
   });
   if (!result.ok) throw new RunError(result.reason, output.text);
-  if (plain.plain) result.trace.meta.plainStep = plain.plain;
   const trace = resolve(ctx.cwd, args.out ?? 'capture.syncscope.json');
   await saveTraceFile(result.trace, trace);
-  const failures = [result.failure, plain.error].filter(Boolean);
+  const failures = [result.failure, result.plainFailure].filter(Boolean);
   return answer(trace, failures.length ? failures.join('; ') : undefined, output.text, ctx.cwd);
-}
-
-/** The script's own step before its capture; a command that is not a Python script is refused before anything runs. */
-async function plainStepsBefore(
-  command: string[],
-  plainSteps: number,
-  stepOn: string | undefined,
-  ctx: RunContext,
-  output: ReturnType<typeof outputKeeper>,
-): Promise<{ plain?: { ns: number; steps: number }; error?: string }> {
-  const refused = plainStepsRefusal(command);
-  if (refused) throw new UsageError(`plainSteps: ${refused}`);
-  const timed = await timeCommandPlainSteps(command, {
-    plainSteps,
-    stepOn,
-    cwd: ctx.cwd,
-    signal: ctx.signal,
-    onProgress: ctx.progress,
-    onOutput: output.add,
-  });
-  return timed.plain ? { plain: timed.plain } : { error: timed.error };
 }
 
 async function answer(
