@@ -480,6 +480,9 @@ function addOps(b: TraceBuilder, gpu: Staged['gpu'], laneMap: Int32Array, t0: nu
 /** A call on a lane's stack of enclosing calls, as addCalls keeps it. */
 interface StackEntry {
   end: number;
+  /** Its name id, and what it adds to the context and depth of what it holds: nothing (the launcher's hidden frames), depth (a Python frame), or both (a range). */
+  name: number;
+  adds: 'hidden' | 'python' | 'range';
   /** The context string id its calls get. */
   joined: number;
   /** The node of its Python stack (SiteTable). */
@@ -494,12 +497,12 @@ interface StackEntry {
 }
 
 /**
- * The innermost Python frame on `stack` still running at `time`: what a Python frame or a call is
- * inside. Ranges do not say it: Kineto may begin one inside the launcher's work and end it after
+ * The innermost Python frame on `stack` (its entries below `at`) still running at `time`: what a
+ * Python frame or a call is inside. Ranges do not say it: Kineto may begin one inside the launcher's work and end it after
  * the script's (ProfilerStep#N begins in the profiler's step and outlasts the script's <module>).
  */
-function openPython(stack: StackEntry[], time: number): StackEntry | undefined {
-  let k = stack.length ? stack[stack.length - 1].pyAt : -1;
+function openPython(stack: StackEntry[], time: number, at = stack.length): StackEntry | undefined {
+  let k = at ? stack[at - 1].pyAt : -1;
   while (k >= 0 && stack[k].end <= time) k = k > 0 ? stack[k - 1].pyAt : -1;
   return k >= 0 ? stack[k] : undefined;
 }
@@ -519,6 +522,56 @@ function hiddenFrame(mode: LauncherMode, role: LauncherRole | undefined): Launch
   if (role === 'chain' || role === 'exec' || role === 'runCode') return role;
   if (mode === 'runCode') return role === 'module' ? undefined : 'own';
   return mode === 'chain' ? 'own' : undefined;
+}
+
+/** "outer > name" string ids by (outer, name), so that each context is joined and interned once. */
+function contextJoiner(b: TraceBuilder): (top: number, name: number) => number {
+  const joined = new Map<number, number>();
+  return (top, name) => {
+    const key = name < 2 ** 26 ? top * 2 ** 26 + name : -1; // unique, and exact in a double
+    let id = joined.get(key);
+    if (id === undefined) {
+      const text = b.strings.get(name);
+      id = b.strings.id(top ? b.strings.get(top) + ' > ' + text : text);
+      if (key >= 0) joined.set(key, id);
+    }
+    return id;
+  };
+}
+
+/**
+ * Where on `stack` a profiler range that ends at `end` goes: above the innermost entry that lasts
+ * until it ends. A range that begins inside an entry and outlasts it (ProfilerStep#N begun by a
+ * step() inside the optimizer's step, which ends first) is not inside it: stacked on it, every
+ * later step would nest in the one before, its context and depth growing with each.
+ */
+function rangeParentDepth(stack: StackEntry[], end: number): number {
+  let at = stack.length;
+  while (at > 0 && stack[at - 1].end < end) at--;
+  return at;
+}
+
+/**
+ * Puts a range at `at`, below the entries that end before it: what they hold from now on is inside
+ * it too, so their context and depth are made again on it. Their Python frame indices move up with them.
+ */
+function insertRange(
+  stack: StackEntry[],
+  at: number,
+  entry: StackEntry,
+  begin: number,
+  join: (top: number, name: number) => number,
+) {
+  stack.splice(at, 0, entry);
+  for (let k = at + 1; k < stack.length; k++) {
+    const e = stack[k];
+    const below = stack[k - 1];
+    if (e.pyAt >= at) e.pyAt++;
+    // One that ended before the range began (kept until what was stacked on it ends) holds nothing now.
+    const adds = e.end <= begin ? 'hidden' : e.adds;
+    e.joined = adds === 'range' ? join(below.joined, e.name) : below.joined;
+    e.shown = below.shown + (adds === 'hidden' ? 0 : 1);
+  }
 }
 
 /**
@@ -544,18 +597,7 @@ function addCalls(
   const stacks: StackEntry[][] = [];
   // Call kind codes by name id, worked out once per name (-1: not yet).
   const kindOfName = new Int8Array(b.strings.list.length).fill(-1);
-  // "outer > name" string ids by (outer, name), so that each context is joined and interned once.
-  const joined = new Map<number, number>();
-  const join = (top: number, name: number): number => {
-    const key = name < 2 ** 26 ? top * 2 ** 26 + name : -1; // unique, and exact in a double
-    let id = joined.get(key);
-    if (id === undefined) {
-      const text = b.strings.get(name);
-      id = b.strings.id(top ? b.strings.get(top) + ' > ' + text : text);
-      if (key >= 0) joined.set(key, id);
-    }
-    return id;
-  };
+  const join = contextJoiner(b);
   // By name id, twice (at the top of a thread, and below a frame that is shown): what the frame is to the launcher.
   const roles = new Map<number, LauncherRole | undefined>();
   const roleOf = (name: number, topOfThread: boolean) => {
@@ -571,18 +613,29 @@ function addCalls(
     const laneId = laneMap[host.lane[r]];
     const stack = (stacks[laneId] ??= []);
     while (stack.length && stack[stack.length - 1].end <= host.begin[r]) stack.pop();
-    const outer = stack.length ? stack[stack.length - 1] : undefined;
-    const py = openPython(stack, host.begin[r]);
+    const python = host.context[r] === PYTHON;
+    const at = host.context[r] && !python ? rangeParentDepth(stack, host.end[r]) : stack.length;
+    const outer = at ? stack[at - 1] : undefined;
+    const py = openPython(stack, host.begin[r], at);
     const top = outer?.joined ?? 0;
     const shown = outer?.shown ?? 0;
     const frames = py?.frames ?? 0;
     const shownPython = py?.shownPython ?? 0;
     const mode = py?.python ?? 'shown';
-    const python = host.context[r] === PYTHON;
     const hidden = python ? hiddenFrame(mode, roleOf(host.name[r], shownPython === 0)) : undefined;
     if (hidden) {
       // The launcher's frames are nowhere in the trace: not on a lane, in a context or in a site.
-      stack.push({ end: host.end[r], joined: top, frames, shown, shownPython, pyAt: stack.length, python: hidden });
+      stack.push({
+        end: host.end[r],
+        name: host.name[r],
+        adds: 'hidden',
+        joined: top,
+        frames,
+        shown,
+        shownPython,
+        pyAt: stack.length,
+        python: hidden,
+      });
       continue;
     }
     const begin = host.begin[r] - t0;
@@ -592,15 +645,19 @@ function addCalls(
       id = b.callRow(laneId, CK.context, begin, end);
       cols.depth[id] = Math.min(shown, 255);
       // Python frames make the call's site, not its context: a joined stack would grow with its depth.
-      stack.push({
+      const entry: StackEntry = {
         end: host.end[r],
+        name: host.name[r],
+        adds: python ? 'python' : 'range',
         joined: python ? top : join(top, host.name[r]),
         frames: python ? sites.enter(frames, host.name[r]) : frames,
         shown: shown + 1,
         shownPython: shownPython + (python ? 1 : 0),
-        pyAt: python ? stack.length : (outer?.pyAt ?? -1),
+        pyAt: python ? at : (outer?.pyAt ?? -1),
         python: 'shown',
-      });
+      };
+      if (at === stack.length) stack.push(entry);
+      else insertRange(stack, at, entry, host.begin[r], join);
     } else {
       const name = host.name[r];
       if (kindOfName[name] < 0) kindOfName[name] = CK[callKindOf(b.strings.get(name))];

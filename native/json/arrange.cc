@@ -29,8 +29,13 @@ Mode hiddenFrame(Mode mode, int8_t role) {
   return mode == kChain ? kOwn : kHidden;
 }
 
+/** What a stack entry adds to the context and depth of what it holds (StackEntry.adds in pytorch.ts). */
+enum class Adds : uint8_t { kHidden, kPython, kRange };
+
 struct StackEntry {
   double end;
+  int32_t name;
+  Adds adds;
   int32_t joined, frames, shown, shownPython;
   /** The index on the stack of the innermost Python frame at or below this entry; -1 for none. */
   int32_t pyAt;
@@ -38,11 +43,18 @@ struct StackEntry {
   Mode python;
 };
 
-/** openPython in pytorch.ts: the innermost Python frame on `stack` still running at `time`. */
-const StackEntry *openPython(const std::vector<StackEntry> &stack, double time) {
-  int32_t k = stack.empty() ? -1 : stack.back().pyAt;
+/** openPython in pytorch.ts: the innermost Python frame on `stack` (below `at`) still running at `time`. */
+const StackEntry *openPython(const std::vector<StackEntry> &stack, double time, size_t at) {
+  int32_t k = at ? stack[at - 1].pyAt : -1;
   while (k >= 0 && stack[size_t(k)].end <= time) k = k > 0 ? stack[size_t(k) - 1].pyAt : -1;
   return k >= 0 ? &stack[size_t(k)] : nullptr;
+}
+
+/** rangeParentDepth in pytorch.ts: a profiler range goes above the innermost entry that lasts until it ends. */
+size_t rangeParentDepth(const std::vector<StackEntry> &stack, double end) {
+  size_t at = stack.size();
+  while (at > 0 && stack[at - 1].end < end) at--;
+  return at;
 }
 
 /** Names below this make unique keys with a node or a context id (2^26, as in pytorch.ts). */
@@ -117,17 +129,19 @@ void addCalls(const ArrangeInput &in, Strings &strings, const ArrangeOut &out, A
     uint32_t lane = uint32_t(in.laneMap[in.hostLane[r]]);
     std::vector<StackEntry> &stack = stacks[lane];
     while (!stack.empty() && stack.back().end <= in.hostBegin[r]) stack.pop_back();
-    const StackEntry *outer = stack.empty() ? nullptr : &stack.back();
-    const StackEntry *py = openPython(stack, in.hostBegin[r]);
+    int32_t name = in.hostName[r];
+    bool python = in.hostContext[r] == 2;
+    size_t at = in.hostContext[r] && !python ? rangeParentDepth(stack, in.hostEnd[r]) : stack.size();
+    const StackEntry *outer = at ? &stack[at - 1] : nullptr;
+    const StackEntry *py = openPython(stack, in.hostBegin[r], at);
     int32_t top = outer ? outer->joined : 0, shown = outer ? outer->shown : 0;
     int32_t frames = py ? py->frames : 0, shownPython = py ? py->shownPython : 0;
     Mode mode = py ? py->python : kShown;
-    int32_t name = in.hostName[r];
-    bool python = in.hostContext[r] == 2;
     Mode hidden = python ? hiddenFrame(mode, (shownPython == 0 ? in.roleTop : in.roleInner)[name]) : kHidden;
     if (hidden != kHidden) {
       // The launcher's frames are nowhere in the trace: not on a lane, in a context or in a site.
-      stack.push_back({in.hostEnd[r], top, frames, shown, shownPython, int32_t(stack.size()), hidden});
+      stack.push_back(
+          {in.hostEnd[r], name, Adds::kHidden, top, frames, shown, shownPython, int32_t(stack.size()), hidden});
       continue;
     }
     size_t id = made.calls++;
@@ -142,10 +156,27 @@ void addCalls(const ArrangeInput &in, Strings &strings, const ArrangeOut &out, A
       out.callDepth[id] = uint8_t(std::min(shown, 255));
       out.callContext[id] = 0;
       int32_t inner = python ? nodes.enter(frames, name) : frames;
-      int32_t pyAt = python ? int32_t(stack.size()) : outer ? outer->pyAt : -1;
+      int32_t pyAt = python ? int32_t(at) : outer ? outer->pyAt : -1;
       // A new entry may move the stack's memory: `outer` and `py` are not used after this.
-      stack.push_back({in.hostEnd[r], python ? top : join(top, name), inner, shown + 1, shownPython + (python ? 1 : 0),
-                       pyAt, kShown});
+      StackEntry entry{in.hostEnd[r], name,      python ? Adds::kPython : Adds::kRange, python ? top : join(top, name),
+                       inner,         shown + 1, shownPython + (python ? 1 : 0),        pyAt,
+                       kShown};
+      if (at == stack.size()) {
+        stack.push_back(entry);
+      } else {
+        // insertRange in pytorch.ts: below the entries that end before it, whose context and depth
+        // are made again on it; their Python frame indices move up with them.
+        stack.insert(stack.begin() + std::ptrdiff_t(at), entry);
+        for (size_t k = at + 1; k < stack.size(); k++) {
+          StackEntry &e = stack[k];
+          const StackEntry &below = stack[k - 1];
+          if (e.pyAt >= int32_t(at)) e.pyAt++;
+          // One that ended before the range began (kept until what was stacked on it ends) holds nothing now.
+          Adds adds = e.end <= in.hostBegin[r] ? Adds::kHidden : e.adds;
+          e.joined = adds == Adds::kRange ? join(below.joined, e.name) : below.joined;
+          e.shown = below.shown + (adds == Adds::kHidden ? 0 : 1);
+        }
+      }
     } else {
       out.callKind[id] = uint8_t(in.kindOfName[name]);
       out.callDepth[id] = 0;

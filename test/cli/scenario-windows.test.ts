@@ -139,7 +139,7 @@ test('a trace without host calls: nothing to turn into a scenario, replay or sim
 // ---- The property, over every trace fixture ----------------------------------------------------
 
 const isTraceFixture = (path: string) =>
-  /\.json(\.gz)?$/.test(path) && !path.includes('fake-torch') && !path.endsWith('whatif-truth/measured.json');
+  /\.json(\.gz)?$/.test(path) && !path.includes('fake-torch') && !path.endsWith('/measured.json');
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {

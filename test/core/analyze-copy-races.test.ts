@@ -1,5 +1,5 @@
 // Races inferred where a trace declares no buffers (core/analyze/copy-races.ts), on the recorded
-// what-if truth programs (test/fixtures/whatif-truth, H100): race_prefetch copies each batch on a
+// what-if truth programs (test/fixtures/whatif-programs, H100): race_prefetch copies each batch on a
 // copy stream and the default stream reads it with no wait; the others order what they copy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ const races = async (file: string) => {
 };
 
 test('race_prefetch capture: the batch copied on the copy stream and read by the default stream, each step, is a candidate race', async () => {
-  const { findings, hazards } = await races('test/fixtures/whatif-truth/race_prefetch.capture.syncscope.json.gz');
+  const { findings, hazards } = await races('test/fixtures/whatif-programs/race_prefetch.capture.syncscope.json.gz');
   // The warm-up's 20 steps and the timed loop's 60 call step() from two lines of _harness.py: two places.
   assert.equal(findings.length, 2);
   const timed = findings.find((f) => f.calls[0] === 889)!;
@@ -34,7 +34,7 @@ test('race_prefetch capture: the batch copied on the copy stream and read by the
 });
 
 test('race_prefetch profile: the same race, with records that name no stream', async () => {
-  const { findings, hazards } = await races('test/fixtures/whatif-truth/race_prefetch.profile.json.gz');
+  const { findings, hazards } = await races('test/fixtures/whatif-programs/race_prefetch.profile.json.gz');
   assert.equal(findings.length, 1);
   assert.match(findings[0].message, /\(10 times\)$/);
   // Read by hand: ProfilerStep#10's label copy is call 166 on stream 13, its first GEMM call 190 on stream 7.
@@ -47,9 +47,9 @@ test('copies that are ordered before their readers are no race', async () => {
   // the stream that reads; legacy_stream copies device to host.
   for (const file of [
     'test/fixtures/torch/sync_overlap.json',
-    'test/fixtures/whatif-truth/event_sync.capture.syncscope.json.gz',
-    'test/fixtures/whatif-truth/pageable_copy.profile.json.gz',
-    'test/fixtures/whatif-truth/legacy_stream.capture.syncscope.json.gz',
+    'test/fixtures/whatif-programs/event_sync.capture.syncscope.json.gz',
+    'test/fixtures/whatif-programs/pageable_copy.profile.json.gz',
+    'test/fixtures/whatif-programs/legacy_stream.capture.syncscope.json.gz',
     'test/fixtures/python/ragged_batches.profile.json.gz',
   ])
     assert.deepEqual((await races(file)).findings, [], file);

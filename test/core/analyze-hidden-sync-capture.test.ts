@@ -1,6 +1,6 @@
 // `.item()` in a CUPTI capture (core/analyze/host-syncs.ts): a capture names no framework op, but
 // the Python line of each call; one line that made a device-to-host copy and the stream synchronize
-// after it asked for a value. item_every_step (test/fixtures/whatif-truth, H100) adds loss.item()
+// after it asked for a value. item_every_step (test/fixtures/whatif-programs, H100) adds loss.item()
 // to a running sum at line 53, every step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
 test('item_every_step capture: .item() at one line, copy then synchronize, is a hidden sync', async () => {
-  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/item_every_step.capture.syncscope.json.gz'));
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-programs/item_every_step.capture.syncscope.json.gz'));
   const found = analyze(t).findings.filter((f) => f.kind === 'hidden-sync');
   // The warm-up's 20 steps and the timed loop's 60 reach line 53 from two lines of _harness.py.
   assert.deepEqual(

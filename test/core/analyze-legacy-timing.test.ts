@@ -1,5 +1,5 @@
 // S3 read from timing where a torch.profiler trace gives no stream flags
-// (core/analyze/legacy-timing.ts), on the recorded what-if truth programs (test/fixtures/whatif-truth,
+// (core/analyze/legacy-timing.ts), on the recorded what-if truth programs (test/fixtures/whatif-programs,
 // H100): legacy_stream copies each batch's embeddings on a stream created blocking.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ const serialized = async (file: string) =>
   analyze(await loadTraceFile(repoPath(file))).findings.filter((f) => f.kind === 'legacy-serialization');
 
 test('legacy_stream profile: the encoder on the legacy default stream held by the blocking copy stream', async () => {
-  const found = await serialized('test/fixtures/whatif-truth/legacy_stream.profile.json.gz');
+  const found = await serialized('test/fixtures/whatif-programs/legacy_stream.profile.json.gz');
   assert.equal(found.length, 1);
   const [f] = found;
   // Read by hand: call 17 launched a GEMM (op 4) on the legacy default stream, stream 7, and returned
@@ -26,8 +26,8 @@ test('legacy_stream profile: the encoder on the legacy default stream held by th
 
 test('streams whose work overlapped the legacy one, or that show no hold, are not taken as blocking', async () => {
   for (const file of [
-    'test/fixtures/whatif-truth/race_prefetch.profile.json.gz',
-    'test/fixtures/whatif-truth/event_sync.profile.json.gz',
+    'test/fixtures/whatif-programs/race_prefetch.profile.json.gz',
+    'test/fixtures/whatif-programs/event_sync.profile.json.gz',
     'test/fixtures/torch/sync_overlap.json',
     'test/fixtures/python/ragged_batches.profile.json.gz',
   ])

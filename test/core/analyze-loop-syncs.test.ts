@@ -130,7 +130,7 @@ test('the busy times the metrics gathered give the same loop-syncs as gathering 
 });
 
 test('S14: every pass of a loop-sync line is its member, those that found the GPU done too (loop_sync profile, H100)', async () => {
-  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/loop_sync.profile.json.gz'));
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-programs/loop_sync.profile.json.gz'));
   const [f] = loopSyncs(t);
   // Read by hand: the ten cudaDeviceSynchronize calls of loop_sync.py:60 in ProfilerStep#10 to #19.
   // The first took 18 µs and blocked 0: it follows work of the step before the trace, done by then.

@@ -187,7 +187,7 @@ test("timing, by the event's stream: an event sync whose record Kineto does not 
   // 901737.7; a multi_tensor_apply kernel of stream 7 ended at 901695.4, the EMA's lerp on stream 13
   // at 901728.1. The event's other syncs, all settled on the EMA's stream, say which of the two it was.
   const { loadTraceFile } = await import('../../node/trace-file');
-  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/event_sync.profile.json.gz'));
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-programs/event_sync.profile.json.gz'));
   const syncs = [...Array(t.calls.count).keys()].filter((i) => str(t, t.calls.name[i]) === 'cudaEventSynchronize');
   assert.equal(syncs.length, 10);
   // All ten blocked, 6.5 to 8.7 ms each (read by hand from their durations).

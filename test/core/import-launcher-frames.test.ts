@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { importPytorch } from '../../core/import/pytorch';
 import { launcherRole } from '../../core/import/python-sites';
 import { CK, str, type Trace } from '../../core/trace/model';
+import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
 const DIR = repoPath('test', 'fixtures', 'torch', 'profile');
@@ -81,4 +82,54 @@ test("launcherRole: each launcher frame's part, read from a recorded trace's nam
   assert.equal(launcherRole('train_step.py(0): <module>', true), 'module');
   assert.equal(launcherRole('train_step.py(0): <module>', false), undefined);
   assert.equal(launcherRole('/srv/app/my_syncscope_profile.py(3): main', true), undefined);
+});
+
+// The launcher's step() runs in the optimizer's post-step hook, inside Optimizer.step's range:
+// each ProfilerStep#N begins inside step N-1's Optimizer.step and outlasts it. In
+// test/fixtures/whatif-programs/item_every_step.profile.json.gz (read by hand), step 10's
+// Optimizer.step#SGD.step runs from ts 5641262743440.161 to 5641262744338.723 µs and ProfilerStep#11
+// from 5641262744300.472 to 5641262751639.161. A range is inside the innermost one that lasts until it
+// ends: stacked on the range it began in, each step would nest in the one before, its depth and its
+// calls' context growing with every step. Both readers (JavaScript, and native where built) follow it.
+test('a ProfilerStep begun inside the previous Optimizer.step is not nested in it, nor its successors in it', async () => {
+  const file = repoPath('test/fixtures/whatif-programs/item_every_step.profile.json.gz');
+  const readers: [string, Trace][] = [
+    ['javascript', importPytorch(gunzipSync(readFileSync(file)))],
+    ['loadTraceFile', await loadTraceFile(file)],
+  ];
+  for (const [reader, t] of readers) {
+    const c = t.calls;
+    const ranges = (re: RegExp) =>
+      [...Array(c.count).keys()].filter((i) => c.kind[i] === CK.context && re.test(str(t, c.name[i])));
+    const steps = ranges(/^ProfilerStep#\d+$/);
+    const optimizer = ranges(/^Optimizer\.step#SGD\.step$/);
+    assert.deepEqual(
+      steps.map((i) => str(t, c.name[i])),
+      ['#10', '#11', '#12', '#13', '#14', '#15', '#16', '#17', '#18', '#19'].map((n) => 'ProfilerStep' + n),
+      reader,
+    );
+    // The premise, as imported: 860.311 µs after step 10's Optimizer.step began, ProfilerStep#11 began.
+    assert.equal(Math.round(c.begin[steps[1]] - c.begin[optimizer[0]]), 860311, reader);
+    assert.ok(c.end[optimizer[0]] < c.end[steps[1]], reader);
+    // Every step at one depth, each Optimizer.step one depth inside its own step's Python frames.
+    assert.deepEqual(
+      new Set(steps.map((i) => c.depth[i])).size,
+      1,
+      `${reader}: steps at depths ${steps.map((i) => c.depth[i])}`,
+    );
+    assert.equal(new Set(optimizer.slice(0, -1).map((i) => c.depth[i])).size, 1, reader);
+    // No context names two steps: a synchronizing .item() is in one step's range.
+    const contexts = [...Array(c.count).keys()].map((i) => (c.context[i] ? str(t, c.context[i]) : ''));
+    assert.deepEqual(
+      contexts.filter((x) => (x.match(/ProfilerStep#/g) ?? []).length > 1),
+      [],
+      reader,
+    );
+    const itemSyncs = [...Array(c.count).keys()].filter(
+      (i) =>
+        str(t, c.name[i]) === 'cudaStreamSynchronize' && contexts[i].endsWith('aten::item > aten::_local_scalar_dense'),
+    );
+    assert.equal(itemSyncs.length, 10, reader);
+    assert.equal(contexts[itemSyncs[0]], 'ProfilerStep#10 > aten::item > aten::_local_scalar_dense', reader);
+  }
 });

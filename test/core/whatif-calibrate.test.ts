@@ -2,7 +2,7 @@
 // `syncscope profile` holds the script's step timed with the profiler off, and the what-if takes the
 // same time out of host work for each call and range the profiler logged there (scaling the rest only where
 // that is not enough) so that the unchanged program's simulated step takes that long. loop_sync's
-// profile (test/fixtures/whatif-truth, H100): its plain step, read by hand from the trace's marker,
+// profile (test/fixtures/whatif-programs, H100): its plain step, read by hand from the trace's marker,
 // is 3732884 ns over 5 steps; its recorded steps (ProfilerStep#11 to #19) take 6.1 to 6.5 ms.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ import { recordedWindow } from '../../core/overview/window';
 import { loopStepMismatch, optimizerStepsPerIteration } from '../../core/whatif/loop-step';
 
 const loopSync = () =>
-  importPytorch(gunzipSync(readFileSync(repoPath('test/fixtures/whatif-truth/loop_sync.profile.json.gz'))));
+  importPytorch(gunzipSync(readFileSync(repoPath('test/fixtures/whatif-programs/loop_sync.profile.json.gz'))));
 
 test('plainHostWork takes the time per range out of host work steps alone, then scales, on the copy it is given, never to 0 ns', () => {
   const steps: GeneratedStep[] = [
@@ -75,7 +75,7 @@ test('the plain step is matched by the pace after the first iteration, as saving
   // with the steps after the first faster than it, and the saving of the .item() wait removed comes
   // out a third of what it is.
   const t = importPytorch(
-    gunzipSync(readFileSync(repoPath('test/fixtures/whatif-truth/item_every_step.profile.json.gz'))),
+    gunzipSync(readFileSync(repoPath('test/fixtures/whatif-programs/item_every_step.profile.json.gz'))),
   );
   assert.deepEqual(t.meta.plainStep, { ns: 5979567, steps: 5 });
   const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'loop-sync');
@@ -116,7 +116,7 @@ test('a profile whose steps already run at their plain speed is left as recorded
   // window's first step (which starts with the GPU idle) is left out, its simulated steps are no
   // slower than the plain ones, and there is nothing to take out, on the host or the GPU.
   const t = importPytorch(
-    gunzipSync(readFileSync(repoPath('test/fixtures/whatif-truth/legacy_stream.profile.json.gz'))),
+    gunzipSync(readFileSync(repoPath('test/fixtures/whatif-programs/legacy_stream.profile.json.gz'))),
   );
   assert.deepEqual(t.meta.plainStep, { ns: 2068714, steps: 5 });
   const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'legacy-serialization');
@@ -195,7 +195,7 @@ test("a capture's plain step calibrates it as a profile's does, where its loop's
   // item_every_step's capture (H100): its loop, found by the calls that repeat, is one optimizer
   // step, 7.6 to 7.9 ms captured; the script's plain step there was about 6 ms (its profile's plain
   // marker, read by hand: 5979567 ns over 5 steps). `syncscope capture --plain-steps` puts it in the meta.
-  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/item_every_step.capture.syncscope.json.gz'));
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-programs/item_every_step.capture.syncscope.json.gz'));
   assert.equal(t.meta.plainStep, undefined);
   const hiddenSync = (r: ReturnType<typeof whatIf>) => r.find((f) => f.finding.kind === 'hidden-sync' && f.applied)!;
   const bare = hiddenSync(whatIf(t, h200, 'all'));
@@ -230,7 +230,7 @@ test("a capture's plain step calibrates it as a profile's does, where its loop's
 test("a capture's loop is the optimizer's step where its calls' stacks say each iteration holds one", async () => {
   // item_every_step's capture: each of its 60 iterations runs the script's step(), whose
   // optimizer.step() (line 49) launches the SGD kernels inside torch/optim/optimizer.py's wrapper.
-  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth/item_every_step.capture.syncscope.json.gz'));
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-programs/item_every_step.capture.syncscope.json.gz'));
   const rw = recordedWindow(t);
   assert.equal(rw.summary.detectedBy, 'loop');
   assert.equal(optimizerStepsPerIteration(t, rw), 1);

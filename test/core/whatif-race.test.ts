@@ -1,4 +1,4 @@
-// The race fix of the what-if on race_prefetch (test/fixtures/whatif-truth, H100): a wait for the
+// The race fix of the what-if on race_prefetch (test/fixtures/whatif-programs, H100): a wait for the
 // copy stream before each step's first read of the batch, whose measured cost is the fixed
 // program's step less the buggy one's (timings.tsv: medians 4.026 ms and 2.808 ms).
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
 const MEASURED_NS = 2_808_183 - 4_025_708;
-const trace = (kind: string) => loadTraceFile(repoPath(`test/fixtures/whatif-truth/race_prefetch.${kind}`));
+const trace = (kind: string) => loadTraceFile(repoPath(`test/fixtures/whatif-programs/race_prefetch.${kind}`));
 
 test('a stream wait whose record names no stream waits for the last op its thread issued before the record', async () => {
   const t = await trace('profile.json.gz');
