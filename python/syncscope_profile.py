@@ -644,7 +644,10 @@ class Recording:
         progress(f"plain steps: {self.plain_step_ns / 1e6:.3f} ms per step without the profiler")
 
     def plain_fields(self):
-        return {"plain": {"stepNs": round(self.plain_step_ns), "steps": self.plain}}
+        plain = {"stepNs": round(self.plain_step_ns), "steps": self.plain}
+        if self.step_on is not None:
+            plain["stepOn"] = self.step_on.what  # the step is the user's, not the optimizer's
+        return {"plain": plain}
 
     def say_plain(self):
         """The plain speed, for the caller: the run records nothing else."""

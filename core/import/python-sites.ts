@@ -2,7 +2,14 @@
 // both described in docs/import.md: the Kineto `python_function` events of a trace recorded with
 // with_stack (each names the line where a frame was entered, so the site is only a function), and
 // the call-site markers of `syncscope profile` (the call's own line).
-import { isFrameLine, isSourceLine, MAX_SOURCE_LINE, type CallSite, type SourceFrame } from '../trace/model';
+import {
+  isFrameLine,
+  isSourceLine,
+  MAX_SOURCE_LINE,
+  type CallSite,
+  type PlainStep,
+  type SourceFrame,
+} from '../trace/model';
 
 /** The launcher that `syncscope profile` runs scripts under: its frames are never the user's. */
 const LAUNCHER = 'syncscope_profile.py';
@@ -204,12 +211,23 @@ function plainOf(v: unknown): MarkerSite | string {
   return typeof plain === 'string' ? plain : { stack: [], line: false, plain };
 }
 
-/** The launcher's `{"stepNs": n, "steps": k}` (TraceMeta.plainStep), or why it is not one. */
-export function plainStepOf(v: unknown): { ns: number; steps: number } | string {
-  const { stepNs, steps } = (v ?? {}) as { stepNs?: unknown; steps?: unknown };
-  if (!Number.isSafeInteger(stepNs) || (stepNs as number) <= 0 || !Number.isSafeInteger(steps) || (steps as number) < 1)
-    return '"plain" is not {"stepNs": n, "steps": k} with n and k positive integers';
-  return { ns: stepNs as number, steps: steps as number };
+/** The longest --step-on text kept: a function's qualified name, or a file's path and a line. */
+const MAX_STEP_ON = 1000;
+
+/** The launcher's `{"stepNs": n, "steps": k, "stepOn"?: what}` (TraceMeta.plainStep), or why it is not one. */
+export function plainStepOf(v: unknown): PlainStep | string {
+  const { stepNs, steps, stepOn } = (v ?? {}) as { stepNs?: unknown; steps?: unknown; stepOn?: unknown };
+  if (
+    !Number.isSafeInteger(stepNs) ||
+    (stepNs as number) <= 0 ||
+    !Number.isSafeInteger(steps) ||
+    (steps as number) < 1 ||
+    (stepOn !== undefined && (typeof stepOn !== 'string' || !stepOn || stepOn.length > MAX_STEP_ON))
+  )
+    return `"plain" is not {"stepNs": n, "steps": k} with n and k positive integers, and "stepOn" (if any) a name of 1 to ${MAX_STEP_ON} characters`;
+  const plain: PlainStep = { ns: stepNs as number, steps: steps as number };
+  if (stepOn !== undefined) plain.stepOn = stepOn as string;
+  return plain;
 }
 
 /**

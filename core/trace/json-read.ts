@@ -419,6 +419,7 @@ export function readMeta(v: unknown): TraceMeta {
     const p = obj(m.plainStep, at, 'plainStep');
     int(p, 'ns', ['meta', 'plainStep'], 1, Number.MAX_SAFE_INTEGER);
     int(p, 'steps', ['meta', 'plainStep'], 1, INT32);
+    optStr(p, 'stepOn', ['meta', 'plainStep']);
   }
   return m as unknown as TraceMeta;
 }

@@ -222,7 +222,14 @@ export interface TraceMeta {
    * else of Syncscope's, measured by `syncscope profile` before it recorded. A what-if scales the
    * recorded host time so that the unchanged program runs its steps at this speed.
    */
-  plainStep?: { ns: number; steps: number };
+  plainStep?: PlainStep;
+}
+
+/** TraceMeta.plainStep: the mean step `ns` over `steps` steps, each the optimizer's step, or where `stepOn` is given the step it names (a function's every return, or a `file.py:LINE`'s every start). */
+export interface PlainStep {
+  ns: number;
+  steps: number;
+  stepOn?: string;
 }
 
 export type Severity = 'error' | 'warning' | 'info';

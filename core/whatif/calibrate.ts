@@ -7,7 +7,7 @@
 // simulated steps take that long, and simulates every fix with the same work.
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
-import type { Trace } from '../trace/model';
+import type { PlainStep, Trace } from '../trace/model';
 import { compileGenerated } from './compile';
 import type { GeneratedScenario, Threads } from './from-trace';
 import { PLAIN_TOLERANCE, type PlainCalibration } from './overhead';
@@ -74,7 +74,7 @@ export function calibrateToPlain(
   base: GeneratedScenario,
   profile: SimProfile,
   stepOf: (sim: Trace) => number,
-  plain: { ns: number; steps: number },
+  plain: PlainStep,
   recorded: Trace,
 ): { calibration: PlainCalibration; simulated: Trace } {
   const at = (c: Calibrated) => {
@@ -118,6 +118,7 @@ export function calibrateToPlain(
     calibration: {
       plainStepNs: plain.ns,
       steps: plain.steps,
+      ...(plain.stepOn !== undefined && { stepOn: plain.stepOn }),
       recordedStepNs: Math.round(recordedStepNs),
       calibratedStepNs: Math.round(stepOf(best.sim)),
       perRangeNs: Math.round(best.perRangeNs),

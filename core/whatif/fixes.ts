@@ -401,7 +401,7 @@ export function whatIf(
       : !calibrates
         ? `${notScaled}: the trace shows no loop of steps to scale`
         : rw.summary.detectedBy === 'loop'
-          ? loopStepMismatch(t, rw, stepOf(recorded), plainStep.ns)
+          ? loopStepMismatch(t, rw, stepOf(recorded), plainStep)
           : undefined;
   const plain = calibrates && !unmatched ? calibrateToPlain(base, profile, stepOf, plainStep, recorded) : undefined;
   const baseSim = plain?.simulated ?? recorded;

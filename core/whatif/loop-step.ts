@@ -2,10 +2,11 @@
 // whose plain speed the launcher timed (TraceMeta.plainStep), before the what-if scales the loop to
 // it. The launcher's step is, unless told otherwise, torch's optimizer step, and a capture's calls
 // carry their Python stacks: a loop whose every iteration holds one optimizer step is that step.
-// Where the stacks say nothing, the iteration's recorded length must be near the plain step's.
+// Where the stacks say nothing, or the step is the user's (--step-on), the iteration's recorded
+// length must be near the plain step's.
 import type { RecordedWindow } from '../overview/window';
 import { spanAt } from '../overview/window';
-import type { Trace } from '../trace/model';
+import type { PlainStep, Trace } from '../trace/model';
 import { formatNs } from '../units';
 
 /** A frame of torch's optimizer step: its hook wrapper, around every torch optimizer's step. */
@@ -24,16 +25,18 @@ const AGREEING = 0.9;
 
 /**
  * Why the loop of `rw` is not the launcher's step (`recordedStepNs`: its simulated iteration as
- * recorded), or undefined where it can be scaled to `plainStepNs`.
+ * recorded), or undefined where it can be scaled to `plainStep`.
  */
 export function loopStepMismatch(
   t: Trace,
   rw: RecordedWindow,
   recordedStepNs: number,
-  plainStepNs: number,
+  plainStep: PlainStep,
 ): string | undefined {
+  const plainStepNs = plainStep.ns;
   const plain = `not scaled to the plain step of ${formatNs(plainStepNs)}`;
-  const steps = optimizerStepsPerIteration(t, rw);
+  // A step of the user's (--step-on) may hold any number of optimizer steps: its length decides.
+  const steps = plainStep.stepOn === undefined ? optimizerStepsPerIteration(t, rw) : undefined;
   if (steps === 1) return undefined;
   if (steps !== undefined && steps > 1)
     return `${plain}: each iteration of the loop found in the trace holds ${steps} optimizer steps`;

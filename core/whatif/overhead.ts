@@ -18,6 +18,8 @@ export interface PlainCalibration {
   /** The program's step without the recorder, and over how many steps it was measured. */
   plainStepNs: number;
   steps: number;
+  /** The step --step-on named, where it was not the optimizer's (TraceMeta.plainStep). */
+  stepOn?: string;
   /**
    * The unchanged program's simulated step with the work as recorded, and as calibrated: its pace
    * after the window's first iteration, as savings per iteration are read.
@@ -95,7 +97,8 @@ const recorderOf = (kind: TraceKind | undefined) => (kind === 'capture' ? 'the c
 
 /** "host work less 5.48 µs per call or range the profiler logged in it so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
 function plainText(p: PlainCalibration, recorder: string): string {
-  const measured = `measured over ${p.steps} steps without ${recorder}; recorded, its step took ${formatNs(p.recordedStepNs)}`;
+  const steps = p.stepOn ? `${p.steps} steps (each ended by ${p.stepOn})` : `${p.steps} steps`;
+  const measured = `measured over ${steps} without ${recorder}; recorded, its step took ${formatNs(p.recordedStepNs)}`;
   const taken = [
     p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '',
     p.perRangeNs > 0 ? `host work less ${formatNs(p.perRangeNs)} per call or range ${recorder} logged in it` : '',

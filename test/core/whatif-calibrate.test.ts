@@ -153,12 +153,22 @@ test('the plain marker is read, and a malformed one is a counted fault, not a st
   const read = (fields: string) =>
     importPytorch(new TextEncoder().encode(JSON.stringify({ traceEvents: [marker(fields), call] })));
   assert.deepEqual(read('{"plain":{"stepNs":2500000,"steps":5}}').meta.plainStep, { ns: 2500000, steps: 5 });
-  const bad = read('{"plain":{"stepNs":-1,"steps":5}}');
-  assert.equal(bad.meta.plainStep, undefined);
-  assert.ok(
-    bad.meta.notes?.some((n) => n.includes('"plain" is not {"stepNs": n, "steps": k} with n and k positive integers')),
-    JSON.stringify(bad.meta.notes),
-  );
+  // --step-on's step is kept with it: the loop it calibrates need not hold one optimizer step.
+  assert.deepEqual(read('{"plain":{"stepNs":2500000,"steps":5,"stepOn":"train.py:40"}}').meta.plainStep, {
+    ns: 2500000,
+    steps: 5,
+    stepOn: 'train.py:40',
+  });
+  for (const fields of ['{"plain":{"stepNs":-1,"steps":5}}', '{"plain":{"stepNs":2500000,"steps":5,"stepOn":7}}']) {
+    const bad = read(fields);
+    assert.equal(bad.meta.plainStep, undefined, fields);
+    assert.ok(
+      bad.meta.notes?.some((n) =>
+        n.includes('"plain" is not {"stepNs": n, "steps": k} with n and k positive integers'),
+      ),
+      JSON.stringify(bad.meta.notes),
+    );
+  }
 });
 
 test('each host work step of a scenario counts the call and the ranges the profiler logged in its gap', () => {
@@ -235,7 +245,7 @@ test("a capture's loop is the optimizer's step where its calls' stacks say each 
   assert.equal(rw.summary.detectedBy, 'loop');
   assert.equal(optimizerStepsPerIteration(t, rw), 1);
   // So a capture slowed far past the plain step is still scaled to it...
-  assert.equal(loopStepMismatch(t, rw, 20_000_000, 5_979_567), undefined);
+  assert.equal(loopStepMismatch(t, rw, 20_000_000, { ns: 5_979_567, steps: 5 }), undefined);
   // ...and a loop found over two steps is not, whatever its length.
   const pairs = {
     ...rw,
@@ -243,11 +253,15 @@ test("a capture's loop is the optimizer's step where its calls' stacks say each 
   };
   assert.equal(optimizerStepsPerIteration(t, pairs), 2);
   assert.equal(
-    loopStepMismatch(t, pairs, 7_000_000, 5_979_567),
+    loopStepMismatch(t, pairs, 7_000_000, { ns: 5_979_567, steps: 5 }),
     'not scaled to the plain step of 5.98 ms: each iteration of the loop found in the trace holds 2 optimizer steps',
   );
+  // A step the user named (--step-on) may hold any number of optimizer steps: the length alone decides.
+  const epoch = { ns: 5_979_567, steps: 5, stepOn: 'train_epoch' };
+  assert.match(loopStepMismatch(t, rw, 20_000_000, epoch) ?? '', /takes 20 ms, too far from it to be the same step$/);
+  assert.equal(loopStepMismatch(t, pairs, 7_000_000, epoch), undefined);
   // Without stacks, the length alone decides.
   t.calls.site.fill(0);
   assert.equal(optimizerStepsPerIteration(t, rw), undefined);
-  assert.equal(loopStepMismatch(t, rw, 7_900_000, 5_979_567), undefined);
+  assert.equal(loopStepMismatch(t, rw, 7_900_000, { ns: 5_979_567, steps: 5 }), undefined);
 });

@@ -293,7 +293,16 @@ for (const python of pythons)
     assert.ok(fn.progress.includes('plain step 4/4'), fn.progress.join('\n'));
     assert.ok(fn.progress.some((l) => /^plain steps: \d+\.\d{3} ms per step without the profiler$/.test(l)));
     assert.match(fn.output, /token 10\n$/);
-    assert.equal(readTrace(fn.result.trace!).filter((e) => e.cat === 'cuda_runtime').length, 4);
+    const events = readTrace(fn.result.trace!);
+    assert.equal(events.filter((e) => e.cat === 'cuda_runtime').length, 4);
+    // The plain speed says whose step it is: the user's, which need not be one optimizer step.
+    const plain = events
+      .filter((e) => e.name.startsWith(MARKER))
+      .map((e) => (JSON.parse(decodeURIComponent(e.name.slice(MARKER.length))) as { plain?: object }).plain)
+      .filter((p) => p !== undefined);
+    assert.equal(plain.length, 1);
+    assert.deepEqual(Object.keys(plain[0]), ['stepNs', 'steps', 'stepOn']);
+    assert.equal((plain[0] as { stepOn: string }).stepOn, 'next_token');
     // The line's sixth start before the plain steps' four: the script stops before token 10.
     const line = await profile('decode.py', { python, steps: 3, stepOn: 'decode.py:13', plainSteps: 2 });
     assert.equal(line.result.error, undefined);
