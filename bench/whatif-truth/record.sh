@@ -53,7 +53,7 @@ if [ -n "${timed// /}" ]; then
   # grep exits 1 where it keeps no row, 2 where it fails: only the latter loses the earlier rows.
   grep -v -E "^($(echo $timed | tr ' ' '|'))"$'\t' "$timings" > "$timings.kept"
   [ $? -le 1 ] && mv "$timings.kept" "$timings"
-  # Children forked after torch's import, so that each run costs the program's time, not the import's.
+  # Each run a process started afresh, as the user runs the program.
   ${pin[@]+"${pin[@]}"} python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${record_args[@]}"
   echo "timed at $(elapsed) s"
   python3 - "$timings" "$out/measured.json" "$out/RECORDED-WITH.txt" <<'PY'
