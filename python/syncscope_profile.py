@@ -23,8 +23,8 @@
   function], ...]} (innermost first, at most 32 frames, this file's and runpy's frames dropped) on
   the calling thread just before each synchronizing call it can foresee:
   - torch.cuda.synchronize, Stream.synchronize and Event.synchronize, through thin wrappers;
-  - synchronizing ATen ops (.item(), .cpu(), ...): torch.cuda.set_sync_debug_mode("warn") names
-    them, but torch hands its warnings to Python only when the op has returned, after the wait.
+  - synchronizing ATen ops (.item(), .cpu(), ...): torch.cuda.set_sync_debug_mode("warn") (set as
+    the script's first CUDA call starts CUDA: the launcher starts none) names them, but torch hands its warnings to Python only when the op has returned, after the wait.
     So a warning teaches the line (the innermost Python frame at the warning) and the marker is
     placed before that line from its next execution on (line events on that code object alone).
     The first wait at each such line has no marker; none is ever placed after its wait.
@@ -438,8 +438,37 @@ def _on_gpu(tensor, *_args):
     return getattr(tensor, "is_cuda", False) is True
 
 
+class SyncDebug:
+    """torch's sync-debug mode, set without starting CUDA: torch.cuda.set_sync_debug_mode starts it,
+    and a script that has not used CUDA yet may still choose its devices (CUDA_VISIBLE_DEVICES) or
+    fork, and allocates its host memory before CUDA starts. Until CUDA starts, the mode asked for
+    last is set as it starts, by a call torch queues for then."""
+
+    def __init__(self, torch):
+        self.cuda = torch.cuda
+        self.mode = 0
+        self.queued = False
+
+    def set(self, mode):
+        self.mode = mode
+        is_initialized = getattr(self.cuda, "is_initialized", None)
+        lazy_call = getattr(self.cuda, "_lazy_call", None)
+        if is_initialized is None or lazy_call is None or is_initialized():
+            self.cuda.set_sync_debug_mode(mode)
+        elif not self.queued:
+            self.queued = True
+            lazy_call(self.on_cuda_start)
+
+    def on_cuda_start(self):
+        try:
+            self.cuda.set_sync_debug_mode(self.mode)
+        except Exception as e:  # noqa: BLE001 - a failure here would fail the script's first CUDA call
+            progress(f"synchronizing ATen ops keep no call site: set_sync_debug_mode failed ({e})")
+
+
 def install_sites(torch, recording):
     sites = Sites(torch)
+    sync_debug = SyncDebug(torch)
     lines = UserLines(sites, recording.step_on, recording.on_step)
     lines.install()
     recording.mark_end = lambda: lines.emit(None)
@@ -448,10 +477,10 @@ def install_sites(torch, recording):
     def pause():
         sites.paused = True
         lines.pause()
-        torch.cuda.set_sync_debug_mode(0)
+        sync_debug.set(0)
 
     def resume():
-        torch.cuda.set_sync_debug_mode("warn")
+        sync_debug.set(1)  # "warn"
         lines.install()
         sites.paused = False
 
@@ -477,7 +506,7 @@ def install_sites(torch, recording):
     # Every sync must reach the hook, whatever the script's own filters say about UserWarning.
     warnings.filterwarnings("always", message=SYNC_WARNING, category=UserWarning)
     try:
-        torch.cuda.set_sync_debug_mode("warn")
+        sync_debug.set(1)  # "warn"
     except (AttributeError, RuntimeError) as e:
         progress(f"synchronizing ATen ops keep no call site: set_sync_debug_mode failed ({e})")
     return sites

@@ -310,6 +310,31 @@ for (const python of pythons)
     assert.match(line.output, /token 9\n$/);
   });
 
+test(
+  'the launcher starts no CUDA before the script: its sync-debug mode is set as the script starts it',
+  { skip: noPython },
+  async () => {
+    // Without plain steps the mode is "warn" from the script's first CUDA call on.
+    const whole = await profile('cuda_late.py', { steps: 3 });
+    assert.equal(whole.result.error, undefined);
+    assert.match(whole.output, /^cuda started before the script: False$/m);
+    assert.match(whole.output, /^step 1 sync debug 1$/m);
+    // With plain steps it is off until they are timed: steps 1 and 2 settle, 3 and 4 are timed, and
+    // the hook of step 5 turns it on.
+    const plain = await profile('cuda_late.py', { steps: 3, plainSteps: 2 });
+    assert.equal(plain.result.error, undefined);
+    assert.match(plain.output, /^cuda started before the script: False$/m);
+    assert.deepEqual(plain.output.match(/^step \d+ sync debug \d$/gm)?.slice(0, 6), [
+      'step 1 sync debug 0',
+      'step 2 sync debug 0',
+      'step 3 sync debug 0',
+      'step 4 sync debug 0',
+      'step 5 sync debug 0',
+      'step 6 sync debug 1',
+    ]);
+  },
+);
+
 test('without an optimizer the run is recorded up to the time limit', { skip: noPython }, async () => {
   const { result, progress } = await profile('forever.py', { seconds: 0.5 });
   assert.equal(result.error, undefined);
