@@ -92,6 +92,23 @@ interface Said {
 /** The launcher's line that gives a --plain-only run's measure. */
 const PLAIN_LINE = 'plain step measured ';
 
+/** Text handed on a whole line at a time; what is left when the stream ends, as a line of its own. */
+function wholeLines(write: (t: string) => void) {
+  let pending = '';
+  return {
+    push(chunk: string) {
+      const text = pending + chunk;
+      const cut = text.lastIndexOf('\n') + 1;
+      pending = text.slice(cut);
+      if (cut) write(text.slice(0, cut));
+    },
+    end() {
+      if (pending) write(pending + '\n');
+      pending = '';
+    },
+  };
+}
+
 /** Splits stderr into the launcher's lines (progress, errors) and the script's own text. */
 function stderrReader(said: Said, o: Pick<ProfileOptions, 'onProgress'>, output: (t: string) => void) {
   let pending = '';
@@ -204,7 +221,10 @@ function runLauncher(o: Omit<ProfileOptions, 'out'>, args: string[]): Promise<Ra
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout.setEncoding('utf8').on('data', output);
+    // Whole lines only: unbuffered, Python writes a line's text and its newline apart, and a
+    // progress line read from stderr between them would land inside the script's line.
+    const lines = wholeLines(output);
+    child.stdout.setEncoding('utf8').on('data', lines.push);
     child.stderr.setEncoding('utf8').on('data', (d: string) => reader.push(d));
     let cancelled = false;
     const timers: NodeJS.Timeout[] = [];
@@ -221,6 +241,7 @@ function runLauncher(o: Omit<ProfileOptions, 'out'>, args: string[]): Promise<Ra
     child.on('close', (code, signal) => {
       o.signal?.removeEventListener('abort', cancel);
       timers.forEach(clearTimeout);
+      lines.end();
       reader.end();
       // A process ended by a signal has the shell's status for it: 128 + the signal's number.
       const exitCode = code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);

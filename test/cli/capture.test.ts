@@ -126,8 +126,9 @@ test(
         '    shutil.copyfile(sys.argv[1], out.replace("%p", str(os.getpid())))',
         'opt = torch.optim.SGD([], lr=0.1)',
         'for step in range(1, 21):',
-        '    print("captured" if out else "plain", step, flush=True)',
+        '    print("captured" if out else "plain", step, end="", flush=True)',
         '    opt.step()',
+        '    print(flush=True)',
         '',
       ].join('\n'),
     );
