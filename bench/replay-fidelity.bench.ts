@@ -20,6 +20,7 @@ const FOLDERS: [string, RegExp][] = [
   ['test/fixtures/capture/recaptured', /\.syncscope\.json\.gz$/],
   // Recorded since, by programs written as users write theirs: the replay has not been fitted to them.
   ['test/fixtures/python', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
+  ['test/fixtures/whatif-programs', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
   ['test/fixtures/whatif-truth', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
 ];
 
@@ -95,7 +96,7 @@ void (async () => {
     'torch.profiler with default settings, with stacks and with cuda_sync events (torch/programs/*.{default,stack,sync}),',
     '`syncscope profile` (torch/profile) and the CUPTI captures (capture/programs, `plain` and `fix` runs; capture/recaptured, the same for graph_replay with a capture library that records graph launches), and, recorded',
     'later and never fitted to, the captures and profiles of test/gpu/python/programs (python/) and of the buggy programs',
-    'of bench/whatif-truth (whatif-truth/), each turned into',
+    'of bench/whatif-truth (whatif-programs/, a first recording, and whatif-truth/, the current one), each turned into',
     'a scenario (core/whatif/from-trace.ts), simulated with the h200 profile and compared (core/whatif/replay.ts).',
     `A trace passes when its host span and every iteration are within ${SPAN_TOLERANCE * 100}% and every wait over ${LONG_WAIT_NS / 1000} µs is within`,
     `${WAIT_TOLERANCE * 100}% with the same releasing op. Iterations are the loop's (core/whatif/iterations.ts); the first carries the`,
