@@ -409,7 +409,9 @@ function copyReadByTraceRule(
   // The part of the copy's duration that the scenario added for the host's draining, after its op ended.
   const drained = op === simBy ? Math.max(0, t.calls.end[call] - t.ops.end[own]) : 0;
   const until = Math.min(sim.ops.end[op] - drained, sim.calls.end[s]);
-  return { op, blockedNs: Math.max(0, until - sim.calls.begin[s]) + heldOwnNs };
+  // Read until its own op's end, the trace counted the call's own time before that op; read until
+  // the op before it (staged), it did not: that time came after the release.
+  return { op, blockedNs: Math.max(0, until - sim.calls.begin[s]) + (staged ? 0 : heldOwnNs) };
 }
 
 /** The copy op the trace's call issued, searched from `near` (an op issued about then). */

@@ -95,6 +95,20 @@ test('torch.profiler, pageable copies: each copy waits for the GEMM before it, a
   assertReplayed(t, w, 4_752_119, /^sm80_xmma_gemm_f32f32/, 'stream 7');
 });
 
+test("syncscope profile, pageable copies: the staging after the release is the host's, not the wait's", async () => {
+  const t = await load('test/fixtures/whatif-truth/pageable_copy.profile.json.gz');
+  const r = replay(t, h200);
+  // ProfilerStep#3's first cudaMemcpyAsync (correlation 1578, call 677): ts 5701391263989.155 µs; the
+  // optimizer kernel before it (correlation 1560) ends at 5701391264102.138 µs, so the trace counts
+  // 112,983 ns blocked. The copy itself starts 43 µs later, at 5701391264145.178: the host's staging
+  // of the pageable data, which the scenario holds as host work after the call and the trace does not
+  // count as blocked.
+  const w = waitOf(r, 677);
+  assert.equal(w.readAs, 'copy');
+  assertReplayed(t, w, 112_983, /^void at::native::.*multi_tensor_apply_kernel/, 'stream 7');
+  assert.ok(Math.abs(w.replayedNs - 112_983) < 0.02 * 112_983, `replayed ${w.replayedNs} ns`);
+});
+
 test('the replayed timeline reads like the trace: op names, stream names, and the user line of each wait', async () => {
   const t = await load('test/fixtures/torch/profile/side_stream_sync.profile.json.gz');
   const sim = replay(t, h200).simulated;
