@@ -24,7 +24,8 @@
   the calling thread just before each synchronizing call it can foresee:
   - torch.cuda.synchronize, Stream.synchronize and Event.synchronize, through thin wrappers;
   - synchronizing ATen ops (.item(), .cpu(), ...): torch.cuda.set_sync_debug_mode("warn") (set as
-    the script's first CUDA call starts CUDA: the launcher starts none) names them, but torch hands its warnings to Python only when the op has returned, after the wait.
+    the script's first CUDA call starts CUDA: the launcher starts none) names them, but torch hands
+    its warnings to Python only when the op has returned, after the wait.
     So a warning teaches the line (the innermost Python frame at the warning) and the marker is
     placed before that line from its next execution on (line events on that code object alone).
     The first wait at each such line has no marker; none is ever placed after its wait.
