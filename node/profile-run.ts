@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { plainStepOf } from '../core/import/python-sites';
+import type { PlainStep } from '../core/trace/model';
 
 export interface ProfileOptions {
   /** The interpreter. */
@@ -86,7 +87,7 @@ interface Said {
   written?: string;
   raised?: string;
   /** The plain steps' speed, from a --plain-only run (or why the line did not read). */
-  plain?: { ns: number; steps: number } | string;
+  plain?: PlainStep | string;
 }
 
 /** The launcher's line that gives a --plain-only run's measure. */
@@ -111,7 +112,6 @@ function wholeLines(write: (t: string) => void) {
 
 /** Splits stderr into the launcher's lines (progress, errors) and the script's own text. */
 function stderrReader(said: Said, o: Pick<ProfileOptions, 'onProgress'>, output: (t: string) => void) {
-  let pending = '';
   const line = (l: string) => {
     if (!l.startsWith(PREFIX)) return output(l + '\n');
     const text = l.slice(PREFIX.length);
@@ -122,20 +122,11 @@ function stderrReader(said: Said, o: Pick<ProfileOptions, 'onProgress'>, output:
     else if (text.startsWith(PLAIN_LINE)) said.plain = plainLine(text.slice(PLAIN_LINE.length));
     o.onProgress?.(text);
   };
-  return {
-    push(chunk: string) {
-      const lines = (pending + chunk).split('\n');
-      pending = lines.pop() ?? '';
-      lines.forEach(line);
-    },
-    end() {
-      if (pending) line(pending);
-      pending = '';
-    },
-  };
+  // wholeLines hands on text that ends with a newline: each line before it is one of the launcher's or the script's.
+  return wholeLines((text) => text.slice(0, -1).split('\n').forEach(line));
 }
 
-function plainLine(json: string): { ns: number; steps: number } | string {
+function plainLine(json: string): PlainStep | string {
   try {
     const plain = plainStepOf((JSON.parse(json) as { plain?: unknown } | null)?.plain);
     return typeof plain === 'string' ? `the launcher's plain step does not read: ${plain}` : plain;
@@ -161,7 +152,7 @@ export type PlainOptions = Omit<ProfileOptions, 'out' | 'steps' | 'plainSteps'> 
 
 export interface PlainResult {
   /** The script's step without a recorder (TraceMeta.plainStep). */
-  plain?: { ns: number; steps: number };
+  plain?: PlainStep;
   exitCode: number;
   error?: string;
 }

@@ -174,7 +174,7 @@ export function parseFrame(name: string): SourceFrame | undefined {
 export interface MarkerSite {
   stack: SourceFrame[];
   line: boolean;
-  plain?: { ns: number; steps: number };
+  plain?: PlainStep;
 }
 
 /**

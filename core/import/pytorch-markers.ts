@@ -10,7 +10,7 @@
 // marker that no other marker gave a line, the kernel launches among them.
 import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
-import { isWait, TraceBuilder } from '../trace/model';
+import { isWait, TraceBuilder, type PlainStep } from '../trace/model';
 import { placeInBackwardSpans, type BackwardSpan } from './backward-lines';
 import { isProfilerFrame, parseFrame, parseMarker, SiteTable } from './python-sites';
 
@@ -33,7 +33,7 @@ export interface SiteMarkers {
   /** Whether any line marker was read: the trace's lines come from them (TraceMeta.python). */
   lines: boolean;
   /** The launcher's measure of the script's steps without the profiler (TraceMeta.plainStep). */
-  plain?: { ns: number; steps: number };
+  plain?: PlainStep;
 }
 
 /** Gives each marker's site (precision 'line') to the wait it precedes; waits resolved already. */

@@ -9,7 +9,6 @@ import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
 import { str, type Finding, type Trace } from '../trace/model';
-import { formatNs } from '../units';
 import {
   scenarioFromTrace,
   type GeneratedScenario,
@@ -27,7 +26,7 @@ import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overvi
 import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
 import { calibrateToPlain, plainWork } from './calibrate';
-import { loopStepMismatch } from './loop-step';
+import { plainStepUnused } from './loop-step';
 
 export interface Outcome {
   /** The longest host thread's span, from its first call to its last. */
@@ -391,24 +390,13 @@ export function whatIf(
   // the savings are read (the pace after the first iteration).
   const stepOf = (sim: Trace) => paceOf(stepsOfSimCalls(base.threads, sim), sim) ?? doneAt(sim) / iterations;
   const { plainStep } = t.meta;
-  const calibrates = plainStep && rw && rw.summary.detectedBy !== 'none' && iterations > 0;
-  // A loop found by its repeating calls (a capture's) may not be the launcher's step.
-  const notScaled = plainStep && `not scaled to the plain step of ${formatNs(plainStep.ns)}`;
-  const unmatched = !plainStep
-    ? undefined
-    : !rw
-      ? `${notScaled}: a window asked for is simulated as recorded`
-      : !calibrates
-        ? `${notScaled}: the trace shows no loop of steps to scale`
-        : rw.summary.detectedBy === 'loop'
-          ? loopStepMismatch(t, rw, stepOf(recorded), plainStep)
-          : undefined;
-  const plain = calibrates && !unmatched ? calibrateToPlain(base, profile, stepOf, plainStep, recorded) : undefined;
+  const unused = plainStep && plainStepUnused(t, plainStep, rw, iterations, () => stepOf(recorded));
+  const plain = plainStep && !unused ? calibrateToPlain(base, profile, stepOf, plainStep, recorded) : undefined;
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain
     ? { ...base.overhead, plain: plain.calibration }
-    : unmatched
-      ? { ...base.overhead, plainUnused: unmatched }
+    : unused
+      ? { ...base.overhead, plainUnused: unused }
       : base.overhead;
   const before = outcome(baseSim);
   const baseSteps = stepsOfSimCalls(base.threads, baseSim);

@@ -24,6 +24,26 @@ const SAME_STEP = { below: 0.75, above: 1.9 };
 const AGREEING = 0.9;
 
 /**
+ * Why the trace's plain step does not calibrate the what-if over `rw` (`iterations` of it; none for
+ * a window asked for), or undefined where it does. `recordedStepNs`: the window's simulated step as
+ * recorded, asked for only where the loop was found by its calls.
+ */
+export function plainStepUnused(
+  t: Trace,
+  plainStep: PlainStep,
+  rw: RecordedWindow | undefined,
+  iterations: number,
+  recordedStepNs: () => number,
+): string | undefined {
+  const notScaled = `not scaled to the plain step of ${formatNs(plainStep.ns)}`;
+  if (!rw) return `${notScaled}: a window asked for is simulated as recorded`;
+  if (rw.summary.detectedBy === 'none' || iterations <= 0)
+    return `${notScaled}: the trace shows no loop of steps to scale`;
+  // A loop found by its repeating calls (a capture's) may not be the launcher's step.
+  return rw.summary.detectedBy === 'loop' ? loopStepMismatch(t, rw, recordedStepNs(), plainStep) : undefined;
+}
+
+/**
  * Why the loop of `rw` is not the launcher's step (`recordedStepNs`: its simulated iteration as
  * recorded), or undefined where it can be scaled to `plainStep`.
  */
