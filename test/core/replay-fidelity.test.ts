@@ -96,7 +96,7 @@ test('torch.profiler, pageable copies: each copy waits for the GEMM before it, a
 });
 
 test("syncscope profile, pageable copies: the staging after the release is the host's, not the wait's", async () => {
-  const t = await load('test/fixtures/whatif-truth/pageable_copy.profile.json.gz');
+  const t = await load('test/fixtures/whatif-staging/pageable_copy.profile.json.gz');
   const r = replay(t, h200);
   // ProfilerStep#3's first cudaMemcpyAsync (correlation 1578, call 677): ts 5701391263989.155 µs; the
   // optimizer kernel before it (correlation 1560) ends at 5701391264102.138 µs, so the trace counts
