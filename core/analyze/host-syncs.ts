@@ -202,7 +202,7 @@ function queueStalls(t: Trace, waits: Int32Array, out: FindingList): void {
         ...(src ? { source: src } : {}),
         message:
           `launch${atLine(t, i)} on ${laneName(t, c.lane[i])} blocked the host for ${formatNs(c.blockedNs[i])}: ` +
-          'the launch queue was full (about 1021 launches queue behind running work)',
+          "its stream's launch queue was full (about 1021 kernels, copies, memsets and event records queue on a stream behind running work)",
         fix: 'wait for earlier work (an event synchronize) before queuing more, or launch fewer, larger kernels',
         savedNs: c.blockedNs[i],
       };

@@ -24,8 +24,8 @@ export const ON_SMS = 0,
 export interface HostSide {
   /** An op that `thread` was waiting for completed at `now` (the shared release rule names which one released it). */
   released(thread: number, now: number): void;
-  /** A queued op of `device` started, so that device's launch queue has room. */
-  roomFreed(now: number, device: number): void;
+  /** A queued op of `stream` started, so that the stream's launch queue has room. */
+  roomFreed(now: number, stream: number): void;
 }
 
 // State of the ops in flight (issued, not yet completed), in pooled slots of two typed arrays
@@ -63,7 +63,7 @@ const LAUNCH_EDGE = EDGE_KINDS.indexOf('launch');
 export class Device {
   /** The last op issued to each stream, or -1. */
   readonly lastOp: Int32Array;
-  /** Per GPU, issued work that has not started yet: what fills its launch queue. */
+  /** Per stream, issued ops that take a launch-queue entry and have not started yet (S19). */
   readonly queued: Int32Array;
   /** Per GPU, the op of its streams that completed most recently, or -1. */
   readonly lastCompleted: Int32Array;
@@ -133,7 +133,7 @@ export class Device {
     streams.forEach((s, i) => {
       if (s.legacyDefault) this.legacy[s.device] = i;
     });
-    this.queued = new Int32Array(gpus);
+    this.queued = new Int32Array(streams.length);
     this.lastCompleted = new Int32Array(gpus).fill(-1);
     this.smSlots = new Float64Array(gpus).fill(profile.sms * profile.blocksPerSm);
     this.kernels = Array.from({ length: gpus }, () => []);
@@ -207,7 +207,7 @@ export class Device {
       this.i[i + SLOTS] = Math.ceil(p.blocksPerSm / fit);
       this.i[i + BLOCKS_LEFT] = Math.max(1, grid);
     }
-    if (counts) this.queued[gpu]++;
+    if (counts) this.queued[stream]++;
     this.edge(LAUNCH_EDGE, call, op);
 
     const prev = this.lastOp[stream];
@@ -403,9 +403,9 @@ export class Device {
   private start(op: number, now: number): void {
     this.b.ops.cols.start[op] = now;
     if (this.i[this.slotOf[op] * I + FLAGS] & COUNTED) {
-      const gpu = this.gpuOf(op);
-      this.queued[gpu]--;
-      this.host.roomFreed(now, gpu);
+      const stream = this.streamOfLane[this.b.ops.cols.lane[op]];
+      this.queued[stream]--;
+      this.host.roomFreed(now, stream);
     }
   }
 

@@ -60,7 +60,7 @@ export interface SimProfile {
   kernelOverheadNs: number;
   /** A host function's op: from the previous op's end to the next op's start, plus the body. */
   hostFuncGapNs: number;
-  /** Pending launches the device queues before a launch blocks the host (S19). */
+  /** Ops each stream queues (kernels, copies, memsets, host functions, event records) before the next blocks the host (S19). */
   queueDepth: number;
 
   /** From the awaited op's end to the host's return, when the host spins. */

@@ -115,7 +115,7 @@ class Simulation implements HostSide {
   private readonly streamLane: number[];
   /** Per event, the eventRecord op of its current record, or -1 (S7, S9). */
   private readonly current: Int32Array;
-  /** Per GPU, the threads waiting for room in its launch queue (S19). */
+  /** Per stream, the threads waiting for room in its launch queue (S19). */
   private readonly roomWaiters: number[][];
   /** Interned string ids, 0 until first used (id 0 is the empty string, which none of these is). */
   private readonly fixedIds = new Int32Array(NAMES.length);
@@ -233,11 +233,11 @@ class Simulation implements HostSide {
     this.next(t, end + t.after);
   }
 
-  roomFreed(now: number, gpu: number): void {
-    const waiters = this.roomWaiters[gpu];
+  roomFreed(now: number, stream: number): void {
+    const waiters = this.roomWaiters[stream];
     if (waiters.length === 0) return;
     const t = this.threads[waiters.shift() as number];
-    t.roomCause = this.device.lastCompleted[gpu];
+    t.roomCause = this.device.lastCompleted[this.device.deviceOf[stream]];
     this.agenda.push(now, HOST, STEP, t.id);
   }
 
@@ -331,11 +331,11 @@ class Simulation implements HostSide {
   }
 
   private record(t: Thread, s: StepOf<'record'>, now: number): void {
+    if (this.queueFull(t, now, s.stream)) return;
     const { p, device } = this;
     const calls = this.b.calls.cols;
     const cost = this.program.events[s.event].timing ? p.recordTimingNs : p.recordNoTimingNs;
-    const c = this.call(t, s, now, RECORD, this.fixed('cudaEventRecord'), cost);
-    calls.stream[c] = this.streamLane[s.stream];
+    const c = this.workCall(t, s, now, RECORD, this.fixed('cudaEventRecord'), cost, s.stream, 0);
     const ev = (calls.event[c] = this.eventId(s.event));
     const op = device.issue(
       OP_RECORD,
@@ -347,7 +347,7 @@ class Simulation implements HostSide {
       0,
       0,
       0,
-      false,
+      true,
     );
     this.b.ops.cols.event[op] = ev;
     this.current[s.event] = op;
@@ -604,12 +604,11 @@ class Simulation implements HostSide {
     return this.program.devices[gpu].schedule === 'blockingSync';
   }
 
-  /** S19: with the launch queue of `stream`'s GPU full, the thread waits (in this same step) until an op there starts. */
+  /** S19: with `stream`'s launch queue full, the thread waits (in this same step) until an op there starts. */
   private queueFull(t: Thread, now: number, stream: number): boolean {
-    const gpu = this.device.deviceOf[stream];
-    if (this.device.queued[gpu] < this.p.queueDepth) return false;
+    if (this.device.queued[stream] < this.p.queueDepth) return false;
     if (t.queueSince < 0) t.queueSince = now;
-    this.roomWaiters[gpu].push(t.id);
+    this.roomWaiters[stream].push(t.id);
     return true;
   }
 
@@ -634,7 +633,7 @@ class Simulation implements HostSide {
     return c;
   }
 
-  /** A call that issues work: if it had to wait for room in the launch queue, that wait is its blocked time. */
+  /** A call that takes a launch-queue entry: if it had to wait for room, that wait is its blocked time. */
   private workCall(
     t: Thread,
     s: Step,
@@ -805,6 +804,7 @@ function expectedRows(
           break;
         case 'record':
           stream = s.stream;
+          work++;
           break;
         case 'wait':
           stream = s.stream;

@@ -130,20 +130,19 @@ test('S16 the marker walk: through stream and event edges and a chain of markers
 // call returns; a kernel lasts its time plus kernelOverheadNs 2600.
 
 test('S19 S16 in the simulator: a launch let go as a wait marker completed names the work behind it, through event edges, ties to the later-issued', () => {
-  // A launch queue of 3 entries.
+  // Launch queues of 3 entries, one per stream; kernels and records take entries, stream waits none.
   //   K on a          call 0..5500,        runs 6500..109100
   //   record e, a     call 5500..5750,     completes with K at 109100; both waits for it too
   //   wait e on b, c  calls 5750..5840 and 5840..5930
   //   x on b, y on c  calls 5930..9830 and 9830..13730, both start at 109100 and end at 121700
   //   record f, c     call 13730..13980, completes with y at 121700
   //   wait f, b       call 13980..14070, completes with x and record f at 121700
-  //   q1 on b         call 14070..17970, queued behind wait f: x, y and q1 fill the queue
-  //   q2 on b         begins at 17970, let go at 109100 when x and y start, just after the
-  //                   markers for K completed: it names K, through wait e and record e
-  //   q3 on b         call 113000..116900 (the queue holds q1, q2 and q3)
-  //   q4 on b         begins at 116900, let go at 121700 when q1 starts, just after wait f
-  //                   completed: behind it, x and (through record f) y, which ended together;
-  //                   y was issued later
+  //   q1, q2 on b     calls 14070..17970..21870, queued behind wait f: x, q1 and q2 fill b's queue
+  //   q3 on b         begins at 21870, let go at 109100 when x starts, just after the markers for
+  //                   K completed: it names K, through wait e and record e
+  //   q4 on b         begins at 113000 (b's queue holds q1, q2 and q3), let go at 121700 when q1
+  //                   starts, just after wait f completed: behind it, x and (through record f) y,
+  //                   which ended together; y was issued later
   const t = sim(
     {
       streams: { a: { nonBlocking: true }, b: { nonBlocking: true }, c: { nonBlocking: true } },
@@ -165,17 +164,17 @@ test('S19 S16 in the simulator: a launch let go as a wait marker completed names
     },
     loadProfile({ queueDepth: 3 }),
   );
-  const [q2, q4] = [calls(t, 'launch')[4], calls(t, 'launch')[6]];
+  const [q3, q4] = [calls(t, 'launch')[5], calls(t, 'launch')[6]];
   const row = (c: number) => [t.calls.begin[c], t.calls.end[c], t.calls.blockedNs[c], t.calls.unblockNs[c]];
-  assert.deepEqual(row(q2), [17_970, 113_000, 109_100 - 17_970, 3900]);
-  assert.equal(t.calls.releasedBy[q2], opNamed(t, 'K'));
-  assert.deepEqual(row(q4), [116_900, 125_600, 121_700 - 116_900, 3900]);
+  assert.deepEqual(row(q3), [21_870, 113_000, 109_100 - 21_870, 3900]);
+  assert.equal(t.calls.releasedBy[q3], opNamed(t, 'K'));
+  assert.deepEqual(row(q4), [113_000, 125_600, 121_700 - 113_000, 3900]);
   assert.deepEqual([t.ops.end[opNamed(t, 'x')], t.ops.end[opNamed(t, 'y')]], [121_700, 121_700]);
   assert.equal(t.calls.releasedBy[q4], opNamed(t, 'y'));
 });
 
 test('S19 S16 in the simulator: a marker stands for the work that completed with it, and for itself when it completed later', () => {
-  // A launch queue of 2 entries. "k" (a, 1 µs) runs 6500..10100; "big" (c, two waves of 4224
+  // Launch queues of 2 entries. "k" (a, 1 µs) runs 6500..10100; "big" (c, two waves of 4224
   // one-slot blocks) holds every SM slot until its first wave ends; q1 and q2 on b, behind a wait
   // for a record of e after k, fill the queue; q3 then waits until q1, on the higher-priority
   // stream, takes a slot as that wave ends. The op that completed last before then is the wait.

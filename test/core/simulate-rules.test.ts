@@ -1,7 +1,7 @@
 // One test per SEMANTICS.md rule: each fails if the simulator breaks that rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { h200 } from '../../core/simulate';
+import { h200, loadProfile } from '../../core/simulate';
 import { RELEASED_NONE, str } from '../../core/trace';
 import { calls, end, hasEdge, lane, op, ops, sim, start } from './simulate-helpers';
 
@@ -504,6 +504,57 @@ test('S19 the launch queue holds 1021 pending launches; the next launch blocks u
   assert.equal(t.calls.begin[first] + t.calls.blockedNs[first], end(t, long), 'blocked until the long kernel ended');
   assert.equal(t.calls.end[first], end(t, long) + h200.launchNs);
   assert.ok(hasEdge(t, 'release', long, first));
+});
+
+test('S19 each stream has its own launch queue: another stream queued full does not block this one', () => {
+  const t = sim(
+    {
+      streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
+      events: { g: {} },
+      steps: [
+        { launch: 'long', stream: 'a', ms: 1 },
+        { record: 'g', stream: 'a' },
+        { wait: 'g', stream: 'b' },
+        { repeat: 4, steps: [{ launch: 'b', stream: 'b', ns: 100 }] },
+        { repeat: 2, steps: [{ launch: 'a', stream: 'a', ns: 100 }] },
+      ],
+    },
+    loadProfile({ queueDepth: 3 }),
+  );
+  // b's queue: three launches behind the wait (which takes no entry); the fourth blocks. a's: the
+  // record and two launches, which fit; one queue for both streams would hold six.
+  const launches = calls(t, 'launch');
+  const blocked = launches.filter((c) => t.calls.blockedNs[c] > 0);
+  assert.deepEqual(blocked, [launches[4]]);
+  assert.equal(t.calls.releasedBy[launches[4]], op(t, 'long'));
+});
+
+test('S19 event records take launch-queue entries, and a record blocks for room like a launch', () => {
+  const t = sim(
+    {
+      streams: { s: { nonBlocking: true } },
+      events: { e: {}, f: {} },
+      steps: [
+        { launch: 'long', stream: 's', ms: 1 },
+        { record: 'e', stream: 's' },
+        { launch: 'k1', stream: 's', ns: 100 },
+        { launch: 'k2', stream: 's', ns: 100 },
+        { record: 'f', stream: 's' },
+        { launch: 'k3', stream: 's', ns: 100 },
+      ],
+    },
+    loadProfile({ queueDepth: 3 }),
+  );
+  // Behind the running kernel: record e, k1 and k2 fill the queue, so record f waits until the long
+  // kernel ends and record e starts; then k1 has started, and k3 finds room.
+  const [, recordF] = calls(t, 'record');
+  const long = op(t, 'long');
+  assert.equal(t.calls.begin[recordF] + t.calls.blockedNs[recordF], end(t, long));
+  assert.equal(t.calls.releasedBy[recordF], long);
+  assert.deepEqual(
+    [...calls(t, 'launch'), ...calls(t, 'record')].filter((c) => t.calls.blockedNs[c] > 0),
+    [recordF],
+  );
 });
 
 test('S20 a host function delays the next op of its stream by the host-function gap', () => {
