@@ -5,7 +5,9 @@
 // GPU a measured time after its call. A scenario from a trace adds that time to the op's duration, so
 // that the replay's op ends when the trace's did. None is added where the op may have waited for
 // something the scenario models itself: an event another stream records (a stream wait before it),
-// or SMs or ordering that another stream's work held (work of another stream ran in that time).
+// SMs another stream's kernel held (one ran in that time), or ordering or a copy engine that another
+// stream's op held (one ended in that time). Another stream's copy that ran through the whole time
+// neither held SMs nor let the op go, so the time stays the op's.
 import { countAtMost } from '../stats';
 import { OK } from '../trace/kinds';
 import type { Trace } from '../trace/model';
@@ -24,8 +26,10 @@ export class OpLeads {
   private readonly prevCarriedEnd: Float64Array;
   /** Per op, whether a stream wait on an event lies on its stream between that op and it. */
   private readonly waitsBefore: Uint8Array;
-  /** Per stream lane, the spans in which its work ran, merged and in time order. */
-  private readonly busy = new Map<number, { from: number[]; to: number[] }>();
+  /** Per stream lane, the spans in which its kernels ran, merged and in time order. */
+  private readonly kernelsRan = new Map<number, { from: number[]; to: number[] }>();
+  /** Per stream lane, the ends of its work, in time order. */
+  private readonly workEnds = new Map<number, number[]>();
 
   constructor(private readonly t: Trace) {
     const o = t.ops;
@@ -44,7 +48,9 @@ export class OpLeads {
         waited.delete(lane);
       }
       if (!WORK.has(o.kind[j]) || !(o.end[j] > o.start[j])) continue;
-      const spans = this.busy.get(lane) ?? this.busy.set(lane, { from: [], to: [] }).get(lane)!;
+      (this.workEnds.get(lane) ?? this.workEnds.set(lane, []).get(lane)!).push(o.end[j]);
+      if (o.kind[j] !== OK.kernel) continue;
+      const spans = this.kernelsRan.get(lane) ?? this.kernelsRan.set(lane, { from: [], to: [] }).get(lane)!;
       const k = spans.to.length - 1;
       if (k >= 0 && o.start[j] <= spans.to[k]) spans.to[k] = Math.max(spans.to[k], o.end[j]);
       else {
@@ -52,6 +58,7 @@ export class OpLeads {
         spans.to.push(o.end[j]);
       }
     }
+    for (const ends of this.workEnds.values()) ends.sort((a, b) => a - b);
   }
 
   /**
@@ -64,15 +71,20 @@ export class OpLeads {
     if (this.waitsBefore[j]) return 0;
     const from = Math.max(this.prevCarriedEnd[j], ready);
     const lead = o.start[j] - from;
-    if (!(lead > 0) || this.otherStreamBusy(o.lane[j], from, o.start[j])) return 0;
+    if (!(lead > 0) || this.otherStreamMayHold(o.lane[j], from, o.start[j])) return 0;
     return lead;
   }
 
-  /** Whether work of a stream other than `lane` ran at some time between `from` and `to`. */
-  private otherStreamBusy(lane: number, from: number, to: number): boolean {
-    for (const [other, spans] of this.busy) {
+  /** Whether a stream other than `lane` ran a kernel, or ended an op, at some time between `from` and `to`. */
+  private otherStreamMayHold(lane: number, from: number, to: number): boolean {
+    for (const [other, ends] of this.workEnds) {
       if (other === lane) continue;
-      // The first span that ends after `from`: busy if it begins before `to`.
+      const k = countAtMost(ends.length, (n) => ends[n], from);
+      if (k < ends.length && ends[k] <= to) return true;
+    }
+    for (const [other, spans] of this.kernelsRan) {
+      if (other === lane) continue;
+      // The first span that ends after `from`: it ran in the time if it begins before `to`.
       const lo = countAtMost(spans.to.length, (k) => spans.to[k], from);
       if (lo < spans.to.length && spans.from[lo] < to) return true;
     }

@@ -157,9 +157,9 @@ test('a call that ran long before it submitted its work: host work before its st
 /**
  * Ten 20 us kernels launched 5 us apart (each call 4 us), queued on their stream: the GPU started
  * each 1.5 us after the one before ended. Then a stream synchronize that returned 3.6 us after the
- * last ended. With `other`, a kernel of another stream ran from 30 to 60 us, across the first gaps.
+ * last ended. With `other`, an op of another stream ran in the time it gives (us).
  */
-function backlog(other = false): Trace {
+function backlog(other?: { kind: 'kernel' | 'memcpy'; from: number; to: number }): Trace {
   const b = new TraceBuilder();
   const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
   const s = b.lane({ kind: 'stream', name: 'stream 7', device: 0, nonBlocking: true, handle: 7 });
@@ -171,8 +171,16 @@ function backlog(other = false): Trace {
   }
   if (other) {
     const s2 = b.lane({ kind: 'stream', name: 'stream 8', device: 0, nonBlocking: true, handle: 8 });
-    const c = b.call({ lane: host, kind: 'launch', begin: 51 * US, end: 55 * US, stream: s2 });
-    b.op({ lane: s2, kind: 'kernel', start: 30 * US, end: 60 * US, call: c, name: 'other' });
+    const c = b.call({
+      lane: host,
+      kind: other.kind === 'kernel' ? 'launch' : 'memcpy',
+      begin: 51 * US,
+      end: 55 * US,
+      stream: s2,
+    });
+    const op = { lane: s2, start: other.from * US, end: other.to * US, call: c, name: 'other' };
+    if (other.kind === 'kernel') b.op({ ...op, kind: 'kernel' });
+    else b.op({ ...op, kind: 'memcpy', copy: 'HtoD', bytes: 1 << 20 });
   }
   // The last kernel ends at 10 + 9 x 21.5 + 20 = 223.5 us.
   b.call({
@@ -207,8 +215,8 @@ test('queued work starts a little after the op before it ended: each op runs tha
   assert.equal(r.simulated.ops.end[simOp(r, 9)] - r.simulated.calls.begin[0], 223.5 * US);
 });
 
-test("no lead is taken where another stream's work ran in it: the op may have waited for SMs, which the scenario models", () => {
-  const g = scenarioFromTrace(backlog(true), h200);
+test("no lead is taken where another stream's kernel ran in it: the op may have waited for SMs, which the scenario models", () => {
+  const g = scenarioFromTrace(backlog({ kind: 'kernel', from: 30, to: 60 }), h200);
   const kernels = g.threads.get('main')!.filter((s) => s.op !== undefined && s.op < 10);
   // The other stream's kernel ran from 30 to 60 us: the gaps before the kernels that started at
   // 31.5 and 53 us fall in it; the first kernel's lead (from 6.5 to 10 us) and the later gaps do not.
@@ -216,6 +224,18 @@ test("no lead is taken where another stream's work ran in it: the op may have wa
     kernels.map((s) => (s.step.ns as number) + 2600 - 20 * US),
     [3.5 * US, 0, 0, 1.5 * US, 1.5 * US, 1.5 * US, 1.5 * US, 1.5 * US, 1.5 * US, 1.5 * US],
   );
+});
+
+test("another stream's copy takes no lead away where it ran through the gap, only where it ended in it: the op may have been ordered after it", () => {
+  const leads = (t: Trace) =>
+    scenarioFromTrace(t, h200)
+      .threads.get('main')!
+      .filter((s) => s.op !== undefined && s.op < 10)
+      .map((s) => (s.step.ns as number) + 2600 - 20 * US);
+  // A copy from 30 to 60 us holds no SMs: every gap stays the kernels' own.
+  assert.deepEqual(leads(backlog({ kind: 'memcpy', from: 30, to: 60 })), [3.5 * US, ...Array(9).fill(1.5 * US)]);
+  // One that ends at 31 us, in the gap from 30 to 31.5 us before the second kernel, may have let it go.
+  assert.deepEqual(leads(backlog({ kind: 'memcpy', from: 12, to: 31 })), [3.5 * US, 0, ...Array(8).fill(1.5 * US)]);
 });
 
 /**
