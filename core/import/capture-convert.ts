@@ -46,7 +46,7 @@ export interface CaptureOptions {
   userCode?: UserCode;
 }
 
-/** A slow launch waited for room in the launch queue (S19) only with this many ops still queued. */
+/** A slow launch waited for room in its stream's launch queue (S19) only with this many ops of that stream still queued. */
 const QUEUE_PENDING_OPS = 500;
 /** How far ahead a host function looks for the op that waited for it (S20). */
 const HOST_FUNC_LOOKAHEAD = 10_000;

@@ -115,10 +115,11 @@ export class ReleaseRule {
 
   /**
    * S19 in a measured trace: a launch that took over QUEUE_BLOCKED_NS waited for room in its
-   * device's launch queue, and was let go by the first op there to complete after it began (later
-   * completions happened while the host woke up). The whole call is blocked. `pendingAtLeast`:
-   * name nothing unless that many ops were still queued when it began (without them the time went
-   * elsewhere, such as loading a module). Call it before adding the launch's own op.
+   * stream's launch queue, and was let go by the first op of its device to complete after it began
+   * (later completions happened while the host woke up). The whole call is blocked.
+   * `pendingAtLeast`: name nothing unless that many ops of its stream (of its device, where the call
+   * names no stream) were still queued when it began (without them the time went elsewhere, such as
+   * loading a module). Call it before adding the launch's own op.
    */
   releaseQueuedLaunch(call: number, pendingAtLeast = 0): number {
     const c = this.b.calls.cols;
@@ -133,7 +134,8 @@ export class ReleaseRule {
       else this.laneOps.set(l, [this.filed]);
     }
     const lanes = this.b.lanes;
-    const device = c.stream[call] >= 0 ? lanes[c.stream[call]].device : undefined;
+    const own = c.stream[call];
+    const device = own >= 0 ? lanes[own].device : undefined;
     let pending = 0;
     let best = -1;
     for (const [l, list] of this.laneOps) {
@@ -141,7 +143,7 @@ export class ReleaseRule {
       let k = this.laneDone.get(l) ?? 0;
       while (k < list.length && !(end[list[k]] > begin)) k++;
       this.laneDone.set(l, k);
-      pending += list.length - k;
+      if (own < 0 || l === own) pending += list.length - k;
       const first = list[k];
       if (k < list.length && end[first] <= stop && (best < 0 || end[first] < end[best])) best = first;
     }

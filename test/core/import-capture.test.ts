@@ -334,6 +334,38 @@ test('S19: a launch that blocked behind a full queue is released by the first op
   assert.equal(t.calls.unblockNs[blocked], 3_000);
 });
 
+test("S19: a slow launch is a wait for room only with its own stream's queue full, not another stream's", () => {
+  // 600 launches queue on S2 behind a long kernel; then a launch on each stream takes 830 µs, the
+  // one on S1 with nothing queued on its own stream (a module load, say).
+  const run = (stream: number) => {
+    const w = new RawCaptureWriter();
+    withStreams(w);
+    for (let i = 0; i < 600; i++) {
+      const k = w.call({
+        api: 'launch',
+        name: 'cudaLaunchKernel',
+        begin: 100_000 + i * 100,
+        end: 100_050 + i * 100,
+        stream: S2,
+      });
+      w.kernel(
+        k,
+        i === 0 ? 'long' : 'queued',
+        i === 0 ? 160_000 : 1_000_000 + i * 10,
+        i === 0 ? 1_000_000 : 1_000_000 + i * 10 + 5,
+        14,
+      );
+    }
+    const slow = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 170_000, end: 1_003_000, stream });
+    w.kernel(slow, 'slow', 1_010_000, 1_020_000, stream === S1 ? 13 : 14);
+    const t = importCapture(w.bytes());
+    const c = callsNamed(t, 'cudaLaunchKernel').at(-1)!;
+    return [t.calls.blockedNs[c], t.calls.releasedBy[c] === RELEASED_NONE ? 'none' : released(t, c)];
+  };
+  assert.deepEqual(run(S1), [0, 'none']);
+  assert.deepEqual(run(S2), [833_000, 'long']);
+});
+
 test('host functions end where the next op on their stream starts (S20); memsets of device memory do not block', () => {
   const w = new RawCaptureWriter();
   withStreams(w);
