@@ -93,7 +93,17 @@ export function overheadText(o: OverheadUsed): string {
   return `${o.model === NONE_MEASURED ? `trace overhead: ${NONE_MEASURED}${kind}` : modelText(o)}; ${plainText(o.plain, recorderOf(o.kind))}`;
 }
 
+/** More than any recorder was measured to add to a CUDA call or a range (bench/results/trace-overhead.md). */
+const MOST_A_CALL_COSTS_NS = 50_000;
+
 const recorderOf = (kind: TraceKind | undefined) => (kind === 'capture' ? 'the capture' : 'the profiler');
+
+/** What the host work lost per call or range; a cost no recorder has could only come from a host slowed elsewhere too. */
+function perRangeText(ns: number, recorder: string): string {
+  const taken = `host work less ${formatNs(ns)} per call or range ${recorder} logged in it`;
+  if (ns <= MOST_A_CALL_COSTS_NS) return taken;
+  return `${taken} (far more than ${recorder} costs a call: inferred from the plain step, the recording's host ran slower for more than its calls)`;
+}
 
 /** "host work less 5.48 µs per call or range the profiler logged in it so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
 function plainText(p: PlainCalibration, recorder: string): string {
@@ -101,7 +111,7 @@ function plainText(p: PlainCalibration, recorder: string): string {
   const measured = `measured over ${steps} without ${recorder}; recorded, its step took ${formatNs(p.recordedStepNs)}`;
   const taken = [
     p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '',
-    p.perRangeNs > 0 ? `host work less ${formatNs(p.perRangeNs)} per call or range ${recorder} logged in it` : '',
+    p.perRangeNs > 0 ? perRangeText(p.perRangeNs, recorder) : '',
     p.hostScale < 1 ? `${p.perRangeNs > 0 ? 'the rest' : 'host work'} scaled to ${percent(p.hostScale)}` : '',
   ]
     .filter(Boolean)

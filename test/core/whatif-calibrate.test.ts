@@ -265,3 +265,31 @@ test("a capture's loop is the optimizer's step where its calls' stacks say each 
   assert.equal(optimizerStepsPerIteration(t, rw), undefined);
   assert.equal(loopStepMismatch(t, rw, 7_900_000, { ns: 5_979_567, steps: 5 }), undefined);
 });
+
+test('a cost per call no recorder has is said to be inferred: the recording was slowed by more than its calls', () => {
+  const used = (perRangeNs: number) =>
+    overheadText({
+      model: 'none measured',
+      kind: 'capture',
+      perCudaCallNs: 0,
+      perRecordFunctionNs: 0,
+      subtractedNs: 0,
+      plain: {
+        plainStepNs: 4_770_000,
+        steps: 20,
+        recordedStepNs: 4_940_000,
+        calibratedStepNs: 4_770_000,
+        perRangeNs,
+        hostScale: 1,
+        gpuScale: 1,
+      },
+    });
+  // The capture costs a call a few µs (bench/results/trace-overhead.md): 7.8 µs is such a cost.
+  assert.match(used(7_760), /host work less 7\.76 µs per call or range the capture logged in it so that/);
+  assert.doesNotMatch(used(7_760), /inferred/);
+  // 367 µs a call is no recorder's cost: the text says what it is.
+  assert.match(
+    used(367_000),
+    /host work less 367 µs per call or range the capture logged in it \(far more than the capture costs a call: inferred from the plain step, the recording's host ran slower for more than its calls\) so that/,
+  );
+});
