@@ -300,28 +300,26 @@ test('copies: pageable async copies and synchronous copies block and are release
   assert.ok(edges(t, 'legacy').some(([from, to]) => from === op && to === opNamed(t, 'HtoD 4096 B (pageable)')[0]));
 });
 
+/**
+ * 600 launches on `stream` (CUPTI stream `streamId`) from 100 µs, 100 ns apart: a long kernel from 160
+ * µs to 1 ms, then 599 queued behind it, 5 ns each, from 1 ms on.
+ */
+function queueBehindLongKernel(w: RawCaptureWriter, stream: number, streamId: number): void {
+  for (let i = 0; i < 600; i++) {
+    const begin = 100_000 + i * 100;
+    const k = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin, end: begin + 50, stream });
+    if (i === 0) w.kernel(k, 'long', 160_000, 1_000_000, streamId);
+    else w.kernel(k, 'queued', 1_000_000 + i * 10, 1_000_000 + i * 10 + 5, streamId);
+  }
+}
+
 test('S19: a launch that blocked behind a full queue is released by the first op to complete during it; a slow first launch is not a wait', () => {
   const w = new RawCaptureWriter();
   withStreams(w);
   const slow = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 2_000, end: 90_000, stream: S1 });
   w.kernel(slow, 'first', 91_000, 92_000, 13);
   // 600 launches queue behind a long kernel; the next launch waits for the first of them to finish.
-  for (let i = 0; i < 600; i++) {
-    const k = w.call({
-      api: 'launch',
-      name: 'cudaLaunchKernel',
-      begin: 100_000 + i * 100,
-      end: 100_050 + i * 100,
-      stream: S1,
-    });
-    w.kernel(
-      k,
-      i === 0 ? 'long' : 'queued',
-      i === 0 ? 160_000 : 1_000_000 + i * 10,
-      i === 0 ? 1_000_000 : 1_000_000 + i * 10 + 5,
-      13,
-    );
-  }
+  queueBehindLongKernel(w, S1, 13);
   const b = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 170_000, end: 1_003_000, stream: S1 });
   w.kernel(b, 'blocked', 1_010_000, 1_020_000, 13);
   const t = importCapture(w.bytes());
@@ -340,22 +338,7 @@ test("S19: a slow launch is a wait for room only with its own stream's queue ful
   const run = (stream: number) => {
     const w = new RawCaptureWriter();
     withStreams(w);
-    for (let i = 0; i < 600; i++) {
-      const k = w.call({
-        api: 'launch',
-        name: 'cudaLaunchKernel',
-        begin: 100_000 + i * 100,
-        end: 100_050 + i * 100,
-        stream: S2,
-      });
-      w.kernel(
-        k,
-        i === 0 ? 'long' : 'queued',
-        i === 0 ? 160_000 : 1_000_000 + i * 10,
-        i === 0 ? 1_000_000 : 1_000_000 + i * 10 + 5,
-        14,
-      );
-    }
+    queueBehindLongKernel(w, S2, 14);
     const slow = w.call({ api: 'launch', name: 'cudaLaunchKernel', begin: 170_000, end: 1_003_000, stream });
     w.kernel(slow, 'slow', 1_010_000, 1_020_000, stream === S1 ? 13 : 14);
     const t = importCapture(w.bytes());
