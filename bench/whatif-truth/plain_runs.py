@@ -1,10 +1,11 @@
 """Times the programs with no recorder: buggy and fixed alternating, RUNS times each.
 
 Usage: plain_runs.py OUT_TSV RUNS NAME... -- PROGRAM_ARGS...
-Each run is a process of its own, `python3 <program>.py [--fixed] PROGRAM_ARGS...`, started afresh as
-a user runs the program and as the traced processes start (the program times its own steps, so the
-start costs nothing of what is measured). Its output goes to <OUT_TSV's folder>/<name>.<variant>.<run>.log. A row `name variant run rc iter_ns`
-is appended to OUT_TSV as each run ends.
+Each run is a process of its own, `python3 <program>.py [--fixed] PROGRAM_ARGS...`, started afresh
+as a user runs the program and as the traced processes start (the program times its own steps, so
+the start costs nothing of what is measured). Its output goes to
+<OUT_TSV's folder>/<name>.<variant>.<run>.log. A row `name variant run rc iter_ns` is appended to
+OUT_TSV as each run ends.
 """
 
 import os

@@ -23,6 +23,8 @@ const SAME_STEP = { below: 0.75, above: 1.9 };
 /** Iterations that must hold the same number of optimizer steps for it to be the loop's. */
 const AGREEING = 0.9;
 
+const notScaledTo = (plainStep: PlainStep): string => `not scaled to the plain step of ${formatNs(plainStep.ns)}`;
+
 /**
  * Why the trace's plain step does not calibrate the what-if over `rw` (`iterations` of it; none for
  * a window asked for), or undefined where it does. `recordedStepNs`: the window's simulated step as
@@ -35,7 +37,7 @@ export function plainStepUnused(
   iterations: number,
   recordedStepNs: () => number,
 ): string | undefined {
-  const notScaled = `not scaled to the plain step of ${formatNs(plainStep.ns)}`;
+  const notScaled = notScaledTo(plainStep);
   if (!rw) return `${notScaled}: a window asked for is simulated as recorded`;
   if (rw.summary.detectedBy === 'none' || iterations <= 0)
     return `${notScaled}: the trace shows no loop of steps to scale`;
@@ -53,14 +55,13 @@ export function loopStepMismatch(
   recordedStepNs: number,
   plainStep: PlainStep,
 ): string | undefined {
-  const plainStepNs = plainStep.ns;
-  const plain = `not scaled to the plain step of ${formatNs(plainStepNs)}`;
+  const plain = notScaledTo(plainStep);
   // A step of the user's (--step-on) may hold any number of optimizer steps: its length decides.
   const steps = plainStep.stepOn === undefined ? optimizerStepsPerIteration(t, rw) : undefined;
   if (steps === 1) return undefined;
   if (steps !== undefined && steps > 1)
     return `${plain}: each iteration of the loop found in the trace holds ${steps} optimizer steps`;
-  const ratio = recordedStepNs / plainStepNs;
+  const ratio = recordedStepNs / plainStep.ns;
   if (ratio >= SAME_STEP.below && ratio <= SAME_STEP.above) return undefined;
   return `${plain}: an iteration of the loop found in the trace takes ${formatNs(recordedStepNs)}, too far from it to be the same step`;
 }
