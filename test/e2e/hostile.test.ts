@@ -11,8 +11,9 @@ const HOSTILE = 'hostile.scenario.json';
 const SMALL = 'small.scenario.json';
 const NOTES = 'notes.txt';
 
-// Nearly two million launches: within the scenario's step and work budgets, and far past the
-// worker's time limit, which this profile sets to WORKER_SECONDS.
+// Nearly two million launches of 4096 full blocks, two units of work each: within the scenario's
+// step and work budgets, and several times the worker's time limit (which this profile sets to
+// WORKER_SECONDS) on any machine, since a fast one must not finish it first.
 const WORKER_SECONDS = 4;
 const hostile = JSON.stringify({
   name: 'hostile',
@@ -20,7 +21,7 @@ const hostile = JSON.stringify({
   steps: [
     {
       repeat: 390_000,
-      steps: ['a', 'b', 'c', 'd', 'e'].map((launch) => ({ launch, stream: 's', us: 1 })),
+      steps: ['a', 'b', 'c', 'd', 'e'].map((launch) => ({ launch, stream: 's', us: 1, grid: 4096, block: 1024 })),
     },
   ],
 });
