@@ -387,15 +387,21 @@ export class Workbench {
   async showTimeline(frame: Frame, timeoutMs = 30_000, overview = false): Promise<void> {
     const rows = frame.locator('.row-header').first();
     const tab = frame.locator('#tab-timeline');
+    // A workbench hover (an editor tab's title) can lie over the webview's tab and take the click:
+    // the pointer leaves it first, and a click that still misses is tried again.
+    const clickTab = async () => {
+      await this.page.mouse.move(0, 0);
+      await tab.click({ timeout: 2_000 }).catch(() => undefined);
+    };
     if (overview) {
       await tab.waitFor({ timeout: timeoutMs });
-      await tab.click();
+      await clickTab();
     }
     await this.waitUntil(
       'the timeline in front',
       async () => {
         if (await rows.isVisible()) return true;
-        if (await tab.isVisible()) await tab.click();
+        if (await tab.isVisible()) await clickTab();
         return false;
       },
       timeoutMs,
