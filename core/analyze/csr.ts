@@ -2,6 +2,8 @@
 // The analysis builds several per trace, each as large as a column, and each new array is memory
 // touched for the first time: these fill the rows through the starts themselves, with no copy of them.
 
+import { countAtMost } from '../stats';
+
 export interface Rows {
   start: Int32Array;
   ids: Int32Array;
@@ -244,4 +246,10 @@ function rowsByCount(keys: Int32Array, values: Int32Array, n: number, rows: Spar
     ids[start[r]++] = values[i];
   }
   shiftStarts(start);
+}
+
+/** Whether `id` is in the ascending `ids`. */
+export function sortedHas(ids: Int32Array, id: number): boolean {
+  // Ids are integers: those below `id` are those at most id - 1.
+  return ids[countAtMost(ids.length, (k) => ids[k], id - 1)] === id;
 }

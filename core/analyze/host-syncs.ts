@@ -2,28 +2,76 @@
 // (S17), launches that blocked on a full launch queue (S19), and in imported PyTorch traces the
 // copy-then-synchronize pattern behind `.item()`, `.cpu()` and `nonzero`.
 import type { Program } from '../scenario/program';
-import { countAtMost } from '../stats';
-import { CK } from '../trace/kinds';
-import { COPY_KINDS, Finding, HOST_MEMORY, Trace, str } from '../trace/model';
+import { CK, OK } from '../trace/kinds';
+import { COPY_KINDS, Finding, HOST_MEMORY, Trace, callSite, str } from '../trace/model';
 import type { AccessIndex } from './accesses';
 import type { Bindings } from './bindings';
-import { IntList, rowsWhere } from './csr';
+import { IntList, rowsWhere, sortedHas } from './csr';
 import { FindingList, placeKey } from './collect';
 import { atLine, callSiteText, callSource, isAsyncCall, laneName, opName } from './describe';
 import { formatNs } from '../units';
+import { readFix, readOfContext, readOfCopy } from './host-reads';
 
-export function hostSyncSmells(t: Trace, b: Bindings, access: AccessIndex, program?: Program): Finding[] {
+/**
+ * The findings, and `ownedSyncs` (ascending): the synchronizes these findings explain, which a
+ * framework op made to read a value the host needed or to end a blocking copy, so that no other
+ * rule calls them needless.
+ */
+export function hostSyncSmells(
+  t: Trace,
+  b: Bindings,
+  access: AccessIndex,
+  program?: Program,
+): { findings: Finding[]; ownedSyncs: Int32Array } {
   const out = new FindingList();
-  const claimed = hiddenSyncs(t, b, out);
-  pageableCopies(t, access, out, (call) => isClaimed(claimed, call), program);
+  const siteText = siteTexts(t);
+  const { copies, syncs } = hiddenSyncs(t, b, out, siteText);
+  const copySyncs = pageableCopies(t, access, out, siteText, (call) => sortedHas(copies, call), program);
   queueStalls(t, b.waits, out);
-  return out.list();
+  return { findings: out.list(), ownedSyncs: ascending(Int32Array.from([...syncs, ...copySyncs])) };
 }
 
 /** The framework op behind a call: the outermost aten:: op of its context, else the innermost. */
 function frameworkOp(context: string): string {
   const parts = context.split(' > ');
   return parts.find((p) => p.startsWith('aten::')) ?? parts[parts.length - 1];
+}
+
+/** A call's source site in words (callSiteText), made once per site: a loop meets the same few sites thousands of times. */
+function siteTexts(t: Trace): (call: number) => string {
+  const texts = new Map<number, string>();
+  return (call) => {
+    const site = t.calls.site[call];
+    return texts.get(site) ?? texts.set(site, callSiteText(t, call)).get(site)!;
+  };
+}
+
+/** Call `i`'s Python stack as `file:function` frames, innermost first, joined by " > "; '' where it has none. */
+function stackFunctions(t: Trace, i: number): string {
+  return (callSite(t, i)?.stack ?? []).map((f) => `${f.file}:${f.function}`).join(' > ');
+}
+
+/** A context from its outermost aten:: op on (what ran, not the profiler step it ran in); else all of it. */
+function opChain(context: string): string {
+  const at = context.indexOf('aten::');
+  return at > 0 ? context.slice(at) : context;
+}
+
+/** How far back `kernelBefore` looks among the host's calls. */
+const KERNEL_LOOKBACK = 64;
+
+/** The name of the last kernel launched on copy op `copyOp`'s stream before copy call `copyIn` ('' where none is near). */
+function kernelBefore(t: Trace, b: Bindings, copyIn: number, copyOp: number): string {
+  if (copyOp < 0) return '';
+  const lane = t.ops.lane[copyOp];
+  for (let call = copyIn - 1; call >= 0 && call >= copyIn - KERNEL_LOOKBACK; call--) {
+    if (t.calls.kind[call] !== CK.launch || t.calls.lane[call] !== t.calls.lane[copyIn]) continue;
+    for (let q = b.opsStart[call + 1] - 1; q >= b.opsStart[call]; q--) {
+      const op = b.opsOf[q];
+      if (t.ops.lane[op] === lane && t.ops.kind[op] === OK.kernel) return opName(t, op);
+    }
+  }
+  return '';
 }
 
 const copyWords = (t: Trace, op: number): string =>
@@ -35,12 +83,18 @@ const copySlot = (t: Trace, call: number): number => Math.min(t.calls.lane[call]
 /**
  * A stream synchronize made by a framework op (not by the user's own synchronize), after a
  * device-to-host copy inside the same op: the host stops until the GPU catches up, although the
- * Python line only asked for a value. Returns the copy calls it explains, ascending; each copy
- * explains one sync.
+ * Python line only asked for a value. Returns the copy calls it explains and their syncs, each
+ * ascending; each copy explains one sync.
  */
-function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Int32Array {
+function hiddenSyncs(
+  t: Trace,
+  b: Bindings,
+  out: FindingList,
+  siteText: (call: number) => string,
+): { copies: Int32Array; syncs: Int32Array } {
   const c = t.calls;
   const claimed = new IntList();
+  const claimedSyncs = new IntList();
   // A sync's copy is its slot's last copy: the syncs of one slot meet each copy in one stretch,
   // so a copy was claimed before if it is the last one its slot claimed.
   const lastClaimed = new Int32Array(t.lanes.length + 1).fill(-1);
@@ -66,28 +120,31 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Int32Array {
   const ids = [0, 0];
   const ops = [0];
   const finding = (): Finding => {
-    const context = str(t, c.context[i]) || 'the copy and the synchronize made there';
+    const copyOp = firstOp(copyIn);
+    const context = str(t, c.context[i]);
+    const read =
+      readOfContext(context, stackFunctions(t, i)) ??
+      readOfCopy(copyOp >= 0 ? t.ops.bytes[copyOp] : 0, kernelBefore(t, b, copyIn, copyOp));
+    const chain = opChain(context);
+    const where = op.startsWith('aten::') ? `${op} (${chain})` : `${op}${chain ? ` (${chain})` : ''}`;
     const names = [str(t, c.name[copyIn]) || 'memcpy', str(t, c.name[i]) || 'stream synchronize'];
     return {
       rule: 'S17',
       kind: 'hidden-sync',
       severity: 'warning',
       calls: [copyIn, i],
-      ops: [firstOp(copyIn)],
+      ops: [copyOp],
       message:
-        `${op} (${context}) synchronizes the host: ${names[0]} (${copyWords(t, firstOp(copyIn))}) then ${names[1]} ` +
-        `on ${laneName(t, c.lane[i])} blocked it for ${formatNs(blocked)} until the GPU caught up`,
-      fix: `keep the value on the GPU, or read it later (after more work is queued); ${
-        op === 'aten::item' || op === 'aten::_local_scalar_dense'
-          ? 'each .item() waits for every kernel queued before it'
-          : 'use a pinned destination with non_blocking=True and an event where the host needs the data'
-      }`,
+        `${where}, ${read.what}${read.deduced ? ` (${read.deduced})` : ''}, synchronizes the host: ${names[0]} ` +
+        `(${copyWords(t, copyOp)}) then ${names[1]} on ${laneName(t, c.lane[i])} blocked it for ${formatNs(blocked)} ` +
+        'until the GPU caught up',
+      fix: readFix(read),
       savedNs: blocked,
     };
   };
   // The syncs of one place repeat: its key is made again only where the place changes.
   let key = '';
-  let keyOf = [-1, -1, -1];
+  let keyOf = [-1, -1, -1, -1];
   const pairs = b.syncCopies;
   for (let k = 0; k < pairs.length; k += 2) {
     i = pairs[k];
@@ -100,42 +157,45 @@ function hiddenSyncs(t: Trace, b: Bindings, out: FindingList): Int32Array {
         : '';
     // A capture names no framework op, but the Python line of each call: one line that made both
     // the copy and the synchronize (`.item()`, `.cpu()`) asked for a value, not for a synchronize.
-    const line = !op && c.site[i] > 0 && c.site[copyIn] === c.site[i] ? callSiteText(t, i) : '';
+    const line = !op && c.site[i] > 0 && c.site[copyIn] === c.site[i] ? siteText(i) : '';
     const slot = copySlot(t, i);
     if ((!op && !line) || lastClaimed[slot] === copyIn) continue;
     op ||= `the line ${line}`;
     lastClaimed[slot] = copyIn;
     claimed.push(copyIn);
+    claimedSyncs.push(i);
     blocked = c.blockedNs[i] + c.blockedNs[copyIn];
-    const place = c.context[i] || -c.site[i];
-    if (keyOf[0] !== place || keyOf[1] !== c.name[copyIn] || keyOf[2] !== c.name[i]) {
-      keyOf = [place, c.name[copyIn], c.name[i]];
-      key = `hidden-sync|${line ? `site ${c.site[i]}` : str(t, c.context[i])}|${str(t, c.name[copyIn]) || 'memcpy'},${str(t, c.name[i]) || 'stream synchronize'}`;
+    if (keyOf[0] !== c.context[i] || keyOf[1] !== c.site[i] || keyOf[2] !== c.name[copyIn] || keyOf[3] !== c.name[i]) {
+      keyOf = [c.context[i], c.site[i], c.name[copyIn], c.name[i]];
+      // One place is the user's line and the framework op made there: a profile's context also
+      // names the step it ran in, which would make each step a place of its own.
+      const place = c.site[i] > 0 ? siteText(i) : opChain(str(t, c.context[i]));
+      key = `hidden-sync|${place}|${op.startsWith('aten::') ? op : ''}|${str(t, c.name[copyIn]) || 'memcpy'},${str(t, c.name[i]) || 'stream synchronize'}`;
     }
     ids[0] = copyIn;
     ids[1] = i;
     ops[0] = firstOp(copyIn);
     out.addLazily(key, ids, ops, blocked, finding);
   }
-  const sorted = claimed.view();
-  for (let k = 1; k < sorted.length; k++) if (sorted[k - 1] > sorted[k]) return sorted.sort();
-  return sorted;
+  return { copies: ascending(claimed.view()), syncs: ascending(claimedSyncs.view()) };
 }
 
-/** Whether `call` is in the ascending `claimed`. */
-function isClaimed(claimed: Int32Array, call: number): boolean {
-  // Call ids are integers: those below `call` are those at most call - 1.
-  return claimed[countAtMost(claimed.length, (k) => claimed[k], call - 1)] === call;
+/** `ids` sorted: as they are where they rise throughout, as calls met in time order mostly do. */
+function ascending(ids: Int32Array): Int32Array {
+  for (let k = 1; k < ids.length; k++) if (ids[k - 1] > ids[k]) return ids.sort();
+  return ids;
 }
 
 function pageableCopies(
   t: Trace,
   access: AccessIndex,
   out: FindingList,
+  siteText: (call: number) => string,
   claimed: (call: number) => boolean,
   program?: Program,
-): void {
+): Int32Array {
   const c = t.calls;
+  const syncs = new IntList();
   for (const j of rowsWhere(t.ops.hostMemory, t.ops.count, HOST_MEMORY.indexOf('pageable'))) {
     const call = t.ops.call[j];
     if (call < 0 || claimed(call) || c.kind[call] !== CK.memcpy) continue;
@@ -144,22 +204,58 @@ function pageableCopies(
     const buffer = hostBuffer(t, access, j, dir === 'DtoH');
     const src = callSource(t, call);
     const took = c.end[call] - c.begin[call];
-    out.add(`pageable|${placeKey(c.line[call], c.column[call], `${c.lane[call]} ${opName(t, j)}`)}`, {
+    // One place is one line of the user's (each copy of a model's parameters is one of its
+    // copies), else one step of a scenario, else one lane's copies of one name.
+    const place =
+      c.site[call] > 0
+        ? `${siteText(call)}|${c.lane[call]} ${dir}`
+        : placeKey(c.line[call], c.column[call], `${c.lane[call]} ${opName(t, j)}`);
+    const sync = blockingCopySync(t, call);
+    if (sync >= 0) syncs.push(sync);
+    out.add(`pageable|${place}`, {
       rule: 'S17',
       kind: 'pageable-async-copy',
       severity: 'warning',
-      calls: [call],
+      calls: sync >= 0 ? [call, sync] : [call],
       ops: [j],
       ...(src ? { source: src } : {}),
       message:
         `asynchronous ${dir} copy${atLine(t, call)} uses pageable host memory${buffer ? ` "${buffer}"` : ''}, so it is synchronous ` +
-        `for the host: the call took ${formatNs(took)}${c.blockedNs[call] > 0 ? `, ${formatNs(c.blockedNs[call])} of it blocked` : ''}`,
+        `for the host: the call took ${formatNs(took)}${c.blockedNs[call] > 0 ? `, ${formatNs(c.blockedNs[call])} of it blocked` : ''}` +
+        (sync >= 0
+          ? `; then ${str(t, c.name[sync]) || 'a stream synchronize'} waited for it, made by the same ${c.context[sync] ? 'op' : 'line'} (a blocking copy)`
+          : ''),
       fix: buffer
         ? `allocate "${buffer}" as pinned host memory ("host": "pinned"; in PyTorch, pin_memory())`
-        : 'copy from or to pinned host memory',
-      savedNs: c.blockedNs[call],
+        : sync >= 0
+          ? 'pin the host memory (pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True: a blocking copy synchronizes after it, pinned or not'
+          : 'copy from or to pinned host memory',
+      savedNs: c.blockedNs[call] + (sync >= 0 ? c.blockedNs[sync] : 0),
     });
   }
+  return ascending(syncs.view());
+}
+
+/** How far past a copy call `blockingCopySync` looks for the synchronize that ends it. */
+const BLOCKING_SYNC_LOOKAHEAD = 8;
+
+/**
+ * The stream synchronize that the framework op or line that made copy `call` made right after it
+ * (PyTorch's copy without non_blocking=True), else -1: its thread's next call (framework ranges aside),
+ * with the same aten:: context or the same source site.
+ */
+function blockingCopySync(t: Trace, call: number): number {
+  const c = t.calls;
+  const end = Math.min(c.count, call + 1 + BLOCKING_SYNC_LOOKAHEAD);
+  for (let i = call + 1; i < end; i++) {
+    if (c.lane[i] !== c.lane[call] || c.kind[i] === CK.context || c.kind[i] === CK.api || c.kind[i] === CK.hostWork)
+      continue;
+    if (c.kind[i] !== CK.streamSync) return -1;
+    const sameOp = c.context[i] > 0 && c.context[i] === c.context[call] && str(t, c.context[i]).includes('aten::');
+    const sameLine = c.site[i] > 0 && c.site[i] === c.site[call];
+    return sameOp || sameLine ? i : -1;
+  }
+  return -1;
 }
 
 /** The host-side buffer of copy op j by name (the last it writes for a copy to the host, else reads), or ''. */

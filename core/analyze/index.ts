@@ -97,14 +97,15 @@ function withGraph(
   // A trace that declares no buffers (an imported one) shows its races by inference alone.
   const { hazards, findings: races } = trace.accesses.count || complete ? declared : copyRaces(trace, hb);
   const busy = busyTimes(trace);
+  const hostSyncs = hostSyncSmells(trace, hb.graph.bindings, access, program);
   const findings: Finding[] = [
     ...races,
     ...(complete ? eventSmells(trace, hb, access, program) : []),
     ...serializationSmells(trace, hb, program),
     ...(complete ? [] : legacyByTiming(trace, hb)),
     ...hostFuncStalls(trace, hb),
-    ...hostSyncSmells(trace, hb.graph.bindings, access, program),
-    ...loopSyncs(trace, hb.graph.bindings, busy),
+    ...hostSyncs.findings,
+    ...loopSyncs(trace, hb.graph.bindings, busy, hostSyncs.ownedSyncs),
     ...waitSmells(trace, hb, facts, waitExplainer(trace, facts, program), complete),
   ];
   return { facts, findings, hazards, metrics: computeMetrics(trace, hb, busy) };

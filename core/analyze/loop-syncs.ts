@@ -10,6 +10,7 @@ import type { BusyTimes } from './metrics';
 import { callSiteText, callTarget, laneName, opName } from './describe';
 import { shortKernelName } from '../trace/kernel-names';
 import { MAX_IDS, sourcePlace, withMembers } from './collect';
+import { sortedHas } from './csr';
 
 /** A place must make the host wait this many times to count as a loop. */
 export const MIN_LOOP_SYNCS = 3;
@@ -217,8 +218,12 @@ function placeKey(t: Trace, i: number, launched: string): string {
   return `${t.calls.lane[i]} ${t.calls.kind[i]} ${callTarget(t, i)} after ${launched}`;
 }
 
-/** `busy`: the metrics' busy times, when the caller has them, so that they are not gathered and sorted again. */
-export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
+/**
+ * `busy`: the metrics' busy times, when the caller has them, so that they are not gathered and
+ * sorted again. `ownedSyncs` (ascending): synchronizes a framework op made to read a value the host
+ * needed, or to end a blocking copy: other findings explain them, and they are never candidates here.
+ */
+export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: Int32Array): Finding[] {
   // Kernel names repeat: shorten each distinct name (an op without one goes by its kind) once.
   const kinds = OP_KINDS.length;
   const shortNames = new Map<number, string>();
@@ -246,6 +251,7 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes): Finding[] {
     }
     if (ck !== CK.eventSync && ck !== CK.streamSync && ck !== CK.deviceSync) continue;
     const launched = sinceWait.take(lane);
+    if (ownedSyncs && sortedHas(ownedSyncs, i)) continue;
     // A synchronize with no source is told apart by the work before it; the trace's first one may
     // follow work it did not record.
     const key = placeKey(t, i, launched);

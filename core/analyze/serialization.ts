@@ -65,7 +65,9 @@ export function serializationSmells(t: Trace, hb: HappensBefore, program?: Progr
     const cy = t.ops.call[y];
     const where = (op: number) => (legacyLane(op) ? 'the legacy default stream' : `blocking stream ${opStream(t, op)}`);
     const src = callSource(t, cy);
-    out.add([kind, opPlaceKey(t, y), opPlaceKey(t, x)].join('|'), {
+    // The place is the work waited for, as the message names it: the op that ended last can be a
+    // record, whose name is new each pass.
+    out.add([kind, opPlaceKey(t, y), opPlaceKey(t, shown)].join('|'), {
       rule: copy >= 0 ? 'S18' : 'S3',
       kind,
       severity: 'warning',

@@ -148,8 +148,13 @@ function orderKeeping(steps: GeneratedStep[], k: number): Record<string, unknown
   return [...next].map(wait);
 }
 
-const pinCopy: Edit = (g, th, f) => {
-  const steps = stepsOf(th, new Set(findingCalls(f))).filter((s) => 'copy' in s.step);
+/**
+ * The copies read or write pinned buffers, asynchronously. A blocking copy's synchronize (one the
+ * finding lists: PyTorch's copy without non_blocking=True) goes too, as non_blocking=True drops it.
+ */
+const pinCopy: Edit = (g, th, f, a, t) => {
+  const calls = new Set(findingCalls(f));
+  const steps = stepsOf(th, calls).filter((s) => 'copy' in s.step);
   if (!steps.length) return 'cannot apply: its copies are not in the scenario';
   for (const s of steps) {
     const st = s.step as Record<string, unknown>;
@@ -165,7 +170,9 @@ const pinCopy: Edit = (g, th, f) => {
     delete st.ns;
     st.async = true;
   }
-  return `copy from pinned host memory, asynchronously, in ${steps.length} cop${steps.length > 1 ? 'ies' : 'y'}`;
+  const pinned = `copy from pinned host memory, asynchronously, in ${steps.length} cop${steps.length > 1 ? 'ies' : 'y'}`;
+  const blocking = stepsOf(th, calls).some((s) => SYNC_STEP.some((k) => k in s.step));
+  return blocking ? `${pinned}, and ${removeSync(g, th, f, a, t).replace(/^remove/, 'remove the')} after them` : pinned;
 };
 
 /** `.item()`-style: the host reads a value right after it is copied; read it later, at the thread's next wait. */

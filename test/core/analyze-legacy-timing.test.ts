@@ -1,6 +1,7 @@
 // S3 read from timing where a torch.profiler trace gives no stream flags
-// (core/analyze/legacy-timing.ts), on the recorded what-if truth programs (test/fixtures/whatif-programs,
-// H100): legacy_stream copies each batch's embeddings on a stream created blocking.
+// (core/analyze/legacy-timing.ts), on the recorded what-if truth programs (test/fixtures/whatif-programs
+// and whatif-truth, H100): legacy_stream copies each batch's embeddings on a stream created blocking;
+// its capture gives the flags, and S3 is read from them (core/analyze/serialization.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze } from '../../core/analyze';
@@ -32,4 +33,16 @@ test('streams whose work overlapped the legacy one, or that show no hold, are no
     'test/fixtures/python/ragged_batches.profile.json.gz',
   ])
     assert.deepEqual(await serialized(file), [], file);
+});
+
+test("legacy_stream capture: each pass's hold is one finding, though the record that ended last is a new event each pass", async () => {
+  const found = await serialized('test/fixtures/whatif-truth/legacy_stream.capture.syncscope.json.gz');
+  assert.equal(found.length, 1);
+  const [f] = found;
+  // Read by hand: the GEMM (op 16) waited for the copy stream's work, whose last op was the record of
+  // event 20 (op 15), right after the batch's copy to the host (op 14), which the message names.
+  // The next pass's record is of event 22: the place is the copy, not the record.
+  assert.deepEqual(f.ops.slice(0, 6), [16, 14, 15, 23, 21, 22]);
+  assert.match(f.message, /waited [\d.]+ µs for "DtoH 33554432 B \(pinned\)" on blocking stream stream 1/);
+  assert.match(f.message, /\(78 times\)$/);
 });

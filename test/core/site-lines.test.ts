@@ -126,16 +126,22 @@ test("a lens names a cuBLAS kernel by the short name the lanes give it, not CUPT
   );
 });
 
-test("a profile's pageable-copy finding goes on its first line of its own, or on the overview's line in the window", () => {
+test("a profile's pageable-copy findings go on their own lines, or on the overview's line in the window", () => {
   const t = importPytorch(
     gunzipSync(readFileSync(repoPath('test/fixtures/torch/profile/train_step.profile.json.gz'))).toString(),
   );
   const analysis = analyze(t);
   t.findings = analysis.findings;
-  // Read by hand: the first pageable copy is model.cuda()'s first run, known only by its function
-  // (line 0); model.cuda()'s later copies are marked at line 12, the batch uploads in the loop at 20.
+  // Read by hand: model.cuda()'s first copy (call 1739) and the first batch upload (call 2248) are
+  // known only by their function (line 0); model.cuda()'s later copies are marked at line 12, the
+  // batch uploads in the loop at 20. Each place is a finding of its own.
   const problems = siteProblems(t).map((p) => [p.finding.kind, p.line, p.precision]);
-  assert.deepEqual(problems[0], ['pageable-async-copy', 12, 'line']);
+  assert.deepEqual(problems, [
+    ['pageable-async-copy', 0, 'function'],
+    ['pageable-async-copy', 12, 'line'],
+    ['hidden-sync', 25, 'line'],
+    ['pageable-async-copy', 20, 'line'],
+  ]);
   const ranked = siteProblems(t, buildOverview(t, analysis, h200).findings);
   assert.deepEqual([ranked[0].finding.kind, ranked[0].line, ranked[0].precision], ['pageable-async-copy', 20, 'line']);
 });

@@ -78,7 +78,7 @@ test('the plain step is matched by the pace after the first iteration, as saving
     gunzipSync(readFileSync(repoPath('test/fixtures/whatif-programs/item_every_step.profile.json.gz'))),
   );
   assert.deepEqual(t.meta.plainStep, { ns: 5979567, steps: 5 });
-  const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'loop-sync');
+  const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'hidden-sync');
   assert.ok(fix.pace, 'a pace');
   assert.ok(Math.abs(fix.pace.beforeNs - 5979567) <= 0.005 * 5979567, `pace before ${fix.pace.beforeNs}`);
   assert.ok(

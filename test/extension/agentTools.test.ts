@@ -92,10 +92,10 @@ test(
     const findings = await answer('findings', { path: PROFILE });
     assert.match(
       findings,
-      /: 3 findings, largest predicted saving first \(fixes simulated with the h200 profile over 9 iterations, iteration 2 to iteration 10, from a run of calls that repeats; iteration 1 left out: warm-up, 29\.9x the median iteration\):\n/,
+      /: 4 findings, largest predicted saving first \(fixes simulated with the h200 profile over 9 iterations, iteration 2 to iteration 10, from a run of calls that repeats; iteration 1 left out: warm-up, 29\.9x the median iteration\):\n/,
     );
 
-    const whatif = await answer('whatif', { path: PROFILE, id: 'F2' });
+    const whatif = await answer('whatif', { path: PROFILE, id: 'F3' });
     assert.match(whatif, /move 9 synchronize steps to the thread's next wait \(where the value is next needed\)/);
   },
 );
@@ -111,7 +111,7 @@ test('bad arguments, a missing file and no open trace are errors that say what w
   );
   assert.match(
     await refusal('whatif', { path: PROFILE, id: 'F9' }),
-    /: no finding F9; the trace has F1 to F3 \(the findings tool lists them\)$/,
+    /: no finding F9; the trace has F1 to F4 \(the findings tool lists them\)$/,
   );
   assert.equal(
     await refusal('report', { path: 'no/such.json' }),

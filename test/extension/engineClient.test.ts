@@ -168,7 +168,7 @@ test(
       // test/core/overview.test.ts reads these from `syncscope whatif` over the same window.
       assert.deepEqual(
         got.findings.map((f) => f.id),
-        ['F1', 'F3', 'F2'],
+        ['F4', 'F3', 'F1', 'F2'],
       );
     } finally {
       client.dispose();
