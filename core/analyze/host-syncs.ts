@@ -11,6 +11,7 @@ import { FindingList, placeKey } from './collect';
 import { atLine, callSiteText, callSource, isAsyncCall, laneName, opName } from './describe';
 import { formatNs } from '../units';
 import { readFix, readOfContext, readOfCopy } from './host-reads';
+import { madeCompiling } from './compile-time';
 
 /**
  * The findings, and `ownedSyncs` (ascending): the synchronizes these findings explain, which a
@@ -202,38 +203,62 @@ function pageableCopies(
     const dir = COPY_KINDS[t.ops.copy[j]];
     if ((dir !== 'HtoD' && dir !== 'DtoH') || !isAsyncCall(t, call, program)) continue;
     const buffer = hostBuffer(t, access, j, dir === 'DtoH');
-    const src = callSource(t, call);
-    const took = c.end[call] - c.begin[call];
+    const compiling = madeCompiling(t, call);
     // One place is one line of the user's (each copy of a model's parameters is one of its
-    // copies), else one step of a scenario, else one lane's copies of one name.
+    // copies), else one step of a scenario, else one lane's copies of one name; torch.compile's
+    // own copies at a line are a place apart from the line's.
     const place =
       c.site[call] > 0
-        ? `${siteText(call)}|${c.lane[call]} ${dir}`
+        ? `${siteText(call)}|${c.lane[call]} ${dir}${compiling ? '|compiling' : ''}`
         : placeKey(c.line[call], c.column[call], `${c.lane[call]} ${opName(t, j)}`);
     const sync = blockingCopySync(t, call);
     if (sync >= 0) syncs.push(sync);
-    out.add(`pageable|${place}`, {
-      rule: 'S17',
-      kind: 'pageable-async-copy',
-      severity: 'warning',
-      calls: sync >= 0 ? [call, sync] : [call],
-      ops: [j],
-      ...(src ? { source: src } : {}),
-      message:
-        `asynchronous ${dir} copy${atLine(t, call)} uses pageable host memory${buffer ? ` "${buffer}"` : ''}, so it is synchronous ` +
-        `for the host: the call took ${formatNs(took)}${c.blockedNs[call] > 0 ? `, ${formatNs(c.blockedNs[call])} of it blocked` : ''}` +
-        (sync >= 0
-          ? `; then ${str(t, c.name[sync]) || 'a stream synchronize'} waited for it, made by the same ${c.context[sync] ? 'op' : 'line'} (a blocking copy)`
-          : ''),
-      fix: buffer
-        ? `allocate "${buffer}" as pinned host memory ("host": "pinned"; in PyTorch, pin_memory())`
-        : sync >= 0
-          ? 'pin the host memory (pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True: a blocking copy synchronizes after it, pinned or not'
-          : 'copy from or to pinned host memory',
-      savedNs: c.blockedNs[call] + (sync >= 0 ? c.blockedNs[sync] : 0),
-    });
+    out.add(`pageable|${place}`, pageableFinding(t, j, { buffer, sync, compiling }));
   }
   return ascending(syncs.view());
+}
+
+/**
+ * The finding of pageable copy op `j`: `buffer`, its host buffer's name ('' where the trace names
+ * none); `sync`, the synchronize that ends it where it is a blocking copy, else -1; `compiling`,
+ * whether torch.compile made it while it compiled, which no change of the program's copies helps.
+ */
+function pageableFinding(t: Trace, j: number, o: { buffer: string; sync: number; compiling: boolean }): Finding {
+  const c = t.calls;
+  const call = t.ops.call[j];
+  const { buffer, sync, compiling } = o;
+  const src = callSource(t, call);
+  const took = c.end[call] - c.begin[call];
+  const maker = sync >= 0 && str(t, c.context[sync]).includes('aten::') ? 'op' : 'line';
+  const message =
+    `asynchronous ${COPY_KINDS[t.ops.copy[j]]} copy${atLine(t, call)} uses pageable host memory${buffer ? ` "${buffer}"` : ''}, ` +
+    `so it is synchronous for the host: the call took ${formatNs(took)}` +
+    (c.blockedNs[call] > 0 ? `, ${formatNs(c.blockedNs[call])} of it blocked` : '') +
+    (sync >= 0
+      ? `; then ${str(t, c.name[sync]) || 'a stream synchronize'} waited for it, made by the same ${maker} (a blocking copy)`
+      : '') +
+    (compiling
+      ? "; torch.compile made it while it compiled (TorchDynamo's frame conversion), once per compilation: " +
+        "no change of the program's copies removes it"
+      : '');
+  const fix = compiling
+    ? undefined
+    : buffer
+      ? `allocate "${buffer}" as pinned host memory ("host": "pinned"; in PyTorch, pin_memory())`
+      : sync >= 0
+        ? 'pin the host memory (pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True: a blocking copy synchronizes after it, pinned or not'
+        : 'copy from or to pinned host memory';
+  return {
+    rule: 'S17',
+    kind: 'pageable-async-copy',
+    severity: compiling ? 'info' : 'warning',
+    calls: sync >= 0 ? [call, sync] : [call],
+    ops: [j],
+    ...(src ? { source: src } : {}),
+    message,
+    ...(fix ? { fix } : {}),
+    savedNs: c.blockedNs[call] + (sync >= 0 ? c.blockedNs[sync] : 0),
+  };
 }
 
 /** How far past a copy call `blockingCopySync` looks for the synchronize that ends it. */

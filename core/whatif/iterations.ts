@@ -4,6 +4,7 @@
 import { CK, OK } from '../trace/kinds';
 import { str, type Trace } from '../trace/model';
 import { kthSmallest } from '../stats';
+import { madeCompiling } from '../analyze/compile-time';
 
 export interface Iteration {
   /** "ProfilerStep#3", or "iteration 2" (counted from 1) for a loop found by its calls. */
@@ -52,8 +53,11 @@ export function iterationsOf(t: Trace, calls: number[], opsOf: Map<number, numbe
     if (list.length > 1) return { from: 'ProfilerStep', list };
   }
   // The loop is looked for in the calls that do the program's work, not in the bookkeeping around
-  // them (the caching allocator's event creates and queries come when it needs them, not each step).
-  const at = calls.map((_, k) => k).filter((k) => !BOOKKEEPING.has(t.calls.kind[calls[k]]));
+  // them (the caching allocator's event creates and queries come when it needs them, not each step),
+  // nor in torch.compile's compilation, whose own repeats can outweigh a short loop.
+  const at = calls
+    .map((_, k) => k)
+    .filter((k) => !BOOKKEEPING.has(t.calls.kind[calls[k]]) && !madeCompiling(t, calls[k]));
   const work = at.map((k) => calls[k]);
   const loop = repeatedRun(t, work, signatures(t, work, opsOf), searchStarts(t, work), gpuBusy(t, work, opsOf));
   if (!loop) return undefined;
