@@ -96,7 +96,10 @@ function opsByCall(t: Trace): Map<number, number[]> {
  * Each iteration's span: a ProfilerStep's own range; an iteration of a loop found by its calls runs
  * from its first call to the next iteration's first, the last one to the end of its last call.
  */
-function spansOf(t: Trace, calls: number[]): { from: 'ProfilerStep' | 'loop'; spans: IterationSpan[] } | undefined {
+function spansOf(
+  t: Trace,
+  calls: number[],
+): { from: 'ProfilerStep' | 'loop'; spans: IterationSpan[]; stepsPerRepeat?: number } | undefined {
   const found = iterationsOf(t, calls, opsByCall(t));
   if (!found) return undefined;
   if (found.from === 'ProfilerStep') {
@@ -117,7 +120,7 @@ function spansOf(t: Trace, calls: number[]): { from: 'ProfilerStep' | 'loop'; sp
       endNs: next ? t.calls.begin[calls[next.first]] : end,
     };
   });
-  return { from: 'loop', spans };
+  return { from: 'loop', spans, ...(found.stepsPerRepeat ? { stepsPerRepeat: found.stepsPerRepeat } : {}) };
 }
 
 /** The names of the framework ranges that begin in each span (any thread). */
@@ -204,7 +207,12 @@ export function recordedWindow(t: Trace): RecordedWindow {
   const beginNs = counted[0].beginNs;
   const endNs = counted[counted.length - 1].endNs;
   const leftOut = [...why].sort((a, b) => a[0] - b[0]).map(([k, w]) => ({ label: found.spans[k].label, why: w }));
-  const how = found.from === 'ProfilerStep' ? "the profiler's step markers" : 'a run of calls that repeats';
+  const how =
+    found.from === 'ProfilerStep'
+      ? "the profiler's step markers"
+      : found.stepsPerRepeat
+        ? `a run of calls that repeats every ${found.stepsPerRepeat} optimizer steps, split at each step`
+        : 'a run of calls that repeats';
   const n = counted.length;
   const text = [
     `${n} ${unit}${n > 1 ? 's' : ''}, ${labelRange(counted)}, from ${how}`,

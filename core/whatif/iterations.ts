@@ -5,6 +5,7 @@ import { CK, OK } from '../trace/kinds';
 import { str, type Trace } from '../trace/model';
 import { kthSmallest } from '../stats';
 import { madeCompiling } from '../analyze/compile-time';
+import { splitAtOptimizerSteps } from './optimizer-steps';
 
 export interface Iteration {
   /** "ProfilerStep#3", or "iteration 2" (counted from 1) for a loop found by its calls. */
@@ -17,6 +18,8 @@ export interface Iteration {
 export interface Iterations {
   from: 'ProfilerStep' | 'loop';
   list: Iteration[];
+  /** For a loop whose every repeat held this many optimizer steps: each iteration is one of them (./optimizer-steps.ts). */
+  stepsPerRepeat?: number;
 }
 
 /** A repeated sequence must be found within this many calls of where a search starts. */
@@ -61,18 +64,18 @@ export function iterationsOf(t: Trace, calls: number[], opsOf: Map<number, numbe
   const work = at.map((k) => calls[k]);
   const loop = repeatedRun(t, work, signatures(t, work, opsOf), searchStarts(t, work), gpuBusy(t, work, opsOf));
   if (!loop) return undefined;
-  const list: Iteration[] = [];
+  const repeats: { first: number; last: number }[] = [];
   const end = loop.start + loop.reps * loop.period;
   for (let k = 0; k < loop.reps; k++) {
     const next = loop.start + (k + 1) * loop.period;
-    list.push({
-      label: `iteration ${k + 1}`,
-      first: at[loop.start + k * loop.period],
-      // Up to the next iteration's first work call; the last iteration ends with its own last one.
-      last: next < end ? at[next] - 1 : at[end - 1],
-    });
+    // Up to the next iteration's first work call; the last iteration ends with its own last one.
+    repeats.push({ first: at[loop.start + k * loop.period], last: next < end ? at[next] - 1 : at[end - 1] });
   }
-  return { from: 'loop', list };
+  const split = splitAtOptimizerSteps(t, calls, repeats);
+  const label = (r: { first: number; last: number }, k: number) => ({ label: `iteration ${k + 1}`, ...r });
+  return split
+    ? { from: 'loop', list: split.pieces.map(label), stepsPerRepeat: split.perRepeat }
+    : { from: 'loop', list: repeats.map(label) };
 }
 
 /** Per call, the GPU time of the work it queued (kernels, copies, memsets, host functions). */

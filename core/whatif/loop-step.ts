@@ -8,9 +8,7 @@ import type { RecordedWindow } from '../overview/window';
 import { spanAt } from '../overview/window';
 import type { PlainStep, Trace } from '../trace/model';
 import { formatNs } from '../units';
-
-/** A frame of torch's optimizer step: its hook wrapper, around every torch optimizer's step. */
-const OPTIMIZER_FRAME = /(^|[\\/])torch[\\/]optim[\\/]optimizer\.py$/;
+import { AGREEING, optimizerSites } from './optimizer-steps';
 
 /**
  * How far a recorded iteration may be from the plain step and still be that step, where the
@@ -19,9 +17,6 @@ const OPTIMIZER_FRAME = /(^|[\\/])torch[\\/]optim[\\/]optimizer\.py$/;
  * or inside one.
  */
 const SAME_STEP = { below: 0.75, above: 1.9 };
-
-/** Iterations that must hold the same number of optimizer steps for it to be the loop's. */
-const AGREEING = 0.9;
 
 const notScaledTo = (plainStep: PlainStep): string => `not scaled to the plain step of ${formatNs(plainStep.ns)}`;
 
@@ -73,9 +68,9 @@ export function loopStepMismatch(
  * loop that steps no optimizer) or disagree.
  */
 export function optimizerStepsPerIteration(t: Trace, rw: RecordedWindow): number | undefined {
-  if (rw.thread < 0 || !rw.spans.length || !t.sites.length) return undefined;
-  const inStep = t.sites.map((s) => s.stack.some((f) => OPTIMIZER_FRAME.test(f.file)));
-  if (!inStep.some(Boolean)) return undefined;
+  if (rw.thread < 0 || !rw.spans.length) return undefined;
+  const inStep = optimizerSites(t);
+  if (!inStep) return undefined;
   const counts = new Array<number>(rw.spans.length).fill(0);
   let inside = false;
   for (let i = 0; i < t.calls.count; i++) {
