@@ -29,7 +29,10 @@ export function hostSyncSmells(
   const { copies, syncs } = hiddenSyncs(t, b, out, siteText);
   const copySyncs = pageableCopies(t, access, out, siteText, (call) => sortedHas(copies, call), program);
   queueStalls(t, b.waits, out);
-  return { findings: out.list(), ownedSyncs: ascending(Int32Array.from([...syncs, ...copySyncs])) };
+  const owned = new Int32Array(syncs.length + copySyncs.length);
+  owned.set(syncs);
+  owned.set(copySyncs, syncs.length);
+  return { findings: out.list(), ownedSyncs: ascending(owned) };
 }
 
 /** The framework op behind a call: the outermost aten:: op of its context, else the innermost. */

@@ -172,7 +172,8 @@ const pinCopy: Edit = (g, th, f, a, t) => {
   }
   const pinned = `copy from pinned host memory, asynchronously, in ${steps.length} cop${steps.length > 1 ? 'ies' : 'y'}`;
   const blocking = stepsOf(th, calls).some((s) => SYNC_STEP.some((k) => k in s.step));
-  return blocking ? `${pinned}, and ${removeSync(g, th, f, a, t).replace(/^remove/, 'remove the')} after them` : pinned;
+  if (!blocking) return pinned;
+  return `${pinned}, and ${removeSync(g, th, f, a, t).replace(/^remove (\d+ synchronize steps?)/, 'remove the $1 after them')}`;
 };
 
 /** `.item()`-style: the host reads a value right after it is copied; read it later, at the thread's next wait. */
