@@ -286,7 +286,9 @@ function finding(t: Trace, p: Place): Finding {
       `candidate: ${call} on ${callTarget(t, i) || laneName(t, t.calls.lane[i])} at ${callSiteText(t, i)} recurs ${n} times ` +
       `in a loop (after ${p.launched}); ${p.unused} times the host launched again without another wait, and the GPU ` +
       `sat idle ${formatNs(p.idleNs)} in all after those returns (${formatNs(p.idleNs / p.unused)} each)`,
-    fix: 'remove the synchronize, or move it after the loop or to where the host first reads the result',
+    fix:
+      'remove the synchronize, or move it after the loop or to where the host first reads the result; where it ' +
+      'times GPU work with a host clock, record CUDA events around the work instead and read their elapsed time after the loop',
     savedNs: p.idleNs,
   };
   return withMembers(f, p.calls);

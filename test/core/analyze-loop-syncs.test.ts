@@ -142,3 +142,12 @@ test('S14: every pass of a loop-sync line is its member, those that found the GP
   // Evidence of a drained GPU comes from the passes that blocked and were followed by a launch alone.
   assert.match(f.message, /; 9 times the host launched again without another wait/);
 });
+
+test("a synchronize that times the GPU's work with the host's clock: its fix says to time it with CUDA events", async () => {
+  // time_backward.py (H200 capture) calls torch.cuda.synchronize() at line 22, before reading
+  // time.perf_counter(), each of its 30 steps: the trace cannot see the read, so the fix names both.
+  const t = await loadTraceFile(repoPath('test/fixtures/python/time_backward.capture.syncscope.json.gz'));
+  const [f] = loopSyncs(t);
+  assert.match(f.message, /cudaDeviceSynchronize on device at \S+time_backward\.py:22 in <module> recurs 30 times/);
+  assert.match(f.fix!, /record CUDA events around the work instead and read their elapsed time after the loop$/);
+});
