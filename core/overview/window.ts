@@ -211,7 +211,7 @@ export function recordedWindow(t: Trace): RecordedWindow {
     found.from === 'ProfilerStep'
       ? "the profiler's step markers"
       : found.stepsPerRepeat
-        ? `a run of calls that repeats every ${found.stepsPerRepeat} optimizer steps, split at each step`
+        ? `a run of calls that repeats every ${found.stepsPerRepeat} training steps, split at each (by the optimizer steps in its Python stacks)`
         : 'a run of calls that repeats';
   const n = counted.length;
   const text = [

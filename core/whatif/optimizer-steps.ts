@@ -1,6 +1,6 @@
 // The optimizer steps of a loop found by its repeating calls, from the calls' Python stacks. A
 // program that logs every N steps (`if step % N == 0: print(loss.item())`) repeats its calls only
-// every N steps, and the loop found is N steps long; where each repeat holds N steps of one
+// every N steps, and the loop found is N steps long; where each repeat holds N steps of an
 // optimizer, made from one line, it is split into them, so that an iteration is a training step.
 import { callSite, type Trace } from '../trace/model';
 
@@ -22,70 +22,99 @@ interface CallRange {
   last: number;
 }
 
+/** One line's optimizer steps in a loop: where each of its runs of calls ended, and how many ended in each repeat. */
+interface LineSteps {
+  cuts: number[];
+  perRepeat: number[];
+  /** Where its last run began. */
+  lastStart: number;
+}
+
 /**
  * `repeats` (ranges of `calls`, one thread's, back to back) split after each optimizer step: each
  * piece from the first call after a step's run of calls to the end of the next run. The leading
- * part before the first run ends is a step the loop found only the end of, and is left out.
- * Undefined where the repeats do not each hold the same number (more than one, give or take the one
- * a repeat's edge cuts) of steps of one line's optimizer: two optimizers stepped in one iteration
- * (a GAN's) are one training step.
- * `perRepeat`: the steps each repeat holds.
+ * part before the first run ends is a step the loop found only the end of, and is left out. Where
+ * several lines step optimizers, the line stepped fewest times sets the step: a WGAN steps its critic
+ * several times for each step of its generator, whose step is the training step. Undefined where no line
+ * steps the same number of times (more than one, give or take the one a repeat's edge cuts) in
+ * every repeat. `perRepeat`: the steps each repeat holds.
  */
 export function splitAtOptimizerSteps(
   t: Trace,
   calls: number[],
   repeats: CallRange[],
 ): { pieces: CallRange[]; perRepeat: number } | undefined {
+  const byLine = stepsByLine(t, calls, repeats);
+  let chosen: { steps: LineSteps; k: number } | undefined;
+  for (const steps of byLine?.values() ?? []) {
+    const k = stepsPerRepeat(steps.perRepeat);
+    if (k !== undefined && (!chosen || k < chosen.k)) chosen = { steps, k };
+  }
+  if (!chosen) return undefined;
+  const { cuts, lastStart } = chosen.steps;
+  const to = repeats[repeats.length - 1].last;
+  const pieces: CallRange[] = [];
+  for (let c = 0; c < cuts.length; c++)
+    pieces.push({ first: cuts[c], last: c + 1 < cuts.length ? cuts[c + 1] - 1 : to });
+  // The last piece holds a whole step only where one of the line's runs began in it.
+  if (pieces.length && lastStart < pieces[pieces.length - 1].first) pieces.pop();
+  return pieces.length >= 2 ? { pieces, perRepeat: chosen.k } : undefined;
+}
+
+/**
+ * The steps each repeat holds, from the count of runs that ended in each: every repeat between the
+ * first and the last holds the same number, and those two one more or one fewer (a run that ends
+ * right at a repeat's edge is counted in the next); at least 2. Undefined otherwise.
+ */
+function stepsPerRepeat(counts: number[]): number | undefined {
+  const inner = counts.length >= 3 ? counts.slice(1, -1) : counts;
+  let k = Infinity;
+  let most = 0;
+  for (const n of inner) [k, most] = [Math.min(k, n), Math.max(most, n)];
+  if (counts.length >= 3 ? most !== k : most > k + 1) return undefined;
+  const edges = [counts[0], counts[counts.length - 1]];
+  return k >= 2 && edges.every((n) => Math.abs(n - k) <= 1) ? k : undefined;
+}
+
+/** Each line's optimizer steps over `repeats`, a run's line being where its first call was made; undefined where no call is in a step. */
+function stepsByLine(t: Trace, calls: number[], repeats: CallRange[]): Map<string, LineSteps> | undefined {
   const inStep = optimizerSites(t);
   if (!inStep || repeats.length === 0) return undefined;
   const { site } = t.calls;
   const stepping = (x: number) => site[calls[x]] > 0 && inStep[site[calls[x]] - 1];
   const from = repeats[0].first;
   const to = repeats[repeats.length - 1].last;
-  // Whether the calls before the loop ended inside a step: then the loop begins a step.
+  const byLine = new Map<string, LineSteps>();
+  const line = (x: number) => {
+    const frame = callSite(t, calls[x])?.frame;
+    const key = `${frame?.file}:${frame?.line}`;
+    const fresh = { cuts: [], perRepeat: new Array<number>(repeats.length).fill(0), lastStart: -1 };
+    return byLine.get(key) ?? byLine.set(key, fresh).get(key)!;
+  };
+  // Whether the calls before the loop ended inside a step, and whose: the loop begins inside that run.
   let inside = false;
+  let run: LineSteps | undefined;
   for (let x = from - 1; x >= 0; x--)
     if (site[calls[x]] > 0) {
       inside = stepping(x);
+      if (inside) run = line(x);
       break;
     }
-  const cuts: number[] = [];
-  const runLines = new Set<string>();
-  const perRepeat = new Array<number>(repeats.length).fill(0);
   let r = 0;
   for (let x = from; x <= to; x++) {
     while (x > repeats[r].last) r++;
     if (site[calls[x]] <= 0) continue;
     const now = stepping(x);
-    if (now && !inside) {
-      const frame = callSite(t, calls[x])?.frame;
-      runLines.add(`${frame?.file}:${frame?.line}`);
-    }
-    // A step is counted where its run of optimizer calls ends: a repeat found from inside a run
-    // then holds that run's end, as every later repeat holds its own.
-    if (!now && inside) {
-      cuts.push(x);
-      perRepeat[r]++;
+    if (now && !inside) (run = line(x)).lastStart = x;
+    // A step is counted where its run ends: a repeat found from inside a run then holds that run's
+    // end, as every later repeat holds its own.
+    if (!now && inside && run) {
+      run.cuts.push(x);
+      run.perRepeat[r]++;
     }
     inside = now;
   }
   // A run that lasts to the loop's last call ends with it.
-  if (inside) perRepeat[repeats.length - 1]++;
-  // A repeat's ends may fall inside a run, and its neighbour's count one more: the fewest is the steps of one.
-  let k = Infinity;
-  let most = 0;
-  for (const n of perRepeat) [k, most] = [Math.min(k, n), Math.max(most, n)];
-  if (k < 2 || most > k + 1 || runLines.size !== 1) return undefined;
-  const pieces: CallRange[] = [];
-  for (let c = 0; c < cuts.length; c++)
-    pieces.push({ first: cuts[c], last: c + 1 < cuts.length ? cuts[c + 1] - 1 : to });
-  // The last piece holds a whole step only where a step's run began in it.
-  const tail = pieces[pieces.length - 1];
-  if (tail && !hasRunStart(tail, stepping)) pieces.pop();
-  return pieces.length >= 2 ? { pieces, perRepeat: k } : undefined;
-}
-
-function hasRunStart(range: CallRange, stepping: (x: number) => boolean): boolean {
-  for (let x = range.first; x <= range.last; x++) if (stepping(x)) return true;
-  return false;
+  if (inside && run) run.perRepeat[repeats.length - 1]++;
+  return byLine;
 }
