@@ -1,7 +1,7 @@
 // The optimizer steps of a loop found by its repeating calls, from the calls' Python stacks. A
 // program that logs every N steps (`if step % N == 0: print(loss.item())`) repeats its calls only
 // every N steps, and the loop found is N steps long; where each repeat holds N steps of an
-// optimizer, made from one line, it is split into them, so that an iteration is a training step.
+// optimizer, it is split into them, so that an iteration is a training step.
 import { callSite, type Trace } from '../trace/model';
 
 /** A frame of torch's optimizer step: its hook wrapper, around every torch optimizer's step. */
@@ -34,10 +34,10 @@ interface LineSteps {
  * `repeats` (ranges of `calls`, one thread's, back to back) split after each optimizer step: each
  * piece from the first call after a step's run of calls to the end of the next run. The leading
  * part before the first run ends is a step the loop found only the end of, and is left out. Where
- * several lines step optimizers, the line stepped fewest times sets the step: a WGAN steps its critic
- * several times for each step of its generator, whose step is the training step. Undefined where no line
- * steps the same number of times (more than one, give or take the one a repeat's edge cuts) in
- * every repeat. `perRepeat`: the steps each repeat holds.
+ * several lines step optimizers, the line stepped fewest times sets the step: a WGAN steps its
+ * critic several times for each step of its generator, whose step is the training step. Undefined
+ * where no line steps the same number of times (more than one, give or take the one a repeat's
+ * edge cuts) in every repeat. `perRepeat`: the steps each repeat holds.
  */
 export function splitAtOptimizerSteps(
   t: Trace,
