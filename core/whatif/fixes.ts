@@ -153,8 +153,8 @@ function orderKeeping(steps: GeneratedStep[], k: number): Record<string, unknown
  * finding lists: PyTorch's copy without non_blocking=True) goes too, as non_blocking=True drops it.
  */
 const pinCopy: Edit = (g, th, f, a, t) => {
-  const calls = new Set(findingCalls(f));
-  const steps = stepsOf(th, calls).filter((s) => 'copy' in s.step);
+  const mine = stepsOf(th, new Set(findingCalls(f)));
+  const steps = mine.filter((s) => 'copy' in s.step);
   if (!steps.length) return 'cannot apply: its copies are not in the scenario';
   for (const s of steps) {
     const st = s.step as Record<string, unknown>;
@@ -171,7 +171,7 @@ const pinCopy: Edit = (g, th, f, a, t) => {
     st.async = true;
   }
   const pinned = `copy from pinned host memory, asynchronously, in ${steps.length} cop${steps.length > 1 ? 'ies' : 'y'}`;
-  const blocking = stepsOf(th, calls).some((s) => SYNC_STEP.some((k) => k in s.step));
+  const blocking = mine.some((s) => SYNC_STEP.some((k) => k in s.step));
   if (!blocking) return pinned;
   return `${pinned}, and ${removeSync(g, th, f, a, t).replace(/^remove (\d+ synchronize steps?)/, 'remove the $1 after them')}`;
 };
