@@ -64,7 +64,10 @@ export class Device {
   /** The last op issued to each stream, or -1. */
   readonly lastOp: Int32Array;
   /** Per stream, issued ops that take a launch-queue entry and have not started yet (S19). */
+  /** Per launch queue (S19), the ops that took an entry of it and have not started. */
   readonly queued: Int32Array;
+  /** Per stream, the launch queue it shares (S19). */
+  readonly queueOf: Int32Array;
   /** Per GPU, the op of its streams that completed most recently, or -1. */
   readonly lastCompleted: Int32Array;
   /** Per stream, its GPU. */
@@ -133,7 +136,10 @@ export class Device {
     streams.forEach((s, i) => {
       if (s.legacyDefault) this.legacy[s.device] = i;
     });
-    this.queued = new Int32Array(streams.length);
+    this.queueOf = launchQueues(streams, profile.hardwareQueues);
+    let queues = 0;
+    for (const q of this.queueOf) queues = Math.max(queues, q + 1);
+    this.queued = new Int32Array(queues);
     this.lastCompleted = new Int32Array(gpus).fill(-1);
     this.smSlots = new Float64Array(gpus).fill(profile.sms * profile.blocksPerSm);
     this.kernels = Array.from({ length: gpus }, () => []);
@@ -207,7 +213,7 @@ export class Device {
       this.i[i + SLOTS] = Math.ceil(p.blocksPerSm / fit);
       this.i[i + BLOCKS_LEFT] = Math.max(1, grid);
     }
-    if (counts) this.queued[stream]++;
+    if (counts) this.queued[this.queueOf[stream]]++;
     this.edge(LAUNCH_EDGE, call, op);
 
     const prev = this.lastOp[stream];
@@ -404,7 +410,7 @@ export class Device {
     this.b.ops.cols.start[op] = now;
     if (this.i[this.slotOf[op] * I + FLAGS] & COUNTED) {
       const stream = this.streamOfLane[this.b.ops.cols.lane[op]];
-      this.queued[stream]--;
+      this.queued[this.queueOf[stream]]--;
       this.host.roomFreed(now, stream);
     }
   }
@@ -464,4 +470,26 @@ function grownI(a: Int32Array, size: number): Int32Array {
   const out = new Int32Array(size);
   out.set(a);
   return out;
+}
+
+/**
+ * S19: each stream's launch queue. A GPU has `hardwareQueues` of them for its streams
+ * (CUDA_DEVICE_MAX_CONNECTIONS), which they take in the order they were created, the next after the
+ * last sharing with the first; its legacy default stream has one of its own.
+ */
+export function launchQueues(
+  streams: readonly { device: number; legacyDefault?: boolean }[],
+  hardwareQueues: number,
+): Int32Array {
+  const ids = new Map<string, number>();
+  const created = new Map<number, number>();
+  return Int32Array.from(streams, (s) => {
+    let key = `${s.device} legacy`;
+    if (!s.legacyDefault) {
+      const k = created.get(s.device) ?? 0;
+      created.set(s.device, k + 1);
+      key = `${s.device} ${k % Math.max(1, hardwareQueues)}`;
+    }
+    return ids.get(key) ?? ids.set(key, ids.size).get(key)!;
+  });
 }

@@ -60,8 +60,10 @@ export interface SimProfile {
   kernelOverheadNs: number;
   /** A host function's op: from the previous op's end to the next op's start, plus the body. */
   hostFuncGapNs: number;
-  /** Ops each stream queues (kernels, copies, memsets, host functions, event records) before the next blocks the host (S19). */
+  /** Ops a launch queue holds (kernels, copies, memsets, host functions, event records) before the next blocks the host (S19). */
   queueDepth: number;
+  /** Launch queues a GPU has for its streams (CUDA_DEVICE_MAX_CONNECTIONS): more streams share them (S19). */
+  hardwareQueues: number;
 
   /** From the awaited op's end to the host's return, when the host spins. */
   spinWakeNs: number;
@@ -121,6 +123,7 @@ export const h200: Readonly<SimProfile> = Object.freeze({
   kernelOverheadNs: 2600,
   hostFuncGapNs: 47000,
   queueDepth: 1021,
+  hardwareQueues: 8,
 
   spinWakeNs: 3600,
   sleepWakeNs: 57000,
@@ -145,7 +148,7 @@ export class ProfileError extends Error {
   override name = 'ProfileError';
 }
 
-const WHOLE = new Set(['sms', 'blocksPerSm', 'threadsPerSm', 'queueDepth']);
+const WHOLE = new Set(['sms', 'blocksPerSm', 'threadsPerSm', 'queueDepth', 'hardwareQueues']);
 const POSITIVE = new Set([
   ...WHOLE,
   'pinnedHtoDGBps',

@@ -234,7 +234,7 @@ class Simulation implements HostSide {
   }
 
   roomFreed(now: number, stream: number): void {
-    const waiters = this.roomWaiters[stream];
+    const waiters = this.roomWaiters[this.device.queueOf[stream]];
     if (waiters.length === 0) return;
     const t = this.threads[waiters.shift() as number];
     t.roomCause = this.device.lastCompleted[this.device.deviceOf[stream]];
@@ -606,9 +606,10 @@ class Simulation implements HostSide {
 
   /** S19: with `stream`'s launch queue full, the thread waits (in this same step) until an op there starts. */
   private queueFull(t: Thread, now: number, stream: number): boolean {
-    if (this.device.queued[stream] < this.p.queueDepth) return false;
+    const queue = this.device.queueOf[stream];
+    if (this.device.queued[queue] < this.p.queueDepth) return false;
     if (t.queueSince < 0) t.queueSince = now;
-    this.roomWaiters[stream].push(t.id);
+    this.roomWaiters[queue].push(t.id);
     return true;
   }
 

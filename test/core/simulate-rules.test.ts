@@ -506,7 +506,7 @@ test('S19 the launch queue holds 1021 pending launches; the next launch blocks u
   assert.ok(hasEdge(t, 'release', long, first));
 });
 
-test('S19 each stream has its own launch queue: another stream queued full does not block this one', () => {
+test("S19 each stream has its own launch queue, up to the GPU's count of them: another stream queued full does not block this one", () => {
   const t = sim(
     {
       streams: { a: { nonBlocking: true }, b: { nonBlocking: true } },
@@ -527,6 +527,39 @@ test('S19 each stream has its own launch queue: another stream queued full does 
   const blocked = launches.filter((c) => t.calls.blockedNs[c] > 0);
   assert.deepEqual(blocked, [launches[4]]);
   assert.equal(t.calls.releasedBy[launches[4]], op(t, 'long'));
+});
+
+test('S19 more streams than the GPU has launch queues share them: the ninth created stream shares with the first', () => {
+  // Measured on an H100 (CUDA 13, CUDA_DEVICE_MAX_CONNECTIONS unset): 16 streams, each behind a long
+  // kernel, launched to round robin; the first launch to block was stream 9's 511th, with 511
+  // launches queued on streams 1 to 8 and 510 on streams 9 to 16: 1021 in the queue it shares with
+  // stream 1. With 32 connections, 700 launches on each of the 16 streams all fit.
+  const streams = Object.fromEntries([...Array(16).keys()].map((k) => [`s${k}`, { nonBlocking: true }]));
+  const roundRobin = (rounds: number, hardwareQueues: number) =>
+    sim(
+      {
+        streams,
+        steps: [
+          ...Object.keys(streams).map((s) => ({ launch: `long ${s}`, stream: s, grid: 1, block: 32, ms: 50 })),
+          {
+            repeat: rounds,
+            steps: Object.keys(streams).map((s) => ({ launch: 'tiny', stream: s, grid: 1, block: 32, ns: 100 })),
+          },
+        ],
+      },
+      loadProfile({ hardwareQueues }),
+    );
+  const t = roundRobin(600, 8);
+  const tiny = calls(t, 'launch').slice(16);
+  const firstBlocked = tiny.findIndex((c) => t.calls.blockedNs[c] > 0);
+  assert.equal(firstBlocked, 16 * 510 + 8, "stream 9's 511th launch");
+  assert.equal(h200.hardwareQueues, 8);
+  const wide = roundRobin(700, 32);
+  assert.deepEqual(
+    calls(wide, 'launch').filter((c) => wide.calls.blockedNs[c] > 0),
+    [],
+    'with 32 queues, each stream has its own',
+  );
 });
 
 test('S19 event records take launch-queue entries, and a record blocks for room like a launch', () => {
