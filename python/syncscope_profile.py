@@ -10,7 +10,10 @@
   objects before it); the mean duration of the last P, between two torch.cuda.synchronize()
   calls, is the script's own speed, written into the trace as a zero-length record_function
   "syncscope.site:" + {"plain": {"stepNs": n, "steps": P}} at the start of the recorded steps (a
-  what-if scales the recorded host time to it). With --plain-only, nothing is recorded: the script
+  what-if scales the recorded host time to it). Where the steps run autograd's backward pass, the
+  mean time per step the script spent in it (Tensor.backward and torch.autograd.backward, timed by
+  thin wrappers during the plain steps alone) is "backwardNs": the engine's threads launch that
+  work with no Python frames, which a recorder slows less than the script's own thread. With --plain-only, nothing is recorded: the script
   is stopped after its plain steps, and the line "plain step measured " + the same JSON on stderr
   gives their speed (for a recorder that cannot pause, a capture, to be scaled to). A step
   ends at each optimizer step (the global optimizer step post hook), or with --step-on at each
@@ -467,6 +470,53 @@ class SyncDebug:
             progress(f"synchronizing ATen ops keep no call site: set_sync_debug_mode failed ({e})")
 
 
+class BackwardClock:
+    """The time the script spends in autograd's backward pass, while started: thin wrappers around
+    Tensor.backward and torch.autograd.backward (the first calls the second: a call inside another
+    is not counted again), put in place by start and taken away by stop."""
+
+    def __init__(self, torch):
+        self.targets = [
+            (owner, "backward")
+            for owner in (getattr(torch, "Tensor", None), getattr(torch, "autograd", None))
+            if owner is not None and callable(getattr(owner, "backward", None))
+        ]
+        self.replaced = []
+        self.ns = 0
+        self.inside = threading.local()
+
+    def start(self):
+        self.ns = 0
+        for owner, name in self.targets:
+            original = getattr(owner, name)
+            self.replaced.append((owner, name, original))
+            setattr(owner, name, self._timed(original))
+
+    def stop(self):
+        """Puts the originals back; the time spent in the backward pass since start, in ns."""
+        for owner, name, original in reversed(self.replaced):
+            setattr(owner, name, original)
+        self.replaced = []
+        return self.ns
+
+    def _timed(self, original):
+        clock = self
+
+        def timed(*args, **kwargs):
+            if getattr(clock.inside, "yes", False):
+                return original(*args, **kwargs)
+            clock.inside.yes = True
+            begin = time.perf_counter_ns()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                clock.ns += time.perf_counter_ns() - begin
+                clock.inside.yes = False
+
+        timed.__wrapped__ = original
+        return timed
+
+
 def install_sites(torch, recording):
     sites = Sites(torch)
     sync_debug = SyncDebug(torch)
@@ -553,6 +603,8 @@ class Recording:
         self.pause_hooks = self.resume_hooks = lambda: None  # the plain steps' (install_sites sets them)
         self.plain_started = None
         self.plain_step_ns = None
+        self.backward = BackwardClock(torch)
+        self.backward_ns = 0
         self.discard_next = False
         # The step whose end starts the profiler: 0, at launch; with plain steps, once they are timed.
         # Kineto leaves CUPTI attached to the process when it stops, and every launch after pays for
@@ -664,11 +716,13 @@ class Recording:
     def begin_plain(self):
         """The profiler and the launcher's hooks are off: the clock starts on an idle GPU."""
         self.torch.cuda.synchronize()
+        self.backward.start()
         self.plain_started = time.perf_counter_ns()
 
     def end_plain(self):
         self.torch.cuda.synchronize()
         self.plain_step_ns = (time.perf_counter_ns() - self.plain_started) / self.plain
+        self.backward_ns = self.backward.stop() / self.plain
         self.plain_started = None
         self.resume_hooks()
         progress(f"plain steps: {self.plain_step_ns / 1e6:.3f} ms per step without the profiler")
@@ -677,6 +731,8 @@ class Recording:
         plain = {"stepNs": round(self.plain_step_ns), "steps": self.plain}
         if self.step_on is not None:
             plain["stepOn"] = self.step_on.what  # the step is the user's, not the optimizer's
+        if round(self.backward_ns) > 0:
+            plain["backwardNs"] = round(self.backward_ns)
         return {"plain": plain}
 
     def say_plain(self):

@@ -230,6 +230,11 @@ export interface PlainStep {
   ns: number;
   steps: number;
   stepOn?: string;
+  /**
+   * Of `ns`, the mean time per step the script spent in autograd's backward pass, where it ran one:
+   * work the engine's threads launch with no Python frames, which a recorder slows less.
+   */
+  backwardNs?: number;
 }
 
 export type Severity = 'error' | 'warning' | 'info';

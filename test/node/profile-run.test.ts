@@ -36,6 +36,11 @@ interface Event {
   ts: number;
   tid: number;
 }
+interface PlainMarker {
+  stepNs: number;
+  steps: number;
+  backwardNs?: number;
+}
 const MARKER = 'syncscope.site:';
 const readTrace = (path: string): Event[] =>
   (JSON.parse(gunzipSync(readFileSync(path)).toString()) as { traceEvents: Event[] }).traceEvents.sort(
@@ -309,6 +314,40 @@ for (const python of pythons)
     assert.ok(line.progress.includes('plain step 4/4'), line.progress.join('\n'));
     assert.match(line.output, /token 9\n$/);
   });
+
+test(
+  "the plain steps time the backward pass: its mean per step is the plain step's backwardNs",
+  { skip: noPython },
+  async () => {
+    // Each step's backward pass sleeps 3 ms: Tensor.backward, which calls torch.autograd.backward
+    // (both wrapped), is counted once, within the step.
+    const env = { ...fakeEnv, FAKE_TORCH_BACKWARD_S: '0.003' };
+    const plainOf = (trace: string) =>
+      readTrace(trace)
+        .filter((e) => e.name.startsWith(MARKER))
+        .map((e) => (JSON.parse(decodeURIComponent(e.name.slice(MARKER.length))) as { plain?: PlainMarker }).plain)
+        .find((p) => p !== undefined);
+    const { result } = await profile('backward.py', { steps: 2, plainSteps: 3, env });
+    assert.equal(result.error, undefined);
+    const plain = plainOf(result.trace!)!;
+    assert.ok(plain.backwardNs! >= 3_000_000, JSON.stringify(plain));
+    assert.ok(plain.backwardNs! <= plain.stepNs, JSON.stringify(plain));
+    // A capture's plain run alone gives it too.
+    const alone = await timePlainSteps({
+      python: 'python3',
+      script: join(scripts, 'backward.py'),
+      args: [],
+      plainSteps: 3,
+      env,
+      onOutput: () => undefined,
+    });
+    assert.equal(alone.error, undefined);
+    assert.ok(alone.plain!.backwardNs! >= 3_000_000 && alone.plain!.backwardNs! <= alone.plain!.ns);
+    // A script with no backward pass has none.
+    const train = await profile('train.py', { steps: 2, plainSteps: 3 });
+    assert.deepEqual(Object.keys(plainOf(train.result.trace!)!), ['stepNs', 'steps']);
+  },
+);
 
 test(
   'the launcher starts no CUDA before the script: its sync-debug mode is set as the script starts it',
