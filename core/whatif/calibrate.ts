@@ -15,15 +15,29 @@ import { PLAIN_TOLERANCE, type PlainCalibration } from './overhead';
 /** Bisection steps on the cost per range or the scale; each is one simulation of the window. */
 const SEARCH_STEPS = 10;
 
-/** Host work of `th` (a copy the caller owns) as the program without the recorder does it: `perRangeNs` less for each range the recorder logged in it, then scaled by `scale`. */
-export function plainHostWork(th: Threads, perRangeNs: number, scale: number): void {
-  if (scale === 1 && perRangeNs === 0) return;
+/**
+ * The least a capture costs a CUDA call made on a thread that runs Python (its callback, and the walk
+ * of the Python stack): the model of bench/results/trace-overhead.md, measured on the H100's host.
+ * Host work before a wait that holds the step (the GPU's work up to the wait is longer) does not
+ * change the step: the plain step cannot say how much of the recorder's cost is there, and where the
+ * step needs less taken out, this much still is: from the script's threads, and from the engine's
+ * too where the backward pass was not timed apart.
+ */
+export const CAPTURE_CALL_NS = 5744;
+
+/**
+ * Host work of `th` (a copy the caller owns) as the program without the recorder does it: `perRangeNs`
+ * less for each range the recorder logged in it (`enginePerRangeNs` on the engine's threads, where
+ * given), then scaled by `scale`.
+ */
+export function plainHostWork(th: Threads, perRangeNs: number, scale: number, enginePerRangeNs = perRangeNs): void {
+  if (scale === 1 && perRangeNs === 0 && enginePerRangeNs === 0) return;
   for (const steps of th.values())
     for (let k = 0; k < steps.length; k++) {
       const s = steps[k];
       if ('hostWork' in s.step) {
         const ns = (s.step.hostWork as { ns: number }).ns;
-        const trimmed = Math.max(0, ns - perRangeNs * (s.ranges ?? 0));
+        const trimmed = Math.max(0, ns - (s.engine ? enginePerRangeNs : perRangeNs) * (s.ranges ?? 0));
         steps[k] = { ...s, step: { ...s.step, hostWork: { ns: Math.max(1, Math.round(trimmed * scale)) } } };
       }
     }
@@ -44,17 +58,21 @@ export function plainGpuWork(th: Threads, scale: number): void {
 }
 
 /** The recorder's cost taken out of `th` (a copy the caller owns): the GPU's, then the host's. */
-export function plainWork(th: Threads, c: Pick<PlainCalibration, 'perRangeNs' | 'hostScale' | 'gpuScale'>): void {
+export function plainWork(th: Threads, c: Calibrated): void {
   plainGpuWork(th, c.gpuScale);
-  plainHostWork(th, c.perRangeNs, c.hostScale);
+  plainHostWork(th, c.perRangeNs, c.hostScale, c.enginePerRangeNs);
 }
 
-/** The most a range can be said to cost: enough to empty every host work step that logged ranges. */
-function maxPerRangeNs(th: Threads): number {
+/**
+ * The most a range can be said to cost: enough to empty every host work step that logged ranges,
+ * of the engine's threads or of the others.
+ */
+function maxPerRangeNs(th: Threads, engine: boolean): number {
   let most = 0;
   for (const steps of th.values())
     for (const s of steps)
-      if ('hostWork' in s.step && s.ranges) most = Math.max(most, (s.step.hostWork as { ns: number }).ns / s.ranges);
+      if ('hostWork' in s.step && s.ranges && !s.engine === !engine)
+        most = Math.max(most, (s.step.hostWork as { ns: number }).ns / s.ranges);
   return most;
 }
 
@@ -76,6 +94,8 @@ export function calibrateToPlain(
   stepOf: (sim: Trace) => number,
   plain: PlainStep,
   recorded: Trace,
+  engineOf?: (sim: Trace) => number,
+  leastPerRangeNs = 0,
 ): { calibration: PlainCalibration; simulated: Trace } {
   const at = (c: Calibrated) => {
     const th = new Map([...base.threads].map(([n, steps]) => [n, steps.slice()]));
@@ -83,9 +103,16 @@ export function calibrateToPlain(
     return { ...c, sim: simulate(compileGenerated(base, th), profile) };
   };
   const recordedStepNs = stepOf(recorded);
+  // The engine's threads first, to the backward pass's plain time: the rest of the host then makes up the step.
+  const engine =
+    engineOf && plain.backwardNs ? engineCost(at, engineOf, plain.backwardNs, base.threads, recorded) : undefined;
+  const e = engine ? { enginePerRangeNs: engine.perRangeNs } : {};
   const off = (sim: Trace) => Math.abs(stepOf(sim) - plain.ns);
   const close = (sim: Trace) => off(sim) <= PLAIN_TOLERANCE * plain.ns;
-  let best: Calibrated & { sim: Trace } = { perRangeNs: 0, hostScale: 1, gpuScale: 1, sim: recorded };
+  const least = leastPerRangeNs;
+  let best: Calibrated & { sim: Trace } = least
+    ? at({ perRangeNs: least, hostScale: 1, gpuScale: 1, ...e })
+    : (engine?.at ?? { perRangeNs: 0, hostScale: 1, gpuScale: 1, sim: recorded });
   /** Bisection on x in [lo, hi], the step shrinking as x grows (more taken out); keeps the closest simulation in `best`. */
   const search = (lo: number, hi: number, tryAt: (x: number) => Calibrated & { sim: Trace }) => {
     for (let k = 0; k < SEARCH_STEPS && !close(best.sim); k++) {
@@ -96,22 +123,25 @@ export function calibrateToPlain(
       else hi = mid;
     }
   };
-  if (recordedStepNs > plain.ns && !close(recorded)) {
-    const most = maxPerRangeNs(base.threads);
+  if (stepOf(best.sim) > plain.ns && !close(best.sim)) {
+    const most = engine
+      ? maxPerRangeNs(base.threads, false)
+      : Math.max(maxPerRangeNs(base.threads, false), maxPerRangeNs(base.threads, true));
     let gpuScale = 1;
-    const noHost = at({ perRangeNs: most, hostScale: 0, gpuScale });
+    const noHost = at({ perRangeNs: most, hostScale: 0, gpuScale, ...e });
     if (stepOf(noHost.sim) > plain.ns && !close(noHost.sim)) {
       best = noHost;
-      search(0, 1, (x) => at({ perRangeNs: most, hostScale: 0, gpuScale: 1 - x }));
+      search(0, 1, (x) => at({ perRangeNs: most, hostScale: 0, gpuScale: 1 - x, ...e }));
       gpuScale = best.gpuScale;
-      best = at({ perRangeNs: 0, hostScale: 1, gpuScale });
+      best = at({ perRangeNs: least, hostScale: 1, gpuScale, ...e });
     }
     // The host's cost: as much per range as the step needs, then a scale of what no range holds.
     if (stepOf(best.sim) > plain.ns && !close(best.sim)) {
-      const emptied = at({ perRangeNs: most, hostScale: 1, gpuScale });
+      const emptied = at({ perRangeNs: most, hostScale: 1, gpuScale, ...e });
       if (off(emptied.sim) < off(best.sim)) best = emptied;
-      if (stepOf(emptied.sim) <= plain.ns) search(0, most, (x) => at({ perRangeNs: x, hostScale: 1, gpuScale }));
-      else search(0, 1, (x) => at({ perRangeNs: most, hostScale: 1 - x, gpuScale }));
+      if (stepOf(emptied.sim) <= plain.ns)
+        search(least, most, (x) => at({ perRangeNs: x, hostScale: 1, gpuScale, ...e }));
+      else search(0, 1, (x) => at({ perRangeNs: most, hostScale: 1 - x, gpuScale, ...e }));
     }
   }
   return {
@@ -124,9 +154,42 @@ export function calibrateToPlain(
       perRangeNs: Math.round(best.perRangeNs),
       hostScale: best.hostScale,
       gpuScale: best.gpuScale,
+      ...(least && { leastPerRangeNs: least }),
+      ...(engine && {
+        backwardNs: plain.backwardNs,
+        recordedBackwardNs: Math.round(engine.recordedNs),
+        enginePerRangeNs: Math.round(engine.perRangeNs),
+      }),
     },
     simulated: best.sim,
   };
 }
 
-type Calibrated = Pick<PlainCalibration, 'perRangeNs' | 'hostScale' | 'gpuScale'>;
+/**
+ * The recorder's cost per range on the engine's threads at which the unchanged program's engine time
+ * per iteration (`engineOf`) takes `backwardNs`, found by bisection (the time only shrinks as more is
+ * taken out), with the simulation there; 0 where the recording's engine time is no longer.
+ */
+function engineCost(
+  at: (c: Calibrated) => Calibrated & { sim: Trace },
+  engineOf: (sim: Trace) => number,
+  backwardNs: number,
+  th: Threads,
+  recorded: Trace,
+): { perRangeNs: number; recordedNs: number; at?: Calibrated & { sim: Trace } } {
+  const recordedNs = engineOf(recorded);
+  if (!(recordedNs > backwardNs)) return { perRangeNs: 0, recordedNs };
+  const off = (sim: Trace) => Math.abs(engineOf(sim) - backwardNs);
+  let best = at({ perRangeNs: 0, hostScale: 1, gpuScale: 1, enginePerRangeNs: 0 });
+  let [lo, hi] = [0, maxPerRangeNs(th, true)];
+  for (let k = 0; k < SEARCH_STEPS && off(best.sim) > PLAIN_TOLERANCE * backwardNs; k++) {
+    const mid = (lo + hi) / 2;
+    const tried = at({ perRangeNs: 0, hostScale: 1, gpuScale: 1, enginePerRangeNs: mid });
+    if (off(tried.sim) < off(best.sim)) best = tried;
+    if (engineOf(tried.sim) > backwardNs) lo = mid;
+    else hi = mid;
+  }
+  return { perRangeNs: best.enginePerRangeNs ?? 0, recordedNs, at: best };
+}
+
+type Calibrated = Pick<PlainCalibration, 'perRangeNs' | 'hostScale' | 'gpuScale' | 'enginePerRangeNs'>;

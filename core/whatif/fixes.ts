@@ -25,7 +25,8 @@ import { rankFindings } from '../overview/rank';
 import { recordedWindow, scenarioWindowOf, type RecordedWindow } from '../overview/window';
 import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
-import { calibrateToPlain, plainWork } from './calibrate';
+import { CAPTURE_CALL_NS, calibrateToPlain, plainWork } from './calibrate';
+import { engineTimeNs } from './engine-threads';
 import { plainStepUnused } from './loop-step';
 
 export interface Outcome {
@@ -369,6 +370,10 @@ function loopIterations(t: Trace, g: GeneratedScenario): number {
   return iterationsOf(t, longest, opsOf)?.list.length ?? 0;
 }
 
+/** The least cost per call a recorder was measured to add to this trace's calls: a capture that read the Python stacks. */
+const leastCostPerCall = (t: Trace): number =>
+  t.meta.source === 'capture' && t.meta.python?.read ? CAPTURE_CALL_NS : 0;
+
 /**
  * The fixes of `ids` (F1, F2, ... in the order of the analysis's findings), or of every finding with
  * a fix. `a` is the trace's analysis, given where the caller has one (with a scenario's program), so
@@ -399,7 +404,12 @@ export function whatIf(
   const stepOf = (sim: Trace) => paceOf(stepsOfSimCalls(base.threads, sim), sim) ?? doneAt(sim) / iterations;
   const { plainStep } = t.meta;
   const unused = plainStep && plainStepUnused(t, plainStep, rw, iterations, () => stepOf(recorded));
-  const plain = plainStep && !unused ? calibrateToPlain(base, profile, stepOf, plainStep, recorded) : undefined;
+  // The engine's threads' time per iteration (autograd's backward), to the backward pass's plain time.
+  const engineOf = (sim: Trace) => engineTimeNs(t, stepsOfSimCalls(base.threads, sim), sim) / Math.max(1, iterations);
+  const plain =
+    plainStep && !unused
+      ? calibrateToPlain(base, profile, stepOf, plainStep, recorded, engineOf, leastCostPerCall(t))
+      : undefined;
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain
     ? { ...base.overhead, plain: plain.calibration }

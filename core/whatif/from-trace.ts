@@ -25,6 +25,7 @@ import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from
 import { inferredRelease, latestCandidate, nonBlockingByOverlap, recordedBeforeWaits } from './inferred';
 import { kernelSignature, occupancyFromQueueing } from './occupancy';
 import { OpLeads } from './op-lead';
+import { engineLanes } from './engine-threads';
 import { gapOverhead, overheadFor, overheadUsed, rangesPerGap, type OverheadUsed } from './overhead';
 import type { TraceOverhead, TraceOverheadCost } from '../simulate/trace-overhead';
 
@@ -66,6 +67,8 @@ export interface GeneratedStep {
    * cost of its own that the program without the recorder does not pay.
    */
   ranges?: number;
+  /** Host work only: made on a thread of the framework's engine (engine-threads.ts), which a recorder slows less. */
+  engine?: true;
 }
 
 /** A scenario's threads by name, each its steps in order. */
@@ -387,6 +390,8 @@ class Generator {
   /** While a thread's steps are made: whether it made a CUDA call yet; over the run, the copy directions used (the simulator's cold costs). */
   private warm = false;
   private readonly copied = new Set<string>();
+  /** The host lanes of the framework's engine (engine-threads.ts). */
+  private readonly engine: Set<number>;
 
   constructor(
     private readonly t: Trace,
@@ -413,6 +418,7 @@ class Generator {
       lastEnd.set(t.ops.lane[j], Math.max(this.prevEnd[j], t.ops.end[j]));
     }
     this.planInferredRecords(byThread);
+    this.engine = engineLanes(t);
   }
 
   private opsOf(call: number): number[] {
@@ -525,8 +531,9 @@ class Generator {
       const orphans = this.orphans.get(i);
       // The recorder logged the call itself, and the framework ranges that begin before the next.
       const logged = ranges[k] + 1;
-      if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before, logged);
-      else this.hostWork(out, work - before, logged);
+      const engine = this.engine.has(t.calls.lane[i]);
+      if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before, logged, engine);
+      else this.hostWork(out, work - before, logged, engine);
     }
     return out;
   }
@@ -639,18 +646,24 @@ class Generator {
     s.spanNs = Math.round(measured + lead);
   }
 
-  private hostWork(out: GeneratedStep[], work: number, ranges = 0): void {
+  private hostWork(out: GeneratedStep[], work: number, ranges = 0, engine = false): void {
     if (work <= 0) return;
     // Calls the scenario does not model (stream creation, API queries) fold into the host work around them.
     const prev = out[out.length - 1];
     const held =
-      prev?.call === -1 && prev.partOf === undefined && 'hostWork' in prev.step
+      prev?.call === -1 && prev.partOf === undefined && 'hostWork' in prev.step && !prev.engine === !engine
         ? (prev.step.hostWork as { ns: number })
         : undefined;
     if (held) {
       held.ns += work;
       if (ranges) prev.ranges = (prev.ranges ?? 0) + ranges;
-    } else out.push({ step: { hostWork: { ns: work } }, call: -1, ...(ranges ? { ranges } : {}) });
+    } else
+      out.push({
+        step: { hostWork: { ns: work } },
+        call: -1,
+        ...(ranges ? { ranges } : {}),
+        ...(engine ? { engine: true as const } : {}),
+      });
   }
 
   /**
@@ -666,6 +679,7 @@ class Generator {
     work: number,
     ownAfter: number,
     ranges: number,
+    engine: boolean,
   ): void {
     const t = this.t;
     const ended = t.calls.end[i] - ownAfter;
@@ -698,7 +712,7 @@ class Generator {
         spent += this.p.recordNoTimingNs;
       }
     }
-    this.hostWork(out, work - lead - spent, ranges);
+    this.hostWork(out, work - lead - spent, ranges, engine);
   }
 
   /**

@@ -32,6 +32,14 @@ export interface PlainCalibration {
   hostScale: number;
   /** The share of the recorded GPU work (kernels and copies) kept: below 1 only where the step without host work was longer than the plain one. */
   gpuScale: number;
+  /** Where the plain step timed autograd's backward pass (TraceMeta.plainStep.backwardNs): that time per step. */
+  backwardNs?: number;
+  /** The unchanged program's simulated time per iteration on the engine's threads with the work as recorded (engine-threads.ts). */
+  recordedBackwardNs?: number;
+  /** The recorder's cost taken out of the engine's threads' host work per call and range, so that their time takes backwardNs; perRangeNs is then the rest's. */
+  enginePerRangeNs?: number;
+  /** The least perRangeNs taken, where the recorder's cost per call was measured (a capture of a Python program: CAPTURE_CALL_NS). */
+  leastPerRangeNs?: number;
 }
 
 /** The overhead model a prediction used, as every prediction states it. */
@@ -105,17 +113,32 @@ function perRangeText(ns: number, recorder: string): string {
   return `${taken} (far more than ${recorder} costs a call: inferred from the plain step, the recording's host ran slower for more than its calls)`;
 }
 
+/** What the engine's threads lost, to the backward pass's plain time. */
+function engineText(p: PlainCalibration, recorder: string): string {
+  const timed = `its backward pass took ${formatNs(p.backwardNs ?? 0)} per step without ${recorder}, ${formatNs(p.recordedBackwardNs ?? 0)} recorded`;
+  return p.enginePerRangeNs
+    ? `on autograd's engine threads, host work less ${formatNs(p.enginePerRangeNs)} per call or range (${timed})`
+    : `autograd's engine threads as recorded (${timed})`;
+}
+
 /** "host work less 5.48 µs per call or range the profiler logged in it so that the unchanged program's step takes 4.13 ms, its plain speed (...)". */
 function plainText(p: PlainCalibration, recorder: string): string {
   const steps = p.stepOn ? `${p.steps} steps (each ended by ${p.stepOn})` : `${p.steps} steps`;
   const measured = `measured over ${steps} without ${recorder}; recorded, its step took ${formatNs(p.recordedStepNs)}`;
-  const taken = [
-    p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '',
-    p.perRangeNs > 0 ? perRangeText(p.perRangeNs, recorder) : '',
+  const least = p.leastPerRangeNs !== undefined && p.perRangeNs <= p.leastPerRangeNs;
+  const hostParts = [
+    p.perRangeNs > 0
+      ? perRangeText(p.perRangeNs, recorder) + (least ? ` (${recorder}'s measured cost per call, the least taken)` : '')
+      : '',
     p.hostScale < 1 ? `${p.perRangeNs > 0 ? 'the rest' : 'host work'} scaled to ${percent(p.hostScale)}` : '',
   ]
     .filter(Boolean)
     .join(', ');
+  const host =
+    p.enginePerRangeNs !== undefined
+      ? `${engineText(p, recorder)}; elsewhere ${hostParts || 'host work as recorded'}`
+      : hostParts;
+  const taken = [p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '', host].filter(Boolean).join(', ');
   if (!taken)
     return p.recordedStepNs < (1 - PLAIN_TOLERANCE) * p.plainStepNs
       ? `the recording ran faster than the program's plain speed of ${formatNs(p.plainStepNs)} per step, and nothing was taken out (${measured})`
@@ -123,7 +146,7 @@ function plainText(p: PlainCalibration, recorder: string): string {
   const reached = Math.abs(p.calibratedStepNs - p.plainStepNs) <= PLAIN_TOLERANCE * p.plainStepNs;
   return reached
     ? `${taken} so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)} (${measured})`
-    : `${taken}: even so the simulated step takes ${formatNs(p.calibratedStepNs)}, over the plain ${formatNs(p.plainStepNs)} (${measured})`;
+    : `${taken}: even so the simulated step takes ${formatNs(p.calibratedStepNs)}, ${p.calibratedStepNs > p.plainStepNs ? 'over' : 'under'} the plain ${formatNs(p.plainStepNs)} (${measured})`;
 }
 
 /** How close to the plain step a calibration must come: the plain step is one measurement of a few steps, noisier than this. */

@@ -1,0 +1,88 @@
+// The engine's threads (core/whatif/engine-threads.ts): autograd's backward pass runs on threads of
+// its own, which launch with no Python frames, so a recorder slows them less than the script's
+// thread. The what-if finds them by their calls' lines (each deduced: the line that ran
+// backward()), measures the time the script waits in each stretch of their calls, and takes their
+// recorder cost out apart, to the backward pass's plain time (meta.plainStep.backwardNs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TraceBuilder, type CallSite, type Trace } from '../../core/trace/model';
+import { engineLanes, engineTimeNs } from '../../core/whatif/engine-threads';
+import { plainHostWork } from '../../core/whatif/calibrate';
+import type { GeneratedStep } from '../../core/whatif/from-trace';
+import { loadTraceFile } from '../../node/trace-file';
+import { repoPath } from '../helpers/paths';
+import { h200 } from '../../core/simulate/profile';
+import { whatIf } from '../../core/whatif/fixes';
+import { overheadText } from '../../core/whatif/overhead';
+import { CAPTURE_CALL_NS } from '../../core/whatif/calibrate';
+
+const frame = { file: '/w/train.py', line: 12, function: 'step' };
+const own: CallSite = { frame, precision: 'line', stack: [frame] };
+const deduced: CallSite = { ...own, deduced: "made by autograd's engine thread while this line ran backward()" };
+
+/** main: launches at 0-10 and 20-30; the engine: 40-50 and 60-70; main again at 100-110. */
+function handOff(): Trace {
+  const b = new TraceBuilder();
+  const main = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const engine = b.lane({ kind: 'thread', name: 'pt_autograd_0', device: 0 });
+  b.sites.push(own, deduced);
+  const at = (lane: number, begin: number, site: number) =>
+    b.call({ lane, kind: 'launch', begin, end: begin + 10, name: 'cudaLaunchKernel', site });
+  at(main, 0, 0);
+  at(main, 20, 0);
+  at(engine, 40, 1);
+  at(engine, 60, 1);
+  at(main, 100, 0);
+  return b.finish({ source: 'capture' } as Trace['meta']);
+}
+
+test("the engine's lanes are those whose calls have deduced lines only", () => {
+  assert.deepEqual([...engineLanes(handOff())], [1]);
+});
+
+test("the time in the engine: from the end of the script's call before each stretch to the begin of the one after", () => {
+  const t = handOff();
+  // The trace as its own simulation: each call is the scenario step of the same call.
+  const steps: GeneratedStep[] = [0, 1, 2, 3, 4].map((call) => ({ step: { launch: 'k', stream: 's' }, call }));
+  // main's call 1 ends at 30, main's call 4 begins at 100.
+  assert.equal(engineTimeNs(t, steps, t), 70);
+});
+
+test("plainHostWork takes the engine's cost per range out of the engine's host work, the rest's out of the rest", () => {
+  const steps: GeneratedStep[] = [
+    { step: { hostWork: { ns: 1000 } }, call: -1, ranges: 3 },
+    { step: { hostWork: { ns: 1000 } }, call: -1, ranges: 3, engine: true },
+  ];
+  const th = new Map([['main', steps.slice()]]);
+  plainHostWork(th, 200, 1, 50);
+  // 1000 - 3 x 200, and 1000 - 3 x 50.
+  assert.deepEqual(
+    th.get('main')!.map((s) => s.step),
+    [{ hostWork: { ns: 400 } }, { hostWork: { ns: 850 } }],
+  );
+});
+
+test("a capture whose plain step timed the backward pass: the engine's threads are calibrated to it apart, the script's take at least the capture's measured cost", async () => {
+  // hard_negatives' capture (whatif-truth-unseen, H100). Read by hand from its meta: plain step
+  // 3939799 ns over 20 steps, of which 1973431 ns in the backward pass; the capture read the stacks
+  // of CPython 3.12.3. Autograd's engine thread made 211 of an iteration's 272 calls.
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth-unseen/hard_negatives.capture.syncscope.json.gz'));
+  assert.deepEqual(t.meta.plainStep, { ns: 3939799, steps: 20, backwardNs: 1973431 });
+  assert.equal(t.lanes[[...engineLanes(t)][0]].name, 'pt_autograd_0');
+  const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'hidden-sync');
+  const plain = fix.overhead.plain!;
+  assert.equal(plain.backwardNs, 1973431);
+  assert.ok(plain.recordedBackwardNs! > 2_500_000, `recorded ${plain.recordedBackwardNs}`);
+  assert.ok(plain.enginePerRangeNs! > 0, `engine ${plain.enginePerRangeNs}`);
+  // The step needs nothing more taken out of the script's thread than the capture's measured cost.
+  assert.equal(plain.perRangeNs, CAPTURE_CALL_NS);
+  assert.match(
+    overheadText(fix.overhead),
+    /on autograd's engine threads, host work less [\d.]+ µs per call or range \(its backward pass took 1\.97 ms per step without the capture, [\d.]+ ms recorded\); elsewhere host work less 5\.74 µs per call or range the capture logged in it \(the capture's measured cost per call, the least taken\)/,
+  );
+  // Without the backward pass's time, every thread loses the same cost per call.
+  t.meta.plainStep = { ns: 3939799, steps: 20 };
+  const [bare] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'hidden-sync');
+  assert.equal(bare.overhead.plain!.enginePerRangeNs, undefined);
+  assert.doesNotMatch(overheadText(bare.overhead), /engine/);
+});
