@@ -23,6 +23,11 @@ export interface ManifestProgram {
   fix: string;
   /** `syncscope profile --step-on` for a loop with no optimizer step, so that its profile has steps and a plain one. */
   stepOn?: string;
+  /**
+   * The program's lines whose waits the fix removes, where the trace has findings of the same kind
+   * that the fix leaves (GradScaler's read in both variants): only findings made at one of them count.
+   */
+  lines?: number[];
 }
 
 export interface Manifest {
@@ -85,11 +90,12 @@ export function parseManifest(text: string, file: string): Manifest {
         strings(p.kinds) &&
         p.kinds.length > 0 &&
         typeof p.fix === 'string' &&
-        (p.stepOn === undefined || typeof p.stepOn === 'string'),
+        (p.stepOn === undefined || typeof p.stepOn === 'string') &&
+        (p.lines === undefined || numbers(p.lines)),
     );
   if (!ok)
     throw new InputError(
-      `${file}: expected {"recordArgs": [..], "profileSteps": n, "plainSteps": n, "programs": [{"name", "kinds": [finding kinds], "fix", optional "stepOn"}]}`,
+      `${file}: expected {"recordArgs": [..], "profileSteps": n, "plainSteps": n, "programs": [{"name", "kinds": [finding kinds], "fix", optional "stepOn", optional "lines": [line numbers]}]}`,
     );
   return m as unknown as Manifest;
 }
@@ -101,6 +107,17 @@ export function measuredSaving(p: MeasuredProgram): { buggyNs: number; fixedNs: 
   return { buggyNs, fixedNs, savingNs: buggyNs - fixedNs };
 }
 
+/**
+ * The saving of each pair of plain runs (buggy run k less fixed run k, run alternately), least and
+ * most: how far one pair strays from the medians' difference, which is the saving measured.
+ */
+export function pairedSavings(p: MeasuredProgram): { leastNs: number; mostNs: number } | undefined {
+  const n = Math.min(p.buggy.length, p.fixed.length);
+  if (n < 2) return undefined;
+  const each = p.buggy.slice(0, n).map((b, k) => b - p.fixed[k]);
+  return { leastNs: Math.min(...each), mostNs: Math.max(...each) };
+}
+
 /** One fix as `whatif --json` gives it. */
 export interface FixPrediction {
   kind: string;
@@ -108,6 +125,8 @@ export interface FixPrediction {
   edit: string;
   /** The saving over the recorded window shared by its iterations. */
   perIterationNs: number | null;
+  /** The lines of the user's program its calls were made at, in the program's own file. */
+  lines: number[];
 }
 
 export interface KindPrediction {
@@ -124,10 +143,19 @@ export interface KindPrediction {
 const sum = (xs: (number | null)[]): number | undefined =>
   xs.some((x) => x === null) || !xs.length ? undefined : xs.reduce((a: number, b) => a + b!, 0);
 
-/** The prediction for a program's fix: the findings of its first kind that the trace has. */
-export function predictionFor(fixes: FixPrediction[], kinds: string[]): KindPrediction {
+/**
+ * The prediction for a program's fix: the findings of its first kind that the trace has, made at one
+ * of `lines` where they are given.
+ */
+export function predictionFor(fixes: FixPrediction[], kinds: string[], lines?: number[]): KindPrediction {
+  if (lines) fixes = fixes.filter((f) => f.lines.some((l) => lines.includes(l)));
   const kind = kinds.find((k) => fixes.some((f) => f.kind === k));
-  if (!kind) return { applied: 0, found: 0, why: `no ${kinds.join(' or ')} finding` };
+  if (!kind)
+    return {
+      applied: 0,
+      found: 0,
+      why: `no ${kinds.join(' or ')} finding${lines ? ` at line ${lines.join(' or ')}` : ''}`,
+    };
   const of = fixes.filter((f) => f.kind === kind);
   const applied = of.filter((f) => f.applies);
   if (!applied.length) return { kind, applied: 0, found: of.length, why: of[0].edit };

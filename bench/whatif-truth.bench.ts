@@ -2,28 +2,32 @@
 // program with the fix applied), the saving per iteration that the what-if predicts on the buggy
 // program's profile and capture traces, for the findings of that pair's fix kind, against the saving
 // measured without a recorder (median buggy iter_ns less median fixed). Recorded on a GPU by
-// bench/whatif-truth/record.sh; reads test/fixtures/whatif-truth/ (or the directory given) and
-// writes bench/results/whatif-truth.md.
+// bench/whatif-truth/record.sh; reads the recordings of test/fixtures/whatif-truth/ (the programs the
+// what-if was built against) and test/fixtures/whatif-truth-unseen/ (programs written after it), or
+// the directories given, and writes bench/results/whatif-truth.md.
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { recordedWindow } from '../core/overview/window';
 import { h200 } from '../core/simulate/profile';
 import { median } from '../core/stats';
 import { formatNs } from '../core/units';
 import { whatIf } from '../core/whatif/fixes';
 import { whatIfJson } from '../core/whatif/whatif-json';
+import { callSite, type Trace } from '../core/trace/model';
 import { loadTraceFile } from '../node/trace-file';
 import { repoPath, repoRoot } from '../test/helpers/paths';
 import {
   errorPercent,
   InputError,
   measuredSaving,
+  pairedSavings,
   parseManifest,
   parseMeasured,
   predictionFor,
   type FixPrediction,
+  type Manifest,
 } from './whatif-truth-compare';
 
 const TRACES: [string, string][] = [
@@ -34,14 +38,25 @@ const TRACES: [string, string][] = [
 const signed = (ns: number) => (ns < 0 ? `−${formatNs(-ns)}` : formatNs(ns));
 const pct = (x: number) => (Number.isFinite(x) ? `${x > 0 ? '+' : ''}${x.toFixed(0)}%` : '—');
 
+/** The lines of `program`'s file that `calls` were made at. */
+function programLines(t: Trace, calls: number[], program: string): number[] {
+  const lines = new Set<number>();
+  for (const c of calls) {
+    const frame = callSite(t, c)?.frame;
+    if (frame && basename(frame.file) === `${program}.py`) lines.add(frame.line);
+  }
+  return [...lines];
+}
+
 /** Each fix of the trace as `whatif --json` gives it: over the recorded window, as the report and the overview. */
-function predictions(t: Awaited<ReturnType<typeof loadTraceFile>>, file: string) {
+function predictions(t: Trace, file: string, program: string) {
   const json = whatIfJson(whatIf(t, h200, 'all'), { file, profile: h200.name });
   const fixes: FixPrediction[] = json.fixes.map((f) => ({
     kind: f.kind,
     applies: f.applies,
     edit: f.edit,
     perIterationNs: f.savedPerIterationNs,
+    lines: programLines(t, f.calls, program),
   }));
   const o = json.overhead;
   const scaled = o?.plain
@@ -59,49 +74,55 @@ function predictions(t: Awaited<ReturnType<typeof loadTraceFile>>, file: string)
   };
 }
 
-async function main(): Promise<void> {
-  const dir = process.argv[2] ?? repoPath('test/fixtures/whatif-truth');
+/** One recording's rows: its programs against their traces, the error's split, and notes. */
+interface RecordingTables {
+  rows: string[];
+  split: string[];
+  notes: string[];
+  errors: Record<string, number[]>;
+  stepMatched: Record<string, number[]>;
+  recordedWith: string;
+}
+
+async function recordingTables(dir: string, manifest: Manifest): Promise<RecordingTables> {
   const measuredFile = join(dir, 'measured.json');
   if (!existsSync(measuredFile))
     throw new InputError(
       `${measuredFile}: not found; record on a GPU machine with bench/whatif-truth/record.sh and copy its ` +
-        '$OUT/whatif-truth here, or give the recording directory: node out/bench/whatif-truth.bench.js <dir>',
+        '$OUT/whatif-truth here, or give the recording directories: node out/bench/whatif-truth.bench.js <dir>...',
     );
-  const manifestFile = repoPath('bench/whatif-truth/manifest.json');
-  const manifest = parseManifest(readFileSync(manifestFile, 'utf8'), manifestFile);
   const measured = parseMeasured(readFileSync(measuredFile, 'utf8'), measuredFile);
-  const rows = [
-    '| program | fix kind | trace | findings (applied/found) | predicted per iteration | measured (buggy − fixed, medians) | error | trace overhead model; plain-speed calibration |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
-  ];
-  const notes: string[] = [];
-  const errors: Record<string, number[]> = {};
-  const split = [
-    "| program | trace | plain step: the traced process's vs the buggy runs' | predicted fixed step (plain step less the predicted saving) vs the fixed runs' | error, had the traced process run at the buggy runs' speed |",
-    '| --- | --- | --- | --- | --- |',
-  ];
-  const stepMatched: Record<string, number[]> = {};
+  const out: RecordingTables = {
+    rows: [],
+    split: [],
+    notes: [],
+    errors: {},
+    stepMatched: {},
+    recordedWith: measured.recordedWith.replace(/\n/g, '; '),
+  };
   for (const p of manifest.programs) {
     const m = measured.programs[p.name];
-    const saving = m && m.buggy.length && m.fixed.length ? measuredSaving(m) : undefined;
+    if (!m) continue; // another recording's program
+    const saving = m.buggy.length && m.fixed.length ? measuredSaving(m) : undefined;
+    const pairs = pairedSavings(m);
     const measuredText = saving
-      ? `${signed(saving.savingNs)} (${formatNs(saving.buggyNs)} − ${formatNs(saving.fixedNs)}, ${m.buggy.length}+${m.fixed.length} runs)`
+      ? `${signed(saving.savingNs)} (${formatNs(saving.buggyNs)} − ${formatNs(saving.fixedNs)}, ${m.buggy.length}+${m.fixed.length} runs; pairs ${pairs ? `${signed(pairs.leastNs)} to ${signed(pairs.mostNs)}` : '—'})`
       : 'not measured';
-    if (m?.failedRuns.length) notes.push(`${p.name}: failed runs: ${m.failedRuns.join('; ')}`);
+    if (m.failedRuns.length) out.notes.push(`${p.name}: failed runs: ${m.failedRuns.join('; ')}`);
     for (const [traceKind, suffix] of TRACES) {
       const file = join(dir, p.name + suffix);
-      const cells = [p.name, p.kinds.join(' / '), traceKind];
+      const cells = [p.name, p.kinds.join(' / ') + (p.lines ? ` at line ${p.lines.join(', ')}` : ''), traceKind];
       if (!existsSync(file)) {
-        rows.push(`| ${[...cells, 'no trace', '—', measuredText, '—', '—'].join(' | ')} |`);
+        out.rows.push(`| ${[...cells, 'no trace', '—', measuredText, '—', '—'].join(' | ')} |`);
         continue;
       }
       const t = await loadTraceFile(file);
-      const { fixes, overhead, iterations, window, plainStepNs } = predictions(t, relative(repoRoot, file));
-      const k = predictionFor(fixes, p.kinds);
+      const { fixes, overhead, iterations, window, plainStepNs } = predictions(t, relative(repoRoot, file), p.name);
+      const k = predictionFor(fixes, p.kinds, p.lines);
       const found = k.kind ? `${k.kind}: ${k.applied}/${k.found}` : (k.why ?? '');
       const each = k.perIterationNs;
-      if (each !== undefined && saving) (errors[traceKind] ??= []).push(errorPercent(each, saving.savingNs));
-      rows.push(
+      if (each !== undefined && saving) (out.errors[traceKind] ??= []).push(errorPercent(each, saving.savingNs));
+      out.rows.push(
         `| ${[
           ...cells,
           found,
@@ -112,46 +133,92 @@ async function main(): Promise<void> {
         ].join(' | ')} |`,
       );
       if (each !== undefined && saving && plainStepNs !== undefined)
-        split.push(splitRow(p.name, traceKind, plainStepNs, each, saving, stepMatched));
+        out.split.push(splitRow(p.name, traceKind, plainStepNs, each, saving, out.stepMatched));
       const others = [...new Set(fixes.filter((f) => !p.kinds.includes(f.kind)).map((f) => f.kind))];
-      notes.push(
+      out.notes.push(
         `${p.name} ${traceKind}: recorded window: ${window}` +
           (others.length ? `; other fixes offered: ${others.join(', ')}` : ''),
       );
     }
   }
+  return out;
+}
+
+const ROWS_HEAD = [
+  '| program | fix kind | trace | findings (applied/found) | predicted per iteration | measured (buggy − fixed, medians) | error | trace overhead model; plain-speed calibration |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- |',
+];
+const SPLIT_HEAD = [
+  "| program | trace | plain step: the traced process's vs the buggy runs' | predicted fixed step (plain step less the predicted saving) vs the fixed runs' | error, had the traced process run at the buggy runs' speed |",
+  '| --- | --- | --- | --- | --- |',
+];
+
+/** The recordings read by default: the programs the what-if was built against, then those written after it. */
+const RECORDINGS: [string, string][] = [
+  ['test/fixtures/whatif-truth', 'Programs the what-if was built against'],
+  [
+    'test/fixtures/whatif-truth-unseen',
+    "Programs written after the what-if was built (the recording's README says which of them led to which change)",
+  ],
+];
+
+async function main(): Promise<void> {
+  const given = process.argv.slice(2);
+  const recordings: [string, string][] = given.length
+    ? given.map((d) => [d, relative(repoRoot, d) || '.'])
+    : RECORDINGS.map(([d, title]) => [repoPath(d), title]);
+  const manifestFile = repoPath('bench/whatif-truth/manifest.json');
+  const manifest = parseManifest(readFileSync(manifestFile, 'utf8'), manifestFile);
   const commit = execSync('git rev-parse --short HEAD', { cwd: repoRoot }).toString().trim();
+  const sections: string[] = [];
+  const split: string[] = [];
+  const notes: string[] = [];
+  for (const [dir, title] of recordings) {
+    const r = await recordingTables(dir, manifest);
+    sections.push(
+      `## ${title}`,
+      '',
+      `Recording: ${relative(repoRoot, dir) || '.'} (${r.recordedWith}).`,
+      '',
+      ...ROWS_HEAD,
+      ...r.rows,
+      '',
+      ...targetLines(r.errors),
+      '',
+    );
+    split.push(`${relative(repoRoot, dir)}:`, '', ...SPLIT_HEAD, ...r.split, '');
+    split.push(
+      ...targetLines(r.stepMatched).map((l) => l.replace(/\(target: .*\)\.$/, '(diagnostic, not the target).')),
+      '',
+    );
+    notes.push(...r.notes.map((n) => `- ${relative(repoRoot, dir)}: ${n}`));
+  }
   const text = [
     '# What-if against the measured saving of applying the fix',
     '',
-    `${new Date().toISOString().slice(0, 10)}, ${hostname()}, commit ${commit}. \`npm run bench:whatif-truth\` ` +
-      `(recording: ${relative(repoRoot, dir) || '.'}, ${measured.recordedWith.replace(/\n/g, '; ')}).`,
+    `${new Date().toISOString().slice(0, 10)}, ${hostname()}, commit ${commit}. \`npm run bench:whatif-truth\`.`,
     '',
     'Each program of bench/whatif-truth/programs has a bug and, with `--fixed`, the same program with the fix',
     "applied. Measured: the median over plain runs (no recorder) of the buggy program's iter_ns less the fixed",
-    "one's (bench/whatif-truth/record.sh). Predicted: the what-if on the buggy program's traces (`syncscope profile`",
+    "one's (bench/whatif-truth/record.sh); the runs alternate, and each pair's own difference, least and most, says",
+    "how far one pair strays. Predicted: the what-if on the buggy program's traces (`syncscope profile`",
     "and `syncscope capture`), h200 simulator profile, for the findings of the pair's fix kind (the first kind",
-    'listed that the trace has; several findings of it are summed, each simulated alone): per iteration as',
+    'listed that the trace has, at the lines listed where the fix leaves others of that kind; several findings of it',
+    'are summed, each simulated alone): per iteration as',
     '`syncscope whatif --json`, the report and the overview give it (the recorded window, warm-up left out,',
     'until its work is done). Error: (predicted − measured) / |measured|. A negative saving is a cost (a race',
     'fix adds a wait).',
     '',
-    ...rows,
-    '',
-    ...targetLines(errors),
-    '',
+    ...sections,
     '## Where the error comes from',
     '',
     'A saving is predicted against the plain step timed in the traced process (`--plain-steps`), and',
     'measured against plain runs of the buggy program in processes of their own. Where those processes',
     'run the buggy program at another speed, the prediction is off by that much, however well the fixed',
-    'step is predicted. Diagnostic only: the target is the table above.',
+    'step is predicted. Diagnostic only: the target is the tables above.',
     '',
     ...split,
-    '',
-    ...targetLines(stepMatched).map((l) => l.replace(/\(target: .*\)\.$/, '(diagnostic, not the target).')),
-    '',
-    ...notes.map((n) => `- ${n}`),
+    ...notes,
     '',
   ].join('\n');
   writeFileSync(repoPath('bench/results/whatif-truth.md'), text);

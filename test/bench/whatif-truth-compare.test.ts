@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   errorPercent,
   measuredSaving,
+  pairedSavings,
   parseManifest,
   parseMeasured,
   predictionFor,
@@ -24,6 +25,14 @@ test('measured.json: the saving is the median buggy iteration less the median fi
   // A fix that costs time measures a negative saving.
   assert.equal(measuredSaving(m.programs.race_prefetch).savingNs, -500);
   assert.deepEqual(m.programs.race_prefetch.failedRuns, ['fixed run 2: rc 124']);
+});
+
+test("each pair of runs' own saving, least and most: how far one pair strays from the medians' difference", () => {
+  const m = parseMeasured(MEASURED, 'measured.json');
+  // Pairs: 3100−2000, 2900−1990, 3000−2100, 5000−2010, 3050−1900.
+  assert.deepEqual(pairedSavings(m.programs.loop_sync), { leastNs: 900, mostNs: 2990 });
+  // One pair says nothing of the spread.
+  assert.equal(pairedSavings(m.programs.race_prefetch), undefined);
 });
 
 test('measured.json that is not a recording: an error that names the file and what is expected', () => {
@@ -48,12 +57,19 @@ test('measured.json that is not a recording: an error that names the file and wh
   assert.throws(() => parseManifest(program('step', '20'), 'manifest.json'), /"plainSteps": n/);
 });
 
-const fix = (kind: string, perIterationNs: number | null, applies = true, edit?: string): FixPrediction => ({
+const fix = (
+  kind: string,
+  perIterationNs: number | null,
+  applies = true,
+  edit?: string,
+  lines: number[] = [],
+): FixPrediction => ({
   kind,
   applies,
   edit:
     edit ?? (applies ? `remove synchronize step ${perIterationNs}` : 'cannot apply: its calls are outside the window'),
   perIterationNs,
+  lines,
 });
 
 test("a program's fix kinds: the first kind the trace has is taken, its applied findings summed", () => {
@@ -91,6 +107,37 @@ test("a program's fix kinds: the first kind the trace has is taken, its applied 
     found: 1,
     why: 'cannot apply: its calls are outside the window',
   });
+});
+
+test("a program's lines: only the findings made at them count, where the fix leaves others of the kind", () => {
+  // amp_masked_tokens: the fix removes the mask's reads (line 58) and its backward's (line 67, where
+  // backward() is called); GradScaler.step's read (line 68) stays in both variants.
+  const fixes = [
+    fix('hidden-sync', 400, true, 'move the mask read', [58]),
+    fix('hidden-sync', 250, true, 'move the backward read', [67]),
+    fix('hidden-sync', 700, true, "move GradScaler's read", [68]),
+  ];
+  assert.deepEqual(predictionFor(fixes, ['hidden-sync'], [58, 67]), {
+    kind: 'hidden-sync',
+    applied: 2,
+    found: 2,
+    perIterationNs: 650,
+  });
+  assert.deepEqual(predictionFor(fixes, ['hidden-sync']).perIterationNs, 1350);
+  assert.deepEqual(predictionFor(fixes, ['hidden-sync'], [12]), {
+    applied: 0,
+    found: 0,
+    why: 'no hidden-sync finding at line 12',
+  });
+  const manifest = (lines: unknown) =>
+    JSON.stringify({
+      recordArgs: [],
+      profileSteps: 10,
+      plainSteps: 20,
+      programs: [{ name: 'amp', kinds: ['hidden-sync'], fix: 'weights', lines }],
+    });
+  assert.deepEqual(parseManifest(manifest([58, 67]), 'manifest.json').programs[0].lines, [58, 67]);
+  assert.throws(() => parseManifest(manifest('58'), 'manifest.json'), /optional "lines": \[line numbers\]/);
 });
 
 test('error: predicted less measured over the measured saving, in percent', () => {
