@@ -232,7 +232,7 @@ export interface PlainStep {
   stepOn?: string;
   /**
    * Of `ns`, the mean time per step the script spent in autograd's backward pass, where it ran one:
-   * work the engine's threads launch with no Python frames, which a recorder slows less.
+   * work the engine's threads launch with no Python frames, which a recorder slows by other costs.
    */
   backwardNs?: number;
 }

@@ -1,8 +1,8 @@
 // Threads of the framework's engine: autograd runs the backward pass on threads of its own, which
 // launch their work with no Python frames. A recorder that walks the Python stack at each call
-// (a capture) or logs each Python call (a profile with stacks) slows them far less than the
-// script's own thread, so the what-if takes their recorder cost out apart (calibrate.ts), to the
-// backward pass's plain time (TraceMeta.plainStep.backwardNs).
+// (a capture) or logs each Python call (a profile with stacks) slows them by other costs than the
+// script's own thread (a callback, an op range), so the what-if takes their recorder cost out apart
+// (calibrate.ts), to the backward pass's plain time (TraceMeta.plainStep.backwardNs).
 import { CK } from '../trace/kinds';
 import { callSite, type Trace } from '../trace/model';
 

@@ -67,7 +67,7 @@ export interface GeneratedStep {
    * cost of its own that the program without the recorder does not pay.
    */
   ranges?: number;
-  /** Host work only: made on a thread of the framework's engine (engine-threads.ts), which a recorder slows less. */
+  /** Host work only: made on a thread of the framework's engine (engine-threads.ts), which a recorder slows by other costs. */
   engine?: true;
 }
 
