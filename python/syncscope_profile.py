@@ -14,8 +14,9 @@
   mean time per step the script spent in it (Tensor.backward and torch.autograd.backward, timed by
   thin wrappers during the plain steps alone) is "backwardNs": the engine's threads launch that
   work with no Python frames, which a recorder slows by other costs than the script's own thread.
-  With --plain-only, nothing is recorded: the script is stopped after its plain steps, and the line "plain step measured " + the same JSON on stderr
-  gives their speed (for a recorder that cannot pause, a capture, to be scaled to). A step
+  With --plain-only, nothing is recorded: the script is stopped after its plain steps, and the
+  line "plain step measured " + the same JSON on stderr gives their speed (for a recorder that
+  cannot pause, a capture, to be scaled to). A step
   ends at each optimizer step (the global optimizer step post hook), or with --step-on at each
   return from the user's function WHAT (its name, or Class.method) or each start of the user's line
   WHAT (FILE:LINE, FILE a path or a file name). Without plain steps, the profiler starts with the
