@@ -12,6 +12,7 @@ import { atLine, callSiteText, callSource, isAsyncCall, laneName, opName } from 
 import { formatNs } from '../units';
 import { readFix, readOfContext, readOfCopy } from './host-reads';
 import { madeCompiling } from './compile-time';
+import { loaderOnLane, loaderPinFix } from './data-loader';
 
 /**
  * The findings, and `ownedSyncs` (ascending): the synchronizes these findings explain, which a
@@ -244,13 +245,16 @@ function pageableFinding(t: Trace, j: number, o: { buffer: string; sync: number;
       ? "; torch.compile made it while it compiled (TorchDynamo's frame conversion), once per compilation: " +
         "no change of the program's copies removes it"
       : '');
+  const loader = COPY_KINDS[t.ops.copy[j]] === 'HtoD' ? loaderOnLane(t, c.lane[call]) : undefined;
   const fix = compiling
     ? undefined
     : buffer
       ? `allocate "${buffer}" as pinned host memory ("host": "pinned"; in PyTorch, pin_memory())`
-      : sync >= 0
-        ? 'pin the host memory (pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True: a blocking copy synchronizes after it, pinned or not'
-        : 'copy from or to pinned host memory';
+      : loader
+        ? loaderPinFix(loader, sync >= 0)
+        : sync >= 0
+          ? 'pin the host memory (pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True: a blocking copy synchronizes after it, pinned or not'
+          : 'copy from or to pinned host memory';
   return {
     rule: 'S17',
     kind: 'pageable-async-copy',

@@ -1,0 +1,44 @@
+// A DataLoader on a host thread, from the range torch's DataLoader iterator records around each
+// batch it hands out (`enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__`), in any
+// torch.profiler trace that records CPU activity. A pageable copy on that thread is most likely of
+// the loader's batch, and the loader's own fix differs from pinning one tensor by hand.
+import { CK } from '../trace/kinds';
+import { str, type Trace } from '../trace/model';
+
+/** How the loader on a thread makes its batches: in worker processes, or on the thread itself. */
+export type LoaderKind = 'workers' | 'inline';
+
+const LOADER_RANGE = /^enumerate\(DataLoader\)#_(MultiProcessing|SingleProcess)DataLoaderIter\.__next__$/;
+
+const byTrace = new WeakMap<Trace, Map<number, LoaderKind>>();
+
+/** The DataLoader whose batches the host thread `lane` takes, where the trace shows one. */
+export function loaderOnLane(t: Trace, lane: number): LoaderKind | undefined {
+  let lanes = byTrace.get(t);
+  if (!lanes) {
+    lanes = new Map();
+    for (let i = 0; i < t.calls.count; i++) {
+      if (t.calls.kind[i] !== CK.context) continue;
+      const m = LOADER_RANGE.exec(str(t, t.calls.name[i]));
+      if (m) lanes.set(t.calls.lane[i], m[1] === 'MultiProcessing' ? 'workers' : 'inline');
+    }
+    byTrace.set(t, lanes);
+  }
+  return lanes.get(lane);
+}
+
+/** The fix for a pageable copy to the GPU on a thread that takes a DataLoader's batches: an inference, said so. */
+export function loaderPinFix(kind: LoaderKind, blocking: boolean): string {
+  const copy = blocking
+    ? ', and copy with non_blocking=True (a blocking copy synchronizes after it, pinned or not)'
+    : '';
+  const workers =
+    kind === 'workers'
+      ? '; that thread also takes over receiving the batches from the worker processes, which this thread does now, ' +
+        'and which the predicted saving does not count'
+      : '';
+  return (
+    `DataLoader(pin_memory=True): the loader pins each batch in a thread of its own${workers}${copy} ` +
+    "(inferred: this thread takes a DataLoader's batches, and the trace does not say the copied tensor is one)"
+  );
+}
