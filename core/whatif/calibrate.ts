@@ -65,13 +65,13 @@ export function plainWork(th: Threads, c: Calibrated): void {
 
 /**
  * The most a range can be said to cost: enough to empty every host work step that logged ranges,
- * of the engine's threads or of the others.
+ * of the engine's threads or of the others where `engine` says which, else of all.
  */
-function maxPerRangeNs(th: Threads, engine: boolean): number {
+function maxPerRangeNs(th: Threads, engine?: boolean): number {
   let most = 0;
   for (const steps of th.values())
     for (const s of steps)
-      if ('hostWork' in s.step && s.ranges && !s.engine === !engine)
+      if ('hostWork' in s.step && s.ranges && (engine === undefined || !s.engine === !engine))
         most = Math.max(most, (s.step.hostWork as { ns: number }).ns / s.ranges);
   return most;
 }
@@ -95,7 +95,8 @@ export function calibrateToPlain(
   plain: PlainStep,
   recorded: Trace,
   engineOf?: (sim: Trace) => number,
-  leastPerRangeNs = 0,
+  /** The least cost per range taken out of the script's threads (CAPTURE_CALL_NS for a capture of Python). */
+  least = 0,
 ): { calibration: PlainCalibration; simulated: Trace } {
   const at = (c: Calibrated) => {
     const th = new Map([...base.threads].map(([n, steps]) => [n, steps.slice()]));
@@ -109,7 +110,6 @@ export function calibrateToPlain(
   const e = engine ? { enginePerRangeNs: engine.perRangeNs } : {};
   const off = (sim: Trace) => Math.abs(stepOf(sim) - plain.ns);
   const close = (sim: Trace) => off(sim) <= PLAIN_TOLERANCE * plain.ns;
-  const least = leastPerRangeNs;
   let best: Calibrated & { sim: Trace } = least
     ? at({ perRangeNs: least, hostScale: 1, gpuScale: 1, ...e })
     : (engine?.at ?? { perRangeNs: 0, hostScale: 1, gpuScale: 1, sim: recorded });
@@ -124,9 +124,8 @@ export function calibrateToPlain(
     }
   };
   if (stepOf(best.sim) > plain.ns && !close(best.sim)) {
-    const most = engine
-      ? maxPerRangeNs(base.threads, false)
-      : Math.max(maxPerRangeNs(base.threads, false), maxPerRangeNs(base.threads, true));
+    // With the engine's threads calibrated apart, the rest's cost is bounded by the rest alone.
+    const most = maxPerRangeNs(base.threads, engine ? false : undefined);
     let gpuScale = 1;
     const noHost = at({ perRangeNs: most, hostScale: 0, gpuScale, ...e });
     if (stepOf(noHost.sim) > plain.ns && !close(noHost.sim)) {
