@@ -120,6 +120,8 @@ export function pairedSavings(p: MeasuredProgram): { leastNs: number; mostNs: nu
 
 /** One fix as `whatif --json` gives it. */
 export interface FixPrediction {
+  /** F1, F2, ...: the finding's id, by which several are simulated together. */
+  id: string;
   kind: string;
   applies: boolean;
   edit: string;
@@ -132,16 +134,20 @@ export interface FixPrediction {
 export interface KindPrediction {
   /** The finding kind taken: the first of the program's kinds that the trace has. */
   kind?: string;
-  /** Findings of that kind whose fix applied, summed (each simulated alone: fixes do not add up). */
+  /** Findings of that kind whose fix applied. */
   applied: number;
   found: number;
+  /**
+   * Their ids, one per distinct edit (findings with the same edit and the same saving are one fix:
+   * one stream made non-blocking, found at each of its waits): the program's one change makes them
+   * all, so a prediction of several simulates them together in one scenario (F1+F2).
+   */
+  ids?: string[];
+  /** The saving per iteration of the one finding, where only one applied (the caller simulates several together). */
   perIterationNs?: number;
   /** Why there is no prediction. */
   why?: string;
 }
-
-const sum = (xs: (number | null)[]): number | undefined =>
-  xs.some((x) => x === null) || !xs.length ? undefined : xs.reduce((a: number, b) => a + b!, 0);
 
 /**
  * The prediction for a program's fix: the findings of its first kind that the trace has, made at one
@@ -159,13 +165,12 @@ export function predictionFor(fixes: FixPrediction[], kinds: string[], lines?: n
   const of = fixes.filter((f) => f.kind === kind);
   const applied = of.filter((f) => f.applies);
   if (!applied.length) return { kind, applied: 0, found: of.length, why: of[0].edit };
-  const out: KindPrediction = { kind, applied: applied.length, found: of.length };
-  // Findings with the same edit and the same saving (one stream made non-blocking, found at each of
-  // its waits) are one fix, applied once: counted once.
-  const edits = new Map(applied.map((f) => [`${f.edit}\n${f.perIterationNs}`, f]));
-  const each = sum([...edits.values()].map((f) => f.perIterationNs));
-  if (each !== undefined) out.perIterationNs = each;
-  else out.why = 'no loop iterations found to share the saving over';
+  const edits = applied.filter(
+    (f, k) => applied.findIndex((g) => g.edit === f.edit && g.perIterationNs === f.perIterationNs) === k,
+  );
+  const out: KindPrediction = { kind, applied: applied.length, found: of.length, ids: edits.map((f) => f.id) };
+  if (edits.some((f) => f.perIterationNs === null)) out.why = 'no loop iterations found to share the saving over';
+  else if (edits.length === 1) out.perIterationNs = edits[0].perIterationNs!;
   return out;
 }
 

@@ -13,7 +13,7 @@ import { recordedWindow } from '../core/overview/window';
 import { h200 } from '../core/simulate/profile';
 import { median } from '../core/stats';
 import { formatNs } from '../core/units';
-import { whatIf } from '../core/whatif/fixes';
+import { savedPerIterationNs, whatIf } from '../core/whatif/fixes';
 import { whatIfJson } from '../core/whatif/whatif-json';
 import { callSite, type Trace } from '../core/trace/model';
 import { loadTraceFile } from '../node/trace-file';
@@ -48,10 +48,17 @@ function programLines(t: Trace, calls: number[], program: string): number[] {
   return [...lines];
 }
 
+/** The saving per iteration of the findings `ids` simulated together, in one scenario. */
+function together(t: Trace, ids: string[]): number | undefined {
+  const [r] = whatIf(t, h200, [ids.join('+')]);
+  return r ? (savedPerIterationNs(r) ?? undefined) : undefined;
+}
+
 /** Each fix of the trace as `whatif --json` gives it: over the recorded window, as the report and the overview. */
 function predictions(t: Trace, file: string, program: string) {
   const json = whatIfJson(whatIf(t, h200, 'all'), { file, profile: h200.name });
   const fixes: FixPrediction[] = json.fixes.map((f) => ({
+    id: f.id,
     kind: f.kind,
     applies: f.applies,
     edit: f.edit,
@@ -119,8 +126,10 @@ async function recordingTables(dir: string, manifest: Manifest): Promise<Recordi
       const t = await loadTraceFile(file);
       const { fixes, overhead, iterations, window, plainStepNs } = predictions(t, relative(repoRoot, file), p.name);
       const k = predictionFor(fixes, p.kinds, p.lines);
-      const found = k.kind ? `${k.kind}: ${k.applied}/${k.found}` : (k.why ?? '');
-      const each = k.perIterationNs;
+      const found = k.kind
+        ? `${k.kind}: ${k.applied}/${k.found}${k.ids && k.ids.length > 1 ? ` (${k.ids.join('+')})` : ''}`
+        : (k.why ?? '');
+      const each = k.ids && k.ids.length > 1 ? together(t, k.ids) : k.perIterationNs;
       if (each !== undefined && saving) (out.errors[traceKind] ??= []).push(errorPercent(each, saving.savingNs));
       out.rows.push(
         `| ${[
@@ -204,7 +213,7 @@ async function main(): Promise<void> {
     "how far one pair strays. Predicted: the what-if on the buggy program's traces (`syncscope profile`",
     "and `syncscope capture`), h200 simulator profile, for the findings of the pair's fix kind (the first kind",
     'listed that the trace has, at the lines listed where the fix leaves others of that kind; several findings of it',
-    'are summed, each simulated alone): per iteration as',
+    'are simulated together, in one scenario, as the one change to the program removes them all): per iteration as',
     '`syncscope whatif --json`, the report and the overview give it (the recorded window, warm-up left out,',
     'until its work is done). Error: (predicted − measured) / |measured|. A negative saving is a cost (a race',
     'fix adds a wait).',

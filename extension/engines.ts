@@ -133,7 +133,7 @@ export function simulateFix(trace: Trace, profile: SimProfile, index: number): W
 /** Each finding's fix simulated over the recorded window, largest predicted saving first (ids: the findings' order). */
 export function fixSavings(trace: Trace, profile: SimProfile): FixSavingView[] {
   return rankedBySaving(whatIf(trace, profile, 'all')).map((r) => ({
-    index: Number(r.id.slice(1)) - 1,
+    index: parseInt(r.id.slice(1), 10) - 1,
     ...(savedNs(r) !== undefined ? { savedNs: savedNs(r) } : {}),
     isCost: r.isCost,
   }));

@@ -7,6 +7,7 @@ import { constants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { plainStepOf } from '../core/import/python-sites';
 import type { PlainStep } from '../core/trace/model';
+import { withSyncClock } from './sync-clock';
 
 export interface ProfileOptions {
   /** The interpreter. */
@@ -241,9 +242,9 @@ function runLauncher(o: Omit<ProfileOptions, 'out'>, args: string[]): Promise<Ra
   });
 }
 
-/** Unbuffered, so that progress arrives as it happens; without the editor's Electron switch. */
+/** Unbuffered, so that progress arrives as it happens; without the editor's Electron switch; with the sync clock. */
 function pythonEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base, PYTHONUNBUFFERED: '1' };
+  const env: NodeJS.ProcessEnv = { ...withSyncClock(base), PYTHONUNBUFFERED: '1' };
   delete env.ELECTRON_RUN_AS_NODE;
   return env;
 }

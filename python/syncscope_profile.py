@@ -51,6 +51,7 @@ Standard library and torch only.
 
 import argparse
 import contextlib
+import ctypes
 import importlib
 import gzip
 import json
@@ -471,6 +472,48 @@ class SyncDebug:
             progress(f"synchronizing ATen ops keep no call site: set_sync_debug_mode failed ({e})")
 
 
+class SyncClock:
+    """The time the script's threads spend in the CUDA runtime's synchronizing calls, from the sync
+    clock that `syncscope profile` preloads (native/sync-clock, named by SYNCSCOPE_SYNC_CLOCK):
+    the first thread's (the script's own) and all the others' (autograd's engine, loader threads).
+    Live only once a synchronize of the launcher's own was counted: a program whose CUDA runtime is
+    linked in statically never calls the preloaded one, and its waits are then unknown, not none."""
+
+    def __init__(self, path):
+        self.read_into = None
+        self.live = False
+        self.since = None
+        if not path:
+            return
+        try:
+            self.read_into = ctypes.CDLL(path).syncscope_sync_clock
+        except (OSError, AttributeError) as e:
+            progress(f"the plain steps' waits are not timed: the sync clock does not load ({e})")
+
+    def read(self):
+        sums = (ctypes.c_uint64 * 4)()
+        self.read_into(sums)
+        return tuple(sums)
+
+    def start(self, synchronize):
+        """Runs `synchronize` (the launcher's own, on an idle GPU) and starts the clock after it."""
+        if self.read_into is None:
+            return synchronize()
+        before = self.read()
+        synchronize()
+        self.since = self.read()
+        self.live = self.since[1] > before[1]
+        if not self.live:
+            progress("the plain steps' waits are not timed: this program's CUDA runtime does not call the sync clock")
+
+    def stop(self, steps):
+        """The first thread's and the other threads' time in synchronizing calls per step since start, or None."""
+        if not self.live or self.since is None:
+            return None
+        now = self.read()
+        return (now[0] - self.since[0]) / steps, (now[2] - self.since[2]) / steps
+
+
 class BackwardClock:
     """The time the script spends in autograd's backward pass, while started: thin wrappers around
     Tensor.backward and torch.autograd.backward (the first calls the second: a call inside another
@@ -606,6 +649,8 @@ class Recording:
         self.plain_step_ns = None
         self.backward = BackwardClock(torch)
         self.backward_ns = 0
+        self.sync_clock = SyncClock(os.environ.get("SYNCSCOPE_SYNC_CLOCK"))
+        self.waits_ns = None
         self.discard_next = False
         # The step whose end starts the profiler: 0, at launch; with plain steps, once they are timed.
         # Kineto leaves CUPTI attached to the process when it stops, and every launch after pays for
@@ -716,7 +761,7 @@ class Recording:
 
     def begin_plain(self):
         """The profiler and the launcher's hooks are off: the clock starts on an idle GPU."""
-        self.torch.cuda.synchronize()
+        self.sync_clock.start(self.torch.cuda.synchronize)
         self.backward.start()
         self.plain_started = time.perf_counter_ns()
 
@@ -724,6 +769,7 @@ class Recording:
         self.torch.cuda.synchronize()
         self.plain_step_ns = (time.perf_counter_ns() - self.plain_started) / self.plain
         self.backward_ns = self.backward.stop() / self.plain
+        self.waits_ns = self.sync_clock.stop(self.plain)
         self.plain_started = None
         self.resume_hooks()
         progress(f"plain steps: {self.plain_step_ns / 1e6:.3f} ms per step without the profiler")
@@ -734,6 +780,8 @@ class Recording:
             plain["stepOn"] = self.step_on.what  # the step is the user's, not the optimizer's
         if round(self.backward_ns) > 0:
             plain["backwardNs"] = round(self.backward_ns)
+        if self.waits_ns is not None:
+            plain["syncNs"], plain["otherSyncNs"] = (round(ns) for ns in self.waits_ns)
         return {"plain": plain}
 
     def say_plain(self):

@@ -31,7 +31,7 @@ if (r.status !== 0) {
   console.error('native addon build failed (see above)');
   process.exit(r.status ?? 1);
 }
-console.log('native addon: build/Release/syncscope.node');
+console.log('native addon: build/Release/syncscope.node, and the sync clock: build/Release/libsyncscope_sync_clock.so');
 console.log(
   existsSync(join(root, 'build', 'Release', 'syncscope_json.node'))
     ? 'native trace reader: build/Release/syncscope_json.node'

@@ -11,11 +11,15 @@ import { windowOf, WINDOW_OPTIONS } from './scenario';
 
 export const spec: CommandSpec = {
   name: 'whatif',
-  synopsis: ['<trace> [--fix F1,F2,... | --all] [--from ns --to ns | --steps a:b]'],
+  synopsis: ['<trace> [--fix F1,F2+F3,... | --all] [--from ns --to ns | --steps a:b]'],
   summary:
     "simulate each finding's fix on the trace's scenario, largest predicted saving first: host and GPU time before and after",
   options: [
-    { name: 'fix', value: 'F1,F2', help: 'the findings to fix, numbered in the order report lists them' },
+    {
+      name: 'fix',
+      value: 'F1,F2+F3',
+      help: 'the findings to fix, numbered in the order report lists them: each alone, or joined by + together in one scenario (as one change to the program fixes them all)',
+    },
     { name: 'all', help: 'every finding that has a fix (the default)' },
     ...WINDOW_OPTIONS,
     OPTIONS.profile,
@@ -30,8 +34,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const fix = flagString(args, 'fix');
   if (fix !== undefined && args.flags.has('all')) throw new UsageError('--fix and --all: give one of them');
   const ids = fix === undefined ? 'all' : fix.split(',').map((s) => s.trim().toUpperCase());
-  if (ids !== 'all' && ids.some((id) => !/^F\d+$/.test(id)))
-    throw new UsageError(`--fix ${fix}: expected finding numbers as in F1,F3 (report lists the findings in order)`);
+  if (ids !== 'all' && ids.some((id) => !/^F\d+(\+F\d+)*$/.test(id)))
+    throw new UsageError(
+      `--fix ${fix}: expected finding numbers as in F1,F3, or F1+F3 for both in one scenario (report lists the findings in order)`,
+    );
   const { trace, memory } = await loadInput(file, io);
   const profile = (await readProfile(flagString(args, 'profile'), io)) ?? h200;
   // No window asked: the recorded window, whose iterations the report's savings per iteration share.
@@ -39,8 +45,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const window = WINDOW_OPTIONS.some((o) => args.flags.has(o.name)) ? checked : undefined;
   const results = whatIf(trace, profile, ids, window, undefined, memory);
   if (ids !== 'all') {
-    const missing = ids.filter((id) => !results.some((r) => r.id === id));
     const n = analyze(trace).findings.length;
+    const missing = ids
+      .flatMap((id) => id.split('+'))
+      .filter((id) => Number(id.slice(1)) < 1 || Number(id.slice(1)) > n);
     if (missing.length)
       throw new UsageError(
         `${file}: no finding ${missing.join(', ')}; the trace has ${n ? `F1 to F${n}` : 'no findings'} (syncscope report lists them)`,

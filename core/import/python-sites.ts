@@ -214,21 +214,26 @@ function plainOf(v: unknown): MarkerSite | string {
 /** The longest --step-on text kept: a function's qualified name, or a file's path and a line. */
 const MAX_STEP_ON = 1000;
 
-/** The launcher's `{"stepNs": n, "steps": k, "stepOn"?: what, "backwardNs"?: b}` (TraceMeta.plainStep), or why it is not one. */
+const OPTIONAL_NS = ['backwardNs', 'syncNs', 'otherSyncNs'] as const;
+
+/** The launcher's `{"stepNs": n, "steps": k, "stepOn"?: what, "backwardNs"?, "syncNs"?, "otherSyncNs"?}` (TraceMeta.plainStep), or why it is not one. */
 export function plainStepOf(v: unknown): PlainStep | string {
-  const { stepNs, steps, stepOn, backwardNs } = (v ?? {}) as Record<string, unknown>;
+  const fields = (v ?? {}) as Record<string, unknown>;
+  const { stepNs, steps, stepOn } = fields;
+  const badNs = (k: string) =>
+    fields[k] !== undefined && (!Number.isSafeInteger(fields[k]) || (fields[k] as number) < 0);
   if (
     !Number.isSafeInteger(stepNs) ||
     (stepNs as number) <= 0 ||
     !Number.isSafeInteger(steps) ||
     (steps as number) < 1 ||
     (stepOn !== undefined && (typeof stepOn !== 'string' || !stepOn || stepOn.length > MAX_STEP_ON)) ||
-    (backwardNs !== undefined && (!Number.isSafeInteger(backwardNs) || (backwardNs as number) < 0))
+    OPTIONAL_NS.some(badNs)
   )
-    return `"plain" is not {"stepNs": n, "steps": k} with n and k positive integers, "stepOn" (if any) a name of 1 to ${MAX_STEP_ON} characters, and "backwardNs" (if any) an integer of at least 0`;
+    return `"plain" is not {"stepNs": n, "steps": k} with n and k positive integers, "stepOn" (if any) a name of 1 to ${MAX_STEP_ON} characters, and ${OPTIONAL_NS.map((k) => `"${k}"`).join(', ')} (each if any) integers of at least 0`;
   const plain: PlainStep = { ns: stepNs as number, steps: steps as number };
   if (stepOn !== undefined) plain.stepOn = stepOn as string;
-  if (backwardNs !== undefined) plain.backwardNs = backwardNs as number;
+  for (const k of OPTIONAL_NS) if (fields[k] !== undefined) plain[k] = fields[k] as number;
   return plain;
 }
 

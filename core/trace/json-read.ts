@@ -420,7 +420,8 @@ export function readMeta(v: unknown): TraceMeta {
     int(p, 'ns', ['meta', 'plainStep'], 1, Number.MAX_SAFE_INTEGER);
     int(p, 'steps', ['meta', 'plainStep'], 1, INT32);
     optStr(p, 'stepOn', ['meta', 'plainStep']);
-    if (p.backwardNs !== undefined) int(p, 'backwardNs', ['meta', 'plainStep'], 0, Number.MAX_SAFE_INTEGER);
+    for (const k of ['backwardNs', 'syncNs', 'otherSyncNs'])
+      if (p[k] !== undefined) int(p, k, ['meta', 'plainStep'], 0, Number.MAX_SAFE_INTEGER);
   }
   return m as unknown as TraceMeta;
 }

@@ -235,6 +235,14 @@ export interface PlainStep {
    * work the engine's threads launch with no Python frames, which a recorder slows by other costs.
    */
   backwardNs?: number;
+  /**
+   * Of `ns`, the mean time per step the script's own thread spent in the CUDA runtime's synchronizing
+   * calls (stream, event and device synchronize, blocking copies), and `otherSyncNs` the other threads'
+   * (autograd's engine, loader threads), timed by the sync clock: where the clock ran, the program's
+   * waits without a recorder, which the recorder's slower host shortens.
+   */
+  syncNs?: number;
+  otherSyncNs?: number;
 }
 
 export type Severity = 'error' | 'warning' | 'info';

@@ -10,7 +10,8 @@ import type { SimProfile } from '../simulate/profile';
 import type { PlainStep, Trace } from '../trace/model';
 import { compileGenerated } from './compile';
 import type { GeneratedScenario, Threads } from './from-trace';
-import { PLAIN_TOLERANCE, type PlainCalibration } from './overhead';
+import { PLAIN_TOLERANCE, STEP_BAND, WAITS_TOLERANCE, type PlainCalibration } from './overhead';
+import { plainWaitsNs } from './plain-waits';
 
 /** Bisection steps on the cost per range or the scale; each is one simulation of the window. */
 const SEARCH_STEPS = 10;
@@ -97,6 +98,8 @@ export function calibrateToPlain(
   engineOf?: (sim: Trace) => number,
   /** The least cost per range taken out of the script's threads (CAPTURE_CALL_NS for a capture of Python). */
   least = 0,
+  /** A simulation's time per iteration in synchronizing calls (plain-waits.ts), for a plain step whose waits were timed. */
+  waitsOf?: (sim: Trace) => number,
 ): { calibration: PlainCalibration; simulated: Trace } {
   const at = (c: Calibrated) => {
     const th = new Map([...base.threads].map(([n, steps]) => [n, steps.slice()]));
@@ -143,6 +146,13 @@ export function calibrateToPlain(
       else search(0, 1, (x) => at({ perRangeNs: most, hostScale: 1 - x, gpuScale, ...e }));
     }
   }
+  const waitsNs = plainWaitsNs(plain);
+  const range = [least, maxPerRangeNs(base.threads, engine ? false : undefined)] as const;
+  const waits =
+    waitsOf && waitsNs !== undefined
+      ? toWaits(at, best, range, { waitsOf, waitsNs, stepOf, plainNs: plain.ns })
+      : undefined;
+  if (waits) best = waits.at;
   return {
     calibration: {
       plainStepNs: plain.ns,
@@ -154,6 +164,7 @@ export function calibrateToPlain(
       hostScale: best.hostScale,
       gpuScale: best.gpuScale,
       ...(least && { leastPerRangeNs: least }),
+      ...(waits && { waitsNs, calibratedWaitsNs: Math.round(waitsOf!(best.sim)) }),
       ...(engine && {
         backwardNs: plain.backwardNs,
         recordedBackwardNs: Math.round(engine.recordedNs),
@@ -162,6 +173,40 @@ export function calibrateToPlain(
     },
     simulated: best.sim,
   };
+}
+
+/**
+ * The cost per range on the script's threads at which the unchanged program waits in synchronizing
+ * calls as long per step as the plain steps did (`waitsNs`), with its step kept within STEP_BAND of
+ * the plain step: from `from` (the step's calibration), by bisection, as the waits grow with the cost
+ * taken out and the step shrinks. Only the cost per range moves; the scales stay as found.
+ */
+function toWaits(
+  at: (c: Calibrated) => Calibrated & { sim: Trace },
+  from: Calibrated & { sim: Trace },
+  [least, most]: readonly [number, number],
+  target: { waitsOf: (sim: Trace) => number; waitsNs: number; stepOf: (sim: Trace) => number; plainNs: number },
+): { at: Calibrated & { sim: Trace } } {
+  const { waitsOf, waitsNs, stepOf, plainNs } = target;
+  const miss = (sim: Trace) => waitsOf(sim) - waitsNs;
+  const inBand = (sim: Trace) => Math.abs(stepOf(sim) - plainNs) <= STEP_BAND * plainNs;
+  const close = (sim: Trace) => Math.abs(miss(sim)) <= WAITS_TOLERANCE * waitsNs + 1000;
+  if (close(from.sim)) return { at: from };
+  // Short waits need a faster host (more taken out), long ones a slower host.
+  const more = miss(from.sim) < 0;
+  let [lo, hi] = more ? [from.perRangeNs, Math.max(from.perRangeNs, most)] : [least, from.perRangeNs];
+  let best = from;
+  for (let k = 0; k < SEARCH_STEPS && !close(best.sim); k++) {
+    const mid = (lo + hi) / 2;
+    const tried = at({ ...from, perRangeNs: mid });
+    const ok = inBand(tried.sim);
+    if (ok && Math.abs(miss(tried.sim)) < Math.abs(miss(best.sim))) best = tried;
+    // Out of the band, or the waits still short (long): on toward the band's edge, or past it back.
+    const further = ok && (more ? miss(tried.sim) < 0 : miss(tried.sim) > 0);
+    if (further === more) lo = mid;
+    else hi = mid;
+  }
+  return { at: best };
 }
 
 /**

@@ -2,7 +2,7 @@
 // the trace; the simulator runs the edited scenario, and the difference from the unedited one is the
 // fix's predicted effect. A fix that cannot apply says why instead.
 import { analyze } from '../analyze';
-import { findingCalls } from '../analyze/collect';
+import { findingCalls, MAX_IDS, withMembers } from '../analyze/collect';
 import type { MemoryBudget } from '../memory';
 import type { Analysis } from '../analyze/types';
 import { simulate } from '../simulate/simulate';
@@ -27,6 +27,7 @@ import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
 import { CAPTURE_CALL_NS, calibrateToPlain, plainWork } from './calibrate';
 import { engineTimeNs } from './engine-threads';
+import { simulatedWaitsNs } from './plain-waits';
 import { plainStepUnused } from './loop-step';
 
 export interface Outcome {
@@ -53,8 +54,10 @@ export interface WaitChange {
 }
 
 export interface FixResult {
+  /** F1, or F1+F2 for findings whose fixes were simulated together (`together` holds the others). */
   id: string;
   finding: Finding;
+  together?: Finding[];
   /** What the edit does, in words; or why it cannot apply. */
   edit: string;
   applied: boolean;
@@ -338,7 +341,7 @@ export const savedPerIterationNs = (r: FixResult): number | undefined => {
 export function rankedBySaving<T extends FixResult>(results: T[]): T[] {
   const items = results.map((r) => ({
     r,
-    index: Number(r.id.slice(1)) - 1,
+    index: parseInt(r.id.slice(1), 10) - 1,
     severity: r.finding.severity,
     predictedSavingNs: savedNs(r),
     perIterationNs: savedPerIterationNs(r),
@@ -375,7 +378,44 @@ const leastCostPerCall = (t: Trace): number =>
   t.meta.source === 'capture' && t.meta.python?.read ? CAPTURE_CALL_NS : 0;
 
 /**
- * The fixes of `ids` (F1, F2, ... in the order of the analysis's findings), or of every finding with
+ * The findings of `ids`, each a group of one, or of several for an id that joins them with "+"
+ * (F3+F4: both fixes in one scenario, as one change to the program makes them); every finding with
+ * a fix for 'all'. An id that names no finding is left out.
+ */
+function chosenFixes(findings: readonly Finding[], ids: string[] | 'all'): { f: Finding; id: string }[][] {
+  const byId = new Map(findings.map((f, k) => [`F${k + 1}`, f]));
+  if (ids === 'all') return [...byId].filter(([, f]) => !!f.fix).map(([id, f]) => [{ f, id }]);
+  return ids
+    .map((joined) => joined.split('+').flatMap((id) => (byId.has(id) ? [{ f: byId.get(id)!, id }] : [])))
+    .filter((group) => group.length > 0);
+}
+
+/**
+ * A group's findings as one finding per kind, standing for all their calls: one edit then sees every
+ * wait the change removes (two reads moved one after the other would move the first to the second's
+ * old place).
+ */
+function byKind(group: Finding[]): Finding[] {
+  const kinds = [...new Set(group.map((f) => f.kind))];
+  return kinds.map((kind) => {
+    const of = group.filter((f) => f.kind === kind);
+    if (of.length === 1) return of[0];
+    const all = of.flatMap((f) => findingCalls(f));
+    const ops = [...new Set(of.flatMap((f) => f.ops))];
+    return withMembers({ ...of[0], calls: all.slice(0, MAX_IDS), ops }, all);
+  });
+}
+
+/** One finding's edit on the scenario's threads: what it did, or why it cannot apply. */
+function editOne(g: GeneratedScenario, th: Threads, f: Finding, a: Analysis, t: Trace): string {
+  const edit = editFor(f);
+  const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
+  return tried.startsWith('cannot') && typeof edit !== 'string' ? tried + missingSteps(th, findingCalls(f)) : tried;
+}
+
+/**
+ * The fixes of `ids` (F1, F2, ... in the order of the analysis's findings; F1+F2 simulates both in
+ * one scenario, chosenFixes), or of every finding with
  * a fix. `a` is the trace's analysis, given where the caller has one (with a scenario's program), so
  * that the numbers are those of the findings the caller lists. Without a window, the fixes are
  * simulated over the recorded window and a saving is shared by its iterations, as the overview
@@ -406,9 +446,14 @@ export function whatIf(
   const unused = plainStep && plainStepUnused(t, plainStep, rw, iterations, () => stepOf(recorded));
   // The engine's threads' time per iteration (autograd's backward), to the backward pass's plain time.
   const engineOf = (sim: Trace) => engineTimeNs(t, stepsOfSimCalls(base.threads, sim), sim) / Math.max(1, iterations);
+  // The waits per iteration in the calls the sync clock times, read as the plain steps are timed.
+  const waitsOf = (sim: Trace) =>
+    second === undefined
+      ? simulatedWaitsNs(t, stepsOfSimCalls(base.threads, sim), sim, -Infinity, Math.max(1, iterations))
+      : simulatedWaitsNs(t, stepsOfSimCalls(base.threads, sim), sim, second, Math.max(1, iterations - 1));
   const plain =
     plainStep && !unused
-      ? calibrateToPlain(base, profile, stepOf, plainStep, recorded, engineOf, leastCostPerCall(t))
+      ? calibrateToPlain(base, profile, stepOf, plainStep, recorded, engineOf, leastCostPerCall(t), waitsOf)
       : undefined;
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain
@@ -421,22 +466,21 @@ export function whatIf(
   const baseBlocked = blockedByCall(baseSteps, baseSim);
   const basePace = paceOf(baseSteps, baseSim);
   withOrigins(t, base, baseSim, base.threads, baseSteps);
-  const chosen = a.findings
-    .map((f, k) => ({ f, id: `F${k + 1}` }))
-    .filter(({ f, id }) => (ids === 'all' ? !!f.fix : ids.includes(id)));
-  return chosen.map(({ f, id }) => {
-    // Each fix edits a fresh scenario, so fixes do not add up.
+  const analysis = a;
+  return chosenFixes(a.findings, ids).map((group) => {
+    // Each fix edits a fresh scenario, so fixes do not add up; a group's edits share one.
     const g = scenarioFromTrace(t, profile, w, made);
     applyFitted(g, fitted);
     const th = copyThreads(g.threads);
     if (plain) plainWork(th, plain.calibration);
-    const edit = editFor(f);
-    const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
-    const said =
-      tried.startsWith('cannot') && typeof edit !== 'string' ? tried + missingSteps(th, findingCalls(f)) : tried;
+    const said = byKind(group.map(({ f }) => f))
+      .map((f) => editOne(g, th, f, analysis, t))
+      .join('; ');
+    const f = group[0].f;
     const result: FixResult = {
-      id,
+      id: group.map(({ id }) => id).join('+'),
       finding: f,
+      ...(group.length > 1 ? { together: group.slice(1).map(({ f }) => f) } : {}),
       edit: said,
       applied: false,
       before,
@@ -445,7 +489,7 @@ export function whatIf(
       overhead,
       iterations,
     };
-    if (said.startsWith('cannot')) return result;
+    if (said.split('; ').some((e) => e.startsWith('cannot'))) return result;
     const sim = simulate(compileGenerated(g, th), profile);
     const steps = stepsOfSimCalls(th, sim);
     const after = blockedByCall(steps, sim);

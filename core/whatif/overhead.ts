@@ -40,6 +40,13 @@ export interface PlainCalibration {
   enginePerRangeNs?: number;
   /** The least perRangeNs taken, where the recorder's cost per call was measured (a capture of a Python program: CAPTURE_CALL_NS). */
   leastPerRangeNs?: number;
+  /**
+   * Where the sync clock timed the plain steps' waits (plain-waits.ts): their time per step in
+   * synchronizing calls, which perRangeNs was then moved to match with the step kept within
+   * STEP_BAND of the plain step, and the unchanged program's simulated waits at the end.
+   */
+  waitsNs?: number;
+  calibratedWaitsNs?: number;
 }
 
 /** The overhead model a prediction used, as every prediction states it. */
@@ -143,14 +150,36 @@ function plainText(p: PlainCalibration, recorder: string): string {
     return p.recordedStepNs < (1 - PLAIN_TOLERANCE) * p.plainStepNs
       ? `the recording ran faster than the program's plain speed of ${formatNs(p.plainStepNs)} per step, and nothing was taken out (${measured})`
       : `the recording ran at the program's plain speed, ${formatNs(p.plainStepNs)} per step (${measured})`;
+  if (p.waitsNs !== undefined && p.calibratedWaitsNs !== undefined)
+    return `${taken} ${waitsText(p, recorder)} (${measured})`;
   const reached = Math.abs(p.calibratedStepNs - p.plainStepNs) <= PLAIN_TOLERANCE * p.plainStepNs;
   return reached
     ? `${taken} so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)} (${measured})`
     : `${taken}: even so the simulated step takes ${formatNs(p.calibratedStepNs)}, ${p.calibratedStepNs > p.plainStepNs ? 'over' : 'under'} the plain ${formatNs(p.plainStepNs)} (${measured})`;
 }
 
+/** "so that the unchanged program has waits of 603 µs per step in synchronizing calls, as the program without the profiler waited (600 µs ...), and a step of ...". */
+function waitsText(p: PlainCalibration, recorder: string): string {
+  const waits = `so that the unchanged program has waits of ${formatNs(p.calibratedWaitsNs!)} per step in synchronizing calls`;
+  const timed = `${formatNs(p.waitsNs!)}, timed by the sync clock`;
+  const step = `a step of ${formatNs(p.calibratedStepNs)}, within ${percent(STEP_BAND)} of its plain speed of ${formatNs(p.plainStepNs)}`;
+  return Math.abs(p.calibratedWaitsNs! - p.waitsNs!) <= WAITS_TOLERANCE * p.waitsNs! + 1000
+    ? `${waits}, as the program without ${recorder} waited (${timed}), and ${step}`
+    : `${waits}, the nearest to the program's without ${recorder} (${timed}) with ${step}`;
+}
+
 /** How close to the plain step a calibration must come: the plain step is one measurement of a few steps, noisier than this. */
 export const PLAIN_TOLERANCE = 0.005;
+
+/**
+ * How far the calibrated step may stray from the plain step to match the plain waits: two plain
+ * measurements of one program, in processes of their own, differ by this much (the what-if truth
+ * recordings: a profile's plain step and its capture's, 1% to 4% apart).
+ */
+export const STEP_BAND = 0.03;
+
+/** How close to the plain waits a calibration must come: this share of them, and a microsecond. */
+export const WAITS_TOLERANCE = 0.05;
 
 const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
 

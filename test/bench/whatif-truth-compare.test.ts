@@ -57,6 +57,7 @@ test('measured.json that is not a recording: an error that names the file and wh
   assert.throws(() => parseManifest(program('step', '20'), 'manifest.json'), /"plainSteps": n/);
 });
 
+let fixes = 0;
 const fix = (
   kind: string,
   perIterationNs: number | null,
@@ -64,6 +65,7 @@ const fix = (
   edit?: string,
   lines: number[] = [],
 ): FixPrediction => ({
+  id: `F${++fixes}`,
   kind,
   applies,
   edit:
@@ -72,35 +74,39 @@ const fix = (
   lines,
 });
 
-test("a program's fix kinds: the first kind the trace has is taken, its applied findings summed", () => {
-  const fixes = [
+test("a program's fix kinds: the first kind the trace has is taken, its applied findings simulated together", () => {
+  fixes = 0;
+  const found = [
     fix('pageable-async-copy', 400),
     fix('loop-sync', 700),
     fix('hidden-sync', 900),
     fix('hidden-sync', 100, false),
   ];
-  assert.deepEqual(predictionFor(fixes, ['hidden-sync', 'loop-sync']), {
+  assert.deepEqual(predictionFor(found, ['hidden-sync', 'loop-sync']), {
     kind: 'hidden-sync',
     applied: 1,
     found: 2,
+    ids: ['F3'],
     perIterationNs: 900,
   });
+  // Two waits one change removes: their ids, for one simulation of both (a sum would miss that
+  // each wait left alone holds the host in the other's place).
   assert.deepEqual(predictionFor([fix('loop-sync', 700), fix('loop-sync', 300)], ['hidden-sync', 'loop-sync']), {
     kind: 'loop-sync',
     applied: 2,
     found: 2,
-    perIterationNs: 1000,
+    ids: ['F5', 'F6'],
   });
-  // One stream made non-blocking, found at each of its waits: one fix, counted once.
+  // One stream made non-blocking, found at each of its waits: one fix, applied once.
   const stream = 'make stream "s13" non-blocking, so the legacy default stream no longer orders it';
   assert.deepEqual(
     predictionFor(
       [fix('legacy-serialization', 600, true, stream), fix('legacy-serialization', 600, true, stream)],
       ['legacy-serialization'],
     ),
-    { kind: 'legacy-serialization', applied: 2, found: 2, perIterationNs: 600 },
+    { kind: 'legacy-serialization', applied: 2, found: 2, ids: ['F7'], perIterationNs: 600 },
   );
-  assert.deepEqual(predictionFor(fixes, ['race']), { applied: 0, found: 0, why: 'no race finding' });
+  assert.deepEqual(predictionFor(found, ['race']), { applied: 0, found: 0, why: 'no race finding' });
   assert.deepEqual(predictionFor([fix('legacy-serialization', null, false)], ['legacy-serialization']), {
     kind: 'legacy-serialization',
     applied: 0,
@@ -112,19 +118,20 @@ test("a program's fix kinds: the first kind the trace has is taken, its applied 
 test("a program's lines: only the findings made at them count, where the fix leaves others of the kind", () => {
   // amp_masked_tokens: the fix removes the mask's reads (line 58) and its backward's (line 67, where
   // backward() is called); GradScaler.step's read (line 68) stays in both variants.
-  const fixes = [
+  fixes = 0;
+  const found = [
     fix('hidden-sync', 400, true, 'move the mask read', [58]),
     fix('hidden-sync', 250, true, 'move the backward read', [67]),
     fix('hidden-sync', 700, true, "move GradScaler's read", [68]),
   ];
-  assert.deepEqual(predictionFor(fixes, ['hidden-sync'], [58, 67]), {
+  assert.deepEqual(predictionFor(found, ['hidden-sync'], [58, 67]), {
     kind: 'hidden-sync',
     applied: 2,
     found: 2,
-    perIterationNs: 650,
+    ids: ['F1', 'F2'],
   });
-  assert.deepEqual(predictionFor(fixes, ['hidden-sync']).perIterationNs, 1350);
-  assert.deepEqual(predictionFor(fixes, ['hidden-sync'], [12]), {
+  assert.deepEqual(predictionFor(found, ['hidden-sync']).ids, ['F1', 'F2', 'F3']);
+  assert.deepEqual(predictionFor(found, ['hidden-sync'], [12]), {
     applied: 0,
     found: 0,
     why: 'no hidden-sync finding at line 12',

@@ -102,3 +102,27 @@ test('whatif prints the largest predicted saving first and says no trace overhea
   );
   assert.match(r.stdout, /\n {4}per iteration: .+ \(9 iterations, at their pace after the first\)\n/);
 });
+
+test('whatif --fix F3+F4: two findings one change removes, simulated together in one scenario', async () => {
+  // amp_masked_tokens' capture (test/fixtures/whatif-truth-unseen): F3 is the boolean mask's reads at
+  // line 58 (two a step, 118 in the window), F4 the backward's index_put read at line 67 (59). Moved
+  // one after the other, the first would move to the second's place and still wait there.
+  const AMP = 'test/fixtures/whatif-truth-unseen/amp_masked_tokens.capture.syncscope.json.gz';
+  const r = await runCli(['whatif', AMP, '--fix', 'F3,F3+F4', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const json = JSON.parse(r.stdout);
+  assert.deepEqual(validate(json, schema('whatif')), []);
+  const byId = new Map(json.fixes.map((f: { id: string }) => [f.id, f]));
+  const alone = byId.get('F3') as { edit: string; savedPerIterationNs: number };
+  const both = byId.get('F3+F4') as { edit: string; savedPerIterationNs: number; kind: string };
+  assert.match(alone.edit, /^move 118 synchronize steps to the thread's next wait/);
+  assert.match(both.edit, /^move 177 synchronize steps to the thread's next wait/);
+  assert.equal(both.kind, 'hidden-sync');
+  assert.ok(
+    both.savedPerIterationNs > alone.savedPerIterationNs + 50_000,
+    JSON.stringify([alone, both].map((f) => f.savedPerIterationNs)),
+  );
+  const bad = await runCli(['whatif', AMP, '--fix', 'F3+F99']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /no finding F99; the trace has F1 to F6/);
+});
