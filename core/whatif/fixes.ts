@@ -54,10 +54,9 @@ export interface WaitChange {
 }
 
 export interface FixResult {
-  /** F1, or F1+F2 for findings whose fixes were simulated together (`together` holds the others). */
+  /** F1, or F1+F2 for findings whose fixes were simulated together (`finding` is then the first). */
   id: string;
   finding: Finding;
-  together?: Finding[];
   /** What the edit does, in words; or why it cannot apply. */
   edit: string;
   applied: boolean;
@@ -473,23 +472,19 @@ export function whatIf(
     applyFitted(g, fitted);
     const th = copyThreads(g.threads);
     if (plain) plainWork(th, plain.calibration);
-    const said = byKind(group.map(({ f }) => f))
-      .map((f) => editOne(g, th, f, analysis, t))
-      .join('; ');
-    const f = group[0].f;
+    const edits = byKind(group.map(({ f }) => f)).map((f) => editOne(g, th, f, analysis, t));
     const result: FixResult = {
       id: group.map(({ id }) => id).join('+'),
-      finding: f,
-      ...(group.length > 1 ? { together: group.slice(1).map(({ f }) => f) } : {}),
-      edit: said,
+      finding: group[0].f,
+      edit: edits.join('; '),
       applied: false,
       before,
       waits: [],
-      isCost: f.kind === 'race',
+      isCost: group.some(({ f }) => f.kind === 'race'),
       overhead,
       iterations,
     };
-    if (said.split('; ').some((e) => e.startsWith('cannot'))) return result;
+    if (edits.some((e) => e.startsWith('cannot'))) return result;
     const sim = simulate(compileGenerated(g, th), profile);
     const steps = stepsOfSimCalls(th, sim);
     const after = blockedByCall(steps, sim);
