@@ -1,6 +1,7 @@
 // The stream-ordering debugger: every host wait explained, happens-before, hazards on declared
 // buffers, ordering smells and metrics, from one Trace (SEMANTICS.md, "What debugging stream
 // ordering checks").
+import { linkBackwardReads } from './backward-reads';
 import type { MemoryBudget } from '../memory';
 import type { Program } from '../scenario/program';
 import type { Finding, Trace } from '../trace/model';
@@ -50,6 +51,7 @@ export function analyze(trace: Trace, opts: { program?: Program; memory?: Memory
       (a.source?.line ?? Infinity) - (b.source?.line ?? Infinity) ||
       (a.calls[0] ?? 0) - (b.calls[0] ?? 0),
   );
+  linkBackwardReads(trace, findings);
   let waits: WaitExplanation[] | undefined;
   const analysis: Analysis = {
     // Made on first read: `check`, `html` and `export` read only the findings, and a summary only a few waits.
