@@ -14,6 +14,9 @@
   mean time per step the script spent in it (Tensor.backward and torch.autograd.backward, timed by
   thin wrappers during the plain steps alone) is "backwardNs": the engine's threads launch that
   work with no Python frames, which a recorder slows by other costs than the script's own thread.
+  Where the sync clock is preloaded (SYNCSCOPE_SYNC_CLOCK names it), the mean time per step in the
+  CUDA runtime's synchronizing calls is "syncNs" (the process's first thread) and "otherSyncNs"
+  (the other threads): how long the program without a recorder waited for the GPU.
   With --plain-only, nothing is recorded: the script is stopped after its plain steps, and the
   line "plain step measured " + the same JSON on stderr gives their speed (for a recorder that
   cannot pause, a capture, to be scaled to). A step
@@ -502,7 +505,8 @@ class SyncClock:
         before = self.read()
         synchronize()
         self.since = self.read()
-        self.live = self.since[1] > before[1]
+        # On whichever thread the step hook ran: the calls of all threads together.
+        self.live = self.since[1] + self.since[3] > before[1] + before[3]
         if not self.live:
             progress("the plain steps' waits are not timed: this program's CUDA runtime does not call the sync clock")
 
