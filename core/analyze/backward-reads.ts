@@ -5,15 +5,13 @@
 // op (IndexBackward0: aten::index). Where the forward op's own read is a finding too, the backward
 // read's fix points to it: one change removes both, and the what-if simulates both together.
 import { callSite, str, type Finding, type Trace } from '../trace/model';
+import { frameworkOp } from './host-syncs';
 
 const NODE = /autograd::engine::evaluate_function: (([A-Z]\w*?)Backward\d*)(?: > |$)/;
 
 /** The forward op a backward node stands for: IndexBackward0 is aten::index, MaskedSelectBackward0 aten::masked_select. */
 export const forwardOpOf = (node: string): string =>
   'aten::' + node.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-
-/** The outermost aten:: op of a context (the framework op a read was made in). */
-const outerOp = (context: string): string | undefined => context.split(' > ').find((p) => p.startsWith('aten::'));
 
 /**
  * Adds to each hidden-sync finding made in a backward node whose forward op has a hidden-sync
@@ -26,7 +24,8 @@ export function linkBackwardReads(t: Trace, findings: Finding[]): void {
   const forward = new Map<string, number[]>();
   findings.forEach((f, k) => {
     const context = contextOf(f);
-    const op = f.kind === 'hidden-sync' && !NODE.test(context) ? outerOp(context) : undefined;
+    const op =
+      f.kind === 'hidden-sync' && context.includes('aten::') && !NODE.test(context) ? frameworkOp(context) : '';
     if (op) (forward.get(op) ?? forward.set(op, []).get(op)!).push(k);
   });
   findings.forEach((f, k) => {

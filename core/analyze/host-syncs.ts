@@ -37,7 +37,7 @@ export function hostSyncSmells(
 }
 
 /** The framework op behind a call: the outermost aten:: op of its context, else the innermost. */
-function frameworkOp(context: string): string {
+export function frameworkOp(context: string): string {
   const parts = context.split(' > ');
   return parts.find((p) => p.startsWith('aten::')) ?? parts[parts.length - 1];
 }

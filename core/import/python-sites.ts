@@ -6,6 +6,7 @@ import {
   isFrameLine,
   isSourceLine,
   MAX_SOURCE_LINE,
+  PLAIN_STEP_TIMES,
   type CallSite,
   type PlainStep,
   type SourceFrame,
@@ -214,8 +215,6 @@ function plainOf(v: unknown): MarkerSite | string {
 /** The longest --step-on text kept: a function's qualified name, or a file's path and a line. */
 const MAX_STEP_ON = 1000;
 
-const OPTIONAL_NS = ['backwardNs', 'syncNs', 'otherSyncNs'] as const;
-
 /** The launcher's `{"stepNs": n, "steps": k, "stepOn"?: what, "backwardNs"?, "syncNs"?, "otherSyncNs"?}` (TraceMeta.plainStep), or why it is not one. */
 export function plainStepOf(v: unknown): PlainStep | string {
   const fields = (v ?? {}) as Record<string, unknown>;
@@ -228,12 +227,12 @@ export function plainStepOf(v: unknown): PlainStep | string {
     !Number.isSafeInteger(steps) ||
     (steps as number) < 1 ||
     (stepOn !== undefined && (typeof stepOn !== 'string' || !stepOn || stepOn.length > MAX_STEP_ON)) ||
-    OPTIONAL_NS.some(badNs)
+    PLAIN_STEP_TIMES.some(badNs)
   )
-    return `"plain" is not {"stepNs": n, "steps": k} with n and k positive integers, "stepOn" (if any) a name of 1 to ${MAX_STEP_ON} characters, and ${OPTIONAL_NS.map((k) => `"${k}"`).join(', ')} (each if any) integers of at least 0`;
+    return `"plain" is not {"stepNs": n, "steps": k} with n and k positive integers, "stepOn" (if any) a name of 1 to ${MAX_STEP_ON} characters, and ${PLAIN_STEP_TIMES.map((k) => `"${k}"`).join(', ')} (each if any) integers of at least 0`;
   const plain: PlainStep = { ns: stepNs as number, steps: steps as number };
   if (stepOn !== undefined) plain.stepOn = stepOn as string;
-  for (const k of OPTIONAL_NS) if (fields[k] !== undefined) plain[k] = fields[k] as number;
+  for (const k of PLAIN_STEP_TIMES) if (fields[k] !== undefined) plain[k] = fields[k] as number;
   return plain;
 }
 

@@ -14,6 +14,7 @@ import {
   Lane,
   MAX_SOURCE_LINE,
   OP_KINDS,
+  PLAIN_STEP_TIMES,
   RELEASED_NONE,
   RELEASED_UNKNOWN,
   SourceFrame,
@@ -420,7 +421,7 @@ export function readMeta(v: unknown): TraceMeta {
     int(p, 'ns', ['meta', 'plainStep'], 1, Number.MAX_SAFE_INTEGER);
     int(p, 'steps', ['meta', 'plainStep'], 1, INT32);
     optStr(p, 'stepOn', ['meta', 'plainStep']);
-    for (const k of ['backwardNs', 'syncNs', 'otherSyncNs'])
+    for (const k of PLAIN_STEP_TIMES)
       if (p[k] !== undefined) int(p, k, ['meta', 'plainStep'], 0, Number.MAX_SAFE_INTEGER);
   }
   return m as unknown as TraceMeta;

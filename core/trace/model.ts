@@ -245,6 +245,9 @@ export interface PlainStep {
   otherSyncNs?: number;
 }
 
+/** PlainStep's optional times, each an integer ns of at least 0 wherever a plain step is read. */
+export const PLAIN_STEP_TIMES = ['backwardNs', 'syncNs', 'otherSyncNs'] as const;
+
 export type Severity = 'error' | 'warning' | 'info';
 
 export interface Finding {

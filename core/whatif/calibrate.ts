@@ -126,9 +126,9 @@ export function calibrateToPlain(
       else hi = mid;
     }
   };
+  // With the engine's threads calibrated apart, the rest's cost is bounded by the rest alone.
+  const most = maxPerRangeNs(base.threads, engine ? false : undefined);
   if (stepOf(best.sim) > plain.ns && !close(best.sim)) {
-    // With the engine's threads calibrated apart, the rest's cost is bounded by the rest alone.
-    const most = maxPerRangeNs(base.threads, engine ? false : undefined);
     let gpuScale = 1;
     const noHost = at({ perRangeNs: most, hostScale: 0, gpuScale, ...e });
     if (stepOf(noHost.sim) > plain.ns && !close(noHost.sim)) {
@@ -147,12 +147,8 @@ export function calibrateToPlain(
     }
   }
   const waitsNs = plainWaitsNs(plain);
-  const range = [least, maxPerRangeNs(base.threads, engine ? false : undefined)] as const;
-  const waits =
-    waitsOf && waitsNs !== undefined
-      ? toWaits(at, best, range, { waitsOf, waitsNs, stepOf, plainNs: plain.ns })
-      : undefined;
-  if (waits) best = waits.at;
+  const toPlainWaits = waitsOf !== undefined && waitsNs !== undefined;
+  if (toPlainWaits) best = toWaits(at, best, [least, most], { waitsOf, waitsNs, stepOf, plainNs: plain.ns });
   return {
     calibration: {
       plainStepNs: plain.ns,
@@ -164,7 +160,7 @@ export function calibrateToPlain(
       hostScale: best.hostScale,
       gpuScale: best.gpuScale,
       ...(least && { leastPerRangeNs: least }),
-      ...(waits && { waitsNs, calibratedWaitsNs: Math.round(waitsOf!(best.sim)) }),
+      ...(toPlainWaits && { waitsNs, calibratedWaitsNs: Math.round(waitsOf(best.sim)) }),
       ...(engine && {
         backwardNs: plain.backwardNs,
         recordedBackwardNs: Math.round(engine.recordedNs),
@@ -186,12 +182,12 @@ function toWaits(
   from: Calibrated & { sim: Trace },
   [least, most]: readonly [number, number],
   target: { waitsOf: (sim: Trace) => number; waitsNs: number; stepOf: (sim: Trace) => number; plainNs: number },
-): { at: Calibrated & { sim: Trace } } {
+): Calibrated & { sim: Trace } {
   const { waitsOf, waitsNs, stepOf, plainNs } = target;
   const miss = (sim: Trace) => waitsOf(sim) - waitsNs;
   const inBand = (sim: Trace) => Math.abs(stepOf(sim) - plainNs) <= STEP_BAND * plainNs;
   const close = (sim: Trace) => Math.abs(miss(sim)) <= WAITS_TOLERANCE * waitsNs + 1000;
-  if (close(from.sim)) return { at: from };
+  if (close(from.sim)) return from;
   // Short waits need a faster host (more taken out), long ones a slower host.
   const more = miss(from.sim) < 0;
   let [lo, hi] = more ? [from.perRangeNs, Math.max(from.perRangeNs, most)] : [least, from.perRangeNs];
@@ -206,7 +202,7 @@ function toWaits(
     if (further === more) lo = mid;
     else hi = mid;
   }
-  return { at: best };
+  return best;
 }
 
 /**

@@ -440,16 +440,24 @@ export function whatIf(
     second === undefined ? undefined : paceAfterFirst(t, steps, sim, second, iterations);
   // The plain step is the launcher's steps': it calibrates a window of those steps alone, read as
   // the savings are read (the pace after the first iteration).
-  const stepOf = (sim: Trace) => paceOf(stepsOfSimCalls(base.threads, sim), sim) ?? doneAt(sim) / iterations;
+  // Each calibration simulation is read three ways (step, engine time, waits): its steps are found once.
+  const simSteps = new WeakMap<Trace, (GeneratedStep | undefined)[]>();
+  const stepsOfBase = (sim: Trace) =>
+    simSteps.get(sim) ?? simSteps.set(sim, stepsOfSimCalls(base.threads, sim)).get(sim)!;
+  const stepOf = (sim: Trace) => paceOf(stepsOfBase(sim), sim) ?? doneAt(sim) / iterations;
   const { plainStep } = t.meta;
   const unused = plainStep && plainStepUnused(t, plainStep, rw, iterations, () => stepOf(recorded));
   // The engine's threads' time per iteration (autograd's backward), to the backward pass's plain time.
-  const engineOf = (sim: Trace) => engineTimeNs(t, stepsOfSimCalls(base.threads, sim), sim) / Math.max(1, iterations);
+  const engineOf = (sim: Trace) => engineTimeNs(t, stepsOfBase(sim), sim) / Math.max(1, iterations);
   // The waits per iteration in the calls the sync clock times, read as the plain steps are timed.
   const waitsOf = (sim: Trace) =>
-    second === undefined
-      ? simulatedWaitsNs(t, stepsOfSimCalls(base.threads, sim), sim, -Infinity, Math.max(1, iterations))
-      : simulatedWaitsNs(t, stepsOfSimCalls(base.threads, sim), sim, second, Math.max(1, iterations - 1));
+    simulatedWaitsNs(
+      t,
+      stepsOfBase(sim),
+      sim,
+      second ?? -Infinity,
+      Math.max(1, iterations - (second === undefined ? 0 : 1)),
+    );
   const plain =
     plainStep && !unused
       ? calibrateToPlain(base, profile, stepOf, plainStep, recorded, engineOf, leastCostPerCall(t), waitsOf)
@@ -461,7 +469,7 @@ export function whatIf(
       ? { ...base.overhead, plainUnused: unused }
       : base.overhead;
   const before = outcome(baseSim);
-  const baseSteps = stepsOfSimCalls(base.threads, baseSim);
+  const baseSteps = stepsOfBase(baseSim);
   const baseBlocked = blockedByCall(baseSteps, baseSim);
   const basePace = paceOf(baseSteps, baseSim);
   withOrigins(t, base, baseSim, base.threads, baseSteps);
