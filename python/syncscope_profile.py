@@ -16,7 +16,10 @@
   work with no Python frames, which a recorder slows by other costs than the script's own thread.
   Where the sync clock is preloaded (SYNCSCOPE_SYNC_CLOCK names it), the mean time per step in the
   CUDA runtime's synchronizing calls is "syncNs" (the process's first thread) and "otherSyncNs"
-  (the other threads): how long the program without a recorder waited for the GPU.
+  (the other threads): how long the program without a recorder waited for the GPU. Where the
+  script's own thread receives a DataLoader's batches from its worker processes unpinned, the mean
+  CPU time per step it spent doing so is "batchReceiveNs" (DataLoader(pin_memory=True) moves that
+  work to the loader's pin thread).
   With --plain-only, nothing is recorded: the script is stopped after its plain steps, and the
   line "plain step measured " + the same JSON on stderr gives their speed (for a recorder that
   cannot pause, a capture, to be scaled to). A step
@@ -518,17 +521,15 @@ class SyncClock:
         return (now[0] - self.since[0]) / steps, (now[2] - self.since[2]) / steps
 
 
-class BackwardClock:
-    """The time the script spends in autograd's backward pass, while started: thin wrappers around
-    Tensor.backward and torch.autograd.backward (the first calls the second: a call inside another
-    is not counted again), put in place by start and taken away by stop."""
+class CallClock:
+    """The time spent in some functions while started: thin wrappers around `targets` ((owner, name)
+    pairs), put in place by start and taken away by stop. A call made inside a counted one is not
+    counted again; `counts(args)` says whether a call counts at all; `clock` is the clock read."""
 
-    def __init__(self, torch):
-        self.targets = [
-            (owner, "backward")
-            for owner in (getattr(torch, "Tensor", None), getattr(torch, "autograd", None))
-            if owner is not None and callable(getattr(owner, "backward", None))
-        ]
+    def __init__(self, targets, clock=time.perf_counter_ns, counts=lambda args: True):
+        self.targets = [(owner, name) for owner, name in targets if callable(getattr(owner, name, None))]
+        self.clock = clock
+        self.counts = counts
         self.replaced = []
         self.ns = 0
         self.inside = threading.local()
@@ -541,7 +542,7 @@ class BackwardClock:
             setattr(owner, name, self._timed(original))
 
     def stop(self):
-        """Puts the originals back; the time spent in the backward pass since start, in ns."""
+        """Puts the originals back; the time spent in the functions since start, in ns."""
         for owner, name, original in reversed(self.replaced):
             setattr(owner, name, original)
         self.replaced = []
@@ -551,18 +552,44 @@ class BackwardClock:
         clock = self
 
         def timed(*args, **kwargs):
-            if getattr(clock.inside, "yes", False):
+            if getattr(clock.inside, "yes", False) or not clock.counts(args):
                 return original(*args, **kwargs)
             clock.inside.yes = True
-            begin = time.perf_counter_ns()
+            begin = clock.clock()
             try:
                 return original(*args, **kwargs)
             finally:
-                clock.ns += time.perf_counter_ns() - begin
+                clock.ns += clock.clock() - begin
                 clock.inside.yes = False
 
         timed.__wrapped__ = original
         return timed
+
+
+def backward_clock(torch):
+    """The time the script spends in autograd's backward pass: Tensor.backward and
+    torch.autograd.backward (the first calls the second)."""
+    owners = (getattr(torch, "Tensor", None), getattr(torch, "autograd", None))
+    return CallClock([(owner, "backward") for owner in owners if owner is not None])
+
+
+def batch_receive_clock():
+    """The CPU time the script's own thread spends receiving a DataLoader's batches from its worker
+    processes: _MultiProcessingDataLoaderIter._try_get_data reads the workers' result queue (it
+    unpickles each batch and maps its shared memory) where the loader does not pin the batches; with
+    pin_memory=True the loader's pin thread reads that queue, and this reads the pin thread's. The
+    thread's CPU time leaves out the time it waited for a worker, which a pin thread does not save."""
+    try:
+        loader = importlib.import_module("torch.utils.data.dataloader")
+        owner = loader._MultiProcessingDataLoaderIter
+    except (ImportError, AttributeError):
+        return CallClock([])
+
+    def unpinned_on_main_thread(args):
+        pinned = getattr(args[0], "_pin_memory", True) if args else True
+        return not pinned and threading.current_thread() is threading.main_thread()
+
+    return CallClock([(owner, "_try_get_data")], time.thread_time_ns, unpinned_on_main_thread)
 
 
 def install_sites(torch, recording):
@@ -651,8 +678,10 @@ class Recording:
         self.pause_hooks = self.resume_hooks = lambda: None  # the plain steps' (install_sites sets them)
         self.plain_started = None
         self.plain_step_ns = None
-        self.backward = BackwardClock(torch)
+        self.backward = backward_clock(torch)
         self.backward_ns = 0
+        self.batch_receive = batch_receive_clock()
+        self.batch_receive_ns = 0
         self.sync_clock = SyncClock(os.environ.get("SYNCSCOPE_SYNC_CLOCK"))
         self.waits_ns = None
         self.discard_next = False
@@ -767,12 +796,14 @@ class Recording:
         """The profiler and the launcher's hooks are off: the clock starts on an idle GPU."""
         self.sync_clock.start(self.torch.cuda.synchronize)
         self.backward.start()
+        self.batch_receive.start()
         self.plain_started = time.perf_counter_ns()
 
     def end_plain(self):
         self.torch.cuda.synchronize()
         self.plain_step_ns = (time.perf_counter_ns() - self.plain_started) / self.plain
         self.backward_ns = self.backward.stop() / self.plain
+        self.batch_receive_ns = self.batch_receive.stop() / self.plain
         self.waits_ns = self.sync_clock.stop(self.plain)
         self.plain_started = None
         self.resume_hooks()
@@ -786,6 +817,8 @@ class Recording:
             plain["backwardNs"] = round(self.backward_ns)
         if self.waits_ns is not None:
             plain["syncNs"], plain["otherSyncNs"] = (round(ns) for ns in self.waits_ns)
+        if round(self.batch_receive_ns) > 0:
+            plain["batchReceiveNs"] = round(self.batch_receive_ns)
         return {"plain": plain}
 
     def say_plain(self):

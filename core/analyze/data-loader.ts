@@ -27,15 +27,20 @@ export function loaderOnLane(t: Trace, lane: number): LoaderKind | undefined {
   return lanes.get(lane);
 }
 
-/** The fix for a pageable copy to the GPU on a thread that takes a DataLoader's batches: an inference, said so. */
-export function loaderPinFix(kind: LoaderKind, blocking: boolean): string {
+/**
+ * The fix for a pageable copy to the GPU on a thread that takes a DataLoader's batches: an inference,
+ * said so. `receiveTimed`: the plain steps timed the thread receiving the batches (TraceMeta.plainStep.batchReceiveNs).
+ */
+export function loaderPinFix(kind: LoaderKind, blocking: boolean, receiveTimed: boolean): string {
   const copy = blocking
     ? ', and copy with non_blocking=True (a blocking copy synchronizes after it, pinned or not)'
     : '';
+  const counted = receiveTimed
+    ? 'which the predicted saving counts as the plain steps timed it'
+    : 'which the predicted saving counts only where the plain steps timed it (syncscope profile or capture with --plain-steps)';
   const workers =
     kind === 'workers'
-      ? '; that thread also takes over receiving the batches from the worker processes, which this thread does now, ' +
-        'and which the predicted saving does not count'
+      ? `; that thread also takes over receiving the batches from the worker processes, which this thread does now, ${counted}`
       : '';
   return (
     `DataLoader(pin_memory=True): the loader pins each batch in a thread of its own${workers}${copy} ` +

@@ -251,7 +251,7 @@ function pageableFinding(t: Trace, j: number, o: { buffer: string; sync: number;
     : buffer
       ? `allocate "${buffer}" as pinned host memory ("host": "pinned"; in PyTorch, pin_memory())`
       : loader
-        ? loaderPinFix(loader, sync >= 0)
+        ? loaderPinFix(loader, sync >= 0, t.meta.plainStep?.batchReceiveNs !== undefined)
         : sync >= 0
           ? 'pin the host memory (pin_memory(), DataLoader(pin_memory=True)) and copy with non_blocking=True: a blocking copy synchronizes after it, pinned or not'
           : 'copy from or to pinned host memory';

@@ -215,7 +215,7 @@ function plainOf(v: unknown): MarkerSite | string {
 /** The longest --step-on text kept: a function's qualified name, or a file's path and a line. */
 const MAX_STEP_ON = 1000;
 
-/** The launcher's `{"stepNs": n, "steps": k, "stepOn"?: what, "backwardNs"?, "syncNs"?, "otherSyncNs"?}` (TraceMeta.plainStep), or why it is not one. */
+/** The launcher's `{"stepNs": n, "steps": k, "stepOn"?: what}` with PLAIN_STEP_TIMES' times (TraceMeta.plainStep), or why it is not one. */
 export function plainStepOf(v: unknown): PlainStep | string {
   const fields = (v ?? {}) as Record<string, unknown>;
   const { stepNs, steps, stepOn } = fields;

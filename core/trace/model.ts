@@ -243,10 +243,16 @@ export interface PlainStep {
    */
   syncNs?: number;
   otherSyncNs?: number;
+  /**
+   * The mean CPU time per step the script's own thread spent receiving a DataLoader's batches from
+   * its worker processes (unpickling them, mapping their shared memory), where the loader does not
+   * pin them: DataLoader(pin_memory=True) moves that work to the loader's pin thread.
+   */
+  batchReceiveNs?: number;
 }
 
 /** PlainStep's optional times, each an integer ns of at least 0 wherever a plain step is read. */
-export const PLAIN_STEP_TIMES = ['backwardNs', 'syncNs', 'otherSyncNs'] as const;
+export const PLAIN_STEP_TIMES = ['backwardNs', 'syncNs', 'otherSyncNs', 'batchReceiveNs'] as const;
 
 export type Severity = 'error' | 'warning' | 'info';
 

@@ -29,6 +29,7 @@ import { CAPTURE_CALL_NS, calibrateToPlain, plainWork } from './calibrate';
 import { engineTimeNs } from './engine-threads';
 import { simulatedWaitsNs } from './plain-waits';
 import { plainStepUnused } from './loop-step';
+import { batchReceiveText, takeOutBatchReceives } from './loader-receive';
 
 export interface Outcome {
   /** The longest host thread's span, from its first call to its last. */
@@ -78,8 +79,11 @@ export interface FixResult {
   pace?: Pace;
 }
 
-/** An edit on a copy of the threads; returns what it did, or a string starting "cannot" saying why not. */
-type Edit = (g: GeneratedScenario, th: Threads, f: Finding, a: Analysis, t: Trace) => string;
+/**
+ * An edit on a copy of the threads; returns what it did, or a string starting "cannot" saying why
+ * not. `iterations`: of the loop the scenario's window holds (0 where none was found).
+ */
+type Edit = (g: GeneratedScenario, th: Threads, f: Finding, a: Analysis, t: Trace, iterations: number) => string;
 
 const REMOVE_KINDS = new Set(['loop-sync', 'redundant-wait', 'stale-wait', 'no-op-wait']);
 
@@ -154,8 +158,10 @@ function orderKeeping(steps: GeneratedStep[], k: number): Record<string, unknown
 /**
  * The copies read or write pinned buffers, asynchronously. A blocking copy's synchronize (one the
  * finding lists: PyTorch's copy without non_blocking=True) goes too, as non_blocking=True drops it.
+ * Where the plain steps timed the thread receiving a DataLoader's batches unpinned, the loader's pin
+ * thread takes that over (loader-receive.ts).
  */
-const pinCopy: Edit = (g, th, f, a, t) => {
+const pinCopy: Edit = (g, th, f, a, t, iterations) => {
   const mine = stepsOf(th, new Set(findingCalls(f)));
   const steps = mine.filter((s) => 'copy' in s.step);
   if (!steps.length) return 'cannot apply: its copies are not in the scenario';
@@ -173,10 +179,13 @@ const pinCopy: Edit = (g, th, f, a, t) => {
     delete st.ns;
     st.async = true;
   }
-  const pinned = `copy from pinned host memory, asynchronously, in ${steps.length} cop${steps.length > 1 ? 'ies' : 'y'}`;
+  const received = takeOutBatchReceives(g, th, t, new Set(steps), iterations);
+  const pinned =
+    `copy from pinned host memory, asynchronously, in ${steps.length} cop${steps.length > 1 ? 'ies' : 'y'}` +
+    (received.batches ? batchReceiveText(received, t.meta.plainStep?.batchReceiveNs ?? 0) : '');
   const blocking = mine.some((s) => SYNC_STEP.some((k) => k in s.step));
   if (!blocking) return pinned;
-  return `${pinned}, and ${removeSync(g, th, f, a, t).replace(/^remove (\d+ synchronize steps?)/, 'remove the $1 after them')}`;
+  return `${pinned}, and ${removeSync(g, th, f, a, t, iterations).replace(/^remove (\d+ synchronize steps?)/, 'remove the $1 after them')}`;
 };
 
 /** `.item()`-style: the host reads a value right after it is copied; read it later, at the thread's next wait. */
@@ -406,9 +415,9 @@ function byKind(group: Finding[]): Finding[] {
 }
 
 /** One finding's edit on the scenario's threads: what it did, or why it cannot apply. */
-function editOne(g: GeneratedScenario, th: Threads, f: Finding, a: Analysis, t: Trace): string {
+function editOne(g: GeneratedScenario, th: Threads, f: Finding, a: Analysis, t: Trace, iterations: number): string {
   const edit = editFor(f);
-  const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t);
+  const tried = typeof edit === 'string' ? edit : edit(g, th, f, a, t, iterations);
   return tried.startsWith('cannot') && typeof edit !== 'string' ? tried + missingSteps(th, findingCalls(f)) : tried;
 }
 
@@ -480,7 +489,7 @@ export function whatIf(
     applyFitted(g, fitted);
     const th = copyThreads(g.threads);
     if (plain) plainWork(th, plain.calibration);
-    const edits = byKind(group.map(({ f }) => f)).map((f) => editOne(g, th, f, analysis, t));
+    const edits = byKind(group.map(({ f }) => f)).map((f) => editOne(g, th, f, analysis, t, iterations));
     const result: FixResult = {
       id: group.map(({ id }) => id).join('+'),
       finding: group[0].f,

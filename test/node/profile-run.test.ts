@@ -40,6 +40,7 @@ interface PlainMarker {
   stepNs: number;
   steps: number;
   backwardNs?: number;
+  batchReceiveNs?: number;
 }
 const MARKER = 'syncscope.site:';
 const readTrace = (path: string): Event[] =>
@@ -346,6 +347,29 @@ test(
     // A script with no backward pass has none.
     const train = await profile('train.py', { steps: 2, plainSteps: 3 });
     assert.deepEqual(Object.keys(plainOf(train.result.trace!)!), ['stepNs', 'steps']);
+  },
+);
+
+test(
+  "the plain steps time the script's thread receiving a DataLoader's unpinned batches, by its CPU time alone",
+  { skip: noPython },
+  async () => {
+    // Each batch costs 4 ms of CPU to receive, after 20 ms waiting for a worker: only the CPU counts.
+    const env = { ...fakeEnv, FAKE_TORCH_RECEIVE_S: '0.004', FAKE_TORCH_WORKER_WAIT_S: '0.02' };
+    const plainOf = (trace: string) =>
+      readTrace(trace)
+        .filter((e) => e.name.startsWith(MARKER))
+        .map((e) => (JSON.parse(decodeURIComponent(e.name.slice(MARKER.length))) as { plain?: PlainMarker }).plain)
+        .find((p) => p !== undefined)!;
+    const { result } = await profile('loader.py', { steps: 2, plainSteps: 3, env });
+    assert.equal(result.error, undefined);
+    const plain = plainOf(result.trace!);
+    assert.ok(plain.batchReceiveNs! >= 4_000_000 && plain.batchReceiveNs! < 15_000_000, JSON.stringify(plain));
+    assert.ok(plain.stepNs >= 24_000_000, JSON.stringify(plain));
+    // Pinned, the loader's pin thread receives them: the script's thread spends nothing on it.
+    const pinned = await profile('loader.py', { steps: 2, plainSteps: 3, env: { ...env, PIN: '1' } });
+    assert.equal(pinned.result.error, undefined);
+    assert.deepEqual(Object.keys(plainOf(pinned.result.trace!)), ['stepNs', 'steps']);
   },
 );
 

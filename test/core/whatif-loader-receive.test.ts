@@ -1,0 +1,112 @@
+// DataLoader(pin_memory=True) moves receiving the workers' batches to the loader's pin thread
+// (core/whatif/loader-receive.ts): where the plain steps timed the script's thread receiving them
+// (meta.plainStep.batchReceiveNs), the pinned copies' fix takes that much host work out before each
+// batch's first copy. loader_workers' capture (test/fixtures/whatif-truth-unseen, H100) copies each
+// batch in two pageable copies on its first thread, "main": the images, 128 x 3 x 96 x 96 bytes, then
+// the labels; its recording has no batchReceiveNs (the launcher did not time it yet), which the tests
+// give it by hand.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { h200 } from '../../core/simulate/profile';
+import type { Trace } from '../../core/trace/model';
+import type { GeneratedScenario, GeneratedStep, Threads } from '../../core/whatif/from-trace';
+import { savedPerIterationNs, whatIf } from '../../core/whatif/fixes';
+import { takeOutBatchReceives } from '../../core/whatif/loader-receive';
+import { analyze } from '../../core/analyze';
+import { loadTraceFile } from '../../node/trace-file';
+import { repoPath } from '../helpers/paths';
+
+const host = (ns: number): GeneratedStep => ({ step: { hostWork: { ns } }, call: -1 });
+const copy = (name: string): GeneratedStep => ({ step: { copy: name, to: 'd' }, call: 1 });
+const hostNs = (s: GeneratedStep) => (s.step.hostWork as { ns: number }).ns;
+
+/** A script's first thread with two batches of two copies each, and the trace around it. */
+function twoBatches(hostBefore: [number, number, number, number], receiveNs?: number) {
+  const [a1, b1, a2, b2] = [copy('images'), copy('labels'), copy('images'), copy('labels')];
+  const steps = [host(hostBefore[0]), a1, host(hostBefore[1]), b1, host(hostBefore[2]), a2, host(hostBefore[3]), b2];
+  const th: Threads = new Map([['main', steps]]);
+  const g = { laneOf: (kind: string, name: string) => (kind === 'thread' && name === 'main' ? 0 : undefined) };
+  const t = {
+    meta: { plainStep: { ns: 1_000_000, steps: 20, ...(receiveNs !== undefined && { batchReceiveNs: receiveNs }) } },
+    lanes: [{ name: 'main' }],
+    calls: { count: 0 },
+  };
+  return {
+    th,
+    steps,
+    copies: new Set([a1, b1, a2, b2]),
+    g: g as unknown as GeneratedScenario,
+    t: t as unknown as Trace,
+  };
+}
+
+test("each batch's first copy loses the receive time from the host work before it, the second copy none", () => {
+  const { th, steps, copies, g, t } = twoBatches([500_000, 20_000, 400_000, 10_000], 300_000);
+  assert.deepEqual(takeOutBatchReceives(g, th, t, copies, 2), { ns: 600_000, batches: 2 });
+  assert.deepEqual(
+    th
+      .get('main')!
+      .filter((s) => 'hostWork' in s.step)
+      .map(hostNs),
+    [200_000, 20_000, 100_000, 10_000],
+  );
+  // The copies themselves are the same steps.
+  assert.equal(th.get('main')![1], steps[1]);
+});
+
+test('host work shorter than the receive time gives what it has, down to 1 ns, and says so in what it took', () => {
+  const { th, copies, g, t } = twoBatches([150_000, 20_000, 400_000, 10_000], 300_000);
+  assert.deepEqual(takeOutBatchReceives(g, th, t, copies, 2), { ns: 149_999 + 300_000, batches: 2 });
+  assert.deepEqual(
+    th
+      .get('main')!
+      .filter((s) => 'hostWork' in s.step)
+      .map(hostNs),
+    [1, 20_000, 100_000, 10_000],
+  );
+});
+
+test('nothing is taken without a timed receive, without iterations, or on a thread that takes no batches', () => {
+  for (const [receive, iterations] of [
+    [undefined, 2],
+    [300_000, 0],
+  ] as const) {
+    const { th, copies, g, t } = twoBatches([500_000, 20_000, 400_000, 10_000], receive);
+    assert.deepEqual(takeOutBatchReceives(g, th, t, copies, iterations), { ns: 0, batches: 0 });
+  }
+  const other = twoBatches([500_000, 20_000, 400_000, 10_000], 300_000);
+  (other.t.lanes[0] as { name: string }).name = 'worker thread';
+  assert.deepEqual(takeOutBatchReceives(other.g, other.th, other.t, other.copies, 2), { ns: 0, batches: 0 });
+});
+
+test("loader_workers' capture: with the receive timed, pinning saves it too, once per batch", async () => {
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth-unseen/loader_workers.capture.syncscope.json.gz'));
+  const pageable = analyze(t).findings.filter((f) => f.kind === 'pageable-async-copy');
+  assert.match(pageable[0].fix ?? '', /pin the host memory/);
+  const ids = 'F4+F5';
+  const [before] = whatIf(t, h200, [ids]);
+  assert.doesNotMatch(before.edit, /pin thread/);
+  t.meta.plainStep!.batchReceiveNs = 300_000;
+  const [after] = whatIf(t, h200, [ids]);
+  assert.match(
+    after.edit,
+    /^copy from pinned host memory, asynchronously, in 120 copies, and the DataLoader's pin thread receives the batches from its worker processes: [\d.]+ µs less host work before each of 60 batches/,
+  );
+  const grew = savedPerIterationNs(after)! - savedPerIterationNs(before)!;
+  // Host work taken off a host-bound thread: the step shortens by about as much, never more.
+  assert.ok(grew > 200_000 && grew <= 300_000, `the saving grew by ${grew} ns`);
+});
+
+test("loader_workers' profile: the DataLoader's fix says whether its saving counts the receive the plain steps timed", async () => {
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth-unseen/loader_workers.profile.json.gz'));
+  const fixOf = () => analyze(t).findings.find((f) => f.kind === 'pageable-async-copy')?.fix ?? '';
+  assert.match(
+    fixOf(),
+    /^DataLoader\(pin_memory=True\).*which the predicted saving counts only where the plain steps timed it/,
+  );
+  t.meta.plainStep!.batchReceiveNs = 300_000;
+  assert.match(
+    fixOf(),
+    /^DataLoader\(pin_memory=True\).*which the predicted saving counts as the plain steps timed it/,
+  );
+});
