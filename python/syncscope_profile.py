@@ -579,10 +579,9 @@ def batch_receive_clock():
     unpickles each batch and maps its shared memory) where the loader does not pin the batches; with
     pin_memory=True the loader's pin thread reads that queue, and this reads the pin thread's. The
     thread's CPU time leaves out the time it waited for a worker, which a pin thread does not save."""
-    try:
-        loader = importlib.import_module("torch.utils.data.dataloader")
-        owner = loader._MultiProcessingDataLoaderIter
-    except (ImportError, AttributeError):
+    # A script that uses no DataLoader has not imported it by its first steps: nothing to time.
+    owner = getattr(sys.modules.get("torch.utils.data.dataloader"), "_MultiProcessingDataLoaderIter", None)
+    if owner is None:
         return CallClock([])
 
     def unpinned_on_main_thread(args):
@@ -680,7 +679,7 @@ class Recording:
         self.plain_step_ns = None
         self.backward = backward_clock(torch)
         self.backward_ns = 0
-        self.batch_receive = batch_receive_clock()
+        self.batch_receive = CallClock([])  # begin_plain makes it, once the script's imports are done
         self.batch_receive_ns = 0
         self.sync_clock = SyncClock(os.environ.get("SYNCSCOPE_SYNC_CLOCK"))
         self.waits_ns = None
@@ -796,6 +795,7 @@ class Recording:
         """The profiler and the launcher's hooks are off: the clock starts on an idle GPU."""
         self.sync_clock.start(self.torch.cuda.synchronize)
         self.backward.start()
+        self.batch_receive = batch_receive_clock()
         self.batch_receive.start()
         self.plain_started = time.perf_counter_ns()
 

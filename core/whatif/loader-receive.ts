@@ -20,9 +20,10 @@ function receivesBatches(g: GeneratedScenario, t: Trace, name: string): boolean 
 }
 
 /**
- * Takes `receiveNs` of host work out before each batch's first copy among `copies` (the fix's copy
- * steps, `iterations` batches' worth), on the threads that received the batches: from the host work
- * steps right before it, latest first. Returns the time taken out in all, and of how many batches.
+ * Takes the plain steps' receive time per batch (batchReceiveNs) of host work out before each batch's
+ * first copy among `copies` (the fix's copy steps, `iterations` batches' worth), on the threads that
+ * received the batches: from the host work between calls right before it, latest first. Returns the
+ * time taken out in all, and of how many batches.
  */
 export function takeOutBatchReceives(
   g: GeneratedScenario,
