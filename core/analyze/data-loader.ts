@@ -10,22 +10,52 @@ export type LoaderKind = 'workers' | 'inline';
 
 const LOADER_RANGE = /^enumerate\(DataLoader\)#_(MultiProcessing|SingleProcess)DataLoaderIter\.__next__$/;
 
-const byTrace = new WeakMap<Trace, Map<number, LoaderKind>>();
+/** The ranges, in begin order, in which a DataLoader handed out batches of worker processes. */
+export interface BatchRanges {
+  begin: Float64Array;
+  end: Float64Array;
+}
+
+/** Per thread lane, its loader's kind and the ranges of the batches worker processes made for it. */
+const byTrace = new WeakMap<Trace, Map<number, { kind: LoaderKind; batches: BatchRanges }>>();
+
+function loaders(t: Trace): Map<number, { kind: LoaderKind; batches: BatchRanges }> {
+  const known = byTrace.get(t);
+  if (known) return known;
+  const found = new Map<number, { kind: LoaderKind; rows: number[] }>();
+  for (let i = 0; i < t.calls.count; i++) {
+    if (t.calls.kind[i] !== CK.context) continue;
+    const m = LOADER_RANGE.exec(str(t, t.calls.name[i]));
+    if (!m) continue;
+    const lane = t.calls.lane[i];
+    const kind = m[1] === 'MultiProcessing' ? 'workers' : 'inline';
+    const l = found.get(lane) ?? found.set(lane, { kind, rows: [] }).get(lane)!;
+    // A thread that iterates both kinds takes batches from worker processes too.
+    if (kind === 'workers') {
+      l.kind = kind;
+      l.rows.push(i);
+    }
+  }
+  const lanes = new Map(
+    [...found].map(([lane, l]) => {
+      const rows = l.rows.sort((a, b) => t.calls.begin[a] - t.calls.begin[b]);
+      const batches = {
+        begin: Float64Array.from(rows, (i) => t.calls.begin[i]),
+        end: Float64Array.from(rows, (i) => t.calls.end[i]),
+      };
+      return [lane, { kind: l.kind, batches }];
+    }),
+  );
+  byTrace.set(t, lanes);
+  return lanes;
+}
 
 /** The DataLoader whose batches the host thread `lane` takes, where the trace shows one. */
-export function loaderOnLane(t: Trace, lane: number): LoaderKind | undefined {
-  let lanes = byTrace.get(t);
-  if (!lanes) {
-    lanes = new Map();
-    for (let i = 0; i < t.calls.count; i++) {
-      if (t.calls.kind[i] !== CK.context) continue;
-      const m = LOADER_RANGE.exec(str(t, t.calls.name[i]));
-      if (m) lanes.set(t.calls.lane[i], m[1] === 'MultiProcessing' ? 'workers' : 'inline');
-    }
-    byTrace.set(t, lanes);
-  }
-  return lanes.get(lane);
-}
+export const loaderOnLane = (t: Trace, lane: number): LoaderKind | undefined => loaders(t).get(lane)?.kind;
+
+/** The ranges in which a DataLoader handed out batches of worker processes on host thread `lane`; empty where it shows none. */
+export const workerBatches = (t: Trace, lane: number): BatchRanges =>
+  loaders(t).get(lane)?.batches ?? { begin: new Float64Array(), end: new Float64Array() };
 
 /**
  * The fix for a pageable copy to the GPU on a thread that takes a DataLoader's batches: an inference,

@@ -29,7 +29,7 @@ export const CAPTURE_CALL_NS = 5744;
 /**
  * Host work of `th` (a copy the caller owns) as the program without the recorder does it: `perRangeNs`
  * less for each range the recorder logged in it (`enginePerRangeNs` on the engine's threads, where
- * given), then scaled by `scale`.
+ * given), then scaled by `scale`; never below the part of it the plain steps timed (receiveNs).
  */
 export function plainHostWork(th: Threads, perRangeNs: number, scale: number, enginePerRangeNs = perRangeNs): void {
   if (scale === 1 && perRangeNs === 0 && enginePerRangeNs === 0) return;
@@ -39,7 +39,12 @@ export function plainHostWork(th: Threads, perRangeNs: number, scale: number, en
       if ('hostWork' in s.step) {
         const ns = (s.step.hostWork as { ns: number }).ns;
         const trimmed = Math.max(0, ns - (s.engine ? enginePerRangeNs : perRangeNs) * (s.ranges ?? 0));
-        steps[k] = { ...s, step: { ...s.step, hostWork: { ns: Math.max(1, Math.round(trimmed * scale)) } } };
+        // What the plain steps timed of it (a DataLoader batch received), it keeps, as far as the trace held.
+        const least = Math.min(ns, s.receiveNs ?? 0);
+        steps[k] = {
+          ...s,
+          step: { ...s.step, hostWork: { ns: Math.max(1, Math.round(Math.max(least, trimmed * scale))) } },
+        };
       }
     }
 }
@@ -161,6 +166,10 @@ export function calibrateToPlain(
       gpuScale: best.gpuScale,
       ...(least && { leastPerRangeNs: least }),
       ...(toPlainWaits && { waitsNs, calibratedWaitsNs: Math.round(waitsOf(best.sim)) }),
+      ...(plain.batchReceiveNs !== undefined &&
+        [...base.threads.values()].some((steps) => steps.some((s) => s.receiveNs)) && {
+          batchReceiveNs: plain.batchReceiveNs,
+        }),
       ...(engine && {
         backwardNs: plain.backwardNs,
         recordedBackwardNs: Math.round(engine.recordedNs),

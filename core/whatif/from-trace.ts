@@ -26,6 +26,7 @@ import { inferredRelease, latestCandidate, nonBlockingByOverlap, recordedBeforeW
 import { kernelSignature, occupancyFromQueueing } from './occupancy';
 import { OpLeads } from './op-lead';
 import { engineLanes } from './engine-threads';
+import { workerBatches } from '../analyze/data-loader';
 import { gapOverhead, overheadFor, overheadUsed, rangesPerGap, type OverheadUsed } from './overhead';
 import type { TraceOverhead, TraceOverheadCost } from '../simulate/trace-overhead';
 
@@ -67,9 +68,17 @@ export interface GeneratedStep {
    * cost of its own that the program without the recorder does not pay.
    */
   ranges?: number;
+  /**
+   * Host work only: the least it takes without the recorder, where it holds the receipt of
+   * DataLoader batches from worker processes and the plain steps timed one (batchReceiveNs each).
+   */
+  receiveNs?: number;
   /** Host work only: made on a thread of the framework's engine (engine-threads.ts), which a recorder slows by other costs. */
   engine?: true;
 }
+
+/** What a host gap holds besides its time: the calls and ranges the recorder logged, and the batches received. */
+type Logged = Pick<GeneratedStep, 'ranges' | 'receiveNs'>;
 
 /** A scenario's threads by name, each its steps in order. */
 export type Threads = Map<string, GeneratedStep[]>;
@@ -530,7 +539,7 @@ class Generator {
       if (next === undefined) continue;
       const orphans = this.orphans.get(i);
       // The recorder logged the call itself, and the framework ranges that begin before the next.
-      const logged = ranges[k] + 1;
+      const logged = { ranges: ranges[k] + 1, receiveNs: this.receivedNs(t.calls.lane[i], i, next) };
       const engine = this.engine.has(t.calls.lane[i]);
       if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before, logged, engine);
       else this.hostWork(out, work - before, logged, engine);
@@ -646,7 +655,23 @@ class Generator {
     s.spanNs = Math.round(measured + lead);
   }
 
-  private hostWork(out: GeneratedStep[], work: number, ranges = 0, engine = false): void {
+  /**
+   * The plain steps' time receiving the worker-fed DataLoader batches handed out on `lane` from call
+   * i's begin to call next's: each range that took at least that long (a recording only slows the
+   * host; a shorter one, as the exhausted iterator's last, handed out none).
+   */
+  private receivedNs(lane: number, i: number, next: number): number {
+    const each = this.t.meta.plainStep?.batchReceiveNs;
+    const batches = workerBatches(this.t, lane);
+    if (!each || !batches.begin.length) return 0;
+    const first = (x: number) => countAtMost(batches.begin.length, (k) => (batches.begin[k] < x ? 0 : 1), 0);
+    let received = 0;
+    for (let k = first(this.t.calls.begin[i]); k < first(this.t.calls.begin[next]); k++)
+      if (batches.end[k] - batches.begin[k] >= each) received += each;
+    return received;
+  }
+
+  private hostWork(out: GeneratedStep[], work: number, logged: Logged = {}, engine = false): void {
     if (work <= 0) return;
     // Calls the scenario does not model (stream creation, API queries) fold into the host work around them.
     const prev = out[out.length - 1];
@@ -654,14 +679,17 @@ class Generator {
       prev?.call === -1 && prev.partOf === undefined && 'hostWork' in prev.step && !prev.engine === !engine
         ? (prev.step.hostWork as { ns: number })
         : undefined;
+    const { ranges = 0, receiveNs = 0 } = logged;
     if (held) {
       held.ns += work;
       if (ranges) prev.ranges = (prev.ranges ?? 0) + ranges;
+      if (receiveNs) prev.receiveNs = (prev.receiveNs ?? 0) + receiveNs;
     } else
       out.push({
         step: { hostWork: { ns: work } },
         call: -1,
         ...(ranges ? { ranges } : {}),
+        ...(receiveNs ? { receiveNs } : {}),
         ...(engine ? { engine: true as const } : {}),
       });
   }
@@ -678,7 +706,7 @@ class Generator {
     ops: number[],
     work: number,
     ownAfter: number,
-    ranges: number,
+    logged: Logged,
     engine: boolean,
   ): void {
     const t = this.t;
@@ -712,7 +740,7 @@ class Generator {
         spent += this.p.recordNoTimingNs;
       }
     }
-    this.hostWork(out, work - lead - spent, ranges, engine);
+    this.hostWork(out, work - lead - spent, logged, engine);
   }
 
   /**

@@ -20,10 +20,12 @@ function receivesBatches(g: GeneratedScenario, t: Trace, name: string): boolean 
 }
 
 /**
- * Takes the plain steps' receive time per batch (batchReceiveNs) of host work out before each batch's
- * first copy among `copies` (the fix's copy steps, `iterations` batches' worth), on the threads that
- * received the batches: from the host work between calls right before it, latest first. Returns the
- * time taken out in all, and of how many batches.
+ * Takes the plain steps' receive time per batch (batchReceiveNs) of host work out, on the threads
+ * that received the batches: where the trace shows where each batch was handed out (a profile's
+ * DataLoader ranges: the host work that holds one keeps that time, GeneratedStep.receiveNs), from
+ * there; else before each batch's first copy among `copies` (the fix's copy steps, `iterations`
+ * batches' worth), from the host work between calls right before it, latest first. Returns the time
+ * taken out in all, and of how many batches.
  */
 export function takeOutBatchReceives(
   g: GeneratedScenario,
@@ -39,6 +41,14 @@ export function takeOutBatchReceives(
   const perBatch = Math.max(1, Math.round(copies.size / iterations));
   for (const [name, steps] of th) {
     if (!receivesBatches(g, t, name)) continue;
+    if (steps.some((s) => s.receiveNs)) {
+      steps.forEach((s, k) => {
+        if (!s.receiveNs) return;
+        out.ns += takeFrom(steps, k, s.receiveNs);
+        out.batches += Math.round(s.receiveNs / receiveNs);
+      });
+      continue;
+    }
     let seen = 0;
     steps.forEach((s, k) => {
       if (!copies.has(s) || seen++ % perBatch !== 0) return;
@@ -49,6 +59,15 @@ export function takeOutBatchReceives(
   return out;
 }
 
+/** Takes up to `ns` out of host work step steps[j], none below LEAST_HOST_NS; returns what it took. */
+function takeFrom(steps: GeneratedStep[], j: number, ns: number): number {
+  const s = steps[j];
+  const work = (s.step.hostWork as { ns: number }).ns;
+  const taken = Math.min(ns, Math.max(0, work - LEAST_HOST_NS));
+  steps[j] = { ...s, step: { ...s.step, hostWork: { ns: work - taken } } };
+  return taken;
+}
+
 /** Takes up to `ns` out of the host work between calls just before steps[k] (latest first, none below LEAST_HOST_NS); returns what it took. */
 function takeBefore(steps: GeneratedStep[], k: number, ns: number): number {
   let left = ns;
@@ -57,15 +76,12 @@ function takeBefore(steps: GeneratedStep[], k: number, ns: number): number {
     if (!('hostWork' in s.step)) break;
     // A call's own time (GeneratedStep.partOf) is that call's, not the thread's work between calls.
     if (s.partOf !== undefined) continue;
-    const work = (s.step.hostWork as { ns: number }).ns;
-    const taken = Math.min(left, Math.max(0, work - LEAST_HOST_NS));
-    steps[j] = { ...s, step: { ...s.step, hostWork: { ns: work - taken } } };
-    left -= taken;
+    left -= takeFrom(steps, j, left);
   }
   return ns - left;
 }
 
-/** ", and the DataLoader's pin thread receives the batches ...: 480 µs less host work before each of 10 batches, ...". */
+/** ", and the DataLoader's pin thread receives the batches ...: 480 µs less host work for each of 10 batches, ...". */
 export function batchReceiveText(r: { ns: number; batches: number }, receiveNs: number): string {
   const each = r.ns / r.batches;
   const what =
@@ -74,7 +90,7 @@ export function batchReceiveText(r: { ns: number; batches: number }, receiveNs: 
       : `all the host work there, of the ${formatNs(receiveNs)} of CPU time the plain steps spent receiving one`;
   return (
     `, and the DataLoader's pin thread receives the batches from its worker processes: ${formatNs(each)} less host work ` +
-    `before each of ${r.batches} batch${r.batches > 1 ? 'es' : ''}, ${what} ` +
+    `for each of ${r.batches} batch${r.batches > 1 ? 'es' : ''}, ${what} ` +
     '(not counted: the pin thread holds the GIL while it unpickles)'
   );
 }

@@ -47,6 +47,12 @@ export interface PlainCalibration {
    */
   waitsNs?: number;
   calibratedWaitsNs?: number;
+  /**
+   * Where the plain steps timed the script's thread receiving each DataLoader batch (batchReceiveNs)
+   * and the trace shows where it received them: that time, which the host work there kept whatever
+   * was taken out per range.
+   */
+  batchReceiveNs?: number;
 }
 
 /** The overhead model a prediction used, as every prediction states it. */
@@ -141,10 +147,18 @@ function plainText(p: PlainCalibration, recorder: string): string {
   ]
     .filter(Boolean)
     .join(', ');
-  const host =
+  const kept =
+    p.batchReceiveNs !== undefined
+      ? `the host work that received each DataLoader batch keeping the ${formatNs(p.batchReceiveNs)} the plain steps timed`
+      : '';
+  const host = [
     p.enginePerRangeNs !== undefined
       ? `${engineText(p, recorder)}; elsewhere ${hostParts || 'host work as recorded'}`
-      : hostParts;
+      : hostParts,
+    kept,
+  ]
+    .filter(Boolean)
+    .join(', ');
   const taken = [p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '', host].filter(Boolean).join(', ');
   if (!taken)
     return p.recordedStepNs < (1 - PLAIN_TOLERANCE) * p.plainStepNs

@@ -4,7 +4,11 @@
 // batch's first copy. loader_workers' capture (test/fixtures/whatif-truth-unseen, H100) copies each
 // batch in two pageable copies on its first thread, "main": the images, 128 x 3 x 96 x 96 bytes, then
 // the labels; its recording has no batchReceiveNs (the launcher did not time it yet), which the tests
-// give it by hand.
+// give it by hand. Its profile shows where each batch was handed out: in ProfilerStep#2 to #11, eleven
+// `enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__` ranges on the script's thread,
+// read by hand, of 1408, 1115, 1155, 1305, 945, 892, 916, 20 (the exhausted iterator's last, which
+// handed out nothing), 4657, 1081 and 1828 µs; the first begins 492 µs into ProfilerStep#2, before
+// the window's first CUDA call (cudaStreamIsCapturing, at 2103 µs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { h200 } from '../../core/simulate/profile';
@@ -12,6 +16,10 @@ import type { Trace } from '../../core/trace/model';
 import type { GeneratedScenario, GeneratedStep, Threads } from '../../core/whatif/from-trace';
 import { savedPerIterationNs, whatIf } from '../../core/whatif/fixes';
 import { takeOutBatchReceives } from '../../core/whatif/loader-receive';
+import { scenarioFromTrace } from '../../core/whatif/from-trace';
+import { plainHostWork } from '../../core/whatif/calibrate';
+import { overheadText } from '../../core/whatif/overhead';
+import { recordedWindow, scenarioWindowOf } from '../../core/overview/window';
 import { analyze } from '../../core/analyze';
 import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
@@ -90,7 +98,7 @@ test("loader_workers' capture: with the receive timed, pinning saves it too, onc
   const [after] = whatIf(t, h200, [ids]);
   assert.match(
     after.edit,
-    /^copy from pinned host memory, asynchronously, in 120 copies, and the DataLoader's pin thread receives the batches from its worker processes: [\d.]+ µs less host work before each of 60 batches/,
+    /^copy from pinned host memory, asynchronously, in 120 copies, and the DataLoader's pin thread receives the batches from its worker processes: [\d.]+ µs less host work for each of 60 batches/,
   );
   const grew = savedPerIterationNs(after)! - savedPerIterationNs(before)!;
   // Host work taken off a host-bound thread: the step shortens by about as much, never more.
@@ -109,4 +117,54 @@ test("loader_workers' profile: the DataLoader's fix says whether its saving coun
     fixOf(),
     /^DataLoader\(pin_memory=True\).*which the predicted saving counts as the plain steps timed it/,
   );
+});
+
+test("loader_workers' profile: the host work that held a batch's receipt keeps the plain receive time through the calibration, and the fix takes it", async () => {
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth-unseen/loader_workers.profile.json.gz'));
+  t.meta.plainStep!.batchReceiveNs = 300_000;
+  const g = scenarioFromTrace(t, h200, scenarioWindowOf(recordedWindow(t)));
+  const held = [...g.threads.values()].flat().filter((s) => s.receiveNs);
+  // Nine batches in the scenario's gaps: the 20 µs range handed out none, the first came before its first call.
+  assert.equal(
+    held.reduce((n, s) => n + s.receiveNs!, 0),
+    9 * 300_000,
+  );
+  // However much the calibration takes out per range, each keeps its batch's receive time.
+  const th = new Map([...g.threads].map(([n, steps]) => [n, steps.slice()]));
+  plainHostWork(th, 1e9, 1);
+  for (const s of [...th.values()].flat().filter((s) => s.receiveNs))
+    assert.equal((s.step.hostWork as { ns: number }).ns, 300_000);
+  const [before] = (() => {
+    delete t.meta.plainStep!.batchReceiveNs;
+    return whatIf(t, h200, ['F1+F2']);
+  })();
+  t.meta.plainStep!.batchReceiveNs = 300_000;
+  const [after] = whatIf(t, h200, ['F1+F2']);
+  assert.match(
+    after.edit,
+    /: 300 µs less host work for each of 9 batches, the CPU time the plain steps spent receiving one/,
+  );
+  const grew = savedPerIterationNs(after)! - savedPerIterationNs(before)!;
+  assert.ok(grew > 200_000 && grew <= 300_000, `the saving grew by ${grew} ns`);
+  assert.equal(after.overhead.plain?.batchReceiveNs, 300_000);
+  assert.match(
+    overheadText(after.overhead),
+    /the host work that received each DataLoader batch keeping the 300 µs the plain steps timed/,
+  );
+  assert.equal(before.overhead.plain?.batchReceiveNs, undefined);
+});
+
+test('plainHostWork keeps the part of host work the plain steps timed, as far as the recording held it', () => {
+  const th: Threads = new Map([
+    [
+      'main',
+      [
+        { step: { hostWork: { ns: 1_000_000 } }, call: -1, ranges: 5, receiveNs: 600_000 },
+        { step: { hostWork: { ns: 1_000_000 } }, call: -1, ranges: 5, receiveNs: 2_000_000 },
+        { step: { hostWork: { ns: 1_000_000 } }, call: -1, ranges: 5 },
+      ],
+    ],
+  ]);
+  plainHostWork(th, 200_000, 1);
+  assert.deepEqual(th.get('main')!.map(hostNs), [600_000, 1_000_000, 1]);
 });
