@@ -2,8 +2,9 @@
 // queue, so the thread that iterates the loader no longer unpickles each batch and maps its shared
 // memory. The launcher times that work in the plain steps (TraceMeta.plainStep.batchReceiveNs: the
 // CPU time the script's own thread spent receiving unpinned batches), and the pinned copies' fix
-// takes it out of the host work before each batch's first copy. The pin thread still holds the GIL
-// while it unpickles, which the scenario does not model.
+// takes it out for each batch: where a profile shows each batch received, from that host work, else
+// from the host work before each batch's first copy. The pin thread still holds the GIL while it
+// unpickles, which the scenario does not model.
 import { loaderOnLane } from '../analyze/data-loader';
 import type { Trace } from '../trace/model';
 import { formatNs } from '../units';
