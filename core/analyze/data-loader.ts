@@ -50,8 +50,14 @@ function loaders(t: Trace): Map<number, { kind: LoaderKind; batches: BatchRanges
   return lanes;
 }
 
-/** The DataLoader whose batches the host thread `lane` takes, where the trace shows one. */
-export const loaderOnLane = (t: Trace, lane: number): LoaderKind | undefined => loaders(t).get(lane)?.kind;
+/**
+ * The DataLoader whose batches the host thread `lane` takes: where the trace shows one (its ranges),
+ * or, on the script's first thread, where the plain steps timed that thread receiving batches from
+ * worker processes (TraceMeta.plainStep.batchReceiveNs: a capture shows no loader).
+ */
+export const loaderOnLane = (t: Trace, lane: number): LoaderKind | undefined =>
+  loaders(t).get(lane)?.kind ??
+  (t.meta.plainStep?.batchReceiveNs !== undefined && t.lanes[lane]?.name === 'main' ? 'workers' : undefined);
 
 /** The ranges in which a DataLoader handed out batches of worker processes on host thread `lane`; empty where it shows none. */
 export const workerBatches = (t: Trace, lane: number): BatchRanges =>

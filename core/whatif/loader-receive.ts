@@ -13,11 +13,10 @@ import type { GeneratedStep, GeneratedScenario, Threads } from './from-trace';
 /** Host work never goes below this: a step of the scenario must last. */
 const LEAST_HOST_NS = 1;
 
-/** Whether scenario thread `name` is the one the plain steps timed receiving batches: it iterates a worker-fed DataLoader, or it is the script's first thread. */
+/** Whether scenario thread `name` takes a worker-fed DataLoader's batches (loaderOnLane). */
 function receivesBatches(g: GeneratedScenario, t: Trace, name: string): boolean {
   const lane = g.laneOf('thread', name);
-  if (lane === undefined) return false;
-  return loaderOnLane(t, lane) === 'workers' || t.lanes[lane]?.name === 'main';
+  return lane !== undefined && loaderOnLane(t, lane) === 'workers';
 }
 
 /**

@@ -87,14 +87,24 @@ test('nothing is taken without a timed receive, without iterations, or on a thre
   assert.deepEqual(takeOutBatchReceives(other.g, other.th, other.t, other.copies, 2), { ns: 0, batches: 0 });
 });
 
-test("loader_workers' capture: with the receive timed, pinning saves it too, once per batch", async () => {
+test("loader_workers' capture: with the receive timed, the fix is the DataLoader's, and pinning saves it too, once per batch", async () => {
   const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth-unseen/loader_workers.capture.syncscope.json.gz'));
-  const pageable = analyze(t).findings.filter((f) => f.kind === 'pageable-async-copy');
-  assert.match(pageable[0].fix ?? '', /pin the host memory/);
+  const fixes = () =>
+    analyze(t)
+      .findings.filter((f) => f.kind === 'pageable-async-copy')
+      .map((f) => f.fix ?? '');
+  assert.match(fixes()[0], /pin the host memory/);
   const ids = 'F4+F5';
   const [before] = whatIf(t, h200, [ids]);
   assert.doesNotMatch(before.edit, /pin thread/);
   t.meta.plainStep!.batchReceiveNs = 300_000;
+  // The capture shows no loader; the plain steps' receive says the first thread takes its batches.
+  assert.ok(
+    fixes().some((f) =>
+      /^DataLoader\(pin_memory=True\).*which the predicted saving counts as the plain steps timed it/.test(f),
+    ),
+    fixes().join('\n'),
+  );
   const [after] = whatIf(t, h200, [ids]);
   assert.match(
     after.edit,
