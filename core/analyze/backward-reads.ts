@@ -19,7 +19,6 @@ export const forwardOpOf = (node: string): string =>
  * their final order (F1 is the first).
  */
 export function linkBackwardReads(t: Trace, findings: Finding[]): void {
-  const syncOf = (f: Finding) => f.calls[f.calls.length - 1];
   const contextOf = (f: Finding) => (syncOf(f) >= 0 ? str(t, t.calls.context[syncOf(f)]) : '');
   const forward = new Map<string, number[]>();
   findings.forEach((f, k) => {
@@ -45,7 +44,10 @@ export function linkBackwardReads(t: Trace, findings: Finding[]): void {
   });
 }
 
+/** A hidden-sync finding's read: its last call. */
+const syncOf = (f: Finding): number => f.calls[f.calls.length - 1];
+
 const lineOf = (t: Trace, f: Finding): string => {
-  const frame = callSite(t, f.calls[f.calls.length - 1])?.frame;
+  const frame = callSite(t, syncOf(f))?.frame;
   return frame ? ` (line ${frame.line})` : '';
 };

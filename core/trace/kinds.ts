@@ -51,8 +51,10 @@ export const CK = indexOfEach(CALL_KINDS);
 /** An op kind's value in `ops.kind`. */
 export const OK = indexOfEach(OP_KINDS);
 
+/** The synchronize calls (S12 to S14): event, stream and device synchronize, which wait for the GPU and do nothing else. */
+export const SYNC_CALL_KINDS: ReadonlySet<number> = new Set([CK.eventSync, CK.streamSync, CK.deviceSync]);
+
 /** Host waits: the synchronize calls (S12 to S14), and any call that spent time blocked on the GPU (S17 to S19). */
 export function isWait(t: { calls: { kind: ArrayLike<number>; blockedNs: ArrayLike<number> } }, i: number): boolean {
-  const k = t.calls.kind[i];
-  return k === CK.eventSync || k === CK.streamSync || k === CK.deviceSync || t.calls.blockedNs[i] > 0;
+  return SYNC_CALL_KINDS.has(t.calls.kind[i]) || t.calls.blockedNs[i] > 0;
 }

@@ -4,7 +4,7 @@
 // picks the one op that ended just before the host resumed, or leaves the wait ambiguous.
 // docs/import.md ("Attribution where the trace does not name the target") states the rules.
 import { issueIndex, type IssueIndex } from '../import/issue-order';
-import { CK } from './kinds';
+import { CK, SYNC_CALL_KINDS } from './kinds';
 import { RELEASE_HOW, RELEASED_NONE, RELEASED_UNKNOWN, type CALL_COLUMNS, type Lane, type OP_COLUMNS } from './model';
 import type { Table } from './table';
 
@@ -28,7 +28,6 @@ export const SUSPECT_FLOOR_NS = 100_000;
 /** The typical latency without exact waits, and the most a trace's own median may count as typical. */
 export const DEFAULT_TYPICAL_NS = 25_000;
 
-const SYNCS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
 const HOW_EXACT = RELEASE_HOW.indexOf('exact');
 
 export interface ReleaseBound {
@@ -48,7 +47,12 @@ export function releaseBound(t: ReleaseView): ReleaseBound {
   const c = t.calls;
   const lat: number[] = [];
   for (let i = 0; i < c.count; i++)
-    if (c.releasedBy[i] >= 0 && SYNCS.has(c.kind[i]) && c.how[i] === HOW_EXACT && Number.isFinite(c.unblockNs[i]))
+    if (
+      c.releasedBy[i] >= 0 &&
+      SYNC_CALL_KINDS.has(c.kind[i]) &&
+      c.how[i] === HOW_EXACT &&
+      Number.isFinite(c.unblockNs[i])
+    )
       lat.push(c.unblockNs[i]);
   lat.sort((a, b) => a - b);
   const at = (l: number[], q: number) => l[Math.min(l.length - 1, Math.floor(q * l.length))];
@@ -158,7 +162,7 @@ export function ambiguousCandidates(t: ReleaseView, index: IssueIndex, call: num
 export function isSuspectRelease(t: ReleaseView, call: number, bound: ReleaseBound): boolean {
   const c = t.calls;
   return (
-    SYNCS.has(c.kind[call]) &&
+    SYNC_CALL_KINDS.has(c.kind[call]) &&
     c.releasedBy[call] >= 0 &&
     RELEASE_HOW[c.how[call]] !== 'timing' &&
     c.unblockNs[call] > suspectAbove(bound.typicalNs)

@@ -7,7 +7,7 @@ import type { Node } from '../scenario/jsonc';
 import { LIMITS } from '../scenario/kinds';
 import { TINY_COPY_BYTES, type SimProfile } from '../simulate/profile';
 import { countAtMost } from '../stats';
-import { CK, OK } from '../trace/kinds';
+import { CK, OK, SYNC_CALL_KINDS } from '../trace/kinds';
 import {
   COPY_KINDS,
   HOST_MEMORY,
@@ -188,9 +188,6 @@ function handOffs(t: Trace, byThread: Map<number, number[]>): Map<number, number
 
 /** Ops that hold a stream for a time. */
 const WORK_OPS = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
-
-/** Calls that wait for the GPU and return after their releasing op by the wake-up. */
-const SYNC_KINDS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
 
 /** Ops whose start shows when their call submitted them: a kernel, a copy or a memset on a free stream. */
 const SUBMITTED = new Set<number>([OK.kernel, OK.memcpy, OK.memset]);
@@ -502,7 +499,7 @@ class Generator {
       const modelled = costs.reduce((a, b) => a + b, 0);
       // A call that did not wait and took less than the model's cost: the host work after it is that
       // much shorter, so that the next call begins when it did. A wait puts the host on the GPU's time.
-      const waited = SYNC_KINDS.has(t.calls.kind[i]) || t.calls.blockedNs[i] > 0;
+      const waited = SYNC_CALL_KINDS.has(t.calls.kind[i]) || t.calls.blockedNs[i] > 0;
       if (t.calls.blockedNs[i] > 0) owed = 0;
       const own = steps.some((s) => !s.note?.startsWith('left out'))
         ? (this.heldOwn.get(i) ?? (waited ? Math.max(0, took - modelled) : took - modelled))
@@ -556,7 +553,12 @@ class Generator {
    */
   private wakeBeyondNs(i: number, steps: GeneratedStep[], own: number): number {
     const c = this.t.calls;
-    if (!SYNC_KINDS.has(c.kind[i]) || !(c.blockedNs[i] > 0) || c.releasedBy[i] < 0 || !Number.isFinite(c.unblockNs[i]))
+    if (
+      !SYNC_CALL_KINDS.has(c.kind[i]) ||
+      !(c.blockedNs[i] > 0) ||
+      c.releasedBy[i] < 0 ||
+      !Number.isFinite(c.unblockNs[i])
+    )
       return 0;
     if (!steps.some((s) => SYNC_NAMES.some((k) => k in s.step))) return 0;
     const lane = c.kind[i] === CK.streamSync && c.stream[i] >= 0 ? c.stream[i] : -1;

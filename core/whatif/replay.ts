@@ -1,7 +1,7 @@
 // Replay: simulate the scenario made from a trace and compare it with the trace: each host thread's
 // span, each wait's blocked time and the op that released it (docs/whatif.md).
 import type { SimProfile } from '../simulate/profile';
-import { CK, OK } from '../trace/kinds';
+import { CK, OK, SYNC_CALL_KINDS } from '../trace/kinds';
 import { isWait, RELEASED_NONE, RELEASED_UNKNOWN, str, type Trace } from '../trace/model';
 import { latestCandidate } from './inferred';
 import { iterationsOf } from './iterations';
@@ -127,7 +127,7 @@ function compare(
   const wakeOf = new Map<number, number>();
   for (const steps of scenario.threads.values())
     for (const s of steps)
-      if (s.partOf !== undefined && SYNCS.has(t.calls.kind[s.partOf]) && 'hostWork' in s.step)
+      if (s.partOf !== undefined && SYNC_CALL_KINDS.has(t.calls.kind[s.partOf]) && 'hostWork' in s.step)
         wakeOf.set(s.partOf, (wakeOf.get(s.partOf) ?? 0) + (s.step.hostWork as { ns: number }).ns);
   const spans: ThreadSpan[] = [];
   const waits: WaitReplay[] = [];
@@ -305,9 +305,6 @@ function iterationSpans(
   });
   return { list, until, from: found.from };
 }
-
-/** Calls that wait for the GPU and nothing else: their host work after them (GeneratedStep.partOf) is their late return. */
-const SYNCS = new Set<number>([CK.eventSync, CK.streamSync, CK.deviceSync]);
 
 /** Calls whose step, left out, would have issued work or ordered streams. */
 const ORDERS_WORK = new Set<number>([CK.launch, CK.memcpy, CK.memset, CK.hostFunc, CK.streamWait]);

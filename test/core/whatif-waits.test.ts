@@ -25,6 +25,20 @@ test('the plain waits are the script thread’s and the other threads’ togethe
   assert.equal(plainWaitsNs({ ns: 10, steps: 1, syncNs: 300, otherSyncNs: 40 }), 340);
 });
 
+test("a simulation's waits count cudaMemcpy, which the sync clock times too, and no other copy or call", () => {
+  const t = {
+    strings: ['cudaMemcpy', 'cudaMemcpyAsync', 'cudaMemcpy_v3020', 'cudaLaunchKernel', 'cudaStreamSynchronize'],
+    calls: {
+      kind: [CK.memcpy, CK.memcpy, CK.memcpy, CK.launch, CK.streamSync],
+      begin: [0, 10, 20, 30, 40],
+      name: [0, 1, 2, 3, 4],
+    },
+  } as unknown as Trace;
+  const sim = { calls: { count: 5, begin: [0, 10, 20, 30, 40], end: [5, 17, 23, 32, 41] } } as unknown as Trace;
+  const steps = [0, 1, 2, 3, 4].map((call) => ({ step: {}, call }));
+  assert.equal(simulatedWaitsNs(t, steps, sim, -Infinity, 1), 5 + 3 + 1);
+});
+
 test("a simulation's waits: its synchronize calls' time, from the second iteration, per iteration", async () => {
   const t = await hardNegatives();
   // The trace read as its own simulation: each call is its own step.
