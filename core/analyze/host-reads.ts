@@ -17,6 +17,7 @@ export interface HostRead {
 const MASK_OPS: Record<string, string> = {
   'aten::index': 'indexing with a boolean mask',
   'aten::index_put_': 'assigning through a boolean mask',
+  'aten::_index_put_impl_': 'assigning through a boolean mask',
   'aten::masked_select': 'masked_select',
   'aten::nonzero': 'nonzero',
   'aten::argwhere': 'argwhere',

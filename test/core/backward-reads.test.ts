@@ -3,7 +3,9 @@
 // H100), read by hand: its boolean mask's reads run in `aten::index > aten::nonzero` at line 58
 // (`logits[real]`, `targets[real]`), and the backward's in `autograd::engine::evaluate_function:
 // IndexBackward0 > IndexBackward0 > aten::_index_put_impl_ > aten::nonzero`, on the engine's thread,
-// placed at line 67 (`scaler.scale(loss).backward()`) by deduction.
+// placed at line 67 (`scaler.scale(loss).backward()`) by deduction. Its capture names no op: the
+// 4 B copies after CUB's DeviceReduceSingleTileKernel are count reads, twice a step at line 58 on
+// the script's thread, once a step on autograd's engine thread (pt_autograd_0), placed at line 67.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { analyze } from '../../core/analyze';
@@ -11,6 +13,8 @@ import { forwardOpOf, linkBackwardReads } from '../../core/analyze/backward-read
 import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
+const ampCapture = () =>
+  loadTraceFile(repoPath('test/fixtures/whatif-truth-unseen/amp_masked_tokens.capture.syncscope.json.gz'));
 const amp = () => loadTraceFile(repoPath('test/fixtures/whatif-truth-unseen/amp_masked_tokens.profile.json.gz'));
 
 test("a backward node names its forward op: the node's name before Backward, in snake case", () => {
@@ -50,4 +54,25 @@ test('without a forward read of its op, the backward read says where it runs and
   linkBackwardReads(t, alone);
   assert.match(alone[0].message, /; made in the backward pass of aten::index \(IndexBackward0\)$/);
   assert.equal(alone[0].fix, fix);
+});
+
+test("a capture's count read in the backward pass points to the forward's count reads, as an inference", async () => {
+  const { findings } = analyze(await ampCapture());
+  const reads = findings.flatMap((f, k) => (f.kind === 'hidden-sync' ? [[`F${k + 1}`, f] as const] : []));
+  const [forward, backward, scaler] = reads.filter(([, f]) => /amp_masked_tokens\.py:(58|67|68) in /.test(f.message));
+  assert.match(forward[1].message, /amp_masked_tokens\.py:58 .*a count read.* on main .*\(160 times\)$/);
+  assert.match(
+    backward[1].message,
+    /amp_masked_tokens\.py:67 .* on pt_autograd_0 .*\(80 times\); made by autograd's engine in the backward pass$/,
+  );
+  assert.equal(
+    backward[1].fix!.replace(/\. At that line: .*$/, ''),
+    `fix ${forward[0]} (line 58), the forward pass's count read: the same change removes this read of its backward ` +
+      '(inferred: in a backward pass, the backward of indexing with a boolean mask, masked_select or nonzero counts ' +
+      `the mask again); simulate both together with whatif --fix ${forward[0]}+${backward[0]}`,
+  );
+  // The forward read keeps its own fix; GradScaler's read (line 68) is no count, and is not tied.
+  assert.match(forward[1].fix!, /^the result's size depends on the data/);
+  assert.match(scaler[1].message, /GradScaler\.step's check/);
+  assert.doesNotMatch(scaler[1].message + scaler[1].fix, /backward pass|forward pass/);
 });
