@@ -94,11 +94,14 @@ function isCountRead(t: Trace, f: Finding): boolean {
   return readOfCopy(t.ops.bytes[copy], kernelBeforeOp(t, copy)).kind === 'mask';
 }
 
-/** The last kernel before op `op` on its lane, within a few ops: '' where none. */
+/** The kernel that started last before op `op` on its lane, among the ops near it in the table: '' where none. */
 function kernelBeforeOp(t: Trace, op: number): string {
-  for (let j = op - 1; j >= 0 && j >= op - LOOKBACK; j--)
-    if (t.ops.lane[j] === t.ops.lane[op] && t.ops.kind[j] === OK.kernel) return opName(t, j);
-  return '';
+  const o = t.ops;
+  let best = -1;
+  for (let j = Math.max(0, op - LOOKBACK); j < Math.min(o.count, op + LOOKBACK); j++)
+    if (o.lane[j] === o.lane[op] && o.kind[j] === OK.kernel && o.start[j] < o.start[op])
+      if (best < 0 || o.start[j] > o.start[best]) best = j;
+  return best < 0 ? '' : opName(t, best);
 }
 const LOOKBACK = 64;
 

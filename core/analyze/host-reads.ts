@@ -41,6 +41,13 @@ const ARRAY_FRAME = /Tensor\.(__array__|numpy)/;
  * CUB's reduce (nonzero's count of True values), select and run-length encode (unique's).
  */
 const COUNT_KERNEL = /DeviceReduce|DeviceSelect|DeviceRunLengthEncode|nonzero/i;
+/**
+ * The kernels of a count read's own op (nonzero, which indexing with a boolean mask and
+ * masked_select run): CUB's reduce counts the True values before the count is copied, then CUB's
+ * select and write_indices fill the result once the host has sized it.
+ */
+export const COUNT_OP_KERNEL =
+  /DeviceReduce(SingleTile)?Kernel|DeviceCompactInitKernel|DeviceSelectSweepKernel|write_indices/;
 /** A copy this small is one value: a count, a flag or a scalar. */
 const ONE_VALUE_BYTES = 8;
 

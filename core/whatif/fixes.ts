@@ -30,6 +30,7 @@ import { engineTimeNs } from './engine-threads';
 import { simulatedWaitsNs } from './plain-waits';
 import { plainStepUnused } from './loop-step';
 import { batchReceiveText, takeOutBatchReceives } from './loader-receive';
+import { countKernelsText, dropCountKernels } from './count-read';
 
 export interface Outcome {
   /** The longest host thread's span, from its first call to its last. */
@@ -121,6 +122,7 @@ const removeSync: Edit = (_g, th, f) => {
 };
 
 const SYNC_STEP = ['deviceSync', 'streamSync', 'eventSync', 'wait', 'query'];
+const isSyncStep = (s: GeneratedStep): boolean => SYNC_STEP.some((k) => k in s.step);
 const WORK_STEP = ['launch', 'copy', 'memset', 'hostFunc'];
 /** A scenario step's stream: its "stream", or the default stream where it names none. */
 const streamOf = (step: Record<string, unknown>): string => (step.stream as string | undefined) ?? 'default';
@@ -189,14 +191,15 @@ const pinCopy: Edit = (g, th, f, a, t, iterations) => {
 };
 
 /** `.item()`-style: the host reads a value right after it is copied; read it later, at the thread's next wait. */
-const moveSyncLater: Edit = (_g, th, f) => {
+const moveSyncLater: Edit = (_g, th, f, _a, t) => {
   const calls = new Set(findingCalls(f));
+  const counted = dropCountKernels(th, calls, isSyncStep, t);
   let moved = 0;
   for (const [name, steps] of th) {
     const out: GeneratedStep[] = [];
     const carried: GeneratedStep[] = [];
     for (const s of steps) {
-      const sync = SYNC_STEP.some((k) => k in s.step);
+      const sync = isSyncStep(s);
       // A moved wait's measured return after its releasing op (GeneratedStep.partOf) moves with it.
       const wake = s.partOf !== undefined && carried.length > 0 && carried[carried.length - 1].call === s.partOf;
       if ((sync && calls.has(s.call)) || wake) {
@@ -210,7 +213,8 @@ const moveSyncLater: Edit = (_g, th, f) => {
     th.set(name, [...out, ...carried]);
   }
   return moved
-    ? `move ${moved} synchronize step${moved > 1 ? 's' : ''} to the thread's next wait (where the value is next needed)`
+    ? `move ${moved} synchronize step${moved > 1 ? 's' : ''} to the thread's next wait (where the value is next needed)` +
+        countKernelsText(counted)
     : 'cannot apply: its synchronize is not a step of the scenario';
 };
 
