@@ -190,7 +190,10 @@ const pinCopy: Edit = (g, th, f, a, t, iterations) => {
   return `${pinned}, and ${removeSync(g, th, f, a, t, iterations).replace(/^remove (\d+ synchronize steps?)/, 'remove the $1 after them')}`;
 };
 
-/** `.item()`-style: the host reads a value right after it is copied; read it later, at the thread's next wait. */
+/**
+ * `.item()`-style: the host reads a value right after it is copied; read it later, at the thread's
+ * next wait. A count read's fix runs no count: its op's own kernels go (count-read.ts).
+ */
 const moveSyncLater: Edit = (_g, th, f, _a, t) => {
   const calls = new Set(findingCalls(f));
   const counted = dropCountKernels(th, calls, isSyncStep, t);
