@@ -169,6 +169,10 @@ const RECORDINGS: [string, string][] = [
     'test/fixtures/whatif-truth-unseen',
     "Programs written after the what-if was built (the recording's README says which of them led to which change)",
   ],
+  [
+    'test/fixtures/whatif-truth-waits',
+    'Programs written after the what-if was built, recorded with the clocks of the waits and of the DataLoader receive',
+  ],
 ];
 
 async function main(): Promise<void> {

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { h200 } from '../../core/simulate/profile';
-import type { Trace } from '../../core/trace/model';
+import { callSite, type Trace } from '../../core/trace/model';
 import type { GeneratedScenario, GeneratedStep, Threads } from '../../core/whatif/from-trace';
 import { savedPerIterationNs, whatIf } from '../../core/whatif/fixes';
 import { takeOutBatchReceives } from '../../core/whatif/loader-receive';
@@ -177,4 +177,25 @@ test('plainHostWork keeps the part of host work the plain steps timed, as far as
   ]);
   plainHostWork(th, 200_000, 1);
   assert.deepEqual(th.get('main')!.map(hostNs), [600_000, 1_000_000, 1]);
+});
+
+test("a recording under real torch holds the receive time the launcher measured, and the capture's fix takes it out of each of its 60 batches", async () => {
+  // test/fixtures/whatif-truth-waits (H100), read by hand from the traces' plain-step markers.
+  const dir = 'test/fixtures/whatif-truth-waits/loader_workers';
+  const profile = await loadTraceFile(repoPath(`${dir}.profile.json.gz`));
+  const capture = await loadTraceFile(repoPath(`${dir}.capture.syncscope.json.gz`));
+  assert.equal(profile.meta.plainStep?.batchReceiveNs, 525_666);
+  assert.equal(capture.meta.plainStep?.batchReceiveNs, 468_527);
+  // The batch's two copies, lines 72 and 73 (`frames.to(dev, non_blocking=True)`, then the labels).
+  const ids = analyze(capture).findings.flatMap((f, k) =>
+    f.kind === 'pageable-async-copy' && [72, 73].includes(callSite(capture, f.calls[0])?.frame.line ?? 0)
+      ? [`F${k + 1}`]
+      : [],
+  );
+  assert.equal(ids.length, 2);
+  const [fix] = whatIf(capture, h200, [ids.join('+')]);
+  assert.match(
+    fix.edit,
+    /less host work for each of 60 batches, .*of the 469 µs of CPU time the plain steps spent receiving one/,
+  );
 });
