@@ -8,8 +8,8 @@ import { str, type Trace } from '../trace/model';
 import type { GeneratedStep, Threads } from './from-trace';
 
 /**
- * Takes out of `th` the launches of the count op around each of `syncs` (the read's synchronize
- * steps, with `calls` the finding's calls) and the host work between them; returns how many launches went.
+ * Takes out of `th` the count op's launches around each synchronize step (`isSync`) of the finding's
+ * `calls`, and the host work between them; returns how many launches went.
  */
 export function dropCountKernels(
   th: Threads,
