@@ -32,6 +32,8 @@ export function dropCountKernels(
       // The host work at either end is the ops' beside it as much as the count's: it stays.
       while (a < k && !isCount(steps[a]) && !calls.has(steps[a].call)) a++;
       while (b > k && !isCount(steps[b])) b--;
+      // A read with no count kernel beside it is no count read: its steps all stay.
+      if (!steps.slice(a, b + 1).some(isCount)) return;
       for (let j = a; j <= b; j++) if (!calls.has(steps[j].call) && steps[j].partOf === undefined) drop.add(j);
     });
     if (!drop.size) continue;
