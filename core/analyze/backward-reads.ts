@@ -8,11 +8,9 @@
 // to the count reads of the forward pass, an inference labelled as such (only a boolean-mask index,
 // masked_select or nonzero's backward counts again).
 import { BACKWARD_DEDUCED } from '../import/backward-lines';
-import { OK } from '../trace/kinds';
 import { callSite, str, type Finding, type Trace } from '../trace/model';
-import { opName } from './describe';
 import { readOfCopy } from './host-reads';
-import { frameworkOp } from './host-syncs';
+import { frameworkOp, kernelBefore } from './host-syncs';
 
 const NODE = /autograd::engine::evaluate_function: (([A-Z]\w*?)Backward\d*)(?: > |$)/;
 
@@ -91,19 +89,8 @@ const hasOpNames = (t: Trace, f: Finding): boolean => str(t, t.calls.context[syn
 function isCountRead(t: Trace, f: Finding): boolean {
   const copy = f.ops[0] ?? -1;
   if (copy < 0) return false;
-  return readOfCopy(t.ops.bytes[copy], kernelBeforeOp(t, copy)).kind === 'mask';
+  return readOfCopy(t.ops.bytes[copy], kernelBefore(t, copy)).kind === 'mask';
 }
-
-/** The kernel that started last before op `op` on its lane, among the ops near it in the table: '' where none. */
-function kernelBeforeOp(t: Trace, op: number): string {
-  const o = t.ops;
-  let best = -1;
-  for (let j = Math.max(0, op - LOOKBACK); j < Math.min(o.count, op + LOOKBACK); j++)
-    if (o.lane[j] === o.lane[op] && o.kind[j] === OK.kernel && o.start[j] < o.start[op])
-      if (best < 0 || o.start[j] > o.start[best]) best = j;
-  return best < 0 ? '' : opName(t, best);
-}
-const LOOKBACK = 64;
 
 /** A hidden-sync finding's read: its last call. */
 const syncOf = (f: Finding): number => f.calls[f.calls.length - 1];

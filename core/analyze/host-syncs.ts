@@ -62,21 +62,18 @@ function opChain(context: string): string {
   return at > 0 ? context.slice(at) : context;
 }
 
-/** How far back `kernelBefore` looks among the host's calls. */
+/** How far either way from a copy op `kernelBefore` looks in the op table, which holds ops near in time near each other. */
 const KERNEL_LOOKBACK = 64;
 
-/** The name of the last kernel launched on copy op `copyOp`'s stream before copy call `copyIn` ('' where none is near). */
-function kernelBefore(t: Trace, b: Bindings, copyIn: number, copyOp: number): string {
+/** The name of the kernel that started last before copy op `copyOp` on its stream, among the ops near it ('' where none). */
+export function kernelBefore(t: Trace, copyOp: number): string {
+  const o = t.ops;
   if (copyOp < 0) return '';
-  const lane = t.ops.lane[copyOp];
-  for (let call = copyIn - 1; call >= 0 && call >= copyIn - KERNEL_LOOKBACK; call--) {
-    if (t.calls.kind[call] !== CK.launch || t.calls.lane[call] !== t.calls.lane[copyIn]) continue;
-    for (let q = b.opsStart[call + 1] - 1; q >= b.opsStart[call]; q--) {
-      const op = b.opsOf[q];
-      if (t.ops.lane[op] === lane && t.ops.kind[op] === OK.kernel) return opName(t, op);
-    }
-  }
-  return '';
+  let best = -1;
+  for (let j = Math.max(0, copyOp - KERNEL_LOOKBACK); j < Math.min(o.count, copyOp + KERNEL_LOOKBACK); j++)
+    if (o.lane[j] === o.lane[copyOp] && o.kind[j] === OK.kernel && o.start[j] < o.start[copyOp])
+      if (best < 0 || o.start[j] > o.start[best]) best = j;
+  return best < 0 ? '' : opName(t, best);
 }
 
 const copyWords = (t: Trace, op: number): string =>
@@ -129,7 +126,7 @@ function hiddenSyncs(
     const context = str(t, c.context[i]);
     const read =
       readOfContext(context, stackFunctions(t, i)) ??
-      readOfCopy(copyOp >= 0 ? t.ops.bytes[copyOp] : 0, kernelBefore(t, b, copyIn, copyOp));
+      readOfCopy(copyOp >= 0 ? t.ops.bytes[copyOp] : 0, kernelBefore(t, copyOp));
     const chain = opChain(context);
     const where = op.startsWith('aten::') ? `${op} (${chain})` : `${op}${chain ? ` (${chain})` : ''}`;
     const names = [str(t, c.name[copyIn]) || 'memcpy', str(t, c.name[i]) || 'stream synchronize'];

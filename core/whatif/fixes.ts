@@ -105,9 +105,8 @@ const removeSync: Edit = (_g, th, f) => {
     const out: GeneratedStep[] = [];
     steps.forEach((s, k) => {
       // A removed wait's measured return after its releasing op (GeneratedStep.partOf) goes with it.
-      if (s.partOf !== undefined && calls.has(s.partOf) && SYNC_STEP.some((key) => key in (steps[k - 1]?.step ?? {})))
-        return;
-      if (!(calls.has(s.call) && SYNC_STEP.some((key) => key in s.step))) return void out.push(s);
+      if (s.partOf !== undefined && calls.has(s.partOf) && k > 0 && isSyncStep(steps[k - 1])) return;
+      if (!(calls.has(s.call) && isSyncStep(s))) return void out.push(s);
       n++;
       for (const step of orderKeeping(steps, k)) {
         out.push({ step, call: -1, note: `keeps the GPU order of the synchronize at call ${s.call}` });
@@ -150,7 +149,7 @@ function orderKeeping(steps: GeneratedStep[], k: number): Record<string, unknown
   } else return [];
   const next = new Set<string>();
   for (const s of steps.slice(k + 1)) {
-    if (SYNC_STEP.some((key) => key in s.step)) break;
+    if (isSyncStep(s)) break;
     if (WORK_STEP.some((key) => key in s.step)) next.add(streamOf(s.step));
   }
   next.delete(awaited);
@@ -185,7 +184,7 @@ const pinCopy: Edit = (g, th, f, a, t, iterations) => {
   const pinned =
     `copy from pinned host memory, asynchronously, in ${steps.length} cop${steps.length > 1 ? 'ies' : 'y'}` +
     (received.batches ? batchReceiveText(received, t.meta.plainStep?.batchReceiveNs ?? 0) : '');
-  const blocking = mine.some((s) => SYNC_STEP.some((k) => k in s.step));
+  const blocking = mine.some(isSyncStep);
   if (!blocking) return pinned;
   return `${pinned}, and ${removeSync(g, th, f, a, t, iterations).replace(/^remove (\d+ synchronize steps?)/, 'remove the $1 after them')}`;
 };
