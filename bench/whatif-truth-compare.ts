@@ -13,6 +13,8 @@ export interface MeasuredProgram {
 
 export interface Measured {
   recordedWith: string;
+  /** The arguments of the plain runs where record.sh timed more steps than the manifest's recordArgs (TIME_ITERS). */
+  timedWith?: string[];
   programs: Record<string, MeasuredProgram>;
 }
 
@@ -71,7 +73,11 @@ export function parseMeasured(text: string, file: string): Measured {
       );
     programs[name] = { buggy: p.buggy, fixed: p.fixed, failedRuns: strings(p.failedRuns) ? p.failedRuns : [] };
   }
-  return { recordedWith: typeof m.recordedWith === 'string' ? m.recordedWith : 'unknown', programs };
+  return {
+    recordedWith: typeof m.recordedWith === 'string' ? m.recordedWith : 'unknown',
+    ...(strings(m.timedWith) && m.timedWith.length ? { timedWith: m.timedWith } : {}),
+    programs,
+  };
 }
 
 /** bench/whatif-truth/manifest.json. */

@@ -87,6 +87,8 @@ interface RecordingTables {
   split: string[];
   notes: string[];
   errors: Record<string, number[]>;
+  /** Per trace kind, whether each prediction lies within the least and most of the pairs' own savings. */
+  inPairs: Record<string, boolean[]>;
   stepMatched: Record<string, number[]>;
   recordedWith: string;
 }
@@ -104,8 +106,11 @@ async function recordingTables(dir: string, manifest: Manifest): Promise<Recordi
     split: [],
     notes: [],
     errors: {},
+    inPairs: {},
     stepMatched: {},
-    recordedWith: measured.recordedWith.replace(/\n/g, '; '),
+    recordedWith:
+      measured.recordedWith.replace(/\n/g, '; ') +
+      (measured.timedWith ? `; plain runs timed with ${measured.timedWith.join(' ')}` : ''),
   };
   for (const p of manifest.programs) {
     const m = measured.programs[p.name];
@@ -131,6 +136,7 @@ async function recordingTables(dir: string, manifest: Manifest): Promise<Recordi
         : (k.why ?? '');
       const each = k.ids && k.ids.length > 1 ? together(t, k.ids) : k.perIterationNs;
       if (each !== undefined && saving) (out.errors[traceKind] ??= []).push(errorPercent(each, saving.savingNs));
+      if (each !== undefined && pairs) (out.inPairs[traceKind] ??= []).push(within(each, pairs));
       out.rows.push(
         `| ${[
           ...cells,
@@ -197,6 +203,7 @@ async function main(): Promise<void> {
       ...r.rows,
       '',
       ...targetLines(r.errors),
+      ...spreadLine(r.inPairs),
       '',
     );
     split.push(`${relative(repoRoot, dir)}:`, '', ...SPLIT_HEAD, ...r.split, '');
@@ -256,6 +263,20 @@ function splitRow(
 }
 
 /** Against the target (every prediction within 20% of the measured saving, the median within 10%), per kind of trace and in all. */
+/** A prediction inside the spread of the pairs' own savings: no nearer than one pair of runs is to another. */
+const within = (ns: number, pairs: { leastNs: number; mostNs: number }): boolean =>
+  ns >= pairs.leastNs && ns <= pairs.mostNs;
+
+/** How many predictions of each trace kind lie inside the measured pairs' spread. */
+function spreadLine(inPairs: Record<string, boolean[]>): string[] {
+  const kinds = Object.entries(inPairs);
+  if (!kinds.length) return [];
+  const each = kinds.map(([kind, xs]) => `${kind} ${xs.filter(Boolean).length} of ${xs.length}`).join(', ');
+  return [
+    `Inside the spread of the measured pairs (least to most of each pair's own buggy − fixed; the runs' own noise): ${each}.`,
+  ];
+}
+
 function targetLines(errors: Record<string, number[]>): string[] {
   const line = (what: string, xs: number[]) => {
     const off = xs.map(Math.abs);

@@ -10,6 +10,8 @@
 # Writes to $OUT/whatif-truth (default ./gpu-out/whatif-truth): measured.json, the traces
 # (<name>.profile.json.gz, <name>.capture.syncscope.json.gz), their reports and logs. Profiles and
 # captures of programs not begun once DEADLINE seconds (default 380) have passed are skipped, and said so.
+# TIME_ITERS, where set, times that many steps in each plain run instead of the manifest's --iters
+# (the same warm-up): a longer run averages out a busy machine's bursts, and the step is the same.
 # TIMED and RECORDED name the programs to time and to profile and capture (default: all of them);
 # timings.tsv is written as each run ends, so a run cut short keeps what it measured. ONLY=profile or
 # ONLY=capture records the buggy programs one way alone. The traces name the scripts as if the
@@ -34,6 +36,10 @@ fi
 elapsed() { echo $(($(date +%s) - t0)); }
 mapfile -t names < <(node -e 'for (const p of require("./'$here'/manifest.json").programs) console.log(p.name)')
 read -r -a record_args < <(node -e 'console.log(require("./'$here'/manifest.json").recordArgs.join(" "))')
+time_args=("${record_args[@]}")
+if [ -n "${TIME_ITERS:-}" ]; then
+  for k in "${!time_args[@]}"; do [ "${time_args[$k]}" = --iters ] && time_args[$((k + 1))]=$TIME_ITERS; done
+fi
 steps=$(node -e 'console.log(require("./'$here'/manifest.json").profileSteps)')
 # A host-bound loop's steps move by a tenth from one to the next: the plain step is timed over many.
 plain_steps=$(node -e 'console.log(require("./'$here'/manifest.json").plainSteps)')
@@ -54,9 +60,9 @@ if [ -n "${timed// /}" ]; then
   grep -v -E "^($(echo $timed | tr ' ' '|'))"$'\t' "$timings" > "$timings.kept"
   [ $? -le 1 ] && mv "$timings.kept" "$timings"
   # Each run a process started afresh, as the user runs the program.
-  ${pin[@]+"${pin[@]}"} python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${record_args[@]}"
+  ${pin[@]+"${pin[@]}"} python3 "$here/plain_runs.py" "$timings" "$runs" $timed -- "${time_args[@]}"
   echo "timed at $(elapsed) s"
-  python3 - "$timings" "$out/measured.json" "$out/RECORDED-WITH.txt" <<'PY'
+  python3 - "$timings" "$out/measured.json" "$out/RECORDED-WITH.txt" "${time_args[*]}" <<'PY'
 import json, sys
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
 programs = {}
@@ -67,7 +73,8 @@ for name, variant, run, rc, ns in rows:
     else:
         p["failedRuns"].append(f"{variant} run {run}: rc {rc}")
 recorded = open(sys.argv[3]).read().strip()
-json.dump({"recordedWith": recorded, "unit": "ns per timed iteration", "programs": programs}, open(sys.argv[2], "w"), indent=2)
+timed_with = sys.argv[4].split()
+json.dump({"recordedWith": recorded, "unit": "ns per timed iteration", "timedWith": timed_with, "programs": programs}, open(sys.argv[2], "w"), indent=2)
 PY
 fi
 

@@ -25,6 +25,10 @@ test('measured.json: the saving is the median buggy iteration less the median fi
   // A fix that costs time measures a negative saving.
   assert.equal(measuredSaving(m.programs.race_prefetch).savingNs, -500);
   assert.deepEqual(m.programs.race_prefetch.failedRuns, ['fixed run 2: rc 124']);
+  // Plain runs timed over more steps than the traces (record.sh's TIME_ITERS) say so; others say nothing.
+  assert.equal(m.timedWith, undefined);
+  const longer = parseMeasured(JSON.stringify({ ...JSON.parse(MEASURED), timedWith: ['--iters', '200'] }), 'm.json');
+  assert.deepEqual(longer.timedWith, ['--iters', '200']);
 });
 
 test("each pair of runs' own saving, least and most: how far one pair strays from the medians' difference", () => {
