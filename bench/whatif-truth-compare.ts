@@ -13,7 +13,7 @@ export interface MeasuredProgram {
 
 export interface Measured {
   recordedWith: string;
-  /** The arguments of the plain runs where record.sh timed more steps than the manifest's recordArgs (TIME_ITERS). */
+  /** The arguments the plain runs were timed with (record.sh's TIME_ITERS may time more steps than recordArgs); older recordings do not say. */
   timedWith?: string[];
   programs: Record<string, MeasuredProgram>;
 }

@@ -136,7 +136,7 @@ async function recordingTables(dir: string, manifest: Manifest): Promise<Recordi
         : (k.why ?? '');
       const each = k.ids && k.ids.length > 1 ? together(t, k.ids) : k.perIterationNs;
       if (each !== undefined && saving) (out.errors[traceKind] ??= []).push(errorPercent(each, saving.savingNs));
-      if (each !== undefined && pairs) (out.inPairs[traceKind] ??= []).push(within(each, pairs));
+      if (each !== undefined && pairs) (out.inPairs[traceKind] ??= []).push(insidePairs(each, pairs));
       out.rows.push(
         `| ${[
           ...cells,
@@ -262,9 +262,8 @@ function splitRow(
   return `| ${[program, traceKind, versus(plainStepNs, saving.buggyNs), versus(fixedNs, saving.fixedNs), pct(matched)].join(' | ')} |`;
 }
 
-/** Against the target (every prediction within 20% of the measured saving, the median within 10%), per kind of trace and in all. */
-/** A prediction inside the spread of the pairs' own savings: no nearer than one pair of runs is to another. */
-const within = (ns: number, pairs: { leastNs: number; mostNs: number }): boolean =>
+/** A prediction between the least and the most of the pairs' own savings: as near as the runs are to each other. */
+const insidePairs = (ns: number, pairs: { leastNs: number; mostNs: number }): boolean =>
   ns >= pairs.leastNs && ns <= pairs.mostNs;
 
 /** How many predictions of each trace kind lie inside the measured pairs' spread. */
@@ -277,6 +276,7 @@ function spreadLine(inPairs: Record<string, boolean[]>): string[] {
   ];
 }
 
+/** Against the target (every prediction within 20% of the measured saving, the median within 10%), per kind of trace and in all. */
 function targetLines(errors: Record<string, number[]>): string[] {
   const line = (what: string, xs: number[]) => {
     const off = xs.map(Math.abs);

@@ -25,7 +25,8 @@ test('measured.json: the saving is the median buggy iteration less the median fi
   // A fix that costs time measures a negative saving.
   assert.equal(measuredSaving(m.programs.race_prefetch).savingNs, -500);
   assert.deepEqual(m.programs.race_prefetch.failedRuns, ['fixed run 2: rc 124']);
-  // Plain runs timed over more steps than the traces (record.sh's TIME_ITERS) say so; others say nothing.
+  // A recording names the arguments its plain runs were timed with (record.sh's TIME_ITERS may time
+  // more steps than the traces); an older one says nothing.
   assert.equal(m.timedWith, undefined);
   const longer = parseMeasured(JSON.stringify({ ...JSON.parse(MEASURED), timedWith: ['--iters', '200'] }), 'm.json');
   assert.deepEqual(longer.timedWith, ['--iters', '200']);
