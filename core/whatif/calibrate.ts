@@ -113,43 +113,28 @@ export function calibrateToPlain(
   };
   const recordedStepNs = stepOf(recorded);
   // The engine's threads first, to the backward pass's plain time: the rest of the host then makes up the step.
-  const engine =
-    engineOf && plain.backwardNs ? engineCost(at, engineOf, plain.backwardNs, base.threads, recorded) : undefined;
-  const e = engine ? { enginePerRangeNs: engine.perRangeNs } : {};
-  const off = (sim: Trace) => Math.abs(stepOf(sim) - plain.ns);
-  const close = (sim: Trace) => off(sim) <= PLAIN_TOLERANCE * plain.ns;
-  let best: Calibrated & { sim: Trace } = least
-    ? at({ perRangeNs: least, hostScale: 1, gpuScale: 1, ...e })
-    : (engine?.at ?? { perRangeNs: 0, hostScale: 1, gpuScale: 1, sim: recorded });
-  /** Bisection on x in [lo, hi], the step shrinking as x grows (more taken out); keeps the closest simulation in `best`. */
-  const search = (lo: number, hi: number, tryAt: (x: number) => Calibrated & { sim: Trace }) => {
-    for (let k = 0; k < SEARCH_STEPS && !close(best.sim); k++) {
-      const mid = (lo + hi) / 2;
-      const tried = tryAt(mid);
-      if (off(tried.sim) < off(best.sim)) best = tried;
-      if (stepOf(tried.sim) > plain.ns) lo = mid;
-      else hi = mid;
-    }
-  };
+  const engineAt = (script: Calibrated) =>
+    engineOf && plain.backwardNs
+      ? engineCost(at, engineOf, plain.backwardNs, base.threads, recorded, script)
+      : undefined;
   // With the engine's threads calibrated apart, the rest's cost is bounded by the rest alone.
-  const most = maxPerRangeNs(base.threads, engine ? false : undefined);
-  if (stepOf(best.sim) > plain.ns && !close(best.sim)) {
-    let gpuScale = 1;
-    const noHost = at({ perRangeNs: most, hostScale: 0, gpuScale, ...e });
-    if (stepOf(noHost.sim) > plain.ns && !close(noHost.sim)) {
-      best = noHost;
-      search(0, 1, (x) => at({ perRangeNs: most, hostScale: 0, gpuScale: 1 - x, ...e }));
-      gpuScale = best.gpuScale;
-      best = at({ perRangeNs: least, hostScale: 1, gpuScale, ...e });
-    }
-    // The host's cost: as much per range as the step needs, then a scale of what no range holds.
-    if (stepOf(best.sim) > plain.ns && !close(best.sim)) {
-      const emptied = at({ perRangeNs: most, hostScale: 1, gpuScale, ...e });
-      if (off(emptied.sim) < off(best.sim)) best = emptied;
-      if (stepOf(emptied.sim) <= plain.ns)
-        search(least, most, (x) => at({ perRangeNs: x, hostScale: 1, gpuScale, ...e }));
-      else search(0, 1, (x) => at({ perRangeNs: most, hostScale: 1 - x, gpuScale, ...e }));
-    }
+  const most = maxPerRangeNs(base.threads, engineOf && plain.backwardNs ? false : undefined);
+  const fitStep = (engine: ReturnType<typeof engineAt>): Fitted => {
+    const e = engine ? { enginePerRangeNs: engine.perRangeNs } : {};
+    const start = least
+      ? at({ perRangeNs: least, hostScale: 1, gpuScale: 1, ...e })
+      : (engine?.at ?? { perRangeNs: 0, hostScale: 1, gpuScale: 1, sim: recorded });
+    return toStep(at, stepOf, plain.ns, [least, most], start, e);
+  };
+  let engine = engineAt({ perRangeNs: 0, hostScale: 1, gpuScale: 1 });
+  let best = fitStep(engine);
+  // The engine's time moves with the script's speed (the backward pass's launches queue behind the
+  // GPU work the script queued before it), and the engine's cost was found with the script's at the
+  // recorder's speed: it is found again at the script's calibrated speed, and the script's after it.
+  const again = engine && engineAt(best);
+  if (again) {
+    engine = again;
+    best = fitStep(engine);
   }
   const waitsNs = plainWaitsNs(plain);
   const toPlainWaits = waitsOf !== undefined && waitsNs !== undefined;
@@ -173,11 +158,59 @@ export function calibrateToPlain(
       ...(engine && {
         backwardNs: plain.backwardNs,
         recordedBackwardNs: Math.round(engine.recordedNs),
+        ...(engineOf && { calibratedBackwardNs: Math.round(engineOf(best.sim)) }),
         enginePerRangeNs: Math.round(engine.perRangeNs),
       }),
     },
     simulated: best.sim,
   };
+}
+
+type Fitted = Calibrated & { sim: Trace };
+
+/**
+ * The script's threads' cost at which the unchanged program steps at `plainNs`, from `start`, the
+ * engine's cost `e` kept: where the step is longer even with no host work, the GPU's work is scaled
+ * first; then as much per range as the step needs, up to `most`, then a scale of what no range holds.
+ */
+function toStep(
+  at: (c: Calibrated) => Fitted,
+  stepOf: (sim: Trace) => number,
+  plainNs: number,
+  [least, most]: readonly [number, number],
+  start: Fitted,
+  e: Pick<Calibrated, 'enginePerRangeNs'>,
+): Fitted {
+  const off = (sim: Trace) => Math.abs(stepOf(sim) - plainNs);
+  const close = (sim: Trace) => off(sim) <= PLAIN_TOLERANCE * plainNs;
+  let best = start;
+  /** Bisection on x in [lo, hi], the step shrinking as x grows (more taken out); keeps the closest simulation in `best`. */
+  const search = (lo: number, hi: number, tryAt: (x: number) => Fitted) => {
+    for (let k = 0; k < SEARCH_STEPS && !close(best.sim); k++) {
+      const mid = (lo + hi) / 2;
+      const tried = tryAt(mid);
+      if (off(tried.sim) < off(best.sim)) best = tried;
+      if (stepOf(tried.sim) > plainNs) lo = mid;
+      else hi = mid;
+    }
+  };
+  if (stepOf(best.sim) <= plainNs || close(best.sim)) return best;
+  let gpuScale = 1;
+  const noHost = at({ perRangeNs: most, hostScale: 0, gpuScale, ...e });
+  if (stepOf(noHost.sim) > plainNs && !close(noHost.sim)) {
+    best = noHost;
+    search(0, 1, (x) => at({ perRangeNs: most, hostScale: 0, gpuScale: 1 - x, ...e }));
+    gpuScale = best.gpuScale;
+    best = at({ perRangeNs: least, hostScale: 1, gpuScale, ...e });
+  }
+  // The host's cost: as much per range as the step needs, then a scale of what no range holds.
+  if (stepOf(best.sim) > plainNs && !close(best.sim)) {
+    const emptied = at({ perRangeNs: most, hostScale: 1, gpuScale, ...e });
+    if (off(emptied.sim) < off(best.sim)) best = emptied;
+    if (stepOf(emptied.sim) <= plainNs) search(least, most, (x) => at({ perRangeNs: x, hostScale: 1, gpuScale, ...e }));
+    else search(0, 1, (x) => at({ perRangeNs: most, hostScale: 1 - x, gpuScale, ...e }));
+  }
+  return best;
 }
 
 /**
@@ -187,11 +220,11 @@ export function calibrateToPlain(
  * taken out and the step shrinks. Only the cost per range moves; the scales stay as found.
  */
 function toWaits(
-  at: (c: Calibrated) => Calibrated & { sim: Trace },
-  from: Calibrated & { sim: Trace },
+  at: (c: Calibrated) => Fitted,
+  from: Fitted,
   [least, most]: readonly [number, number],
   target: { waitsOf: (sim: Trace) => number; waitsNs: number; stepOf: (sim: Trace) => number; plainNs: number },
-): Calibrated & { sim: Trace } {
+): Fitted {
   const { waitsOf, waitsNs, stepOf, plainNs } = target;
   const miss = (sim: Trace) => waitsOf(sim) - waitsNs;
   const inBand = (sim: Trace) => Math.abs(stepOf(sim) - plainNs) <= STEP_BAND * plainNs;
@@ -220,20 +253,21 @@ function toWaits(
  * taken out), with the simulation there; 0 where the recording's engine time is no longer.
  */
 function engineCost(
-  at: (c: Calibrated) => Calibrated & { sim: Trace },
+  at: (c: Calibrated) => Fitted,
   engineOf: (sim: Trace) => number,
   backwardNs: number,
   th: Threads,
   recorded: Trace,
-): { perRangeNs: number; recordedNs: number; at?: Calibrated & { sim: Trace } } {
+  script: Calibrated,
+): { perRangeNs: number; recordedNs: number; at?: Fitted } {
   const recordedNs = engineOf(recorded);
   if (!(recordedNs > backwardNs)) return { perRangeNs: 0, recordedNs };
   const off = (sim: Trace) => Math.abs(engineOf(sim) - backwardNs);
-  let best = at({ perRangeNs: 0, hostScale: 1, gpuScale: 1, enginePerRangeNs: 0 });
+  let best = at({ ...script, enginePerRangeNs: 0 });
   let [lo, hi] = [0, maxPerRangeNs(th, true)];
   for (let k = 0; k < SEARCH_STEPS && off(best.sim) > PLAIN_TOLERANCE * backwardNs; k++) {
     const mid = (lo + hi) / 2;
-    const tried = at({ perRangeNs: 0, hostScale: 1, gpuScale: 1, enginePerRangeNs: mid });
+    const tried = at({ ...script, enginePerRangeNs: mid });
     if (off(tried.sim) < off(best.sim)) best = tried;
     if (engineOf(tried.sim) > backwardNs) lo = mid;
     else hi = mid;

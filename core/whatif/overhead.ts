@@ -36,6 +36,8 @@ export interface PlainCalibration {
   backwardNs?: number;
   /** The unchanged program's simulated time per iteration on the engine's threads with the work as recorded (engine-threads.ts). */
   recordedBackwardNs?: number;
+  /** The unchanged program's simulated time per iteration on the engine's threads after the calibration, to compare with backwardNs. */
+  calibratedBackwardNs?: number;
   /** The recorder's cost taken out of the engine's threads' host work per call and range, so that their time takes backwardNs; perRangeNs is then the rest's. */
   enginePerRangeNs?: number;
   /** The least perRangeNs taken, where the recorder's cost per call was measured (a capture of a Python program: CAPTURE_CALL_NS). */

@@ -86,3 +86,20 @@ test("a capture whose plain step timed the backward pass: the engine's threads a
   assert.equal(bare.overhead.plain!.enginePerRangeNs, undefined);
   assert.doesNotMatch(overheadText(bare.overhead), /engine/);
 });
+
+test("the engine's cost holds at the script's calibrated speed: the unchanged program's backward pass takes its plain time", async () => {
+  // hard_negatives' profile (whatif-truth-waits, H100). Read by hand from its meta: plain step
+  // 4239999 ns over 20 steps, of which 2191528 ns in the backward pass. The engine's time moves with
+  // the script's speed: at the cost per range found with the script as recorded, the engine takes
+  // about 1.67 ms once the script runs at its calibrated speed, a quarter short.
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth-waits/hard_negatives.profile.json.gz'));
+  assert.equal(t.meta.plainStep?.ns, 4239999);
+  assert.equal(t.meta.plainStep?.backwardNs, 2191528);
+  const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'hidden-sync');
+  const plain = fix.overhead.plain!;
+  assert.ok(
+    Math.abs(plain.calibratedBackwardNs! - 2191528) <= 0.05 * 2191528,
+    `backward ${plain.calibratedBackwardNs} for 2191528`,
+  );
+  assert.ok(Math.abs(plain.calibratedStepNs - 4239999) <= 0.03 * 4239999, `step ${plain.calibratedStepNs}`);
+});

@@ -75,7 +75,8 @@ test('waits timed without the recorder move the calibration to them, the step ke
     );
     assert.ok(Math.abs(plain.calibratedStepNs - 3864496) <= STEP_BAND * 3864496, `step ${plain.calibratedStepNs}`);
     assert.ok(plain.perRangeNs > none.plain.perRangeNs, `per range ${plain.perRangeNs}`);
-    assert.ok(saved > last + 20_000, `saved ${saved} after ${last}`);
+    // Each step up in the plain waits saves at least 15 µs more: a tenth of the 150 µs from 450 to 600 µs.
+    assert.ok(saved > last + 15_000, `saved ${saved} after ${last}`);
     last = saved;
     assert.match(
       overheadText(fix.overhead),
