@@ -113,12 +113,11 @@ export function calibrateToPlain(
   };
   const recordedStepNs = stepOf(recorded);
   // The engine's threads first, to the backward pass's plain time: the rest of the host then makes up the step.
+  const backward = engineOf && plain.backwardNs ? { engineOf, backwardNs: plain.backwardNs } : undefined;
   const engineAt = (script: Calibrated) =>
-    engineOf && plain.backwardNs
-      ? engineCost(at, engineOf, plain.backwardNs, base.threads, recorded, script)
-      : undefined;
+    backward && engineCost(at, backward.engineOf, backward.backwardNs, base.threads, recorded, script);
   // With the engine's threads calibrated apart, the rest's cost is bounded by the rest alone.
-  const most = maxPerRangeNs(base.threads, engineOf && plain.backwardNs ? false : undefined);
+  const most = maxPerRangeNs(base.threads, backward ? false : undefined);
   const fitStep = (engine: ReturnType<typeof engineAt>): Fitted => {
     const e = engine ? { enginePerRangeNs: engine.perRangeNs } : {};
     const start = least
@@ -155,12 +154,13 @@ export function calibrateToPlain(
         [...base.threads.values()].some((steps) => steps.some((s) => s.receiveNs)) && {
           batchReceiveNs: plain.batchReceiveNs,
         }),
-      ...(engine && {
-        backwardNs: plain.backwardNs,
-        recordedBackwardNs: Math.round(engine.recordedNs),
-        ...(engineOf && { calibratedBackwardNs: Math.round(engineOf(best.sim)) }),
-        enginePerRangeNs: Math.round(engine.perRangeNs),
-      }),
+      ...(engine &&
+        backward && {
+          backwardNs: backward.backwardNs,
+          recordedBackwardNs: Math.round(engine.recordedNs),
+          calibratedBackwardNs: Math.round(backward.engineOf(best.sim)),
+          enginePerRangeNs: Math.round(engine.perRangeNs),
+        }),
     },
     simulated: best.sim,
   };
