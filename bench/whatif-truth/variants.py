@@ -9,7 +9,12 @@ bench/whatif-truth/programs (its model and data rebuilt here, so that all varian
   fixed      the masked loss (the program's --fixed);
   fixedsync  the masked loss with torch.cuda.synchronize() where the read was: the wait alone;
   readonly   the count read (nonzero) with the masked loss: no gather.
-buggy - readonly is the gather's cost, fixedsync - fixed the wait's, readonly - fixedsync the count's.
+  allreads   (amp_masked_tokens) every count read the program as written makes, with the masked
+             loss: the two in the forward pass (logits[real] and targets[real] each read one) and
+             the one in the backward pass (the gather's gradient, on autograd's thread), no gather.
+buggy - readonly is the gather's cost, fixedsync - fixed the wait's, readonly - fixedsync the count's;
+for amp_masked_tokens, buggy - allreads is the gather's cost alone (its forward and its gradient's
+scatter), allreads - fixed the three reads'.
 Each variant first runs 15 steps; then ROUNDS rounds, each running every variant for a block of BLOCK
 steps in a rotating order (the machine's drift falls on all alike). A block starts with one step that is
 not timed, then a synchronize; its time runs to a synchronize after its last step. Per variant it
@@ -31,7 +36,7 @@ if len(sys.argv) != 4 or sys.argv[1] not in ("hard_negatives", "amp_masked_token
 which, rounds, block = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 dev = torch.device("cuda")
 torch.manual_seed(0)
-VARIANTS = ["buggy", "fixed", "fixedsync", "readonly"]
+VARIANTS = ["buggy", "fixed", "fixedsync", "readonly"] + (["allreads"] if which == "amp_masked_tokens" else [])
 READ = [0]
 
 
@@ -115,6 +120,19 @@ else:
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
     scaler = torch.amp.GradScaler("cuda")
 
+    class ReadInBackward(torch.autograd.Function):
+        """The identity, whose backward reads the mask's count as the gather's gradient does."""
+
+        @staticmethod
+        def forward(ctx, x, mask):
+            ctx.mask = mask
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            len(ctx.mask.nonzero())
+            return grad, None
+
     def loss_of(variant, i):
         tokens = batches[i % 16]
         with torch.autocast("cuda", dtype=torch.float16):
@@ -130,6 +148,10 @@ else:
                 n = len(timed_read(lambda: real.nonzero()))
                 if n == 0:
                     return logits.sum() * 0
+            if variant == "allreads":
+                timed_read(lambda: len(real.nonzero()))
+                len(real.nonzero())
+                logits = ReadInBackward.apply(logits, real)
             each = F.cross_entropy(logits.flatten(0, 1).float(), targets.flatten(), reduction="none")
             return (each * real.flatten()).sum() / real.sum().clamp(min=1)
 
