@@ -29,13 +29,15 @@ export function engineLanes(t: Trace): Set<number> {
 
 /**
  * The time a simulation's host threads spent in the engine's stretches of calls, in all: from the
- * end of the script's own call before each stretch to the begin of the one after it (the script
- * waits in backward() meanwhile), as the plain step's backwardNs is timed from the call of
- * backward() to its return. `steps`: the scenario step of each simulated call (stepsOfSimCalls).
+ * end of the script's own call before each stretch (the script waits in backward() meanwhile) to
+ * the end of the engine's last call or host work in it (the engine's host work after its last call
+ * runs up to backward()'s return where the trace shows it, and up to the script's next call where
+ * not: from-trace.ts), as the plain step's backwardNs is timed from the call of backward() to its
+ * return. `steps`: the scenario step of each simulated call (stepsOfSimCalls).
  */
 export function engineTimeNs(
   t: Trace,
-  steps: readonly ({ call: number; partOf?: number } | undefined)[],
+  steps: readonly ({ call: number; partOf?: number; engine?: true } | undefined)[],
   sim: Trace,
 ): number {
   const engine = engineLanes(t);
@@ -46,15 +48,18 @@ export function engineTimeNs(
   let total = 0;
   let from = -1; // the end of the script's call before the stretch in progress; -1: none in progress
   let lastOwnEnd = NaN;
+  let lastEngineEnd = NaN;
   for (const i of calls) {
     const s = steps[i];
     const call = s ? (s.call >= 0 ? s.call : (s.partOf ?? -1)) : -1;
+    if (s?.engine && from >= 0) lastEngineEnd = sim.calls.end[i];
     if (call < 0) continue;
     if (engine.has(t.calls.lane[call])) {
       if (from < 0 && Number.isFinite(lastOwnEnd)) from = lastOwnEnd;
+      lastEngineEnd = sim.calls.end[i];
       continue;
     }
-    if (from >= 0) total += sim.calls.begin[i] - from;
+    if (from >= 0) total += lastEngineEnd - from;
     from = -1;
     lastOwnEnd = sim.calls.end[i];
   }

@@ -25,9 +25,10 @@ import { scenarioText, scenarioTree, type EmitOptions, type ScenarioParts } from
 import { inferredRelease, latestCandidate, nonBlockingByOverlap, recordedBeforeWaits } from './inferred';
 import { kernelSignature, occupancyFromQueueing } from './occupancy';
 import { OpLeads } from './op-lead';
+import { backwardReturnIn } from './backward-returns';
 import { engineLanes } from './engine-threads';
 import { workerBatches } from '../analyze/data-loader';
-import { gapOverhead, overheadFor, overheadUsed, rangesPerGap, type OverheadUsed } from './overhead';
+import { gapOverhead, overheadFor, overheadUsed, rangeCounter, rangesPerGap, type OverheadUsed } from './overhead';
 import type { TraceOverhead, TraceOverheadCost } from '../simulate/trace-overhead';
 
 export interface ScenarioWindow {
@@ -483,6 +484,7 @@ class Generator {
     const out: GeneratedStep[] = [];
     this.warm = warm;
     const ranges = rangesPerGap(t, calls);
+    const rangesBetween = rangeCounter(t, calls);
     const recorder = this.overhead ? gapOverhead(ranges, this.overhead) : undefined;
     // Host time the replay spent beyond the trace's, where calls took less than the model's cost and
     // the gap after was too short to take it back: the next host work is shorter by it.
@@ -539,6 +541,8 @@ class Generator {
       const logged = { ranges: ranges[k] + 1, receiveNs: this.receivedNs(t.calls.lane[i], i, next) };
       const engine = this.engine.has(t.calls.lane[i]);
       if (orphans) this.orphanLaunches(out, i, orphans, work - before, own - before, logged, engine);
+      else if (engine && !this.engine.has(t.calls.lane[next]))
+        this.engineHandsBack(out, i, next, work - before, logged, rangesBetween);
       else this.hostWork(out, work - before, logged, engine);
     }
     return out;
@@ -671,6 +675,29 @@ class Generator {
     for (let k = first(this.t.calls.begin[i]); k < first(this.t.calls.begin[next]); k++)
       if (batches.end[k] - batches.begin[k] >= each) received += each;
     return received;
+  }
+
+  /**
+   * The host work `work` between the engine's call `i` and the script's call `next` on a thread
+   * where they take turns: the engine's up to the return of the backward call where the trace shows
+   * it (backward-returns.ts), the script's after it, each with the ranges that begin in it.
+   */
+  private engineHandsBack(
+    out: GeneratedStep[],
+    i: number,
+    next: number,
+    work: number,
+    logged: Logged,
+    rangesBetween: (from: number, to: number) => number,
+  ): void {
+    const c = this.t.calls;
+    const back = backwardReturnIn(this.t, c.end[i], c.begin[next]);
+    if (back === undefined) return this.hostWork(out, work, logged, true);
+    const engineNs = Math.max(0, Math.min(work, work - (c.begin[next] - back)));
+    const engineRanges = Math.min(logged.ranges ?? 0, 1 + rangesBetween(c.begin[i], back));
+    this.hostWork(out, engineNs, { ranges: engineRanges }, true);
+    const rest = { ...logged, ranges: (logged.ranges ?? 0) - engineRanges };
+    this.hostWork(out, work - engineNs, rest, false);
   }
 
   private hostWork(out: GeneratedStep[], work: number, logged: Logged = {}, engine = false): void {

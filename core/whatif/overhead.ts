@@ -241,16 +241,22 @@ function rangeBegins(t: Trace): Map<number, Float64Array> {
  * the recorder paid for each.
  */
 export function rangesPerGap(t: Trace, calls: number[]): Float64Array {
+  const between = rangeCounter(t, calls);
+  const out = new Float64Array(calls.length);
+  for (let k = 0; k < calls.length; k++) {
+    const next = calls[k + 1];
+    out[k] = between(t.calls.begin[calls[k]], next === undefined ? Infinity : t.calls.begin[next]);
+  }
+  return out;
+}
+
+/** How many framework ranges begin in [from, to) on the lanes of `calls`, as rangesPerGap counts them. */
+export function rangeCounter(t: Trace, calls: number[]): (from: number, to: number) => number {
   const all = rangeBegins(t);
   const lanes = [...new Set(calls.map((i) => t.calls.lane[i]))]
     .map((l) => all.get(l))
     .filter((begins): begins is Float64Array => begins !== undefined);
   const before = (x: number) =>
     lanes.reduce((n, begins) => n + countAtMost(begins.length, (k) => (begins[k] < x ? 0 : 1), 0), 0);
-  const out = new Float64Array(calls.length);
-  for (let k = 0; k < calls.length; k++) {
-    const next = calls[k + 1];
-    out[k] = before(next === undefined ? Infinity : t.calls.begin[next]) - before(t.calls.begin[calls[k]]);
-  }
-  return out;
+  return (from, to) => before(to) - before(from);
 }

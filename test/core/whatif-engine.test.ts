@@ -13,6 +13,7 @@ import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 import { h200 } from '../../core/simulate/profile';
 import { whatIf } from '../../core/whatif/fixes';
+import { scenarioFromTrace } from '../../core/whatif/from-trace';
 import { overheadText } from '../../core/whatif/overhead';
 import { CAPTURE_CALL_NS } from '../../core/whatif/calibrate';
 
@@ -40,12 +41,79 @@ test("the engine's lanes are those whose calls have deduced lines only", () => {
   assert.deepEqual([...engineLanes(handOff())], [1]);
 });
 
-test("the time in the engine: from the end of the script's call before each stretch to the begin of the one after", () => {
+test("the time in the engine: from the end of the script's call before each stretch to the end of the engine's last call in it", () => {
   const t = handOff();
   // The trace as its own simulation: each call is the scenario step of the same call.
   const steps: GeneratedStep[] = [0, 1, 2, 3, 4].map((call) => ({ step: { launch: 'k', stream: 's' }, call }));
-  // main's call 1 ends at 30, main's call 4 begins at 100.
-  assert.equal(engineTimeNs(t, steps, t), 70);
+  // main's call 1 ends at 30, the engine's call 3 at 70.
+  assert.equal(engineTimeNs(t, steps, t), 40);
+});
+
+test("the time in the engine ends with the engine's host work after its last call, not the script's after it", () => {
+  // handOff, then host work as the simulator runs it: the engine's 70-80 (up to backward()'s return),
+  // the script's 80-100 (its own Python before its next call).
+  const b = new TraceBuilder();
+  const main = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const engine = b.lane({ kind: 'thread', name: 'pt_autograd_0', device: 0 });
+  b.sites.push(own, deduced);
+  const at = (lane: number, begin: number, site: number) =>
+    b.call({ lane, kind: 'launch', begin, end: begin + 10, name: 'cudaLaunchKernel', site });
+  at(main, 0, 0);
+  at(main, 20, 0);
+  at(engine, 40, 1);
+  at(engine, 60, 1);
+  b.call({ lane: engine, kind: 'hostWork', begin: 70, end: 80 });
+  b.call({ lane: main, kind: 'hostWork', begin: 80, end: 100 });
+  at(main, 100, 0);
+  const t = b.finish({ source: 'capture' } as Trace['meta']);
+  const launch = (call: number): GeneratedStep => ({ step: { launch: 'k', stream: 's' }, call });
+  const work = (engine?: true): GeneratedStep => ({
+    step: { hostWork: { ns: 10 } },
+    call: -1,
+    ...(engine && { engine }),
+  });
+  // main's call 1 ends at 30, the engine's host work at 80.
+  assert.equal(engineTimeNs(t, [launch(0), launch(1), launch(2), launch(3), work(true), work(), launch(6)], t), 50);
+});
+
+test("host work between the engine's last call and the script's next is the engine's up to backward()'s return, the script's after", () => {
+  // A profile with stacks: main launches at 0, runs Tensor.backward from 10 to 90 µs (the engine
+  // launches at 40 and 60 µs meanwhile), then the optimizer's Python and its first launch at 100 µs.
+  const b = new TraceBuilder();
+  const main = b.lane({ kind: 'thread', name: 'python3', device: 0 });
+  const engine = b.lane({ kind: 'thread', name: 'pt_autograd_0', device: 0 });
+  const stream = b.lane({ kind: 'stream', name: 'stream 7', device: 0 });
+  b.sites.push(own, deduced);
+  const launch = (lane: number, begin: number, site: number) => {
+    const call = b.call({ lane, kind: 'launch', begin, end: begin + 5000, name: 'cudaLaunchKernel', site, stream });
+    b.op({ lane: stream, kind: 'kernel', start: begin + 6000, end: begin + 8000, call, name: 'k' });
+  };
+  launch(main, 0, 0);
+  b.call({ lane: main, kind: 'context', name: 'torch/_tensor.py(576): backward', begin: 10_000, end: 90_000 });
+  launch(engine, 40_000, 1);
+  launch(engine, 60_000, 1);
+  // A range the engine's host work logged, and one of the script's after the return.
+  b.call({ lane: engine, kind: 'context', name: 'aten::zeros', begin: 75_000, end: 76_000 });
+  b.call({ lane: main, kind: 'context', name: 'torch/optim/optimizer.py(512): wrapper', begin: 95_000, end: 99_000 });
+  launch(main, 100_000, 0);
+  const t = b.finish({ source: 'pytorch' } as Trace['meta']);
+  const [steps] = [...scenarioFromTrace(t, h200).threads.values()];
+  // Calls in the order made: the engine's last launch is call 3, the script's next call 6.
+  const afterLast = steps.slice(
+    steps.findIndex((s) => s.call === 3) + 1,
+    steps.findIndex((s) => s.call === 6),
+  );
+  const work = afterLast.filter((s) => 'hostWork' in s.step);
+  // The engine's: from its call's end at 65 µs to the return at 90 µs (its launch found the stream
+  // idle: the model charges the 5 µs it took, leaving no own time); the script's: the 10 µs from the
+  // return to its launch.
+  assert.deepEqual(
+    work.map((s) => ({ ns: (s.step.hostWork as { ns: number }).ns, engine: s.engine === true, ranges: s.ranges })),
+    [
+      { ns: 25_000, engine: true, ranges: 2 },
+      { ns: 10_000, engine: false, ranges: 1 },
+    ],
+  );
 });
 
 test("plainHostWork takes the engine's cost per range out of the engine's host work, the rest's out of the rest", () => {
@@ -102,4 +170,9 @@ test("the engine's cost holds at the script's calibrated speed: the unchanged pr
     `backward ${plain.calibratedBackwardNs} for 2191528`,
   );
   assert.ok(Math.abs(plain.calibratedStepNs - 4239999) <= 0.03 * 4239999, `step ${plain.calibratedStepNs}`);
+  // The plain steps waited 359817 ns a step (meta.plainStep.syncNs): the unchanged program waits as
+  // long once the Python after backward()'s return is the script's, not the engine's (0.22 ms when
+  // the engine's time ran to the script's next call).
+  assert.equal(t.meta.plainStep?.syncNs, 359817);
+  assert.ok(Math.abs(plain.calibratedWaitsNs! - 359817) <= 0.05 * 359817 + 1000, `waits ${plain.calibratedWaitsNs}`);
 });
