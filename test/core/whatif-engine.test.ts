@@ -21,8 +21,8 @@ const frame = { file: '/w/train.py', line: 12, function: 'step' };
 const own: CallSite = { frame, precision: 'line', stack: [frame] };
 const deduced: CallSite = { ...own, deduced: "made by autograd's engine thread while this line ran backward()" };
 
-/** main: launches at 0-10 and 20-30; the engine: 40-50 and 60-70; main again at 100-110. */
-function handOff(): Trace {
+/** main: launches at 0-10 and 20-30; the engine: 40-50 and 60-70; `between` (lanes main, engine); main again at 100-110. */
+function handOff(between = (_b: TraceBuilder, _main: number, _engine: number): void => undefined): Trace {
   const b = new TraceBuilder();
   const main = b.lane({ kind: 'thread', name: 'main', device: 0 });
   const engine = b.lane({ kind: 'thread', name: 'pt_autograd_0', device: 0 });
@@ -33,6 +33,7 @@ function handOff(): Trace {
   at(main, 20, 0);
   at(engine, 40, 1);
   at(engine, 60, 1);
+  between(b, main, engine);
   at(main, 100, 0);
   return b.finish({ source: 'capture' } as Trace['meta']);
 }
@@ -50,22 +51,12 @@ test("the time in the engine: from the end of the script's call before each stre
 });
 
 test("the time in the engine ends with the engine's host work after its last call, not the script's after it", () => {
-  // handOff, then host work as the simulator runs it: the engine's 70-80 (up to backward()'s return),
+  // handOff, with host work as the simulator runs it: the engine's 70-80 (up to backward()'s return),
   // the script's 80-100 (its own Python before its next call).
-  const b = new TraceBuilder();
-  const main = b.lane({ kind: 'thread', name: 'main', device: 0 });
-  const engine = b.lane({ kind: 'thread', name: 'pt_autograd_0', device: 0 });
-  b.sites.push(own, deduced);
-  const at = (lane: number, begin: number, site: number) =>
-    b.call({ lane, kind: 'launch', begin, end: begin + 10, name: 'cudaLaunchKernel', site });
-  at(main, 0, 0);
-  at(main, 20, 0);
-  at(engine, 40, 1);
-  at(engine, 60, 1);
-  b.call({ lane: engine, kind: 'hostWork', begin: 70, end: 80 });
-  b.call({ lane: main, kind: 'hostWork', begin: 80, end: 100 });
-  at(main, 100, 0);
-  const t = b.finish({ source: 'capture' } as Trace['meta']);
+  const t = handOff((b, main, engine) => {
+    b.call({ lane: engine, kind: 'hostWork', begin: 70, end: 80 });
+    b.call({ lane: main, kind: 'hostWork', begin: 80, end: 100 });
+  });
   const launch = (call: number): GeneratedStep => ({ step: { launch: 'k', stream: 's' }, call });
   const work = (engine?: true): GeneratedStep => ({
     step: { hostWork: { ns: 10 } },
