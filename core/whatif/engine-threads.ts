@@ -59,7 +59,9 @@ export function engineTimeNs(
       lastEngineEnd = sim.calls.end[i];
       continue;
     }
-    if (from >= 0) total += lastEngineEnd - from;
+    // On a thread of its own, the engine's host work after its last call runs on past the script's
+    // next call (the thread idles until the next pass): the stretch ends by that call at the latest.
+    if (from >= 0) total += Math.min(lastEngineEnd, sim.calls.begin[i]) - from;
     from = -1;
     lastOwnEnd = sim.calls.end[i];
   }

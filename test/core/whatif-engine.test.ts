@@ -65,6 +65,10 @@ test("the time in the engine ends with the engine's host work after its last cal
   });
   // main's call 1 ends at 30, the engine's host work at 80.
   assert.equal(engineTimeNs(t, [launch(0), launch(1), launch(2), launch(3), work(true), work(), launch(6)], t), 50);
+  // On a thread of its own, the engine's host work runs on until its next pass: to 150 here. The
+  // stretch ends by main's next call, at 100.
+  const apart = handOff((b, _main, engine) => void b.call({ lane: engine, kind: 'hostWork', begin: 70, end: 150 }));
+  assert.equal(engineTimeNs(apart, [launch(0), launch(1), launch(2), launch(3), work(true), launch(5)], apart), 70);
 });
 
 test("host work between the engine's last call and the script's next is the engine's up to backward()'s return, the script's after", () => {
