@@ -1,10 +1,14 @@
 // What recording a trace adds to a PyTorch program's host time, per CUDA call and per framework op
 // (record_function range), for each kind of trace the what-if corrects (core/simulate/trace-overhead.ts):
 // torch.profiler by default, with stacks, with stacks and cuda_sync events, and the CUPTI capture
-// with Python stacks. bench/trace-overhead/probe.py times three loops (x.add_(1): one op and one
-// launch; x.view(-1): one op; event.record(): one CUDA call) plain and under each recorder, in
-// alternating rounds of fresh processes pinned to the same cores. Per round and recorder:
+// with Python stacks. bench/trace-overhead/probe.py times four loops (x.add_(1): one op and one
+// launch; x.view(-1): one op; event.record(): one CUDA call; a Python function that does nothing:
+// one Python call) plain and under each recorder, in alternating rounds of fresh processes pinned to
+// the same cores. Per round and recorder:
 //   perRecordFunctionNs = op time added;  perCudaCallNs = launch time added less that.
+// The Python call's added time is reported beside them: with stacks, the profiler's Python tracer
+// logs a range for each Python call, and the what-if weighs those ranges against an op's
+// (core/whatif/overhead.ts, PYTHON_CALL_SHARE).
 // It also times two kernels on the GPU, queued so that the GPU runs them back to back, for what the
 // recorder adds to a kernel's own duration (reported, not part of the model).
 // Writes Markdown and the profile's `traceOverhead` field to $SYNCSCOPE_BENCH_OUT (default stdout
@@ -28,6 +32,7 @@ interface Probe {
   launch: number;
   op: number;
   record: number;
+  python: number;
   /** GPU time per kernel, queued behind a sleeping kernel: a one-element add, a 1024x1024 matmul. */
   gpuAdd: number;
   gpuMm: number;
@@ -36,12 +41,13 @@ interface Probe {
 function probe(mode: string, env: NodeJS.ProcessEnv): Probe {
   const command = [...PIN, 'python3', PROBE, mode];
   const r = spawnSync(command[0], command.slice(1), { env, encoding: 'utf8', timeout: 120_000 });
-  const m = /launch_ns ([\d.]+) op_ns ([\d.]+) record_ns ([\d.]+) gpu_add_ns ([\d.]+) gpu_mm_ns ([\d.]+)/.exec(
-    r.stdout ?? '',
-  );
+  const m =
+    /launch_ns ([\d.]+) op_ns ([\d.]+) record_ns ([\d.]+) python_ns ([\d.]+) gpu_add_ns ([\d.]+) gpu_mm_ns ([\d.]+)/.exec(
+      r.stdout ?? '',
+    );
   if (r.status !== 0 || !m) throw new Error(`probe.py ${mode} failed (${r.status}): ${r.stdout}${r.stderr}`);
-  const [launch, op, record, gpuAdd, gpuMm] = m.slice(1).map(Number);
-  return { launch, op, record, gpuAdd, gpuMm };
+  const [launch, op, record, python, gpuAdd, gpuMm] = m.slice(1).map(Number);
+  return { launch, op, record, python, gpuAdd, gpuMm };
 }
 
 function main(): void {
@@ -56,6 +62,7 @@ function main(): void {
         op: [] as number[],
         call: [] as number[],
         record: [] as number[],
+        python: [] as number[],
         gpuAdd: [] as number[],
         gpuMm: [] as number[],
       },
@@ -72,6 +79,7 @@ function main(): void {
       a.op.push(op);
       a.call.push(p.launch - plain.launch - op);
       a.record.push(p.record - plain.record);
+      a.python.push(p.python - plain.python);
       a.gpuAdd.push(p.gpuAdd - plain.gpuAdd);
       a.gpuMm.push(p.gpuMm - plain.gpuMm);
     }
@@ -87,7 +95,7 @@ function main(): void {
     const perCudaCallNs = Math.max(0, Math.round(median(a.call) + (kind === 'capture' ? median(a.op) : 0)));
     model.kinds[kind] = { perCudaCallNs, perRecordFunctionNs };
     rows.push(
-      `| ${kind} | ${range(a.op)} | ${range(a.call)} | ${range(a.record)} | ${perCudaCallNs} | ${perRecordFunctionNs} |`,
+      `| ${kind} | ${range(a.op)} | ${range(a.call)} | ${range(a.record)} | ${range(a.python)} | ${perCudaCallNs} | ${perRecordFunctionNs} |`,
     );
     gpuRows.push(`| ${kind} | ${range(a.gpuAdd)} | ${range(a.gpuMm)} |`);
   }
@@ -98,12 +106,12 @@ function main(): void {
     `- device: ${device()}`,
     `- commit: ${spawnSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout?.trim() || 'unknown'}`,
     `- command: node out/bench/trace-overhead.bench.js (${ROUNDS} rounds; each a fresh plain process of bench/trace-overhead/probe.py, then one under each recorder; every process on cores 2 to 5)`,
-    `- plain process, medians: x.add_(1) ${fmt(median(plains.map((p) => p.launch)))} ns, x.view(-1) ${fmt(median(plains.map((p) => p.op)))} ns, event.record() ${fmt(median(plains.map((p) => p.record)))} ns per call`,
+    `- plain process, medians: x.add_(1) ${fmt(median(plains.map((p) => p.launch)))} ns, x.view(-1) ${fmt(median(plains.map((p) => p.op)))} ns, event.record() ${fmt(median(plains.map((p) => p.record)))} ns, nothing() ${fmt(median(plains.map((p) => p.python)))} ns per call`,
     '',
-    "Added per call against the plain process of the same round, ns: median (range). The model takes the op loop's added time as the cost per framework op, and the launch loop's less that as the cost per CUDA call; the event record loop, a CUDA call with no framework op, checks the latter. A capture has no framework op to slow: its op loop's difference goes to the CUDA call.",
+    "Added per call against the plain process of the same round, ns: median (range). The model takes the op loop's added time as the cost per framework op, and the launch loop's less that as the cost per CUDA call; the event record loop, a CUDA call with no framework op, checks the latter. A capture has no framework op to slow: its op loop's difference goes to the CUDA call. nothing() is a call of a Python function that does nothing: with stacks, one range of the profiler's Python tracer.",
     '',
-    '| recorder | x.view(-1): per op | x.add_(1) less the op: per CUDA call | event.record(): per CUDA call | model: perCudaCallNs | model: perRecordFunctionNs |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| recorder | x.view(-1): per op | x.add_(1) less the op: per CUDA call | event.record(): per CUDA call | nothing(): per Python call | model: perCudaCallNs | model: perRecordFunctionNs |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
     `GPU time added per kernel against the plain process of the same round, ns: median (range). Plain, per kernel: a one-element add ${fmt(median(plains.map((p) => p.gpuAdd)))} ns, a 1024x1024 matmul ${fmt(median(plains.map((p) => p.gpuMm)))} ns; each kernel queued 400 at a time behind a sleeping kernel, so that the GPU runs them back to back, timed between CUDA events (median of 5 batches).`,

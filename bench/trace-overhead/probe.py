@@ -2,13 +2,14 @@
 # timed in batches with the GPU drained between batches, plain or under one torch.profiler setting.
 #   launch: x.add_(1), one framework op (a record_function range) and one kernel launch;
 #   op:     x.view(-1), one framework op and no CUDA call;
-#   record: an event's record(), one CUDA call and no framework op.
+#   record: an event's record(), one CUDA call and no framework op;
+#   python: a call of a Python function that does nothing, one Python call (the tracer's, with stacks).
 # And what it adds to the GPU's time per kernel: two kernels (x.add_(1) on one element, a
 # 1024x1024 matmul) queued behind a sleeping kernel, so that the host is far ahead and the GPU runs
 # them back to back, timed between CUDA events.
 # Usage: probe.py MODE [CALLS], MODE one of plain, profiler-default, profiler-stacks,
 # profiler-cuda-sync (stacks and cuda_sync events, as `syncscope profile` records). Under
-# `syncscope capture`, run it plain. Prints "launch_ns L op_ns O record_ns R".
+# `syncscope capture`, run it plain. Prints "launch_ns L op_ns O record_ns R python_ns P" and the GPU times.
 import statistics
 import sys
 import time
@@ -45,6 +46,17 @@ def record_batch():
     return time.perf_counter_ns() - t0
 
 
+def nothing():
+    return None
+
+
+def python_batch():
+    t0 = time.perf_counter_ns()
+    for _ in range(BATCH):
+        nothing()
+    return time.perf_counter_ns() - t0
+
+
 def per_call(batch):
     times = []
     for _ in range(CALLS // BATCH):
@@ -78,7 +90,8 @@ def gpu_per_kernel(kernel):
 
 
 def measure():
-    result = {name: per_call(batch) for name, batch in (("launch", launch_batch), ("op", op_batch), ("record", record_batch))}
+    loops = (("launch", launch_batch), ("op", op_batch), ("record", record_batch), ("python", python_batch))
+    result = {name: per_call(batch) for name, batch in loops}
     result["gpu_add"] = gpu_per_kernel(lambda: x.add_(1))
     result["gpu_mm"] = gpu_per_kernel(lambda: torch.mm(a, b, out=c))
     return result
@@ -93,7 +106,7 @@ def profiler_options():
     return options
 
 
-for batch in (launch_batch, op_batch, record_batch):  # warm-up, outside any recorder
+for batch in (launch_batch, op_batch, record_batch, python_batch):  # warm-up, outside any recorder
     batch()
 torch.mm(a, b, out=c)
 torch.cuda.synchronize()
@@ -101,7 +114,7 @@ if MODE == "plain":
     result = measure()
 elif MODE in ("profiler-default", "profiler-stacks", "profiler-cuda-sync"):
     with profile(**profiler_options()):
-        for batch in (launch_batch, op_batch, record_batch):  # the recorder's first calls, untimed
+        for batch in (launch_batch, op_batch, record_batch, python_batch):  # the recorder's first calls, untimed
             batch()
         torch.mm(a, b, out=c)
         torch.cuda.synchronize()
@@ -110,5 +123,6 @@ else:
     sys.exit(f"probe.py: unknown mode {MODE!r}; modes are plain, profiler-default, profiler-stacks, profiler-cuda-sync")
 print(
     f"launch_ns {result['launch']:.1f} op_ns {result['op']:.1f} record_ns {result['record']:.1f}"
+    f" python_ns {result['python']:.1f}"
     f" gpu_add_ns {result['gpu_add']:.1f} gpu_mm_ns {result['gpu_mm']:.1f}"
 )
