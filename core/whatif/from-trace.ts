@@ -66,7 +66,8 @@ export interface GeneratedStep {
   /**
    * Host work only: how many calls and framework ranges (ops, user ranges, Python calls) the
    * recorder logged in it (the call before it, the ranges that begin before the next), each at a
-   * cost of its own that the program without the recorder does not pay.
+   * cost of its own that the program without the recorder does not pay; a Python call's range
+   * counts PYTHON_CALL_SHARE of one (overhead.ts).
    */
   ranges?: number;
   /**

@@ -217,19 +217,40 @@ function modelText(o: OverheadUsed, hint = true): string {
 export const gapOverhead = (ranges: Float64Array, cost: TraceOverheadCost): Float64Array =>
   ranges.map((n) => cost.perCudaCallNs + n * cost.perRecordFunctionNs);
 
-/** Each thread lane's framework range begins, ascending, made once per trace: a what-if makes a scenario per fix. */
-const rangeBeginsOf = new WeakMap<Trace, Map<number, Float64Array>>();
+/**
+ * What the profiler's Python tracer logs for a Python call (or a built-in one) costs the host
+ * against an op's range: about a fifth (bench/results/trace-overhead.md: 0.23 µs against 1.0 µs,
+ * within one process). A range count weighs each Python call's range by it.
+ */
+export const PYTHON_CALL_SHARE = 0.2;
 
-function rangeBegins(t: Trace): Map<number, Float64Array> {
+/** A Kineto python_function range: `file(line): function`, or a built-in call. */
+const PYTHON_CALL = /^<built-in |^.+\(\d+\): /;
+
+/** Each thread lane's framework range begins, ascending: ops and user ranges, and Python calls. */
+interface LaneBegins {
+  ranges: Float64Array;
+  python: Float64Array;
+}
+
+/** Made once per trace: a what-if makes a scenario per fix. */
+const rangeBeginsOf = new WeakMap<Trace, Map<number, LaneBegins>>();
+
+function rangeBegins(t: Trace): Map<number, LaneBegins> {
   let byLane = rangeBeginsOf.get(t);
   if (byLane) return byLane;
-  const lists = new Map<number, number[]>();
+  const python = t.strings.map((name) => PYTHON_CALL.test(name));
+  const lists = new Map<number, { ranges: number[]; python: number[] }>();
   for (let i = 0; i < t.calls.count; i++) {
     if (t.calls.kind[i] !== CK.context) continue;
     const lane = t.calls.lane[i];
-    (lists.get(lane) ?? lists.set(lane, []).get(lane)!).push(t.calls.begin[i]);
+    const list = lists.get(lane) ?? lists.set(lane, { ranges: [], python: [] }).get(lane)!;
+    (python[t.calls.name[i]] ? list.python : list.ranges).push(t.calls.begin[i]);
   }
-  byLane = new Map([...lists].map(([lane, begins]) => [lane, Float64Array.from(begins).sort()]));
+  const sorted = (xs: number[]) => Float64Array.from(xs).sort();
+  byLane = new Map(
+    [...lists].map(([lane, l]) => [lane, { ranges: sorted(l.ranges), python: sorted(l.python) }] as const),
+  );
   rangeBeginsOf.set(t, byLane);
   return byLane;
 }
@@ -250,13 +271,17 @@ export function rangesPerGap(t: Trace, calls: number[]): Float64Array {
   return out;
 }
 
-/** How many framework ranges begin in [from, to) on the lanes of `calls`, as rangesPerGap counts them. */
+/**
+ * How many framework ranges begin in [from, to) on the lanes of `calls`, as rangesPerGap counts
+ * them: each Python call's range as PYTHON_CALL_SHARE of one.
+ */
 export function rangeCounter(t: Trace, calls: number[]): (from: number, to: number) => number {
   const all = rangeBegins(t);
   const lanes = [...new Set(calls.map((i) => t.calls.lane[i]))]
     .map((l) => all.get(l))
-    .filter((begins): begins is Float64Array => begins !== undefined);
+    .filter((begins): begins is LaneBegins => begins !== undefined);
+  const count = (begins: Float64Array, x: number) => countAtMost(begins.length, (k) => (begins[k] < x ? 0 : 1), 0);
   const before = (x: number) =>
-    lanes.reduce((n, begins) => n + countAtMost(begins.length, (k) => (begins[k] < x ? 0 : 1), 0), 0);
+    lanes.reduce((n, l) => n + count(l.ranges, x) + PYTHON_CALL_SHARE * count(l.python, x), 0);
   return (from, to) => before(to) - before(from);
 }

@@ -103,10 +103,15 @@ test("host work between the engine's last call and the script's next is the engi
   // idle: the model charges the 5 µs it took, leaving no own time); the script's: the 10 µs from the
   // return to its launch.
   assert.deepEqual(
-    work.map((s) => ({ ns: (s.step.hostWork as { ns: number }).ns, engine: s.engine === true, ranges: s.ranges })),
+    work.map((s) => ({
+      ns: (s.step.hostWork as { ns: number }).ns,
+      engine: s.engine === true,
+      ranges: Math.round((s.ranges ?? 0) * 10) / 10,
+    })),
     [
       { ns: 25_000, engine: true, ranges: 2 },
-      { ns: 10_000, engine: false, ranges: 1 },
+      // The optimizer's wrapper is a Python call: its range counts a fifth of an op's.
+      { ns: 10_000, engine: false, ranges: 0.2 },
     ],
   );
 });
