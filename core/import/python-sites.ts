@@ -167,6 +167,9 @@ export function parseFrame(name: string): SourceFrame | undefined {
   return m && isFrameLine(line) ? { file: m[1], line, function: m[3] } : undefined;
 }
 
+/** Whether a Kineto name is a python_function range's: a frame (parseFrame) or a built-in call. */
+export const isPythonCall = (name: string): boolean => name.startsWith('<built-in') || parseFrame(name) !== undefined;
+
 /**
  * A call-site marker's frames, and whether it is a line marker (`"line": 1`), which names every call
  * until the next one; or the plain-speed marker (`"plain": {"stepNs": n, "steps": k}`), which names

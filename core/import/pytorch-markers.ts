@@ -12,7 +12,7 @@ import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
 import { isWait, TraceBuilder, type PlainStep } from '../trace/model';
 import { placeInBackwardSpans, type BackwardSpan } from './backward-lines';
-import { isProfilerFrame, parseFrame, parseMarker, SiteTable } from './python-sites';
+import { isProfilerFrame, isPythonCall, parseMarker, SiteTable } from './python-sites';
 
 export interface Marker {
   /** Staging lane (before lanes are ordered). */
@@ -208,6 +208,6 @@ function attachAfter(
 function pythonFrameNames(b: TraceBuilder): Set<number> {
   const ids = new Set<number>();
   const list = b.strings.list;
-  for (let id = 0; id < list.length; id++) if (list[id].startsWith('<built-in') || parseFrame(list[id])) ids.add(id);
+  for (let id = 0; id < list.length; id++) if (isPythonCall(list[id])) ids.add(id);
   return ids;
 }

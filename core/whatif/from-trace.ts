@@ -484,8 +484,8 @@ class Generator {
     const t = this.t;
     const out: GeneratedStep[] = [];
     this.warm = warm;
-    const ranges = rangesPerGap(t, calls);
     const rangesBetween = rangeCounter(t, calls);
+    const ranges = rangesPerGap(t, calls, rangesBetween);
     const recorder = this.overhead ? gapOverhead(ranges, this.overhead) : undefined;
     // Host time the replay spent beyond the trace's, where calls took less than the model's cost and
     // the gap after was too short to take it back: the next host work is shorter by it.

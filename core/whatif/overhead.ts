@@ -8,6 +8,7 @@ import {
   type TraceOverhead,
   type TraceOverheadCost,
 } from '../simulate/trace-overhead';
+import { isPythonCall } from '../import/python-sites';
 import { countAtMost } from '../stats';
 import { CK } from '../trace/kinds';
 import { formatNs } from '../units';
@@ -219,13 +220,10 @@ export const gapOverhead = (ranges: Float64Array, cost: TraceOverheadCost): Floa
 
 /**
  * What the profiler's Python tracer logs for a Python call (or a built-in one) costs the host
- * against an op's range: about a fifth (bench/results/trace-overhead.md: 0.23 µs against 1.0 µs,
- * within one process). A range count weighs each Python call's range by it.
+ * against an op's range: about a fifth (bench/results/trace-overhead.md: about 0.24 µs against
+ * 1.1 µs, within one process). A range count weighs each Python call's range by it.
  */
 export const PYTHON_CALL_SHARE = 0.2;
-
-/** A Kineto python_function range: `file(line): function`, or a built-in call. */
-const PYTHON_CALL = /^<built-in |^.+\(\d+\): /;
 
 /** Each thread lane's framework range begins, ascending: ops and user ranges, and Python calls. */
 interface LaneBegins {
@@ -239,7 +237,7 @@ const rangeBeginsOf = new WeakMap<Trace, Map<number, LaneBegins>>();
 function rangeBegins(t: Trace): Map<number, LaneBegins> {
   let byLane = rangeBeginsOf.get(t);
   if (byLane) return byLane;
-  const python = t.strings.map((name) => PYTHON_CALL.test(name));
+  const python = t.strings.map(isPythonCall);
   const lists = new Map<number, { ranges: number[]; python: number[] }>();
   for (let i = 0; i < t.calls.count; i++) {
     if (t.calls.kind[i] !== CK.context) continue;
@@ -261,8 +259,11 @@ function rangeBegins(t: Trace): Map<number, LaneBegins> {
  * from the call's begin to the next one's (ops, user ranges, and with stacks each Python call):
  * the recorder paid for each.
  */
-export function rangesPerGap(t: Trace, calls: number[]): Float64Array {
-  const between = rangeCounter(t, calls);
+export function rangesPerGap(
+  t: Trace,
+  calls: number[],
+  between: (from: number, to: number) => number = rangeCounter(t, calls),
+): Float64Array {
   const out = new Float64Array(calls.length);
   for (let k = 0; k < calls.length; k++) {
     const next = calls[k + 1];
