@@ -3,8 +3,8 @@
 // program's profile and capture traces, for the findings of that pair's fix kind, against the saving
 // measured without a recorder (median buggy iter_ns less median fixed). Recorded on a GPU by
 // bench/whatif-truth/record.sh; reads the recordings of test/fixtures/whatif-truth/ (the programs the
-// what-if was built against) and test/fixtures/whatif-truth-unseen/ (programs written after it), or
-// the directories given, and writes bench/results/whatif-truth.md.
+// what-if was built against) and test/fixtures/whatif-truth-unseen/, -waits/ and -fresh/ (programs
+// written after it), or the directories given, and writes bench/results/whatif-truth.md.
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -178,6 +178,10 @@ const RECORDINGS: [string, string][] = [
   [
     'test/fixtures/whatif-truth-waits',
     'Programs written after the what-if was built, recorded with the clocks of the waits and of the DataLoader receive',
+  ],
+  [
+    'test/fixtures/whatif-truth-fresh',
+    "Programs written after every change above, recorded with every clock (the recording's README says whether any change followed from them)",
   ],
 ];
 
