@@ -93,18 +93,26 @@ const BOOKKEEPING = new Set<number>([CK.query, CK.api]);
 /** Ops that are work: an event's record or wait is named after an event that may be new each iteration. */
 const WORK = new Set<number>([OK.kernel, OK.memcpy, OK.memset, OK.hostFunc]);
 
-/** What each call did, as a number: its kind, name, and its work ops' names and sizes. */
+/**
+ * What each call did, as a number: its kind, name, and its work ops' names. Not their sizes: a copy's
+ * size follows the data where the program's shapes do (a batch padded to its longest sequence, the
+ * values a boolean mask kept), and the same step would not repeat.
+ */
 function signatures(t: Trace, calls: number[], opsOf: Map<number, number[]>): Int32Array {
   const ids = new Map<string, number>();
   const out = new Int32Array(calls.length);
   calls.forEach((c, k) => {
-    const ops = (opsOf.get(c) ?? [])
-      .filter((j) => WORK.has(t.ops.kind[j]))
-      .map((j) => `${str(t, t.ops.name[j])}/${t.ops.bytes[j]}`);
+    const ops = (opsOf.get(c) ?? []).filter((j) => WORK.has(t.ops.kind[j])).map((j) => sizeless(t, j));
     const key = `${t.calls.kind[c]}:${str(t, t.calls.name[c])}:${ops.join(',')}`;
     out[k] = ids.get(key) ?? ids.set(key, ids.size).get(key)!;
   });
   return out;
+}
+
+/** An op's name without the size a capture names its copies and memsets by (`DtoH 41008 B (pageable)`). */
+function sizeless(t: Trace, op: number): string {
+  const name = str(t, t.ops.name[op]);
+  return t.ops.kind[op] === OK.memcpy || t.ops.kind[op] === OK.memset ? name.replace(/ \d+ B\b/, '') : name;
 }
 
 /**

@@ -216,3 +216,58 @@ test('a loop is found over all its repeats, to the last, whichever call a search
   assert.deepEqual(found?.list[0], { label: 'iteration 1', first: 0, last: 27 });
   assert.deepEqual(found?.list[31], { label: 'iteration 32', first: 328, last: 337 });
 });
+
+test("a loop whose copies' sizes follow the data is one loop: a capture names each copy by its size", () => {
+  // Each iteration launches a kernel, then copies back what a boolean mask kept: 4 B of count, then
+  // the kept values, whose size differs every iteration, as a capture names them.
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'legacy', device: 0, legacyDefault: true });
+  [41_008, 40_152, 39_784, 40_960].forEach((kept, k) => {
+    const at = 1_000_000 * (k + 1);
+    const l = b.call({ lane: host, kind: 'launch', begin: at, end: at + 5000, stream: s, name: 'cudaLaunchKernel' });
+    b.op({ lane: s, kind: 'kernel', start: at + 6000, end: at + 106_000, call: l, name: 'encoder' });
+    [4, kept].forEach((bytes, n) => {
+      const from = at + 200_000 + n * 100_000;
+      const c = b.call({
+        lane: host,
+        kind: 'memcpy',
+        begin: from,
+        end: from + 50_000,
+        stream: s,
+        name: 'cudaMemcpyAsync',
+      });
+      b.op({
+        lane: s,
+        kind: 'memcpy',
+        start: from + 10_000,
+        end: from + 20_000,
+        call: c,
+        copy: 'DtoH',
+        bytes,
+        name: `DtoH ${bytes} B (pageable)`,
+      });
+    });
+  });
+  const t = b.finish(META);
+  const found = iterationsOf(t, [...Array(t.calls.count).keys()], opsByCall(t));
+  assert.equal(found?.list.length, 4);
+  assert.deepEqual(found?.list[3], { label: 'iteration 4', first: 9, last: 11 });
+});
+
+test("eval_masked_preds' capture: the kept predictions' copies differ in size each step, and the loop is every step (H100)", () => {
+  // Read by hand from the capture's main thread: each step copies back 4 B (nonzero's count) and the
+  // kept predictions, 41008 B in one step and 40152 B in the next: each copy's size repeats only
+  // every 8 steps, with the 8 batches.
+  const t = loadTrace('test/fixtures/whatif-truth-fresh/eval_masked_preds.capture.syncscope.json.gz');
+  const sizes = new Set<number>();
+  for (let j = 0; j < t.ops.count; j++) if (t.ops.copy[j] !== 0) sizes.add(t.ops.bytes[j]);
+  assert.ok(sizes.has(41_008) && sizes.has(40_152));
+  const main = t.lanes.findIndex((l) => l?.name === 'main');
+  const calls: number[] = [];
+  for (let i = 0; i < t.calls.count; i++) if (t.calls.lane[i] === main && t.calls.kind[i] !== CK.context) calls.push(i);
+  const found = iterationsOf(t, calls, opsByCall(t));
+  // A step is 128 calls: the head's 576 B memset comes at calls 3092 and 3220 (by index in the trace).
+  assert.ok(found && found.list.length >= 59, `${found?.list.length} iterations`);
+  for (const it of found.list) assert.equal(it.last - it.first + 1, 128);
+});
