@@ -133,6 +133,8 @@ interface Place {
   calls: number[];
   /** How many of them the host followed with a launch, not with a use of the result. */
   unused: number;
+  /** Of `unused`, how many found the GPU done in this recording, counted on the plain clock's word. */
+  unblocked: number;
   idleNs: number;
   launched: string;
 }
@@ -237,6 +239,7 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
   const { kind, lane: laneOf } = t.calls;
   const sinceWait = new WorkSinceWait(t.lanes.length);
   const places = new Map<string, Place>();
+  const plainSyncNs = t.meta.plainStep?.syncNs ?? 0;
   const order = b.timeOrder;
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
@@ -258,19 +261,39 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
     if (!key) continue;
     // A pass that found the GPU done, or whose work began before the trace, is still the same line,
     // and the fix removes it too; only the passes that blocked show what it costs.
-    const place = places.get(key) ?? places.set(key, { first: i, calls: [], unused: 0, idleNs: 0, launched }).get(key)!;
+    const place =
+      places.get(key) ??
+      places.set(key, { first: i, calls: [], unused: 0, unblocked: 0, idleNs: 0, launched }).get(key)!;
     place.calls.push(i);
     place.launched ||= launched;
     // Evidence of a drained GPU: the pass blocked after launching work, and the host launched again
-    // (the last pass of a loop is followed by what comes after the loop: it costs no launch gap).
-    if (!launched || !(t.calls.blockedNs[i] > 0) || !nextIsLaunch(t, b, k, i)) continue;
+    // (the last pass of a loop is followed by what comes after the loop: it costs no launch gap). A
+    // recorder slows the host, and a pass may find the GPU done only because of it: where the plain
+    // steps' sync clock says the script's thread waited in synchronizing calls without the recorder,
+    // a pass that did not block is still evidence, counted apart, and its idle gap is the recorder's.
+    if (!launched || !nextIsLaunch(t, b, k, i)) continue;
+    if (t.calls.blockedNs[i] > 0) place.idleNs += idleGapAt(busyOf(t.calls.device[i]), t.calls.end[i]);
+    else if (plainSyncNs > 0) place.unblocked++;
+    else continue;
     place.unused++;
-    place.idleNs += idleGapAt(busyOf(t.calls.device[i]), t.calls.end[i]);
   }
-  return [...places.values()].filter((p) => p.unused >= MIN_LOOP_SYNCS).map((p) => finding(t, p));
+  return [...places.values()].filter((p) => p.unused >= MIN_LOOP_SYNCS).map((p) => finding(t, p, plainSyncNs));
 }
 
-function finding(t: Trace, p: Place): Finding {
+/** What the passes that drained the GPU cost it, and, where some found it done, what the plain clock says of them. */
+function idleText(p: Place, plainSyncNs: number): string {
+  const blocked = p.unused - p.unblocked;
+  const idle = blocked
+    ? `the GPU sat idle ${formatNs(p.idleNs)} in all after the returns of the ${blocked} that blocked (${formatNs(p.idleNs / blocked)} each)`
+    : '';
+  if (!p.unblocked) return idle;
+  const hidden =
+    `${p.unblocked} found the GPU done only in this recording, whose host the recorder slowed: without it, the script's ` +
+    `thread waited ${formatNs(plainSyncNs)} a step in synchronizing calls (the plain steps' sync clock; inferred)`;
+  return idle ? `${idle}; ${hidden}` : hidden;
+}
+
+function finding(t: Trace, p: Place, plainSyncNs: number): Finding {
   const i = p.first;
   const n = p.calls.length;
   const call = t.strings[t.calls.name[i]] || 'synchronize';
@@ -284,8 +307,7 @@ function finding(t: Trace, p: Place): Finding {
     ...source,
     message:
       `candidate: ${call} on ${callTarget(t, i) || laneName(t, t.calls.lane[i])} at ${callSiteText(t, i)} recurs ${n} times ` +
-      `in a loop (after ${p.launched}); ${p.unused} times the host launched again without another wait, and the GPU ` +
-      `sat idle ${formatNs(p.idleNs)} in all after those returns (${formatNs(p.idleNs / p.unused)} each)`,
+      `in a loop (after ${p.launched}); ${p.unused} times the host launched again without another wait: ${idleText(p, plainSyncNs)}`,
     fix:
       'remove the synchronize, or move it after the loop or to where the host first reads the result; where it ' +
       'times GPU work with a host clock, record CUDA events around the work instead and read their elapsed time after the loop',

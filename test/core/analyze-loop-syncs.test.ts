@@ -60,6 +60,38 @@ test('a device synchronize after each kernel of a loop, followed by the next lau
   assert.match(f.message, /^candidate: .* recurs 4 times .*; 3 times the host launched again/);
 });
 
+/** `n` passes of: launch a 100 us kernel, then synchronize after it ended (the host slower than the GPU), then the next launch. */
+function unblockedLoop(n: number, plainSyncNs?: number): Trace {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 'default', device: 0, legacyDefault: true });
+  for (let k = 0, now = 0; k < n; k++, now += 300_000) {
+    const l = b.call({ lane: host, kind: 'launch', begin: now, end: now + 5_000, stream: s, name: 'cudaLaunchKernel' });
+    b.op({ lane: s, kind: 'kernel', start: now + 10_000, end: now + 110_000, call: l, name: 'gemm' });
+    b.call({ lane: host, kind: 'deviceSync', begin: now + 250_000, end: now + 252_000, blockedNs: 0 });
+  }
+  const plainStep = plainSyncNs === undefined ? {} : { plainStep: { ns: 250_000, steps: 20, syncNs: plainSyncNs } };
+  return b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0, ...plainStep });
+}
+
+test('S14: passes that found the GPU done count only where the plain steps timed waits the recorder hid', () => {
+  // Unblocked, with no word from the plain steps: nothing shows that a pass drained the GPU.
+  assert.deepEqual(loopSyncs(unblockedLoop(5)), []);
+  assert.deepEqual(loopSyncs(unblockedLoop(5, 0)), []);
+  // The plain steps waited 120 us a step in synchronizing calls: the recorder's slower host hid it.
+  const [f, ...more] = loopSyncs(unblockedLoop(5, 120_000));
+  assert.equal(more.length, 0);
+  assert.deepEqual(f.calls, [1, 3, 5, 7, 9]);
+  // The last pass is followed by no launch. The idle gaps of passes that did not block are the
+  // recorder's (the GPU was done before the synchronize was called): none is counted as saved.
+  assert.equal(f.savedNs, 0);
+  assert.match(
+    f.message,
+    /recurs 5 times .*; 4 times the host launched again without another wait: 4 found the GPU done only in this recording/,
+  );
+  assert.match(f.message, /waited 120 µs a step in synchronizing calls \(the plain steps' sync clock; inferred\)/);
+});
+
 test('near misses: two passes are no loop; a result read back (a blocking copy) before the next launch is a use', () => {
   assert.deepEqual(loopSyncs(loop(3, 'launch')), []);
   assert.deepEqual(loopSyncs(loop(6, 'copy')), []);
@@ -141,6 +173,25 @@ test('S14: every pass of a loop-sync line is its member, those that found the GP
   assert.match(f.message, /loop_sync\.py:60 in step\(\) recurs 10 times in a loop/);
   // Evidence of a drained GPU comes from the passes that blocked and were followed by a launch alone.
   assert.match(f.message, /; 9 times the host launched again without another wait/);
+});
+
+test('S14: a compiled step timed with a host clock, profiled with stacks: the recorder hid every wait the plain steps had (compiled_step_timer, H100)', async () => {
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth-fresh/compiled_step_timer.profile.json.gz'));
+  // Read by hand: the report lists 11 cudaDeviceSynchronize calls on the script's thread, each
+  // blocked 0 ns: under the profiler a step took about 20 ms, the GPU's work in it 4.8 ms. The
+  // first ten are compiled_step_timer.py:70, the eleventh the harness's after the loop. The plain
+  // steps' sync clock (meta.plainStep.syncNs) timed 2000049 ns a step in synchronizing calls.
+  assert.equal(t.meta.plainStep?.syncNs, 2000049);
+  const [f, ...more] = loopSyncs(t);
+  assert.equal(more.length, 0);
+  assert.deepEqual(f.calls, [109, 5261, 10413, 15565, 20717, 25869, 31021, 36173, 41325, 46477]);
+  assert.match(f.message, /compiled_step_timer\.py:70 in step\(\) recurs 10 times in a loop/);
+  assert.match(
+    f.message,
+    /; 9 times the host launched again without another wait: 9 found the GPU done only in this recording/,
+  );
+  assert.match(f.message, /the script's thread waited 2 ms a step/);
+  assert.match(f.fix ?? '', /record CUDA events around the work instead/);
 });
 
 test("a synchronize that times the GPU's work with the host's clock: its fix says to time it with CUDA events", async () => {
