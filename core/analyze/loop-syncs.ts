@@ -11,6 +11,7 @@ import { callSiteText, callTarget, laneName, opName } from './describe';
 import { shortKernelName } from '../trace/kernel-names';
 import { MAX_IDS, sourcePlace, withMembers } from './collect';
 import { sortedHas } from './csr';
+import { mainThread } from '../overview/window';
 
 /** A place must make the host wait this many times to count as a loop. */
 export const MIN_LOOP_SYNCS = 3;
@@ -239,7 +240,9 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
   const { kind, lane: laneOf } = t.calls;
   const sinceWait = new WorkSinceWait(t.lanes.length);
   const places = new Map<string, Place>();
+  // The sync clock times the script's own thread: the one whose recorded calls span the run.
   const plainSyncNs = t.meta.plainStep?.syncNs ?? 0;
+  const scriptLane = plainSyncNs > 0 ? mainThread(t) : -1;
   const order = b.timeOrder;
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
@@ -270,10 +273,11 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
     // (the last pass of a loop is followed by what comes after the loop: it costs no launch gap). A
     // recorder slows the host, and a pass may find the GPU done only because of it: where the plain
     // steps' sync clock says the script's thread waited in synchronizing calls without the recorder,
-    // a pass that did not block is still evidence, counted apart, and its idle gap is the recorder's.
+    // a pass of that thread that did not block is still evidence, counted apart, and its idle gap is
+    // the recorder's.
     if (!launched || !nextIsLaunch(t, b, k, i)) continue;
     if (t.calls.blockedNs[i] > 0) place.idleNs += idleGapAt(busyOf(t.calls.device[i]), t.calls.end[i]);
-    else if (plainSyncNs > 0) place.unblocked++;
+    else if (lane === scriptLane) place.unblocked++;
     else continue;
     place.unused++;
   }

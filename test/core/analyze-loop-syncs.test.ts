@@ -60,11 +60,19 @@ test('a device synchronize after each kernel of a loop, followed by the next lau
   assert.match(f.message, /^candidate: .* recurs 4 times .*; 3 times the host launched again/);
 });
 
-/** `n` passes of: launch a 100 us kernel, then synchronize after it ended (the host slower than the GPU), then the next launch. */
-function unblockedLoop(n: number, plainSyncNs?: number): Trace {
+/**
+ * `n` passes of: launch a 100 us kernel, then synchronize after it ended (the host slower than the
+ * GPU), then the next launch; on the script's thread, or on a loader thread beside a script thread
+ * whose own calls span the run.
+ */
+function unblockedLoop(n: number, plainSyncNs?: number, onLoader = false): Trace {
   const b = new TraceBuilder();
-  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const main = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const host = onLoader ? b.lane({ kind: 'thread', name: 'loader', device: 0 }) : main;
   const s = b.lane({ kind: 'stream', name: 'default', device: 0, legacyDefault: true });
+  if (onLoader)
+    for (const at of [-10_000, n * 300_000])
+      b.call({ lane: main, kind: 'api', begin: at, end: at + 1000, name: 'cudaGetDevice' });
   for (let k = 0, now = 0; k < n; k++, now += 300_000) {
     const l = b.call({ lane: host, kind: 'launch', begin: now, end: now + 5_000, stream: s, name: 'cudaLaunchKernel' });
     b.op({ lane: s, kind: 'kernel', start: now + 10_000, end: now + 110_000, call: l, name: 'gemm' });
@@ -82,6 +90,8 @@ test('S14: passes that found the GPU done count only where the plain steps timed
   const [f, ...more] = loopSyncs(unblockedLoop(5, 120_000));
   assert.equal(more.length, 0);
   assert.deepEqual(f.calls, [1, 3, 5, 7, 9]);
+  // The clock times the script's thread alone: a loader thread's passes that did not block are no evidence.
+  assert.deepEqual(loopSyncs(unblockedLoop(5, 120_000, true)), []);
   // The last pass is followed by no launch. The idle gaps of passes that did not block are the
   // recorder's (the GPU was done before the synchronize was called): none is counted as saved.
   assert.equal(f.savedNs, 0);
