@@ -109,11 +109,10 @@ function signatures(t: Trace, calls: number[], opsOf: Map<number, number[]>): In
   return out;
 }
 
-/** An op as the loop search tells it: a copy or memset by its direction and host memory, which its name may add its size to; anything else by name. */
+/** An op's name without the size a capture names its copies and memsets by (`DtoH 41008 B (pageable)`). */
 function sizeless(t: Trace, op: number): string {
-  const kind = t.ops.kind[op];
-  if (kind === OK.memcpy || kind === OK.memset) return `${kind}/${t.ops.copy[op]}/${t.ops.hostMemory[op]}`;
-  return str(t, t.ops.name[op]);
+  const name = str(t, t.ops.name[op]);
+  return t.ops.kind[op] === OK.memcpy || t.ops.kind[op] === OK.memset ? name.replace(/ \d+ B\b/, '') : name;
 }
 
 /**
