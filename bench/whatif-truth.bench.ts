@@ -67,7 +67,7 @@ function predictions(t: Trace, file: string, program: string) {
   }));
   const o = json.overhead;
   const scaled = o?.plain
-    ? `; ${o.plain.gpuScale < 1 ? `GPU work at ${Math.round(o.plain.gpuScale * 1000) / 10}%, ` : ''}host work less ${formatNs(o.plain.perRangeNs)} per recorded call or range, then ${Math.round(o.plain.hostScale * 100)}% (plain step ${formatNs(o.plain.plainStepNs)}, recorded ${formatNs(o.plain.recordedStepNs)})`
+    ? `; ${o.plain.gpuScale < 1 ? `GPU work at ${Math.round(o.plain.gpuScale * 1000) / 10}%, ` : ''}${o.plain.gpuPerOpNs ? `each op's lead less ${formatNs(o.plain.gpuPerOpNs)}, ` : ''}host work less ${formatNs(o.plain.perRangeNs)} per recorded call or range, then ${Math.round(o.plain.hostScale * 100)}% (plain step ${formatNs(o.plain.plainStepNs)}, recorded ${formatNs(o.plain.recordedStepNs)})`
     : o?.plainUnused
       ? `; ${o.plainUnused}`
       : '';

@@ -239,7 +239,8 @@ export interface PlainStep {
    * Of `ns`, the mean time per step the script's own thread spent in the CUDA runtime's synchronizing
    * calls (stream, event and device synchronize, blocking copies), and `otherSyncNs` the other threads'
    * (autograd's engine, loader threads), timed by the sync clock: where the clock ran, the program's
-   * waits without a recorder, which the recorder's slower host shortens.
+   * waits without a recorder, which the recorder's slower host shortens. They hold the launcher's own
+   * synchronize after the last step (core/whatif/plain-waits.ts, plainEndsNs).
    */
   syncNs?: number;
   otherSyncNs?: number;

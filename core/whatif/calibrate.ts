@@ -50,22 +50,30 @@ export function plainHostWork(th: Threads, perRangeNs: number, scale: number, en
 }
 
 /**
- * GPU work of `th` (a copy the caller owns) at `scale` of its recorded duration: kernels and copies
- * with a measured duration. Never to 0 ns.
+ * The GPU time a recorder adds to each op that runs right after the one before it on its stream:
+ * bench/results/trace-overhead.md, 210 to 260 ns a kernel on the H100 by recorder (one-element adds
+ * run back to back). It shows in the trace as the op's later start, its lead (./op-lead.ts).
  */
-export function plainGpuWork(th: Threads, scale: number): void {
-  if (scale === 1) return;
+export const RECORDER_OP_NS = 250;
+
+/**
+ * GPU work of `th` (a copy the caller owns) at `scale` of its recorded duration, less `perOpNs` of
+ * each op's lead (at most the lead): kernels and copies with a measured duration. Never to 0 ns.
+ */
+export function plainGpuWork(th: Threads, scale: number, perOpNs = 0): void {
+  if (scale === 1 && perOpNs === 0) return;
   for (const steps of th.values())
     for (let k = 0; k < steps.length; k++) {
       const s = steps[k];
-      if (('launch' in s.step || 'copy' in s.step) && typeof s.step.ns === 'number')
-        steps[k] = { ...s, step: { ...s.step, ns: Math.max(1, Math.round(s.step.ns * scale)) } };
+      if (!('launch' in s.step || 'copy' in s.step) || typeof s.step.ns !== 'number') continue;
+      const cut = s.lead ? Math.min(s.lead.ns, perOpNs) / s.lead.waves : 0;
+      steps[k] = { ...s, step: { ...s.step, ns: Math.max(1, Math.round(s.step.ns * scale - cut)) } };
     }
 }
 
 /** The recorder's cost taken out of `th` (a copy the caller owns): the GPU's, then the host's. */
 export function plainWork(th: Threads, c: Calibrated): void {
-  plainGpuWork(th, c.gpuScale);
+  plainGpuWork(th, c.gpuScale, c.gpuPerOpNs);
   plainHostWork(th, c.perRangeNs, c.hostScale, c.enginePerRangeNs);
 }
 
@@ -119,13 +127,13 @@ export function calibrateToPlain(
   // With the engine's threads calibrated apart, the rest's cost is bounded by the rest alone.
   const most = maxPerRangeNs(base.threads, backward ? false : undefined);
   const fitStep = (engine: ReturnType<typeof engineAt>): Fitted => {
-    const e = engine ? { enginePerRangeNs: engine.perRangeNs } : {};
+    const e = { ...(engine && { enginePerRangeNs: engine.perRangeNs }), gpuPerOpNs: RECORDER_OP_NS };
     const start = least
       ? at({ perRangeNs: least, hostScale: 1, gpuScale: 1, ...e })
       : (engine?.at ?? { perRangeNs: 0, hostScale: 1, gpuScale: 1, sim: recorded });
     return toStep(at, stepOf, plain.ns, [least, most], start, e);
   };
-  let engine = engineAt({ perRangeNs: 0, hostScale: 1, gpuScale: 1 });
+  let engine = engineAt({ perRangeNs: 0, hostScale: 1, gpuScale: 1, gpuPerOpNs: RECORDER_OP_NS });
   let best = fitStep(engine);
   // The engine's time moves with the script's speed (the backward pass's launches queue behind the
   // GPU work the script queued before it), and the engine's cost was found with the script's at the
@@ -148,6 +156,7 @@ export function calibrateToPlain(
       perRangeNs: Math.round(best.perRangeNs),
       hostScale: best.hostScale,
       gpuScale: best.gpuScale,
+      gpuPerOpNs: best.gpuPerOpNs ?? 0,
       ...(least && { leastPerRangeNs: least }),
       ...(toPlainWaits && { waitsNs, calibratedWaitsNs: Math.round(waitsOf(best.sim)) }),
       ...(plain.batchReceiveNs !== undefined &&
@@ -179,7 +188,7 @@ function toStep(
   plainNs: number,
   [least, most]: readonly [number, number],
   start: Fitted,
-  e: Pick<Calibrated, 'enginePerRangeNs'>,
+  e: Pick<Calibrated, 'enginePerRangeNs' | 'gpuPerOpNs'>,
 ): Fitted {
   const off = (sim: Trace) => Math.abs(stepOf(sim) - plainNs);
   const close = (sim: Trace) => off(sim) <= PLAIN_TOLERANCE * plainNs;
@@ -275,4 +284,4 @@ function engineCost(
   return { perRangeNs: best.enginePerRangeNs ?? 0, recordedNs, at: best };
 }
 
-type Calibrated = Pick<PlainCalibration, 'perRangeNs' | 'hostScale' | 'gpuScale' | 'enginePerRangeNs'>;
+type Calibrated = Pick<PlainCalibration, 'perRangeNs' | 'hostScale' | 'gpuScale' | 'enginePerRangeNs' | 'gpuPerOpNs'>;

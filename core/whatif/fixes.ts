@@ -8,7 +8,7 @@ import type { Analysis } from '../analyze/types';
 import { simulate } from '../simulate/simulate';
 import type { SimProfile } from '../simulate/profile';
 import { CK } from '../trace/kinds';
-import { str, type Finding, type Trace } from '../trace/model';
+import { str, type Finding, type PlainStep, type Trace } from '../trace/model';
 import {
   scenarioFromTrace,
   type GeneratedScenario,
@@ -27,7 +27,7 @@ import { applyFitted, replayableScenario } from './fit';
 import { doneAt } from './before-after';
 import { CAPTURE_CALL_NS, calibrateToPlain, plainWork } from './calibrate';
 import { engineTimeNs } from './engine-threads';
-import { simulatedWaitsNs } from './plain-waits';
+import { plainEndsNs, simulatedWaitsNs, timesStepWaits } from './plain-waits';
 import { plainStepUnused } from './loop-step';
 import { batchReceiveText, takeOutBatchReceives } from './loader-receive';
 import { countKernelsText, dropCountKernels } from './count-read';
@@ -428,6 +428,43 @@ function editOne(g: GeneratedScenario, th: Threads, f: Finding, a: Analysis, t: 
 }
 
 /**
+ * The unchanged program calibrated to its plain steps (calibrate.ts): its step, the backward pass's
+ * time on autograd's engine threads, and its waits in the calls the sync clock times, each read from
+ * a simulation as the plain steps were timed.
+ */
+function toPlainSteps(
+  t: Trace,
+  profile: SimProfile,
+  base: GeneratedScenario,
+  recorded: Trace,
+  plainStep: PlainStep,
+  read: {
+    stepOf: (sim: Trace) => number;
+    stepsOf: (sim: Trace) => (GeneratedStep | undefined)[];
+    second: number | undefined;
+    iterations: number;
+  },
+) {
+  const { stepOf, stepsOf, second, iterations } = read;
+  const engineOf = (sim: Trace) => engineTimeNs(t, stepsOf(sim), sim) / Math.max(1, iterations);
+  // From the second iteration, as the plain steps are timed after steps that settle; their start
+  // and end, which the sync clock timed too, over as many steps as they were.
+  const from = second ?? -Infinity;
+  const waitsOf = (sim: Trace) => {
+    const steady = simulatedWaitsNs(
+      t,
+      stepsOf(sim),
+      sim,
+      from,
+      Math.max(1, iterations - (second === undefined ? 0 : 1)),
+    );
+    return steady + plainEndsNs(t, stepsOf(sim), sim, from, steady) / plainStep.steps;
+  };
+  const timed = timesStepWaits(t, base.threads, from) ? waitsOf : undefined;
+  return calibrateToPlain(base, profile, stepOf, plainStep, recorded, engineOf, leastCostPerCall(t), timed);
+}
+
+/**
  * The fixes of `ids` (F1, F2, ... in the order of the analysis's findings; F1+F2 simulates both in
  * one scenario, chosenFixes), or of every finding with
  * a fix. `a` is the trace's analysis, given where the caller has one (with a scenario's program), so
@@ -462,20 +499,9 @@ export function whatIf(
   const stepOf = (sim: Trace) => paceOf(stepsOfBase(sim), sim) ?? doneAt(sim) / iterations;
   const { plainStep } = t.meta;
   const unused = plainStep && plainStepUnused(t, plainStep, rw, iterations, () => stepOf(recorded));
-  // The engine's threads' time per iteration (autograd's backward), to the backward pass's plain time.
-  const engineOf = (sim: Trace) => engineTimeNs(t, stepsOfBase(sim), sim) / Math.max(1, iterations);
-  // The waits per iteration in the calls the sync clock times, read as the plain steps are timed.
-  const waitsOf = (sim: Trace) =>
-    simulatedWaitsNs(
-      t,
-      stepsOfBase(sim),
-      sim,
-      second ?? -Infinity,
-      Math.max(1, iterations - (second === undefined ? 0 : 1)),
-    );
   const plain =
     plainStep && !unused
-      ? calibrateToPlain(base, profile, stepOf, plainStep, recorded, engineOf, leastCostPerCall(t), waitsOf)
+      ? toPlainSteps(t, profile, base, recorded, plainStep, { stepOf, stepsOf: stepsOfBase, second, iterations })
       : undefined;
   const baseSim = plain?.simulated ?? recorded;
   const overhead: OverheadUsed = plain

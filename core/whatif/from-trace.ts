@@ -57,6 +57,12 @@ export interface GeneratedStep {
    */
   spanNs?: number;
   /**
+   * Of a step's duration, the time its op started after it could have (./op-lead.ts) and how many
+   * waves of blocks the duration is split over (1 for a copy): what a recorder's cost on the GPU per
+   * op is taken from (calibrate.ts).
+   */
+  lead?: { ns: number; waves: number };
+  /**
    * Host work that is call `partOf`'s own time, which the trace measured and the simulator's model of
    * the call leaves out: before a call submitted its work (where the work started late on a free
    * stream), or a wait's return after its releasing op beyond the profile's wake-up. The replay
@@ -660,6 +666,7 @@ class Generator {
     else if (typeof s.step.ns === 'number') s.step.ns += lead;
     else return;
     s.spanNs = Math.round(measured + lead);
+    s.lead = { ns: lead, waves: isKernel ? this.waves(j, this.occupancy.get(kernelSignature(t, j))) : 1 };
   }
 
   /**

@@ -33,6 +33,8 @@ export interface PlainCalibration {
   hostScale: number;
   /** The share of the recorded GPU work (kernels and copies) kept: below 1 only where the step without host work was longer than the plain one. */
   gpuScale: number;
+  /** The recorder's GPU time taken out of each op's lead, after the scale (calibrate.ts's RECORDER_OP_NS). */
+  gpuPerOpNs?: number;
   /** Where the plain step timed autograd's backward pass (TraceMeta.plainStep.backwardNs): that time per step. */
   backwardNs?: number;
   /** The unchanged program's simulated time per iteration on the engine's threads with the work as recorded (engine-threads.ts). */
@@ -162,7 +164,13 @@ function plainText(p: PlainCalibration, recorder: string): string {
   ]
     .filter(Boolean)
     .join(', ');
-  const taken = [p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '', host].filter(Boolean).join(', ');
+  const gpu = [
+    p.gpuScale < 1 ? `GPU work scaled to ${percent(p.gpuScale)}` : '',
+    p.gpuPerOpNs
+      ? `each op started up to ${formatNs(p.gpuPerOpNs)} sooner (${recorder}'s measured time per op on the GPU)`
+      : '',
+  ];
+  const taken = [...gpu, host].filter(Boolean).join(', ');
   if (!taken)
     return p.recordedStepNs < (1 - PLAIN_TOLERANCE) * p.plainStepNs
       ? `the recording ran faster than the program's plain speed of ${formatNs(p.plainStepNs)} per step, and nothing was taken out (${measured})`

@@ -110,6 +110,48 @@ test('plainGpuWork scales the measured durations of kernels and copies alone, on
   assert.equal(steps[0].step.ns, 1000, 'the original steps are untouched');
 });
 
+test("plainGpuWork takes the recorder's time per op out of each op's lead, at most the lead, split over a kernel's waves", () => {
+  const steps: GeneratedStep[] = [
+    { step: { launch: 'gemm', stream: 's1', ns: 5000, grid: 264 }, call: 1, lead: { ns: 1000, waves: 2 } },
+    { step: { launch: 'add', stream: 's1', ns: 3000 }, call: 2, lead: { ns: 100, waves: 1 } },
+    {
+      step: { copy: 'a', to: 'b', bytes: 4096, async: true, stream: 's1', ns: 2000 },
+      call: 3,
+      lead: { ns: 800, waves: 1 },
+    },
+    { step: { launch: 'first', stream: 's1', ns: 4000 }, call: 4 },
+    { step: { hostWork: { ns: 500 } }, call: -1 },
+  ];
+  const th = new Map([['main', steps.slice()]]);
+  plainGpuWork(th, 1, 250);
+  // 5000 - 250 / 2 waves; 3000 - its whole 100 ns lead; 2000 - 250; no lead, nothing taken.
+  assert.deepEqual(
+    th.get('main')!.map((s) => s.step.ns ?? s.step),
+    [4875, 2900, 1750, 4000, { hostWork: { ns: 500 } }],
+  );
+  // After the scale: (5000 x 0.5) - 125.
+  const scaled = new Map([['main', steps.slice(0, 1)]]);
+  plainGpuWork(scaled, 0.5, 250);
+  assert.equal(scaled.get('main')![0].step.ns, 2375);
+  assert.equal(steps[0].step.ns, 5000, 'the original steps are untouched');
+});
+
+test("a GPU-bound capture's calibration takes the recorder's time per op off the GPU, and its waits then reach the plain ones (compiled_step_timer)", async () => {
+  // compiled_step_timer's capture (whatif-truth-fresh, H100): torch.compile with CUDA graphs, each
+  // step ended by torch.cuda.synchronize(). Its plain run's marker, read by hand: a step of 5452346
+  // ns, 1827320 ns of it in synchronizing calls. With the recorded GPU time, the unchanged program
+  // held to its step waits 2.26 ms: the GPU work ahead of each synchronize was too long.
+  const t = await loadTraceFile(
+    repoPath('test/fixtures/whatif-truth-fresh/compiled_step_timer.capture.syncscope.json.gz'),
+  );
+  assert.equal(t.meta.plainStep?.ns, 5452346);
+  assert.equal(t.meta.plainStep?.syncNs, 1827320);
+  const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'loop-sync' && r.applied);
+  const plain = fix.overhead.plain!;
+  assert.equal(plain.gpuPerOpNs, 250);
+  assert.ok(Math.abs(plain.calibratedWaitsNs! - 1827320) <= 0.05 * 1827320, `waits ${plain.calibratedWaitsNs}`);
+});
+
 test('a profile whose steps already run at their plain speed is left as recorded, its GPU work unscaled (legacy_stream)', () => {
   // legacy_stream's profile (H100, --step-on step): its plain marker, read by hand, is 2068714 ns
   // over 5 steps. Its encoder and copies serialize on the GPU with the host far ahead; once the

@@ -13,7 +13,8 @@ import { CK } from '../../core/trace/kinds';
 import type { Trace } from '../../core/trace/model';
 import { savedPerIterationNs, whatIf } from '../../core/whatif/fixes';
 import { overheadText, STEP_BAND } from '../../core/whatif/overhead';
-import { plainWaitsNs, simulatedWaitsNs } from '../../core/whatif/plain-waits';
+import { plainEndsNs, plainWaitsNs, simulatedWaitsNs } from '../../core/whatif/plain-waits';
+import { TraceBuilder } from '../../core/trace/model';
 import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
@@ -100,4 +101,48 @@ test('waits the band cannot reach: the step stays within the band and the waits 
   const { plain } = await withWaits(3_000_000);
   assert.ok(Math.abs(plain.calibratedStepNs - 3864496) <= STEP_BAND * 3864496, `step ${plain.calibratedStepNs}`);
   assert.ok(plain.calibratedWaitsNs! < 3_000_000 * 0.95);
+});
+
+/**
+ * A loop on one stream, read as its own simulation (each call its own step): a launch at 0 (its
+ * kernel 6 to 506 µs), the second iteration from 100 µs (a launch whose kernel runs 506 to 1006 µs,
+ * a synchronize from 110 µs to 1006 µs), and a last launch at 1010 µs whose kernel runs 1016 to 1516
+ * µs, after the host's last call returned at 1015 µs.
+ */
+function endsOfLoop() {
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s = b.lane({ kind: 'stream', name: 's', device: 0 });
+  const launch = (at: number, start: number) => {
+    const c = b.call({ lane: host, kind: 'launch', begin: at, end: at + 5000, stream: s, name: 'cudaLaunchKernel' });
+    b.op({ lane: s, kind: 'kernel', start, end: start + 500_000, call: c, name: 'k' });
+  };
+  launch(0, 6000);
+  launch(100_000, 506_000);
+  b.call({ lane: host, kind: 'streamSync', begin: 110_000, end: 1_006_000, stream: s, blockedNs: 896_000 });
+  launch(1_010_000, 1_016_000);
+  const t = b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+  const steps = Array.from({ length: t.calls.count }, (_, i) => ({ step: {}, call: i }));
+  return { t, steps };
+}
+
+test("the plain steps' ends: the launcher's last synchronize waits for the work queued after the host's last call, the first step the less by what a steady one finds queued", () => {
+  const { t, steps } = endsOfLoop();
+  // 1516 - 1015 µs left at the end. At the second iteration's start (100 µs) the first kernel has
+  // 406 µs to run: a step begun on an idle GPU waits that much less, at most its own waits.
+  assert.equal(plainEndsNs(t, steps, t, 100_000, 896_000), 501_000 - 406_000);
+  assert.equal(plainEndsNs(t, steps, t, 100_000, 200_000), 501_000 - 200_000);
+  // A loop that waits in no timed call has the last synchronize's wait alone.
+  assert.equal(plainEndsNs(t, steps, t, 100_000, 0), 501_000);
+});
+
+test("a loop with no timed wait is held to its step alone: the sync clock's waits are the launcher's last synchronize (thread_prefetch)", async () => {
+  // thread_prefetch's capture (whatif-truth-fresh, H100): its loop's only waits are pageable copies
+  // (cudaMemcpyAsync, which the sync clock does not time); its plain marker, read by hand, has
+  // 272681 ns per step in synchronizing calls: the launcher's last synchronize over 20 steps.
+  const t = await loadTraceFile(repoPath('test/fixtures/whatif-truth-fresh/thread_prefetch.capture.syncscope.json.gz'));
+  assert.equal(t.meta.plainStep?.syncNs, 272681);
+  const [fix] = whatIf(t, h200, 'all').filter((r) => r.finding.kind === 'pageable-async-copy' && r.applied);
+  assert.equal(fix.overhead.plain!.waitsNs, undefined);
+  assert.equal(fix.overhead.plain!.calibratedWaitsNs, undefined);
 });
