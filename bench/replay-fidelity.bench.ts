@@ -24,6 +24,7 @@ const FOLDERS: [string, RegExp][] = [
   ['test/fixtures/whatif-truth', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
   ['test/fixtures/whatif-truth-unseen', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
   ['test/fixtures/whatif-truth-waits', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
+  ['test/fixtures/whatif-truth-fresh', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
 ];
 
 const pct = (e: number) => (Number.isFinite(e) ? `${e >= 0 ? '+' : ''}${(e * 100).toFixed(1)}%` : '—');
@@ -98,8 +99,8 @@ void (async () => {
     'torch.profiler with default settings, with stacks and with cuda_sync events (torch/programs/*.{default,stack,sync}),',
     '`syncscope profile` (torch/profile) and the CUPTI captures (capture/programs, `plain` and `fix` runs; capture/recaptured, the same for graph_replay with a capture library that records graph launches), and, recorded',
     'later and never fitted to, the captures and profiles of test/gpu/python/programs (python/) and of the buggy programs',
-    'of bench/whatif-truth (whatif-programs/, a first recording, whatif-truth/, the current one, and whatif-truth-unseen/',
-    'and whatif-truth-waits/, programs written after the replay was built), each turned into',
+    'of bench/whatif-truth (whatif-programs/, a first recording, whatif-truth/, the current one, and whatif-truth-unseen/,',
+    'whatif-truth-waits/ and whatif-truth-fresh/, programs written after the replay was built), each turned into',
     'a scenario (core/whatif/from-trace.ts), simulated with the h200 profile and compared (core/whatif/replay.ts).',
     `A trace passes when its host span and every iteration are within ${SPAN_TOLERANCE * 100}% and every wait over ${LONG_WAIT_NS / 1000} µs is within`,
     `${WAIT_TOLERANCE * 100}% with the same releasing op. Iterations are the loop's (core/whatif/iterations.ts); the first carries the`,
