@@ -101,6 +101,8 @@ function maxPerRangeNs(th: Threads, engine?: boolean): number {
  * cost per range is enough is the rest scaled. Where the step is longer than the plain one even
  * with no host work at all, the GPU's work is what the recorder slowed: it is scaled first, until
  * the step without host work takes the plain step, and the host work then loses only what is left.
+ * Wherever anything is taken out, each op's lead loses the recorder's measured time per op on the
+ * GPU first (RECORDER_OP_NS); a recording already at the plain speed keeps it.
  */
 export function calibrateToPlain(
   base: GeneratedScenario,

@@ -42,7 +42,7 @@ export function plainEndsNs(
 }
 
 /** The GPU's work left when the host's last call of `sim` returned. */
-export function drainNs(sim: Trace): number {
+function drainNs(sim: Trace): number {
   let host = -Infinity;
   let gpu = -Infinity;
   for (let i = 0; i < sim.calls.count; i++)
