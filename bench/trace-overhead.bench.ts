@@ -33,21 +33,22 @@ interface Probe {
   op: number;
   record: number;
   python: number;
-  /** GPU time per kernel, queued behind a sleeping kernel: a one-element add, a 1024x1024 matmul. */
+  /** GPU time per kernel, queued behind a sleeping kernel: a one-element add, a 1024x1024 matmul, the add as a CUDA graph's nodes. */
   gpuAdd: number;
   gpuMm: number;
+  gpuGraph: number;
 }
 
 function probe(mode: string, env: NodeJS.ProcessEnv): Probe {
   const command = [...PIN, 'python3', PROBE, mode];
   const r = spawnSync(command[0], command.slice(1), { env, encoding: 'utf8', timeout: 120_000 });
   const m =
-    /launch_ns ([\d.]+) op_ns ([\d.]+) record_ns ([\d.]+) python_ns ([\d.]+) gpu_add_ns ([\d.]+) gpu_mm_ns ([\d.]+)/.exec(
+    /launch_ns ([\d.]+) op_ns ([\d.]+) record_ns ([\d.]+) python_ns ([\d.]+) gpu_add_ns ([\d.]+) gpu_mm_ns ([\d.]+) gpu_graph_ns ([\d.]+)/.exec(
       r.stdout ?? '',
     );
   if (r.status !== 0 || !m) throw new Error(`probe.py ${mode} failed (${r.status}): ${r.stdout}${r.stderr}`);
-  const [launch, op, record, python, gpuAdd, gpuMm] = m.slice(1).map(Number);
-  return { launch, op, record, python, gpuAdd, gpuMm };
+  const [launch, op, record, python, gpuAdd, gpuMm, gpuGraph] = m.slice(1).map(Number);
+  return { launch, op, record, python, gpuAdd, gpuMm, gpuGraph };
 }
 
 function main(): void {
@@ -65,6 +66,7 @@ function main(): void {
         python: [] as number[],
         gpuAdd: [] as number[],
         gpuMm: [] as number[],
+        gpuGraph: [] as number[],
       },
     ]),
   );
@@ -82,6 +84,7 @@ function main(): void {
       a.python.push(p.python - plain.python);
       a.gpuAdd.push(p.gpuAdd - plain.gpuAdd);
       a.gpuMm.push(p.gpuMm - plain.gpuMm);
+      a.gpuGraph.push(p.gpuGraph - plain.gpuGraph);
     }
     console.log(`round ${round + 1} of ${ROUNDS} done`);
   }
@@ -97,7 +100,7 @@ function main(): void {
     rows.push(
       `| ${kind} | ${range(a.op)} | ${range(a.call)} | ${range(a.record)} | ${range(a.python)} | ${perCudaCallNs} | ${perRecordFunctionNs} |`,
     );
-    gpuRows.push(`| ${kind} | ${range(a.gpuAdd)} | ${range(a.gpuMm)} |`);
+    gpuRows.push(`| ${kind} | ${range(a.gpuAdd)} | ${range(a.gpuMm)} | ${range(a.gpuGraph)} |`);
   }
   const text = [
     '# Trace overhead: what a recorder adds per CUDA call and per framework op, and per kernel on the GPU',
@@ -114,10 +117,10 @@ function main(): void {
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
-    `GPU time added per kernel against the plain process of the same round, ns: median (range). Plain, per kernel: a one-element add ${fmt(median(plains.map((p) => p.gpuAdd)))} ns, a 1024x1024 matmul ${fmt(median(plains.map((p) => p.gpuMm)))} ns; each kernel queued 400 at a time behind a sleeping kernel, so that the GPU runs them back to back, timed between CUDA events (median of 5 batches).`,
+    `GPU time added per kernel against the plain process of the same round, ns: median (range). Plain, per kernel: a one-element add ${fmt(median(plains.map((p) => p.gpuAdd)))} ns, a 1024x1024 matmul ${fmt(median(plains.map((p) => p.gpuMm)))} ns, the add as a CUDA graph's node ${fmt(median(plains.map((p) => p.gpuGraph)))} ns; each kernel queued 400 at a time behind a sleeping kernel (the graph's 400 nodes by one replay), so that the GPU runs them back to back, timed between CUDA events (median of 5 batches).`,
     '',
-    '| recorder | one-element add | 1024x1024 matmul |',
-    '| --- | --- | --- |',
+    '| recorder | one-element add | 1024x1024 matmul | one-element add, a CUDA graph node |',
+    '| --- | --- | --- | --- |',
     ...gpuRows,
     '',
     'The profile field:',

@@ -6,10 +6,12 @@
 #   python: a call of a Python function that does nothing, one Python call (the tracer's, with stacks).
 # And what it adds to the GPU's time per kernel: two kernels (x.add_(1) on one element, a
 # 1024x1024 matmul) queued behind a sleeping kernel, so that the host is far ahead and the GPU runs
-# them back to back, timed between CUDA events.
+# them back to back, timed between CUDA events; and the add as the nodes of a CUDA graph, replayed
+# (torch.compile's mode="reduce-overhead" runs its steps so).
 # Usage: probe.py MODE [CALLS], MODE one of plain, profiler-default, profiler-stacks,
 # profiler-cuda-sync (stacks and cuda_sync events, as `syncscope profile` records). Under
-# `syncscope capture`, run it plain. Prints "launch_ns L op_ns O record_ns R python_ns P" and the GPU times.
+# `syncscope capture`, run it plain. Prints "launch_ns L op_ns O record_ns R python_ns P" and the GPU
+# times (gpu_add_ns, gpu_mm_ns, gpu_graph_ns).
 import statistics
 import sys
 import time
@@ -73,27 +75,51 @@ KERNELS = 400
 SLEEP_CYCLES = 200_000_000
 
 
-def gpu_per_kernel(kernel):
-    """GPU time per kernel, the kernels queued while the GPU sleeps: the median of 5 batches."""
+def gpu_per_kernel(queue):
+    """GPU time per kernel, the KERNELS kernels `queue` queues while the GPU sleeps: the median of 5 batches."""
     times = []
     for _ in range(5):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda.synchronize()
         torch.cuda._sleep(SLEEP_CYCLES)
         start.record()
-        for _ in range(KERNELS):
-            kernel()
+        queue()
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end) * 1e6 / KERNELS)
     return statistics.median(times)
 
 
+def each_of(kernel):
+    """KERNELS launches of `kernel`."""
+
+    def queue():
+        for _ in range(KERNELS):
+            kernel()
+
+    return queue
+
+
+def graph_of_adds():
+    """KERNELS one-element adds captured as one CUDA graph, made before any recorder starts."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        x.add_(1)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(KERNELS):
+            x.add_(1)
+    return graph
+
+
 def measure():
     loops = (("launch", launch_batch), ("op", op_batch), ("record", record_batch), ("python", python_batch))
     result = {name: per_call(batch) for name, batch in loops}
-    result["gpu_add"] = gpu_per_kernel(lambda: x.add_(1))
-    result["gpu_mm"] = gpu_per_kernel(lambda: torch.mm(a, b, out=c))
+    result["gpu_add"] = gpu_per_kernel(each_of(lambda: x.add_(1)))
+    result["gpu_mm"] = gpu_per_kernel(each_of(lambda: torch.mm(a, b, out=c)))
+    result["gpu_graph"] = gpu_per_kernel(graph.replay)  # one replay runs the graph's KERNELS nodes
     return result
 
 
@@ -109,6 +135,8 @@ def profiler_options():
 for batch in (launch_batch, op_batch, record_batch, python_batch):  # warm-up, outside any recorder
     batch()
 torch.mm(a, b, out=c)
+graph = graph_of_adds()
+graph.replay()
 torch.cuda.synchronize()
 if MODE == "plain":
     result = measure()
@@ -117,6 +145,7 @@ elif MODE in ("profiler-default", "profiler-stacks", "profiler-cuda-sync"):
         for batch in (launch_batch, op_batch, record_batch, python_batch):  # the recorder's first calls, untimed
             batch()
         torch.mm(a, b, out=c)
+        graph.replay()
         torch.cuda.synchronize()
         result = measure()
 else:
@@ -124,5 +153,5 @@ else:
 print(
     f"launch_ns {result['launch']:.1f} op_ns {result['op']:.1f} record_ns {result['record']:.1f}"
     f" python_ns {result['python']:.1f}"
-    f" gpu_add_ns {result['gpu_add']:.1f} gpu_mm_ns {result['gpu_mm']:.1f}"
+    f" gpu_add_ns {result['gpu_add']:.1f} gpu_mm_ns {result['gpu_mm']:.1f} gpu_graph_ns {result['gpu_graph']:.1f}"
 )

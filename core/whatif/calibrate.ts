@@ -51,10 +51,12 @@ export function plainHostWork(th: Threads, perRangeNs: number, scale: number, en
 
 /**
  * The GPU time a recorder adds to each op that runs right after the one before it on its stream:
- * bench/results/trace-overhead.md, 210 to 260 ns a kernel on the H100 by recorder (one-element adds
- * run back to back). It shows in the trace as the op's later start, its lead (./op-lead.ts).
+ * bench/results/trace-overhead.md, about 0.2 µs a kernel on the H100 under every recorder, launched
+ * one by one or a CUDA graph's node (one-element adds run back to back: 116 to 260 ns launched over
+ * two runs, 200 to 205 ns as graph nodes). It shows in the trace as the op's later start, its lead
+ * (./op-lead.ts).
  */
-export const RECORDER_OP_NS = 250;
+export const RECORDER_OP_NS = 200;
 
 /**
  * GPU work of `th` (a copy the caller owns) at `scale` of its recorded duration, less `perOpNs` of
