@@ -85,6 +85,10 @@ export interface GeneratedStep {
   engine?: true;
 }
 
+/** The trace call a step stands for: its own, or the call whose own time it is (partOf); -1 for none. */
+export const traceCallOf = (s: GeneratedStep | undefined): number =>
+  s ? (s.call >= 0 ? s.call : (s.partOf ?? -1)) : -1;
+
 /** What a host gap holds besides its time: the calls and ranges the recorder logged, and the batches received. */
 type Logged = Pick<GeneratedStep, 'ranges' | 'receiveNs'>;
 

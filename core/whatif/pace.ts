@@ -5,7 +5,7 @@
 // the iterations after the first: from when the first one's work is done to when the window's is.
 import type { Trace } from '../trace/model';
 import { doneAt } from './before-after';
-import type { GeneratedStep } from './from-trace';
+import { traceCallOf, type GeneratedStep } from './from-trace';
 
 /** Per iteration after the first, before and after a fix: what a saving per iteration is read from. */
 export interface Pace {
@@ -29,7 +29,7 @@ export function doneWithWorkBefore(
   const issuedBefore = (i: number): boolean => {
     const s = steps[i];
     if (!s) return false;
-    const call = s.call >= 0 ? s.call : (s.partOf ?? -1);
+    const call = traceCallOf(s);
     if (call >= 0) return t.calls.begin[call] < boundary;
     return s.op !== undefined && t.ops.start[s.op] < boundary;
   };

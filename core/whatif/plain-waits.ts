@@ -6,7 +6,7 @@
 // wait that the GPU holds does not change the step.
 import { CK, SYNC_CALL_KINDS } from '../trace/kinds';
 import { str, type PlainStep, type Trace } from '../trace/model';
-import type { GeneratedStep, Threads } from './from-trace';
+import { traceCallOf, type GeneratedStep, type Threads } from './from-trace';
 import { doneWithWorkBefore } from './pace';
 
 /** The runtime's synchronous copy, which the sync clock times too: it returns when the copy is done (S18). */
@@ -34,7 +34,7 @@ export function plainEndsNs(
   let begins = Infinity;
   for (let i = 0; i < sim.calls.count; i++) {
     const s = steps[i];
-    const call = s ? (s.call >= 0 ? s.call : (s.partOf ?? -1)) : -1;
+    const call = traceCallOf(s);
     if (call >= 0 && t.calls.begin[call] >= from) begins = Math.min(begins, sim.calls.begin[i]);
   }
   const queued = Number.isFinite(begins) ? Math.max(0, doneWithWorkBefore(t, steps, sim, from) - begins) : 0;
@@ -85,7 +85,7 @@ export function simulatedWaitsNs(
   let total = 0;
   for (let i = 0; i < sim.calls.count; i++) {
     const s = steps[i];
-    const call = s ? (s.call >= 0 ? s.call : (s.partOf ?? -1)) : -1;
+    const call = traceCallOf(s);
     if (call < 0 || !clocked(t, call) || t.calls.begin[call] < from) continue;
     total += sim.calls.end[i] - sim.calls.begin[i];
   }

@@ -7,7 +7,7 @@ import { latestCandidate } from './inferred';
 import { iterationsOf } from './iterations';
 import { replayableScenario } from './fit';
 import { withOrigins } from './origins';
-import type { GeneratedScenario, GeneratedStep, ScenarioWindow } from './from-trace';
+import { traceCallOf, type GeneratedScenario, type GeneratedStep, type ScenarioWindow } from './from-trace';
 
 /** Waits shorter than this are compared but not held to the blocked-time bound. */
 export const LONG_WAIT_NS = 50_000;
@@ -89,7 +89,7 @@ function stepMaps(scenario: GeneratedScenario, sim: Trace) {
     const lane = sim.lanes.find((l) => l.kind === 'thread' && l.name === simName)?.id ?? -1;
     const compiled = steps.filter((s) => Object.keys(s.step).length);
     // Host work that is a call's own time before its steps counts as that call's (its begin is the call's).
-    const original = compiled.map((s) => (s.call >= 0 ? s.call : (s.partOf ?? -1)));
+    const original = compiled.map(traceCallOf);
     const originalOp = compiled.map((s) => s.op);
     const simulated = new Map<number, number>();
     for (let i = 0; i < sim.calls.count; i++) if (sim.calls.lane[i] === lane) simulated.set(sim.calls.step[i], i);
@@ -250,7 +250,7 @@ function iterationSpans(
   let compiled = 0;
   for (const s of steps) {
     const sim = Object.keys(s.step).length ? (m.simulated.get(compiled++) ?? -1) : -1;
-    const call = s.call >= 0 ? s.call : (s.partOf ?? -1);
+    const call = traceCallOf(s);
     if (call < 0) continue;
     if (calls[calls.length - 1] === call) {
       if (sim >= 0) {
