@@ -3,7 +3,7 @@
 
 /** Each step kind and the keys a step of that kind may have besides its kind key. */
 export const STEP_KEYS = {
-  launch: ['stream', 'us', 'ms', 'ns', 'touch', 'grid', 'block', 'blocksPerSm', 'reads', 'writes'],
+  launch: ['stream', 'us', 'ms', 'ns', 'touch', 'grid', 'block', 'blocksPerSm', 'latencyNs', 'reads', 'writes'],
   record: ['stream'],
   wait: ['stream'],
   waitStream: ['stream'],
@@ -80,6 +80,8 @@ export const LIMITS = {
   /** Resident blocks per SM: 32 on every GPU since Maxwell. */
   blocksPerSm: 32,
   grid: 2 ** 31 - 1,
+  /** A kernel's latency: a second is far past any GPU's. */
+  latencyNs: 1_000_000_000,
   /** CUDA's stream priority range on current GPUs: 0 (lowest) to -5 (highest). */
   priorityHighest: -5,
   /** Device numbers run from 0 to this: more GPUs than any one host has. */

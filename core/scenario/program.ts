@@ -82,6 +82,8 @@ export type Step =
       block: number;
       /** At most this many of its blocks on one SM at once (its registers and shared memory decide); absent: by its threads. */
       blocksPerSm?: number;
+      /** How long it holds its stream past its blocks' run, once; absent: the simulator profile's kernelOverheadNs. */
+      latencyNs?: number;
       reads: number[];
       writes: number[];
     })

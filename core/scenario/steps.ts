@@ -254,6 +254,7 @@ function compileLaunch(c: Ctx): void {
   const grid = opts.get('grid') ? scope.read.int(opts.get('grid')!, 1, LIMITS.grid) : 1;
   const block = opts.get('block') ? scope.read.int(opts.get('block')!, 1, LIMITS.block) : 256;
   const perSm = opts.get('blocksPerSm') ? scope.read.int(opts.get('blocksPerSm')!, 1, LIMITS.blocksPerSm) : 0;
+  const latency = opts.get('latencyNs') ? scope.read.int(opts.get('latencyNs')!, 0, LIMITS.latencyNs) : -1;
   const reads = buffers(c, 'reads');
   const writes = buffers(c, 'writes');
   if (
@@ -262,7 +263,8 @@ function compileLaunch(c: Ctx): void {
     (ns === undefined && touch === undefined) ||
     grid === undefined ||
     block === undefined ||
-    perSm === undefined
+    perSm === undefined ||
+    latency === undefined
   )
     return;
   // Pinned host memory is mapped into every device; a device buffer only into its own.
@@ -280,6 +282,7 @@ function compileLaunch(c: Ctx): void {
     grid,
     block,
     ...(perSm ? { blocksPerSm: perSm } : {}),
+    ...(latency >= 0 ? { latencyNs: latency } : {}),
     reads,
     writes,
   });

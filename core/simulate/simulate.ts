@@ -319,7 +319,7 @@ class Simulation implements HostSide {
       s.block,
       true,
       s.blocksPerSm,
-      ns(p.kernelOverheadNs),
+      ns(s.latencyNs ?? p.kernelOverheadNs),
     );
     if (touch) this.b.ops.cols.bytes[op] = touch.bytes;
     for (const r of s.reads) this.access(op, r, false);

@@ -72,7 +72,8 @@ function fitPass(t: Trace, g: GeneratedScenario, sim: Trace, p: SimProfile, fitt
     if (!Number.isFinite(measured) || !Number.isFinite(replayed)) continue;
     if (Math.abs(replayed - measured) <= Math.max(WITHIN_NS, WITHIN * measured)) continue;
     const wave = st!.step.ns as number;
-    const scaled = (wave * (measured - p.kernelOverheadNs)) / Math.max(1, replayed - p.kernelOverheadNs);
+    const latency = (st!.step.latencyNs as number | undefined) ?? p.kernelOverheadNs;
+    const scaled = (wave * (measured - latency)) / Math.max(1, replayed - latency);
     const ns = Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, Math.round(scaled)));
     if (ns === wave) continue;
     st!.step.ns = ns;

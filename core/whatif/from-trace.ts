@@ -1094,14 +1094,18 @@ class Generator {
    * A kernel step's duration, grid, block and, where the trace shows it, blocks per SM. With them the
    * kernel shares SMs with other streams' kernels as it did; the simulator's duration is one wave's,
    * so the measured one (and `leadNs`, the time it started after it could have) is split over the
-   * waves it took, less the kernel's own latency, which the simulator adds once.
+   * waves it took, less the kernel's own latency, which the simulator adds once. A kernel that held
+   * its stream for less than that latency (queued kernels follow each other sooner than a lone
+   * launch's latency: a CUDA graph's short nodes) has none, so that it holds it only as long.
    */
   private kernelShape(j: number, leadNs = 0): Record<string, number> {
     const t = this.t;
     const perSm = this.occupancy.get(kernelSignature(t, j));
     const span = t.ops.end[j] - t.ops.start[j] + leadNs;
+    const latency = span < this.p.kernelOverheadNs ? 0 : this.p.kernelOverheadNs;
     return {
-      ns: Math.max(1, Math.round((span - this.p.kernelOverheadNs) / this.waves(j, perSm))),
+      ns: Math.max(1, Math.round((span - latency) / this.waves(j, perSm))),
+      ...(latency === this.p.kernelOverheadNs ? {} : { latencyNs: latency }),
       ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
       ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
       ...(perSm ? { blocksPerSm: perSm } : {}),

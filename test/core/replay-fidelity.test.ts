@@ -8,6 +8,7 @@ import { callSite, str, type Trace } from '../../core/trace/model';
 import { h200 } from '../../core/simulate/profile';
 import { replay, WAIT_TOLERANCE, type Replay, type WaitReplay } from '../../core/whatif/replay';
 import { scenarioFromTrace } from '../../core/whatif/from-trace';
+import { stepsOfSimCalls } from '../../core/whatif/origins';
 import { loadTraceFile } from '../../node/trace-file';
 import { repoPath } from '../helpers/paths';
 
@@ -82,6 +83,21 @@ test('CUPTI capture, two streams of GEMMs: a GEMM queued for SMs held by the oth
   const gemm = r.scenario.threads.get('main')!.find((s) => s.op === 2)!;
   assert.equal(gemm.step.blocksPerSm, 1);
   for (const it of r.iterations) assert.ok(Math.abs(it.error) <= 0.05, `${it.label} ${it.error}`);
+});
+
+test("torch.compile's CUDA graphs (capture): a node that held its stream for less than a lone launch's latency replays as long as it held it", async () => {
+  const t = await load('test/fixtures/whatif-truth-fresh/compiled_step_timer.capture.syncscope.json.gz');
+  const r = replay(t, h200);
+  // Op 20550, triton_poi_fused__to_copy_1, a node of the graph call 12756 launched: 10611002415 to
+  // 10611003982 (1567 ns), 448 ns after op 20549 before it on the stream ended (10611001967). With
+  // the profile's 2.6 us latency it would hold its stream 0.6 us longer than the trace shows.
+  const node = r.scenario.threads.get('main')!.find((s) => s.op === 20550)!;
+  assert.deepEqual([node.step.ns, node.step.latencyNs], [1567 + 448, 0]);
+  // Its op in the replay: the kernel of the simulated call that stands for that step.
+  const steps = stepsOfSimCalls(r.scenario.threads, r.simulated);
+  const sim = r.simulated.ops;
+  const replayed = [...Array(sim.count).keys()].find((j) => sim.call[j] >= 0 && steps[sim.call[j]] === node)!;
+  assert.equal(sim.end[replayed] - sim.start[replayed], 1567 + 448);
 });
 
 test('torch.profiler, pageable copies: each copy waits for the GEMM before it, as long as the trace counted', async () => {

@@ -4,7 +4,7 @@ import { parseScenario, compileScenario, ScenarioError, STEP_KINDS } from '../..
 
 const FILE = 't.scenario.json';
 const KINDS = STEP_KINDS.join(', ');
-const LAUNCH_KEYS = 'launch, stream, us, ms, ns, touch, grid, block, blocksPerSm, reads, writes';
+const LAUNCH_KEYS = 'launch, stream, us, ms, ns, touch, grid, block, blocksPerSm, latencyNs, reads, writes';
 
 /** A scenario whose one step (line 7, from column 5) is `step`. */
 const withStep = (step: string): string => `{
@@ -350,6 +350,11 @@ const rows: Row[] = [
     name: 'block size too large',
     text: withStep('{ "launch": "k", "us": 1, "block": 2048 }'),
     errors: [[7, 40, '"block": expected a whole number from 1 to 1024, got 2048']],
+  },
+  {
+    name: 'negative kernel latency',
+    text: withStep('{ "launch": "k", "us": 1, "latencyNs": -5 }'),
+    errors: [[7, 44, '"latencyNs": expected a whole number from 0 to 1000000000, got -5']],
   },
   {
     name: 'elapsed with one event name',

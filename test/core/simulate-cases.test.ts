@@ -70,6 +70,23 @@ test("a kernel's own latency (kernelOverheadNs) is paid once, by its first block
   assert.equal(end(t, op(t, 'one')) - start(t, op(t, 'one')), 102_600);
 });
 
+test("a launch's latencyNs takes the place of the profile's kernel latency: queued kernels follow each other that much sooner", () => {
+  const t = sim({
+    streams: { s: { nonBlocking: true } },
+    steps: [
+      { launch: 'ahead', stream: 's', us: 200 },
+      { launch: 'node', stream: 's', ns: 1500, latencyNs: 0 },
+      { launch: 'next', stream: 's', ns: 1500, latencyNs: 300 },
+      { launch: 'lone', stream: 's', ns: 1500 },
+    ],
+  });
+  // All three queued behind the 200 us kernel: 1.5 us with none, 1.8 us with 0.3, 4.1 us with the profile's 2.6.
+  assert.equal(end(t, op(t, 'node')) - start(t, op(t, 'node')), 1500);
+  assert.equal(start(t, op(t, 'next')), end(t, op(t, 'node')));
+  assert.equal(end(t, op(t, 'next')) - start(t, op(t, 'next')), 1800);
+  assert.equal(end(t, op(t, 'lone')) - start(t, op(t, 'lone')), 1500 + h200.kernelOverheadNs);
+});
+
 test('S11 elapsed time on a never-recorded event is an error, nothing is measured, and the analysis says so', () => {
   const { trace: t, analysis } = run({
     streams: { s: {} },
