@@ -3,7 +3,20 @@
 
 /** Each step kind and the keys a step of that kind may have besides its kind key. */
 export const STEP_KEYS = {
-  launch: ['stream', 'us', 'ms', 'ns', 'touch', 'grid', 'block', 'blocksPerSm', 'latencyNs', 'reads', 'writes'],
+  launch: [
+    'stream',
+    'us',
+    'ms',
+    'ns',
+    'touch',
+    'grid',
+    'block',
+    'blocksPerSm',
+    'latencyNs',
+    'graphNode',
+    'reads',
+    'writes',
+  ],
   record: ['stream'],
   wait: ['stream'],
   waitStream: ['stream'],

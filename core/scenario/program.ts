@@ -84,6 +84,8 @@ export type Step =
       blocksPerSm?: number;
       /** How long it holds its stream past its blocks' run, once; absent: the simulator profile's kernelOverheadNs. */
       latencyNs?: number;
+      /** A further node of the CUDA graph launched with the launch before it: no call of its own, no launch-queue entry (S19). */
+      graphNode?: boolean;
       reads: number[];
       writes: number[];
     })

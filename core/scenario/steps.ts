@@ -255,6 +255,7 @@ function compileLaunch(c: Ctx): void {
   const block = opts.get('block') ? scope.read.int(opts.get('block')!, 1, LIMITS.block) : 256;
   const perSm = opts.get('blocksPerSm') ? scope.read.int(opts.get('blocksPerSm')!, 1, LIMITS.blocksPerSm) : 0;
   const latency = opts.get('latencyNs') ? scope.read.int(opts.get('latencyNs')!, 0, LIMITS.latencyNs) : -1;
+  const graphNode = opts.get('graphNode') ? scope.read.bool(opts.get('graphNode')!) : false;
   const reads = buffers(c, 'reads');
   const writes = buffers(c, 'writes');
   if (
@@ -264,7 +265,8 @@ function compileLaunch(c: Ctx): void {
     grid === undefined ||
     block === undefined ||
     perSm === undefined ||
-    latency === undefined
+    latency === undefined ||
+    graphNode === undefined
   )
     return;
   // Pinned host memory is mapped into every device; a device buffer only into its own.
@@ -283,6 +285,7 @@ function compileLaunch(c: Ctx): void {
     block,
     ...(perSm ? { blocksPerSm: perSm } : {}),
     ...(latency >= 0 ? { latencyNs: latency } : {}),
+    ...(graphNode ? { graphNode } : {}),
     reads,
     writes,
   });

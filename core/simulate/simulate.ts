@@ -300,12 +300,14 @@ class Simulation implements HostSide {
   }
 
   private launch(t: Thread, s: StepOf<'launch'>, now: number): void {
-    if (this.queueFull(t, now, s.stream)) return;
+    // S19: a graph's further node rides on its graph's launch: no call of its own, no entry of its own.
+    const node = s.graphNode === true;
+    if (!node && this.queueFull(t, now, s.stream)) return;
     const { p, device, program } = this;
     const touch = s.touch === undefined ? undefined : program.buffers[s.touch];
     const run = touch ? (2 * touch.bytes) / p.memoryGBps : (s.ns ?? 0);
     const last = device.lastOp[s.stream];
-    const cost = last < 0 || device.isDone(last) ? p.idleLaunchNs : p.launchNs;
+    const cost = node ? 0 : last < 0 || device.isDone(last) ? p.idleLaunchNs : p.launchNs;
     const c = this.workCall(t, s, now, LAUNCH, this.fixed('cudaLaunchKernel'), cost, s.stream, 0);
     const op = device.issue(
       OP_KERNEL,
@@ -317,7 +319,7 @@ class Simulation implements HostSide {
       ns(run),
       s.grid,
       s.block,
-      true,
+      !node,
       s.blocksPerSm,
       ns(s.latencyNs ?? p.kernelOverheadNs),
     );

@@ -314,6 +314,12 @@ export function hostCallsIn(t: Trace, w: ScenarioWindow = {}): { count: number; 
 }
 
 /**
+ * The k-th kernel of one call that launched several (a CUDA graph launch, or a graph's nodes that
+ * no recorded call launched): the first is the graph's launch, the rest ride on it.
+ */
+const graphPart = (k: number): { graphNode?: true } => (k ? { graphNode: true } : {});
+
+/**
  * The trace's host calls in window `w` as a scenario. A scenario needs a thread, so a window (or a
  * trace) without host calls has none to give, and says so: callers check the window first (hostCallsIn).
  */
@@ -505,15 +511,16 @@ class Generator {
       const steps = this.steps(i);
       const next = calls[k + 1] as number | undefined;
       // The host's own time: the gap to its next call, and what this call took beyond the model's cost of it.
-      const took = t.calls.end[i] - t.calls.begin[i] - t.calls.blockedNs[i];
+      const blocked = this.blockedNs(i, steps);
+      const took = t.calls.end[i] - t.calls.begin[i] - blocked;
       // Each step's cost as the simulator charges it; an inferred record is a call the trace did not
       // make here: the simulator charges it, the host work pays it back.
       const costs = steps.map((s) => this.stepCostNs(i, s));
       const modelled = costs.reduce((a, b) => a + b, 0);
       // A call that did not wait and took less than the model's cost: the host work after it is that
       // much shorter, so that the next call begins when it did. A wait puts the host on the GPU's time.
-      const waited = SYNC_CALL_KINDS.has(t.calls.kind[i]) || t.calls.blockedNs[i] > 0;
-      if (t.calls.blockedNs[i] > 0) owed = 0;
+      const waited = SYNC_CALL_KINDS.has(t.calls.kind[i]) || blocked > 0;
+      if (blocked > 0) owed = 0;
       const own = steps.some((s) => !s.note?.startsWith('left out'))
         ? (this.heldOwn.get(i) ?? (waited ? Math.max(0, took - modelled) : took - modelled))
         : took;
@@ -557,6 +564,15 @@ class Generator {
       else this.hostWork(out, work - before, logged, engine);
     }
     return out;
+  }
+
+  /**
+   * The time call `i` waited, as the scenario reproduces it. A graph launch's is none: its nodes take
+   * no launch-queue entry of their own in the scenario (graphNode), so that no wait for room could
+   * reproduce it, and its time grows with its nodes: its whole time is the host's own.
+   */
+  private blockedNs(i: number, steps: GeneratedStep[]): number {
+    return steps.some((s) => s.step.graphNode) ? 0 : this.t.calls.blockedNs[i];
   }
 
   /**
@@ -605,7 +621,7 @@ class Generator {
    */
   private stepCostNs(i: number, s: GeneratedStep): number {
     const p = this.p;
-    if (!Object.keys(s.step).length || 'hostWork' in s.step) return 0;
+    if (!Object.keys(s.step).length || 'hostWork' in s.step || s.step.graphNode) return 0;
     let cold = 0;
     const copy = 'copy' in s.step && s.op !== undefined ? COPY_KINDS[this.t.ops.copy[s.op]] : undefined;
     const first = !this.warm;
@@ -737,9 +753,11 @@ class Generator {
 
   /**
    * Ops that no call of the trace issued (a graph launch's nodes), launched in the host gap `work`
-   * after call `i`: host work until the launch that lets the first one start when it did (as far as
-   * the gap leaves room for the launches), a launch step per op with its measured duration on its
-   * stream, then the rest of the gap less the launches' cost. The replay's call ends `ownAfter` before the trace's (its own time after its steps is host work).
+   * after call `i` as one graph launch: host work until the launch that lets the first one start
+   * when it did (as far as the gap leaves room for the launch), a launch step per op with its
+   * measured duration on its stream, the first the graph's launch and the rest its nodes, then the
+   * rest of the gap less the launch's cost. The replay's call ends `ownAfter` before the trace's
+   * (its own time after its steps is host work).
    */
   private orphanLaunches(
     out: GeneratedStep[],
@@ -753,21 +771,22 @@ class Generator {
     const t = this.t;
     const ended = t.calls.end[i] - ownAfter;
     const first = this.launchCostNs(ops[0], ended);
-    // The launches take the host's time: the host work before them leaves room for them in the gap.
-    let costs = this.warm ? 0 : this.p.coldCallNs;
-    for (const j of ops) costs += this.launchCostNs(j, ended) + (this.recordAfter.has(j) ? this.p.recordNoTimingNs : 0);
+    // The graph's launch takes the host's time: the host work before it leaves room for it in the gap.
+    let costs = (this.warm ? 0 : this.p.coldCallNs) + first;
+    for (const j of ops) costs += this.recordAfter.has(j) ? this.p.recordNoTimingNs : 0;
     const room = Math.max(0, work - costs);
     const lead = Math.max(0, Math.min(room, Math.round(t.ops.start[ops[0]] - ended - first - this.p.submitNs)));
     this.hostWork(out, lead);
     let at = ended + lead;
     let spent = 0;
-    for (const j of ops) {
-      const cost = this.launchCostNs(j, at) + (this.warm ? 0 : this.p.coldCallNs);
+    ops.forEach((j, k) => {
+      // The graph's launch is the first node's call; the further nodes ride on it.
+      const cost = k ? 0 : this.launchCostNs(j, at) + (this.warm ? 0 : this.p.coldCallNs);
       this.warm = true;
       at += cost;
       spent += cost;
       const step: GeneratedStep = {
-        step: { ...this.kernelStep(j), ...this.onLane(t.ops.lane[j]) },
+        step: { ...this.kernelStep(j), ...this.onLane(t.ops.lane[j]), ...graphPart(k) },
         call: -1,
         op: j,
         note: `no call in the trace issued ${str(t, t.ops.name[j]).slice(0, 80)} (a graph launch's node): launched here`,
@@ -780,7 +799,7 @@ class Generator {
         at += this.p.recordNoTimingNs;
         spent += this.p.recordNoTimingNs;
       }
-    }
+    });
     this.hostWork(out, work - lead - spent, logged, engine);
   }
 
@@ -1008,12 +1027,13 @@ class Generator {
         const kernels = ops.filter((j) => t.ops.kind[j] === OK.kernel || t.ops.kind[j] === OK.hostFunc);
         if (!kernels.length)
           return [this.mark(i, `${str(t, c.name[i]) || 'launch'} has no kernel in the trace, so no duration`)];
-        return kernels.flatMap((j) => {
+        return kernels.flatMap((j, k) => {
           const launch: GeneratedStep = {
             step: {
               launch: identifier(str(t, t.ops.name[j]) || 'kernel'),
               ...(t.ops.lane[j] !== c.stream[i] || stream === undefined ? this.onLane(t.ops.lane[j]) : on),
               ...this.kernelShape(j),
+              ...graphPart(k),
             },
             call: i,
             op: j,

@@ -349,6 +349,25 @@ test("S19: a slow launch is a wait for room only with its own stream's queue ful
   assert.deepEqual(run(S2), [833_000, 'long']);
 });
 
+test('S19: a slow graph launch with its stream queued is not read as a wait for room, as a kernel launch is', () => {
+  // 600 launches queue on S1 behind a long kernel; then a launch takes 833 µs: a kernel launch's is a
+  // wait, a graph launch's of 200 nodes its own time (about 2 µs a node under the capture).
+  const run = (api: 'launch' | 'graphLaunch') => {
+    const w = new RawCaptureWriter();
+    withStreams(w);
+    queueBehindLongKernel(w, S1, 13);
+    const name = api === 'launch' ? 'cudaLaunchKernel' : 'cudaGraphLaunch';
+    const slow = w.call({ api, name, begin: 170_000, end: 1_003_000, stream: S1 });
+    for (let k = 0; k < (api === 'launch' ? 1 : 200); k++)
+      w.kernel(slow, 'slow', 1_010_000 + k * 10, 1_010_005 + k * 10, 13);
+    const t = importCapture(w.bytes());
+    const c = callsNamed(t, name).at(-1)!;
+    return [t.calls.blockedNs[c], t.calls.releasedBy[c] === RELEASED_NONE ? 'none' : released(t, c)];
+  };
+  assert.deepEqual(run('launch'), [833_000, 'long']);
+  assert.deepEqual(run('graphLaunch'), [0, 'none']);
+});
+
 test('host functions end where the next op on their stream starts (S20); memsets of device memory do not block', () => {
   const w = new RawCaptureWriter();
   withStreams(w);

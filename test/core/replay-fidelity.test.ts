@@ -98,6 +98,35 @@ test("torch.compile's CUDA graphs (capture): a node that held its stream for les
   const sim = r.simulated.ops;
   const replayed = [...Array(sim.count).keys()].find((j) => sim.call[j] >= 0 && steps[sim.call[j]] === node)!;
   assert.equal(sim.end[replayed] - sim.start[replayed], 1567 + 448);
+  // Call 12756, cudaGraphLaunch, launched 114 kernels (and 12 memsets): the first node's step is the
+  // graph's launch, the other 113 ride on it.
+  const graph = r.scenario.threads.get('main')!.filter((s) => s.call === 12756 && 'launch' in s.step);
+  assert.deepEqual(
+    graph.map((s) => s.step.graphNode),
+    [undefined, ...new Array(113).fill(true)],
+  );
+});
+
+test('S19 CUDA graphs with the host ahead (capture): each step replays within 5%, and so does the wait for the work queued ahead', async () => {
+  const t = await load('test/fixtures/graph-queue/compiled_step_timer.fixed.capture.syncscope.json.gz');
+  // The capture read 76 of its 158 cudaGraphLaunch calls as waits for room in the launch queue,
+  // 22,907,262 ns in all: each took no longer than the launches that did not (test/fixtures/graph-queue/README.md).
+  let labelled = 0;
+  for (let i = 0; i < t.calls.count; i++)
+    if (str(t, t.calls.name[i]) === 'cudaGraphLaunch') labelled += t.calls.blockedNs[i];
+  assert.equal(labelled, 22_907_262);
+  const r = replay(t, h200);
+  // Their time is the host's own in the scenario: read as waits, from the 23rd step on the host ran
+  // ahead faster than it did, and 37 of the 59 steps replayed more than 5% off.
+  for (const it of r.iterations) assert.ok(Math.abs(it.error) <= 0.05, `${it.label} ${it.error}`);
+  // Call 37487, the event synchronize after the loop: blocked 23,282,204 ns, released by op 42513.
+  assertReplayed(
+    t,
+    waitOf(r, 37487),
+    23_282_204,
+    /^at::native::{anonymous}::multi_tensor_apply_kernel/,
+    'legacy default',
+  );
 });
 
 test('torch.profiler, pageable copies: each copy waits for the GEMM before it, as long as the trace counted', async () => {

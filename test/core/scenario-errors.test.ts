@@ -4,7 +4,7 @@ import { parseScenario, compileScenario, ScenarioError, STEP_KINDS } from '../..
 
 const FILE = 't.scenario.json';
 const KINDS = STEP_KINDS.join(', ');
-const LAUNCH_KEYS = 'launch, stream, us, ms, ns, touch, grid, block, blocksPerSm, latencyNs, reads, writes';
+const LAUNCH_KEYS = 'launch, stream, us, ms, ns, touch, grid, block, blocksPerSm, latencyNs, graphNode, reads, writes';
 
 /** A scenario whose one step (line 7, from column 5) is `step`. */
 const withStep = (step: string): string => `{

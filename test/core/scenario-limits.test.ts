@@ -63,7 +63,7 @@ test('a 50 MB unknown name fails fast, quoted short, with no suggestion', { time
   const name = 'q'.repeat(50 * 2 ** 20);
   const text = `{ "name": "x", "steps": [ { "launch": "k", "us": 1, "${name}": 1 } ] }`;
   assert.deepEqual(messages(text), [
-    `${FILE}:1:53: unknown key "${'q'.repeat(64)}..." (${name.length} characters) in a launch step. Allowed keys: launch, stream, us, ms, ns, touch, grid, block, blocksPerSm, latencyNs, reads, writes`,
+    `${FILE}:1:53: unknown key "${'q'.repeat(64)}..." (${name.length} characters) in a launch step. Allowed keys: launch, stream, us, ms, ns, touch, grid, block, blocksPerSm, latencyNs, graphNode, reads, writes`,
   ]);
 });
 

@@ -56,6 +56,36 @@ test('S19 host functions and memsets take launch-queue entries like kernels do',
   assert.equal(t.calls.begin[last] + t.calls.blockedNs[last], end(t, long));
 });
 
+test("S19 a CUDA graph launch's further nodes cost the host no call and take no launch-queue entry", () => {
+  const graph = [
+    { launch: 'first', stream: 's', us: 1 },
+    { repeat: 1500, steps: [{ launch: 'node', stream: 's', us: 1, graphNode: true }] },
+  ];
+  const t = sim({
+    streams: { s: { nonBlocking: true } },
+    steps: [
+      { launch: 'long', stream: 's', ms: 20 },
+      { repeat: 3, steps: graph },
+      { launch: 'after', stream: 's', us: 1 },
+    ],
+  });
+  const launches = calls(t, 'launch');
+  // 4503 kernels queued behind the long one, past the queue's 1021 entries: none blocked.
+  assert.deepEqual(
+    launches.filter((c) => t.calls.blockedNs[c] > 0),
+    [],
+  );
+  // Only the long kernel's, each graph's first node's and the last launch take the host's time.
+  const paid = launches.filter((c) => t.calls.end[c] > t.calls.begin[c]);
+  assert.equal(paid.length, 1 + 3 + 1);
+  const after = launches[launches.length - 1];
+  assert.equal(
+    t.calls.begin[after],
+    t.calls.end[paid[3]],
+    'the last graph launched no further call after its first node',
+  );
+});
+
 test("a kernel's own latency (kernelOverheadNs) is paid once, by its first blocks, not by every wave", () => {
   const slots = h200.sms * h200.blocksPerSm;
   const t = sim({
