@@ -230,7 +230,9 @@ function toStep(
  * The cost per range on the script's threads at which the unchanged program waits in synchronizing
  * calls as long per step as the plain steps did (`waitsNs`), with its step kept within STEP_BAND of
  * the plain step: from `from` (the step's calibration), by bisection, as the waits grow with the cost
- * taken out and the step shrinks. Only the cost per range moves; the scales stay as found.
+ * taken out and the step shrinks. Only the cost per range moves; the scales stay as found. Where no
+ * cost in the band gives those waits, `from`: every saving is read against the step, and a step moved
+ * to the band's edge only to bring the waits nearer would be that much off.
  */
 function toWaits(
   at: (c: Calibrated) => Fitted,
@@ -257,7 +259,7 @@ function toWaits(
     if (further === more) lo = mid;
     else hi = mid;
   }
-  return best;
+  return close(best.sim) ? best : from;
 }
 
 /**

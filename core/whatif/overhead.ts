@@ -47,8 +47,9 @@ export interface PlainCalibration {
   leastPerRangeNs?: number;
   /**
    * Where the sync clock timed the plain steps' waits (plain-waits.ts): their time per step in
-   * synchronizing calls, which perRangeNs was then moved to match with the step kept within
-   * STEP_BAND of the plain step, and the unchanged program's simulated waits at the end.
+   * synchronizing calls, which perRangeNs was then moved to match where a cost per range with the
+   * step within STEP_BAND of the plain step does (else the step's fit is kept), and the unchanged
+   * program's simulated waits at the end.
    */
   waitsNs?: number;
   calibratedWaitsNs?: number;
@@ -183,14 +184,18 @@ function plainText(p: PlainCalibration, recorder: string): string {
     : `${taken}: even so the simulated step takes ${formatNs(p.calibratedStepNs)}, ${p.calibratedStepNs > p.plainStepNs ? 'over' : 'under'} the plain ${formatNs(p.plainStepNs)} (${measured})`;
 }
 
-/** "so that the unchanged program has waits of 603 µs per step in synchronizing calls, as the program without the profiler waited (600 µs ...), and a step of ...". */
+/**
+ * "so that the unchanged program has waits of 603 µs per step in synchronizing calls, as the program
+ * without the profiler waited (600 µs ...), and a step of ...", or where no cost per range in the
+ * band gives those waits, the step kept and the waits that were not matched.
+ */
 function waitsText(p: PlainCalibration, recorder: string): string {
   const waits = `so that the unchanged program has waits of ${formatNs(p.calibratedWaitsNs!)} per step in synchronizing calls`;
   const timed = `${formatNs(p.waitsNs!)}, timed by the sync clock`;
   const step = `a step of ${formatNs(p.calibratedStepNs)}, within ${percent(STEP_BAND)} of its plain speed of ${formatNs(p.plainStepNs)}`;
   return Math.abs(p.calibratedWaitsNs! - p.waitsNs!) <= WAITS_TOLERANCE * p.waitsNs! + 1000
     ? `${waits}, as the program without ${recorder} waited (${timed}), and ${step}`
-    : `${waits}, the nearest to the program's without ${recorder} (${timed}) with ${step}`;
+    : `so that the unchanged program's step takes ${formatNs(p.calibratedStepNs)}, its plain speed of ${formatNs(p.plainStepNs)}; its waits of ${formatNs(p.calibratedWaitsNs!)} per step in synchronizing calls are not the program's without ${recorder} (${timed}) at any cost per range that keeps the step within ${percent(STEP_BAND)} of it, so that the step's split between host and GPU is less sure`;
 }
 
 /** How close to the plain step a calibration must come: the plain step is one measurement of a few steps, noisier than this. */
