@@ -682,8 +682,11 @@ class Generator {
     const lead = Math.round(this.leads.leadNs(j, ready));
     if (lead <= 0) return;
     const measured = t.ops.end[j] - t.ops.start[j];
-    if (isKernel) Object.assign(s.step, this.kernelShape(j, lead));
-    else if (typeof s.step.ns === 'number') s.step.ns += lead;
+    // The shape with the lead in: a latency given for the kernel alone goes with it.
+    if (isKernel) {
+      delete s.step.latencyNs;
+      Object.assign(s.step, this.kernelShape(j, lead));
+    } else if (typeof s.step.ns === 'number') s.step.ns += lead;
     else return;
     s.spanNs = Math.round(measured + lead);
     s.lead = { ns: lead, waves: isKernel ? this.waves(j, this.occupancy.get(kernelSignature(t, j))) : 1 };

@@ -98,6 +98,18 @@ test("torch.compile's CUDA graphs (capture): a node that held its stream for les
   const sim = r.simulated.ops;
   const replayed = [...Array(sim.count).keys()].find((j) => sim.call[j] >= 0 && steps[sim.call[j]] === node)!;
   assert.equal(sim.end[replayed] - sim.start[replayed], 1567 + 448);
+  // In the scenario as made (before the replay fits durations), every one-wave kernel with a lead
+  // holds its stream for its span, its latency in or out: 1,284 of them (as op 79: 1568 ns and a
+  // lead of 1050) are short alone and not with their lead.
+  const made = scenarioFromTrace(t, h200).threads.get('main')!;
+  const kernels = made.filter((s) => 'launch' in s.step && s.lead?.waves === 1);
+  assert.ok(kernels.length > 20_000, `${kernels.length} kernels`);
+  for (const s of kernels)
+    assert.equal(
+      (s.step.ns as number) + ((s.step.latencyNs as number | undefined) ?? h200.kernelOverheadNs),
+      s.spanNs,
+      `op ${s.op}`,
+    );
   // Call 12756, cudaGraphLaunch, launched 114 kernels (and 12 memsets): the first node's step is the
   // graph's launch, the other 113 ride on it.
   const graph = r.scenario.threads.get('main')!.filter((s) => s.call === 12756 && 'launch' in s.step);
