@@ -1125,10 +1125,10 @@ class Generator {
     const t = this.t;
     const perSm = this.occupancy.get(kernelSignature(t, j));
     const span = t.ops.end[j] - t.ops.start[j] + leadNs;
-    const latency = span < this.p.kernelOverheadNs ? 0 : this.p.kernelOverheadNs;
+    const short = span < this.p.kernelOverheadNs;
     return {
-      ns: Math.max(1, Math.round((span - latency) / this.waves(j, perSm))),
-      ...(latency === this.p.kernelOverheadNs ? {} : { latencyNs: latency }),
+      ns: Math.max(1, Math.round((span - (short ? 0 : this.p.kernelOverheadNs)) / this.waves(j, perSm))),
+      ...(short ? { latencyNs: 0 } : {}),
       ...(t.ops.grid[j] > 0 ? { grid: t.ops.grid[j] } : {}),
       ...(t.ops.block[j] > 0 ? { block: t.ops.block[j] } : {}),
       ...(perSm ? { blocksPerSm: perSm } : {}),
