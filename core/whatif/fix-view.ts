@@ -12,6 +12,7 @@ export const FIX_EDIT_KINDS: ReadonlySet<string> = new Set([
   'no-op-wait',
   'pageable-async-copy',
   'hidden-sync',
+  'device-wide-wait',
   'race',
   'legacy-serialization',
 ]);

@@ -221,6 +221,40 @@ const moveSyncLater: Edit = (_g, th, f, _a, t) => {
 };
 
 /**
+ * A device-wide wait where the host needed one op (S14): an event is recorded right after the
+ * needed op's step, on its stream, and the device synchronize becomes a synchronize on that event.
+ * Work issued after it keeps the order its stream gives it: the finding is made only where no later
+ * work of the thread needed the rest (waits.ts, neededOps).
+ */
+const narrowDeviceWait: Edit = (g, th, f, a) => {
+  const neededOf = new Map(a.waits.flatMap((w) => (w.narrower ? [[w.id, w.narrower.op] as const] : [])));
+  const calls = new Set(findingCalls(f));
+  let n = 0;
+  for (const steps of th.values()) {
+    for (let k = steps.length - 1; k >= 0; k--) {
+      const s = steps[k];
+      const needed = neededOf.get(s.call);
+      if (!calls.has(s.call) || !('deviceSync' in s.step) || needed === undefined) continue;
+      let r = k - 1;
+      while (r >= 0 && steps[r].op !== needed) r--;
+      if (r < 0) continue;
+      const ev = `fix_narrow_${s.call}`;
+      g.events.add(ev);
+      s.step = { eventSync: ev };
+      steps.splice(r + 1, 0, {
+        step: { record: ev, ...onStream(streamOf(steps[r].step)) },
+        call: -1,
+        note: 'fix: record',
+      });
+      n++;
+    }
+  }
+  return n
+    ? `synchronize on an event recorded after the op the host needed, in place of ${n} device synchronize${n > 1 ? 's' : ''}`
+    : 'cannot apply: the op the host needed is not a step of the thread before its device synchronize';
+};
+
+/**
  * A race: an event recorded after the first access, on its stream, and waited for on the second's
  * stream before the second; for every pair of calls the finding stands for (an inferred race lists
  * each pass of its loop, Hazard.occurrences), as the program's fix orders every pass.
@@ -284,6 +318,7 @@ export const EDITS: Readonly<Record<string, Edit>> = {
   ...Object.fromEntries([...REMOVE_KINDS].map((k) => [k, removeSync])),
   'pageable-async-copy': pinCopy,
   'hidden-sync': moveSyncLater,
+  'device-wide-wait': narrowDeviceWait,
   race: addRaceWait,
 };
 

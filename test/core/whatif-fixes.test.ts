@@ -229,6 +229,38 @@ test('a race fix: the second stream waits for the first, and the fix reports its
   assert.ok(cost > 140_000 && cost < 165_000, `cost ${cost}`);
 });
 
+test('a device-wide-wait fix: the host synchronizes on an event after the copy it needed, not on the whole device', () => {
+  // A 2 ms kernel on stream "side" the host never needs; on "main" a 100 us kernel and a copy of its
+  // result to pinned memory, then a device synchronize, 3 ms of host work on the copied result, and
+  // the next step's first kernel, synchronized.
+  const t =
+    simulated(`{ "name": "narrow", "streams": { "main": { "nonBlocking": true }, "side": { "nonBlocking": true } },
+    "buffers": { "d": { "bytes": 4096 }, "h": { "bytes": 4096, "host": "pinned" } },
+    "steps": [ { "launch": "ema", "stream": "side", "us": 2000 },
+      { "launch": "loss", "stream": "main", "us": 100, "writes": ["d"] },
+      { "copy": "d", "to": "h", "async": true, "stream": "main" },
+      { "deviceSync": true }, { "hostWork": { "us": 3000 } },
+      { "launch": "next", "stream": "main", "us": 10 }, { "streamSync": "main" } ] }`);
+  const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'device-wide-wait')!;
+  assert.equal(r.applied, true, r.edit);
+  assert.equal(
+    r.edit,
+    'synchronize on an event recorded after the op the host needed, in place of 1 device synchronize',
+  );
+  assert.match(
+    r.scenario!,
+    /"copy":"d_4096".*\n.*\{"record":"fix_narrow_3","stream":"main"\}.*\n.*\{"eventSync":"fix_narrow_3"\}/,
+  );
+  assert.doesNotMatch(r.scenario!, /"deviceSync"/);
+  // Before: the synchronize returns once "ema" ends, about 2 ms in, and the host work ends 3 ms
+  // later. After: it returns once the copy ends, about 100 us in, and the host work ends at about
+  // 3.1 ms, after "ema". The saving is ema's 2 ms less loss's 100 us and the
+  // copy's few us: the time the finding says the event wait saves, give or take the record call.
+  const saved = r.before.doneNs - r.after!.doneNs;
+  assert.ok(saved > 1_850_000 && saved < 1_900_000, `saved ${saved}`);
+  assert.ok(Math.abs(saved - r.finding.savedNs!) < 5000, `${saved} vs the finding's ${r.finding.savedNs}`);
+});
+
 /** A 1 ms kernel on blocking stream s, then a 10 us kernel on the legacy default stream that the host synchronizes. */
 const LEGACY = `{ "name": "legacy", "streams": { "s": {} },
   "steps": [ { "launch": "long", "stream": "s", "us": 1000 }, { "launch": "short", "us": 10 }, { "streamSync": "default" } ] }`;
@@ -279,6 +311,21 @@ test("a saving counts until the window's work is done, not only until the host i
   const truth = end(buggy) - end(fixed);
   assert.ok(truth > 1_400_000 && truth < 1_700_000, `buggy less fixed: ${truth}`);
   assert.ok(Math.abs(savedNs(r)! - truth) < 30_000, `predicted ${savedNs(r)} against ${truth}`);
+});
+
+test('a device-wide-wait fix frees the host when device-sync-fixed, the fix written by hand, does', () => {
+  const example = (name: string) =>
+    simulate(compileScenario(readFileSync(repoPath(`examples/${name}.scenario.json`), 'utf8')), h200);
+  const buggy = example('device-sync-buggy');
+  const fixed = example('device-sync-fixed');
+  const [r] = whatIf(buggy, h200, ['F1']);
+  assert.equal(r.applied, true, r.edit);
+  // The hand-written fix's event synchronize returns 150 us of "metric", its copy and the launch
+  // calls into the run; the host's span is its last return.
+  const fixedHostNs = Math.max(...fixed.calls.end.subarray(0, fixed.calls.count));
+  assert.ok(fixedHostNs > 150_000 && fixedHostNs < 200_000, `fixed ${fixedHostNs}`);
+  assert.ok(Math.abs(r.after!.hostNs - fixedHostNs) < 2000, `edit ${r.after!.hostNs} against ${fixedHostNs}`);
+  assert.ok(r.before.hostNs > 2_000_000, `buggy ${r.before.hostNs}`);
 });
 
 test('removing an event synchronize keeps the GPU order it gave with a stream wait, as Stream.wait_event does', () => {
