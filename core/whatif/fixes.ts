@@ -323,7 +323,10 @@ export const EDITS: Readonly<Record<string, Edit>> = {
 };
 
 function editFor(f: Finding): Edit | string {
-  return EDITS[f.kind] ?? `cannot apply: a ${f.kind} finding has no edit the simulator can run`;
+  return (
+    EDITS[f.kind] ??
+    `cannot apply: ${/^[aeiou]/.test(f.kind) ? 'an' : 'a'} ${f.kind} finding has no edit the simulator can run`
+  );
 }
 
 function outcome(sim: Trace): Outcome {

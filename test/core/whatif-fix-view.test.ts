@@ -46,7 +46,7 @@ test('a finding offers "Simulate this fix" exactly when fixes.ts has an edit for
     const t = await capture(name);
     const ids = t.findings.map((_f, k) => fixId(k));
     for (const r of whatIf(t, h200, ids)) {
-      const noEdit = r.edit === `cannot apply: a ${r.finding.kind} finding has no edit the simulator can run`;
+      const noEdit = / finding has no edit the simulator can run$/.test(r.edit);
       assert.equal(simulatesFix(r.finding), !noEdit, `${name} ${r.id} ${r.finding.kind}: ${r.edit}`);
     }
   }
