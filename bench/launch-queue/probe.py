@@ -1,6 +1,7 @@
 # What takes a launch-queue entry (S19), and whose queue it is: behind one long kernel, issues a
 # pattern of tiny kernels, event records and stream waits on one or more streams, times each call,
 # and prints how many of each were issued, per stream, before the first call that blocked for room.
+# A graph pattern ('g', 'h') replays a captured CUDA graph of one-element adds instead.
 # Usage: python3 probe.py (about 10 s; run it again with CUDA_DEVICE_MAX_CONNECTIONS=32 to see the
 # streams' sharing of hardware queues go).
 import sys
@@ -21,9 +22,21 @@ def sleep_cycles_for(ms):
     return int(per_ms * ms)
 
 
-def probe(name, streams, pattern, cycles, timing=False, waiter=None):
+def graph_of(nodes, x):
+    """A CUDA graph of `nodes` one-element adds to x, replayed once so that it is uploaded."""
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(nodes):
+            x.add_(1)
+    graph.replay()
+    torch.cuda.synchronize()
+    return graph
+
+
+def probe(name, streams, pattern, cycles, timing=False, waiter=None, graphs=None):
     """`pattern`: (stream index, kind) items, kind 'k' a tiny kernel, 'r' an event record, 'w' a wait
-    for a completed event. `waiter`: a stream that waits for every record, as wait_stream makes one."""
+    for a completed event, 'g' or 'h' a replay of graphs['g'] or graphs['h'] on the stream.
+    `waiter`: a stream that waits for every record, as wait_stream makes one."""
     tensors = [torch.zeros(4, device="cuda") for _ in streams]
     for s, x in zip(streams, tensors):
         with torch.cuda.stream(s):
@@ -50,6 +63,9 @@ def probe(name, streams, pattern, cycles, timing=False, waiter=None):
             records[i].record(s)
             if waiter is not None:
                 waiter.wait_event(records[i])
+        elif kind in "gh":
+            with torch.cuda.stream(s):
+                graphs[kind].replay()
         else:
             s.wait_event(done)
         took = time.perf_counter_ns() - begin
@@ -85,6 +101,15 @@ def main():
     probe("legacy and a side stream, kernels alternating", [legacy, side[0]], [(j % 2, "k") for j in range(3000)], cycles)
     probe("16 streams x 700 kernels, round robin", side, [(j % 16, "k") for j in range(16 * 700)], cycles)
     probe("16 streams x 1100 kernels, round robin", side, [(j % 16, "k") for j in range(16 * 1100)], cycles)
+    x = torch.zeros(4, device="cuda")
+    for nodes in (1, 10, 100, 400):
+        g = {"g": graph_of(nodes, x)}
+        probe(f"one stream, graphs of {nodes} nodes", [side[0]], alt(3000, "g"), cycles, graphs=g)
+    g = {"g": graph_of(100, x), "h": graph_of(10, x)}
+    probe("one stream, graphs of 100 and of 10 nodes alternating", [side[0]], alt(2400, "gh"), cycles, graphs=g)
+    probe("one stream, a graph of 100 nodes and a kernel alternating", [side[0]], alt(2400, "gk"), cycles, graphs=g)
+    probe("one stream, a graph of 100 nodes and 10 kernels", [side[0]], alt(12000, "gkkkkkkkkkk"), cycles, graphs=g)
+    probe("two streams, graphs of 100 nodes alternating", side[:2], [(j % 2, "g") for j in range(3000)], cycles, graphs=g)
     print(torch.__version__, torch.version.cuda, torch.cuda.get_device_name(), file=sys.stderr)
 
 
