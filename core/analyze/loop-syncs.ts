@@ -3,7 +3,7 @@
 // launches again. They are candidates, not certainties: the trace cannot see what the host reads
 // after a synchronize; the fix's simulation (docs/whatif.md) shows what removing them buys.
 import { CK, OK } from '../trace/kinds';
-import { OP_KINDS, type Finding, type Trace } from '../trace/model';
+import { COPY_KINDS, HOST_MEMORY, OP_KINDS, type Finding, type Trace } from '../trace/model';
 import { formatNs } from '../units';
 import type { Bindings } from './bindings';
 import type { BusyTimes } from './metrics';
@@ -18,6 +18,8 @@ export const MIN_LOOP_SYNCS = 3;
 
 /** Calls that only queue GPU work: what the host does next when it did not need the result. */
 const ENQUEUES = new Set<number>([CK.launch, CK.record, CK.streamWait, CK.hostFunc]);
+const DTOH = COPY_KINDS.indexOf('DtoH');
+const PINNED = HOST_MEMORY.indexOf('pinned');
 const RULE: Record<number, string> = { [CK.eventSync]: 'S12', [CK.streamSync]: 'S13', [CK.deviceSync]: 'S14' };
 
 /** The device's busy time as merged intervals (kernels, copies, memsets), for idle-gap look-ups. */
@@ -129,6 +131,16 @@ function nextIsLaunch(t: Trace, b: Bindings, at: number, i: number): boolean {
   return false;
 }
 
+/** Whether call `i` copied to pinned host memory and returned before its copy was done (cudaMemcpyAsync). */
+function asyncCopyToHost(t: Trace, b: Bindings, i: number): boolean {
+  if (t.calls.blockedNs[i] > 0 || !/async/i.test(t.strings[t.calls.name[i]] ?? '')) return false;
+  for (let q = b.opsStart[i]; q < b.opsStart[i + 1]; q++) {
+    const op = b.opsOf[q];
+    if (t.ops.copy[op] === DTOH && t.ops.hostMemory[op] === PINNED) return true;
+  }
+  return false;
+}
+
 interface Place {
   first: number;
   calls: number[];
@@ -138,6 +150,11 @@ interface Place {
   unblocked: number;
   idleNs: number;
   launched: string;
+  /**
+   * A pass followed a copy to host memory that its thread made without blocking: the host waited to
+   * read that copy, though the trace cannot see a read of host memory (copiesToHost).
+   */
+  readsCopy: boolean;
 }
 
 /**
@@ -244,10 +261,12 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
   const plainSyncNs = t.meta.plainStep?.syncNs ?? 0;
   const scriptLane = plainSyncNs > 0 ? mainThread(t) : -1;
   const order = b.timeOrder;
+  const copiedBack = new Uint8Array(t.lanes.length + 1);
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
     const lane = laneOf[i];
     const ck = kind[i];
+    if (ck === CK.memcpy && asyncCopyToHost(t, b, i)) copiedBack[lane] = 1;
     if (ck === CK.launch) {
       // Short kernel names: the message names them, and cuBLAS's full names run to a line each.
       for (let q = b.opsStart[i]; q < b.opsStart[i + 1]; q++) {
@@ -257,6 +276,8 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
     }
     if (ck !== CK.eventSync && ck !== CK.streamSync && ck !== CK.deviceSync) continue;
     const launched = sinceWait.take(lane);
+    const readsCopy = copiedBack[lane] === 1;
+    copiedBack[lane] = 0;
     if (ownedSyncs && sortedHas(ownedSyncs, i)) continue;
     // A synchronize with no source is told apart by the work before it; the trace's first one may
     // follow work it did not record.
@@ -266,9 +287,12 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
     // and the fix removes it too; only the passes that blocked show what it costs.
     const place =
       places.get(key) ??
-      places.set(key, { first: i, calls: [], unused: 0, unblocked: 0, idleNs: 0, launched }).get(key)!;
+      places
+        .set(key, { first: i, calls: [], unused: 0, unblocked: 0, idleNs: 0, launched, readsCopy: false })
+        .get(key)!;
     place.calls.push(i);
     place.launched ||= launched;
+    place.readsCopy ||= readsCopy;
     // Evidence of a drained GPU: the pass blocked after launching work, and the host launched again
     // (the last pass of a loop is followed by what comes after the loop: it costs no launch gap). A
     // recorder slows the host, and a pass may find the GPU done only because of it: where the plain
@@ -311,10 +335,15 @@ function finding(t: Trace, p: Place, plainSyncNs: number): Finding {
     ...source,
     message:
       `candidate: ${call} on ${callTarget(t, i) || laneName(t, t.calls.lane[i])} at ${callSiteText(t, i)} recurs ${n} times ` +
-      `in a loop (after ${p.launched}); ${p.unused} times the host launched again without another wait: ${idleText(p, plainSyncNs)}`,
-    fix:
-      'remove the synchronize, or move it after the loop or to where the host first reads the result; where it ' +
-      'times GPU work with a host clock, record CUDA events around the work instead and read their elapsed time after the loop',
+      `in a loop (after ${p.launched}); ${p.unused} times the host launched again without another wait: ${idleText(p, plainSyncNs)}` +
+      (p.readsCopy
+        ? '; before it, the thread copied to pinned host memory without blocking: the host reads that copy after it (deduced: a trace shows no read of host memory)'
+        : ''),
+    fix: p.readsCopy
+      ? 'keep the values on the GPU and read them after the loop, or read them every few steps: the synchronize moves with ' +
+        'the read; where it waits for more than the copy, synchronize on an event recorded after the copy instead'
+      : 'remove the synchronize, or move it after the loop or to where the host first reads the result; where it ' +
+        'times GPU work with a host clock, record CUDA events around the work instead and read their elapsed time after the loop',
     savedNs: p.idleNs,
   };
   return withMembers(f, p.calls);

@@ -97,8 +97,9 @@ const stepsOf = (th: Threads, calls: Set<number>) =>
  * Stream.wait_stream): an event or stream synchronize is replaced by one on each other stream the
  * thread issues work to before its next synchronize, so that the fixed program is not a racy one.
  */
-const removeSync: Edit = (_g, th, f) => {
-  const calls = new Set(findingCalls(f));
+const removeSync: Edit = (_g, th, f) => removedText(removeSyncSteps(th, new Set(findingCalls(f))));
+
+function removeSyncSteps(th: Threads, calls: Set<number>): { n: number; kept: number } {
   let n = 0;
   let kept = 0;
   for (const [name, steps] of th) {
@@ -115,10 +116,52 @@ const removeSync: Edit = (_g, th, f) => {
     });
     th.set(name, out);
   }
+  return { n, kept };
+}
+
+function removedText({ n, kept }: { n: number; kept: number }): string {
   if (!n) return 'cannot apply: its calls are not synchronize steps of the scenario';
   const what = `remove ${n} synchronize step${n > 1 ? 's' : ''}`;
   return kept ? `${what}, keeping the GPU order with ${kept} stream wait${kept > 1 ? 's' : ''}` : what;
+}
+
+/**
+ * A loop's synchronizes go (removeSync), but one that the host made to read what its thread copied
+ * to host memory since its last wait (loop-syncs.ts, Place.readsCopy) moves to the thread's next
+ * wait instead: the fixed program keeps the values on the GPU and reads them after the loop.
+ */
+const removeOrDeferSync: Edit = (g, th, f) => {
+  const calls = new Set(findingCalls(f));
+  const reads = readsOfCopies(g, th, calls);
+  if (!reads.size) return removedText(removeSyncSteps(th, calls));
+  const moved = moveSyncSteps(th, reads);
+  const rest = new Set([...calls].filter((c) => !reads.has(c)));
+  const removed = rest.size ? removeSyncSteps(th, rest) : { n: 0, kept: 0 };
+  return (
+    `move ${moved} synchronize step${moved > 1 ? 's' : ''} that read a copy to host memory to the thread's next wait ` +
+    `(the values read after the loop)${removed.n ? `, and ${removedText(removed)}` : ''}`
+  );
 };
+
+/**
+ * The synchronize steps of `calls` that their thread made after it copied to a pinned host buffer
+ * since its last wait (a copy to pageable memory does not return before it is done).
+ */
+function readsOfCopies(g: GeneratedScenario, th: Threads, calls: Set<number>): Set<number> {
+  const reads = new Set<number>();
+  const toHost = (s: GeneratedStep) =>
+    'copy' in s.step && s.step.async === true && g.buffers.get(s.step.to as string)?.host === 'pinned';
+  for (const steps of th.values()) {
+    let copied = false;
+    for (const s of steps) {
+      if (toHost(s)) copied = true;
+      if (!isSyncStep(s)) continue;
+      if (copied && calls.has(s.call)) reads.add(s.call);
+      copied = false;
+    }
+  }
+  return reads;
+}
 
 const SYNC_STEP = ['deviceSync', 'streamSync', 'eventSync', 'wait', 'query'];
 const isSyncStep = (s: GeneratedStep): boolean => SYNC_STEP.some((k) => k in s.step);
@@ -196,6 +239,15 @@ const pinCopy: Edit = (g, th, f, a, t, iterations) => {
 const moveSyncLater: Edit = (_g, th, f, _a, t) => {
   const calls = new Set(findingCalls(f));
   const counted = dropCountKernels(th, calls, isSyncStep, t);
+  const moved = moveSyncSteps(th, calls);
+  return moved
+    ? `move ${moved} synchronize step${moved > 1 ? 's' : ''} to the thread's next wait (where the value is next needed)` +
+        countKernelsText(counted)
+    : 'cannot apply: its synchronize is not a step of the scenario';
+};
+
+/** Moves the synchronize steps of `calls` to their thread's next synchronize step that is not one of them; returns how many moved. */
+function moveSyncSteps(th: Threads, calls: Set<number>): number {
   let moved = 0;
   for (const [name, steps] of th) {
     const out: GeneratedStep[] = [];
@@ -214,11 +266,8 @@ const moveSyncLater: Edit = (_g, th, f, _a, t) => {
     }
     th.set(name, [...out, ...carried]);
   }
-  return moved
-    ? `move ${moved} synchronize step${moved > 1 ? 's' : ''} to the thread's next wait (where the value is next needed)` +
-        countKernelsText(counted)
-    : 'cannot apply: its synchronize is not a step of the scenario';
-};
+  return moved;
+}
 
 /**
  * A device-wide wait where the host needed one op (S14): an event is recorded right after the
@@ -315,7 +364,7 @@ const makeNonBlocking: Edit = (g, _th, f, _a, t) => {
 /** The edit of each finding kind that has one; core/whatif/fix-view.ts's FIX_EDIT_KINDS names the same kinds. */
 export const EDITS: Readonly<Record<string, Edit>> = {
   'legacy-serialization': makeNonBlocking,
-  ...Object.fromEntries([...REMOVE_KINDS].map((k) => [k, removeSync])),
+  ...Object.fromEntries([...REMOVE_KINDS].map((k) => [k, k === 'loop-sync' ? removeOrDeferSync : removeSync])),
   'pageable-async-copy': pinCopy,
   'hidden-sync': moveSyncLater,
   'device-wide-wait': narrowDeviceWait,

@@ -107,6 +107,58 @@ test('near misses: two passes are no loop; a result read back (a blocking copy) 
   assert.deepEqual(loopSyncs(loop(6, 'copy')), []);
 });
 
+test('a synchronize after the thread copied to pinned memory without blocking reads that copy: its fix moves the read', () => {
+  // Each pass: a 100 us kernel, its result copied to pinned memory with cudaMemcpyAsync (the call
+  // returns at once), a device synchronize until the copy is done, then the next launch.
+  const passes = (copyBack: boolean) => {
+    const b = new TraceBuilder();
+    const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+    const s = b.lane({ kind: 'stream', name: 's', device: 0, nonBlocking: true });
+    for (let k = 0, now = 0; k < 5; k++, now += 200_000) {
+      const l = b.call({
+        lane: host,
+        kind: 'launch',
+        begin: now,
+        end: now + 5_000,
+        stream: s,
+        name: 'cudaLaunchKernel',
+      });
+      b.op({ lane: s, kind: 'kernel', start: now + 10_000, end: now + 110_000, call: l, name: 'gemm' });
+      if (copyBack) {
+        const c = b.call({
+          lane: host,
+          kind: 'memcpy',
+          begin: now + 6_000,
+          end: now + 9_000,
+          stream: s,
+          name: 'cudaMemcpyAsync',
+        });
+        b.op({
+          lane: s,
+          kind: 'memcpy',
+          start: now + 110_000,
+          end: now + 112_000,
+          call: c,
+          copy: 'DtoH',
+          hostMemory: 'pinned',
+        });
+      }
+      b.call({ lane: host, kind: 'deviceSync', begin: now + 10_000, end: now + 115_000, blockedNs: 105_000 });
+    }
+    return b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+  };
+  const [read] = loopSyncs(passes(true));
+  assert.match(
+    read.message,
+    /recurs 5 times .*; before it, the thread copied to pinned host memory without blocking: the host reads that copy after it \(deduced/,
+  );
+  assert.match(read.fix!, /^keep the values on the GPU and read them after the loop/);
+  // The same loop without the copy back: nothing says the host reads anything.
+  const [plain] = loopSyncs(passes(false));
+  assert.doesNotMatch(plain.message, /copied/);
+  assert.match(plain.fix!, /^remove the synchronize/);
+});
+
 test('idle gap around a time: 0 while busy or after the last work', () => {
   const busy = { start: Float64Array.of(0, 100), end: Float64Array.of(50, 150) };
   assert.equal(idleGapAt(busy, 60), 50);

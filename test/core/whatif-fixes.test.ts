@@ -92,6 +92,31 @@ test('a loop-sync fix: the synchronizes are removed and the GPU runs the kernels
   );
 });
 
+test('a loop-sync whose synchronize reads a copy to pinned memory: the fix moves the read after the loop, not away', () => {
+  // Four passes of a 100 us kernel, its result copied to pinned memory, a device synchronize and
+  // 50 us of host work on the copy; then a last kernel and a stream synchronize.
+  const t = simulated(`{ "name": "logged", "streams": { "s": { "nonBlocking": true } },
+    "buffers": { "d": { "bytes": 8 }, "h": { "bytes": 8, "host": "pinned" } },
+    "steps": [ { "repeat": 4, "steps": [ { "launch": "step", "stream": "s", "us": 100, "writes": ["d"] },
+      { "copy": "d", "to": "h", "async": true, "stream": "s" }, { "deviceSync": true }, { "hostWork": { "us": 50 } } ] },
+      { "launch": "last", "stream": "s", "us": 10 }, { "streamSync": "s" } ] }`);
+  const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'loop-sync')!;
+  assert.equal(
+    r.edit,
+    "move 4 synchronize steps that read a copy to host memory to the thread's next wait (the values read after the loop)",
+  );
+  // The recorded window is the four passes: their synchronizes now all come after the last launch.
+  const text = r.scenario!;
+  assert.ok(text.lastIndexOf('"launch"') < text.indexOf('"deviceSync"'), text);
+  // After: the host's 60 us a pass runs under the GPU's 100 us kernels, and the window's work is
+  // done once the GPU's is, its busy time and the first launch and last wake-up (under 20 us) after.
+  // Before, the GPU sat idle for the wake-up, 50 us of host work and a launch after each of the
+  // first three passes.
+  assert.ok(r.after!.doneNs - r.after!.gpuBusyNs < 20_000, `${r.after!.doneNs} against ${r.after!.gpuBusyNs}`);
+  const saved = r.before.doneNs - r.after!.doneNs;
+  assert.ok(saved > 3 * 50_000 && saved < 3 * 65_000, `saved ${saved}`);
+});
+
 test("a removed synchronize takes its measured return with it: the host work that the trace's late wake-up became", () => {
   // The loop above, but each of the loop's four synchronizes returned 20 us later after its kernel
   // than the profile's 3.6 us wake-up (as a capture's callbacks make it): everything after moves on.
