@@ -155,7 +155,7 @@ function readsOfCopies(g: GeneratedScenario, th: Threads, calls: Set<number>): S
     let copied = false;
     for (const s of steps) {
       if (toHost(s)) copied = true;
-      if (!isSyncStep(s)) continue;
+      if (!isHostWait(s)) continue;
       if (copied && calls.has(s.call)) reads.add(s.call);
       copied = false;
     }
@@ -163,7 +163,10 @@ function readsOfCopies(g: GeneratedScenario, th: Threads, calls: Set<number>): S
   return reads;
 }
 
-const SYNC_STEP = ['deviceSync', 'streamSync', 'eventSync', 'wait', 'query'];
+/** The steps that hold the host until the GPU is done (S12 to S14). */
+const HOST_WAIT_STEP = ['deviceSync', 'streamSync', 'eventSync'];
+const isHostWait = (s: GeneratedStep): boolean => HOST_WAIT_STEP.some((k) => k in s.step);
+const SYNC_STEP = [...HOST_WAIT_STEP, 'wait', 'query'];
 const isSyncStep = (s: GeneratedStep): boolean => SYNC_STEP.some((k) => k in s.step);
 const WORK_STEP = ['launch', 'copy', 'memset', 'hostFunc'];
 /** A scenario step's stream: its "stream", or the default stream where it names none. */
@@ -246,7 +249,7 @@ const moveSyncLater: Edit = (_g, th, f, _a, t) => {
     : 'cannot apply: its synchronize is not a step of the scenario';
 };
 
-/** Moves the synchronize steps of `calls` to their thread's next synchronize step that is not one of them; returns how many moved. */
+/** Moves the synchronize steps of `calls` to their thread's next host wait that is not one of them; returns how many moved. */
 function moveSyncSteps(th: Threads, calls: Set<number>): number {
   let moved = 0;
   for (const [name, steps] of th) {
@@ -261,7 +264,8 @@ function moveSyncSteps(th: Threads, calls: Set<number>): number {
         if (!wake) moved++;
         continue;
       }
-      if (sync && carried.length) out.push(...carried.splice(0));
+      // They land before the next step that holds the host; a stream's wait for an event does not.
+      if (isHostWait(s) && carried.length) out.push(...carried.splice(0));
       out.push(s);
     }
     th.set(name, [...out, ...carried]);

@@ -93,12 +93,14 @@ test('a loop-sync fix: the synchronizes are removed and the GPU runs the kernels
 });
 
 test('a loop-sync whose synchronize reads a copy to pinned memory: the fix moves the read after the loop, not away', () => {
-  // Four passes of a 100 us kernel, its result copied to pinned memory, a device synchronize and
-  // 50 us of host work on the copy; then a last kernel and a stream synchronize.
-  const t = simulated(`{ "name": "logged", "streams": { "s": { "nonBlocking": true } },
-    "buffers": { "d": { "bytes": 8 }, "h": { "bytes": 8, "host": "pinned" } },
+  // Four passes of a 100 us kernel, its result copied to pinned memory, a stream wait on another
+  // stream for the copy (no host wait), a device synchronize and 50 us of host work on the copy;
+  // then a last kernel and a stream synchronize.
+  const t = simulated(`{ "name": "logged", "streams": { "s": { "nonBlocking": true }, "u": { "nonBlocking": true } },
+    "events": { "copied": {} }, "buffers": { "d": { "bytes": 8 }, "h": { "bytes": 8, "host": "pinned" } },
     "steps": [ { "repeat": 4, "steps": [ { "launch": "step", "stream": "s", "us": 100, "writes": ["d"] },
-      { "copy": "d", "to": "h", "async": true, "stream": "s" }, { "deviceSync": true }, { "hostWork": { "us": 50 } } ] },
+      { "copy": "d", "to": "h", "async": true, "stream": "s" }, { "record": "copied", "stream": "s" },
+      { "wait": "copied", "stream": "u" }, { "deviceSync": true }, { "hostWork": { "us": 50 } } ] },
       { "launch": "last", "stream": "s", "us": 10 }, { "streamSync": "s" } ] }`);
   const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'loop-sync')!;
   assert.equal(
