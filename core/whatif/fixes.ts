@@ -138,7 +138,7 @@ const removeOrDeferSync: Edit = (g, th, f) => {
   const rest = new Set([...calls].filter((c) => !reads.has(c)));
   const removed = rest.size ? removeSyncSteps(th, rest) : { n: 0, kept: 0 };
   return (
-    `move ${moved} synchronize step${moved > 1 ? 's' : ''} that read a copy to host memory to the thread's next wait ` +
+    `move ${moved} synchronize step${moved > 1 ? 's' : ''} that read a copy to host memory to the thread's next host wait ` +
     `(the values read after the loop)${removed.n ? `, and ${removedText(removed)}` : ''}`
   );
 };
@@ -244,7 +244,7 @@ const moveSyncLater: Edit = (_g, th, f, _a, t) => {
   const counted = dropCountKernels(th, calls, isSyncStep, t);
   const moved = moveSyncSteps(th, calls);
   return moved
-    ? `move ${moved} synchronize step${moved > 1 ? 's' : ''} to the thread's next wait (where the value is next needed)` +
+    ? `move ${moved} synchronize step${moved > 1 ? 's' : ''} to the thread's next host wait (where the value is next needed)` +
         countKernelsText(counted)
     : 'cannot apply: its synchronize is not a step of the scenario';
 };

@@ -311,7 +311,7 @@ test("whatif: one finding's fix simulated, host and GPU time before and after", 
   assert.equal(
     profile.data.edit,
     // 9: the recorded window leaves the first of the 10 steps out as warm-up.
-    "move 9 synchronize steps to the thread's next wait (where the value is next needed)",
+    "move 9 synchronize steps to the thread's next host wait (where the value is next needed)",
   );
   const noEdit = await ok('whatif', { path: 'examples/seed-query-before-after.scenario.json', id: 'F2' });
   assert.equal(noEdit.data.applied, false);

@@ -115,8 +115,8 @@ test('whatif --fix F3+F4: two findings one change removes, simulated together in
   const byId = new Map(json.fixes.map((f: { id: string }) => [f.id, f]));
   const alone = byId.get('F3') as { edit: string; savedPerIterationNs: number };
   const both = byId.get('F3+F4') as { edit: string; savedPerIterationNs: number; kind: string };
-  assert.match(alone.edit, /^move 118 synchronize steps to the thread's next wait/);
-  assert.match(both.edit, /^move 177 synchronize steps to the thread's next wait/);
+  assert.match(alone.edit, /^move 118 synchronize steps to the thread's next host wait/);
+  assert.match(both.edit, /^move 177 synchronize steps to the thread's next host wait/);
   assert.equal(both.kind, 'hidden-sync');
   assert.ok(
     both.savedPerIterationNs > alone.savedPerIterationNs + 50_000,

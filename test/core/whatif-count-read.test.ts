@@ -102,6 +102,6 @@ test("amp_masked_tokens' capture: fixing its count reads takes out five kernels 
   const [fix] = whatIf(trace, h200, [ids.join('+')], undefined, a);
   assert.match(
     fix.edit,
-    /^move 177 synchronize steps to the thread's next wait .*; and take out the count's own 885 kernel launches /,
+    /^move 177 synchronize steps to the thread's next host wait .*; and take out the count's own 885 kernel launches /,
   );
 });

@@ -105,7 +105,7 @@ test('a loop-sync whose synchronize reads a copy to pinned memory: the fix moves
   const r = whatIf(t, h200, 'all').find((x) => x.finding.kind === 'loop-sync')!;
   assert.equal(
     r.edit,
-    "move 4 synchronize steps that read a copy to host memory to the thread's next wait (the values read after the loop)",
+    "move 4 synchronize steps that read a copy to host memory to the thread's next host wait (the values read after the loop)",
   );
   // The recorded window is the four passes: their synchronizes now all come after the last launch.
   const text = r.scenario!;

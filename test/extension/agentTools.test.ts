@@ -96,7 +96,7 @@ test(
     );
 
     const whatif = await answer('whatif', { path: PROFILE, id: 'F3' });
-    assert.match(whatif, /move 9 synchronize steps to the thread's next wait \(where the value is next needed\)/);
+    assert.match(whatif, /move 9 synchronize steps to the thread's next host wait \(where the value is next needed\)/);
   },
 );
 
