@@ -151,8 +151,9 @@ interface Place {
   idleNs: number;
   launched: string;
   /**
-   * A pass followed a copy to host memory that its thread made without blocking: the host waited to
-   * read that copy, though the trace cannot see a read of host memory (copiesToHost).
+   * A pass followed a copy to pinned host memory that its thread made without blocking since its
+   * last wait (asyncCopyToHost): the host waited to read that copy, though a trace cannot see a read
+   * of host memory.
    */
   readsCopy: boolean;
 }

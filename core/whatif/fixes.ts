@@ -127,8 +127,8 @@ function removedText({ n, kept }: { n: number; kept: number }): string {
 
 /**
  * A loop's synchronizes go (removeSync), but one that the host made to read what its thread copied
- * to host memory since its last wait (loop-syncs.ts, Place.readsCopy) moves to the thread's next
- * wait instead: the fixed program keeps the values on the GPU and reads them after the loop.
+ * to pinned host memory since its last wait (loop-syncs.ts, Place.readsCopy) moves to the thread's
+ * next host wait instead: the fixed program keeps the values on the GPU and reads them after the loop.
  */
 const removeOrDeferSync: Edit = (g, th, f) => {
   const calls = new Set(findingCalls(f));
