@@ -283,24 +283,28 @@ const narrowDeviceWait: Edit = (g, th, f, a) => {
   const neededOf = new Map(a.waits.flatMap((w) => (w.narrower ? [[w.id, w.narrower.op] as const] : [])));
   const calls = new Set(findingCalls(f));
   let n = 0;
-  for (const steps of th.values()) {
-    for (let k = steps.length - 1; k >= 0; k--) {
-      const s = steps[k];
+  for (const [name, steps] of th) {
+    // Where each op was issued, and the records to issue right after it: one pass, however many waits.
+    const stepOfOp = new Map<number, number>();
+    const recordsAfter = new Map<number, GeneratedStep[]>();
+    steps.forEach((s, k) => {
+      if (s.op !== undefined) stepOfOp.set(s.op, k);
       const needed = neededOf.get(s.call);
-      if (!calls.has(s.call) || !('deviceSync' in s.step) || needed === undefined) continue;
-      let r = k - 1;
-      while (r >= 0 && steps[r].op !== needed) r--;
-      if (r < 0) continue;
+      if (!calls.has(s.call) || !('deviceSync' in s.step) || needed === undefined) return;
+      const r = stepOfOp.get(needed);
+      if (r === undefined) return;
       const ev = `fix_narrow_${s.call}`;
       g.events.add(ev);
       s.step = { eventSync: ev };
-      steps.splice(r + 1, 0, {
-        step: { record: ev, ...onStream(streamOf(steps[r].step)) },
-        call: -1,
-        note: 'fix: record',
-      });
+      const record = { step: { record: ev, ...onStream(streamOf(steps[r].step)) }, call: -1, note: 'fix: record' };
+      recordsAfter.set(r, [...(recordsAfter.get(r) ?? []), record]);
       n++;
-    }
+    });
+    if (recordsAfter.size)
+      th.set(
+        name,
+        steps.flatMap((s, k) => [s, ...(recordsAfter.get(k) ?? [])]),
+      );
   }
   return n
     ? `synchronize on an event recorded after the op the host needed, in place of ${n} device synchronize${n > 1 ? 's' : ''}`
