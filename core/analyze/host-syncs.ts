@@ -80,7 +80,7 @@ const copyWords = (t: Trace, op: number): string =>
   [COPY_KINDS[t.ops.copy[op]], HOST_MEMORY[t.ops.hostMemory[op]]].filter(Boolean).join(', ');
 
 /** The lane slot the replay keeps a call's last copy in (Bindings.syncCopies): its lane, lanes the trace does not list sharing one. */
-const copySlot = (t: Trace, call: number): number => Math.min(t.calls.lane[call], t.lanes.length);
+export const copySlot = (t: Trace, call: number): number => Math.min(t.calls.lane[call], t.lanes.length);
 
 /**
  * A stream synchronize made by a framework op (not by the user's own synchronize), after a

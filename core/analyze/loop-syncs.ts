@@ -12,6 +12,7 @@ import { shortKernelName } from '../trace/kernel-names';
 import { MAX_IDS, sourcePlace, withMembers } from './collect';
 import { sortedHas } from './csr';
 import { mainThread } from '../overview/window';
+import { copySlot } from './host-syncs';
 
 /** A place must make the host wait this many times to count as a loop. */
 export const MIN_LOOP_SYNCS = 3;
@@ -262,12 +263,13 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
   const plainSyncNs = t.meta.plainStep?.syncNs ?? 0;
   const scriptLane = plainSyncNs > 0 ? mainThread(t) : -1;
   const order = b.timeOrder;
+  // By copySlot: the lanes the trace does not list share one slot.
   const copiedBack = new Uint8Array(t.lanes.length + 1);
   for (let k = 0; k < order.length; k++) {
     const i = order[k];
     const lane = laneOf[i];
     const ck = kind[i];
-    if (ck === CK.memcpy && asyncCopyToHost(t, b, i)) copiedBack[lane] = 1;
+    if (ck === CK.memcpy && asyncCopyToHost(t, b, i)) copiedBack[copySlot(t, i)] = 1;
     if (ck === CK.launch) {
       // Short kernel names: the message names them, and cuBLAS's full names run to a line each.
       for (let q = b.opsStart[i]; q < b.opsStart[i + 1]; q++) {
@@ -277,8 +279,8 @@ export function loopSyncs(t: Trace, b: Bindings, busy?: BusyTimes, ownedSyncs?: 
     }
     if (ck !== CK.eventSync && ck !== CK.streamSync && ck !== CK.deviceSync) continue;
     const launched = sinceWait.take(lane);
-    const readsCopy = copiedBack[lane] === 1;
-    copiedBack[lane] = 0;
+    const readsCopy = copiedBack[copySlot(t, i)] === 1;
+    copiedBack[copySlot(t, i)] = 0;
     if (ownedSyncs && sortedHas(ownedSyncs, i)) continue;
     // A synchronize with no source is told apart by the work before it; the trace's first one may
     // follow work it did not record.
