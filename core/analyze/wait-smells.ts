@@ -73,26 +73,52 @@ export function waitSmells(
         });
       }
     }
-    if (w.kind === 'deviceSync' && w.narrower && w.narrower.savedNs >= MIN_SAVED_NS) {
-      const op = w.narrower.op;
-      const released = w.releasedBy?.[0];
-      out.add(key('device-wide-wait'), {
-        rule: 'S14',
-        kind: 'device-wide-wait',
-        severity: 'warning',
-        calls: [i],
-        ops: [op, ...(released ? [released.op] : [])],
-        ...(src ? { source: src } : {}),
-        message:
-          `device synchronize${atLine(t, i)} blocked the host ${formatNs(w.blockedNs)}` +
-          (released ? ` until "${released.name}" on stream ${released.stream} finished` : '') +
-          `; the host needed only ${opLabel(t, op)}, so an event wait on it would have released the host ${formatNs(w.narrower.savedNs)} sooner`,
-        fix:
-          `record an event on stream ${t.lanes[t.ops.lane[op]].name} after "${t.strings[t.ops.name[op]] || 'it'}"${atLine(t, t.ops.call[op])} ` +
-          'and synchronize on that event instead of the whole device',
-        savedNs: w.narrower.savedNs,
-      });
-    }
+    if (w.kind === 'deviceSync' && w.narrower && w.narrower.savedNs >= MIN_SAVED_NS)
+      out.add(key('device-wide-wait'), deviceWideWait(t, i, w, w.narrower));
   }
   return out.list();
+}
+
+/**
+ * A device synchronize that an event wait on the op the host needed would have released sooner.
+ * Where the trace lists no buffers (an imported one), "needed" is read from its copies to host
+ * memory and the events its thread used next only: the message labels it a deduction, and the fix
+ * says that later GPU work on another stream that uses the skipped work's memory must be ordered
+ * after it on the GPU, since the synchronize no longer orders it.
+ */
+function deviceWideWait(
+  t: Trace,
+  i: number,
+  w: WaitExplanation,
+  narrower: NonNullable<WaitExplanation['narrower']>,
+): Finding {
+  const op = narrower.op;
+  const released = w.releasedBy?.[0];
+  const src = callSource(t, i);
+  const stream = t.lanes[t.ops.lane[op]].name;
+  const buffersListed = t.accesses.count > 0;
+  return {
+    rule: 'S14',
+    kind: 'device-wide-wait',
+    severity: 'warning',
+    calls: [i],
+    ops: [op, ...(released ? [released.op] : [])],
+    ...(src ? { source: src } : {}),
+    message:
+      `device synchronize${atLine(t, i)} blocked the host ${formatNs(w.blockedNs)}` +
+      (released ? ` until "${released.name}" on stream ${released.stream} finished` : '') +
+      `; the host needed only ${opLabel(t, op)}` +
+      (buffersListed
+        ? ''
+        : ' (deduced from its copies to host memory and the events its thread used next: the trace lists no buffers, so whether later GPU work needs the rest is not known)') +
+      `, so an event wait on it would have released the host ${formatNs(narrower.savedNs)} sooner`,
+    fix:
+      `record an event on stream ${stream} after "${t.strings[t.ops.name[op]] || 'it'}"${atLine(t, t.ops.call[op])} ` +
+      'and synchronize on that event instead of the whole device' +
+      (buffersListed
+        ? ''
+        : '; where work queued later on another stream uses memory that the rest of the work this synchronize waited for reads or writes, ' +
+          'make that stream wait for it on the GPU (cudaStreamWaitEvent; in PyTorch, wait_stream) before that work'),
+    savedNs: narrower.savedNs,
+  };
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Finding } from '../../core/trace/model';
+import { analyze } from '../../core/analyze';
+import { TraceBuilder, type Finding } from '../../core/trace/model';
 import { lineOf, opNamed, run, type ScenarioSpec } from './analyze-scenario';
 
 const only = (spec: ScenarioSpec, kind: string): Finding[] =>
@@ -282,12 +283,44 @@ test('device-wide wait: a device synchronize that waits for unrelated work, with
   assert.equal(wait.narrower?.savedNs, wait.endNs - (trace.ops.end[copy] + wait.unblockLatencyNs!));
   assert.equal(found[0].savedNs, wait.narrower?.savedNs);
   assert.ok(found[0].savedNs! > 1_500_000);
+  assert.doesNotMatch(found[0].message, /deduced/, 'the scenario declares its buffers: the needed op is exact');
+  assert.doesNotMatch(found[0].fix!, /wait_stream/);
   assert.deepEqual(only(spec({ eventSync: 'copied' }), 'device-wide-wait'), [], 'the event wait it suggests');
   const needsAll: ScenarioSpec = {
     ...spec({ deviceSync: true }),
     steps: spec({ deviceSync: true }).steps!.filter((s) => !(s as { launch?: string }).launch?.startsWith('unrelated')),
   };
   assert.deepEqual(only(needsAll, 'device-wide-wait'), [], 'nothing unrelated to wait for');
+});
+
+test('device-wide wait on a trace with no buffers (an imported one): the needed op is a deduction, and the fix orders later GPU work', () => {
+  // A training step on s1 ends with its loss copied to pinned memory; an EMA update of 2 ms runs on
+  // s2; the device synchronize waits for the EMA too. Times in ns, read off the layout below.
+  const b = new TraceBuilder();
+  const host = b.lane({ kind: 'thread', name: 'main', device: 0 });
+  const s1 = b.lane({ kind: 'stream', name: '7', device: 0 });
+  const s2 = b.lane({ kind: 'stream', name: '13', device: 0 });
+  const step = b.call({ lane: host, kind: 'launch', begin: 0, end: 5_000, stream: s1, name: 'cudaLaunchKernel' });
+  b.op({ lane: s1, kind: 'kernel', start: 10_000, end: 110_000, call: step, name: 'step' });
+  const ema = b.call({ lane: host, kind: 'launch', begin: 6_000, end: 11_000, stream: s2, name: 'cudaLaunchKernel' });
+  const emaOp = b.op({ lane: s2, kind: 'kernel', start: 12_000, end: 2_012_000, call: ema, name: 'ema' });
+  const copy = b.call({ lane: host, kind: 'memcpy', begin: 12_000, end: 15_000, stream: s1, name: 'cudaMemcpyAsync' });
+  b.op({ lane: s1, kind: 'memcpy', start: 110_000, end: 112_000, call: copy, copy: 'DtoH', hostMemory: 'pinned' });
+  b.call({ lane: host, kind: 'deviceSync', begin: 16_000, end: 2_015_000, blockedNs: 1_999_000, releasedBy: emaOp });
+  const t = b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
+  const [f, ...more] = analyze(t).findings.filter((x) => x.kind === 'device-wide-wait');
+  assert.equal(more.length, 0);
+  assert.equal(f.ops[0], 2, 'the copy to pinned memory is the op the host needed');
+  // Released 2.015 ms; the copy ended at 112 us and the host resumes 3 us after an op ends.
+  assert.ok(f.savedNs! > 1_890_000 && f.savedNs! < 1_905_000, `${f.savedNs}`);
+  assert.match(
+    f.message,
+    /the host needed only .*\(deduced from its copies to host memory .* the trace lists no buffers/,
+  );
+  assert.match(
+    f.fix!,
+    /instead of the whole device; where work queued later on another stream .* wait_stream\) before that work$/,
+  );
 });
 
 test('S10 timing-dependent query: a query that raced the op, with how close; near misses: ordered, or far apart', () => {
