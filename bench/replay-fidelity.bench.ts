@@ -25,6 +25,7 @@ const FOLDERS: [string, RegExp][] = [
   ['test/fixtures/whatif-truth-unseen', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
   ['test/fixtures/whatif-truth-waits', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
   ['test/fixtures/whatif-truth-fresh', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
+  ['test/fixtures/whatif-truth-device-wait', /\.(profile\.json|capture\.syncscope\.json)\.gz$/],
   ['test/fixtures/graph-queue', /\.capture\.syncscope\.json\.gz$/],
 ];
 
@@ -101,7 +102,7 @@ void (async () => {
     '`syncscope profile` (torch/profile) and the CUPTI captures (capture/programs, `plain` and `fix` runs; capture/recaptured, the same for graph_replay with a capture library that records graph launches), and, recorded',
     'later and never fitted to, the captures and profiles of test/gpu/python/programs (python/) and of the buggy programs',
     'of bench/whatif-truth (whatif-programs/, a first recording, whatif-truth/, the current one, and whatif-truth-unseen/,',
-    "whatif-truth-waits/ and whatif-truth-fresh/, programs written after the replay was built), and graph-queue/, torch.compile's",
+    "whatif-truth-waits/, whatif-truth-fresh/ and whatif-truth-device-wait/, programs written after the replay was built), and graph-queue/, torch.compile's",
     'CUDA graphs with the host ahead of the GPU, each turned into',
     'a scenario (core/whatif/from-trace.ts), simulated with the h200 profile and compared (core/whatif/replay.ts).',
     `A trace passes when its host span and every iteration are within ${SPAN_TOLERANCE * 100}% and every wait over ${LONG_WAIT_NS / 1000} µs is within`,

@@ -183,6 +183,10 @@ const RECORDINGS: [string, string][] = [
     'test/fixtures/whatif-truth-fresh',
     "Programs written after every change above, recorded with every clock (the recording's README says whether any change followed from them)",
   ],
+  [
+    'test/fixtures/whatif-truth-device-wait',
+    "A fix kind simulated after the recordings above: device-wide-wait, on a program written for it (the recording's README says whether any change followed from it)",
+  ],
 ];
 
 async function main(): Promise<void> {
