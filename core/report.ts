@@ -2,6 +2,7 @@
 // documented interface (media/schema/report.schema.json); the text form is for people.
 import {
   candidatesText,
+  NARROWER_DEDUCED,
   releasedByLine,
   siteLabel,
   siteSource,
@@ -289,7 +290,8 @@ export function waitLines(w: Report['waits'][number], out: string[], code?: Sour
   if (w.candidates) out.push(`      ${candidatesText(w.candidates)}`);
   if (w.narrower)
     out.push(
-      `      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier`,
+      `      an event wait on op ${w.narrower.op} would have released the host ${formatNs(w.narrower.savedNs)} earlier` +
+        (w.narrower.deduced ? ` (deduced: ${NARROWER_DEDUCED})` : ''),
     );
   if (w.context) out.push(`      in ${w.context}`);
   if (w.noSource) out.push(`      no line: ${w.noSource}`);

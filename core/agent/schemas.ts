@@ -155,7 +155,10 @@ export const waitItem = z.object({
     .describe('the GPU ops that released the wait; empty when nothing was pending, null when the trace cannot tell'),
   unblockLatencyNs: z.number().nullable(),
   candidates: z.array(z.object(op)).optional(),
-  narrower: z.object({ kind: z.literal('eventSync'), savedNs: z.number(), op: z.number() }).optional(),
+  narrower: z
+    .object({ kind: z.literal('eventSync'), savedNs: z.number(), op: z.number(), deduced: z.literal(true).optional() })
+    .optional()
+    .describe('an event wait on op would have released the host savedNs sooner; deduced: the trace lists no buffers'),
   context: z.string().optional().describe('enclosing framework ops, outermost first'),
   source: source.optional().describe("where the user's code waited"),
   stack: z.array(frame).optional().describe('the call stack, innermost first'),

@@ -10,6 +10,10 @@ import { queuedBehind } from './queued-behind';
 import { shortKernelName } from '../trace/kernel-names';
 import { formatNs } from '../units';
 
+/** Why a narrower wait's needed op is a deduction (WaitExplanation.narrower.deduced). */
+export const NARROWER_DEDUCED =
+  'read from its copies to host memory and the events its thread used next: the trace lists no buffers, so whether later GPU work needs the rest is not known';
+
 /** Whether the trace holds every call of the program: imported profiler traces start mid-run. */
 export const holdsEveryCall = (t: Trace): boolean => t.meta.source === 'simulator' || t.meta.source === 'gpu';
 

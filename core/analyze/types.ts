@@ -60,8 +60,12 @@ export interface WaitExplanation {
   context?: string;
   /** Whether any awaited work was still pending when the wait began. */
   pending: boolean;
-  /** How much earlier a narrower wait (an event wait) would have released the host, if any. */
-  narrower?: { kind: 'eventSync'; savedNs: number; op: number };
+  /**
+   * How much earlier a narrower wait (an event wait on `op`) would have released the host, if any.
+   * `deduced`: the trace lists no buffers (an imported one), so the op the host needed was read from
+   * its copies to host memory and the events its thread used next alone.
+   */
+  narrower?: { kind: 'eventSync'; savedNs: number; op: number; deduced?: true };
   /** SEMANTICS.md rules that govern this wait. */
   rules: string[];
   source?: { line: number; column: number };

@@ -4,7 +4,7 @@ import type { Finding, Trace } from '../trace/model';
 import { boundRecord, NEVER_RECORDED } from './bindings';
 import { FindingList, placeKey } from './collect';
 import { rowEnd, rowFirst } from './csr';
-import { atLine, callSource, opLabel } from './describe';
+import { atLine, callSource, NARROWER_DEDUCED, opLabel } from './describe';
 import { lanePrev } from './graph';
 import type { HappensBefore } from './hb';
 import type { WaitExplanation } from './types';
@@ -81,10 +81,9 @@ export function waitSmells(
 
 /**
  * A device synchronize that an event wait on the op the host needed would have released sooner.
- * Where the trace lists no buffers (an imported one), "needed" is read from its copies to host
- * memory and the events its thread used next only: the message labels it a deduction, and the fix
- * says that later GPU work on another stream that uses the skipped work's memory must be ordered
- * after it on the GPU, since the synchronize no longer orders it.
+ * Where the trace lists no buffers (an imported one), "needed" is a deduction (narrower.deduced):
+ * the message labels it so, and the fix says that later GPU work on another stream that uses the
+ * skipped work's memory must be ordered after it on the GPU, since the synchronize no longer does.
  */
 function deviceWideWait(
   t: Trace,
@@ -96,7 +95,6 @@ function deviceWideWait(
   const released = w.releasedBy?.[0];
   const src = callSource(t, i);
   const stream = t.lanes[t.ops.lane[op]].name;
-  const buffersListed = t.accesses.count > 0;
   return {
     rule: 'S14',
     kind: 'device-wide-wait',
@@ -108,17 +106,15 @@ function deviceWideWait(
       `device synchronize${atLine(t, i)} blocked the host ${formatNs(w.blockedNs)}` +
       (released ? ` until "${released.name}" on stream ${released.stream} finished` : '') +
       `; the host needed only ${opLabel(t, op)}` +
-      (buffersListed
-        ? ''
-        : ' (deduced from its copies to host memory and the events its thread used next: the trace lists no buffers, so whether later GPU work needs the rest is not known)') +
+      (narrower.deduced ? ` (deduced: ${NARROWER_DEDUCED})` : '') +
       `, so an event wait on it would have released the host ${formatNs(narrower.savedNs)} sooner`,
     fix:
       `record an event on stream ${stream} after "${t.strings[t.ops.name[op]] || 'it'}"${atLine(t, t.ops.call[op])} ` +
       'and synchronize on that event instead of the whole device' +
-      (buffersListed
-        ? ''
-        : '; where work queued later on another stream uses memory that the rest of the work this synchronize waited for reads or writes, ' +
-          'make that stream wait for it on the GPU (cudaStreamWaitEvent; in PyTorch, wait_stream) before that work'),
+      (narrower.deduced
+        ? '; where work queued later on another stream uses memory that the rest of the work this synchronize waited for reads or writes, ' +
+          'make that stream wait for it on the GPU (cudaStreamWaitEvent; in PyTorch, wait_stream) before that work'
+        : ''),
     savedNs: narrower.savedNs,
   };
 }

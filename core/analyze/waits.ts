@@ -235,5 +235,8 @@ function narrowerWait(t: Trace, hb: HappensBefore, access: AccessIndex, w: numbe
   for (const j of needed) if (t.ops.end[j] > t.ops.end[last]) last = j;
   const latency = Number.isNaN(t.calls.unblockNs[w]) ? 0 : t.calls.unblockNs[w];
   const savedNs = t.calls.end[w] - (Math.max(t.calls.begin[w], t.ops.end[last]) + latency);
-  return savedNs > 0 ? { kind: 'eventSync', savedNs, op: last } : undefined;
+  if (!(savedNs > 0)) return undefined;
+  return t.accesses.count
+    ? { kind: 'eventSync', savedNs, op: last }
+    : { kind: 'eventSync', savedNs, op: last, deduced: true };
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze } from '../../core/analyze';
+import { buildReport, formatReport } from '../../core/report';
 import { TraceBuilder, type Finding } from '../../core/trace/model';
 import { lineOf, opNamed, run, type ScenarioSpec } from './analyze-scenario';
 
@@ -283,7 +284,8 @@ test('device-wide wait: a device synchronize that waits for unrelated work, with
   assert.equal(wait.narrower?.savedNs, wait.endNs - (trace.ops.end[copy] + wait.unblockLatencyNs!));
   assert.equal(found[0].savedNs, wait.narrower?.savedNs);
   assert.ok(found[0].savedNs! > 1_500_000);
-  assert.doesNotMatch(found[0].message, /deduced/, 'the scenario declares its buffers: the needed op is exact');
+  assert.equal(wait.narrower?.deduced, undefined, 'the scenario declares its buffers: the needed op is exact');
+  assert.doesNotMatch(found[0].message, /deduced/);
   assert.doesNotMatch(found[0].fix!, /wait_stream/);
   assert.deepEqual(only(spec({ eventSync: 'copied' }), 'device-wide-wait'), [], 'the event wait it suggests');
   const needsAll: ScenarioSpec = {
@@ -308,14 +310,21 @@ test('device-wide wait on a trace with no buffers (an imported one): the needed 
   b.op({ lane: s1, kind: 'memcpy', start: 110_000, end: 112_000, call: copy, copy: 'DtoH', hostMemory: 'pinned' });
   b.call({ lane: host, kind: 'deviceSync', begin: 16_000, end: 2_015_000, blockedNs: 1_999_000, releasedBy: emaOp });
   const t = b.finish({ source: 'capture', clock: 'test', alignmentErrorNs: 0 });
-  const [f, ...more] = analyze(t).findings.filter((x) => x.kind === 'device-wide-wait');
+  const analysis = analyze(t);
+  const wait = analysis.waits.find((w) => w.kind === 'deviceSync')!;
+  assert.equal(wait.narrower?.deduced, true);
+  assert.match(
+    formatReport(buildReport(t, analysis)),
+    /an event wait on op 2 would have released the host .* earlier \(deduced: read from its copies to host memory/,
+  );
+  const [f, ...more] = analysis.findings.filter((x) => x.kind === 'device-wide-wait');
   assert.equal(more.length, 0);
   assert.equal(f.ops[0], 2, 'the copy to pinned memory is the op the host needed');
   // Released 2.015 ms; the copy ended at 112 us and the host resumes 3 us after an op ends.
   assert.ok(f.savedNs! > 1_890_000 && f.savedNs! < 1_905_000, `${f.savedNs}`);
   assert.match(
     f.message,
-    /the host needed only .*\(deduced from its copies to host memory .* the trace lists no buffers/,
+    /the host needed only .*\(deduced: read from its copies to host memory .* the trace lists no buffers/,
   );
   assert.match(
     f.fix!,
