@@ -35,11 +35,11 @@ function row(name: string, t: Trace): string {
   const w = timed(() => recordedWindow(t));
   const rw = w.value;
   const fixable = analysis.findings.filter((f) => f.fix).length;
-  const calls = hostCallsIn(t, scenarioWindowOf(rw)).count;
-  const simulated = calls * (fixable + 1);
   const p = timed(() => predictSavings(t, analysis, h200, rw));
+  const calls = hostCallsIn(t, scenarioWindowOf(p.value.over)).count;
+  const simulated = calls * (fixable + 1);
   const rest = timed(() => buildOverview(t, analysis, h200, { window: rw, predictions: p.value }));
-  const skipped = p.value.some((x) => x.noSaving?.startsWith('not simulated'));
+  const skipped = p.value.list.some((x) => x.noSaving?.startsWith('not simulated'));
   if (!skipped && simulated > (perCall?.calls ?? 0)) perCall = { calls: simulated, cpuS: p.cpuS };
   return (
     `| ${name} | ${t.calls.count} calls, ${t.ops.count} ops | ${rw.summary.labels.length} (${rw.summary.detectedBy}) | ` +

@@ -111,6 +111,7 @@ function windowSection(o: Overview): HTMLElement {
     { class: 'ov-section ov-window' },
     el('h2', { class: 'ov-title' }, 'Recorded window'),
     el('p', { class: 'ov-sentence' }, o.window.text),
+    o.simulatedPart ? el('p', { class: 'ov-sentence' }, o.simulatedPart) : null,
   );
 }
 

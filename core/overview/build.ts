@@ -6,7 +6,7 @@ import type { SimProfile } from '../simulate/profile';
 import type { Finding, Trace } from '../trace/model';
 import { iterationTimes } from './iteration-time';
 import { overviewLines } from './lines';
-import { predictSavings, type FindingPrediction } from './predict';
+import { predictSavings, type FindingPrediction, type Predicted } from './predict';
 import { rankFindings } from './rank';
 import type { Overview, OverviewFinding } from './types';
 import { findingCalls, findingWhere } from './where';
@@ -18,7 +18,7 @@ export interface OverviewOptions {
   /** What the simulations may allocate (core/memory.ts). */
   memory?: MemoryBudget;
   /** The predictions, where the caller made them already (predictSavings over the same window). */
-  predictions?: FindingPrediction[];
+  predictions?: Predicted;
 }
 
 /** One finding as the overview lists it. */
@@ -56,9 +56,13 @@ export function buildOverview(
   const rw = opts.window ?? recordedWindow(trace);
   const iterations = rw.summary.detectedBy === 'none' ? undefined : rw.spans.length;
   const counted = (call: number) => spanAt(rw.spans, trace.calls.begin[call]) >= 0;
-  const predictions = opts.predictions ?? predictSavings(trace, analysis, profile, rw, opts.memory);
+  const predicted = opts.predictions ?? predictSavings(trace, analysis, profile, rw, opts.memory);
+  const predictions = predicted.list;
   return {
     window: rw.summary,
+    ...(predicted.overWhy
+      ? { simulatedPart: `Fixes simulated over ${predicted.over.summary.text}: ${predicted.overWhy}.` }
+      : {}),
     iterations: rw.thread >= 0 ? iterationTimes(trace, rw.thread, rw.spans) : [],
     lines: overviewLines(trace, counted, iterations),
     findings: rankFindings(analysis.findings.map((f, k) => overviewFinding(trace, f, k, predictions[k], counted))),

@@ -1,13 +1,14 @@
 // What fixing each finding is predicted to save over the recorded window (docs/overview.md,
-// "Predicted savings"): every fix simulated once on the window's scenario (core/whatif/fixes.ts),
-// unless the window is too large to simulate that often, which the finding then says.
+// "Predicted savings"): every fix simulated once on the window's scenario (core/whatif/fixes.ts).
+// Where the window is too large to simulate that often, its leading iterations stand for it; where
+// even two are too many, no fix is simulated and each finding says why.
 import type { Analysis } from '../analyze/types';
 import type { MemoryBudget } from '../memory';
 import type { SimProfile } from '../simulate/profile';
 import type { Trace } from '../trace/model';
 import { hostCallsIn } from '../whatif/from-trace';
 import { savedNs, savedPerIterationNs, whatIf } from '../whatif/fixes';
-import { recordedWindow, scenarioWindowOf, type RecordedWindow } from './window';
+import { leadingWindow, recordedWindow, scenarioWindowOf, type RecordedWindow } from './window';
 
 export interface FindingPrediction {
   /** Host time the fix saves over the window; negative where it costs time. */
@@ -24,9 +25,10 @@ export interface FindingPrediction {
 
 /**
  * The most simulated host calls a prediction run may take: the window's host calls times the
- * simulations (one per finding with a fix, and the unfixed scenario). Above it no fix is simulated,
- * so that a large trace's overview stays within seconds (bench/results/overview.md measures the
- * cost per simulated call); `syncscope whatif --fix` still simulates any one of them.
+ * simulations (one per finding with a fix, and the unfixed scenario). Above it the fixes are
+ * simulated over the window's first iterations that fit, and where two do not, not at all, so that
+ * a large trace's overview stays within seconds (bench/results/overview.md measures the cost per
+ * simulated call); `syncscope whatif --fix` still simulates any one of them over the whole window.
  */
 export const PREDICTION_BUDGET_CALLS = 150_000;
 
@@ -40,8 +42,17 @@ export interface ReportPredictions {
   /** By finding index. */
   list: FindingPrediction[];
   profile: string;
-  /** The recorded window's sentence (recordedWindow). */
+  /** The recorded window's sentence (recordedWindow), and the part simulated where not all of it. */
   window: string;
+}
+
+/** Each finding's prediction, by its index in the analysis, and the window it was simulated over. */
+export interface Predicted {
+  list: FindingPrediction[];
+  /** The recorded window, or its leading iterations where simulating all of it exceeds the budget. */
+  over: RecordedWindow;
+  /** Why only the leading iterations were simulated, where they were. */
+  overWhy?: string;
 }
 
 /** The predictions over the trace's recorded window, found here unless given. */
@@ -52,10 +63,29 @@ export function windowPredictions(
   memory?: MemoryBudget,
   rw: RecordedWindow = recordedWindow(t),
 ): ReportPredictions {
-  return { list: predictSavings(t, analysis, profile, rw, memory), profile: profile.name, window: rw.summary.text };
+  const { list, over, overWhy } = predictSavings(t, analysis, profile, rw, memory);
+  const window = overWhy ? `${over.summary.text} (${rw.summary.text}): ${overWhy}` : rw.summary.text;
+  return { list, profile: profile.name, window };
 }
 
-/** Each finding's prediction, by its index in the analysis. */
+/**
+ * The leading iterations of the window whose simulations fit the budget, at least two (the pace
+ * after the first iteration needs a second); undefined where two do not fit.
+ */
+function fittingWindow(t: Trace, rw: RecordedWindow, sims: number, budgetCalls: number): RecordedWindow | undefined {
+  if (rw.summary.detectedBy === 'none' || rw.spans.length < 2) return undefined;
+  let n = rw.spans.length;
+  let calls = hostCallsIn(t, scenarioWindowOf(rw)).count;
+  // Iterations differ in length: shrink by the ratio of cost to budget until it fits.
+  for (let tries = 0; tries < 8 && calls * sims > budgetCalls; tries++) {
+    n = Math.min(n - 1, Math.floor((n * budgetCalls) / (calls * sims)));
+    if (n < 2) return undefined;
+    calls = hostCallsIn(t, scenarioWindowOf(leadingWindow(rw, n))).count;
+  }
+  return calls * sims > budgetCalls ? undefined : leadingWindow(rw, n);
+}
+
+/** Each finding's prediction, by its index in the analysis, over the window or its leading iterations. */
 export function predictSavings(
   t: Trace,
   analysis: Analysis,
@@ -63,29 +93,28 @@ export function predictSavings(
   rw: RecordedWindow,
   memory?: MemoryBudget,
   budgetCalls = PREDICTION_BUDGET_CALLS,
-): FindingPrediction[] {
+): Predicted {
   const fixable = analysis.findings.filter((f) => f.fix).length;
   const out: FindingPrediction[] = analysis.findings.map((f) => ({
     isCost: f.kind === 'race',
     ...(f.fix ? {} : { noSaving: NO_FIX }),
   }));
-  if (!fixable) return out;
-  const w = scenarioWindowOf(rw);
-  const calls = hostCallsIn(t, w).count;
+  if (!fixable) return { list: out, over: rw };
+  const calls = hostCallsIn(t, scenarioWindowOf(rw)).count;
   const skip = (why: string) => {
     for (const p of out) p.noSaving ??= why;
-    return out;
+    return { list: out, over: rw };
   };
   if (!calls) return skip('not simulated: the window has no host calls');
-  const cost = calls * (fixable + 1);
-  if (cost > budgetCalls)
-    return skip(
-      `not simulated: ${formatCount(fixable + 1)} simulations of the window's ${formatCount(calls)} host calls ` +
-        `exceed the budget of ${formatCount(budgetCalls)} simulated calls (syncscope whatif --fix simulates one)`,
-    );
+  const sims = fixable + 1;
+  const exceeds =
+    `${formatCount(sims)} simulations of the window's ${formatCount(calls)} host calls ` +
+    `exceed the budget of ${formatCount(budgetCalls)} simulated calls`;
+  const over = calls * sims > budgetCalls ? fittingWindow(t, rw, sims, budgetCalls) : rw;
+  if (!over) return skip(`not simulated: ${exceeds} (syncscope whatif --fix simulates one)`);
   let results;
   try {
-    results = whatIf(t, profile, 'all', undefined, analysis, memory, rw);
+    results = whatIf(t, profile, 'all', undefined, analysis, memory, over);
   } catch (e) {
     return skip(`not simulated: ${(e as Error).message}`);
   }
@@ -101,5 +130,7 @@ export function predictSavings(
     const each = savedPerIterationNs(r);
     if (each !== undefined) p.perIterationNs = each;
   }
-  return out;
+  return over === rw
+    ? { list: out, over }
+    : { list: out, over, overWhy: `${exceeds} (syncscope whatif --fix simulates one over all of it)` };
 }

@@ -117,4 +117,6 @@ export interface Overview {
   findings: OverviewFinding[];
   /** The simulator profile that predicted the savings. */
   profile: string;
+  /** Where the fixes were simulated over the window's leading iterations alone: which, and why. */
+  simulatedPart?: string;
 }

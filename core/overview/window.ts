@@ -23,7 +23,7 @@ export interface RecordedWindow {
   /** The counted iterations in time order (summary.labels); one span of the whole trace where none were found. */
   spans: IterationSpan[];
   /** Iterations, counted or left out, that lie within [beginNs, endNs]: what a saving over the window is shared by. */
-  inWindow: number;
+  seen: IterationSpan[];
 }
 
 /** A leading iteration this many times longer than the median one is warm-up. */
@@ -198,7 +198,7 @@ export function recordedWindow(t: Trace): RecordedWindow {
       },
       thread,
       spans,
-      inWindow: 1,
+      seen: spans,
     };
   }
   const unit = found.from === 'ProfilerStep' ? 'step' : 'iteration';
@@ -222,7 +222,33 @@ export function recordedWindow(t: Trace): RecordedWindow {
     summary: { detectedBy: found.from, labels: counted.map((s) => s.label), leftOut, beginNs, endNs, text },
     thread,
     spans: counted,
-    inWindow: found.spans.filter((s) => s.beginNs >= beginNs && s.endNs <= endNs).length,
+    seen: found.spans.filter((s) => s.beginNs >= beginNs && s.endNs <= endNs),
+  };
+}
+
+/**
+ * The window's first `n` counted iterations as a window of their own (n at least 1, at most the
+ * window's): where simulating the whole window would cost too much, its leading part stands for it.
+ */
+export function leadingWindow(rw: RecordedWindow, n: number): RecordedWindow {
+  const spans = rw.spans.slice(0, n);
+  const beginNs = spans[0].beginNs;
+  const endNs = spans[spans.length - 1].endNs;
+  const seen = rw.seen.filter((s) => s.beginNs >= beginNs && s.endNs <= endNs);
+  const inside = new Set(seen.map((s) => s.label));
+  const unit = rw.summary.detectedBy === 'ProfilerStep' ? 'step' : 'iteration';
+  return {
+    summary: {
+      ...rw.summary,
+      labels: spans.map((s) => s.label),
+      leftOut: rw.summary.leftOut.filter((l) => inside.has(l.label)),
+      beginNs,
+      endNs,
+      text: `the first ${n} of its ${rw.spans.length} ${unit}s, ${labelRange(spans)}`,
+    },
+    thread: rw.thread,
+    spans,
+    seen,
   };
 }
 

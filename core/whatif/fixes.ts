@@ -459,7 +459,7 @@ export function rankedBySaving<T extends FixResult>(results: T[]): T[] {
 }
 
 /** The iterations, counted or left out, that a saving over the recorded window is shared by (0: no loop found). */
-const windowIterations = (rw: RecordedWindow): number => (rw.summary.detectedBy === 'none' ? 0 : rw.inWindow);
+const windowIterations = (rw: RecordedWindow): number => (rw.summary.detectedBy === 'none' ? 0 : rw.seen.length);
 
 /** Where the window's second iteration begins (trace time), where the window holds a loop. */
 function secondIterationBegins(rw: RecordedWindow | undefined): number | undefined {

@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { importPytorch } from '../../core/import';
 import { iterationTimes } from '../../core/overview/iteration-time';
 import { overviewLines } from '../../core/overview/lines';
-import { recordedWindow, spanAt, WARMUP_RATIO } from '../../core/overview/window';
+import { leadingWindow, recordedWindow, spanAt, WARMUP_RATIO } from '../../core/overview/window';
 import { compileScenario } from '../../core/scenario/parse';
 import { simulate, h200 } from '../../core/simulate';
 import { CK, str, traceExtent, TraceBuilder } from '../../core/trace/model';
@@ -77,14 +77,14 @@ function withProfilerSteps(dropOptimizerStepOf?: number) {
 
 test('a loop found by its calls: train_step has ten iterations, the first left out as warm-up', async () => {
   const t = await loadTraceFile(repoPath('test/fixtures/torch/programs/train_step.default.json.gz'));
-  const { summary, spans, inWindow } = recordedWindow(t);
+  const { summary, spans, seen } = recordedWindow(t);
   assert.equal(summary.detectedBy, 'loop');
   // Each iteration begins with the batch copy (x = batch.to("cuda")): ten in the program's loop.
   assert.deepEqual(
     summary.labels,
     ['2', '3', '4', '5', '6', '7', '8', '9', '10'].map((k) => `iteration ${k}`),
   );
-  assert.equal(inWindow, 9);
+  assert.equal(seen.length, 9);
   // The first iteration ran from the copy at ts 5533957253667.427 to the next at 5533957545484.006:
   // 291.8 ms, against about 8 ms for the others (cuBLAS and autograd start-up, first allocations).
   assert.equal(summary.leftOut.length, 1);
@@ -193,7 +193,20 @@ test("a step without the optimizer's step, which the others run, is left out and
     ['#2', '#3', '#4', '#5', '#7', '#8', '#9', '#10'].map((k) => `ProfilerStep${k}`),
   );
   // The skipped step lies inside the window: a saving over it is shared by the nine steps it spans.
-  assert.equal(rw.inWindow, 9);
+  assert.equal(rw.seen.length, 9);
+  // Its first five counted steps end at #7: the skipped #6 lies inside them, the warm-up #1 does not.
+  const lead = leadingWindow(rw, 5);
+  assert.deepEqual(
+    lead.spans.map((s) => s.label),
+    ['#2', '#3', '#4', '#5', '#7'].map((k) => `ProfilerStep${k}`),
+  );
+  assert.equal(lead.seen.length, 6);
+  assert.deepEqual(
+    lead.summary.leftOut.map((l) => l.label),
+    ['ProfilerStep#6'],
+  );
+  assert.equal(lead.summary.text, 'the first 5 of its 8 steps, ProfilerStep#2 to ProfilerStep#7');
+  assert.equal(lead.summary.endNs, rw.spans[4].endNs);
 });
 
 test('no loop and no step markers: the whole trace is one window, and the sentence says so', () => {

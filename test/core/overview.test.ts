@@ -162,15 +162,29 @@ test("a capture's findings outside the window cannot apply there, and say so; th
   assert.equal(o.lines[0].waits, 18);
 });
 
-test('above the budget no fix is simulated, and every finding says why', async () => {
+test("above the budget the fixes are simulated over the window's first iterations that fit, and below two none is", async () => {
   const { trace, analysis } = await load(PROFILED);
-  // 332 host calls in the window, simulated unfixed and once per finding with a fix (4): 1,660.
+  // 332 host calls in the window's 9 iterations (36 or 37 each), simulated unfixed and once per
+  // finding with a fix (4): 1,660. Within 1,000: 5 iterations (5 x 37 x 5 = 925; 6 would be 1,110).
   const p = predictSavings(trace, analysis, h200, recordedWindow(trace), undefined, 1000);
-  for (const x of p) {
+  assert.equal(p.over.summary.text, 'the first 5 of its 9 iterations, iteration 2 to iteration 6');
+  assert.equal(
+    p.overWhy,
+    "5 simulations of the window's 332 host calls exceed the budget of 1,000 simulated calls (syncscope whatif --fix simulates one over all of it)",
+  );
+  // F3 and F4 have an edit; F1 and F2 (the model's copies before the loop) cannot apply.
+  assert.deepEqual(
+    p.list.map((x) => x.perIterationNs !== undefined),
+    [false, false, true, true],
+  );
+  // Two iterations take 2 x 37 x 5 = 370 simulated calls: below that, none is simulated.
+  const none = predictSavings(trace, analysis, h200, recordedWindow(trace), undefined, 360);
+  assert.equal(none.overWhy, undefined);
+  for (const x of none.list) {
     assert.equal(x.predictedSavingNs, undefined);
     assert.equal(
       x.noSaving,
-      "not simulated: 5 simulations of the window's 332 host calls exceed the budget of 1,000 simulated calls (syncscope whatif --fix simulates one)",
+      "not simulated: 5 simulations of the window's 332 host calls exceed the budget of 360 simulated calls (syncscope whatif --fix simulates one)",
     );
   }
 });
