@@ -25,12 +25,20 @@ export interface FindingPrediction {
 
 /**
  * The most simulated host calls a prediction run may take: the window's host calls times the
- * simulations (one per finding with a fix, and the unfixed scenario). Above it the fixes are
+ * simulations (one per finding with a fix, the unfixed scenario, and the calibration to the plain
+ * step's, CALIBRATION_SIMS, where the trace has one). Above it the fixes are
  * simulated over the window's first iterations that fit, and where two do not, not at all, so that
  * a large trace's overview stays within seconds (bench/results/overview.md measures the cost per
  * simulated call); `syncscope whatif --fix` still simulates any one of them over the whole window.
  */
 export const PREDICTION_BUDGET_CALLS = 150_000;
+
+/**
+ * The calibration to the plain step (core/whatif/calibrate.ts), counted in simulations of the
+ * window: its searches ran 10 to 32 simulations on the what-if truth recordings, each about half
+ * of a window's cost, so a trace with a plain step costs about this many simulations more.
+ */
+export const CALIBRATION_SIMS = 15;
 
 export const NO_FIX = 'no fix to simulate';
 
@@ -85,6 +93,10 @@ function fittingWindow(t: Trace, rw: RecordedWindow, sims: number, budgetCalls: 
   return calls * sims > budgetCalls ? undefined : leadingWindow(rw, n);
 }
 
+/** The window simulations a prediction run costs: one per finding with a fix, the unfixed one, the calibration's. */
+export const simulationsFor = (t: Trace, analysis: Analysis): number =>
+  analysis.findings.filter((f) => f.fix).length + 1 + (t.meta.plainStep !== undefined ? CALIBRATION_SIMS : 0);
+
 /** Each finding's prediction, by its index in the analysis, over the window or its leading iterations. */
 export function predictSavings(
   t: Trace,
@@ -106,9 +118,11 @@ export function predictSavings(
     return { list: out, over: rw };
   };
   if (!calls) return skip('not simulated: the window has no host calls');
-  const sims = fixable + 1;
+  const calibrates = t.meta.plainStep !== undefined;
+  const sims = simulationsFor(t, analysis);
   const exceeds =
     `${formatCount(sims)} simulations of the window's ${formatCount(calls)} host calls ` +
+    (calibrates ? `(${CALIBRATION_SIMS} of them for the calibration to the plain step) ` : '') +
     `exceed the budget of ${formatCount(budgetCalls)} simulated calls`;
   const over = calls * sims > budgetCalls ? fittingWindow(t, rw, sims, budgetCalls) : rw;
   if (!over) return skip(`not simulated: ${exceeds} (syncscope whatif --fix simulates one)`);

@@ -189,6 +189,26 @@ test("above the budget the fixes are simulated over the window's first iteration
   }
 });
 
+test('a trace with a plain step counts its calibration in the budget: a 60-step capture is simulated over 12 iterations', async () => {
+  const { trace, analysis } = await load(
+    'test/fixtures/whatif-truth-device-wait/ema_metrics_sync.capture.syncscope.json.gz',
+  );
+  // 59 iterations of 583 host calls each, 34,397 in all; 4 findings with a fix, the unfixed
+  // scenario and 15 for the calibration: 20 simulations. 150,000 / 20 = 7,500 calls: 12 iterations
+  // (6,996 calls), as 13 would be 7,579.
+  const p = predictSavings(trace, analysis, h200, recordedWindow(trace));
+  assert.equal(p.over.summary.text, 'the first 12 of its 59 iterations, iteration 1 to iteration 12');
+  assert.equal(
+    p.overWhy,
+    "20 simulations of the window's 34,397 host calls (15 of them for the calibration to the plain step) exceed the budget of 150,000 simulated calls (syncscope whatif --fix simulates one over all of it)",
+  );
+  // The device-wide wait's fix over the whole window saves 271 µs an iteration
+  // (bench/results/whatif-truth.md); its first 12 iterations stand for it within 10%.
+  const [, , wide, loop] = p.list;
+  assert.ok(Math.abs(wide.perIterationNs! - 271_000) < 27_100, `${wide.perIterationNs}`);
+  assert.ok(loop.perIterationNs! > 0);
+});
+
 test('report --json carries the predictions, and meets the schema', async () => {
   const { trace, analysis } = await load(PROFILED);
   const report = buildReport(trace, analysis, windowPredictions(trace, analysis, h200));
