@@ -26,10 +26,10 @@ export interface FindingPrediction {
 /**
  * The most simulated host calls a prediction run may take: the window's host calls times the
  * simulations (one per finding with a fix, the unfixed scenario, and the calibration to the plain
- * step's, CALIBRATION_SIMS, where the trace has one). Above it the fixes are
- * simulated over the window's first iterations that fit, and where two do not, not at all, so that
- * a large trace's overview stays within seconds (bench/results/overview.md measures the cost per
- * simulated call); `syncscope whatif --fix` still simulates any one of them over the whole window.
+ * step's, CALIBRATION_SIMS, where the trace has one). Above it the fixes are simulated over the
+ * window's first iterations that fit, and where two do not, not at all, so that a large trace's
+ * overview stays within seconds (bench/results/overview.md measures the cost per simulated call);
+ * `syncscope whatif --fix` still simulates any one of them over the whole window.
  */
 export const PREDICTION_BUDGET_CALLS = 150_000;
 
