@@ -221,6 +221,17 @@ describe('the overview tab in headless Chromium', { skip: skipReason() }, () => 
     await page.close();
   });
 
+  test("fixes simulated over part of the window: a second sentence says which, under the window's", async () => {
+    const part =
+      "Fixes simulated over the first 3 of its 5 steps, ProfilerStep#2 to ProfilerStep#4: 20 simulations of the window's 9,000 host calls exceed the budget.";
+    const { page, errors } = await openTimeline(browser, sample.trace, 'overview-part', {
+      overview: { ...overview, simulatedPart: part },
+    });
+    assert.deepEqual(await page.locator('.ov-window .ov-sentence').allTextContents(), [overview.window.text, part]);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a page without an overview shows the timeline alone, as before; one sent later brings its tab', async () => {
     const { page, errors } = await openTimeline(browser, sampleTrace(), 'overview-none', { width: 1000 });
     assert.equal(await page.locator('.tabs').isVisible(), false);
