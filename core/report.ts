@@ -286,7 +286,8 @@ export function waitLines(w: Report['waits'][number], out: string[], code?: Sour
   );
   const sentence = waitSentence(w, code);
   if (sentence) out.push(`      ${sentence}`);
-  out.push(`      ${released}`);
+  // A line's sentence already says that nothing was pending; a releasing op's line adds its full name.
+  if (!sentence || w.releasedBy?.length !== 0) out.push(`      ${released}`);
   if (w.candidates) out.push(`      ${candidatesText(w.candidates)}`);
   if (w.narrower)
     out.push(

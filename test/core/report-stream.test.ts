@@ -6,7 +6,15 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyze } from '../../core/analyze';
-import { buildReport, formatReport, reportJsonChunks, reportTextChunks, SUMMARY_WAITS } from '../../core/report';
+import {
+  buildReport,
+  formatReport,
+  reportJsonChunks,
+  reportTextChunks,
+  SUMMARY_WAITS,
+  waitLines,
+  type ReportWait,
+} from '../../core/report';
 import { runCli } from '../helpers/cli';
 import { repoPath } from '../helpers/paths';
 import { run, scenarioText } from './analyze-scenario';
@@ -19,6 +27,32 @@ test('report --json in chunks is JSON.stringify(report, null, 2) with one line p
     const report = JSON.parse(r.stdout);
     assert.equal(r.stdout, pretty(report), f);
   }
+});
+
+test("a line's wait that found nothing pending says so once; nothing at a line keeps the released-by line", () => {
+  const wait = {
+    id: 243,
+    kind: 'deviceSync',
+    thread: 'thread 1788 (python3)',
+    target: 'device',
+    beginNs: 1_520_000,
+    endNs: 1_521_000,
+    blockedNs: 0,
+    releasedBy: [],
+    unblockLatencyNs: null,
+    pending: false,
+    rules: ['S14'],
+  } as unknown as ReportWait;
+  const at = { file: '/home/dev/train.py', line: 84, function: 'step', precision: 'line' };
+  const lines = (w: ReportWait) => {
+    const out: string[] = [];
+    waitLines(w, out);
+    return out.filter((l) => l.includes('nothing was pending'));
+  };
+  assert.deepEqual(lines({ ...wait, source: at } as ReportWait), [
+    '      line 84 returned at once: nothing was pending',
+  ]);
+  assert.deepEqual(lines(wait), ['      nothing was pending: returned at once']);
 });
 
 /** A loop that fills the launch queue: every launch past the queue's depth (1021 in the built-in profile) blocks the host. */
