@@ -80,17 +80,24 @@ export function windowPredictions(
  * The leading iterations of the window whose simulations fit the budget, at least two (the pace
  * after the first iteration needs a second); undefined where two do not fit.
  */
-function fittingWindow(t: Trace, rw: RecordedWindow, sims: number, budgetCalls: number): RecordedWindow | undefined {
+function fittingWindow(
+  t: Trace,
+  rw: RecordedWindow,
+  calls: number,
+  sims: number,
+  budgetCalls: number,
+): RecordedWindow | undefined {
   if (rw.summary.detectedBy === 'none' || rw.spans.length < 2) return undefined;
   let n = rw.spans.length;
-  let calls = hostCallsIn(t, scenarioWindowOf(rw)).count;
+  let lead = rw;
   // Iterations differ in length: shrink by the ratio of cost to budget until it fits.
   for (let tries = 0; tries < 8 && calls * sims > budgetCalls; tries++) {
     n = Math.min(n - 1, Math.floor((n * budgetCalls) / (calls * sims)));
     if (n < 2) return undefined;
-    calls = hostCallsIn(t, scenarioWindowOf(leadingWindow(rw, n))).count;
+    lead = leadingWindow(rw, n);
+    calls = hostCallsIn(t, scenarioWindowOf(lead)).count;
   }
-  return calls * sims > budgetCalls ? undefined : leadingWindow(rw, n);
+  return calls * sims > budgetCalls ? undefined : lead;
 }
 
 /** The window simulations a prediction run costs: one per finding with a fix, the unfixed one, the calibration's. */
@@ -124,7 +131,7 @@ export function predictSavings(
     `${formatCount(sims)} simulations of the window's ${formatCount(calls)} host calls ` +
     (calibrates ? `(${CALIBRATION_SIMS} of them for the calibration to the plain step) ` : '') +
     `exceed the budget of ${formatCount(budgetCalls)} simulated calls`;
-  const over = calls * sims > budgetCalls ? fittingWindow(t, rw, sims, budgetCalls) : rw;
+  const over = calls * sims > budgetCalls ? fittingWindow(t, rw, calls, sims, budgetCalls) : rw;
   if (!over) return skip(`not simulated: ${exceeds} (syncscope whatif --fix simulates one)`);
   let results;
   try {

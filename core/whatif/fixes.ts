@@ -135,8 +135,7 @@ const removeOrDeferSync: Edit = (g, th, f) => {
   const reads = readsOfCopies(g, th, calls);
   if (!reads.size) return removedText(removeSyncSteps(th, calls));
   const moved = moveSyncSteps(th, reads);
-  const rest = new Set([...calls].filter((c) => !reads.has(c)));
-  const removed = rest.size ? removeSyncSteps(th, rest) : { n: 0, kept: 0 };
+  const removed = removeSyncSteps(th, new Set([...calls].filter((c) => !reads.has(c))));
   return (
     `move ${moved} synchronize step${moved > 1 ? 's' : ''} that read a copy to host memory to the thread's next host wait ` +
     `(the values read after the loop)${removed.n ? `, and ${removedText(removed)}` : ''}`
