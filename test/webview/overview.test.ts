@@ -224,12 +224,19 @@ describe('the overview tab in headless Chromium', { skip: skipReason() }, () => 
   test("fixes simulated over part of the window: a second sentence says which, under the window's", async () => {
     const part =
       "Fixes simulated over the first 3 of its 5 steps, ProfilerStep#2 to ProfilerStep#4: 20 simulations of the window's 9,000 host calls exceed the budget.";
-    const { page, errors } = await openTimeline(browser, sample.trace, 'overview-part', {
-      overview: { ...overview, simulatedPart: part },
-    });
-    assert.deepEqual(await page.locator('.ov-window .ov-sentence').allTextContents(), [overview.window.text, part]);
-    assert.deepEqual(errors, []);
-    await page.close();
+    const dir = join(resultsDir(), 'overview');
+    mkdirSync(dir, { recursive: true });
+    for (const theme of ['light', 'dark'] as const) {
+      const { page, errors } = await openTimeline(browser, sample.trace, `overview-part-${theme}`, {
+        overview: { ...overview, simulatedPart: part },
+        theme,
+        width: 1000,
+      });
+      assert.deepEqual(await page.locator('.ov-window .ov-sentence').allTextContents(), [overview.window.text, part]);
+      await page.screenshot({ path: join(dir, `overview-part-${theme}.png`) });
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
   });
 
   test('a page without an overview shows the timeline alone, as before; one sent later brings its tab', async () => {
